@@ -1,0 +1,41 @@
+"""Settings, in one place: the only module that reads the environment.
+
+``SYMNB_CACHE_DIR``  where compiled kernels live (default ``$XDG_CACHE_HOME/symnb``)
+``SYMNB_BACKEND``    the backend ``"auto"`` resolves to first (cuda, cpp or numpy)
+``SYMNB_CXX``        the C++ compiler (default ``g++``)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+BACKENDS = ("cuda", "cpp", "numpy")
+
+
+def cache_dir() -> Path:
+    """Directory of the on-disk kernel cache."""
+    explicit = os.environ.get("SYMNB_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache"
+    )
+    return Path(base) / "symnb"
+
+
+def preferred_backend() -> str | None:
+    """The backend named by ``SYMNB_BACKEND``, or ``None``; unknown names are refused."""
+    name = os.environ.get("SYMNB_BACKEND", "").strip().lower()
+    if not name or name == "auto":
+        return None
+    if name not in BACKENDS:
+        raise ValueError(
+            f"SYMNB_BACKEND={name!r} is not a backend; use one of {', '.join(BACKENDS)}"
+        )
+    return name
+
+
+def cxx() -> str:
+    """The C++ compiler command."""
+    return os.environ.get("SYMNB_CXX", "").strip() or "g++"

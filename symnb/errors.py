@@ -1,0 +1,103 @@
+"""The exceptions symnb raises: one small hierarchy, each naming the input and the fix."""
+
+from __future__ import annotations
+
+
+class SymnbError(Exception):
+    """Base class of every error symnb raises on purpose."""
+
+
+class FormulaError(SymnbError, ValueError):
+    """A formula text (or its constants) cannot be turned into a usable function.
+
+    Parameters
+    ----------
+    message:
+        What is wrong, in one sentence.
+    text:
+        The formula text (or ``None`` when the error is not tied to a position).
+    line, column:
+        1-based position of the offending character in ``text``.
+    suggestion:
+        What to type instead (a did-you-mean, or how to declare a constant).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        text: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        suggestion: str | None = None,
+    ) -> None:
+        self.message = message
+        self.text = text
+        self.line = line
+        self.column = column
+        self.suggestion = suggestion
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        parts = [self.message]
+        if self.line is not None and self.column is not None:
+            parts[0] = f"{self.message} (line {self.line}, column {self.column})"
+        if self.text is not None and self.line is not None and self.column is not None:
+            lines = self.text.splitlines() or [""]
+            if 1 <= self.line <= len(lines):
+                src = lines[self.line - 1]
+                if len(src) <= 200:
+                    parts.append("    " + src)
+                    parts.append("    " + " " * (self.column - 1) + "^")
+        if self.suggestion:
+            parts.append(f"hint: {self.suggestion}")
+        return "\n".join(parts)
+
+
+class BackendUnavailable(SymnbError, RuntimeError):
+    """A backend cannot be used here; ``reason`` says why and ``fix`` how to get it."""
+
+    def __init__(self, backend: str, reason: str, fix: str | None = None) -> None:
+        self.backend = backend
+        self.reason = reason
+        self.fix = fix
+        msg = f"backend {backend!r} is not available: {reason}"
+        if fix:
+            msg += f" (fix: {fix})"
+        super().__init__(msg)
+
+
+class CompileError(SymnbError, RuntimeError):
+    """A compiler rejected generated source.
+
+    Keeps the compiler's message, the command, and the path of the saved source so the
+    user (or a bug report) can reproduce it. ``dump()`` returns numbered source.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        compiler: str,
+        command: list[str] | None = None,
+        log: str = "",
+        source: str = "",
+        source_path: str | None = None,
+    ) -> None:
+        self.compiler = compiler
+        self.command = command or []
+        self.log = log
+        self.source = source
+        self.source_path = source_path
+        first = "\n".join(log.strip().splitlines()[:8])
+        msg = f"{compiler}: {message}"
+        if source_path:
+            msg += f"\nsource saved at {source_path}"
+        if first:
+            msg += "\n" + first
+        super().__init__(msg)
+
+    def dump(self) -> str:
+        """The generated source with line numbers, for reading next to the log."""
+        return "\n".join(
+            f"{i:4d}  {line}" for i, line in enumerate(self.source.splitlines(), 1)
+        )
