@@ -1,0 +1,170 @@
+"""Numerically stable SymPy functions and the whitelist of functions a formula may call.
+
+``sigmoid``, ``softplus`` and ``logsigmoid`` are SymPy functions in their own right (with their
+own derivatives), so code generation can print stable implementations of them instead of the
+naive ``1/(1+exp(-x))`` or ``log(1+exp(x))`` that overflow in float32.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.codegen.cfunctions import expm1, log1p
+
+
+class sigmoid(sp.Function):  # noqa: N801 - SymPy function names are lower case
+    """The logistic function 1/(1+exp(-u)), evaluated stably for both signs."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        s = sigmoid(self.args[0])
+        return s * (1 - s)
+
+    @classmethod
+    def eval(cls, arg):  # noqa: ANN001, ANN206
+        if arg.is_zero:
+            return sp.Rational(1, 2)
+        if arg is sp.oo:
+            return sp.Integer(1)
+        if arg is sp.S.NegativeInfinity:
+            return sp.Integer(0)
+        return None
+
+    def _eval_rewrite_as_exp(self, arg, **kwargs):  # noqa: ANN001, ANN202
+        return 1 / (1 + sp.exp(-arg))
+
+    def _eval_evalf(self, prec):  # noqa: ANN001, ANN202
+        return (1 / (1 + sp.exp(-self.args[0])))._eval_evalf(prec)
+
+    def _eval_is_real(self):  # noqa: ANN202
+        return self.args[0].is_real
+
+    def _latex(self, printer):  # noqa: ANN001, ANN202
+        return r"\sigma\left(%s\right)" % printer._print(self.args[0])
+
+
+class softplus(sp.Function):  # noqa: N801
+    """log(1+exp(u)), evaluated stably as max(u,0) + log1p(exp(-|u|))."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sigmoid(self.args[0])
+
+    @classmethod
+    def eval(cls, arg):  # noqa: ANN001, ANN206
+        if arg.is_zero:
+            return sp.log(2)
+        return None
+
+    def _eval_rewrite_as_exp(self, arg, **kwargs):  # noqa: ANN001, ANN202
+        return sp.log(1 + sp.exp(arg))
+
+    _eval_rewrite_as_log = _eval_rewrite_as_exp
+
+    def _eval_evalf(self, prec):  # noqa: ANN001, ANN202
+        return sp.log(1 + sp.exp(self.args[0]))._eval_evalf(prec)
+
+    def _eval_is_real(self):  # noqa: ANN202
+        return self.args[0].is_real
+
+    def _latex(self, printer):  # noqa: ANN001, ANN202
+        return r"\operatorname{softplus}\left(%s\right)" % printer._print(self.args[0])
+
+
+class logsigmoid(sp.Function):  # noqa: N801
+    """log(sigmoid(u)), evaluated stably as min(u,0) - log1p(exp(-|u|))."""
+
+    nargs = 1
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        return sigmoid(-self.args[0])
+
+    @classmethod
+    def eval(cls, arg):  # noqa: ANN001, ANN206
+        if arg.is_zero:
+            return -sp.log(2)
+        return None
+
+    def _eval_rewrite_as_exp(self, arg, **kwargs):  # noqa: ANN001, ANN202
+        return -sp.log(1 + sp.exp(-arg))
+
+    def _eval_evalf(self, prec):  # noqa: ANN001, ANN202
+        return (-sp.log(1 + sp.exp(-self.args[0])))._eval_evalf(prec)
+
+    def _eval_is_real(self):  # noqa: ANN202
+        return self.args[0].is_real
+
+    def _latex(self, printer):  # noqa: ANN001, ANN202
+        return r"\log\sigma\left(%s\right)" % printer._print(self.args[0])
+
+
+def _heaviside(u, h0=None):  # noqa: ANN001, ANN202
+    """Heaviside step with PyTorch's convention at 0 (value 0) unless told otherwise."""
+    return sp.Heaviside(u, 0 if h0 is None else h0)
+
+
+def _where(cond, a, b):  # noqa: ANN001, ANN202
+    """``where(cond, a, b)``: a where cond holds, else b (NumPy's spelling of Piecewise)."""
+    return sp.Piecewise((a, cond), (b, True))
+
+
+def _relu(u):  # noqa: ANN001, ANN202
+    return sp.Max(0, u)
+
+
+#: Functions a formula may call: name -> callable building the SymPy expression.
+ALLOWED_FUNCTIONS: dict[str, object] = {
+    "exp": sp.exp,
+    "log": sp.log,
+    "ln": sp.log,
+    "sqrt": sp.sqrt,
+    "cbrt": sp.cbrt,
+    "sin": sp.sin,
+    "cos": sp.cos,
+    "tan": sp.tan,
+    "asin": sp.asin,
+    "acos": sp.acos,
+    "atan": sp.atan,
+    "sinh": sp.sinh,
+    "cosh": sp.cosh,
+    "tanh": sp.tanh,
+    "asinh": sp.asinh,
+    "acosh": sp.acosh,
+    "atanh": sp.atanh,
+    "erf": sp.erf,
+    "erfc": sp.erfc,
+    "abs": sp.Abs,
+    "Abs": sp.Abs,
+    "sign": sp.sign,
+    "max": sp.Max,
+    "Max": sp.Max,
+    "min": sp.Min,
+    "Min": sp.Min,
+    "floor": sp.floor,
+    "ceiling": sp.ceiling,
+    "ceil": sp.ceiling,
+    "Heaviside": _heaviside,
+    "heaviside": _heaviside,
+    "Piecewise": sp.Piecewise,
+    "where": _where,
+    "sigmoid": sigmoid,
+    "softplus": softplus,
+    "logsigmoid": logsigmoid,
+    "log1p": log1p,
+    "expm1": expm1,
+    "relu": _relu,
+}
+
+#: Named constants a formula may use (unless the user declares a constant of that name).
+ALLOWED_CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "E": sp.E}
+
+__all__ = [
+    "ALLOWED_CONSTANTS",
+    "ALLOWED_FUNCTIONS",
+    "expm1",
+    "log1p",
+    "logsigmoid",
+    "sigmoid",
+    "softplus",
+]
