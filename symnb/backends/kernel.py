@@ -1,0 +1,411 @@
+"""The public kernel objects: argument checks at the boundary, then a backend's Program.
+
+Arrays crossing into a Program are always of the kernel's dtype, C-contiguous and of checked
+shapes. Inputs of another dtype or layout are converted (with a warning, once per kernel);
+``out=`` arrays are never converted: a wrong ``out`` is a ``TypeError``/``ValueError``.
+``out`` may be the input itself (in place) but may not partially overlap it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from symnb.errors import FormulaError
+
+
+def _array_module(backend: str):  # noqa: ANN202
+    if backend == "cuda":
+        import cupy
+
+        return cupy
+    return np
+
+
+class _Checked:
+    """Input/output checks shared by all kernel objects."""
+
+    backend: str
+    dtype: np.dtype
+    xp: Any
+
+    def _setup(self, program: Any, dtype: str, backend: str, device: int | None) -> None:
+        self._program = program
+        self.dtype = np.dtype(dtype)
+        self.backend = backend
+        self.device = device
+        self.xp = _array_module(backend)
+        self._warned: set[str] = set()
+
+    @property
+    def source(self) -> str:
+        """The generated source (for numpy: the lambdified expressions)."""
+        return self._program.source
+
+    @property
+    def cache_hit(self) -> bool:
+        """Whether the compiled artifact came from the disk cache."""
+        return bool(self._program.cache_hit)
+
+    @property
+    def compile_seconds(self) -> float:
+        """Seconds spent generating and compiling (0 on an in-process cache hit)."""
+        return float(self._program.compile_seconds)
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(message, UserWarning, stacklevel=4)
+
+    def _input(self, a: Any, name: str) -> Any:
+        xp = self.xp
+        if type(a) is xp.ndarray and a.dtype == self.dtype and a.flags.c_contiguous:
+            return a
+        if xp is not np and isinstance(a, np.ndarray):
+            raise TypeError(
+                f"{name} is a NumPy array but this kernel runs on the GPU "
+                f"(backend 'cuda', device {self.device}); pass cupy.asarray({name})"
+            )
+        if xp is np and type(a).__module__.startswith("cupy"):
+            raise TypeError(
+                f"{name} is a CuPy array but this kernel runs on the CPU "
+                f"(backend {self.backend!r}); pass {name}.get() or compile with "
+                "backend='cuda'"
+            )
+        try:
+            arr = xp.asarray(a)
+        except Exception as exc:  # noqa: BLE001
+            raise TypeError(f"{name} must be an array of numbers: {exc}") from None
+        if arr.dtype.kind not in "fiub":
+            raise TypeError(
+                f"{name} has dtype {arr.dtype}, which cannot be converted to "
+                f"{self.dtype} (pass real numbers)"
+            )
+        if arr.dtype != self.dtype:
+            if arr.dtype.kind == "f":
+                self._warn_once(
+                    "dtype",
+                    f"{name} has dtype {arr.dtype}; converting to the kernel's {self.dtype} "
+                    f"(compile with dtype='{arr.dtype}' to avoid the copy)",
+                )
+            arr = arr.astype(self.dtype)
+        if not arr.flags.c_contiguous:
+            self._warn_once(
+                "layout",
+                f"{name} is not C-contiguous; copying it (pass a contiguous array to "
+                "avoid the copy)",
+            )
+            arr = xp.ascontiguousarray(arr)
+        return arr
+
+    def _output(self, out: Any, shape: tuple, name: str, inputs: tuple) -> Any:
+        xp = self.xp
+        if out is None:
+            return xp.empty(shape, dtype=self.dtype)
+        if not isinstance(out, xp.ndarray):
+            raise TypeError(
+                f"{name} must be a {xp.__name__}.ndarray, got {type(out).__name__}"
+            )
+        if out.dtype != self.dtype:
+            raise TypeError(f"{name} has dtype {out.dtype}; it must be {self.dtype}")
+        if tuple(out.shape) != tuple(shape):
+            raise ValueError(f"{name} has shape {out.shape}; it must be {tuple(shape)}")
+        if not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError(f"{name} must be C-contiguous and writeable")
+        for a in inputs:
+            if a is None or a is out:
+                continue
+            if _overlaps(a, out) and not _same_view(a, out):
+                raise ValueError(
+                    f"{name} partially overlaps an input; use a separate array or the "
+                    "input itself"
+                )
+        return out
+
+
+def _overlaps(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.shares_memory(a, b))
+    try:
+        import cupy
+
+        return bool(cupy.shares_memory(a, b))
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _same_view(a: Any, b: Any) -> bool:
+    ia = a.__array_interface__ if isinstance(a, np.ndarray) else a.__cuda_array_interface__
+    ib = b.__array_interface__ if isinstance(b, np.ndarray) else b.__cuda_array_interface__
+    return ia["data"][0] == ib["data"][0] and a.shape == b.shape and a.strides == b.strides
+
+
+def _check_values(owner: str, names: tuple[str, ...], values: dict[str, Any]) -> None:
+    for k, v in values.items():
+        if k not in names:
+            raise FormulaError(
+                f"{owner} has no constant {k!r}",
+                suggestion=f"its constants are: {', '.join(names) or 'none'}",
+            )
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise FormulaError(f"constant {k!r} must be a number, got {v!r}")
+        if not math.isfinite(float(v)):
+            raise FormulaError(f"constant {k!r} must be finite, got {v!r}")
+
+
+class Kernel(_Checked):
+    """Compiled forward and derivative of one activation, elementwise on any shape.
+
+    Constants are kernel arguments: ``set_constants`` changes them without recompiling.
+    """
+
+    def __init__(self, activation: Any, program: Any, dtype: str, backend: str, device: int | None) -> None:
+        self._setup(program, dtype, backend, device)
+        self.activation = activation
+        self._names = tuple(activation.internal.param_names)
+        self.params = self.xp.asarray(
+            np.array(activation.internal.param_values, dtype=self.dtype)
+        )
+        if self.params.size == 0:
+            self.params = self.xp.zeros(1, dtype=self.dtype)[:0]
+
+    def __repr__(self) -> str:
+        return (
+            f"<symnb.Kernel {self.activation.name!r} backend={self.backend!r} "
+            f"device={self.device} dtype={self.dtype} constants={self.constants}>"
+        )
+
+    @property
+    def constants(self) -> dict[str, float]:
+        """Current constant values."""
+        vals = self.params.tolist() if self.xp is np else self.params.get().tolist()
+        return dict(zip(self._names, vals))
+
+    def set_constants(self, **values: float) -> None:
+        """Change constants in place (no re-parse, no recompile)."""
+        _check_values(f"activation {self.activation.name!r}", self._names, values)
+        host = np.array(
+            [float(values.get(n, v)) for n, v in self.constants.items()], dtype=self.dtype
+        )
+        self.params[...] = self.xp.asarray(host)
+
+    def forward(self, x: Any, out: Any = None) -> Any:
+        """f(x), elementwise."""
+        x = self._input(x, "x")
+        y = self._output(out, x.shape, "out", (x,))
+        if x.size:
+            self._program.forward(x, y, self.params)
+        return y
+
+    def backward(self, x: Any, grad: Any, out: Any = None) -> Any:
+        """grad * f'(x): the gradient w.r.t. x given the gradient w.r.t. f(x)."""
+        x = self._input(x, "x")
+        grad = self._input(grad, "grad")
+        if grad.shape != x.shape:
+            raise ValueError(f"grad has shape {grad.shape}; it must match x's {x.shape}")
+        dx = self._output(out, x.shape, "out", (x, grad))
+        if x.size:
+            self._program.backward(x, grad, dx, self.params)
+        return dx
+
+    def forward_with_derivative(self, x: Any, out: Any = None) -> tuple[Any, Any]:
+        """(f(x), f'(x)) in one pass; ``out`` is a pair of arrays or None."""
+        x = self._input(x, "x")
+        y_out, dy_out = (None, None) if out is None else out
+        y = self._output(y_out, x.shape, "out[0]", (x,))
+        dy = self._output(dy_out, x.shape, "out[1]", (x, y))
+        if dy is y:
+            raise ValueError("out[0] and out[1] must be different arrays")
+        if dy is x:
+            raise ValueError("out[1] may not be x; write f(x) in place with out[0]=x")
+        if x.size:
+            self._program.forward_derivative(x, y, dy, self.params)
+        return y, dy
+
+    def derivative(self, x: Any, out: Any = None) -> Any:
+        """f'(x) alone."""
+        return self.forward_with_derivative(x, (None, out))[1]
+
+    def constant_gradient(self, x: Any, grad: Any) -> dict[str, float]:
+        """sum(grad * df/dc) for each constant c: the gradient a learnable constant gets."""
+        x = self._input(x, "x")
+        grad = self._input(grad, "grad")
+        if grad.shape != x.shape:
+            raise ValueError(f"grad has shape {grad.shape}; it must match x's {x.shape}")
+        if not self._names:
+            return {}
+        if x.size == 0:
+            return {n: 0.0 for n in self._names}
+        out = self._program.constant_gradient(x, grad, self.params)
+        out = out if isinstance(out, np.ndarray) else out.get()
+        return dict(zip(self._names, (float(v) for v in out)))
+
+    __call__ = forward
+
+
+class LayerKernel(_Checked):
+    """A heterogeneous layer: column j of a (batch, n) array uses ``activations[j]``.
+
+    One compiled kernel for the whole layer; each neuron owns its constants in ``params``
+    (``params[offsets[j] : offsets[j] + k_j]``).
+    """
+
+    def __init__(self, activations: list, forms: list, ids: np.ndarray, program: Any, dtype: str, backend: str, device: int | None) -> None:
+        self._setup(program, dtype, backend, device)
+        self.activations = list(activations)
+        self.n = len(activations)
+        self._forms = forms
+        counts = [len(a.internal.param_names) for a in activations]
+        offsets = np.zeros(self.n, dtype=np.int32)
+        if self.n > 1:
+            offsets[1:] = np.cumsum(counts[:-1])
+        values = [v for a in activations for v in a.internal.param_values]
+        self._ids_host = np.ascontiguousarray(ids, dtype=np.int32)
+        self._offsets_host = offsets
+        self.ids = self.xp.asarray(self._ids_host)
+        self.offsets = self.xp.asarray(offsets)
+        self.params = self.xp.asarray(np.array(values, dtype=self.dtype).reshape(-1))
+        self._counts = counts
+
+    def __repr__(self) -> str:
+        names = sorted({a.name for a in self.activations})
+        return (
+            f"<symnb.LayerKernel n={self.n} activations={names} backend={self.backend!r} "
+            f"device={self.device} dtype={self.dtype}>"
+        )
+
+    def constant_names(self, neuron: int) -> tuple[str, ...]:
+        """Names of neuron ``neuron``'s constants, in its ``params`` slots' order."""
+        return tuple(self.activations[neuron].internal.param_names)
+
+    def set_constants(self, neuron: int | list[int] | None = None, **values: float) -> None:
+        """Set constants of one neuron, a list of neurons, or (None) every neuron having them."""
+        if neuron is None:
+            targets = [j for j in range(self.n) if set(values) <= set(self.constant_names(j))]
+            if not targets:
+                raise FormulaError(
+                    f"no neuron of this layer has all of the constants {sorted(values)}"
+                )
+        else:
+            targets = [neuron] if isinstance(neuron, (int, np.integer)) else list(neuron)
+        host = self.params.get() if self.xp is not np else self.params.copy()
+        for j in targets:
+            if not 0 <= int(j) < self.n:
+                raise IndexError(f"neuron {j} is out of range for a layer of {self.n}")
+            names = self.constant_names(int(j))
+            _check_values(f"neuron {j} ({self.activations[j].name!r})", names, values)
+            for k, nm in enumerate(names):
+                if nm in values:
+                    host[self._offsets_host[j] + k] = float(values[nm])
+        self.params[...] = self.xp.asarray(host)
+
+    def _input2d(self, a: Any, name: str) -> Any:
+        a = self._input(a, name)
+        if a.ndim != 2 or a.shape[1] != self.n:
+            raise ValueError(
+                f"{name} has shape {a.shape}; a layer of {self.n} neurons needs "
+                f"(batch, {self.n})"
+            )
+        return a
+
+    def forward(self, x: Any, out: Any = None) -> Any:
+        """Column-wise activations of a (batch, n) array."""
+        x = self._input2d(x, "x")
+        y = self._output(out, x.shape, "out", (x,))
+        if x.size:
+            self._program.layer_forward(x, y, self.ids, self.offsets, self.params)
+        return y
+
+    def backward(self, x: Any, grad: Any, out: Any = None) -> Any:
+        """grad * f_j'(x[:, j]) column-wise."""
+        x = self._input2d(x, "x")
+        grad = self._input2d(grad, "grad")
+        dx = self._output(out, x.shape, "out", (x, grad))
+        if x.size:
+            self._program.layer_backward(x, grad, dx, self.ids, self.offsets, self.params)
+        return dx
+
+    def forward_with_derivative(self, x: Any, out: Any = None) -> tuple[Any, Any]:
+        """(f(x), f'(x)) column-wise, in one pass."""
+        x = self._input2d(x, "x")
+        y_out, dy_out = (None, None) if out is None else out
+        y = self._output(y_out, x.shape, "out[0]", (x,))
+        dy = self._output(dy_out, x.shape, "out[1]", (x, y))
+        if dy is y or dy is x:
+            raise ValueError("out[1] must be an array of its own")
+        if x.size:
+            self._program.layer_forward_derivative(
+                x, y, dy, self.ids, self.offsets, self.params
+            )
+        return y, dy
+
+    def constant_gradient(self, x: Any, grad: Any) -> Any:
+        """sum over the batch of grad * df_j/dc, in ``params``' layout (float64)."""
+        x = self._input2d(x, "x")
+        grad = self._input2d(grad, "grad")
+        if self.params.size == 0 or x.size == 0:
+            return np.zeros(self.params.size, dtype=np.float64)
+        out = self._program.layer_constant_gradient(
+            x, grad, self.ids, self.offsets, self.params
+        )
+        return out if isinstance(out, np.ndarray) else out.get()
+
+    __call__ = forward
+
+
+class LossKernel(_Checked):
+    """Compiled value (mean over elements) and gradient of an elementwise loss."""
+
+    def __init__(self, loss: Any, program: Any, dtype: str, backend: str, device: int | None) -> None:
+        self._setup(program, dtype, backend, device)
+        self.loss = loss
+        self._names = tuple(loss.internal.param_names)
+        self.params = self.xp.asarray(np.array(loss.internal.param_values, dtype=self.dtype))
+
+    def __repr__(self) -> str:
+        return f"<symnb.LossKernel {self.loss.name!r} backend={self.backend!r} dtype={self.dtype}>"
+
+    @property
+    def constants(self) -> dict[str, float]:
+        """Current constant values."""
+        vals = self.params.tolist() if self.xp is np else self.params.get().tolist()
+        return dict(zip(self._names, vals))
+
+    def set_constants(self, **values: float) -> None:
+        """Change constants in place (no recompile)."""
+        _check_values(f"loss {self.loss.name!r}", self._names, values)
+        host = np.array(
+            [float(values.get(n, v)) for n, v in self.constants.items()], dtype=self.dtype
+        )
+        self.params[...] = self.xp.asarray(host)
+
+    def _pair(self, y_pred: Any, y_true: Any) -> tuple[Any, Any]:
+        p = self._input(y_pred, "y_pred")
+        t = self._input(y_true, "y_true")
+        if p.shape != t.shape:
+            raise ValueError(
+                f"y_pred has shape {p.shape} and y_true {t.shape}; they must match "
+                "(reshape y_true, e.g. y_true.reshape(y_pred.shape))"
+            )
+        return p, t
+
+    def value(self, y_pred: Any, y_true: Any) -> float:
+        """Mean of the elementwise loss (PyTorch's default reduction)."""
+        p, t = self._pair(y_pred, y_true)
+        if p.size == 0:
+            warnings.warn("loss of empty arrays is NaN", RuntimeWarning, stacklevel=2)
+            return float("nan")
+        return self._program.loss_value(p, t, self.params) / p.size
+
+    def gradient(self, y_pred: Any, y_true: Any, out: Any = None) -> Any:
+        """Gradient of the mean loss w.r.t. y_pred (as autograd gives it)."""
+        p, t = self._pair(y_pred, y_true)
+        g = self._output(out, p.shape, "out", (p, t))
+        if p.size:
+            self._program.loss_gradient(p, t, g, self.params, 1.0 / p.size)
+        return g
+
+    __call__ = value

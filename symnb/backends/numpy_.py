@@ -1,0 +1,340 @@
+"""NumPy backend: ``sympy.lambdify`` kernels, vectorised, for every kind of kernel.
+
+Works everywhere. Heterogeneous layers are grouped by activation: one vectorised call per
+distinct formula (not per neuron). Exact numbers (``sqrt(2)``, ``pi``) are turned into Python
+floats before printing so float32 inputs stay float32 (NumPy scalars would upcast).
+``erf`` comes from SciPy when it is installed, else from a vectorised float32-accurate
+implementation (float64 then falls back to ``math.erf`` per element, slow but exact).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
+
+from symnb.backends.base import BackendStatus, Program
+from symnb.formula.internal import InternalForm
+
+# ------------------------------------------------------------------ stable helpers
+
+
+def _sigmoid(u: Any) -> Any:
+    u = np.asarray(u)
+    e = np.exp(-np.abs(u))
+    return np.where(u >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _softplus(u: Any) -> Any:
+    u = np.asarray(u)
+    return np.maximum(u, 0) + np.log1p(np.exp(-np.abs(u)))
+
+
+def _logsigmoid(u: Any) -> Any:
+    u = np.asarray(u)
+    return np.minimum(u, 0) - np.log1p(np.exp(-np.abs(u)))
+
+
+def _heaviside(u: Any) -> Any:
+    u = np.asarray(u)
+    return np.heaviside(u, np.zeros((), dtype=u.dtype) if u.dtype.kind == "f" else 0.0)
+
+
+def _erf_fallback(u: Any) -> Any:
+    """erf without SciPy: series near 0, Abramowitz-Stegun 7.1.26 elsewhere (float32)."""
+    u = np.asarray(u)
+    if u.dtype == np.float64:
+        return np.vectorize(math.erf, otypes=[np.float64])(u)
+    a = np.abs(u)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (
+        0.254829592
+        + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    big = 1.0 - poly * np.exp(-a * a)
+    a2 = a * a
+    small = a * (
+        1.1283791670955126
+        * (1 - a2 / 3 * (1 - a2 * 3 / 10 * (1 - a2 * 5 / 21 * (1 - a2 * 7 / 36))))
+    )
+    r = np.where(a < 0.5, small, big).astype(u.dtype, copy=False)
+    return np.copysign(r, u)
+
+
+def _erf_impl():  # noqa: ANN202
+    try:
+        from scipy.special import erf, erfc
+
+        return erf, erfc
+    except ImportError:
+        return _erf_fallback, lambda u: 1 - _erf_fallback(u)
+
+
+_ERF, _ERFC = _erf_impl()
+
+NAMESPACE: dict[str, Any] = {
+    "functools": functools,
+    "sigmoid": _sigmoid,
+    "softplus": _softplus,
+    "logsigmoid": _logsigmoid,
+    "heaviside0": _heaviside,
+    "erf": _ERF,
+    "erfc": _ERFC,
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+}
+
+
+class _Printer(NumPyPrinter):
+    """NumPy printer with symnb's helpers and conventions (Heaviside(u, 0), stable fns)."""
+
+    def _print_Heaviside(self, expr: sp.Heaviside) -> str:
+        return f"heaviside0({self._print(expr.args[0])})"
+
+    def _print_sigmoid(self, expr: sp.Expr) -> str:
+        return f"sigmoid({self._print(expr.args[0])})"
+
+    def _print_softplus(self, expr: sp.Expr) -> str:
+        return f"softplus({self._print(expr.args[0])})"
+
+    def _print_logsigmoid(self, expr: sp.Expr) -> str:
+        return f"logsigmoid({self._print(expr.args[0])})"
+
+    def _print_log1p(self, expr: sp.Expr) -> str:
+        return f"log1p({self._print(expr.args[0])})"
+
+    def _print_expm1(self, expr: sp.Expr) -> str:
+        return f"expm1({self._print(expr.args[0])})"
+
+    def _print_erf(self, expr: sp.Expr) -> str:
+        return f"erf({self._print(expr.args[0])})"
+
+    def _print_erfc(self, expr: sp.Expr) -> str:
+        return f"erfc({self._print(expr.args[0])})"
+
+
+def _floatify(expr: sp.Expr) -> sp.Expr:
+    """Exact non-integer numbers -> Floats, keeping integer exponents integral."""
+
+    def conv(e: sp.Expr) -> sp.Expr:
+        if e.is_Number or isinstance(e, sp.NumberSymbol):
+            if e.is_Integer:
+                return e
+            return sp.Float(sp.N(e, 17), 17)
+        if not e.args:
+            return e
+        if not e.free_symbols and e.is_real and not isinstance(e, sp.logic.boolalg.Boolean):
+            try:
+                return sp.Float(sp.N(e, 17), 17)
+            except (TypeError, ValueError):
+                pass
+        if isinstance(e, sp.Pow) and e.exp.is_Integer:
+            return sp.Pow(conv(e.base), e.exp, evaluate=False)
+        return e.func(*[conv(a) for a in e.args])
+
+    return conv(expr)
+
+
+def _needs_nan_guard(expr: sp.Expr, inputs: tuple[sp.Symbol, ...]) -> bool:
+    """Piecewise selects and input-free results drop NaN inputs: those get a guard."""
+    return expr.has(sp.Piecewise) or not (expr.free_symbols & set(inputs))
+
+
+@lru_cache(maxsize=512)
+def _lambdify(expr: sp.Expr, args: tuple[sp.Symbol, ...]):  # noqa: ANN202
+    fn = sp.lambdify(args, _floatify(expr), modules=[NAMESPACE, "numpy"], printer=_Printer)
+    return fn
+
+
+def reference_function(form: InternalForm, which: str = "f"):  # noqa: ANN201
+    """A float64 NumPy function of (inputs..., constants...) for f, df or dc<k>."""
+    expr = _select(form, which)
+    return _lambdify(expr, tuple(form.inputs) + tuple(form.params))
+
+
+def _select(form: InternalForm, which: str) -> sp.Expr:
+    if which == "f":
+        return form.f
+    if which == "df":
+        return form.df
+    if which.startswith("dc"):
+        return form.dparams[int(which[2:])]
+    raise ValueError(which)
+
+
+class _Compiled:
+    """Lambdified f, df and dc_k of one form, with the NaN guard where needed."""
+
+    def __init__(self, form: InternalForm) -> None:
+        args = tuple(form.inputs) + tuple(form.params)
+        self.form = form
+        self.f = _lambdify(form.f, args)
+        self.df = _lambdify(form.df, args)
+        self.dc = [_lambdify(d, args) for d in form.dparams]
+        ins = tuple(form.inputs)
+        self.guard_f = _needs_nan_guard(form.f, ins)
+        self.guard_df = _needs_nan_guard(form.df, ins)
+        self.guard_dc = [_needs_nan_guard(d, ins) for d in form.dparams]
+        self.n_inputs = len(form.inputs)
+
+    @staticmethod
+    def run(fn, guard: bool, inputs: tuple, consts: list, out: np.ndarray) -> None:  # noqa: ANN001
+        with np.errstate(all="ignore"):
+            r = fn(*inputs, *consts)
+            if guard:
+                bad = np.isnan(inputs[0])
+                for extra in inputs[1:]:
+                    bad = bad | np.isnan(extra)
+                r = np.where(bad, np.nan, r)
+        out[...] = r
+
+
+def _listing(forms: tuple[InternalForm, ...]) -> str:
+    lines = ["# numpy backend: lambdified expressions (internal symbols)"]
+    for i, form in enumerate(forms):
+        printer = _Printer()
+        lines.append(f"# form {i}: {form.name}")
+        lines.append(f"f  = {printer.doprint(_floatify(form.f))}")
+        lines.append(f"df = {printer.doprint(_floatify(form.df))}")
+        for k, d in enumerate(form.dparams):
+            lines.append(f"dc{k} = {printer.doprint(_floatify(d))}")
+    return "\n".join(lines) + "\n"
+
+
+class NumpyProgram(Program):
+    """Program of the numpy backend (see docs/CONTRACTS.md section 3)."""
+
+    backend = "numpy"
+
+    def __init__(self, forms: tuple[InternalForm, ...], kind: str, dtype: str) -> None:
+        t0 = time.perf_counter()
+        self.kind = kind
+        self.dtype = np.dtype(dtype)
+        self.compiled = [_Compiled(f) for f in forms]
+        self.source = _listing(forms)
+        self.compile_seconds = time.perf_counter() - t0
+        self.cache_hit = False
+        self.device = None
+        self._group_cache: dict[bytes, list] = {}
+
+    # -- elementwise --------------------------------------------------------------
+    def _consts(self, params: np.ndarray) -> list:
+        return [params[k] for k in range(len(params))]
+
+    def forward(self, x, y, params):  # noqa: ANN001, ANN201
+        c = self.compiled[0]
+        c.run(c.f, c.guard_f, (x,), self._consts(params), y)
+
+    def backward(self, x, g, dx, params):  # noqa: ANN001, ANN201
+        c = self.compiled[0]
+        c.run(c.df, c.guard_df, (x,), self._consts(params), dx)
+        np.multiply(dx, g, out=dx)
+
+    def forward_derivative(self, x, y, dy, params):  # noqa: ANN001, ANN201
+        c = self.compiled[0]
+        consts = self._consts(params)
+        if y is x:  # in place: compute the derivative before overwriting x
+            c.run(c.df, c.guard_df, (x,), consts, dy)
+            c.run(c.f, c.guard_f, (x,), consts, y)
+        else:
+            c.run(c.f, c.guard_f, (x,), consts, y)
+            c.run(c.df, c.guard_df, (x,), consts, dy)
+
+    def constant_gradient(self, x, g, params):  # noqa: ANN001, ANN201
+        c = self.compiled[0]
+        consts = self._consts(params)
+        out = np.zeros(len(c.dc), dtype=np.float64)
+        tmp = np.empty_like(x)
+        for k, (fn, guard) in enumerate(zip(c.dc, c.guard_dc)):
+            c.run(fn, guard, (x,), consts, tmp)
+            out[k] = np.dot(tmp.ravel().astype(np.float64), g.ravel().astype(np.float64))
+        return out
+
+    # -- heterogeneous layer --------------------------------------------------------
+    def _groups(self, ids: np.ndarray, offsets: np.ndarray) -> list:
+        key = ids.tobytes() + b"|" + offsets.tobytes()
+        groups = self._group_cache.get(key)
+        if groups is None:
+            groups = []
+            for form_id in np.unique(ids):
+                cols = np.flatnonzero(ids == form_id)
+                whole = len(cols) == len(ids)
+                groups.append((int(form_id), cols, offsets[cols], whole))
+            if len(self._group_cache) > 64:
+                self._group_cache.clear()
+            self._group_cache[key] = groups
+        return groups
+
+    def _layer_apply(self, which: str, x, out, ids, offsets, params):  # noqa: ANN001, ANN202
+        for form_id, cols, offs, whole in self._groups(ids, offsets):
+            c = self.compiled[form_id]
+            fn, guard = (c.f, c.guard_f) if which == "f" else (c.df, c.guard_df)
+            consts = [params[offs + k] for k in range(len(c.dc))]
+            if whole:
+                c.run(fn, guard, (x,), consts, out)
+            else:
+                tmp = np.empty((x.shape[0], len(cols)), dtype=x.dtype)
+                c.run(fn, guard, (x[:, cols],), consts, tmp)
+                out[:, cols] = tmp
+
+    def layer_forward(self, x, y, ids, offsets, params):  # noqa: ANN001, ANN201
+        self._layer_apply("f", x, y, ids, offsets, params)
+
+    def layer_backward(self, x, g, dx, ids, offsets, params):  # noqa: ANN001, ANN201
+        self._layer_apply("df", x, dx, ids, offsets, params)
+        np.multiply(dx, g, out=dx)
+
+    def layer_forward_derivative(self, x, y, dy, ids, offsets, params):  # noqa: ANN001, ANN201
+        if y is x:
+            self._layer_apply("df", x, dy, ids, offsets, params)
+            self._layer_apply("f", x, y, ids, offsets, params)
+        else:
+            self._layer_apply("f", x, y, ids, offsets, params)
+            self._layer_apply("df", x, dy, ids, offsets, params)
+
+    def layer_constant_gradient(self, x, g, ids, offsets, params):  # noqa: ANN001, ANN201
+        out = np.zeros(len(params), dtype=np.float64)
+        for form_id, cols, offs, _whole in self._groups(ids, offsets):
+            c = self.compiled[form_id]
+            consts = [params[offs + k] for k in range(len(c.dc))]
+            xs = x[:, cols]
+            gs = g[:, cols].astype(np.float64)
+            tmp = np.empty_like(xs)
+            for k, (fn, guard) in enumerate(zip(c.dc, c.guard_dc)):
+                c.run(fn, guard, (xs,), consts, tmp)
+                out[offs + k] = np.einsum("ij,ij->j", tmp.astype(np.float64), gs)
+        return out
+
+    # -- loss -----------------------------------------------------------------------
+    def loss_value(self, p, t, params):  # noqa: ANN001, ANN201
+        c = self.compiled[0]
+        tmp = np.empty_like(p)
+        c.run(c.f, c.guard_f, (p, t), self._consts(params), tmp)
+        return float(np.sum(tmp, dtype=np.float64))
+
+    def loss_gradient(self, p, t, g, params, scale):  # noqa: ANN001, ANN201
+        c = self.compiled[0]
+        c.run(c.df, c.guard_df, (p, t), self._consts(params), g)
+        g *= g.dtype.type(scale)
+
+
+def probe() -> BackendStatus:
+    """The numpy backend is always usable."""
+    try:
+        import scipy  # noqa: F401
+
+        erf = "scipy.special.erf"
+    except ImportError:
+        erf = "built-in float32 approximation (install scipy for exact erf)"
+    return BackendStatus("numpy", True, details={"numpy": np.__version__, "erf": erf})
+
+
+def build(forms, kind: str, dtype: str, device=None) -> NumpyProgram:  # noqa: ANN001
+    """Build the numpy Program for ``forms``."""
+    return NumpyProgram(tuple(forms), kind, dtype)

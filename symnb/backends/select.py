@@ -1,0 +1,211 @@
+"""Choosing a backend: ``auto`` (cuda, else cpp, else numpy), fallbacks, ``strict``.
+
+Backends are imported lazily and probed once. Asking for a backend that is not usable falls
+back with a warning naming the backend asked for, the one used and why; ``strict=True``
+raises ``BackendUnavailable`` instead. Compiled Programs are kept in an in-process cache, so
+compiling the same formula again (or with other constant values) costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import warnings
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from symnb import config
+from symnb.backends.base import BackendStatus
+from symnb.backends.kernel import Kernel, LayerKernel, LossKernel
+from symnb.errors import BackendUnavailable, CompileError, FormulaError
+
+_MODULES = {"numpy": "symnb.backends.numpy_", "cpp": "symnb.backends.cpp", "cuda": "symnb.backends.cuda"}
+AUTO_ORDER = ("cuda", "cpp", "numpy")
+_DTYPES = ("float32", "float64")
+
+_status: dict[str, BackendStatus] = {}
+_programs: OrderedDict = OrderedDict()
+_MAX_PROGRAMS = 256
+_lock = threading.RLock()
+
+
+class FallbackWarning(UserWarning):
+    """A backend asked for was not usable and another one was used."""
+
+
+def _module(name: str):  # noqa: ANN202
+    return importlib.import_module(_MODULES[name])
+
+
+def status(name: str, refresh: bool = False) -> BackendStatus:
+    """The (cached) availability report of one backend."""
+    if name not in _MODULES:
+        raise ValueError(
+            f"unknown backend {name!r}; use one of 'auto', {', '.join(map(repr, _MODULES))}"
+        )
+    with _lock:
+        if refresh or name not in _status:
+            try:
+                _status[name] = _module(name).probe()
+            except Exception as exc:  # noqa: BLE001 - a broken probe means unusable
+                _status[name] = BackendStatus(
+                    name, False, reason=f"probe failed: {type(exc).__name__}: {exc}"
+                )
+        return _status[name]
+
+
+def available(refresh: bool = False) -> dict[str, BackendStatus]:
+    """Every backend's report: usable or not, and why not."""
+    return {name: status(name, refresh) for name in AUTO_ORDER}
+
+
+def _check_dtype(dtype: Any) -> str:
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        name = str(dtype)
+    if name not in _DTYPES:
+        raise ValueError(f"dtype={dtype!r} is not supported; use 'float32' or 'float64'")
+    return name
+
+
+def _check_device(device: Any) -> int:
+    if isinstance(device, bool) or not isinstance(device, (int, np.integer)) or device < 0:
+        raise ValueError(f"device={device!r} must be a GPU index >= 0 (0 is the first GPU)")
+    return int(device)
+
+
+def resolve(backend: str = "auto", strict: bool = False) -> str:
+    """The backend that will be used for a request, warning on fallback."""
+    if not isinstance(backend, str):
+        raise TypeError(f"backend must be a string, got {type(backend).__name__}")
+    backend = backend.strip().lower()
+    if backend == "auto":
+        preferred = config.preferred_backend()
+        order = ((preferred,) if preferred else ()) + AUTO_ORDER
+        for name in order:
+            if status(name).usable:
+                return name
+        return "numpy"
+    st = status(backend)
+    if st.usable:
+        return backend
+    if strict:
+        raise BackendUnavailable(backend, st.reason, st.fix)
+    for name in AUTO_ORDER[AUTO_ORDER.index(backend) + 1 :] if backend in AUTO_ORDER else ():
+        if status(name).usable:
+            warnings.warn(
+                f"backend {backend!r} is not usable ({st.reason}); using {name!r} instead "
+                "(pass strict=True to raise instead)",
+                FallbackWarning,
+                stacklevel=4,
+            )
+            return name
+    return "numpy"
+
+
+def _build(forms: tuple, kind: str, backend: str, dtype: str, device: int | None, strict: bool):  # noqa: ANN202
+    """A Program from the in-process cache or freshly built; falls back on compile errors."""
+    key = (tuple(f.signature() for f in forms), kind, backend, dtype, device)
+    with _lock:
+        prog = _programs.get(key)
+        if prog is not None:
+            _programs.move_to_end(key)
+            return prog, backend
+    try:
+        prog = _module(backend).build(forms, kind, dtype, device)
+    except (CompileError, BackendUnavailable) as exc:
+        if strict or backend == "numpy":
+            raise
+        nxt = AUTO_ORDER[AUTO_ORDER.index(backend) + 1]
+        warnings.warn(
+            f"backend {backend!r} failed to build {kind} kernel "
+            f"({str(exc).splitlines()[0]}); using {nxt!r} instead",
+            FallbackWarning,
+            stacklevel=4,
+        )
+        return _build(forms, kind, resolve(nxt), dtype, None, strict)
+    with _lock:
+        _programs[key] = prog
+        while len(_programs) > _MAX_PROGRAMS:
+            _programs.popitem(last=False)
+    return prog, backend
+
+
+def _prepare(backend: str, device: Any, dtype: Any, strict: bool) -> tuple[str, str, int | None]:
+    dtype = _check_dtype(dtype)
+    device = _check_device(device)
+    name = resolve(backend, strict)
+    return name, dtype, (device if name == "cuda" else None)
+
+
+def compile_activation(activation: Any, backend: str = "auto", device: int = 0, dtype: str = "float32", strict: bool = False) -> Kernel:
+    """Compile one activation (used by ``Activation.compile``)."""
+    name, dtype, dev = _prepare(backend, device, dtype, strict)
+    prog, used = _build((activation.internal,), "elementwise", name, dtype, dev, strict)
+    return Kernel(activation, prog, dtype, used, dev if used == "cuda" else None)
+
+
+def compile_loss(loss: Any, backend: str = "auto", device: int = 0, dtype: str = "float32", strict: bool = False) -> LossKernel:
+    """Compile one loss (used by ``Loss.compile``)."""
+    name, dtype, dev = _prepare(backend, device, dtype, strict)
+    prog, used = _build((loss.internal,), "loss", name, dtype, dev, strict)
+    return LossKernel(loss, prog, dtype, used, dev if used == "cuda" else None)
+
+
+def compile_layer(activations: Any, backend: str = "auto", device: int = 0, dtype: str = "float32", strict: bool = False) -> LayerKernel:
+    """Compile a heterogeneous layer: neuron j uses ``activations[j]`` with its own constants.
+
+    Neurons with the same formula share one branch of the kernel; each keeps its own
+    constants, so ``[swish.with_constants(beta=b) for b in betas]`` is one branch.
+    """
+    from symnb.formula.formula import Activation, activation
+
+    if isinstance(activations, (str, Activation)):
+        raise TypeError(
+            "compile_layer expects a list with one activation per neuron, e.g. "
+            "[relu, relu, swish]"
+        )
+    acts = []
+    for j, a in enumerate(list(activations)):
+        if isinstance(a, str):
+            a = activation(a)
+        if not isinstance(a, Activation):
+            raise TypeError(
+                f"neuron {j}: expected an Activation or a library name, got {type(a).__name__}"
+            )
+        acts.append(a)
+    if not acts:
+        raise ValueError("compile_layer needs at least one activation")
+    forms: list = []
+    index: dict[str, int] = {}
+    ids = np.empty(len(acts), dtype=np.int32)
+    for j, a in enumerate(acts):
+        sig = a.internal.signature()
+        if sig not in index:
+            index[sig] = len(forms)
+            forms.append(a.internal)
+        ids[j] = index[sig]
+    name, dtype, dev = _prepare(backend, device, dtype, strict)
+    prog, used = _build(tuple(forms), "layer", name, dtype, dev, strict)
+    return LayerKernel(acts, forms, ids, prog, dtype, used, dev if used == "cuda" else None)
+
+
+def clear_program_cache() -> None:
+    """Forget every in-process Program (the disk cache is untouched)."""
+    with _lock:
+        _programs.clear()
+
+
+__all__ = [
+    "FallbackWarning",
+    "FormulaError",
+    "available",
+    "compile_activation",
+    "compile_layer",
+    "compile_loss",
+    "resolve",
+    "status",
+]

@@ -1,0 +1,567 @@
+"""``Activation`` and ``Loss``: a formula, its constants, its derivatives and their LaTeX.
+
+A formula is parsed safely (``symnb.formula.parse``), rewritten into float32-stable form
+(``symnb.formula.stability``), differentiated with real symbols, and given PyTorch's
+conventions at kinks (relu'(0) = 0) and surrogate gradients for steps. Constants stay symbols
+(kernel arguments), so changing a value never re-parses or recompiles anything.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import signal
+import threading
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from symnb.errors import FormulaError
+from symnb.formula import library
+from symnb.formula.functions import sigmoid
+from symnb.formula.internal import P, T, X, InternalForm, param_symbol
+from symnb.formula.stability import stabilize
+
+#: Operation count above which a derivative is refused before any compiler sees it.
+MAX_OPERATIONS = 4000
+#: Seconds the symbolic stage (differentiation, limits) may take.
+SYMBOLIC_TIME_BUDGET = 10.0
+
+_FORBIDDEN = (sp.re, sp.im, sp.Derivative, sp.Subs, sp.DiracDelta)
+
+
+@dataclass(frozen=True)
+class Learnable:
+    """A constant value that training may change, shared per layer or one per neuron."""
+
+    value: float
+    per: str = "layer"
+
+    def __post_init__(self) -> None:
+        if self.per not in ("layer", "neuron"):
+            raise ValueError(
+                f"learnable(per={self.per!r}): per must be 'layer' or 'neuron'"
+            )
+        _check_constant_value("learnable", self.value)
+
+
+def learnable(value: float, per: str = "layer") -> Learnable:
+    """Mark a constant as trainable: ``Activation("x*sigmoid(beta*x)", beta=learnable(1.0))``.
+
+    ``per="layer"`` shares one value per layer, ``per="neuron"`` gives each neuron its own.
+    """
+    return Learnable(float(value), per)
+
+
+def _check_constant_value(name: str, value: Any) -> float:
+    if isinstance(value, Learnable):
+        return value.value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise FormulaError(
+            f"constant {name!r} must be a finite real number, got {value!r}",
+            suggestion=f"pass a number, e.g. {name}=1.0",
+        )
+    v = float(value)
+    if not math.isfinite(v):
+        raise FormulaError(
+            f"constant {name!r} must be a finite real number, got {value!r}",
+            suggestion=f"pass a finite number, e.g. {name}=1.0",
+        )
+    return v
+
+
+# ---------------------------------------------------------------- surrogate gradients
+
+
+def _surrogate_atan(u: sp.Expr, alpha: float = 2.0) -> sp.Expr:
+    """spikingjelly's ATan: d/du of (1/pi) atan(pi/2 alpha u) + 1/2."""
+    a = sp.Float(alpha)
+    return (a / 2) / (1 + (sp.pi / 2 * a * u) ** 2)
+
+
+def _surrogate_sigmoid(u: sp.Expr, alpha: float = 4.0) -> sp.Expr:
+    """spikingjelly's Sigmoid: d/du of sigmoid(alpha u)."""
+    a = sp.Float(alpha)
+    s = sigmoid(a * u)
+    return a * s * (1 - s)
+
+
+def _surrogate_straight_through(u: sp.Expr) -> sp.Expr:
+    """Straight-through estimator: 1 where |u| < 1, else 0."""
+    return sp.Piecewise((1, sp.Abs(u) < 1), (0, True))
+
+
+def _surrogate_zero(u: sp.Expr) -> sp.Expr:
+    return sp.Integer(0)
+
+
+SURROGATES: dict[str, Callable[[sp.Expr], sp.Expr]] = {
+    "atan": _surrogate_atan,
+    "sigmoid": _surrogate_sigmoid,
+    "straight_through": _surrogate_straight_through,
+    "zero": _surrogate_zero,
+}
+
+
+# ---------------------------------------------------------------- symbolic helpers
+
+
+class _Budget:
+    """Run a symbolic step under a time budget (main thread only; elsewhere unbounded)."""
+
+    def __init__(self, what: str, seconds: float = SYMBOLIC_TIME_BUDGET) -> None:
+        self.what = what
+        self.seconds = seconds
+        self._armed = False
+
+    def _handler(self, signum, frame):  # noqa: ANN001, ANN202
+        raise TimeoutError
+
+    def __enter__(self) -> _Budget:
+        if threading.current_thread() is threading.main_thread() and hasattr(
+            signal, "setitimer"
+        ):
+            if signal.getitimer(signal.ITIMER_REAL)[0] == 0:
+                self._old = signal.signal(signal.SIGALRM, self._handler)
+                signal.setitimer(signal.ITIMER_REAL, self.seconds)
+                self._armed = True
+        return self
+
+    def __exit__(self, exc_type, exc, tb):  # noqa: ANN001, ANN204
+        if self._armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old)
+        if exc_type is TimeoutError:
+            raise FormulaError(
+                f"could not {self.what}: the symbolic stage took longer than "
+                f"{self.seconds:g} s",
+                suggestion="simplify the formula or give its derivative explicitly "
+                "(derivative=...)",
+            ) from None
+        if exc_type is not None and not issubclass(exc_type, (FormulaError, KeyboardInterrupt)):
+            if issubclass(exc_type, (RecursionError, MemoryError, Exception)):
+                raise FormulaError(
+                    f"could not {self.what}: {exc_type.__name__}: {exc}"
+                ) from exc
+        return False
+
+
+def _fix_kinks(expr: sp.Expr, surrogate: str, what: str) -> tuple[sp.Expr, list[str]]:
+    """Replace what codegen cannot print: H(u) -> H(u, 0), DiracDelta -> surrogate."""
+    notes: list[str] = []
+    expr = expr.replace(
+        lambda e: isinstance(e, sp.Heaviside) and len(e.args) == 1,
+        lambda e: sp.Heaviside(e.args[0], 0),
+    )
+    expr = expr.replace(
+        lambda e: isinstance(e, sp.Heaviside) and len(e.args) == 2 and e.args[1] != 0,
+        lambda e: sp.Heaviside(e.args[0], 0),
+    )
+    if expr.has(sp.DiracDelta):
+        if surrogate not in SURROGATES:
+            raise FormulaError(
+                f"unknown surrogate gradient {surrogate!r}",
+                suggestion=f"use one of {', '.join(SURROGATES)} or pass derivative=...",
+            )
+        fn = SURROGATES[surrogate]
+
+        def delta(*args: sp.Expr) -> sp.Expr:
+            if len(args) > 1 and args[1] != 0:
+                raise FormulaError(
+                    f"could not differentiate {what}: a step's derivative of order "
+                    f"{args[1]} has no surrogate",
+                    suggestion="give the derivative explicitly with derivative=...",
+                )
+            return fn(args[0])
+
+        expr = expr.replace(sp.DiracDelta, delta)
+        if surrogate == "zero":
+            notes.append(
+                "the derivative of a step is 0 almost everywhere: weights before it "
+                "will not learn (choose surrogate='atan' to train through it)"
+            )
+        else:
+            notes.append(
+                f"the step's derivative uses the {surrogate!r} surrogate gradient"
+            )
+    # d/dx floor(u) and ceiling(u): 0 almost everywhere
+    derivs = [
+        d
+        for d in expr.atoms(sp.Derivative)
+        if isinstance(d.expr, (sp.floor, sp.ceiling, sp.frac))
+    ]
+    if derivs:
+        expr = expr.xreplace({d: sp.Integer(0) for d in derivs})
+        notes.append(
+            "floor/ceiling have derivative 0 almost everywhere: weights before them "
+            "will not learn"
+        )
+    return expr, notes
+
+
+def _check_printable(expr: sp.Expr, what: str) -> None:
+    bad = [a for a in expr.atoms(sp.Function, sp.Derivative, sp.Subs) if isinstance(a, _FORBIDDEN)]
+    if bad or expr.has(sp.I) or expr.has(sp.nan) or expr.has(sp.zoo):
+        shown = sp.sstr(bad[0]) if bad else sp.sstr(expr)
+        raise FormulaError(
+            f"could not differentiate/compile {what}: the result contains {shown[:120]}",
+            suggestion="give the derivative explicitly with derivative=..., or "
+            "rewrite the formula with real-valued functions",
+        )
+
+
+def _count_ops(expr: sp.Expr) -> int:
+    return int(sp.count_ops(expr, visual=False))
+
+
+def _remove_singularity_at_zero(
+    expr: sp.Expr, var: sp.Symbol, what: str
+) -> tuple[sp.Expr, list[str]]:
+    """sin(x)/x at 0 -> 1, x*log(x) at 0 -> 0: use the limit where the value is undefined."""
+    if not expr.has(var):
+        return expr, []
+    try:
+        at0 = expr.subs(var, 0)
+    except Exception:  # noqa: BLE001 - any SymPy failure: leave the expression alone
+        return expr, []
+    if not (at0.has(sp.nan) or at0.has(sp.zoo)):
+        return expr, []
+    try:
+        with _Budget(f"find the limit of {what} at 0", seconds=3.0):
+            lim = sp.limit(expr, var, 0)
+    except FormulaError:
+        return expr, []
+    if lim.has(sp.nan, sp.zoo, sp.AccumBounds, sp.Limit) or lim.has(sp.oo, -sp.oo):
+        if lim in (sp.oo, -sp.oo):
+            return (
+                sp.Piecewise((lim, sp.Eq(var, 0)), (expr, True)),
+                [f"{what} at 0 is its limit {lim}"],
+            )
+        return expr, []
+    return (
+        sp.Piecewise((lim, sp.Eq(var, 0)), (expr, True)),
+        [f"{what} at 0 uses its limit {sp.sstr(lim)} (the formula is 0/0 there)"],
+    )
+
+
+# ---------------------------------------------------------------- the formula objects
+
+
+class _Formula:
+    """Shared machinery of Activation and Loss."""
+
+    kind = "activation"
+    variables: tuple[str, ...] = ("x",)
+    _internal_inputs: tuple[sp.Symbol, ...] = (X,)
+    _library: Mapping[str, library.Entry] = library.ACTIVATIONS
+
+    def __init__(
+        self,
+        expr: str | sp.Expr,
+        name: str | None = None,
+        *,
+        derivative: str | sp.Expr | None = None,
+        surrogate: str | None = None,
+        **constants: Any,
+    ) -> None:
+        from symnb.formula.parse import parse_formula
+
+        if isinstance(name, str) and not name.strip():
+            name = None
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"name must be a string, got {type(name).__name__}")
+        self._learnable: dict[str, Learnable] = {}
+        values: dict[str, float] = {}
+        for cname, value in constants.items():
+            if cname in self.variables:
+                raise FormulaError(
+                    f"constant {cname!r} has the name of the variable",
+                    suggestion="rename the constant",
+                )
+            values[cname] = _check_constant_value(cname, value)
+            if isinstance(value, Learnable):
+                self._learnable[cname] = value
+        self._constants = values
+        self.surrogate = surrogate or "atan"
+        if self.surrogate not in SURROGATES:
+            raise FormulaError(
+                f"unknown surrogate gradient {self.surrogate!r}",
+                suggestion=f"use one of {', '.join(SURROGATES)} or pass derivative=...",
+            )
+
+        if isinstance(expr, sp.Basic):
+            self.text = sp.sstr(expr)
+            user_expr = self._adopt_sympy(expr)
+        elif isinstance(expr, str):
+            self.text = expr
+            user_expr = parse_formula(
+                expr, variables=self.variables, constants=tuple(values)
+            )
+        else:
+            raise TypeError(
+                f"{type(self).__name__} expects formula text or a SymPy expression, "
+                f"got {type(expr).__name__}"
+            )
+        self.name = name or self._default_name()
+        self._user_symbols = {n: sp.Symbol(n, real=True) for n in values}
+        self._var_symbols = tuple(sp.Symbol(v, real=True) for v in self.variables)
+        self.derivative_text = (
+            derivative if isinstance(derivative, str) or derivative is None else sp.sstr(derivative)
+        )
+        self._build(user_expr, derivative)
+
+    # -- construction -------------------------------------------------------------
+
+    def _default_name(self) -> str:
+        return "f" if self.kind == "activation" else "loss"
+
+    def _adopt_sympy(self, expr: sp.Basic) -> sp.Expr:
+        """Accept a SymPy expression: its symbols become real symbols of the same name."""
+        allowed = set(self.variables) | set(self._constants)
+        mapping = {}
+        for s in expr.free_symbols:
+            if s.name not in allowed:
+                raise FormulaError(
+                    f"unknown symbol {s.name!r} in the expression",
+                    suggestion=f"declare it as a constant: {s.name}=1.0",
+                )
+            mapping[s] = sp.Symbol(s.name, real=True)
+        return sp.sympify(expr).xreplace(mapping)
+
+    def _build(self, user_expr: sp.Expr, derivative: str | sp.Expr | None) -> None:
+        from symnb.formula.parse import parse_formula
+
+        what = f"{self.kind} {self.name!r}"
+        names = tuple(self._constants)
+        self.param_names = names
+        params = tuple(param_symbol(k) for k in range(len(names)))
+        to_internal = {self._user_symbols[n]: params[k] for k, n in enumerate(names)}
+        to_internal.update(dict(zip(self._var_symbols, self._internal_inputs)))
+        self._to_user = {v: k for k, v in to_internal.items()}
+
+        stable, notes = stabilize(user_expr)
+        self.notes: list[str] = list(notes)
+        f = stable.xreplace(to_internal)
+        _check_printable(f, what)
+        var = self._internal_inputs[0]
+        with _Budget(f"differentiate {what}"):
+            if derivative is None:
+                df = sp.diff(f, var)
+            else:
+                if isinstance(derivative, str):
+                    dexpr = parse_formula(
+                        derivative, variables=self.variables, constants=names
+                    )
+                else:
+                    dexpr = self._adopt_sympy(derivative)
+                df = stabilize(dexpr)[0].xreplace(to_internal)
+                self.notes.append("the derivative is the one given (derivative=...)")
+            df, n1 = _fix_kinks(df, self.surrogate, what)
+            dparams = []
+            for c in params:
+                d, _ = _fix_kinks(sp.diff(f, c), self.surrogate, what)
+                dparams.append(d)
+        self.notes += [n for n in n1 if n not in self.notes]
+        f, n2 = _remove_singularity_at_zero(f, var, what)
+        df, n3 = _remove_singularity_at_zero(df, var, f"the derivative of {what}")
+        self.notes += n2 + n3
+        for e, label in [(f, what), (df, f"the derivative of {what}")] + [
+            (d, f"the derivative of {what} w.r.t. {n}") for d, n in zip(dparams, names)
+        ]:
+            _check_printable(e, label)
+            ops = _count_ops(e)
+            if ops > MAX_OPERATIONS:
+                raise FormulaError(
+                    f"could not compile {label}: {ops} operations (limit {MAX_OPERATIONS})",
+                    suggestion="simplify the formula or give its derivative explicitly",
+                )
+        self._f, self._df, self._dparams = f, df, tuple(dparams)
+        self._internal = InternalForm(
+            kind=self.kind,
+            name=self.name,
+            inputs=self._internal_inputs,
+            params=params,
+            param_names=names,
+            param_values=tuple(self._constants[n] for n in names),
+            f=f,
+            df=df,
+            dparams=tuple(dparams),
+        )
+        for n in self.notes:
+            if "will not learn" in n:
+                warnings.warn(f"{what}: {n}", UserWarning, stacklevel=4)
+
+    # -- public properties ----------------------------------------------------------
+
+    def _user(self, e: sp.Expr) -> sp.Expr:
+        return e.xreplace(self._to_user)
+
+    @property
+    def expr(self) -> sp.Expr:
+        """The function, in the user's symbols (after stability rewrites)."""
+        return self._user(self._f)
+
+    @property
+    def derivative(self) -> sp.Expr:
+        """Its derivative w.r.t. the (first) variable, as the kernels compute it."""
+        return self._user(self._df)
+
+    @property
+    def constants(self) -> dict[str, float]:
+        """Constant values by name (a copy)."""
+        return dict(self._constants)
+
+    @property
+    def constant_derivatives(self) -> dict[str, sp.Expr]:
+        """Derivative w.r.t. each constant, by constant name."""
+        return {n: self._user(d) for n, d in zip(self.param_names, self._dparams)}
+
+    @property
+    def learnable(self) -> dict[str, Learnable]:
+        """The constants marked trainable with ``symnb.learnable``."""
+        return dict(self._learnable)
+
+    @property
+    def internal(self) -> InternalForm:
+        """The compiler-facing form (internal symbols only)."""
+        return self._internal
+
+    @property
+    def latex(self) -> str:
+        """LaTeX of the function."""
+        return sp.latex(self.expr)
+
+    @property
+    def derivative_latex(self) -> str:
+        """LaTeX of the derivative."""
+        return sp.latex(self.derivative)
+
+    def _head(self) -> str:
+        name = self.name if self.name.isidentifier() else "f"
+        name = name.replace("_", r"\_")
+        return rf"\operatorname{{{name}}}"
+
+    def _repr_latex_(self) -> str:
+        args = ", ".join(self.variables)
+        head = self._head()
+        d = "'" if self.kind == "activation" else ""
+        var0 = self.variables[0].replace("_", r"\_")
+        dvar = "" if self.kind == "activation" else rf"\partial_{{{var0}}}"
+        return (
+            r"$$\begin{aligned}"
+            rf"{head}({args}) &= {self.latex} \\"
+            rf"{dvar}{head}{d}({args}) &= {self.derivative_latex}"
+            r"\end{aligned}$$"
+        )
+
+    def __repr__(self) -> str:
+        consts = "".join(f", {k}={v!r}" for k, v in self._constants.items())
+        return f"{type(self).__name__}({self.text!r}, name={self.name!r}{consts})"
+
+    def with_constants(self, **values: Any) -> _Formula:
+        """A new object with the same formula and some constants changed."""
+        unknown = [k for k in values if k not in self._constants]
+        if unknown:
+            raise FormulaError(
+                f"{self.kind} {self.name!r} has no constant {unknown[0]!r}",
+                suggestion=f"its constants are: {', '.join(self._constants) or 'none'}",
+            )
+        merged: dict[str, Any] = {**self._constants, **self._learnable, **values}
+        return type(self)(
+            self.text,
+            name=self.name,
+            derivative=self.derivative_text,
+            surrogate=self.surrogate,
+            **merged,
+        )
+
+    def evaluate(self, *arrays: Any, **constants: float) -> Any:
+        """Evaluate f with NumPy in float64 (a reference, not a kernel)."""
+        from symnb.backends.numpy_ import reference_function
+
+        fn = reference_function(self._internal, "f")
+        values = {**self._constants, **constants}
+        return fn(*arrays, *[values[n] for n in self.param_names])
+
+
+class Activation(_Formula):
+    """An activation function f(x) with named constants.
+
+    >>> swish = Activation("x*sigmoid(beta*x)", name="swish", beta=1.0)
+    >>> k = swish.compile(backend="numpy")
+    """
+
+    kernel = None  # the last kernel compiled by a notebook face (magic, editor)
+
+    def compile(
+        self,
+        backend: str = "auto",
+        device: int = 0,
+        dtype: str = "float32",
+        strict: bool = False,
+    ):  # noqa: ANN201 - returns symnb.backends.kernel.Kernel
+        """Compile forward and derivative kernels on a backend; see ``symnb.Kernel``."""
+        from symnb.backends.select import compile_activation
+
+        return compile_activation(self, backend=backend, device=device, dtype=dtype, strict=strict)
+
+
+class Loss(_Formula):
+    """An elementwise loss l(y_pred, y_true); its value is the mean over elements."""
+
+    kind = "loss"
+    variables = ("y_pred", "y_true")
+    _internal_inputs = (P, T)
+    _library = library.LOSSES
+
+    def compile(
+        self,
+        backend: str = "auto",
+        device: int = 0,
+        dtype: str = "float32",
+        strict: bool = False,
+    ):  # noqa: ANN201 - returns symnb.backends.kernel.LossKernel
+        """Compile value and gradient kernels; see ``symnb.LossKernel``."""
+        from symnb.backends.select import compile_loss
+
+        return compile_loss(self, backend=backend, device=device, dtype=dtype, strict=strict)
+
+
+def _from_library(cls: type, table: Mapping[str, library.Entry], kind: str, name: str, constants: dict):
+    if not isinstance(name, str) or name not in table:
+        import difflib
+
+        close = difflib.get_close_matches(str(name), list(table), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise FormulaError(
+            f"unknown {kind} {name!r}",
+            suggestion=f"{hint}known: {', '.join(table)}",
+        )
+    entry = table[name]
+    unknown = [k for k in constants if k not in entry.constants]
+    if unknown:
+        raise FormulaError(
+            f"{kind} {name!r} has no constant {unknown[0]!r}",
+            suggestion=f"its constants are: {', '.join(entry.constants) or 'none'}",
+        )
+    merged = {**entry.constants, **constants}
+    return cls(
+        entry.text,
+        name=name,
+        derivative=entry.derivative,
+        surrogate=entry.surrogate,
+        **merged,
+    )
+
+
+def activation(name: str, **constants: Any) -> Activation:
+    """A library activation by name, e.g. ``activation("leaky_relu", alpha=0.2)``."""
+    return _from_library(Activation, library.ACTIVATIONS, "activation", name, constants)
+
+
+def loss(name: str, **constants: Any) -> Loss:
+    """A library loss by name, e.g. ``loss("huber", delta=0.5)``."""
+    return _from_library(Loss, library.LOSSES, "loss", name, constants)

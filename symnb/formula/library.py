@@ -1,0 +1,97 @@
+"""Named activations and losses, with PyTorch's documented definitions and defaults.
+
+Each entry is formula text plus default constants, so a library activation is an ordinary
+``Activation`` (saved and reloaded as text). Conventions at kinks follow PyTorch's backward:
+relu'(0) = 0, leaky_relu'(0) = alpha, elu'(0) = alpha, hardswish'(-3) = -0.5, hardswish'(3) = 1.5.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One named formula: its text, default constants and options."""
+
+    text: str
+    constants: dict[str, float] = field(default_factory=dict)
+    derivative: str | None = None
+    surrogate: str | None = None
+    doc: str = ""
+
+
+_SELU_SCALE = "1.0507009873554804934193349852946"
+_SELU_ALPHA = "1.6732632423543772848170429916717"
+
+ACTIVATIONS: dict[str, Entry] = {
+    "identity": Entry("x", doc="x"),
+    "relu": Entry("max(0, x)", doc="max(0, x); relu'(0) = 0"),
+    "relu6": Entry("min(max(0, x), 6)", doc="min(max(0, x), 6)"),
+    "leaky_relu": Entry(
+        "where(x > 0, x, alpha*x)", {"alpha": 0.01}, doc="PyTorch negative_slope=0.01"
+    ),
+    "elu": Entry("where(x > 0, x, alpha*expm1(x))", {"alpha": 1.0}),
+    "selu": Entry(f"{_SELU_SCALE}*where(x > 0, x, {_SELU_ALPHA}*expm1(x))"),
+    "celu": Entry("where(x > 0, x, alpha*expm1(x/alpha))", {"alpha": 1.0}),
+    "gelu": Entry("0.5*x*(1 + erf(x/sqrt(2)))", doc="exact (erf) GELU"),
+    "gelu_tanh": Entry(
+        "0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x**3)))",
+        doc="GELU, tanh approximation (approximate='tanh')",
+    ),
+    "silu": Entry("x*sigmoid(x)"),
+    "swish": Entry("x*sigmoid(beta*x)", {"beta": 1.0}),
+    "mish": Entry("x*tanh(softplus(x))"),
+    "softplus": Entry(
+        "where(beta*x > threshold, x, softplus(beta*x)/beta)",
+        {"beta": 1.0, "threshold": 20.0},
+        doc="PyTorch Softplus(beta=1, threshold=20): linear above threshold",
+    ),
+    "sigmoid": Entry("sigmoid(x)"),
+    "tanh": Entry("tanh(x)"),
+    "softsign": Entry("x/(1 + abs(x))"),
+    "hardtanh": Entry(
+        "min(max(x, min_val), max_val)", {"min_val": -1.0, "max_val": 1.0}
+    ),
+    "hardsigmoid": Entry("where(x <= -3, 0, where(x >= 3, 1, x/6 + 0.5))"),
+    "hardswish": Entry("where(x < -3, 0, where(x <= 3, x*(x + 3)/6, x))"),
+    "logsigmoid": Entry("logsigmoid(x)"),
+    "tanhshrink": Entry("x - tanh(x)"),
+    "softshrink": Entry(
+        "where(x > lambd, x - lambd, where(x < -lambd, x + lambd, 0))", {"lambd": 0.5}
+    ),
+    "sin": Entry("sin(x)"),
+    "gaussian": Entry("exp(-x**2)"),
+    "penalized_tanh": Entry("where(x > 0, tanh(x), a*tanh(x))", {"a": 0.25}),
+    "step": Entry(
+        "heaviside(x)", surrogate="atan", doc="Heaviside step, ATan surrogate gradient"
+    ),
+}
+
+LOSSES: dict[str, Entry] = {
+    "mse": Entry("(y_pred - y_true)**2"),
+    "mae": Entry("abs(y_pred - y_true)"),
+    "huber": Entry(
+        "where(abs(y_pred - y_true) < delta, 0.5*(y_pred - y_true)**2,"
+        " delta*(abs(y_pred - y_true) - 0.5*delta))",
+        {"delta": 1.0},
+    ),
+    "bce": Entry(
+        "-(y_true*max(log(y_pred), -100) + (1 - y_true)*max(log(1 - y_pred), -100))",
+        derivative="(y_pred - y_true)/max((1 - y_pred)*y_pred, 1e-12)",
+        doc="PyTorch BCELoss: logs clamped at -100; gradient as PyTorch's backward",
+    ),
+    "bce_with_logits": Entry("softplus(y_pred) - y_pred*y_true"),
+    "log_cosh": Entry("log(cosh(y_pred - y_true))"),
+    "hinge": Entry("max(0, 1 - y_pred*y_true)", doc="labels in {-1, +1}"),
+}
+
+
+def activation_names() -> list[str]:
+    """Names of the library activations."""
+    return list(ACTIVATIONS)
+
+
+def loss_names() -> list[str]:
+    """Names of the library losses."""
+    return list(LOSSES)

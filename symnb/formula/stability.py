@@ -1,0 +1,99 @@
+"""Rewrites of naive spellings into float32-stable forms, with a note for the user.
+
+Only exact identities are applied (no ``simplify``, no ``optims_c99``: both were seen turning
+stable forms into overflowing ones). Each rewrite returns a sentence the user sees.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
+
+
+def _exp_arg(e: sp.Expr) -> sp.Expr | None:
+    """u if e is exp(u), else None."""
+    if isinstance(e, sp.exp):
+        return e.args[0]
+    return None
+
+
+def _one_plus_exp(e: sp.Expr) -> sp.Expr | None:
+    """u if e is 1 + exp(u), else None."""
+    if isinstance(e, sp.Add) and len(e.args) == 2 and sp.S.One in e.args:
+        other = e.args[0] if e.args[1] is sp.S.One else e.args[1]
+        return _exp_arg(other)
+    return None
+
+
+def _fmt(e: sp.Expr) -> str:
+    return sp.sstr(e)
+
+
+def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
+    """Rewrite naive spellings of softplus, sigmoid, logsigmoid, log1p, expm1, log-cosh.
+
+    Returns the rewritten expression and one note per kind of rewrite made.
+    """
+    notes: list[str] = []
+
+    def note(text: str) -> None:
+        if text not in notes:
+            notes.append(text)
+
+    def rewrite(e: sp.Expr) -> sp.Expr:
+        if not e.args:
+            return e
+        args = [rewrite(a) for a in e.args]
+        e = e.func(*args) if tuple(args) != e.args else e
+        # exp(u) / (1 + exp(u)): its denominator was already rewritten to sigmoid(-u)
+        if isinstance(e, sp.Mul):
+            factors = list(e.args)
+            for i, a in enumerate(factors):
+                u = _exp_arg(a)
+                if u is None:
+                    continue
+                for j, b in enumerate(factors):
+                    if j != i and isinstance(b, sigmoid) and sp.expand(b.args[0] + u) == 0:
+                        rest = [f for k, f in enumerate(factors) if k not in (i, j)]
+                        note(f"rewrote exp({_fmt(u)})/(1 + exp({_fmt(u)})) as sigmoid")
+                        return sp.Mul(*rest, sigmoid(u))
+        # 1 / (1 + exp(-u))  ->  sigmoid(u)
+        if isinstance(e, sp.Pow) and e.exp == -1:
+            u = _one_plus_exp(e.base)
+            if u is not None:
+                note(f"rewrote 1/(1 + exp({_fmt(u)})) as sigmoid({_fmt(-u)})")
+                return sigmoid(-u)
+        if isinstance(e, sp.log):
+            a = e.args[0]
+            u = _one_plus_exp(a)
+            if u is not None:
+                note(f"rewrote log(1 + exp({_fmt(u)})) as softplus({_fmt(u)})")
+                return softplus(u)
+            if isinstance(a, sigmoid):
+                note(f"rewrote log(sigmoid({_fmt(a.args[0])})) as logsigmoid")
+                return logsigmoid(a.args[0])
+            if isinstance(a, sp.cosh):
+                u = a.args[0]
+                note(
+                    f"rewrote log(cosh({_fmt(u)})) as u + softplus(-2u) - log(2) "
+                    "(cosh overflows in float32 past |u| = 89)"
+                )
+                return u + softplus(-2 * u) - sp.log(2)
+            if isinstance(a, sp.Add) and sp.S.One in a.args and len(a.args) == 2:
+                rest = a - 1
+                if rest.has(sp.Symbol):
+                    note(f"rewrote log(1 + {_fmt(rest)}) as log1p({_fmt(rest)})")
+                    return log1p(rest)
+        # exp(u) - 1  ->  expm1(u)
+        if isinstance(e, sp.Add) and sp.S.NegativeOne in e.args:
+            others = [a for a in e.args if a is not sp.S.NegativeOne]
+            for i, a in enumerate(others):
+                u = _exp_arg(a)
+                if u is not None:
+                    note(f"rewrote exp({_fmt(u)}) - 1 as expm1({_fmt(u)})")
+                    rest = others[:i] + others[i + 1 :]
+                    return sp.Add(*rest, expm1(u))
+        return e
+
+    return rewrite(expr), notes
