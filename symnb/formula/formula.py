@@ -23,7 +23,7 @@ from symnb.errors import FormulaError
 from symnb.formula import library
 from symnb.formula.functions import sigmoid
 from symnb.formula.internal import P, T, X, InternalForm, param_symbol
-from symnb.formula.stability import stabilize
+from symnb.formula.stability import stabilize, stabilize_derivative
 
 #: Operation count above which a derivative is refused before any compiler sees it.
 MAX_OPERATIONS = 4000
@@ -359,10 +359,10 @@ class _Formula:
                     dexpr = self._adopt_sympy(derivative)
                 df = stabilize(dexpr)[0].xreplace(to_internal)
                 self.notes.append("the derivative is the one given (derivative=...)")
-            df, n1 = _fix_kinks(df, self.surrogate, what)
+            df, n1 = _fix_kinks(stabilize_derivative(df), self.surrogate, what)
             dparams = []
             for c in params:
-                d, _ = _fix_kinks(sp.diff(f, c), self.surrogate, what)
+                d, _ = _fix_kinks(stabilize_derivative(sp.diff(f, c)), self.surrogate, what)
                 dparams.append(d)
         self.notes += [n for n in n1 if n not in self.notes]
         f, n2 = _remove_singularity_at_zero(f, var, what)

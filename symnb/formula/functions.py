@@ -17,8 +17,9 @@ class sigmoid(sp.Function):  # noqa: N801 - SymPy function names are lower case
     nargs = 1
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        s = sigmoid(self.args[0])
-        return s * (1 - s)
+        # sigma(u) * sigma(-u), not sigma(u) * (1 - sigma(u)): no cancellation at large |u|
+        u = self.args[0]
+        return sigmoid(u) * sigmoid(-u)
 
     @classmethod
     def eval(cls, arg):  # noqa: ANN001, ANN206

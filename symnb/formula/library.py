@@ -21,6 +21,20 @@ class Entry:
     doc: str = ""
 
 
+def _tanhshrink_text() -> str:
+    """x - tanh(x), with its Taylor series (to x**25) where the difference cancels (|x| < 0.5).
+
+    The series coefficients come from tanh's: 2^(2n) (2^(2n) - 1) B_2n / (2n)!.
+    """
+    from sympy import Rational, bernoulli, factorial
+
+    terms = []
+    for n in range(2, 14):
+        c = -Rational(2 ** (2 * n) * (2 ** (2 * n) - 1) * bernoulli(2 * n), factorial(2 * n))
+        terms.append(f"({c})*x**{2 * n - 1}")
+    return f"where(abs(x) < 0.5, {' + '.join(terms)}, x - tanh(x))"
+
+
 _SELU_SCALE = "1.0507009873554804934193349852946"
 _SELU_ALPHA = "1.6732632423543772848170429916717"
 
@@ -49,14 +63,14 @@ ACTIVATIONS: dict[str, Entry] = {
     ),
     "sigmoid": Entry("sigmoid(x)"),
     "tanh": Entry("tanh(x)"),
-    "softsign": Entry("x/(1 + abs(x))"),
+    "softsign": Entry("x/(1 + abs(x))", derivative="1/(1 + abs(x))**2"),
     "hardtanh": Entry(
         "min(max(x, min_val), max_val)", {"min_val": -1.0, "max_val": 1.0}
     ),
     "hardsigmoid": Entry("where(x <= -3, 0, where(x >= 3, 1, x/6 + 0.5))"),
     "hardswish": Entry("where(x < -3, 0, where(x <= 3, x*(x + 3)/6, x))"),
     "logsigmoid": Entry("logsigmoid(x)"),
-    "tanhshrink": Entry("x - tanh(x)"),
+    "tanhshrink": Entry(_tanhshrink_text(), doc="x - tanh(x), series near 0"),
     "softshrink": Entry(
         "where(x > lambd, x - lambd, where(x < -lambd, x + lambd, 0))", {"lambd": 0.5}
     ),
@@ -82,7 +96,7 @@ LOSSES: dict[str, Entry] = {
         doc="PyTorch BCELoss: logs clamped at -100; gradient as PyTorch's backward",
     ),
     "bce_with_logits": Entry("softplus(y_pred) - y_pred*y_true"),
-    "log_cosh": Entry("log(cosh(y_pred - y_true))"),
+    "log_cosh": Entry("log(cosh(y_pred - y_true))", derivative="tanh(y_pred - y_true)"),
     "hinge": Entry("max(0, 1 - y_pred*y_true)", doc="labels in {-1, +1}"),
 }
 

@@ -97,3 +97,28 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
         return e
 
     return rewrite(expr), notes
+
+
+def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
+    """Rewrite cancelling spellings that differentiation produces.
+
+    ``1 - tanh(u)**2`` (what SymPy gives for tanh') loses everything to cancellation once
+    tanh(u) rounds to 1 (|u| > 9 in float32); ``1/cosh(u)**2`` is exact there.
+    """
+
+    def is_sech2(e: sp.Expr) -> sp.Expr | None:
+        if isinstance(e, sp.Add) and len(e.args) == 2 and sp.S.One in e.args:
+            other = e.args[0] if e.args[1] is sp.S.One else e.args[1]
+            if (
+                isinstance(other, sp.Mul)
+                and len(other.args) == 2
+                and sp.S.NegativeOne in other.args
+            ):
+                sq = other.args[0] if other.args[1] is sp.S.NegativeOne else other.args[1]
+                if isinstance(sq, sp.Pow) and sq.exp == 2 and isinstance(sq.base, sp.tanh):
+                    return sq.base.args[0]
+        return None
+
+    return expr.replace(
+        lambda e: is_sech2(e) is not None, lambda e: sp.cosh(is_sech2(e)) ** -2
+    )

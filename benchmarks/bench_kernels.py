@@ -1,0 +1,319 @@
+"""Speed of symnb's kernels against lambdify+NumPy and PyTorch (run by hand, not a test).
+
+    .venv/bin/python benchmarks/bench_kernels.py                 # everything, ~2-4 min
+    .venv/bin/python benchmarks/bench_kernels.py --sizes 1e6 --names gelu_tanh mish
+
+Forward and backward (g * f'(x)) of relu, gelu_tanh, silu, softplus, mish, elu in float32 at
+1e4 .. 1e7 elements, on symnb's cpp and numpy backends (through the public API,
+``symnb.activation(name).compile(backend=...)``, writing into ``out=`` buffers), against
+``sympy.lambdify(..., "numpy")`` and PyTorch (built-in ``torch.nn.functional`` forward;
+autograd backward, graph kept). Prints markdown tables of medians and ratios, then relu
+against the copy bandwidth (``np.copyto``) and the per-call overhead at 1e4.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+NAMES = ["relu", "gelu_tanh", "silu", "softplus", "mish", "elu"]
+SIZES = [10_000, 100_000, 1_000_000, 10_000_000]
+
+
+def timeit(fn, budget: float = 0.25, min_reps: int = 5, max_reps: int = 2000) -> float:  # noqa: ANN001
+    """Median seconds of ``fn()`` (after one warm-up call)."""
+    fn()
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < max_reps and (
+        len(times) < min_reps or time.perf_counter() - start < budget
+    ):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+# ------------------------------------------------------------------------------------
+# Kernels under test
+# ------------------------------------------------------------------------------------
+
+
+def _public_kernel(name: str, backend: str):  # noqa: ANN202
+    """(forward(x, out), backward(x, g, out)) through the public API, or None."""
+    try:
+        import symnb
+
+        kernel = symnb.activation(name).compile(backend=backend)
+    except Exception as exc:  # API not ready, backend unusable
+        return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}"
+
+    def fwd(x, out):  # noqa: ANN001, ANN202
+        return kernel.forward(x, out=out)
+
+    def bwd(x, g, out):  # noqa: ANN001, ANN202
+        return kernel.backward(x, g, out=out)
+
+    return (fwd, bwd), f"public API ({type(kernel).__name__})"
+
+
+def _reference_form(name: str):  # noqa: ANN202
+    from tests.codegen.reference_forms import activation_cases
+
+    cases = activation_cases()
+    alias = {"silu": "swish"}.get(name, name)
+    form = cases[alias].form
+    if name == "silu":
+        form = form.__class__(
+            **{**form.__dict__, "f": form.f.subs(form.params[0], 1),
+               "df": form.df.subs(form.params[0], 1), "params": (), "param_names": (),
+               "param_values": (), "dparams": ()}
+        )
+    return form
+
+
+def _program_kernel(name: str, backend: str):  # noqa: ANN202
+    """Fallback: build the backend's Program directly from a hand-made InternalForm."""
+    form = _reference_form(name)
+    if backend == "cpp":
+        from symnb.backends import cpp
+
+        prog = cpp.build((form,), "elementwise", "float32")
+    else:
+        from symnb.backends import numpy_
+
+        prog = numpy_.build((form,), "elementwise", "float32", None)
+    c = np.array(form.param_values, dtype=np.float32)
+
+    def fwd(x, out):  # noqa: ANN001, ANN202
+        prog.forward(x, out, c)
+        return out
+
+    def bwd(x, g, out):  # noqa: ANN001, ANN202
+        prog.backward(x, g, out, c)
+        return out
+
+    return (fwd, bwd), "Program (public API not available)"
+
+
+def symnb_kernel(name: str, backend: str):  # noqa: ANN202
+    k, how = _public_kernel(name, backend)
+    if k is not None:
+        return k, how
+    try:
+        return _program_kernel(name, backend)
+    except Exception as exc:
+        return None, f"unavailable: {type(exc).__name__}: {exc}"[:120]
+
+
+def lambdify_kernel(name: str):  # noqa: ANN202
+    from symnb.formula.internal import X
+
+    x = X
+    exprs = {
+        "relu": sp.Max(0, x),
+        "gelu_tanh": x / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (x + 0.044715 * x**3))),
+        "silu": x / (1 + sp.exp(-x)),
+        "softplus": sp.log(1 + sp.exp(x)),
+        "mish": x * sp.tanh(sp.log(1 + sp.exp(x))),
+        "elu": sp.Piecewise((x, x > 0), (sp.exp(x) - 1, True)),
+    }
+    f = exprs[name]
+    df = sp.diff(f, x).replace(sp.Heaviside, lambda *a: sp.Heaviside(a[0], 0))
+    fn = sp.lambdify(x, f, "numpy")
+    dfn = sp.lambdify(x, df, "numpy")
+
+    def fwd(xv, out):  # noqa: ANN001, ANN202
+        return fn(xv)
+
+    def bwd(xv, g, out):  # noqa: ANN001, ANN202
+        return g * dfn(xv)
+
+    return fwd, bwd
+
+
+def torch_kernels(name: str):  # noqa: ANN202
+    import torch
+    import torch.nn.functional as F  # noqa: N812
+
+    fns = {
+        "relu": F.relu,
+        "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
+        "silu": F.silu,
+        "softplus": F.softplus,
+        "mish": F.mish,
+        "elu": F.elu,
+    }
+    f = fns[name]
+
+    def fwd(xt, out):  # noqa: ANN001, ANN202
+        with torch.no_grad():
+            return f(xt)
+
+    def make_bwd(xt, gt):  # noqa: ANN001, ANN202
+        xr = xt.detach().clone().requires_grad_(True)
+        y = f(xr)
+
+        def bwd() -> object:
+            return torch.autograd.grad(y, xr, gt, retain_graph=True)[0]
+
+        return bwd
+
+    return fwd, make_bwd
+
+
+# ------------------------------------------------------------------------------------
+
+
+def fmt_time(s: float) -> str:
+    if s != s:
+        return "n/a"
+    if s < 1e-3:
+        return f"{s * 1e6:.1f} us"
+    if s < 1:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s:.2f} s"
+
+
+def _threads_from_argv(argv: list[str]) -> int | None:
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return int(argv[i + 1])
+        if a.startswith("--threads="):
+            return int(a.split("=", 1)[1])
+    return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    threads = _threads_from_argv(sys.argv[1:] if argv is None else argv)
+    if threads:
+        # before torch or any OpenMP kernel library is loaded
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=None,
+                    help="threads for symnb's OpenMP kernels and PyTorch (default: all)")
+    ap.add_argument("--sizes", nargs="*", type=float, default=SIZES)
+    ap.add_argument("--names", nargs="*", default=NAMES)
+    ap.add_argument("--budget", type=float, default=0.25, help="seconds per measurement")
+    ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--no-lambdify", action="store_true")
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes]
+
+    try:
+        import torch
+
+        if threads:
+            torch.set_num_threads(threads)
+        have_torch = not args.no_torch
+        torch_info = f"torch {torch.__version__}, {torch.get_num_threads()} threads"
+    except ImportError:
+        have_torch, torch_info = False, "torch not installed"
+
+    from symnb.backends import cpp
+
+    print(f"# symnb kernel benchmark ({time.strftime('%Y-%m-%d %H:%M:%S')})\n")
+    print(f"- CPU threads: {os.cpu_count()}; {torch_info}; numpy {np.__version__}")
+    print(f"- cpp: {cpp.probe()}")
+    print("- float32; medians; ratio = baseline time / symnb cpp time (> 1: cpp faster)\n")
+
+    rows = []
+    how_seen: dict[str, str] = {}
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        x = rng.normal(0, 3, n).astype(np.float32)
+        g = rng.normal(0, 1, n).astype(np.float32)
+        out = np.empty_like(x)
+        if have_torch:
+            xt, gt = torch.from_numpy(x), torch.from_numpy(g)
+        for name in args.names:
+            res: dict[str, float] = {}
+            for backend in ("cpp", "numpy"):
+                k, how = symnb_kernel(name, backend)
+                how_seen[backend] = how
+                if k is None:
+                    res[f"{backend}_f"] = res[f"{backend}_b"] = float("nan")
+                    continue
+                fwd, bwd = k
+                res[f"{backend}_f"] = timeit(lambda: fwd(x, out), args.budget)
+                res[f"{backend}_b"] = timeit(lambda: bwd(x, g, out), args.budget)
+            if not args.no_lambdify:
+                lf, lb = lambdify_kernel(name)
+                with np.errstate(all="ignore"):
+                    res["lam_f"] = timeit(lambda: lf(x, out), args.budget, min_reps=3)
+                    res["lam_b"] = timeit(lambda: lb(x, g, out), args.budget, min_reps=3)
+            if have_torch:
+                tf, make_tb = torch_kernels(name)
+                res["torch_f"] = timeit(lambda: tf(xt, None), args.budget)
+                res["torch_b"] = timeit(make_tb(xt, gt), args.budget)
+            rows.append((name, n, res))
+            print(f"  measured {name} n={n:.0e}", file=sys.stderr)
+
+    print(f"- cpp kernels via {how_seen.get('cpp')}; numpy via {how_seen.get('numpy')}\n")
+    for direction, key in (("forward", "f"), ("backward (g * f'(x))", "b")):
+        print(f"## {direction}\n")
+        print(
+            "| activation | n | symnb cpp | symnb numpy | lambdify+numpy | PyTorch "
+            "| torch / cpp | lambdify / cpp | numpy / cpp |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name, n, r in rows:
+            c = r.get(f"cpp_{key}", float("nan"))
+            t = r.get(f"torch_{key}", float("nan"))
+            lam = r.get(f"lam_{key}", float("nan"))
+            nb = r.get(f"numpy_{key}", float("nan"))
+            print(
+                f"| {name} | {n:.0e} | {fmt_time(c)} | {fmt_time(nb)} | {fmt_time(lam)} | "
+                f"{fmt_time(t)} | {t / c:.2f}x | {lam / c:.1f}x | {nb / c:.1f}x |"
+            )
+        print()
+
+    # relu vs copy bandwidth
+    print("## relu vs memory bandwidth (np.copyto)\n")
+    print("| n | np.copyto | cpp relu forward | copy time / relu time |")
+    print("|---:|---:|---:|---:|")
+    k, _ = symnb_kernel("relu", "cpp")
+    for n in sizes:
+        x = rng.normal(0, 1, n).astype(np.float32)
+        out = np.empty_like(x)
+        tc = timeit(lambda: np.copyto(out, x), args.budget)
+        tr = timeit(lambda: k[0](x, out), args.budget) if k else float("nan")
+        print(f"| {n:.0e} | {fmt_time(tc)} | {fmt_time(tr)} | {tc / tr:.0%} |")
+    print()
+
+    # per-call overhead
+    print("## per-call overhead (cpp, relu)\n")
+    print("| call | n=16 | n=1e4 |")
+    print("|---|---:|---:|")
+    x16, x1e4 = np.ones(16, np.float32), np.ones(10_000, np.float32)
+    o16, o1e4 = np.empty_like(x16), np.empty_like(x1e4)
+    kp, how = _public_kernel("relu", "cpp")
+    if kp:
+        print(
+            f"| public Kernel.forward(x, out=) | {fmt_time(timeit(lambda: kp[0](x16, o16), 0.3))}"
+            f" | {fmt_time(timeit(lambda: kp[0](x1e4, o1e4), 0.3))} |"
+        )
+    kr, _ = _program_kernel("relu", "cpp")
+    print(
+        f"| Program.forward (raw) | {fmt_time(timeit(lambda: kr[0](x16, o16), 0.3))} | "
+        f"{fmt_time(timeit(lambda: kr[0](x1e4, o1e4), 0.3))} |"
+    )
+    if have_torch:
+        t16, t1e4 = torch.from_numpy(x16), torch.from_numpy(x1e4)
+        print(
+            f"| torch.relu | {fmt_time(timeit(lambda: torch.relu(t16), 0.3))} | "
+            f"{fmt_time(timeit(lambda: torch.relu(t1e4), 0.3))} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

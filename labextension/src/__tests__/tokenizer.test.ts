@@ -1,0 +1,255 @@
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+
+import { EXAMPLE_CELL } from '../example';
+import {
+  ISymactToken,
+  KNOWN_FUNCTIONS,
+  isSymactCell,
+  tokenizeSymact
+} from '../tokenizer';
+
+/** [text, type] pairs, easier to read in assertions. */
+function pairs(source: string): [string, string][] {
+  return tokenizeSymact(source).map(t => [source.slice(t.from, t.to), t.type]);
+}
+
+function typeOf(source: string, text: string, nth = 0): string | undefined {
+  const found = pairs(source).filter(([t]) => t === text);
+  return found[nth]?.[1];
+}
+
+function assertWellFormed(source: string, tokens: ISymactToken[]): void {
+  let last = 0;
+  for (const token of tokens) {
+    assert.ok(token.from >= last, `overlap at ${token.from}`);
+    assert.ok(token.to > token.from, `empty token at ${token.from}`);
+    assert.ok(token.to <= source.length);
+    assert.ok(!source.slice(token.from, token.to).includes('\n'));
+    last = token.to;
+  }
+}
+
+describe('isSymactCell', () => {
+  it('recognises the magic on the first line', () => {
+    assert.equal(isSymactCell('%%symact\nf(x) = x'), true);
+    assert.equal(isSymactCell('%%symact --backend cpp\nf(x) = x'), true);
+    assert.equal(isSymactCell('  %%symact'), true);
+  });
+  it('ignores other cells', () => {
+    assert.equal(isSymactCell('import symnb'), false);
+    assert.equal(isSymactCell('%%symactx\n'), false);
+    assert.equal(isSymactCell('%%symact-other\n'), false);
+    assert.equal(isSymactCell('x = 1\n%%symact'), false);
+    assert.equal(isSymactCell('%symact'), false);
+    assert.equal(isSymactCell(''), false);
+  });
+  it('gives no tokens for other cells', () => {
+    assert.deepEqual(tokenizeSymact('def f(x):\n    return x'), []);
+  });
+});
+
+describe('the magic line', () => {
+  const source = '%%symact --backend cpp --range -4:4 --device 1 --no-plot # hi';
+  it('colours the magic, options, values and numbers', () => {
+    assert.deepEqual(pairs(source), [
+      ['%%symact', 'magic'],
+      ['--backend', 'option'],
+      ['cpp', 'option-value'],
+      ['--range', 'option'],
+      ['-4', 'number'],
+      [':', 'punctuation'],
+      ['4', 'number'],
+      ['--device', 'option'],
+      ['1', 'number'],
+      ['--no-plot', 'option'],
+      ['# hi', 'comment']
+    ]);
+  });
+});
+
+describe('definition heads', () => {
+  const source = '%%symact\nswish(x; beta=1.0) = x*sigmoid(beta*x)';
+  it('colours the name, variables, constants and defaults', () => {
+    assert.deepEqual(pairs(source).slice(1), [
+      ['swish', 'definition'],
+      ['(', 'punctuation'],
+      ['x', 'variable'],
+      [';', 'punctuation'],
+      ['beta', 'constant'],
+      ['=', 'operator'],
+      ['1.0', 'number'],
+      [')', 'punctuation'],
+      ['=', 'operator'],
+      ['x', 'variable'],
+      ['*', 'operator'],
+      ['sigmoid', 'function'],
+      ['(', 'punctuation'],
+      ['beta', 'constant'],
+      ['*', 'operator'],
+      ['x', 'variable'],
+      [')', 'punctuation']
+    ]);
+  });
+  it('handles several constants and spaces', () => {
+    const s = '%%symact\n  f ( x ;  a = -2 , b=3e-2 ) =a*x + b';
+    assert.equal(typeOf(s, 'f'), 'definition');
+    assert.equal(typeOf(s, 'a'), 'constant');
+    assert.equal(typeOf(s, 'b'), 'constant');
+    assert.equal(typeOf(s, '3e-2'), 'number');
+    assert.equal(typeOf(s, 'a', 1), 'constant');
+    assert.equal(typeOf(s, 'x', 1), 'variable');
+  });
+  it('handles losses with two variables', () => {
+    const s = '%%symact --loss\nmy_mse(y_pred, y_true) = (y_pred - y_true)**2';
+    assert.equal(typeOf(s, 'my_mse'), 'definition');
+    assert.equal(typeOf(s, 'y_pred'), 'variable');
+    assert.equal(typeOf(s, 'y_true', 1), 'variable');
+    assert.equal(typeOf(s, '**'), 'operator');
+    assert.equal(typeOf(s, '2'), 'number');
+    assert.equal(typeOf(s, '--loss'), 'option');
+  });
+  it('reads learnable constants with nested parentheses and strings', () => {
+    const s =
+      '%%symact\nprelu(x; a=learnable(0.25, per="neuron"), b=2) = Max(0, x) + a*Min(0, x) + b';
+    assert.deepEqual(pairs(s).slice(1, 17), [
+      ['prelu', 'definition'],
+      ['(', 'punctuation'],
+      ['x', 'variable'],
+      [';', 'punctuation'],
+      ['a', 'constant'],
+      ['=', 'operator'],
+      ['learnable', 'function'],
+      ['(', 'punctuation'],
+      ['0.25', 'number'],
+      [',', 'punctuation'],
+      ['per', 'option'],
+      ['=', 'operator'],
+      ['"neuron"', 'string'],
+      [')', 'punctuation'],
+      [',', 'punctuation'],
+      ['b', 'constant']
+    ]);
+    assert.equal(typeOf(s, 'a', 1), 'constant');
+    assert.equal(typeOf(s, 'b', 1), 'constant');
+    assert.equal(typeOf(s, 'Max'), 'function');
+  });
+  it('keeps the scope on continuation lines', () => {
+    const s = '%%symact\nlong(x; a=1, b=2) = a*tanh(x) \\\n    + b*x';
+    assert.equal(typeOf(s, 'b', 1), 'constant');
+    assert.equal(typeOf(s, 'x', 2), 'variable');
+  });
+  it('does not take a comparison for a head', () => {
+    const s = '%%symact\nf(x) == 1';
+    assert.equal(typeOf(s, 'f'), 'unknown');
+    assert.equal(typeOf(s, '=='), 'operator');
+  });
+  it('scopes names to their own definition', () => {
+    const s = '%%symact\nf(x; k=1) = k*x\ng(z) = k*z';
+    assert.equal(typeOf(s, 'k', 1), 'constant');
+    assert.equal(typeOf(s, 'k', 2), 'unknown');
+    assert.equal(typeOf(s, 'z', 1), 'variable');
+  });
+});
+
+describe('bodies', () => {
+  it('marks known functions, pi and E', () => {
+    const s = '%%symact\nbump(x) = exp(-x**2) + pi*E + gelu(x) + log1p(x)';
+    for (const name of ['exp', 'gelu', 'log1p']) {
+      assert.equal(typeOf(s, name), 'function', name);
+    }
+    assert.equal(typeOf(s, 'pi'), 'constant');
+    assert.equal(typeOf(s, 'E'), 'constant');
+  });
+  it('marks unknown names with a hint', () => {
+    const s = '%%symact\nf(x) = sigmod(x)';
+    const token = tokenizeSymact(s).find(t => s.slice(t.from, t.to) === 'sigmod');
+    assert.equal(token?.type, 'unknown');
+    assert.match(token?.hint ?? '', /sigmod/);
+  });
+  it('treats x as the variable before any head', () => {
+    assert.equal(typeOf('%%symact\nx*sigmoid(x)', 'x'), 'variable');
+  });
+  it('splits 2x into a number and a name, keeps x2 whole', () => {
+    const s = '%%symact\nf(x2) = 2x2 + x2';
+    assert.deepEqual(pairs(s).slice(-5), [
+      ['=', 'operator'],
+      ['2', 'number'],
+      ['x2', 'variable'],
+      ['+', 'operator'],
+      ['x2', 'variable']
+    ]);
+  });
+  it('reads numbers in all forms', () => {
+    const s = '%%symact\nf(x) = 1 + 2.5 + .5 + 1e-3 + 6.02E+23 + 3.';
+    const numbers = pairs(s).filter(([, t]) => t === 'number').map(([n]) => n);
+    assert.deepEqual(numbers, ['1', '2.5', '.5', '1e-3', '6.02E+23', '3.']);
+  });
+  it('reads all operators', () => {
+    const s = '%%symact\nf(x) = where(x >= 0, x, -x) ^ 2 / 3 <= 1 != 0 & ~1 | 2 < 3 > 4';
+    const ops = pairs(s).filter(([, t]) => t === 'operator').map(([o]) => o);
+    assert.deepEqual(ops, ['=', '>=', '-', '^', '/', '<=', '!=', '&', '~', '|', '<', '>']);
+  });
+  it('colours comments, whole or trailing', () => {
+    const s = '%%symact\n# a comment with sigmoid(x)\nf(x) = x  # identity';
+    assert.equal(typeOf(s, '# a comment with sigmoid(x)'), 'comment');
+    assert.equal(typeOf(s, '# identity'), 'comment');
+    assert.equal(typeOf(s, 'sigmoid'), undefined);
+  });
+  it('flags look-alike characters with the ASCII to type', () => {
+    const s = '%%symact\nf(x) = x\u00b2 \u2212 2\u00d7x';
+    const invalid = tokenizeSymact(s).filter(t => t.type === 'invalid');
+    assert.deepEqual(
+      invalid.map(t => s.slice(t.from, t.to)),
+      ['\u00b2', '\u2212', '\u00d7']
+    );
+    assert.match(invalid[0].hint ?? '', /\*\*2/);
+    assert.match(invalid[1].hint ?? '', /type -/);
+  });
+  it('flags strings and keeps astral characters whole', () => {
+    const s = "%%symact\nf(x) = 'a' + \u{1d465}";
+    const invalid = tokenizeSymact(s).filter(t => t.type === 'invalid');
+    assert.deepEqual(invalid.map(t => s.slice(t.from, t.to)), ["'", "'", '\u{1d465}']);
+    assert.match(invalid[0].hint ?? '', /strings/);
+  });
+});
+
+describe('robustness', () => {
+  it('produces ordered, non-overlapping tokens on awkward input', () => {
+    const inputs = [
+      '%%symact',
+      '%%symact\n',
+      '%%symact\r\nf(x) = x\r\n',
+      '%%symact --range\n\n\nf(',
+      '%%symact\nf(x; = ) = ((((',
+      '%%symact\n' + 'x+'.repeat(5000),
+      '%%symact\n\u0000\t\u00a0$@?`\\.',
+      EXAMPLE_CELL
+    ];
+    for (const source of inputs) {
+      assertWellFormed(source, tokenizeSymact(source));
+    }
+  });
+  it('is fast enough for every keystroke', () => {
+    const source = '%%symact\n' + 'f(x; a=1) = a*sigmoid(x) + exp(-x**2)\n'.repeat(2000);
+    const start = Date.now();
+    const tokens = tokenizeSymact(source);
+    assert.ok(tokens.length > 2000 * 10);
+    assert.ok(Date.now() - start < 1000);
+  });
+});
+
+describe('the example cell', () => {
+  it('is a clean %%symact cell', () => {
+    const tokens = tokenizeSymact(EXAMPLE_CELL);
+    assert.ok(isSymactCell(EXAMPLE_CELL));
+    const types = new Set(tokens.map(t => t.type));
+    assert.ok(types.has('definition'));
+    assert.ok(types.has('function'));
+    assert.ok(!types.has('unknown'));
+    assert.ok(!types.has('invalid'));
+  });
+  it('only calls known functions', () => {
+    assert.ok(KNOWN_FUNCTIONS.has('sigmoid'));
+  });
+});

@@ -1,0 +1,520 @@
+/**
+ * A small, pure tokenizer for `%%symact` cells.
+ *
+ * It knows nothing of CodeMirror or JupyterLab, so that it can be unit
+ * tested under plain Node. The editor plugin (`highlight.ts`) turns its
+ * tokens into CodeMirror mark decorations.
+ *
+ * Cell syntax (owned by `symnb.notebook.magics`):
+ *
+ * ```
+ * %%symact [--backend cpp] [--loss] [--range -4:4] [--no-plot] [--code] [--device N]
+ * # a comment
+ * swish(x; beta=1.0) = x*sigmoid(beta*x)
+ * my_mse(y_pred, y_true) = (y_pred - y_true)**2
+ * ```
+ *
+ * In a definition head `name(v1, v2; k1=1.0, k2=2) =` the names before `;`
+ * are variables and those after it are constants; both are then recognised
+ * in the body of the definition (until the next head).
+ */
+
+/**
+ * The kinds of token the highlighter distinguishes.
+ */
+export type SymactTokenType =
+  | 'magic' // the `%%symact` itself
+  | 'option' // `--backend`, `--range`, ...
+  | 'option-value' // `cpp`, `cuda`, ... after an option
+  | 'comment' // `# ...` to the end of the line
+  | 'definition' // the defined name in `name(x; k=v) =`
+  | 'variable' // a declared variable (`x`, `y_pred`, ...)
+  | 'constant' // a declared constant (`beta`) or `pi`, `E`
+  | 'function' // a known function name (`exp`, `sigmoid`, `gelu`, ...)
+  | 'number' // `1`, `0.5`, `1e-3`
+  | 'operator' // `+ - * / ** ^ < <= == = & | ~ ...`
+  | 'punctuation' // `( ) , ; :`
+  | 'string' // `"neuron"` in `learnable(0.1, per="neuron")` (heads only)
+  | 'unknown' // a name that is none of the above (probably a typo)
+  | 'invalid'; // a character a formula may not contain (look-alikes, quotes)
+
+/**
+ * One token: a half-open range `[from, to)` of the cell source.
+ */
+export interface ISymactToken {
+  from: number;
+  to: number;
+  type: SymactTokenType;
+  /** A short explanation, for `unknown` and `invalid` tokens. */
+  hint?: string;
+}
+
+/**
+ * Functions a formula may call: the parser's table
+ * (`symnb.formula.functions.ALLOWED_FUNCTIONS`) and the library's named
+ * activations and losses. Kept in sync by `tests/labextension`.
+ */
+export const KNOWN_FUNCTIONS: ReadonlySet<string> = new Set([
+  // elementary and special functions
+  'exp',
+  'log',
+  'ln',
+  'sqrt',
+  'cbrt',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'sinh',
+  'cosh',
+  'tanh',
+  'asinh',
+  'acosh',
+  'atanh',
+  'erf',
+  'erfc',
+  'abs',
+  'Abs',
+  'sign',
+  'max',
+  'Max',
+  'min',
+  'Min',
+  'where',
+  'Piecewise',
+  'Heaviside',
+  'heaviside',
+  'floor',
+  'ceiling',
+  'ceil',
+  // numerically stable building blocks
+  'sigmoid',
+  'softplus',
+  'logsigmoid',
+  'log1p',
+  'expm1',
+  // the library's named activations
+  'identity',
+  'relu',
+  'relu6',
+  'leaky_relu',
+  'elu',
+  'selu',
+  'celu',
+  'gelu',
+  'gelu_tanh',
+  'silu',
+  'swish',
+  'mish',
+  'softsign',
+  'hardtanh',
+  'hardsigmoid',
+  'hardswish',
+  'tanhshrink',
+  'softshrink',
+  'gaussian',
+  'penalized_tanh',
+  'step'
+]);
+
+/**
+ * Named mathematical constants a formula may use.
+ */
+export const KNOWN_CONSTANTS: ReadonlySet<string> = new Set(['pi', 'E']);
+
+/**
+ * Characters people paste from papers, with the ASCII to type instead.
+ */
+const LOOKALIKES: Record<string, string> = {
+  '\u2212': '-', // minus sign
+  '\u2013': '-', // en dash
+  '\u2014': '-', // em dash
+  '\u00d7': '*', // multiplication sign
+  '\u22c5': '*', // dot operator
+  '\u00b7': '*', // middle dot
+  '\u00f7': '/', // division sign
+  '\u00b2': '**2', // superscript two
+  '\u00b3': '**3', // superscript three
+  '\u2264': '<=',
+  '\u2265': '>=',
+  '\u03c0': 'pi',
+  '\u03b2': 'beta',
+  '\u03b1': 'alpha'
+};
+
+const MAGIC_RE = /^(\s*)(%%symact)(?![\w-])/;
+const HEAD_START_RE = /^(\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*)\(/;
+const HEAD_END_RE = /\s*=(?!=)/y;
+const STRING_RE = /"[^"\n]*"?|'[^'\n]*'?/y;
+const IDENT_RE = /[A-Za-z_][A-Za-z0-9_]*/y;
+const NUMBER_RE = /(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y;
+const OPERATOR_RE = /\*\*|<=|>=|==|!=|[-+*/^%<>=&|~!]/y;
+const PUNCTUATION = '(),;:[]';
+const OPTION_RE = /--[A-Za-z][\w-]*/y;
+
+/**
+ * Whether a cell source is a `%%symact` cell.
+ *
+ * @param source The whole cell source.
+ */
+export function isSymactCell(source: string): boolean {
+  return MAGIC_RE.test(source);
+}
+
+/**
+ * The names a definition head declares.
+ */
+interface IScope {
+  variables: Set<string>;
+  constants: Set<string>;
+}
+
+/**
+ * Tokenize a `%%symact` cell.
+ *
+ * @param source The whole cell source.
+ * @returns Non-overlapping tokens in increasing order (whitespace and
+ *   anything not worth colouring are left out); an empty list when the
+ *   source is not a `%%symact` cell.
+ */
+export function tokenizeSymact(source: string): ISymactToken[] {
+  const tokens: ISymactToken[] = [];
+  if (!isSymactCell(source)) {
+    return tokens;
+  }
+  // Before any head, `x` is the variable (as in `%%symact` one-liners).
+  let scope: IScope = { variables: new Set(['x']), constants: new Set() };
+  let lineStart = 0;
+  let first = true;
+  while (lineStart <= source.length) {
+    let lineEnd = source.indexOf('\n', lineStart);
+    if (lineEnd < 0) {
+      lineEnd = source.length;
+    }
+    const line = source.slice(lineStart, lineEnd);
+    if (first) {
+      tokenizeMagicLine(line, lineStart, tokens);
+      first = false;
+    } else {
+      scope = tokenizeFormulaLine(line, lineStart, scope, tokens);
+    }
+    lineStart = lineEnd + 1;
+  }
+  return tokens;
+}
+
+/**
+ * Tokenize the first line: `%%symact --option value ...`.
+ */
+function tokenizeMagicLine(
+  line: string,
+  offset: number,
+  tokens: ISymactToken[]
+): void {
+  const match = MAGIC_RE.exec(line);
+  if (!match) {
+    return;
+  }
+  const start = match[1].length;
+  tokens.push({
+    from: offset + start,
+    to: offset + start + match[2].length,
+    type: 'magic'
+  });
+  let pos = start + match[2].length;
+  while (pos < line.length) {
+    const ch = line[pos];
+    if (ch === ' ' || ch === '\t' || ch === '\r') {
+      pos++;
+      continue;
+    }
+    if (ch === '#') {
+      tokens.push({ from: offset + pos, to: offset + line.length, type: 'comment' });
+      return;
+    }
+    const option = matchAt(OPTION_RE, line, pos);
+    if (option) {
+      tokens.push({ from: offset + pos, to: offset + pos + option.length, type: 'option' });
+      pos += option.length;
+      continue;
+    }
+    // A signed number, as in `--range -4:4`.
+    const signed = ch === '-' || ch === '+' ? 1 : 0;
+    const number = matchAt(NUMBER_RE, line, pos + signed);
+    if (number) {
+      const end = pos + signed + number.length;
+      tokens.push({ from: offset + pos, to: offset + end, type: 'number' });
+      pos = end;
+      continue;
+    }
+    const word = /[^\s#]+/y;
+    word.lastIndex = pos;
+    const value = word.exec(line);
+    if (value) {
+      // `-4:4` has a ':' inside; let a plain ':' be punctuation.
+      const text = value[0];
+      const colon = text.indexOf(':');
+      const end = pos + (colon === 0 ? 1 : colon > 0 ? colon : text.length);
+      tokens.push({
+        from: offset + pos,
+        to: offset + end,
+        type: colon === 0 ? 'punctuation' : 'option-value'
+      });
+      pos = end;
+      continue;
+    }
+    pos++;
+  }
+}
+
+/**
+ * Tokenize one formula line; returns the scope for the following lines.
+ */
+function tokenizeFormulaLine(
+  line: string,
+  offset: number,
+  scope: IScope,
+  tokens: ISymactToken[]
+): IScope {
+  let pos = 0;
+  const head = findHead(line);
+  if (head) {
+    const { nameFrom, name, open, close, equals } = head;
+    tokens.push({
+      from: offset + nameFrom,
+      to: offset + nameFrom + name.length,
+      type: 'definition'
+    });
+    tokens.push({ from: offset + open, to: offset + open + 1, type: 'punctuation' });
+    scope = tokenizeParameters(line.slice(open + 1, close), offset + open + 1, tokens);
+    tokens.push({ from: offset + close, to: offset + close + 1, type: 'punctuation' });
+    tokens.push({ from: offset + equals, to: offset + equals + 1, type: 'operator' });
+    pos = equals + 1;
+  }
+  tokenizeExpression(line, pos, offset, scope, tokens);
+  return scope;
+}
+
+/**
+ * Where a definition head `name( ... ) =` is in a line, or null.
+ *
+ * The parentheses may nest (`a=learnable(0.25)`) and hold strings
+ * (`per="neuron"`); an `=` must follow the closing one (`==` does not count).
+ */
+function findHead(
+  line: string
+): { nameFrom: number; name: string; open: number; close: number; equals: number } | null {
+  const start = HEAD_START_RE.exec(line);
+  if (!start) {
+    return null;
+  }
+  const nameFrom = start[1].length;
+  const name = start[2];
+  const open = start[0].length - 1;
+  let depth = 0;
+  let pos = open;
+  while (pos < line.length) {
+    const ch = line[pos];
+    if (ch === '"' || ch === "'") {
+      pos += matchAt(STRING_RE, line, pos)?.length ?? 1;
+      continue;
+    }
+    if (ch === '#') {
+      return null;
+    }
+    if (ch === '(') {
+      depth++;
+    } else if (ch === ')') {
+      depth--;
+      if (depth === 0) {
+        const gap = matchAt(HEAD_END_RE, line, pos + 1);
+        if (gap === null) {
+          return null;
+        }
+        return { nameFrom, name, open, close: pos, equals: pos + gap.length };
+      }
+    }
+    pos++;
+  }
+  return null;
+}
+
+/**
+ * Tokenize the inside of a head's parentheses: `x, y; k=1.0, m=learnable(2)`.
+ *
+ * At the top level, names before `;` are variables and names after it are
+ * constants; inside a constant's value, `learnable` is a function and other
+ * names (`per`) are options.
+ */
+function tokenizeParameters(
+  text: string,
+  offset: number,
+  tokens: ISymactToken[]
+): IScope {
+  const scope: IScope = { variables: new Set(), constants: new Set() };
+  let inConstants = false;
+  let inValue = false; // after `k=`, until the next top-level `,`
+  let depth = 0;
+  let pos = 0;
+  while (pos < text.length) {
+    const ch = text[pos];
+    if (ch === ';' && depth === 0) {
+      inConstants = true;
+      tokens.push({ from: offset + pos, to: offset + pos + 1, type: 'punctuation' });
+      pos++;
+      continue;
+    }
+    if (ch === ',' && depth === 0) {
+      inValue = false;
+    } else if (ch === '=' && depth === 0 && inConstants) {
+      inValue = true;
+    }
+    if (ch === '(' || ch === ')') {
+      depth += ch === '(' ? 1 : -1;
+      tokens.push({ from: offset + pos, to: offset + pos + 1, type: 'punctuation' });
+      pos++;
+      continue;
+    }
+    if ((ch === '"' || ch === "'") && depth > 0) {
+      const literal = matchAt(STRING_RE, text, pos) ?? ch;
+      tokens.push({ from: offset + pos, to: offset + pos + literal.length, type: 'string' });
+      pos += literal.length;
+      continue;
+    }
+    const ident = matchAt(IDENT_RE, text, pos);
+    if (ident) {
+      let type: SymactTokenType;
+      if (depth > 0 || inValue) {
+        if (ident === 'learnable') {
+          type = 'function';
+        } else if (depth > 0) {
+          type = 'option';
+        } else {
+          type = 'unknown';
+        }
+      } else {
+        type = inConstants ? 'constant' : 'variable';
+        (inConstants ? scope.constants : scope.variables).add(ident);
+      }
+      tokens.push({ from: offset + pos, to: offset + pos + ident.length, type });
+      pos += ident.length;
+      continue;
+    }
+    pos = tokenizeSimple(text, pos, offset, tokens);
+  }
+  return scope;
+}
+
+/**
+ * Tokenize an expression (or the rest of a line) from `pos`.
+ */
+function tokenizeExpression(
+  line: string,
+  pos: number,
+  offset: number,
+  scope: IScope,
+  tokens: ISymactToken[]
+): void {
+  while (pos < line.length) {
+    const ch = line[pos];
+    if (ch === '#') {
+      tokens.push({ from: offset + pos, to: offset + line.length, type: 'comment' });
+      return;
+    }
+    const ident = matchAt(IDENT_RE, line, pos);
+    if (ident) {
+      tokens.push(classifyName(ident, offset + pos, scope));
+      pos += ident.length;
+      continue;
+    }
+    pos = tokenizeSimple(line, pos, offset, tokens);
+  }
+}
+
+/**
+ * Numbers, operators, punctuation and invalid characters; skips the rest.
+ *
+ * @returns The position after what was consumed.
+ */
+function tokenizeSimple(
+  text: string,
+  pos: number,
+  offset: number,
+  tokens: ISymactToken[]
+): number {
+  const ch = text[pos];
+  // A name glued to a number (`2x`) is a number then a name; a number glued
+  // to a name's tail (`x2`) never gets here.
+  const number = matchAt(NUMBER_RE, text, pos);
+  if (number) {
+    tokens.push({ from: offset + pos, to: offset + pos + number.length, type: 'number' });
+    return pos + number.length;
+  }
+  const operator = matchAt(OPERATOR_RE, text, pos);
+  if (operator) {
+    tokens.push({
+      from: offset + pos,
+      to: offset + pos + operator.length,
+      type: 'operator'
+    });
+    return pos + operator.length;
+  }
+  if (PUNCTUATION.includes(ch)) {
+    tokens.push({ from: offset + pos, to: offset + pos + 1, type: 'punctuation' });
+    return pos + 1;
+  }
+  if (ch === ' ' || ch === '\t' || ch === '\r' || ch === '.') {
+    return pos + 1;
+  }
+  // Everything else cannot appear in a formula; keep surrogate pairs whole.
+  const code = text.codePointAt(pos) ?? 0;
+  const width = code > 0xffff ? 2 : 1;
+  const char = text.slice(pos, pos + width);
+  const ascii = LOOKALIKES[char];
+  let hint: string;
+  if (ascii !== undefined) {
+    hint = `'${char}' is not ASCII: type ${ascii} instead`;
+  } else if (char === "'" || char === '"') {
+    hint = 'strings are not allowed in formulas';
+  } else {
+    hint = `'${char}' is not allowed in formulas`;
+  }
+  tokens.push({ from: offset + pos, to: offset + pos + width, type: 'invalid', hint });
+  return pos + width;
+}
+
+/**
+ * Classify a name in an expression.
+ */
+function classifyName(name: string, from: number, scope: IScope): ISymactToken {
+  const to = from + name.length;
+  if (scope.constants.has(name)) {
+    return { from, to, type: 'constant' };
+  }
+  if (scope.variables.has(name)) {
+    return { from, to, type: 'variable' };
+  }
+  if (KNOWN_FUNCTIONS.has(name)) {
+    return { from, to, type: 'function' };
+  }
+  if (KNOWN_CONSTANTS.has(name)) {
+    return { from, to, type: 'constant' };
+  }
+  return {
+    from,
+    to,
+    type: 'unknown',
+    hint: `'${name}' is not a variable, constant or known function`
+  };
+}
+
+/**
+ * Match a sticky regular expression at `pos`; the matched text or null.
+ */
+function matchAt(re: RegExp, text: string, pos: number): string | null {
+  re.lastIndex = pos;
+  const match = re.exec(text);
+  return match ? match[0] : null;
+}

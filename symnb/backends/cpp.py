@@ -1,0 +1,720 @@
+"""The C++ backend: g++ -O3 (OpenMP threads, SIMD math), loaded with ctypes.
+
+Chain: :func:`symnb.codegen.kernels.render_program` -> source -> ``g++`` (in its own process
+group, with a timeout) -> shared object in the content-addressed disk cache -> ``ctypes`` ->
+:class:`CppProgram`.
+
+Speed without ``-ffast-math``: the source declares glibc's vector variants (libmvec) and the
+loops are ``#pragma omp parallel for simd``; flags ``-fno-math-errno -fno-trapping-math`` let
+g++ call them. ``-ffast-math`` is never used (it drops NaN checks and, linked into a shared
+object, sets flush-to-zero for the whole process). ``-march=native`` is used only with the
+CPU's feature flags in the cache key. Loops run on several threads only from
+:data:`symnb.codegen.kernels.PARALLEL_MIN` elements, so small calls stay serial and do not
+fight BLAS threads.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import hashlib
+import os
+import platform
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import warnings
+import weakref
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import symnb
+from symnb import config
+from symnb.backends.base import BackendStatus, Program
+from symnb.codegen.kernels import KernelSource, render_program
+from symnb.errors import BackendUnavailable, CompileError
+
+NAME = "cpp"
+
+#: Seconds a compiler run may take before it is killed (with its whole process group).
+COMPILE_TIMEOUT = 120.0
+
+#: Seconds the probe's small test compiles may take.
+PROBE_TIMEOUT = 30.0
+
+#: Loaded libraries no Program uses any more that stay open (beyond that: dlclose).
+MAX_IDLE_LIBRARIES = 32
+
+_BASE_FLAGS = (
+    "-O3",
+    "-shared",
+    "-fPIC",
+    "-fno-math-errno",
+    "-fno-trapping-math",
+    "-fvisibility=hidden",
+    "-w",
+)
+
+_OPENMP_TEST = r"""
+#include <omp.h>
+extern "C" __attribute__((visibility("default"))) int symnb_probe(void) {
+    int s = 0;
+    #pragma omp parallel for reduction(+: s)
+    for (int i = 0; i < 100; ++i) s += i;
+    return s + 0 * omp_get_max_threads();
+}
+"""
+
+_PLAIN_TEST = r"""
+#include <math.h>
+extern "C" __attribute__((visibility("default"))) double symnb_probe(double x) {
+    return exp(x);
+}
+"""
+
+
+# ------------------------------------------------------------------------------------
+# Running the compiler
+# ------------------------------------------------------------------------------------
+
+
+def _compiler_command() -> list[str]:
+    return shlex.split(config.cxx())
+
+
+def run_compiler(
+    command: list[str], timeout: float, cwd: str | None = None
+) -> tuple[int, str]:
+    """Run ``command`` in its own process group; kill the whole group on timeout.
+
+    Returns ``(returncode, output)``; raises :class:`subprocess.TimeoutExpired` after
+    killing the group (the driver's children, ``cc1plus`` and ``as``, die with it).
+    """
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except BaseException:  # timeout, KeyboardInterrupt: kill the group, then re-raise
+        _kill_group(proc)
+        raise
+    return proc.returncode, out.decode("utf-8", "replace")
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.communicate(timeout=10)
+    except Exception:  # pragma: no cover - already dead or pipes closed
+        proc.kill()
+
+
+# ------------------------------------------------------------------------------------
+# OpenMP runtime settings
+# ------------------------------------------------------------------------------------
+
+#: libgomp's wait policy used unless the user set ``OMP_WAIT_POLICY`` themselves.
+#: Measured on a shared 2-core VM: with the default (spinning) policy a 1e6-element mish
+#: forward took 16 ms (median) instead of 0.3 ms, because idle OpenMP threads spin
+#: against other threads (BLAS, PyTorch's own OpenMP pool, other processes); GUIDE
+#: section 5 saw the same 8 ms stalls between NumPy matrix products. Passive waiting
+#: costs a few microseconds per parallel region, which the size threshold keeps rare.
+OPENMP_WAIT_POLICY = "PASSIVE"
+
+_openmp_configured = False
+
+
+def configure_openmp() -> None:
+    """Set libgomp's wait policy before its first load in this process (see above).
+
+    libgomp reads ``OMP_WAIT_POLICY`` once, when it is loaded, so this runs before the
+    probe and before the first kernel library is opened. A value the user set is kept.
+    """
+    global _openmp_configured
+    if _openmp_configured:
+        return
+    _openmp_configured = True
+    os.environ.setdefault("OMP_WAIT_POLICY", OPENMP_WAIT_POLICY)
+
+
+# ------------------------------------------------------------------------------------
+# Probe
+# ------------------------------------------------------------------------------------
+
+_probe_lock = threading.Lock()
+_probe_cache: dict[str, BackendStatus] = {}
+
+
+def _cpu_features() -> str:
+    """Text identifying the CPU's instruction set (for the cache key of -march=native)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return ""
+    model = flags = ""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key == "model name" and not model:
+            model = value.strip()
+        elif key == "flags" and not flags:
+            flags = " ".join(sorted(value.split()))
+        if model and flags:
+            break
+    if not flags:
+        return ""
+    return f"{platform.machine()}|{model}|{flags}"
+
+
+def _libmvec_flags() -> list[str]:
+    """Flags that let the generated code call glibc's SIMD math (glibc >= 2.35, x86-64)."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return []
+    try:
+        libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (ValueError, OSError):
+        return []
+    parts = libc.split()
+    if len(parts) != 2 or parts[0] != "glibc":
+        return []
+    try:
+        major, minor = (int(v) for v in parts[1].split(".")[:2])
+    except ValueError:
+        return []
+    if (major, minor) < (2, 35) or not ctypes.util.find_library("mvec"):
+        return []
+    return ["-DSYMNB_LIBMVEC"]
+
+
+def _try_compile(cxx: list[str], flags: list[str], source: str) -> tuple[bool, str]:
+    with tempfile.TemporaryDirectory(prefix="symnb-probe-") as tmp:
+        src = Path(tmp) / "probe.cpp"
+        src.write_text(source)
+        out = Path(tmp) / "probe.so"
+        cmd = [*cxx, *flags, str(src), "-o", str(out)]
+        try:
+            rc, log = run_compiler(cmd, PROBE_TIMEOUT, cwd=tmp)
+        except subprocess.TimeoutExpired:
+            return False, f"the test compile took more than {PROBE_TIMEOUT:.0f} s"
+        except OSError as exc:
+            return False, str(exc)
+        if rc != 0 or not out.exists():
+            return False, log.strip() or f"exit status {rc}"
+        if "-fopenmp" in flags:
+            try:
+                lib = ctypes.CDLL(str(out))
+                lib.symnb_probe.restype = ctypes.c_int
+                if lib.symnb_probe() != 4950:
+                    return False, "the OpenMP test program computed a wrong result"
+            except OSError as exc:
+                return False, f"cannot load the OpenMP test library: {exc}"
+        return True, log
+
+
+def probe() -> BackendStatus:
+    """Is g++ (or ``SYMNB_CXX``) here, which version, does OpenMP work? Cached per compiler."""
+    configure_openmp()
+    key = config.cxx()
+    with _probe_lock:
+        cached = _probe_cache.get(key)
+        if cached is not None:
+            return cached
+        status = _probe_uncached()
+        _probe_cache[key] = status
+        return status
+
+
+def _reset_probe() -> None:
+    """Forget probe results (tests)."""
+    with _probe_lock:
+        _probe_cache.clear()
+
+
+def _probe_uncached() -> BackendStatus:
+    fix = "install g++ (Debian/Ubuntu: apt-get install g++) or set SYMNB_CXX"
+    try:
+        cxx = _compiler_command()
+    except ValueError as exc:
+        return BackendStatus(NAME, False, f"SYMNB_CXX cannot be parsed: {exc}", fix)
+    if not cxx:
+        return BackendStatus(NAME, False, "no C++ compiler configured", fix)
+    exe = shutil.which(cxx[0])
+    if exe is None:
+        return BackendStatus(NAME, False, f"C++ compiler {cxx[0]!r} not found", fix)
+    try:
+        rc, out = run_compiler([*cxx, "--version"], PROBE_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return BackendStatus(NAME, False, f"{cxx[0]} --version failed: {exc}", fix)
+    if rc != 0:
+        return BackendStatus(
+            NAME, False, f"{cxx[0]} --version failed: {out.strip()[:300]}", fix
+        )
+    version = out.strip().splitlines()[0] if out.strip() else "unknown"
+    ok, log = _try_compile(cxx, [*_BASE_FLAGS], _PLAIN_TEST)
+    if not ok:
+        first = "\n".join(log.splitlines()[:5])
+        return BackendStatus(
+            NAME,
+            False,
+            f"{cxx[0]} cannot build a shared library: {first}",
+            fix,
+            {"compiler": exe, "version": version},
+        )
+    openmp, omp_log = _try_compile(cxx, [*_BASE_FLAGS, "-fopenmp"], _OPENMP_TEST)
+    cpu = _cpu_features()
+    march: list[str] = []
+    if cpu:
+        ok_native, _ = _try_compile(cxx, [*_BASE_FLAGS, "-march=native"], _PLAIN_TEST)
+        if ok_native:
+            march = ["-march=native"]
+    mvec = _libmvec_flags()
+    details: dict[str, Any] = {
+        "compiler": exe,
+        "version": version,
+        "openmp": openmp,
+        "march_native": bool(march),
+        "libmvec": bool(mvec),
+        "threads": os.cpu_count() or 1,
+    }
+    if not openmp:
+        details["openmp_error"] = "\n".join(omp_log.splitlines()[:5])
+    return BackendStatus(NAME, True, "", "", details)
+
+
+def _flags(status: BackendStatus) -> list[str]:
+    d = status.details
+    flags = list(_BASE_FLAGS)
+    flags.append("-fopenmp" if d.get("openmp") else "-fopenmp-simd")
+    if d.get("march_native"):
+        flags.append("-march=native")
+    if d.get("libmvec"):
+        flags.append("-DSYMNB_LIBMVEC")
+    return flags
+
+
+def _libraries(status: BackendStatus) -> list[str]:
+    return ["-lmvec", "-lm"] if status.details.get("libmvec") else ["-lm"]
+
+
+# ------------------------------------------------------------------------------------
+# Cache (the shared disk cache, or a small local one if it cannot be imported)
+# ------------------------------------------------------------------------------------
+
+
+def _get_or_build(key_parts: dict[str, str], build) -> tuple[Path, bool]:  # noqa: ANN001
+    from symnb.backends.cache import default_cache
+
+    cache = default_cache()
+    path = cache.get_or_build(key_parts, ".so", build)
+    return Path(path), bool(getattr(cache, "last_hit", False))
+
+
+# ------------------------------------------------------------------------------------
+# Loaded libraries: one CDLL per path, reference counted, idle ones closed (LRU)
+# ------------------------------------------------------------------------------------
+
+
+class _Library:
+    def __init__(self, path: Path) -> None:
+        configure_openmp()
+        self.path = path
+        self.cdll = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+        self.users = 0
+
+
+_libs_lock = threading.Lock()
+_libs: dict[str, _Library] = {}
+_idle: OrderedDict[str, _Library] = OrderedDict()
+
+
+def _acquire(path: Path) -> _Library:
+    key = str(path)
+    with _libs_lock:
+        lib = _libs.get(key)
+        if lib is None:
+            lib = _Library(path)
+            _libs[key] = lib
+        lib.users += 1
+        _idle.pop(key, None)
+        return lib
+
+
+def _release(key: str) -> None:
+    with _libs_lock:
+        lib = _libs.get(key)
+        if lib is None:
+            return
+        lib.users -= 1
+        if lib.users > 0:
+            return
+        _idle[key] = lib
+        while len(_idle) > MAX_IDLE_LIBRARIES:
+            old_key, old = _idle.popitem(last=False)
+            _libs.pop(old_key, None)
+            _dlclose(old)
+
+
+def _dlclose(lib: _Library) -> None:
+    try:
+        import _ctypes
+
+        _ctypes.dlclose(lib.cdll._handle)
+    except Exception:  # pragma: no cover - platform without dlclose
+        pass
+
+
+def loaded_libraries() -> int:
+    """Number of kernel libraries currently open in this process."""
+    with _libs_lock:
+        return len(_libs)
+
+
+# ------------------------------------------------------------------------------------
+# Program
+# ------------------------------------------------------------------------------------
+
+_P = ctypes.c_void_p
+_I64 = ctypes.c_int64
+_F64 = ctypes.c_double
+
+_ARGTYPES = {
+    "forward": [_P, _P, _I64, _P],
+    "backward": [_P, _P, _P, _I64, _P],
+    "forward_derivative": [_P, _P, _P, _I64, _P],
+    "constant_gradient": [_P, _P, _P, _I64, _P],
+    "layer_forward": [_P, _P, _I64, _I64, _P, _P, _P],
+    "layer_backward": [_P, _P, _P, _I64, _I64, _P, _P, _P],
+    "layer_forward_derivative": [_P, _P, _P, _I64, _I64, _P, _P, _P],
+    "layer_constant_gradient": [_P, _P, _P, _I64, _I64, _P, _P, _P],
+    "loss_value": [_P, _P, _I64, _P, _P],
+    "loss_gradient": [_P, _P, _P, _I64, _P, _F64],
+}
+
+
+class _PointerCache:
+    """Data pointers of recently seen arrays (holding a reference keeps them valid)."""
+
+    __slots__ = ("arrays", "pointers")
+
+    def __init__(self, size: int = 8) -> None:
+        self.arrays: list[Any] = [None] * size
+        self.pointers: list[int] = [0] * size
+
+    def __call__(self, slot: int, arr: np.ndarray) -> int:
+        if self.arrays[slot] is arr:
+            return self.pointers[slot]
+        ptr = arr.__array_interface__["data"][0]
+        self.arrays[slot] = arr
+        self.pointers[slot] = ptr
+        return ptr
+
+
+class CppProgram(Program):
+    """Raw compiled entry points of one generated C++ library.
+
+    The methods assume checked arguments (dtype, C-contiguity, shapes); the public kernel
+    objects in :mod:`symnb.backends.kernel` do the checks. References to every array are
+    kept for the duration of a call (and to the last few, to reuse their pointers).
+    """
+
+    backend = NAME
+
+    def __init__(
+        self,
+        kernel_source: KernelSource,
+        library_path: Path,
+        cache_hit: bool,
+        compile_seconds: float,
+        flags: list[str],
+    ) -> None:
+        self.kernel_source = kernel_source
+        self.source = kernel_source.text
+        self.kind = kernel_source.kind
+        self.dtype = kernel_source.dtype
+        self.cache_hit = cache_hit
+        self.compile_seconds = compile_seconds
+        self.device = None
+        self.library_path = Path(library_path)
+        self.flags = list(flags)
+        self._lib = _acquire(self.library_path)
+        self._finalizer = weakref.finalize(self, _release, str(self.library_path))
+        self._ptr = _PointerCache()
+        self._real = np.float32 if self.dtype == "float32" else np.float64
+        for logical, symbol in kernel_source.entry_points.items():
+            fn = getattr(self._lib.cdll, symbol)
+            fn.argtypes = _ARGTYPES[logical]
+            fn.restype = None
+            setattr(self, "_c_" + logical, fn)
+
+    def __repr__(self) -> str:
+        hit = "cached" if self.cache_hit else f"compiled in {self.compile_seconds:.2f} s"
+        return f"<CppProgram {self.kind} {self.dtype} {self.library_path.name} ({hit})>"
+
+    # -- elementwise ----------------------------------------------------------------
+    def forward(self, x: np.ndarray, y: np.ndarray, params: np.ndarray) -> None:
+        p = self._ptr
+        self._c_forward(p(0, x), p(1, y), x.size, p(4, params))
+
+    def backward(
+        self, x: np.ndarray, g: np.ndarray, dx: np.ndarray, params: np.ndarray
+    ) -> None:
+        p = self._ptr
+        self._c_backward(p(0, x), p(2, g), p(3, dx), x.size, p(4, params))
+
+    def forward_derivative(
+        self, x: np.ndarray, y: np.ndarray, dy: np.ndarray, params: np.ndarray
+    ) -> None:
+        p = self._ptr
+        self._c_forward_derivative(p(0, x), p(1, y), p(3, dy), x.size, p(4, params))
+
+    def constant_gradient(
+        self, x: np.ndarray, g: np.ndarray, params: np.ndarray
+    ) -> np.ndarray:
+        out = np.zeros(params.size, dtype=np.float64)
+        if out.size:
+            p = self._ptr
+            self._c_constant_gradient(
+                p(0, x), p(2, g), out.__array_interface__["data"][0], x.size, p(4, params)
+            )
+        return out
+
+    # -- layer ----------------------------------------------------------------------
+    def layer_forward(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        ids: np.ndarray,
+        offsets: np.ndarray,
+        params: np.ndarray,
+    ) -> None:
+        p = self._ptr
+        rows, cols = x.shape
+        self._c_layer_forward(
+            p(0, x), p(1, y), rows, cols, p(5, ids), p(6, offsets), p(4, params)
+        )
+
+    def layer_backward(
+        self,
+        x: np.ndarray,
+        g: np.ndarray,
+        dx: np.ndarray,
+        ids: np.ndarray,
+        offsets: np.ndarray,
+        params: np.ndarray,
+    ) -> None:
+        p = self._ptr
+        rows, cols = x.shape
+        self._c_layer_backward(
+            p(0, x), p(2, g), p(3, dx), rows, cols, p(5, ids), p(6, offsets), p(4, params)
+        )
+
+    def layer_forward_derivative(
+        self,
+        x: np.ndarray,
+        y: np.ndarray,
+        dy: np.ndarray,
+        ids: np.ndarray,
+        offsets: np.ndarray,
+        params: np.ndarray,
+    ) -> None:
+        p = self._ptr
+        rows, cols = x.shape
+        self._c_layer_forward_derivative(
+            p(0, x), p(1, y), p(3, dy), rows, cols, p(5, ids), p(6, offsets), p(4, params)
+        )
+
+    def layer_constant_gradient(
+        self,
+        x: np.ndarray,
+        g: np.ndarray,
+        ids: np.ndarray,
+        offsets: np.ndarray,
+        params: np.ndarray,
+    ) -> np.ndarray:
+        out = np.zeros(params.size, dtype=np.float64)
+        if out.size:
+            p = self._ptr
+            rows, cols = x.shape
+            self._c_layer_constant_gradient(
+                p(0, x),
+                p(2, g),
+                out.__array_interface__["data"][0],
+                rows,
+                cols,
+                p(5, ids),
+                p(6, offsets),
+                p(4, params),
+            )
+        return out
+
+    # -- loss -----------------------------------------------------------------------
+    def loss_value(self, p_: np.ndarray, t: np.ndarray, params: np.ndarray) -> float:
+        out = np.zeros(1, dtype=np.float64)
+        p = self._ptr
+        self._c_loss_value(
+            p(0, p_), p(1, t), p_.size, p(4, params), out.__array_interface__["data"][0]
+        )
+        return float(out[0])
+
+    def loss_gradient(
+        self,
+        p_: np.ndarray,
+        t: np.ndarray,
+        g: np.ndarray,
+        params: np.ndarray,
+        scale: float,
+    ) -> None:
+        p = self._ptr
+        self._c_loss_gradient(p(0, p_), p(1, t), p(2, g), p_.size, p(4, params), scale)
+
+
+# ------------------------------------------------------------------------------------
+# Build
+# ------------------------------------------------------------------------------------
+
+_warned_serial = False
+
+
+def _warn_serial(status: BackendStatus) -> None:
+    global _warned_serial
+    if not _warned_serial:
+        _warned_serial = True
+        warnings.warn(
+            f"cpp backend: {status.details.get('compiler')} has no working OpenMP "
+            "(-fopenmp); kernels are built serial (single-threaded). "
+            "Fix: install libgomp (apt-get install libgomp1 g++)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+def compile_source(
+    text: str,
+    output: Path,
+    status: BackendStatus | None = None,
+    timeout: float | None = None,
+) -> list[str]:
+    """Compile ``text`` into the shared object ``output``; return the command used.
+
+    Raises :class:`CompileError` with the compiler's log, the command and the saved source
+    when the compiler fails or runs past ``timeout`` seconds.
+    """
+    status = status or probe()
+    cxx = _compiler_command()
+    flags = _flags(status)
+    timeout = COMPILE_TIMEOUT if timeout is None else timeout
+    workdir = Path(tempfile.mkdtemp(prefix="symnb-cpp-"))
+    src = workdir / "kernel.cpp"
+    src.write_text(text)
+    command = [*cxx, *flags, str(src), "-o", str(output), *_libraries(status)]
+    try:
+        rc, log = run_compiler(command, timeout, cwd=str(workdir))
+    except subprocess.TimeoutExpired:
+        raise CompileError(
+            f"compilation took more than {timeout:g} s and was stopped",
+            compiler=cxx[0],
+            command=command,
+            log="",
+            source=text,
+            source_path=str(src),
+        ) from None
+    except OSError as exc:
+        raise CompileError(
+            f"could not run the compiler: {exc}",
+            compiler=cxx[0],
+            command=command,
+            log=str(exc),
+            source=text,
+            source_path=str(src),
+        ) from None
+    if rc != 0:
+        raise CompileError(
+            f"compilation failed (exit status {rc})",
+            compiler=cxx[0],
+            command=command,
+            log=log,
+            source=text,
+            source_path=str(src),
+        )
+    shutil.rmtree(workdir, ignore_errors=True)
+    return command
+
+
+def key_parts(kernel_source: KernelSource, status: BackendStatus) -> dict[str, str]:
+    """Everything that changes the shared object (the disk cache key)."""
+    flags = _flags(status)
+    parts = {
+        "backend": NAME,
+        "source": kernel_source.digest,
+        "compiler": str(status.details.get("compiler", "")),
+        "compiler_version": str(status.details.get("version", "")),
+        "flags": " ".join(flags + _libraries(status)),
+        "symnb": symnb.__version__,
+        "machine": platform.machine(),
+    }
+    if "-march=native" in flags:
+        parts["cpu"] = hashlib.sha256(_cpu_features().encode()).hexdigest()
+    return parts
+
+
+def build(
+    forms,  # noqa: ANN001 - tuple of InternalForm
+    kind: str,
+    dtype: str = "float32",
+    device: Any = None,
+) -> CppProgram:
+    """Generate, compile (or fetch from the cache) and load the kernels for ``forms``.
+
+    Raises
+    ------
+    BackendUnavailable
+        No usable compiler (see :func:`probe`).
+    FormulaError
+        The formula cannot be printed or is too large.
+    CompileError
+        The compiler failed (message, log, command, saved source).
+    """
+    status = probe()
+    if not status.usable:
+        raise BackendUnavailable(NAME, status.reason, status.fix)
+    if not status.details.get("openmp"):
+        _warn_serial(status)
+    ks = render_program(forms, kind, "cpp", dtype)
+    started = time.perf_counter()
+    built: list[bool] = []
+
+    def _build(tmp_path: Path) -> None:
+        compile_source(ks.text, Path(tmp_path), status)
+        built.append(True)
+
+    path, hit = _get_or_build(key_parts(ks, status), _build)
+    seconds = time.perf_counter() - started if built else 0.0
+    return CppProgram(ks, path, hit and not built, seconds, _flags(status))
+
+
+__all__ = [
+    "COMPILE_TIMEOUT",
+    "CppProgram",
+    "build",
+    "compile_source",
+    "key_parts",
+    "loaded_libraries",
+    "probe",
+    "run_compiler",
+]

@@ -1,0 +1,258 @@
+"""The ``symnb`` console command: formulas, derivatives and kernels outside notebooks.
+
+Examples::
+
+    symnb show "x*sigmoid(beta*x)" --const beta=1
+    symnb show gelu                                  # a library activation by name
+    symnb show "(y_pred - y_true)**2" --loss
+    symnb compile "x*sigmoid(beta*x)" --const beta=1 --backend cpp --emit-source
+    symnb info
+    symnb cache [clear]
+
+Exit codes
+----------
+0  success
+1  the formula (or a constant) is wrong: the message gives the position and a hint
+2  bad command line (unknown option, malformed ``--const``)
+3  the backend asked for is not available here (with ``--strict``, or no fallback left)
+4  the compiler rejected the generated source (the message names the saved source)
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import warnings
+from typing import Any
+
+EXIT_OK = 0
+EXIT_FORMULA = 1
+EXIT_USAGE = 2
+EXIT_BACKEND = 3
+EXIT_COMPILE = 4
+
+
+def _constant(text: str) -> tuple[str, float]:
+    name, eq, value = text.partition("=")
+    name = name.strip()
+    if not eq or not name.isidentifier():
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=VALUE (e.g. beta=1.0), not {text!r}"
+        )
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"the value of {name!r} must be a number, not {value.strip()!r}"
+        ) from None
+    if not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"the value of {name!r} must be finite")
+    return name, number
+
+
+def _parser() -> argparse.ArgumentParser:
+    from symnb import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="symnb",
+        description="Activation and loss functions from formulas: f, f', LaTeX, "
+        "kernels.",
+        epilog="exit codes: 0 ok, 1 bad formula, 2 bad command line, "
+        "3 backend unavailable, 4 compile error",
+    )
+    parser.add_argument("--version", action="version", version=f"symnb {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def formula_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "formula",
+            help="formula text in x (losses: y_pred, y_true), or a library name",
+        )
+        p.add_argument(
+            "--const",
+            "-c",
+            action="append",
+            type=_constant,
+            default=[],
+            metavar="NAME=VALUE",
+            help="a constant of the formula (repeatable)",
+        )
+        p.add_argument("--name", default=None, help="display name")
+        p.add_argument(
+            "--loss",
+            action="store_true",
+            help="the formula is a loss l(y_pred, y_true)",
+        )
+
+    show = sub.add_parser("show", help="print f, f', their LaTeX and stability notes")
+    formula_args(show)
+
+    comp = sub.add_parser("compile", help="compile a kernel and report how")
+    formula_args(comp)
+    comp.add_argument(
+        "--backend", default="auto", choices=["auto", "numpy", "cpp", "cuda"]
+    )
+    comp.add_argument("--device", type=int, default=0, help="CUDA device index")
+    comp.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    comp.add_argument(
+        "--strict", action="store_true", help="fail instead of falling back"
+    )
+    comp.add_argument(
+        "--emit-source", action="store_true", help="print the generated source"
+    )
+
+    sub.add_parser("info", help="which backends are usable here, and why not")
+    cache = sub.add_parser("cache", help="show (or clear) the kernel cache")
+    cache.add_argument("action", nargs="?", choices=["clear"], help="clear the cache")
+    return parser
+
+
+def _build(args: argparse.Namespace) -> Any:
+    import symnb
+
+    constants = dict(args.const)
+    text = args.formula.strip()
+    names = symnb.library_losses() if args.loss else symnb.library_activations()
+    if text.isidentifier() and text in names:
+        factory = symnb.loss if args.loss else symnb.activation
+        obj = factory(text, **constants)
+    else:
+        cls = symnb.Loss if args.loss else symnb.Activation
+        obj = cls(args.formula, name=args.name, **constants)
+    if args.name and obj.name != args.name:
+        try:
+            obj.name = args.name
+        except AttributeError:
+            pass
+    return obj
+
+
+def _show(obj: Any, out: Any) -> None:
+    import sympy as sp
+
+    loss = getattr(obj, "kind", "activation") == "loss"
+    f_head, d_head = ("l(y_pred, y_true)", "dl/dy_pred") if loss else ("f(x)", "f'(x)")
+    print(f"name:      {obj.name}", file=out)
+    if obj.constants:
+        consts = ", ".join(f"{k}={v:g}" for k, v in obj.constants.items())
+        print(f"constants: {consts}", file=out)
+    print(f"{f_head} = {sp.sstr(obj.expr)}", file=out)
+    print(f"{d_head} = {sp.sstr(obj.derivative)}", file=out)
+    print(f"LaTeX {f_head}: {obj.latex}", file=out)
+    print(f"LaTeX {d_head}: {obj.derivative_latex}", file=out)
+
+
+def _notes(obj: Any, caught: list[warnings.WarningMessage], out: Any) -> None:
+    seen: list[str] = []
+    for w in caught:
+        seen.append(str(w.message))
+    for note in getattr(obj, "notes", None) or []:
+        if not any(note in s for s in seen):
+            seen.append(note)
+    for text in seen:
+        print(f"warning: {text}", file=out)
+
+
+_FLAGS = {"-h", "--help", "--loss", "--strict", "--emit-source"}
+_VALUED = {"--const", "-c", "--name", "--backend", "--device", "--dtype"}
+
+
+def _protect_leading_minus(argv: list[str]) -> bool:
+    """``symnb show "-x*tanh(x)"``: keep a formula that starts with '-' positional
+    (argparse would take it for an option). Returns whether it was changed."""
+    if not argv or argv[0] not in ("show", "compile"):
+        return False
+    i = 1
+    while i < len(argv):
+        token = argv[i]
+        if token == "--" or not token.startswith("-"):
+            return False  # the formula does not start with '-'
+        key = token.split("=", 1)[0]
+        if key in _FLAGS:
+            i += 1
+        elif key in _VALUED:
+            i += 1 if "=" in token else 2
+        else:
+            argv[i] = " " + token
+            return True
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``symnb`` command; returns the exit code (see the module docstring)."""
+    parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    shifted = _protect_leading_minus(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version exit 0, errors exit 2
+        return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_USAGE
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    if shifted and getattr(args, "formula", None) is not None:
+        args.formula = args.formula[1:]
+
+    from symnb.errors import BackendUnavailable, CompileError, FormulaError
+
+    out, err = sys.stdout, sys.stderr
+    try:
+        if args.command == "info":
+            from symnb.notebook.magics import info_text
+
+            print(info_text(), file=out)
+            return EXIT_OK
+        if args.command == "cache":
+            from symnb.notebook.magics import cache_text
+
+            print(cache_text(clear=args.action == "clear"), file=out)
+            return EXIT_OK
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            obj = _build(args)
+            if args.command == "show":
+                _show(obj, out)
+                _notes(obj, caught, out)
+                return EXIT_OK
+            kernel = obj.compile(
+                backend=args.backend,
+                device=args.device,
+                dtype=args.dtype,
+                strict=args.strict,
+            )
+        _show(obj, out)
+        _notes(obj, caught, out)
+        backend = getattr(kernel, "backend", args.backend)
+        where = f" (device {kernel.device})" if backend == "cuda" else ""
+        hit = getattr(kernel, "cache_hit", None)
+        seconds = getattr(kernel, "compile_seconds", None)
+        print(
+            f"compiled: backend {backend}{where}, "
+            f"{getattr(kernel, 'dtype', args.dtype)}"
+            + (f", {seconds:.3f} s" if seconds is not None else "")
+            + ("" if hit is None else (", cache hit" if hit else ", cache miss")),
+            file=out,
+        )
+        if args.emit_source:
+            print(f"--- {backend} source ---", file=out)
+            print(getattr(kernel, "source", "") or "(no source)", file=out)
+        return EXIT_OK
+    except FormulaError as exc:
+        print(f"symnb: error: {exc}", file=err)
+        return EXIT_FORMULA
+    except BackendUnavailable as exc:
+        print(f"symnb: error: {exc}", file=err)
+        return EXIT_BACKEND
+    except CompileError as exc:
+        print(f"symnb: error: {exc}", file=err)
+        return EXIT_COMPILE
+    except KeyboardInterrupt:
+        print("symnb: interrupted", file=err)
+        return 130
+    except BrokenPipeError:  # e.g. piped into head
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,568 @@
+"""One C-family printer for the generated C++ and CUDA kernels.
+
+:class:`KernelPrinter` subclasses SymPy's :class:`~sympy.printing.c.C99CodePrinter` and only
+adds ``_print_X`` methods and function tables, never string surgery on printed text:
+
+* float32 (``expf``, ``1.0F``) or float64 (``exp``, ``1.0``); no ``M_PI``-style macros
+  (NVRTC rejects them): number symbols and exact irrational numbers become literals;
+* strict: anything it cannot print raises :class:`symnb.errors.FormulaError` naming the
+  construct;
+* symbols are printed through a mapping chosen by the code generator (``a0``, ``k0``,
+  ``t0``...), so no user text ever reaches the source;
+* ``sigmoid``, ``softplus``, ``logsigmoid``, ``Max``/``Min`` (NaN-propagating), ``sign``
+  (0 at 0) and ``Heaviside`` print as helpers defined in :func:`prelude`; ``Piecewise`` as
+  nested ternaries (NaN where no branch applies);
+* small integer powers are printed as multiplications; ``u**(1/3)`` stays ``pow`` (NaN for
+  u < 0, as NumPy) instead of SymPy's ``cbrt``.
+
+:func:`lower` runs ``sympy.cse`` on a group of expressions, hoists the bases of small integer
+powers into temporaries, counts the operations (refusing oversized formulas) and returns the
+C statements plus the final expressions.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+from dataclasses import dataclass
+
+import sympy as sp
+from sympy.codegen.ast import float32, float64, real
+from sympy.printing.c import C99CodePrinter
+from sympy.printing.precedence import PRECEDENCE
+
+from symnb.errors import FormulaError
+from symnb.formula.functions import logsigmoid, sigmoid, softplus
+
+#: Largest number of operations (after CSE) in one generated function.
+MAX_OPERATIONS = 20000
+
+#: Integer powers up to this exponent are printed as multiplications.
+MAX_EXPANDED_POWER = 8
+
+DTYPES = ("float32", "float64")
+
+# Functions (SymPy class names) the printer handles; anything else is refused.
+_ALLOWED_FUNCS = {
+    "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+    "asinh", "acosh", "atanh", "erf", "erfc", "Abs", "sign", "Max", "Min", "Piecewise",
+    "Heaviside", "floor", "ceiling", "sigmoid", "softplus", "logsigmoid", "log1p",
+    "expm1", "tanh_softplus",
+}
+
+
+class tanh_softplus(sp.Function):  # noqa: N801 - SymPy function names are lower case
+    """tanh(softplus(u)), printed as a rational function of exp(u) (mish's hot part)."""
+
+    nargs = 1
+
+
+def _check_dtype(dtype: str) -> None:
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {DTYPES}, not {dtype!r}")
+
+
+class KernelPrinter(C99CodePrinter):
+    """C99 printer for symnb kernels (float32 or float64, strict, mapped symbols).
+
+    Parameters
+    ----------
+    dtype:
+        ``"float32"`` or ``"float64"``.
+    symbols:
+        Mapping of every SymPy symbol that may appear to the C identifier to print.
+    """
+
+    printmethod = "_symnb_ccode"
+
+    def __init__(self, dtype: str = "float32", symbols: dict | None = None) -> None:
+        _check_dtype(dtype)
+        self.dtype = dtype
+        self.symbol_names = dict(symbols or {})
+        super().__init__(
+            {
+                "type_aliases": {real: float32 if dtype == "float32" else float64},
+                "math_macros": {},
+                "strict": True,
+                "allow_unknown_functions": False,
+                "human": True,
+            }
+        )
+
+    # -- literals -------------------------------------------------------------------
+    def literal(self, value: float | int) -> str:
+        """A floating literal of the kernel type (``2.0F`` or ``2.0``)."""
+        return self._print_Float(sp.Float(value))
+
+    def _print_Integer(self, expr: sp.Integer) -> str:
+        return self._print_Float(sp.Float(int(expr)))
+
+    _print_One = _print_Integer
+    _print_Zero = _print_Integer
+    _print_NegativeOne = _print_Integer
+
+    def _print_Rational(self, expr: sp.Rational) -> str:
+        p, q = int(expr.p), int(expr.q)
+        return "(%s/%s)" % (self.literal(p), self.literal(q))
+
+    def _print_Half(self, expr: sp.Rational) -> str:
+        return self.literal(0.5)
+
+    def _print_NumberSymbol(self, expr: sp.Expr) -> str:
+        return self._print_Float(sp.Float(expr.evalf(30), 30))
+
+    _print_Pi = _print_NumberSymbol
+    _print_Exp1 = _print_NumberSymbol
+    _print_EulerGamma = _print_NumberSymbol
+    _print_GoldenRatio = _print_NumberSymbol
+    _print_Catalan = _print_NumberSymbol
+
+    def _print_Infinity(self, expr: sp.Expr) -> str:
+        return "SYMNB_INF"
+
+    def _print_NegativeInfinity(self, expr: sp.Expr) -> str:
+        return "(-SYMNB_INF)"
+
+    def _print_NaN(self, expr: sp.Expr) -> str:
+        return "SYMNB_NAN"
+
+    def _print_BooleanTrue(self, expr: sp.Expr) -> str:
+        return "true"
+
+    def _print_BooleanFalse(self, expr: sp.Expr) -> str:
+        return "false"
+
+    # -- symbols --------------------------------------------------------------------
+    def _print_Symbol(self, expr: sp.Symbol) -> str:
+        try:
+            return self.symbol_names[expr]
+        except KeyError:
+            raise FormulaError(
+                f"could not compile: the symbol {expr.name!r} is neither an input nor "
+                "a declared constant"
+            ) from None
+
+    _print_Dummy = _print_Symbol
+
+    # -- powers ---------------------------------------------------------------------
+    def _print_Pow(self, expr: sp.Pow) -> str:
+        base, e = expr.base, expr.exp
+        suffix = self._get_func_suffix(real)
+        if base == sp.E:
+            return "exp%s(%s)" % (suffix, self._print(e))
+        b = self.parenthesize(base, PRECEDENCE["Atom"], strict=True)
+        if e.is_Integer:
+            n = int(e)
+            if n == 0:
+                return self.literal(1)
+            if abs(n) <= MAX_EXPANDED_POWER:
+                prod = "*".join([b] * abs(n))
+                return "(%s)" % prod if n > 0 else "(%s/(%s))" % (self.literal(1), prod)
+            return "pow%s(%s, %s)" % (suffix, self._print(base), self.literal(n))
+        if e.is_Rational and e.q == 2:
+            n = int(e.p)
+            s = "sqrt%s(%s)" % (suffix, self._print(base))
+            if n == 1:
+                return s
+            if abs(n) <= 2 * MAX_EXPANDED_POWER + 1:
+                m = (abs(n) - 1) // 2
+                prod = "*".join([s] + [b] * m)
+                return "(%s)" % prod if n > 0 else "(%s/(%s))" % (self.literal(1), prod)
+        # any other exponent, including 1/3: pow() (NaN for negative bases, as NumPy)
+        return "pow%s(%s, %s)" % (suffix, self._print(base), self._print(e))
+
+    # -- helpers from the prelude -------------------------------------------------------
+    def _print_sigmoid(self, expr: sp.Expr) -> str:
+        return "symnb_sigmoid(%s)" % self._print(expr.args[0])
+
+    def _print_softplus(self, expr: sp.Expr) -> str:
+        return "symnb_softplus(%s)" % self._print(expr.args[0])
+
+    def _print_logsigmoid(self, expr: sp.Expr) -> str:
+        return "symnb_logsigmoid(%s)" % self._print(expr.args[0])
+
+    def _print_tanh_softplus(self, expr: sp.Expr) -> str:
+        return "symnb_tanh_softplus(%s)" % self._print(expr.args[0])
+
+    def _print_sign(self, expr: sp.Expr) -> str:
+        return "symnb_sign(%s)" % self._print(expr.args[0])
+
+    def _nested(self, name: str, args: tuple) -> str:
+        printed = [self._print(a) for a in args]
+        out = printed[-1]
+        for a in reversed(printed[:-1]):
+            out = "%s(%s, %s)" % (name, a, out)
+        return out
+
+    def _print_Max(self, expr: sp.Expr) -> str:
+        return self._nested("symnb_max", expr.args)
+
+    def _print_Min(self, expr: sp.Expr) -> str:
+        return self._nested("symnb_min", expr.args)
+
+    def _print_Heaviside(self, expr: sp.Expr) -> str:
+        u = self._print(expr.args[0])
+        h0 = expr.args[1] if len(expr.args) > 1 else sp.Rational(1, 2)
+        one, zero = self.literal(1), self.literal(0)
+        if h0 == 0:
+            return "((%s) > %s ? %s : %s)" % (u, zero, one, zero)
+        if h0 == 1:
+            return "((%s) >= %s ? %s : %s)" % (u, zero, one, zero)
+        return "symnb_heaviside(%s, %s)" % (u, self._print(h0))
+
+    def _print_Piecewise(self, expr: sp.Piecewise) -> str:
+        out = None
+        pairs = list(expr.args)
+        if pairs[-1].cond == True:  # noqa: E712 - SymPy true
+            out = self._print(pairs.pop().expr)
+        else:
+            out = "SYMNB_NAN"
+        for e, c in reversed(pairs):
+            out = "((%s) ? (%s) : (%s))" % (self._print(c), self._print(e), out)
+        return out
+
+    def _print_ITE(self, expr: sp.Expr) -> str:
+        c, a, b = expr.args
+        return "((%s) ? (%s) : (%s))" % (self._print(c), self._print(a), self._print(b))
+
+    # -- strictness -----------------------------------------------------------------
+    def _print_Function(self, expr: sp.Expr) -> str:
+        name = type(expr).__name__
+        if name not in _ALLOWED_FUNCS:
+            raise FormulaError(
+                f"could not compile: the function {name!r} has no C/CUDA implementation "
+                "in symnb; rewrite the formula without it"
+            )
+        return super()._print_Function(expr)
+
+    def _print_not_supported(self, expr: sp.Basic) -> str:
+        raise FormulaError(
+            f"could not compile: {type(expr).__name__} ({sp.sstr(expr)[:80]}) cannot be "
+            "printed as C/CUDA code"
+        )
+
+    emptyPrinter = _print_not_supported
+
+    def _print_Derivative(self, expr: sp.Basic) -> str:
+        raise FormulaError(
+            "could not compile: the formula contains an unevaluated derivative "
+            f"{sp.sstr(expr)[:80]}"
+        )
+
+    def _print_ImaginaryUnit(self, expr: sp.Basic) -> str:
+        raise FormulaError("could not compile: the formula has complex values (I)")
+
+    def _print_ComplexInfinity(self, expr: sp.Basic) -> str:
+        raise FormulaError("could not compile: the formula divides by zero (zoo)")
+
+    def print_expr(self, expr: sp.Basic) -> str:
+        """Print one expression, turning every printing failure into FormulaError."""
+        try:
+            return self.doprint(expr)
+        except FormulaError:
+            raise
+        except RecursionError:
+            raise FormulaError("could not compile: the formula is nested too deeply") from None
+        except Exception as exc:  # SymPy raises assorted errors for unprintable input
+            raise FormulaError(f"could not compile: {exc}") from None
+
+
+# ------------------------------------------------------------------------------------
+# Expression preparation
+# ------------------------------------------------------------------------------------
+
+_FORBIDDEN = (
+    sp.re, sp.im, sp.Derivative, sp.Subs, sp.DiracDelta, sp.Integral, sp.Sum,
+)
+
+
+def prepare(expr: sp.Expr) -> sp.Expr:
+    """Check an expression for constructs that cannot be compiled and fold constants.
+
+    Exact irrational numbers (``sqrt(2)``, ``pi``, ``log(2)``) become floating literals and
+    ``tanh(softplus(u))`` becomes :class:`tanh_softplus` (a cheaper rational form).
+    """
+    expr = sp.sympify(expr)
+    for bad in _FORBIDDEN:
+        if expr.has(bad):
+            raise FormulaError(
+                f"could not compile: the formula contains {bad.__name__}, which has no "
+                "C/CUDA form (check that all symbols are real)"
+            )
+    if expr.has(sp.I) or expr.has(sp.zoo) or expr.has(sp.nan):
+        raise FormulaError(
+            "could not compile: the formula has complex or undefined values "
+            "(I, zoo or nan)"
+        )
+    expr = _fold_numbers(expr)
+    expr = expr.replace(
+        lambda e: isinstance(e, sp.tanh) and isinstance(e.args[0], softplus),
+        lambda e: tanh_softplus(e.args[0].args[0]),
+    )
+    return expr
+
+
+def _fold_numbers(expr: sp.Basic) -> sp.Basic:
+    if isinstance(expr, sp.Expr) and expr.is_number:
+        if expr.is_Rational or expr in (sp.oo, -sp.oo):
+            return expr
+        value = sp.N(expr, 30)
+        if not value.is_real or not value.is_finite:
+            raise FormulaError(
+                f"could not compile: the constant {sp.sstr(expr)[:60]} is not a finite "
+                "real number"
+            )
+        return sp.Float(value, 30)
+    if not expr.args:
+        return expr
+    new = [_fold_numbers(a) for a in expr.args]
+    if all(n is a for n, a in zip(new, expr.args)):
+        return expr
+    return expr.func(*new)
+
+
+def count_operations(exprs: list[sp.Basic]) -> int:
+    """Number of operations in a list of expressions (SymPy's ``count_ops``)."""
+    return int(sum(sp.count_ops(e, visual=False) for e in exprs))
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """Statements (C declarations of temporaries) and final printed expressions."""
+
+    statements: tuple[str, ...]
+    results: tuple[str, ...]
+    operations: int
+
+
+def _hoist_power_bases(
+    assignments: list[tuple[sp.Symbol, sp.Expr]],
+    results: list[sp.Expr],
+    temps,
+) -> tuple[list[tuple[sp.Symbol, sp.Expr]], list[sp.Expr]]:
+    """Give every non-atomic base of a small integer power its own temporary."""
+    out: list[tuple[sp.Symbol, sp.Expr]] = []
+    cache: dict[sp.Expr, sp.Symbol] = {}
+
+    def fix(e: sp.Expr) -> sp.Expr:
+        def is_target(p: sp.Basic) -> bool:
+            return (
+                isinstance(p, sp.Pow)
+                and not p.base.is_Atom
+                and (
+                    (p.exp.is_Integer and 2 <= abs(int(p.exp)) <= MAX_EXPANDED_POWER)
+                    or (p.exp.is_Rational and p.exp.q == 2 and abs(p.exp.p) > 1)
+                )
+            )
+
+        def repl(p: sp.Pow) -> sp.Expr:
+            base = p.base
+            sym = cache.get(base)
+            if sym is None:
+                sym = next(temps)
+                cache[base] = sym
+                out.append((sym, base))
+            return sp.Pow(sym, p.exp, evaluate=False)
+
+        return e.replace(is_target, repl)
+
+    for sym, rhs in assignments:
+        rhs = fix(rhs)
+        out.append((sym, rhs))
+    new_results = [fix(r) for r in results]
+    return out, new_results
+
+
+@functools.lru_cache(maxsize=512)
+def lower(
+    exprs: tuple[sp.Expr, ...],
+    symbols: tuple[tuple[sp.Symbol, str], ...],
+    dtype: str = "float32",
+    max_operations: int = MAX_OPERATIONS,
+    what: str = "formula",
+) -> Lowered:
+    """CSE, power expansion and printing of a group of expressions.
+
+    Parameters
+    ----------
+    exprs:
+        Expressions computed together (they share temporaries).
+    symbols:
+        ``(symbol, C identifier)`` pairs for the inputs and constants.
+    dtype:
+        ``"float32"`` or ``"float64"``.
+    max_operations:
+        Refuse (``FormulaError``) when the operation count after CSE passes this.
+    what:
+        Name used in error messages.
+    """
+    _check_dtype(dtype)
+    prepared = [prepare(e) for e in exprs]
+    temps_names = sp.numbered_symbols("_symnb_t", real=True)
+    try:
+        assignments, reduced = sp.cse(prepared, symbols=temps_names, order="none")
+    except RecursionError:
+        raise FormulaError(f"could not compile {what}: it is nested too deeply") from None
+    except Exception as exc:
+        raise FormulaError(f"could not compile {what}: {exc}") from None
+    assignments, reduced = _hoist_power_bases(list(assignments), list(reduced), temps_names)
+    n_ops = count_operations([rhs for _, rhs in assignments] + list(reduced))
+    if n_ops > max_operations:
+        raise FormulaError(
+            f"could not compile {what}: too large to compile ({n_ops} operations, "
+            f"limit {max_operations}); simplify the formula or its derivative"
+        )
+    mapping = dict(symbols)
+    for i, (sym, _) in enumerate(assignments):
+        mapping[sym] = f"t{i}"
+    printer = KernelPrinter(dtype, mapping)
+    statements = tuple(
+        f"const symnb_real {mapping[sym]} = {printer.print_expr(rhs)};"
+        for sym, rhs in assignments
+    )
+    results = tuple(printer.print_expr(r) for r in reduced)
+    return Lowered(statements, results, n_ops)
+
+
+def print_expression(expr: sp.Expr, symbols: dict, dtype: str = "float32") -> str:
+    """Print one expression without CSE (for tests and listings)."""
+    return KernelPrinter(dtype, symbols).print_expr(prepare(expr))
+
+
+# ------------------------------------------------------------------------------------
+# Prelude: helpers shared by both dialects (SYMNB_FN is defined by the dialect)
+# ------------------------------------------------------------------------------------
+
+_LOG1P_UNIT_FLOAT32 = """SYMNB_FN symnb_real symnb_log1p_unit(symnb_real e) {
+    /* log1p(e) for 0 <= e <= 1 (softplus' tail): 2*atanh(s), s = e/(2+e) <= 1/3 */
+    const float s = e / (2.0F + e);
+    const float s2 = s * s;
+    float p = 6.66666667e-2F;
+    p = fmaf(p, s2, 7.69230769e-2F);
+    p = fmaf(p, s2, 9.09090909e-2F);
+    p = fmaf(p, s2, 1.11111111e-1F);
+    p = fmaf(p, s2, 1.42857143e-1F);
+    p = fmaf(p, s2, 2.0e-1F);
+    p = fmaf(p, s2, 3.33333333e-1F);
+    p = fmaf(p, s2, 1.0F);
+    return 2.0F * s * p;
+}"""
+
+_HELPERS = {
+    "symnb_exp": {
+        # a wrapper, so one name serves both types; g++ calls glibc's vector expf
+        # (an inlined Cephes polynomial measured no faster than libmvec here)
+        "float32": """SYMNB_FN symnb_real symnb_exp(symnb_real x) {
+    return expf(x);
+}""",
+        "float64": """SYMNB_FN symnb_real symnb_exp(symnb_real x) {
+    return exp(x);
+}""",
+    },
+    "symnb_log1p_unit": {
+        "float32": _LOG1P_UNIT_FLOAT32,
+        "float64": """SYMNB_FN symnb_real symnb_log1p_unit(symnb_real e) {
+    return log1p(e);
+}""",
+    },
+    "symnb_max": """SYMNB_FN symnb_real symnb_max(symnb_real a, symnb_real b) {
+    return (a != a || b != b) ? (a + b) : (a > b ? a : b);
+}""",
+    "symnb_min": """SYMNB_FN symnb_real symnb_min(symnb_real a, symnb_real b) {
+    return (a != a || b != b) ? (a + b) : (a < b ? a : b);
+}""",
+    "symnb_sign": """SYMNB_FN symnb_real symnb_sign(symnb_real u) {
+    return u > ${ZERO} ? ${ONE} : (u < ${ZERO} ? -${ONE} : u);
+}""",
+    "symnb_heaviside": """SYMNB_FN symnb_real symnb_heaviside(symnb_real u, symnb_real h0) {
+    return u > ${ZERO} ? ${ONE} : (u < ${ZERO} ? ${ZERO} : h0);
+}""",
+    "symnb_sigmoid": """SYMNB_FN symnb_real symnb_sigmoid(symnb_real u) {
+    const symnb_real e = symnb_exp(-${FABS}(u));
+    const symnb_real r = ${ONE} / (${ONE} + e);
+    return u >= ${ZERO} ? r : e * r;
+}""",
+    "symnb_softplus": """SYMNB_FN symnb_real symnb_softplus(symnb_real u) {
+    return (u > ${ZERO} ? u : ${ZERO}) + symnb_log1p_unit(symnb_exp(-${FABS}(u)));
+}""",
+    "symnb_logsigmoid": """SYMNB_FN symnb_real symnb_logsigmoid(symnb_real u) {
+    return (u < ${ZERO} ? u : ${ZERO}) - symnb_log1p_unit(symnb_exp(-${FABS}(u)));
+}""",
+    "symnb_tanh_softplus": """SYMNB_FN symnb_real symnb_tanh_softplus(symnb_real u) {
+    /* tanh(log(1+e)) = (e*e + 2e) / (e*e + 2e + 2), e = exp(u); 1 for large u */
+    const symnb_real e = symnb_exp(u > ${TANHSP_CUT} ? ${ZERO} : u);
+    const symnb_real n = e * (e + ${TWO});
+    return u > ${TANHSP_CUT} ? ${ONE} : n / (n + ${TWO});
+}""",
+}
+
+#: Names of the helper functions :func:`prelude` can define.
+HELPERS = tuple(_HELPERS)
+
+
+@functools.lru_cache(maxsize=None)
+def _helper_text(name: str, dtype: str) -> str:
+    p = KernelPrinter(dtype)
+    sfx = "f" if dtype == "float32" else ""
+    # tanh(softplus(u)) rounds to 1 in the type beyond this
+    cut = 9.0 if dtype == "float32" else 19.0
+    subs = {
+        "ZERO": p.literal(0),
+        "ONE": p.literal(1),
+        "TWO": p.literal(2),
+        "TANHSP_CUT": p.literal(cut),
+        "EXP": "exp" + sfx,
+        "FABS": "fabs" + sfx,
+        "LOG1P": "log1p" + sfx,
+    }
+    text = _HELPERS[name]
+    if isinstance(text, dict):
+        text = text[dtype]
+    return string.Template(text).substitute(subs)
+
+
+@functools.lru_cache(maxsize=None)
+def prelude(dtype: str = "float32", used: frozenset | None = None) -> str:
+    """The helper functions (specialised for ``dtype``) the kernel text uses.
+
+    ``used`` names the helpers to define (default: all). Only used ones are emitted, so
+    NVRTC reports no "declared but never referenced" warnings.
+    """
+    _check_dtype(dtype)
+    names = [n for n in HELPERS if used is None or n in used]
+    if not names:
+        return ""
+    body = "\n".join(_helper_text(n, dtype) for n in names)
+    return "/* ---- symnb helpers (identical for C++ and CUDA) ---- */\n" + body + "\n"
+
+
+_HELPER_NEEDS = {
+    "symnb_sigmoid": ("symnb_exp",),
+    "symnb_tanh_softplus": ("symnb_exp",),
+    "symnb_softplus": ("symnb_exp", "symnb_log1p_unit"),
+    "symnb_logsigmoid": ("symnb_exp", "symnb_log1p_unit"),
+}
+
+
+def helpers_used(text: str) -> frozenset:
+    """The helper names that occur in ``text`` (generated code, not user text), plus the
+    helpers those call."""
+    used = {n for n in HELPERS if n + "(" in text}
+    for n in list(used):
+        used.update(_HELPER_NEEDS.get(n, ()))
+    return frozenset(used)
+
+
+__all__ = [
+    "MAX_OPERATIONS",
+    "KernelPrinter",
+    "Lowered",
+    "HELPERS",
+    "count_operations",
+    "helpers_used",
+    "lower",
+    "prelude",
+    "prepare",
+    "print_expression",
+    "tanh_softplus",
+]

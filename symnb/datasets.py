@@ -1,0 +1,273 @@
+"""Small data sets for trying activations: 2-D toy classification, 1-D regression, digits.
+
+Every generator is seeded (the same ``seed`` gives the same points), returns ``(X, y)`` with
+``X`` a C-contiguous ``float32`` array of shape ``(n, features)`` and ``y`` an ``int64`` label
+vector (classification) or a ``float32`` target vector (regression). Nothing is downloaded:
+the digits come from scikit-learn's bundled copy (an optional dependency).
+
+>>> from symnb import datasets
+>>> X, y = datasets.two_moons(200, noise=0.1, seed=0)
+>>> X.shape, sorted(set(y.tolist()))
+((200, 2), [0, 1])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = [
+    "blobs",
+    "circles",
+    "digits",
+    "gaussian_blobs",
+    "load",
+    "names",
+    "sine",
+    "spiral",
+    "train_test_split",
+    "two_moons",
+    "xor",
+]
+
+
+def _rng(seed: int | None) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def _check(n: int, noise: float) -> None:
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if not np.isfinite(noise) or noise < 0:
+        raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
+
+
+def _finish(
+    X: np.ndarray, y: np.ndarray, rng: np.random.Generator, shuffle: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    if shuffle:
+        order = rng.permutation(len(X))
+        X, y = X[order], y[order]
+    return np.ascontiguousarray(X, dtype=np.float32), np.ascontiguousarray(y)
+
+
+def _split_counts(n: int, k: int) -> list[int]:
+    """n points into k classes as evenly as possible (the first classes get the extra)."""
+    return [n // k + (1 if i < n % k else 0) for i in range(k)]
+
+
+def two_moons(
+    n: int = 200, noise: float = 0.1, seed: int | None = 0, shuffle: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two interleaving half circles (scikit-learn's ``make_moons`` shape), labels 0/1."""
+    _check(n, noise)
+    rng = _rng(seed)
+    n0, n1 = _split_counts(n, 2)
+    t0 = np.linspace(0.0, np.pi, n0)
+    t1 = np.linspace(0.0, np.pi, n1)
+    upper = np.stack([np.cos(t0), np.sin(t0)], axis=1)
+    lower = np.stack([1.0 - np.cos(t1), 0.5 - np.sin(t1)], axis=1)
+    X = np.concatenate([upper, lower]) + rng.normal(0.0, noise, (n, 2))
+    y = np.concatenate([np.zeros(n0, np.int64), np.ones(n1, np.int64)])
+    return _finish(X, y, rng, shuffle)
+
+
+def circles(
+    n: int = 200,
+    noise: float = 0.05,
+    factor: float = 0.5,
+    seed: int | None = 0,
+    shuffle: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A small circle (label 1) inside a large one (label 0); ``factor`` is the radius ratio."""
+    _check(n, noise)
+    if not 0 < factor < 1:
+        raise ValueError(f"factor must be between 0 and 1, got {factor!r}")
+    rng = _rng(seed)
+    n0, n1 = _split_counts(n, 2)
+    t0 = np.linspace(0.0, 2 * np.pi, n0, endpoint=False)
+    t1 = np.linspace(0.0, 2 * np.pi, n1, endpoint=False)
+    outer = np.stack([np.cos(t0), np.sin(t0)], axis=1)
+    inner = factor * np.stack([np.cos(t1), np.sin(t1)], axis=1)
+    X = np.concatenate([outer, inner]) + rng.normal(0.0, noise, (n, 2))
+    y = np.concatenate([np.zeros(n0, np.int64), np.ones(n1, np.int64)])
+    return _finish(X, y, rng, shuffle)
+
+
+def xor(
+    n: int = 200, noise: float = 0.0, seed: int | None = 0, shuffle: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Points in the four quadrants of [-1, 1]^2, label 1 where the signs of the two
+    coordinates differ; classes balanced, a small margin (0.05) around the axes as in
+    TensorFlow Playground. ``noise`` adds Gaussian jitter after labelling."""
+    _check(n, noise)
+    rng = _rng(seed)
+    n0, n1 = _split_counts(n, 2)
+    y = np.concatenate([np.zeros(n0, np.int64), np.ones(n1, np.int64)])
+    sx = rng.choice([-1.0, 1.0], n)
+    sy = np.where(y == 0, sx, -sx)
+    mag = rng.uniform(0.05, 1.0, (n, 2))
+    X = np.stack([sx * mag[:, 0], sy * mag[:, 1]], axis=1)
+    if noise:
+        X = X + rng.normal(0.0, noise, (n, 2))
+    return _finish(X, y, rng, shuffle)
+
+
+def spiral(
+    n: int = 200,
+    noise: float = 0.05,
+    classes: int = 2,
+    turns: float = 1.5,
+    seed: int | None = 0,
+    shuffle: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``classes`` interleaved spiral arms in about the unit disc, labels 0..classes-1."""
+    _check(n, noise)
+    if classes < 2:
+        raise ValueError(f"classes must be >= 2, got {classes!r}")
+    rng = _rng(seed)
+    parts, labels = [], []
+    for k, m in enumerate(_split_counts(n, classes)):
+        r = np.linspace(0.05, 1.0, m)
+        t = 2 * np.pi * turns * r + 2 * np.pi * k / classes
+        parts.append(np.stack([r * np.cos(t), r * np.sin(t)], axis=1))
+        labels.append(np.full(m, k, np.int64))
+    X = np.concatenate(parts) + rng.normal(0.0, noise, (n, 2))
+    return _finish(X, np.concatenate(labels), rng, shuffle)
+
+
+def blobs(
+    n: int = 200,
+    centers: int | np.ndarray = 2,
+    noise: float = 0.5,
+    seed: int | None = 0,
+    shuffle: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Gaussian blobs: ``centers`` classes (a count or a (k, 2) array), std ``noise``."""
+    _check(n, noise)
+    rng = _rng(seed)
+    if np.isscalar(centers):
+        k = int(centers)  # type: ignore[arg-type]
+        if k < 2:
+            raise ValueError(f"centers must be >= 2, got {centers!r}")
+        angles = 2 * np.pi * np.arange(k) / k + np.pi / 4
+        means = 2.0 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    else:
+        means = np.asarray(centers, dtype=np.float64)
+        if means.ndim != 2 or len(means) < 2:
+            raise ValueError(
+                "centers must be a count or an array of shape (k, features)"
+            )
+    parts, labels = [], []
+    for k, m in enumerate(_split_counts(n, len(means))):
+        parts.append(means[k] + rng.normal(0.0, noise, (m, means.shape[1])))
+        labels.append(np.full(m, k, np.int64))
+    return _finish(np.concatenate(parts), np.concatenate(labels), rng, shuffle)
+
+
+gaussian_blobs = blobs
+
+
+def sine(
+    n: int = 200,
+    noise: float = 0.1,
+    low: float = -np.pi,
+    high: float = np.pi,
+    seed: int | None = 0,
+    shuffle: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """1-D regression: ``x`` uniform in [low, high], ``y = sin(x) + noise * N(0, 1)``.
+
+    ``X`` has shape (n, 1) and ``y`` shape (n,), both float32.
+    """
+    _check(n, noise)
+    rng = _rng(seed)
+    x = np.sort(rng.uniform(low, high, n))
+    y = np.sin(x) + rng.normal(0.0, noise, n)
+    X, y = _finish(x[:, None], y, rng, shuffle)
+    return X, y.astype(np.float32)
+
+
+def digits(scale: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's bundled 8x8 handwritten digits: X (1797, 64), labels 0..9.
+
+    ``scale`` divides the pixel values (0..16) by 16. Needs scikit-learn (no download).
+    """
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "symnb.datasets.digits needs scikit-learn, which ships the data set: "
+            "pip install scikit-learn"
+        ) from exc
+    data = load_digits()
+    X = data.data / 16.0 if scale else data.data
+    return (
+        np.ascontiguousarray(X, dtype=np.float32),
+        np.ascontiguousarray(data.target, dtype=np.int64),
+    )
+
+
+def train_test_split(
+    X: np.ndarray,
+    y: np.ndarray,
+    test_size: float = 0.25,
+    seed: int | None = 0,
+    stratify: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Split into ``X_train, X_test, y_train, y_test`` (scikit-learn's order), seeded.
+
+    With ``stratify`` (and integer labels) every class keeps its proportion in both parts.
+    """
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if len(X) != len(y):
+        raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+    if not 0 < test_size < 1:
+        raise ValueError(f"test_size must be between 0 and 1, got {test_size!r}")
+    rng = _rng(seed)
+    if stratify and y.dtype.kind in "iub":
+        test = []
+        for label in np.unique(y):
+            idx = np.flatnonzero(y == label)
+            rng.shuffle(idx)
+            test.append(idx[: round(test_size * len(idx))])
+        test_idx = np.sort(np.concatenate(test))
+    else:
+        perm = rng.permutation(len(X))
+        test_idx = np.sort(perm[: round(test_size * len(X))])
+    mask = np.zeros(len(X), bool)
+    mask[test_idx] = True
+    return X[~mask], X[mask], y[~mask], y[mask]
+
+
+_GENERATORS: dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]] = {
+    "two_moons": two_moons,
+    "moons": two_moons,
+    "circles": circles,
+    "circle": circles,
+    "xor": xor,
+    "spiral": spiral,
+    "blobs": blobs,
+    "gaussian": blobs,
+    "gaussian_blobs": blobs,
+    "sine": sine,
+    "digits": digits,
+}
+
+
+def names() -> list[str]:
+    """The names :func:`load` accepts."""
+    return sorted(_GENERATORS)
+
+
+def load(name: str, **options: object) -> tuple[np.ndarray, np.ndarray]:
+    """A data set by name (``"two_moons"``, ``"circles"``, ``"xor"``, ``"spiral"``,
+    ``"blobs"``, ``"sine"``, ``"digits"``) with the generator's keyword options."""
+    key = str(name).strip().lower().replace("-", "_").replace(" ", "_")
+    if key not in _GENERATORS:
+        raise ValueError(
+            f"unknown data set {name!r}; choose one of {', '.join(names())}"
+        )
+    return _GENERATORS[key](**options)  # type: ignore[arg-type]

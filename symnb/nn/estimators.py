@@ -1,0 +1,293 @@
+"""scikit-learn style estimators: ``MLPClassifier`` and ``MLPRegressor``.
+
+They follow scikit-learn's conventions (constructor arguments stored unchanged, learned
+attributes with a trailing underscore, ``fit`` returns ``self``), so ``GridSearchCV``,
+``cross_val_score`` and ``clone`` work when scikit-learn is installed; they inherit
+scikit-learn's ``BaseEstimator`` and mixins then, and work without it too.
+
+>>> from symnb.nn import MLPClassifier
+>>> clf = MLPClassifier(hidden_layer_sizes=(16, 16), activation="tanh", epochs=50)
+>>> clf.fit(X, y).score(X, y)                                  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+try:  # scikit-learn is optional
+    from sklearn.base import BaseEstimator as _Base
+    from sklearn.base import ClassifierMixin as _ClassifierMixin
+    from sklearn.base import RegressorMixin as _RegressorMixin
+
+    HAVE_SKLEARN = True
+except ImportError:  # pragma: no cover - depends on the environment
+    HAVE_SKLEARN = False
+
+    class _Base:  # type: ignore[no-redef]
+        """Minimal get_params/set_params when scikit-learn is absent."""
+
+        @classmethod
+        def _get_param_names(cls) -> list[str]:
+            sig = inspect.signature(cls.__init__)
+            return [p for p in sig.parameters if p != "self"]
+
+        def get_params(self, deep: bool = True) -> dict[str, Any]:
+            return {k: getattr(self, k) for k in self._get_param_names()}
+
+        def set_params(self, **params: Any) -> _Base:
+            valid = self._get_param_names()
+            for k, v in params.items():
+                if k not in valid:
+                    raise ValueError(
+                        f"invalid parameter {k!r} for {type(self).__name__}"
+                    )
+                setattr(self, k, v)
+            return self
+
+        def __repr__(self) -> str:
+            args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+            return f"{type(self).__name__}({args})"
+
+    class _ClassifierMixin:  # type: ignore[no-redef]
+        _estimator_type = "classifier"
+
+    class _RegressorMixin:  # type: ignore[no-redef]
+        _estimator_type = "regressor"
+
+
+__all__ = ["HAVE_SKLEARN", "MLPClassifier", "MLPRegressor"]
+
+
+class _MLPEstimator(_Base):
+    """Shared fitting code; see the subclasses."""
+
+    _default_loss = "mse"
+
+    def _build(self, n_features: int, n_outputs: int, loss: Any):
+        from .model import MLP
+
+        sizes = [n_features, *list(self.hidden_layer_sizes), n_outputs]
+        return MLP(
+            sizes,
+            activation=self.activation,
+            output=self.output_activation,
+            loss=loss,
+            backend=self.backend,
+            device=self.device,
+            seed=self.seed,
+            dtype=self.dtype,
+            init=self.init,
+        )
+
+    def _fit_model(self, X: np.ndarray, target: np.ndarray, loss: Any, n_outputs: int):
+        model = self._build(X.shape[1], n_outputs, loss)
+        history = model.fit(
+            X,
+            target,
+            epochs=self.epochs,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            optimizer=self.optimizer,
+            weight_decay=self.weight_decay if self.weight_decay else None,
+            shuffle=True,
+            verbose=self.verbose,
+            metrics=[],
+        )
+        self.model_ = model
+        self.history_ = history
+        self.n_features_in_ = X.shape[1]
+        self.loss_ = history["loss"][-1] if len(history) else float("nan")
+        self.loss_curve_ = list(history.history.get("loss", []))
+        self.n_iter_ = len(history)
+        return self
+
+    def _check_X(self, X: Any) -> np.ndarray:
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D (samples, features), got shape {X.shape}")
+        if X.shape[0] == 0:
+            raise ValueError("X is empty (0 samples)")
+        return X
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "model_"):
+            try:
+                from sklearn.exceptions import NotFittedError
+            except ImportError:  # pragma: no cover
+                NotFittedError = RuntimeError
+            raise NotFittedError(
+                f"this {type(self).__name__} is not fitted yet; call fit(X, y) first"
+            )
+
+
+class MLPClassifier(_ClassifierMixin, _MLPEstimator):
+    """A classifier on :class:`symnb.nn.MLP`: one logit with ``bce_with_logits`` for two
+    classes, softmax cross-entropy for more. Any labels (strings, ints); ``classes_`` keeps
+    them in sorted order.
+
+    Parameters
+    ----------
+    hidden_layer_sizes:
+        widths of the hidden layers.
+    activation:
+        as for ``MLP`` (an Activation, a name, a list per layer, per-neuron lists).
+    epochs, batch_size, lr, optimizer, weight_decay:
+        training options (Adam by default).
+    backend, device, dtype, seed, init:
+        as for ``MLP``.
+    loss:
+        ``None`` (the default above) or a loss for two classes (e.g. a ``symnb.Loss`` on
+        logits).
+    """
+
+    def __init__(
+        self,
+        hidden_layer_sizes: tuple[int, ...] = (16, 16),
+        activation: Any = "relu",
+        output_activation: Any = None,
+        loss: Any = None,
+        epochs: int = 100,
+        batch_size: int | None = 32,
+        lr: float = 0.01,
+        optimizer: str = "adam",
+        weight_decay: float = 0.0,
+        backend: str = "auto",
+        device: int = 0,
+        dtype: str = "float32",
+        seed: int | None = 0,
+        init: Any = None,
+        verbose: bool = False,
+    ) -> None:
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.activation = activation
+        self.output_activation = output_activation
+        self.loss = loss
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.optimizer = optimizer
+        self.weight_decay = weight_decay
+        self.backend = backend
+        self.device = device
+        self.dtype = dtype
+        self.seed = seed
+        self.init = init
+        self.verbose = verbose
+
+    def fit(self, X: Any, y: Any) -> MLPClassifier:
+        """Train on (X, y); returns self."""
+        X = self._check_X(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or len(y) != len(X):
+            raise ValueError(
+                f"y must be 1-D with one label per row of X; got shape {y.shape}"
+            )
+        classes, encoded = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                f"need at least two classes to train a classifier, got {classes.tolist()}"
+            )
+        self.classes_ = classes
+        if len(classes) == 2:
+            loss, n_out = (self.loss or "bce_with_logits"), 1
+            if self.loss is not None and not isinstance(self.loss, str):
+                from .losses import resolve_loss
+
+                loss = resolve_loss(self.loss, task="binary")
+        else:
+            loss, n_out = "cross_entropy", len(classes)
+        return self._fit_model(X, encoded.astype(np.int64), loss, n_out)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Probabilities, shape (n, n_classes), columns in ``classes_`` order."""
+        self._check_fitted()
+        return self.model_.predict_proba(self._check_X(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted labels (from ``classes_``)."""
+        self._check_fitted()
+        return self.classes_[self.model_.predict(self._check_X(X))]
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Logits: shape (n,) for two classes, (n, n_classes) otherwise."""
+        self._check_fitted()
+        out = self.model_.decision_function(self._check_X(X))
+        return out[:, 0] if out.shape[1] == 1 else out
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy."""
+        pred = self.predict(X)
+        y = np.asarray(y)
+        correct = (pred == y).astype(np.float64)
+        if sample_weight is not None:
+            w = np.asarray(sample_weight, dtype=np.float64)
+            return float(np.sum(correct * w) / np.sum(w))
+        return float(np.mean(correct))
+
+
+class MLPRegressor(_RegressorMixin, _MLPEstimator):
+    """A regressor on :class:`symnb.nn.MLP` (MSE by default; any ``symnb.Loss``).
+    ``y`` may be (n,) or (n, k) for k outputs; ``score`` is R^2."""
+
+    def __init__(
+        self,
+        hidden_layer_sizes: tuple[int, ...] = (16, 16),
+        activation: Any = "relu",
+        output_activation: Any = None,
+        loss: Any = "mse",
+        epochs: int = 100,
+        batch_size: int | None = 32,
+        lr: float = 0.01,
+        optimizer: str = "adam",
+        weight_decay: float = 0.0,
+        backend: str = "auto",
+        device: int = 0,
+        dtype: str = "float32",
+        seed: int | None = 0,
+        init: Any = None,
+        verbose: bool = False,
+    ) -> None:
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.activation = activation
+        self.output_activation = output_activation
+        self.loss = loss
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.optimizer = optimizer
+        self.weight_decay = weight_decay
+        self.backend = backend
+        self.device = device
+        self.dtype = dtype
+        self.seed = seed
+        self.init = init
+        self.verbose = verbose
+
+    def fit(self, X: Any, y: Any) -> MLPRegressor:
+        """Train on (X, y); returns self."""
+        X = self._check_X(X)
+        y = np.asarray(y, dtype=np.float64)
+        if y.ndim not in (1, 2) or len(y) != len(X):
+            raise ValueError(f"y must have one row per row of X; got shape {y.shape}")
+        self._y_2d = y.ndim == 2
+        n_out = 1 if y.ndim == 1 else y.shape[1]
+        return self._fit_model(X, y, self.loss or "mse", n_out)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predictions, shape (n,) (or (n, k) when fitted on (n, k) targets)."""
+        self._check_fitted()
+        out = self.model_.decision_function(self._check_X(X))
+        return out if self._y_2d else out[:, 0]
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """R^2 of the predictions."""
+        from .metrics import r2
+
+        if sample_weight is not None:
+            raise NotImplementedError(
+                "sample_weight is not supported by MLPRegressor.score"
+            )
+        return r2(np.asarray(y, dtype=np.float64), self.predict(X))

@@ -1,0 +1,215 @@
+"""Weight initialisation: He, Xavier (Glorot), LeCun, orthogonal, zeros, constant.
+
+Every initialiser is a function ``init(shape, rng, gain=1.0) -> float64 array`` for a weight
+matrix of shape ``(fan_in, fan_out)`` (symnb's layers compute ``x @ W + b``). The formulas are
+PyTorch's (``torch.nn.init``): with ``fan_in``/``fan_out`` the matrix's two sizes,
+
+============== ==========================================================
+``he_uniform``     U(-b, b), b = gain * sqrt(6 / fan_in)     (gain sqrt(2) relu)
+``he_normal``      N(0, s), s = gain * sqrt(2 / fan_in)
+``xavier_uniform`` U(-b, b), b = gain * sqrt(6 / (fan_in + fan_out))
+``xavier_normal``  N(0, s), s = gain * sqrt(2 / (fan_in + fan_out))
+``lecun_uniform``  U(-b, b), b = gain * sqrt(3 / fan_in)
+``lecun_normal``   N(0, s), s = gain * sqrt(1 / fan_in)
+``orthogonal``     a (semi-)orthogonal matrix from a QR decomposition, times gain
+``zeros``, ``ones``, ``constant(v)``
+============== ==========================================================
+
+(``he_*`` already include relu's factor 2; ``gain`` multiplies on top.)
+:func:`default_for` picks one from the activation's name: He for the relu family, LeCun for
+selu, Xavier for everything else (tanh, sigmoid, smooth user formulas).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+Initializer = Callable[..., np.ndarray]
+InitSpec = "str | float | int | Initializer"
+
+__all__ = [
+    "constant",
+    "default_for",
+    "get",
+    "he_normal",
+    "he_uniform",
+    "lecun_normal",
+    "lecun_uniform",
+    "ones",
+    "orthogonal",
+    "xavier_normal",
+    "xavier_uniform",
+    "zeros",
+]
+
+
+def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    return shape[0], shape[1]
+
+
+def he_uniform(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
+    """Kaiming/He uniform for relu-like activations (fan_in mode)."""
+    fan_in, _ = _fans(shape)
+    bound = gain * math.sqrt(6.0 / fan_in)
+    return rng.uniform(-bound, bound, shape)
+
+
+def he_normal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
+    """Kaiming/He normal for relu-like activations (fan_in mode)."""
+    fan_in, _ = _fans(shape)
+    return rng.normal(0.0, gain * math.sqrt(2.0 / fan_in), shape)
+
+
+def xavier_uniform(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
+    """Glorot/Xavier uniform for tanh, sigmoid and other symmetric smooth activations."""
+    fan_in, fan_out = _fans(shape)
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return rng.uniform(-bound, bound, shape)
+
+
+def xavier_normal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
+    """Glorot/Xavier normal."""
+    fan_in, fan_out = _fans(shape)
+    return rng.normal(0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
+
+
+def lecun_uniform(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
+    """LeCun uniform (variance 1/fan_in)."""
+    fan_in, _ = _fans(shape)
+    bound = gain * math.sqrt(3.0 / fan_in)
+    return rng.uniform(-bound, bound, shape)
+
+
+def lecun_normal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
+    """LeCun normal (variance 1/fan_in), the one selu is designed for."""
+    fan_in, _ = _fans(shape)
+    return rng.normal(0.0, gain * math.sqrt(1.0 / fan_in), shape)
+
+
+def orthogonal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
+    """A (semi-)orthogonal matrix (Saxe et al.), as ``torch.nn.init.orthogonal_``."""
+    rows, cols = _fans(shape)
+    flat = rng.normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))  # make the decomposition unique
+    if rows < cols:
+        q = q.T
+    return gain * q[:rows, :cols].reshape(shape)
+
+
+def zeros(
+    shape, rng: np.random.Generator | None = None, gain: float = 1.0
+) -> np.ndarray:
+    """All zeros (the default for biases)."""
+    return np.zeros(shape)
+
+
+def ones(
+    shape, rng: np.random.Generator | None = None, gain: float = 1.0
+) -> np.ndarray:
+    """All ones."""
+    return np.ones(shape)
+
+
+def constant(value: float) -> Initializer:
+    """An initialiser filling with ``value``."""
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"constant initialiser needs a finite value, got {value!r}")
+
+    def init(shape, rng: np.random.Generator | None = None, gain: float = 1.0):
+        return np.full(shape, value)
+
+    init.__name__ = f"constant({value!r})"
+    return init
+
+
+_NAMED: dict[str, Initializer] = {
+    "he_uniform": he_uniform,
+    "kaiming_uniform": he_uniform,
+    "he_normal": he_normal,
+    "kaiming_normal": he_normal,
+    "he": he_normal,
+    "xavier_uniform": xavier_uniform,
+    "glorot_uniform": xavier_uniform,
+    "xavier_normal": xavier_normal,
+    "glorot_normal": xavier_normal,
+    "xavier": xavier_uniform,
+    "glorot": xavier_uniform,
+    "lecun_uniform": lecun_uniform,
+    "lecun_normal": lecun_normal,
+    "lecun": lecun_normal,
+    "orthogonal": orthogonal,
+    "zeros": zeros,
+    "zero": zeros,
+    "ones": ones,
+}
+
+_RELU_FAMILY = (
+    "relu",
+    "leaky",
+    "prelu",
+    "rrelu",
+    "elu",
+    "celu",
+    "gelu",
+    "swish",
+    "silu",
+    "mish",
+    "softplus",
+    "hardswish",
+    "relu6",
+)
+
+
+def names() -> list[str]:
+    """Names :func:`get` accepts (besides numbers, for constants, and callables)."""
+    return sorted(_NAMED)
+
+
+def get(spec: InitSpec) -> Initializer:
+    """An initialiser from a name, a number (constant fill) or a callable (returned as is)."""
+    if callable(spec):
+        return spec
+    if isinstance(spec, bool):
+        raise TypeError("an initialiser is a name, a number or a function, not a bool")
+    if isinstance(spec, (int, float)):
+        return constant(spec)
+    if isinstance(spec, str):
+        key = spec.strip().lower()
+        if key.startswith("constant(") and key.endswith(")"):
+            return constant(float(key[len("constant(") : -1]))
+        if key in _NAMED:
+            return _NAMED[key]
+        raise ValueError(
+            f"unknown initialiser {spec!r}; choose one of {', '.join(names())}, "
+            "a number, or a function (shape, rng) -> array"
+        )
+    raise TypeError(f"an initialiser is a name, a number or a function, not {spec!r}")
+
+
+def default_for(activation_names: list[str]) -> str:
+    """The initialiser suited to a layer's activations (by their names).
+
+    He normal for the relu family (relu, leaky relu, elu, gelu, swish/silu, mish, ...),
+    LeCun normal for selu, Xavier uniform otherwise (tanh, sigmoid, identity, user formulas).
+    A heterogeneous layer takes the most common choice among its neurons.
+    """
+    votes: dict[str, int] = {}
+    for raw in activation_names:
+        name = (raw or "").lower()
+        if "selu" in name:
+            choice = "lecun_normal"
+        elif any(key in name for key in _RELU_FAMILY):
+            choice = "he_normal"
+        else:
+            choice = "xavier_uniform"
+        votes[choice] = votes.get(choice, 0) + 1
+    if not votes:
+        return "xavier_uniform"
+    return max(sorted(votes), key=lambda k: votes[k])

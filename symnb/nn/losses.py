@@ -1,0 +1,233 @@
+"""Losses for training: any ``symnb.Loss`` (compiled elementwise kernel) and softmax
+cross-entropy for multi-class classification.
+
+Every training loss here is the MEAN over all output elements (PyTorch's ``reduction="mean"``)
+and exposes ``value_and_gradient(pred, target, grad_out) -> float`` that writes the gradient of
+that mean with respect to ``pred`` into ``grad_out``.
+
+Tasks: a loss decides what the network's outputs mean.
+
+===================================  ==========  ======================================
+loss                                  task        outputs
+===================================  ==========  ======================================
+``"cross_entropy"`` (softmax)         multiclass  logits, one per class; labels 0..C-1
+``"bce_with_logits"``                 binary      one logit; labels 0/1
+``"bce"`` (with a sigmoid output)     binary      one probability; labels 0/1
+anything else (mse, mae, huber, ...)  regression  values
+===================================  ==========  ======================================
+
+A user ``symnb.Loss`` is a regression loss unless the model is told ``task="binary"`` (the
+output is then a logit, or a probability when the output layer has an activation).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["ElementwiseLoss", "SoftmaxCrossEntropy", "TrainingLoss", "resolve_loss"]
+
+_SOFTMAX_NAMES = (
+    "cross_entropy",
+    "softmax_cross_entropy",
+    "categorical_cross_entropy",
+    "categorical_crossentropy",
+    "ce",
+    "nll",
+)
+_LOGIT_NAMES = ("bce_with_logits", "binary_cross_entropy_with_logits", "logistic")
+_PROB_NAMES = ("bce", "binary_cross_entropy", "binary_crossentropy")
+
+
+class TrainingLoss:
+    """Interface of a training loss (see the module docstring)."""
+
+    name = "loss"
+    task = "regression"  # "regression" | "binary" | "multiclass"
+    logits = True  # for classification: are outputs logits (True) or probabilities?
+
+    def compile(
+        self, backend: str, device: int | None, dtype: str, strict: bool
+    ) -> None:
+        """Prepare kernels (called once by the model)."""
+
+    def value(self, pred: Any, target: Any) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def value_and_gradient(self, pred: Any, target: Any, grad_out: Any) -> float:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def describe(self) -> dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class ElementwiseLoss(TrainingLoss):
+    """A ``symnb.Loss`` evaluated by its compiled kernel (``LossKernel``)."""
+
+    def __init__(
+        self, loss: Any, task: str = "regression", logits: bool = True
+    ) -> None:
+        self.loss = loss
+        self.name = getattr(loss, "name", "loss")
+        self.task = task
+        self.logits = logits
+        self.kernel: Any = None
+        self.library_name: str | None = None
+
+    def compile(
+        self, backend: str, device: int | None, dtype: str, strict: bool
+    ) -> None:
+        self.kernel = self.loss.compile(
+            backend=backend, device=device, dtype=dtype, strict=strict
+        )
+
+    def value(self, pred: Any, target: Any) -> float:
+        return float(self.kernel.value(pred.reshape(-1), target.reshape(-1)))
+
+    def value_and_gradient(self, pred: Any, target: Any, grad_out: Any) -> float:
+        p = pred.reshape(-1)
+        t = target.reshape(-1)
+        value = self.kernel.value(p, t)
+        self.kernel.gradient(p, t, out=grad_out.reshape(-1))
+        return float(value)
+
+    def describe(self) -> dict[str, Any]:
+        loss = self.loss
+        return {
+            "type": "elementwise",
+            "library": self.library_name,
+            "text": getattr(loss, "text", None),
+            "name": getattr(loss, "name", None),
+            "constants": {
+                k: float(v) for k, v in (getattr(loss, "constants", {}) or {}).items()
+            },
+            "derivative": getattr(loss, "derivative_text", None),
+            "task": self.task,
+            "logits": self.logits,
+        }
+
+
+class SoftmaxCrossEntropy(TrainingLoss):
+    """Mean of ``-log softmax(z)[label]`` over the rows, computed stably (log-sum-exp).
+
+    Targets are integer class labels (n,). ``label_smoothing`` as in PyTorch.
+    """
+
+    name = "cross_entropy"
+    task = "multiclass"
+    logits = True
+
+    def __init__(self, label_smoothing: float = 0.0) -> None:
+        if not 0 <= label_smoothing < 1:
+            raise ValueError(
+                f"label_smoothing must be in [0, 1), got {label_smoothing!r}"
+            )
+        self.label_smoothing = float(label_smoothing)
+        self.xp: Any = np
+
+    def compile(
+        self, backend: str, device: int | None, dtype: str, strict: bool
+    ) -> None:
+        if backend == "cuda":
+            import cupy
+
+            self.xp = cupy
+
+    def _log_softmax(self, z: Any, out: Any) -> Any:
+        xp = self.xp
+        m = z.max(axis=1, keepdims=True)
+        xp.subtract(z, m, out=out)
+        lse = xp.log(xp.exp(out).sum(axis=1, keepdims=True))
+        out -= lse
+        return out
+
+    def value(self, pred: Any, target: Any) -> float:
+        xp = self.xp
+        logp = self._log_softmax(pred, xp.empty_like(pred))
+        return self._mean_nll(logp, target)
+
+    def _mean_nll(self, logp: Any, target: Any) -> float:
+        xp = self.xp
+        n, c = logp.shape
+        picked = logp[xp.arange(n), target]
+        nll = -float(picked.sum()) / n
+        if self.label_smoothing:
+            eps = self.label_smoothing
+            nll = (1 - eps) * nll - eps * float(logp.sum()) / (n * c)
+        return nll
+
+    def value_and_gradient(self, pred: Any, target: Any, grad_out: Any) -> float:
+        xp = self.xp
+        n, c = pred.shape
+        logp = self._log_softmax(pred, grad_out)
+        value = self._mean_nll(logp, target)
+        xp.exp(logp, out=grad_out)  # softmax
+        eps = self.label_smoothing
+        rows = xp.arange(n)
+        if eps:
+            grad_out -= eps / c
+            grad_out[rows, target] -= 1 - eps
+        else:
+            grad_out[rows, target] -= 1
+        grad_out *= 1.0 / n
+        return value
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "type": "softmax_cross_entropy",
+            "label_smoothing": self.label_smoothing,
+        }
+
+
+def _symnb():
+    import symnb
+
+    return symnb
+
+
+def resolve_loss(
+    spec: Any, task: str | None = None, has_output_activation: bool = False
+):
+    """A :class:`TrainingLoss` from a name, a ``symnb.Loss`` or a TrainingLoss."""
+    if isinstance(spec, TrainingLoss):
+        return spec
+    if spec is None:
+        spec = "mse"
+    if isinstance(spec, str):
+        key = spec.strip().lower().replace("-", "_")
+        if key in _SOFTMAX_NAMES:
+            if task not in (None, "multiclass"):
+                raise ValueError(f"loss {spec!r} is for multi-class classification")
+            return SoftmaxCrossEntropy()
+        symnb = _symnb()
+        lib = {"mse": "mse", "l2": "mse", "mae": "mae", "l1": "mae"}.get(key, key)
+        if key in _PROB_NAMES:
+            lib = "bce"
+        try:
+            loss = symnb.loss(lib)
+        except (KeyError, ValueError) as exc:
+            available = ", ".join(symnb.library_losses())
+            raise ValueError(
+                f"unknown loss {spec!r}: use 'cross_entropy' (softmax, multi-class), a "
+                f"library loss ({available}) or a symnb.Loss"
+            ) from exc
+        if key in _LOGIT_NAMES:
+            result = ElementwiseLoss(loss, task="binary", logits=True)
+        elif key in _PROB_NAMES:
+            result = ElementwiseLoss(loss, task="binary", logits=False)
+        else:
+            result = ElementwiseLoss(
+                loss, task=task or "regression", logits=not has_output_activation
+            )
+        result.library_name = lib
+        return result
+    if hasattr(spec, "compile") and hasattr(spec, "expr"):
+        t = task or "regression"
+        if t == "multiclass":
+            raise ValueError(
+                "an elementwise symnb.Loss cannot be a multi-class loss here; use "
+                "loss='cross_entropy' (softmax) for multi-class classification"
+            )
+        return ElementwiseLoss(spec, task=t, logits=not has_output_activation)
+    raise TypeError(f"a loss is a name, a symnb.Loss or a TrainingLoss, not {spec!r}")

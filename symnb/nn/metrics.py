@@ -1,0 +1,147 @@
+"""Metrics on NumPy arrays: accuracy, precision, recall, F1; MSE, MAE, R^2.
+
+``y_true`` holds labels (classification) or targets (regression); ``y_pred`` predicted labels
+or values of the same length. Precision, recall and F1 are for the positive class 1 in binary
+problems and macro-averaged (the unweighted mean over classes) otherwise, as scikit-learn's
+``average="binary"`` / ``"macro"``; a class never predicted contributes precision 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = [
+    "CLASSIFICATION",
+    "REGRESSION",
+    "accuracy",
+    "f1",
+    "get",
+    "mae",
+    "mse",
+    "precision",
+    "r2",
+    "recall",
+]
+
+
+def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
+    a = (
+        np.asarray(y_true).reshape(len(y_true), -1)
+        if np.ndim(y_true) > 1
+        else np.asarray(y_true)
+    )
+    b = (
+        np.asarray(y_pred).reshape(len(y_pred), -1)
+        if np.ndim(y_pred) > 1
+        else np.asarray(y_pred)
+    )
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"y_true has {a.shape[0]} rows but y_pred has {b.shape[0]}")
+    if a.shape[0] == 0:
+        raise ValueError("metrics need at least one sample")
+    return a, b
+
+
+def accuracy(y_true, y_pred) -> float:
+    """Fraction of exactly matching labels."""
+    a, b = _pair(y_true, y_pred)
+    return float(np.mean(a.reshape(-1) == b.reshape(-1)))
+
+
+def _per_class(y_true, y_pred):
+    a, b = _pair(y_true, y_pred)
+    a = a.reshape(-1)
+    b = b.reshape(-1)
+    classes = np.union1d(a, b)
+    binary = len(classes) <= 2 and set(classes.tolist()) <= {0, 1}
+    if binary:
+        classes = np.array([1])
+    tp = np.array([np.sum((b == c) & (a == c)) for c in classes], dtype=np.float64)
+    pred_pos = np.array([np.sum(b == c) for c in classes], dtype=np.float64)
+    true_pos = np.array([np.sum(a == c) for c in classes], dtype=np.float64)
+    return tp, pred_pos, true_pos
+
+
+def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    out = np.zeros_like(num)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def precision(y_true, y_pred) -> float:
+    """TP / (TP + FP): binary for labels {0, 1}, macro average otherwise."""
+    tp, pred_pos, _ = _per_class(y_true, y_pred)
+    return float(np.mean(_safe_div(tp, pred_pos)))
+
+
+def recall(y_true, y_pred) -> float:
+    """TP / (TP + FN): binary for labels {0, 1}, macro average otherwise."""
+    tp, _, true_pos = _per_class(y_true, y_pred)
+    return float(np.mean(_safe_div(tp, true_pos)))
+
+
+def f1(y_true, y_pred) -> float:
+    """Harmonic mean of precision and recall (per class, then macro average)."""
+    tp, pred_pos, true_pos = _per_class(y_true, y_pred)
+    p = _safe_div(tp, pred_pos)
+    r = _safe_div(tp, true_pos)
+    return float(np.mean(_safe_div(2 * p * r, p + r)))
+
+
+def mse(y_true, y_pred) -> float:
+    """Mean squared error."""
+    a, b = _pair(y_true, y_pred)
+    d = a.reshape(len(a), -1).astype(np.float64) - b.reshape(len(b), -1)
+    return float(np.mean(d * d))
+
+
+def mae(y_true, y_pred) -> float:
+    """Mean absolute error."""
+    a, b = _pair(y_true, y_pred)
+    return float(
+        np.mean(
+            np.abs(a.reshape(len(a), -1).astype(np.float64) - b.reshape(len(b), -1))
+        )
+    )
+
+
+def r2(y_true, y_pred) -> float:
+    """Coefficient of determination 1 - SS_res / SS_tot (averaged over outputs);
+    1.0 is perfect, 0.0 predicts the mean; constant targets give 0.0 unless perfect."""
+    a, b = _pair(y_true, y_pred)
+    a = a.reshape(len(a), -1).astype(np.float64)
+    b = b.reshape(len(b), -1).astype(np.float64)
+    ss_res = np.sum((a - b) ** 2, axis=0)
+    ss_tot = np.sum((a - a.mean(axis=0)) ** 2, axis=0)
+    scores = np.where(
+        ss_tot > 0,
+        1 - ss_res / np.where(ss_tot > 0, ss_tot, 1),
+        np.where(ss_res == 0, 1.0, 0.0),
+    )
+    return float(np.mean(scores))
+
+
+CLASSIFICATION: dict[str, Callable[..., float]] = {
+    "accuracy": accuracy,
+    "precision": precision,
+    "recall": recall,
+    "f1": f1,
+}
+REGRESSION: dict[str, Callable[..., float]] = {"mse": mse, "mae": mae, "r2": r2}
+_ALIASES = {"acc": "accuracy", "f1_score": "f1", "r2_score": "r2", "rmse": None}
+
+
+def get(name: str) -> tuple[str, Callable[..., float], str]:
+    """``(name, function, kind)`` for a metric name; kind is "classification"/"regression"."""
+    key = str(name).strip().lower()
+    key = _ALIASES.get(key, key) or key
+    if key in CLASSIFICATION:
+        return key, CLASSIFICATION[key], "classification"
+    if key in REGRESSION:
+        return key, REGRESSION[key], "regression"
+    raise ValueError(
+        f"unknown metric {name!r}; choose from "
+        f"{', '.join(sorted(CLASSIFICATION) + sorted(REGRESSION))}"
+    )

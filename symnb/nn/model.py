@@ -1,0 +1,1007 @@
+"""``MLP``: a multi-layer perceptron whose activations are compiled symnb kernels.
+
+>>> import symnb
+>>> from symnb import datasets
+>>> X, y = datasets.two_moons(400, noise=0.1, seed=0)
+>>> swish = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.0)
+>>> model = symnb.nn.MLP([2, 16, 16, 1], activation=swish, loss="bce_with_logits")
+>>> history = model.fit(X, y, epochs=50, lr=0.01)          # doctest: +SKIP
+>>> model.evaluate(X, y)["accuracy"]                       # doctest: +SKIP
+
+The activation's backend is the backend that trains: activations (forward and derivative,
+fused) run in the compiled kernels, matrix products in NumPy (CuPy on the GPU).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import tempfile
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import init as init_mod
+from . import metrics as metrics_mod
+from .layers import Dense, LayerActivation, resolve_activation
+from .losses import SoftmaxCrossEntropy, TrainingLoss, resolve_loss
+from .optim import Parameter, Parameters
+from .train import History, TrainingDiverged, _Diverged, deferred_interrupts, run_epoch
+from .train import fit as _fit
+
+__all__ = ["MLP", "load"]
+
+FORMAT_VERSION = 1
+_FORMAT_TAG = "symnb.nn.MLP"
+
+
+def _is_atom(spec: Any) -> bool:
+    return spec is None or isinstance(spec, str) or hasattr(spec, "expr")
+
+
+def _to_host(array: Any) -> np.ndarray:
+    if hasattr(array, "get"):
+        return array.get()
+    return np.asarray(array)
+
+
+class _Buffers:
+    """Preallocated arrays of one batch size (reused every step: no fresh pages)."""
+
+    __slots__ = ("a", "da", "delta", "gin", "gout", "z")
+
+    def __init__(
+        self, xp: Any, n: int, sizes: list[int], dtype: Any, act_flags: list[bool]
+    ):
+        outs = sizes[1:]
+        self.z = [xp.empty((n, w), dtype) for w in outs]
+        self.a = [
+            xp.empty((n, w), dtype) if f else None for w, f in zip(outs, act_flags)
+        ]
+        self.da = [
+            xp.empty((n, w), dtype) if f else None for w, f in zip(outs, act_flags)
+        ]
+        self.delta = [
+            xp.empty((n, w), dtype) if f else None for w, f in zip(outs, act_flags)
+        ]
+        self.gin = [None] + [xp.empty((n, w), dtype) for w in sizes[1:-1]]
+        self.gout = xp.empty((n, outs[-1]), dtype)
+
+
+class MLP:
+    """A fully connected network ``sizes[0] -> sizes[1] -> ... -> sizes[-1]``.
+
+    Parameters
+    ----------
+    sizes:
+        layer widths, input first, e.g. ``[2, 16, 16, 1]``.
+    activation:
+        of the hidden layers: one ``Activation`` (or library name, or formula text) for all;
+        a list with one entry per hidden layer; and an entry may itself be a list with one
+        activation per neuron (a heterogeneous layer, compiled into one layer kernel).
+    output:
+        activation of the output layer (default none: linear outputs, i.e. logits for the
+        classification losses). ``loss="bce"`` implies a sigmoid output.
+    loss:
+        ``"mse"`` (default), ``"bce_with_logits"``, ``"cross_entropy"`` (softmax,
+        multi-class), any library loss name, or any ``symnb.Loss`` (user formulas).
+    backend, device, dtype, strict:
+        passed to the kernels' compile (``"auto"``, ``"numpy"``, ``"cpp"``, ``"cuda"``).
+    seed:
+        seeds the weights (and the default shuffling): the same seed gives the same weights
+        and, on the same backend, the same training curve.
+    init, bias_init:
+        weight/bias initialisers: a name (``"he_uniform"``, ``"he_normal"``,
+        ``"xavier_uniform"``, ``"xavier_normal"``, ``"lecun_uniform"``, ``"lecun_normal"``,
+        ``"orthogonal"``, ``"zeros"``), a number (constant), a function ``(shape, rng)``, or
+        a list with one per layer. Default: chosen from each layer's activation
+        (:func:`symnb.nn.init.default_for`), biases zero.
+    masks:
+        optional fixed 0/1 connection masks, a list with one ``(fan_in, fan_out)`` array (or
+        ``None``) per layer, or a dict layer index -> array; masked weights stay zero.
+    task:
+        ``"regression"``, ``"binary"`` or ``"multiclass"``; by default decided by the loss.
+    """
+
+    def __init__(
+        self,
+        sizes: Sequence[int],
+        activation: Any = "relu",
+        output: Any = None,
+        loss: Any = "mse",
+        backend: str = "auto",
+        device: int | None = 0,
+        seed: int | None = 0,
+        dtype: str = "float32",
+        init: Any = None,
+        bias_init: Any = "zeros",
+        masks: Any = None,
+        task: str | None = None,
+        strict: bool = False,
+    ) -> None:
+        sizes = self._check_sizes(sizes)
+        self.sizes = sizes
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
+        if task not in (None, "regression", "binary", "multiclass"):
+            raise ValueError(
+                f"task must be 'regression', 'binary' or 'multiclass', got {task!r}"
+            )
+        self.seed = seed
+        self.requested_backend = backend
+        self.device = device
+        self.strict = strict
+        n_layers = len(sizes) - 1
+
+        hidden = self._hidden_specs(activation, sizes)
+        bce = ("bce", "binary_cross_entropy")
+        if output is None and isinstance(loss, str) and loss.strip().lower() in bce:
+            output = "sigmoid"  # bce takes probabilities
+        out_acts = self._layer_list(output, sizes[-1], "output")
+        per_layer = hidden + [out_acts]
+        self._loss: TrainingLoss = resolve_loss(
+            loss, task, has_output_activation=any(a is not None for a in out_acts)
+        )
+        self.task = self._loss.task if task is None else task
+        if self.task == "multiclass" and sizes[-1] < 2:
+            raise ValueError(
+                "multi-class classification needs one output per class (sizes[-1] >= 2); "
+                "for two classes use sizes[-1] = 1 with loss='bce_with_logits'"
+            )
+        if self.task == "binary" and sizes[-1] != 1:
+            raise ValueError(
+                f"loss {self._loss.name!r} is binary: the last size must be 1, got {sizes[-1]}"
+            )
+
+        # compile: the first kernel resolves "auto"; every other kernel uses that backend
+        layer_acts: list[LayerActivation | None] = []
+        resolved = backend
+        for acts in per_layer:
+            if all(a is None for a in acts):
+                layer_acts.append(None)
+                continue
+            if any(a is None for a in acts):
+                symnb = _symnb()
+                acts = [
+                    a if a is not None else symnb.Activation("x", name="identity")
+                    for a in acts
+                ]
+            la = LayerActivation(
+                acts,
+                backend=resolved,
+                device=device,
+                dtype=self.dtype.name,
+                strict=strict,
+            )
+            resolved = la.backend
+            layer_acts.append(la)
+        self._loss.compile(resolved, device, self.dtype.name, strict)
+        if resolved == "auto":
+            resolved = getattr(getattr(self._loss, "kernel", None), "backend", "numpy")
+        self.backend = resolved
+        xp = np
+        for la in layer_acts:
+            if la is not None:
+                xp = la.xp
+                break
+        else:
+            kernel_xp = getattr(getattr(self._loss, "kernel", None), "xp", None)
+            if kernel_xp is not None:
+                xp = kernel_xp
+            elif resolved == "cuda":
+                import cupy
+
+                xp = cupy
+        self.xp = xp
+        if isinstance(self._loss, SoftmaxCrossEntropy):
+            self._loss.xp = xp
+
+        # parameters: one flat buffer (weights, then biases, then learnable constants)
+        masks_list = self._check_masks(masks, sizes)
+        n_w = sum(sizes[i] * sizes[i + 1] for i in range(n_layers))
+        n_b = sum(sizes[1:])
+        n_c = sum(la.n_learnable for la in layer_acts if la is not None)
+        total = n_w + n_b + n_c
+        host = np.zeros(total, dtype=np.float64)
+        rng = np.random.default_rng(seed)
+        inits = self._per_layer(init, n_layers, "init")
+        binits = self._per_layer(bias_init, n_layers, "bias_init")
+        w_off, b_off, c_off = 0, n_w, n_w + n_b
+        slices = []
+        for i in range(n_layers):
+            fi, fo = sizes[i], sizes[i + 1]
+            la = layer_acts[i]
+            names = la.names() if la is not None else ["identity"]
+            spec = inits[i] if inits[i] is not None else init_mod.default_for(names)
+            W = np.asarray(init_mod.get(spec)((fi, fo), rng), dtype=np.float64)
+            if W.shape != (fi, fo) or not np.all(np.isfinite(W)):
+                raise ValueError(
+                    f"the initialiser of layer {i} gave no finite ({fi}, {fo}) array"
+                )
+            if masks_list[i] is not None:
+                W = W * masks_list[i]
+            b = np.asarray(
+                init_mod.get(binits[i] if binits[i] is not None else "zeros")(
+                    (fo,), rng
+                ),
+                dtype=np.float64,
+            )
+            host[w_off : w_off + fi * fo] = W.ravel()
+            host[b_off : b_off + fo] = b
+            k = la.n_learnable if la is not None else 0
+            if k:
+                host[c_off : c_off + k] = la.initial_values
+            slices.append(((w_off, fi, fo), (b_off, fo), (c_off, k)))
+            w_off += fi * fo
+            b_off += fo
+            c_off += k
+        self._flat = xp.asarray(host.astype(self.dtype))
+        self._flat_grad = xp.zeros(total, dtype=self.dtype)
+        self._backup = xp.empty_like(self._flat)
+        self._n_weights = n_w
+        self.layers: list[Dense] = []
+        params: list[Parameter] = []
+        for i, ((wo, fi, fo), (bo, _), (co, k)) in enumerate(slices):
+            W = Parameter(
+                f"layers.{i}.weight",
+                self._flat[wo : wo + fi * fo].reshape(fi, fo),
+                self._flat_grad[wo : wo + fi * fo].reshape(fi, fo),
+                "weight",
+            )
+            b = Parameter(
+                f"layers.{i}.bias",
+                self._flat[bo : bo + fo],
+                self._flat_grad[bo : bo + fo],
+                "bias",
+            )
+            c = None
+            if k:
+                c = Parameter(
+                    f"layers.{i}.constants",
+                    self._flat[co : co + k],
+                    self._flat_grad[co : co + k],
+                    "constant",
+                )
+            mask_host = masks_list[i]
+            mask = (
+                None if mask_host is None else xp.asarray(mask_host.astype(self.dtype))
+            )
+            layer = Dense(fi, fo, layer_acts[i], W, b, c, mask, mask_host)
+            self.layers.append(layer)
+            params.extend(p for p in (W, b, c) if p is not None)
+            if c is not None:
+                layer_acts[i].set_values(c.data)
+        self._params = Parameters(params, self._flat, self._flat_grad, n_w)
+        self._act_flags = [la is not None for la in layer_acts]
+        self._learnable_layers = [
+            layer for layer in self.layers if layer.constants is not None
+        ]
+        self._masked_layers = [layer for layer in self.layers if layer.mask is not None]
+        self._buffers: dict[int, _Buffers] = {}
+        self._shuffle_buffers: Any = None
+        self._scratch_w = None
+        self._shuffle = np.random.default_rng(
+            None if seed is None else [int(seed), 7919]
+        )
+        self.history: History | None = None
+        self.epochs_trained = 0
+        self.stop_training = False
+        self._config = {
+            "sizes": list(sizes),
+            "activation": per_layer,
+            "loss": self._loss,
+            "dtype": self.dtype.name,
+            "seed": seed,
+            "task": task,
+            "backend": backend,
+        }
+
+    # ---------------------------------------------------------------- construction
+    @staticmethod
+    def _check_sizes(sizes: Any) -> list[int]:
+        try:
+            sizes = [s for s in sizes]
+        except TypeError:
+            raise TypeError(
+                f"sizes must be a list of layer widths, got {sizes!r}"
+            ) from None
+        if len(sizes) < 2:
+            raise ValueError(
+                f"sizes needs at least an input and an output size, got {sizes!r}"
+            )
+        for s in sizes:
+            if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1:
+                raise ValueError(
+                    f"every size must be a positive integer, got {sizes!r}"
+                )
+        return [int(s) for s in sizes]
+
+    def _layer_list(self, spec: Any, width: int, where: str) -> list[Any]:
+        if _is_atom(spec):
+            act = resolve_activation(spec)
+            return [act] * width
+        spec = list(spec)
+        if len(spec) != width:
+            raise ValueError(
+                f"the per-neuron activation list of the {where} layer has {len(spec)} "
+                f"entries, but the layer has {width} neurons"
+            )
+        cache: dict[int, Any] = {}
+        result = []
+        for s in spec:
+            if not _is_atom(s):
+                raise TypeError(f"a per-neuron entry must be one activation, got {s!r}")
+            if id(s) not in cache:
+                cache[id(s)] = resolve_activation(s)
+            result.append(cache[id(s)])
+        return result
+
+    def _hidden_specs(self, activation: Any, sizes: list[int]) -> list[list[Any]]:
+        widths = sizes[1:-1]
+        if not widths:
+            return []
+        if _is_atom(activation):
+            return [
+                self._layer_list(activation, w, f"hidden {i}")
+                for i, w in enumerate(widths)
+            ]
+        spec = list(activation)
+        if len(spec) == len(widths):
+            return [
+                self._layer_list(s, w, f"hidden {i}")
+                for i, (s, w) in enumerate(zip(spec, widths))
+            ]
+        if (
+            len(widths) == 1
+            and len(spec) == widths[0]
+            and all(_is_atom(s) for s in spec)
+        ):
+            return [self._layer_list(spec, widths[0], "hidden 0")]
+        raise ValueError(
+            f"activation is a list of {len(spec)} entries, but the network has "
+            f"{len(widths)} hidden layers (sizes {sizes}); give one entry per hidden layer "
+            "(an entry may be a per-neuron list)"
+        )
+
+    @staticmethod
+    def _per_layer(spec: Any, n_layers: int, what: str) -> list[Any]:
+        if isinstance(spec, (list, tuple)):
+            if len(spec) != n_layers:
+                raise ValueError(
+                    f"{what} has {len(spec)} entries but the network has "
+                    f"{n_layers} layers"
+                )
+            return list(spec)
+        return [spec] * n_layers
+
+    @staticmethod
+    def _check_masks(masks: Any, sizes: list[int]) -> list[np.ndarray | None]:
+        n_layers = len(sizes) - 1
+        if masks is None:
+            return [None] * n_layers
+        if isinstance(masks, dict):
+            listed: list[Any] = [None] * n_layers
+            for k, v in masks.items():
+                if not isinstance(k, (int, np.integer)) or not 0 <= k < n_layers:
+                    raise ValueError(
+                        f"mask key {k!r} is not a layer index 0..{n_layers - 1}"
+                    )
+                listed[int(k)] = v
+            masks = listed
+        masks = list(masks)
+        if len(masks) != n_layers:
+            raise ValueError(
+                f"masks has {len(masks)} entries but the network has {n_layers} layers"
+            )
+        result = []
+        for i, m in enumerate(masks):
+            if m is None:
+                result.append(None)
+                continue
+            arr = np.asarray(_to_host(m), dtype=np.float64)
+            shape = (sizes[i], sizes[i + 1])
+            if arr.shape != shape:
+                raise ValueError(
+                    f"the mask of layer {i} has shape {arr.shape}, expected {shape}"
+                )
+            if not np.all((arr == 0) | (arr == 1)):
+                raise ValueError(f"the mask of layer {i} must contain only 0 and 1")
+            result.append(arr)
+        return result
+
+    # ---------------------------------------------------------------- parameters
+    def parameters(self) -> Parameters:
+        """All trainable parameters (weights, biases, learnable constants), as views of one
+        flat buffer; pass to ``symnb.nn.SGD``/``Adam``."""
+        return self._params
+
+    @property
+    def n_parameters(self) -> int:
+        return int(self._flat.size)
+
+    def get_flat_parameters(self) -> np.ndarray:
+        """A NumPy copy of every parameter (the flat layout of ``parameters()``)."""
+        return _to_host(self._flat).copy()
+
+    def set_flat_parameters(self, values: Any) -> None:
+        """Overwrite every parameter from a flat array (as returned by
+        :meth:`get_flat_parameters`)."""
+        values = np.asarray(_to_host(values), dtype=self.dtype)
+        if values.shape != self._flat.shape:
+            raise ValueError(f"expected {self._flat.size} values, got {values.shape}")
+        if not np.all(np.isfinite(values)):
+            raise ValueError("parameters must be finite")
+        self._flat[...] = self.xp.asarray(values)
+        self._sync_constants()
+
+    def _sync_constants(self) -> None:
+        for layer in self._learnable_layers:
+            layer.activation.set_values(layer.constants.data)
+
+    def learned_constants(self) -> list[dict[str, Any]]:
+        """For each layer, its learnable constants' current values (see
+        :meth:`Dense.learned_constants`)."""
+        return [layer.learned_constants() for layer in self.layers]
+
+    # ---------------------------------------------------------------- data
+    def _prepare(self, X: Any, y: Any, what: str = "data") -> tuple[Any, Any, int]:
+        """Check and convert once: X (n, sizes[0]) finite; targets to the loss's layout."""
+        Xd, n = self._prepare_X(X, what)
+        if y is None:
+            raise ValueError(f"{what}: y is missing")
+        yh = np.asarray(_to_host(y))
+        if yh.ndim == 0:
+            raise ValueError(f"{what}: y must be an array with one entry per row of X")
+        if yh.shape[0] != n:
+            raise ValueError(f"{what}: X has {n} rows but y has {yh.shape[0]}")
+        k = self.sizes[-1]
+        if self.task == "multiclass":
+            if yh.ndim == 2 and yh.shape[1] == 1:
+                yh = yh[:, 0]
+            if yh.ndim != 1:
+                raise ValueError(
+                    f"{what}: multi-class targets are class labels of shape (n,), "
+                    f"got shape {yh.shape}"
+                )
+            integral = yh.dtype.kind in "iub" or (
+                yh.dtype.kind == "f"
+                and np.all(np.isfinite(yh))
+                and np.all(yh == np.round(yh))
+            )
+            if not integral:
+                raise ValueError(f"{what}: class labels must be integers 0..{k - 1}")
+            labels = yh.astype(np.int64)
+            bad = np.flatnonzero((labels < 0) | (labels >= k))
+            if bad.size:
+                raise ValueError(
+                    f"{what}: label {yh[bad[0]].item()!r} at row {bad[0]} is out of range: the network "
+                    f"has {k} outputs, so labels must be 0..{k - 1}"
+                )
+            if isinstance(self._loss, SoftmaxCrossEntropy):
+                return Xd, self.xp.asarray(labels), n
+            onehot = np.zeros((n, k), dtype=self.dtype)
+            onehot[np.arange(n), labels] = 1
+            return Xd, self.xp.asarray(onehot), n
+        if self.task == "binary":
+            flat = yh.reshape(n, -1) if yh.ndim > 1 else yh.reshape(n, 1)
+            if flat.shape[1] != 1:
+                raise ValueError(
+                    f"{what}: binary targets must have shape (n,) or (n, 1), "
+                    f"got {yh.shape}"
+                )
+            vals = flat.astype(np.float64)
+            bad = np.flatnonzero(~((vals == 0) | (vals == 1)))
+            if bad.size:
+                raise ValueError(
+                    f"{what}: binary labels must be 0 or 1; row {bad[0]} has "
+                    f"{flat[bad[0], 0].item()!r}"
+                )
+            return Xd, self.xp.asarray(np.ascontiguousarray(vals, dtype=self.dtype)), n
+        # regression
+        if yh.dtype.kind not in "iubf":
+            raise ValueError(
+                f"{what}: regression targets must be numbers, got {yh.dtype}"
+            )
+        t = yh.reshape(n, -1) if yh.ndim > 1 else yh.reshape(n, 1)
+        if t.shape[1] != k:
+            raise ValueError(
+                f"{what}: the network has {k} outputs but y has shape {yh.shape}"
+            )
+        t = t.astype(np.float64)
+        bad = np.argwhere(~np.isfinite(t))
+        if bad.size:
+            raise ValueError(f"{what}: y is not finite at row {bad[0][0]}")
+        return Xd, self.xp.asarray(np.ascontiguousarray(t, dtype=self.dtype)), n
+
+    def _prepare_X(self, X: Any, what: str = "data") -> tuple[Any, int]:
+        if X is None:
+            raise ValueError(f"{what}: X is missing")
+        on_device = self.xp is not np and type(X).__module__.startswith("cupy")
+        Xh = X if on_device else np.asarray(X)
+        if Xh.dtype.kind not in "iubf":
+            raise ValueError(f"{what}: X must hold numbers, got dtype {Xh.dtype}")
+        if Xh.ndim == 1 and self.sizes[0] == 1:
+            Xh = Xh.reshape(-1, 1)
+        if Xh.ndim != 2:
+            raise ValueError(
+                f"{what}: X must be 2-D (samples, {self.sizes[0]} features), got shape {Xh.shape}"
+            )
+        n = int(Xh.shape[0])
+        if n == 0:
+            raise ValueError(f"{what}: X is empty (0 samples)")
+        if Xh.shape[1] != self.sizes[0]:
+            raise ValueError(
+                f"{what}: X has {Xh.shape[1]} features per sample but the network's input size "
+                f"is {self.sizes[0]}"
+            )
+        xp = self.xp
+        Xd = xp.ascontiguousarray(xp.asarray(Xh), dtype=self.dtype)
+        finite = xp.isfinite(Xd)
+        if not bool(finite.all()):
+            r, c = (int(v) for v in _to_host(xp.argwhere(~finite)[0]))
+            raise ValueError(
+                f"{what}: X contains NaN or infinity at row {r}, column {c}; clean or impute "
+                "the data before training"
+            )
+        return Xd, n
+
+    # ---------------------------------------------------------------- forward/backward
+    def _bufs(self, n: int) -> _Buffers:
+        b = self._buffers.get(n)
+        if b is None:
+            if len(self._buffers) > 4:
+                self._buffers.clear()
+            b = self._buffers[n] = _Buffers(
+                self.xp, n, self.sizes, self.dtype, self._act_flags
+            )
+        return b
+
+    def _shuffled(self, X: Any, T: Any, order: np.ndarray) -> tuple[Any, Any]:
+        """X[order], T[order] written into buffers kept between epochs."""
+        xp = self.xp
+        key = (X.shape, X.dtype.str, T.shape, T.dtype.str)
+        cached = self._shuffle_buffers
+        if cached is None or cached[0] != key:
+            cached = self._shuffle_buffers = (key, xp.empty_like(X), xp.empty_like(T))
+        _, Xs, Ts = cached
+        if xp is np:  # mode="clip" avoids NumPy's internal copy for out= (indices valid)
+            np.take(X, order, axis=0, out=Xs, mode="clip")
+            np.take(T, order, axis=0, out=Ts, mode="clip")
+        else:
+            idx = xp.asarray(order)
+            xp.take(X, idx, axis=0, out=Xs)
+            xp.take(T, idx, axis=0, out=Ts)
+        return Xs, Ts
+
+    def _forward_train(self, x: Any, bufs: _Buffers) -> Any:
+        matmul = self.xp.matmul
+        a = x
+        for i, layer in enumerate(self.layers):
+            z = bufs.z[i]
+            matmul(a, layer.weight.data, out=z)
+            z += layer.bias.data
+            if layer.activation is not None:
+                layer.activation.forward_with_derivative(z, out=(bufs.a[i], bufs.da[i]))
+                a = bufs.a[i]
+            else:
+                a = z
+        return a
+
+    def _backward(self, x: Any, bufs: _Buffers) -> None:
+        xp = self.xp
+        g = bufs.gout
+        for i in range(len(self.layers) - 1, -1, -1):
+            layer = self.layers[i]
+            if layer.activation is not None:
+                if layer.constants is not None:
+                    layer.activation.constant_gradient(
+                        bufs.z[i], g, layer.constants.grad
+                    )
+                d = bufs.delta[i]
+                xp.multiply(g, bufs.da[i], out=d)
+            else:
+                d = g
+            a_prev = (
+                x
+                if i == 0
+                else (bufs.a[i - 1] if self._act_flags[i - 1] else bufs.z[i - 1])
+            )
+            xp.matmul(a_prev.T, d, out=layer.weight.grad)
+            if layer.mask is not None:
+                layer.weight.grad *= layer.mask
+            d.sum(axis=0, out=layer.bias.grad)
+            if i > 0:
+                g = bufs.gin[i]
+                xp.matmul(d, layer.weight.data.T, out=g)
+
+    def _train_step_arrays(
+        self, xb: Any, tb: Any, optimizer: Any, l1: float, l2: float
+    ) -> float:
+        """One step on prepared device arrays (the hot path; no validation)."""
+        bufs = self._bufs(xb.shape[0])
+        out = self._forward_train(xb, bufs)
+        loss = self._loss.value_and_gradient(out, tb, bufs.gout)
+        if not math.isfinite(loss):
+            raise _Diverged("loss")
+        self._backward(xb, bufs)
+        if l1 or l2:
+            self._penalty_gradient(l1, l2)
+        if not math.isfinite(self._flat_grad.sum()):
+            raise _Diverged("gradient")
+        self._backup[...] = self._flat
+        optimizer.step()
+        if not math.isfinite(self._flat.sum()):
+            self._flat[...] = self._backup
+            raise _Diverged("parameters")
+        if self._learnable_layers:
+            self._sync_constants()
+        return loss
+
+    def loss_and_gradient(
+        self, X: Any, y: Any, l1: float = 0.0, l2: float = 0.0
+    ) -> tuple[float, np.ndarray]:
+        """The training loss on (X, y) and its gradient with respect to every parameter
+        (a NumPy array in the flat layout of :meth:`get_flat_parameters`), without updating
+        anything: what one step would use. For checking gradients and for research."""
+        Xd, Td, n = self._prepare(X, y, "data")
+        bufs = self._bufs(n)
+        out = self._forward_train(Xd, bufs)
+        loss = self._loss.value_and_gradient(out, Td, bufs.gout)
+        self._backward(Xd, bufs)
+        if l1 or l2:
+            self._penalty_gradient(l1, l2)
+        return loss, _to_host(self._flat_grad).copy()
+
+    def _penalty_gradient(self, l1: float, l2: float) -> None:
+        xp = self.xp
+        w = self._flat[: self._n_weights]
+        gw = self._flat_grad[: self._n_weights]
+        if self._scratch_w is None:
+            self._scratch_w = xp.empty_like(w)
+        s = self._scratch_w
+        if l2:
+            xp.multiply(w, l2, out=s)
+            gw += s
+        if l1:
+            xp.sign(w, out=s)
+            s *= l1
+            gw += s
+        for layer in self._masked_layers:
+            layer.weight.grad *= layer.mask
+
+    def _forward_infer(
+        self, x: Any, keep_hidden: bool = False
+    ) -> tuple[Any, list[Any]]:
+        xp = self.xp
+        a = x
+        hidden = []
+        for layer in self.layers:
+            z = xp.matmul(a, layer.weight.data)
+            z += layer.bias.data
+            if layer.activation is not None:
+                a = layer.activation.forward(z, out=z if _inplace_ok(layer) else None)
+            else:
+                a = z
+            if keep_hidden:
+                hidden.append(a)
+        return a, hidden
+
+    # ---------------------------------------------------------------- public training API
+    def fit(
+        self,
+        X: Any,
+        y: Any,
+        epochs: int = 10,
+        batch_size: int | None = 32,
+        lr: float | None = None,
+        optimizer: Any = "adam",
+        validation_data: tuple[Any, Any] | None = None,
+        callbacks: Any = None,
+        shuffle: bool = True,
+        seed: int | None = None,
+        metrics: Any = None,
+        l1: float = 0.0,
+        l2: float = 0.0,
+        live: bool = False,
+        verbose: bool = False,
+        step_rate: float = 10.0,
+        momentum: float | None = None,
+        weight_decay: float | None = None,
+    ) -> History:
+        """Train and return a :class:`~symnb.nn.History` (also kept as ``model.history``).
+
+        Parameters
+        ----------
+        X, y:
+            training data (validated once: shapes, labels, finiteness).
+        epochs, batch_size:
+            passes over the data and minibatch size (``None``: full batch).
+        lr, optimizer, momentum, weight_decay:
+            ``"adam"`` (default, lr 0.001), ``"sgd"`` (lr 0.01), or an optimizer instance.
+        validation_data:
+            ``(X_val, y_val)``, evaluated after every epoch (``val_loss``, ``val_accuracy``).
+        callbacks:
+            :class:`~symnb.nn.Callback` objects or functions ``f(epoch, logs)``; returning
+            True stops training.
+        shuffle, seed:
+            reshuffle every epoch; ``seed`` fixes the order (default: the model's seed).
+        metrics:
+            names of per-epoch metrics (default accuracy for classification, none for
+            regression); the loss is always recorded.
+        l1, l2:
+            penalties on the weights (not biases): gradient ``l1*sign(w) + l2*w``.
+        live, verbose:
+            live loss plot and progress bar in a notebook; a plain progress bar.
+
+        Ctrl-C stops at a step boundary (``history.stop_reason == "interrupted"``); a NaN/inf
+        loss stops with a warning naming the epoch and step and keeps the last finite
+        parameters (``"diverged"``).
+        """
+        return _fit(
+            self,
+            X,
+            y,
+            epochs=epochs,
+            batch_size=batch_size,
+            lr=lr,
+            optimizer=optimizer,
+            validation_data=validation_data,
+            callbacks=callbacks,
+            shuffle=shuffle,
+            seed=seed,
+            metrics=metrics,
+            l1=l1,
+            l2=l2,
+            live=live,
+            verbose=verbose,
+            step_rate=step_rate,
+            momentum=momentum,
+            weight_decay=weight_decay,
+        )
+
+    def _shuffle_rng(self, seed: int | None) -> np.random.Generator:
+        return self._shuffle if seed is None else np.random.default_rng(seed)
+
+    def train_epoch(
+        self,
+        X: Any,
+        y: Any,
+        optimizer: Any,
+        batch_size: int = 10,
+        l1: float = 0.0,
+        l2: float = 0.0,
+        shuffle: bool = True,
+        seed: int | None = None,
+    ) -> float:
+        """One pass over (X, y) in minibatches; returns the mean training loss of the epoch.
+
+        Raises :class:`~symnb.nn.TrainingDiverged` on a NaN/inf (parameters unchanged by
+        the bad step) and ``KeyboardInterrupt`` after the step during which Ctrl-C came.
+        """
+        Xd, Td, n = self._prepare(X, y, "training data")
+        if (
+            isinstance(batch_size, bool)
+            or not isinstance(batch_size, (int, np.integer))
+            or batch_size < 1
+        ):
+            raise ValueError(
+                f"batch_size must be a positive integer, got {batch_size!r}"
+            )
+        order = self._shuffle_rng(seed).permutation(n) if shuffle else None
+        with deferred_interrupts() as interrupts:
+            loss, _, stop = run_epoch(
+                self,
+                Xd,
+                Td,
+                optimizer,
+                int(min(batch_size, n)),
+                order,
+                float(l1),
+                float(l2),
+                interrupts,
+                self.epochs_trained + 1,
+            )
+        if stop == "interrupted":
+            raise KeyboardInterrupt("training interrupted at a step boundary")
+        self.epochs_trained += 1
+        return loss
+
+    def train_step(
+        self, X: Any, y: Any, optimizer: Any, l1: float = 0.0, l2: float = 0.0
+    ) -> float:
+        """One optimizer step on the minibatch (X, y); returns its loss."""
+        Xd, Td, _ = self._prepare(X, y, "minibatch")
+        with deferred_interrupts() as interrupts, np.errstate(all="ignore"):
+            try:
+                loss = self._train_step_arrays(Xd, Td, optimizer, float(l1), float(l2))
+            except _Diverged as exc:
+                raise TrainingDiverged(
+                    f"the {exc.what} became NaN or infinite in this step; the parameters are "
+                    "those before it",
+                    self.epochs_trained + 1,
+                    1,
+                    exc.what,
+                ) from None
+        if interrupts.requested:
+            raise KeyboardInterrupt("training interrupted at a step boundary")
+        return loss
+
+    # ---------------------------------------------------------------- inference
+    def __call__(self, X: Any) -> np.ndarray:
+        """Raw network outputs (logits for the classification losses), shape (n, sizes[-1])."""
+        return self.decision_function(X)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Raw outputs of the last layer, shape (n, sizes[-1])."""
+        Xd, _ = self._prepare_X(X, "X")
+        out, _ = self._forward_infer(Xd)
+        return _to_host(out).copy()
+
+    def _outputs_to_predictions(self, out: np.ndarray) -> np.ndarray:
+        if self.task == "multiclass":
+            return np.argmax(out, axis=1)
+        if self.task == "binary":
+            threshold = 0.0 if self._loss.logits else 0.5
+            return (out[:, 0] > threshold).astype(np.int64)
+        return out[:, 0] if out.shape[1] == 1 else out
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class labels (classification: int64, shape (n,)) or values (regression: (n,) for
+        one output, else (n, k))."""
+        Xd, _ = self._prepare_X(X, "X")
+        out, _ = self._forward_infer(Xd)
+        return self._outputs_to_predictions(_to_host(out))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities, shape (n, classes): (n, 2) = [P(0), P(1)] for binary."""
+        if self.task == "regression":
+            raise ValueError(
+                "predict_proba is for classification models (task is regression)"
+            )
+        Xd, _ = self._prepare_X(X, "X")
+        out, _ = self._forward_infer(Xd)
+        out = _to_host(out).astype(np.float64)
+        if self.task == "binary":
+            if self._loss.logits:
+                p = np.where(
+                    out[:, 0] >= 0,
+                    1 / (1 + np.exp(-np.abs(out[:, 0]))),
+                    1 - 1 / (1 + np.exp(-np.abs(out[:, 0]))),
+                )
+            else:
+                p = np.clip(out[:, 0], 0.0, 1.0)
+            return np.stack([1 - p, p], axis=1)
+        if self._loss.logits:
+            z = out - out.max(axis=1, keepdims=True)
+            e = np.exp(z)
+            return e / e.sum(axis=1, keepdims=True)
+        return out / out.sum(axis=1, keepdims=True)
+
+    def hidden_outputs(self, X: Any) -> list[np.ndarray]:
+        """Post-activation outputs of each hidden layer: a list of (n, width) arrays."""
+        Xd, _ = self._prepare_X(X, "X")
+        _, hidden = self._forward_infer(Xd, keep_hidden=True)
+        return [_to_host(h).copy() for h in hidden[:-1]]
+
+    def _metric_names(self, metrics: Any) -> list[str]:
+        if metrics is None:
+            return ["accuracy"] if self.task != "regression" else []
+        if isinstance(metrics, str):
+            metrics = [metrics]
+        names = []
+        for m in metrics:
+            name, _, kind = metrics_mod.get(m)
+            if kind == "classification" and self.task == "regression":
+                raise ValueError(
+                    f"metric {m!r} is for classification; this model regresses"
+                )
+            if kind == "regression" and self.task != "regression":
+                raise ValueError(
+                    f"metric {m!r} is for regression; this model classifies"
+                )
+            names.append(name)
+        return names
+
+    def _metrics_on(
+        self, Xd: Any, Td: Any, names: list[str], skip_loss: bool = False
+    ) -> dict[str, float]:
+        out, _ = self._forward_infer(Xd)
+        result: dict[str, float] = {}
+        if not skip_loss:
+            result["loss"] = self._loss.value(out, Td)
+        if names:
+            host = _to_host(out)
+            t = _to_host(Td)
+            if self.task == "regression":
+                pred = host
+            else:
+                pred = self._outputs_to_predictions(host)
+                if self.task == "binary":
+                    t = t.reshape(-1).astype(np.int64)
+                elif t.ndim == 2:
+                    t = np.argmax(t, axis=1)
+            for name in names:
+                result[name] = metrics_mod.get(name)[1](t, pred)
+        return result
+
+    def evaluate(self, X: Any, y: Any, metrics: Any = None) -> dict[str, float]:
+        """``{"loss": ..., "accuracy": ...}`` for classification; for regression the loss,
+        MSE, MAE and R^2 (or the ``metrics`` named)."""
+        Xd, Td, _ = self._prepare(X, y, "evaluation data")
+        if metrics is None and self.task == "regression":
+            metrics = ["mse", "mae", "r2"]
+        return self._metrics_on(Xd, Td, self._metric_names(metrics))
+
+    def score(self, X: Any, y: Any) -> float:
+        """Accuracy (classification) or R^2 (regression)."""
+        return self.evaluate(
+            X, y, metrics=["r2"] if self.task == "regression" else ["accuracy"]
+        )["r2" if self.task == "regression" else "accuracy"]
+
+    # ---------------------------------------------------------------- save / load
+    def save(self, path: str | os.PathLike) -> None:
+        """Write weights and formulas (text and constants) to ``path`` (one .npz file, no
+        pickle). :func:`symnb.nn.load` rebuilds the model and predicts the same numbers."""
+        from .serialize import model_to_arrays
+
+        arrays = model_to_arrays(self)
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        path = os.fspath(path)
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".symnb-", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(buf.getvalue())
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+    # ---------------------------------------------------------------- display
+    def __repr__(self) -> str:
+        hidden = [
+            layer.activation.describe() if layer.activation is not None else "linear"
+            for layer in self.layers[:-1]
+        ]
+        out = self.layers[-1].activation
+        return (
+            f"MLP({self.sizes}, activation={hidden}, output="
+            f"{out.describe() if out is not None else 'linear'}, loss={self._loss.name}, "
+            f"backend={self.backend}, dtype={self.dtype.name}, parameters={self.n_parameters})"
+        )
+
+    @property
+    def loss(self) -> TrainingLoss:
+        """The training loss object."""
+        return self._loss
+
+
+def _inplace_ok(layer: Dense) -> bool:
+    # kernels refuse out aliasing the input (contract): never pass out=z
+    return False
+
+
+def _symnb():
+    import symnb
+
+    return symnb
+
+
+def load(
+    path: str | os.PathLike, backend: str | None = None, device: int | None = None
+) -> MLP:
+    """Rebuild a model written by :meth:`MLP.save` (formulas recompiled, weights restored).
+
+    ``backend``/``device`` override the saved choice (default: the backend the model was
+    trained on; the same backend reproduces the same predictions).
+    """
+    from .serialize import model_from_file
+
+    return model_from_file(path, backend=backend, device=device)

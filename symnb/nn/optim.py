@@ -1,0 +1,313 @@
+"""Parameters and optimizers (SGD with momentum and weight decay, Adam).
+
+A model keeps all its parameters in one flat array (and all gradients in another); each
+:class:`Parameter` is a view of its slice. An optimizer given ``model.parameters()`` therefore
+updates everything with a handful of array operations per step, whatever the number of
+layers, and the update is all-or-nothing from Python's point of view (the trainer defers
+Ctrl-C to step boundaries). Optimizers also accept any list of :class:`Parameter` (or of
+objects with ``.data`` and ``.grad`` arrays) and then loop over them.
+
+The update rules are PyTorch's ``torch.optim.SGD`` and ``torch.optim.Adam`` (L2 weight decay
+added to the gradient; Adam with bias correction).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SGD", "Adam", "Optimizer", "Parameter", "Parameters", "get"]
+
+
+class Parameter:
+    """A named trainable array and its gradient (both views of the model's flat buffers).
+
+    Attributes
+    ----------
+    name:
+        e.g. ``"layers.0.weight"``, ``"layers.1.constants"``.
+    data, grad:
+        arrays (NumPy, or CuPy on the GPU) of the same shape; write in place to keep the
+        views (``p.data[...] = value``).
+    """
+
+    __slots__ = ("data", "grad", "kind", "name")
+
+    def __init__(self, name: str, data: Any, grad: Any, kind: str = "weight") -> None:
+        self.name = name
+        self.data = data
+        self.grad = grad
+        self.kind = kind  # "weight" | "bias" | "constant"
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.data.shape)
+
+    @property
+    def size(self) -> int:
+        return int(self.data.size)
+
+    def numpy(self) -> np.ndarray:
+        """A NumPy copy of the values (copied from the GPU if needed)."""
+        data = self.data
+        if hasattr(data, "get"):
+            return data.get()
+        return np.array(data)
+
+    def __repr__(self) -> str:
+        return f"Parameter({self.name!r}, shape={self.shape}, kind={self.kind!r})"
+
+
+class Parameters(list):
+    """``model.parameters()``: a list of :class:`Parameter` sharing one flat buffer.
+
+    ``flat_data``/``flat_grad`` are the whole buffers; ``n_weights`` is the length of the
+    leading part holding the weight matrices (what L1/L2 penalties apply to).
+    """
+
+    def __init__(
+        self,
+        items: Iterable[Parameter],
+        flat_data: Any = None,
+        flat_grad: Any = None,
+        n_weights: int = 0,
+    ) -> None:
+        super().__init__(items)
+        self.flat_data = flat_data
+        self.flat_grad = flat_grad
+        self.n_weights = n_weights
+
+
+def _xp_of(array: Any) -> Any:
+    mod = type(array).__module__
+    if mod.startswith("cupy"):
+        import cupy
+
+        return cupy
+    return np
+
+
+class Optimizer:
+    """Base class: keeps the parameters and the learning rate; subclasses define ``step``.
+
+    Parameters
+    ----------
+    params:
+        ``model.parameters()`` (fast flat path) or a sequence of parameters.
+    lr:
+        learning rate (a positive finite number; may be changed between steps).
+    """
+
+    def __init__(self, params: Sequence[Parameter], lr: float) -> None:
+        params = params if isinstance(params, Parameters) else list(params)
+        if len(params) == 0:
+            raise ValueError("the optimizer got no parameters to train")
+        self.params = params
+        self.lr = lr
+        flat = getattr(params, "flat_data", None)
+        if flat is not None:
+            self._pairs = [(params.flat_data, params.flat_grad)]
+        else:
+            self._pairs = [(p.data, p.grad) for p in params]
+        self.steps = 0
+
+    @property
+    def lr(self) -> float:
+        return self._lr
+
+    @lr.setter
+    def lr(self, value: float) -> None:
+        value = float(value)
+        if not math.isfinite(value) or value <= 0:
+            raise ValueError(
+                f"the learning rate must be a positive number, got {value!r}"
+            )
+        self._lr = value
+
+    def zero_grad(self) -> None:
+        """Set every gradient to zero (the trainer overwrites gradients anyway)."""
+        for _, grad in self._pairs:
+            grad.fill(0)
+
+    def step(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def state_dict(self) -> dict[str, Any]:
+        """Hyper-parameters (for ``repr`` and saving); buffers are not included."""
+        return {"lr": self.lr, "steps": self.steps}
+
+    def __repr__(self) -> str:
+        args = ", ".join(
+            f"{k}={v!r}" for k, v in self.state_dict().items() if k != "steps"
+        )
+        return f"{type(self).__name__}({args})"
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum, Nesterov and L2 weight decay.
+
+    ``v = momentum * v + (g + weight_decay * w)``; ``w -= lr * v`` (PyTorch's convention;
+    with ``nesterov`` the step uses ``g + momentum * v``).
+    """
+
+    def __init__(
+        self,
+        params: Sequence[Parameter],
+        lr: float = 0.01,
+        momentum: float = 0.0,
+        weight_decay: float = 0.0,
+        nesterov: bool = False,
+    ) -> None:
+        super().__init__(params, lr)
+        if not 0 <= momentum < 1:
+            raise ValueError(f"momentum must be in [0, 1), got {momentum!r}")
+        if weight_decay < 0:
+            raise ValueError(f"weight_decay must be >= 0, got {weight_decay!r}")
+        if nesterov and momentum == 0:
+            raise ValueError("nesterov momentum needs momentum > 0")
+        self.momentum = float(momentum)
+        self.weight_decay = float(weight_decay)
+        self.nesterov = bool(nesterov)
+        self._velocity = [None] * len(self._pairs)
+        self._tmp = [None] * len(self._pairs)
+
+    def step(self) -> None:
+        """Apply one update from the current gradients."""
+        lr, mom, wd = self.lr, self.momentum, self.weight_decay
+        for i, (data, grad) in enumerate(self._pairs):
+            xp = _xp_of(data)
+            scratch = self._tmp[i]
+            if scratch is None:
+                scratch = self._tmp[i] = xp.empty_like(data)
+            g = grad
+            if wd:
+                xp.multiply(data, wd, out=scratch)
+                scratch += grad
+                g = scratch
+            if mom:
+                v = self._velocity[i]
+                if v is None:
+                    v = self._velocity[i] = xp.array(g, copy=True)
+                else:
+                    v *= mom
+                    v += g
+                if self.nesterov:
+                    if g is not scratch:
+                        scratch[...] = g
+                    scratch += mom * v
+                    g = scratch
+                else:
+                    g = v
+            xp.multiply(g, lr, out=scratch)
+            data -= scratch
+        self.steps += 1
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "lr": self.lr,
+            "momentum": self.momentum,
+            "weight_decay": self.weight_decay,
+            "nesterov": self.nesterov,
+            "steps": self.steps,
+        }
+
+
+class Adam(Optimizer):
+    """Adam (Kingma and Ba) with bias correction; ``weight_decay`` is L2 added to the
+    gradient as in ``torch.optim.Adam`` (not AdamW)."""
+
+    def __init__(
+        self,
+        params: Sequence[Parameter],
+        lr: float = 0.001,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+    ) -> None:
+        super().__init__(params, lr)
+        b1, b2 = betas
+        if not (0 <= b1 < 1 and 0 <= b2 < 1):
+            raise ValueError(f"betas must be in [0, 1), got {betas!r}")
+        if eps <= 0 or weight_decay < 0:
+            raise ValueError("eps must be > 0 and weight_decay >= 0")
+        self.betas = (float(b1), float(b2))
+        self.eps = float(eps)
+        self.weight_decay = float(weight_decay)
+        self._m = [None] * len(self._pairs)
+        self._v = [None] * len(self._pairs)
+        self._tmp = [None] * len(self._pairs)
+
+    def step(self) -> None:
+        """Apply one update from the current gradients."""
+        b1, b2 = self.betas
+        self.steps += 1
+        t = self.steps
+        step_size = self.lr / (1 - b1**t)
+        root_c2 = math.sqrt(1 - b2**t)
+        for i, (data, grad) in enumerate(self._pairs):
+            xp = _xp_of(data)
+            m, v, tmp = self._m[i], self._v[i], self._tmp[i]
+            if m is None:
+                m = self._m[i] = xp.zeros_like(data)
+                v = self._v[i] = xp.zeros_like(data)
+                tmp = self._tmp[i] = xp.empty_like(data)
+            g = grad
+            if self.weight_decay:
+                xp.multiply(data, self.weight_decay, out=tmp)
+                tmp += grad
+                g = tmp
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            xp.multiply(g, g, out=tmp)
+            tmp *= 1 - b2
+            v += tmp
+            # denominator: sqrt(v) / sqrt(1 - b2^t) + eps
+            xp.sqrt(v, out=tmp)
+            tmp *= 1.0 / root_c2
+            tmp += self.eps
+            xp.divide(m, tmp, out=tmp)
+            tmp *= step_size
+            data -= tmp
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "lr": self.lr,
+            "betas": self.betas,
+            "eps": self.eps,
+            "weight_decay": self.weight_decay,
+            "steps": self.steps,
+        }
+
+
+def get(
+    spec: str | Optimizer | type | None,
+    params: Sequence[Parameter],
+    lr: float | None = None,
+    **options: Any,
+) -> Optimizer:
+    """An optimizer from a name (``"sgd"``, ``"adam"``), a class, or an instance."""
+    if isinstance(spec, Optimizer):
+        if lr is not None:
+            spec.lr = lr
+        return spec
+    if spec is None:
+        spec = "adam"
+    if isinstance(spec, type) and issubclass(spec, Optimizer):
+        cls = spec
+    elif isinstance(spec, str) and spec.strip().lower() in ("sgd", "adam"):
+        cls = SGD if spec.strip().lower() == "sgd" else Adam
+    else:
+        raise ValueError(
+            f"unknown optimizer {spec!r}; use 'sgd', 'adam' or an instance"
+        )
+    if cls is not SGD and ("momentum" in options or "nesterov" in options):
+        raise ValueError(
+            "momentum applies to optimizer='sgd'; Adam has betas=(0.9, 0.999) instead"
+        )
+    if lr is None:
+        lr = 0.01 if cls is SGD else 0.001
+    return cls(params, lr=lr, **options)

@@ -1,0 +1,629 @@
+"""The training loop: ``History``, callbacks, deferred interrupts and the NaN stop.
+
+``MLP.fit`` runs :func:`fit`. Per step it does a forward pass, the loss and its gradient, the
+backward pass, two finiteness checks (loss, and the sum of all gradients, which is NaN/inf if
+any gradient is) and one optimizer update over the model's flat parameter buffer. Everything
+else (metrics, validation, callbacks, the live plot) happens once per epoch, except callbacks'
+``on_step_end``, which is called at most ``step_rate`` times per second.
+
+Interrupts: during ``fit`` a Ctrl-C (the notebook's stop button) only sets a flag; training
+stops at the next step boundary, so the parameters are those after a complete update and the
+History ends with the last complete epoch (the partial epoch is recorded in
+``history.partial``). ``fit`` then returns normally with ``history.stop_reason ==
+"interrupted"``.
+
+A NaN or infinite loss, gradient or parameter stops training with a message naming the epoch
+and step; the update that produced it is not kept (the parameters are the last finite ones).
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+from typing_extensions import Self
+
+__all__ = [
+    "Callback",
+    "EarlyStopping",
+    "History",
+    "LambdaCallback",
+    "StopTraining",
+    "TrainingDiverged",
+    "deferred_interrupts",
+]
+
+
+class TrainingDiverged(FloatingPointError):
+    """A loss, gradient or parameter became NaN or infinite; names the epoch and step."""
+
+    def __init__(self, message: str, epoch: int, step: int, what: str) -> None:
+        self.epoch = epoch
+        self.step = step
+        self.what = what
+        super().__init__(message)
+
+
+class StopTraining(Exception):
+    """Raise from a callback to end training after the current epoch or step."""
+
+
+class History:
+    """Per-epoch metrics of one ``fit``: ``history["loss"]``, ``history["val_accuracy"]``...
+
+    Attributes
+    ----------
+    history:
+        dict metric name -> list with one value per completed epoch. Train metrics are
+        ``loss``, ``accuracy``...; validation ones ``val_loss``, ``val_accuracy``...;
+        ``time`` is the wall time of each epoch in seconds (training steps only).
+    epochs:
+        the epoch numbers (1-based, continuing across repeated ``fit`` calls on a model).
+    stop_reason:
+        ``"completed"``, ``"interrupted"``, ``"diverged"`` (NaN/inf), ``"callback"``.
+    message:
+        a sentence on how training ended.
+    steps:
+        number of optimizer steps taken.
+    partial:
+        for an interrupted or diverged run, ``{"epoch": e, "step": s, "loss": mean so far}``
+        of the unfinished epoch; otherwise ``None``.
+    """
+
+    def __init__(self) -> None:
+        self.history: dict[str, list[float]] = {}
+        self.epochs: list[int] = []
+        self.stop_reason: str | None = None
+        self.message: str = ""
+        self.steps: int = 0
+        self.partial: dict[str, Any] | None = None
+        self.params: dict[str, Any] = {}
+
+    def append(self, epoch: int, logs: dict[str, float]) -> None:
+        self.epochs.append(epoch)
+        for key, value in logs.items():
+            self.history.setdefault(key, []).append(float(value))
+
+    def __getitem__(self, key: str) -> list[float]:
+        try:
+            return self.history[key]
+        except KeyError:
+            raise KeyError(
+                f"no metric {key!r} in this History; it has {', '.join(self.history)}"
+            ) from None
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.history
+
+    def __len__(self) -> int:
+        return len(self.epochs)
+
+    def keys(self) -> list[str]:
+        return list(self.history)
+
+    @property
+    def last(self) -> dict[str, float]:
+        """The metrics of the last completed epoch (empty if none)."""
+        return {k: v[-1] for k, v in self.history.items() if v}
+
+    @property
+    def interrupted(self) -> bool:
+        return self.stop_reason == "interrupted"
+
+    def epochs_to(
+        self, metric: str, target: float, mode: str | None = None
+    ) -> int | None:
+        """First epoch whose ``metric`` reached ``target`` (>= for accuracy-like metrics,
+        <= for losses and errors; ``mode`` "max"/"min" overrides), or ``None``."""
+        values = self.history.get(metric)
+        if not values:
+            return None
+        mode = mode or _mode_of(metric)
+        for epoch, value in zip(self.epochs, values):
+            if (value >= target) if mode == "max" else (value <= target):
+                return epoch
+        return None
+
+    def to_pandas(self):
+        """A ``pandas.DataFrame`` indexed by epoch (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.history, index=pd.Index(self.epochs, name="epoch"))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "epochs": list(self.epochs),
+            "history": {k: list(v) for k, v in self.history.items()},
+            "stop_reason": self.stop_reason,
+            "message": self.message,
+            "steps": self.steps,
+        }
+
+    def __repr__(self) -> str:
+        last = ", ".join(f"{k}={v:.4g}" for k, v in self.last.items() if k != "time")
+        return (
+            f"History({len(self)} epochs, {self.stop_reason or 'running'}"
+            + (f", last: {last}" if last else "")
+            + ")"
+        )
+
+
+def _mode_of(metric: str) -> str:
+    base = metric.removeprefix("val_")
+    return "max" if base in ("accuracy", "precision", "recall", "f1", "r2") else "min"
+
+
+class Callback:
+    """Hooks into ``fit``. Override what you need; every hook may stop training by
+    returning ``True`` (or setting ``model.stop_training = True``, or raising
+    :class:`StopTraining`).
+
+    ``self.model`` and ``self.history`` are set before ``on_train_begin``; ``self.params``
+    holds ``epochs``, ``steps_per_epoch``, ``batch_size``, ``samples``.
+    """
+
+    model: Any = None
+    history: History | None = None
+    params: dict[str, Any] = {}  # noqa: RUF012 - replaced per fit, never mutated
+
+    def on_train_begin(self, logs: dict[str, Any]) -> bool | None:
+        return None
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any]) -> bool | None:
+        return None
+
+    def on_step_end(self, step: int, logs: dict[str, Any]) -> bool | None:
+        """Called at most ``step_rate`` times a second; logs: epoch, step, loss (the
+        running mean of the epoch so far), batch_loss."""
+        return None
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, float]) -> bool | None:
+        return None
+
+    def on_train_end(self, logs: dict[str, Any]) -> None:
+        return None
+
+
+class LambdaCallback(Callback):
+    """A callback from plain functions, e.g. ``LambdaCallback(on_epoch_end=lambda e, logs:
+    print(e, logs["loss"]))``. A bare function in ``callbacks=[...]`` becomes one of these
+    as its ``on_epoch_end``."""
+
+    def __init__(
+        self,
+        on_epoch_end: Callable[[int, dict], Any] | None = None,
+        on_step_end: Callable[[int, dict], Any] | None = None,
+        on_train_begin: Callable[[dict], Any] | None = None,
+        on_train_end: Callable[[dict], Any] | None = None,
+    ) -> None:
+        self._epoch = on_epoch_end
+        self._step = on_step_end
+        self._begin = on_train_begin
+        self._end = on_train_end
+
+    def on_train_begin(self, logs):
+        return self._begin(logs) if self._begin else None
+
+    def on_epoch_end(self, epoch, logs):
+        return self._epoch(epoch, logs) if self._epoch else None
+
+    def on_step_end(self, step, logs):
+        return self._step(step, logs) if self._step else None
+
+    def on_train_end(self, logs):
+        return self._end(logs) if self._end else None
+
+    @property
+    def wants_steps(self) -> bool:
+        return self._step is not None
+
+
+class EarlyStopping(Callback):
+    """Stop when ``monitor`` has not improved by ``min_delta`` for ``patience`` epochs, or
+    when it reaches ``target`` (if given). ``restore_best`` puts back the best parameters."""
+
+    def __init__(
+        self,
+        monitor: str = "val_loss",
+        patience: int = 10,
+        min_delta: float = 0.0,
+        mode: str | None = None,
+        target: float | None = None,
+        restore_best: bool = False,
+    ) -> None:
+        self.monitor = monitor
+        self.patience = int(patience)
+        self.min_delta = float(min_delta)
+        self.mode = mode or _mode_of(monitor)
+        self.target = target
+        self.restore_best = restore_best
+        self.best: float | None = None
+        self.best_epoch: int | None = None
+        self.stopped_epoch: int | None = None
+        self._wait = 0
+        self._best_params: Any = None
+
+    def on_train_begin(self, logs):
+        self.best = None
+        self._wait = 0
+        self.stopped_epoch = None
+
+    def on_epoch_end(self, epoch, logs):
+        if self.monitor not in logs:
+            raise KeyError(
+                f"EarlyStopping monitors {self.monitor!r}, which fit does not report; "
+                f"available: {', '.join(logs)}"
+            )
+        value = logs[self.monitor]
+        sign = 1.0 if self.mode == "max" else -1.0
+        if self.best is None or sign * (value - self.best) > self.min_delta:
+            self.best, self.best_epoch, self._wait = value, epoch, 0
+            if self.restore_best and self.model is not None:
+                self._best_params = self.model.get_flat_parameters()
+        else:
+            self._wait += 1
+        reached = self.target is not None and sign * (value - self.target) >= 0
+        if reached or self._wait >= self.patience:
+            self.stopped_epoch = epoch
+            return True
+        return None
+
+    def on_train_end(self, logs):
+        if (
+            self.restore_best
+            and self._best_params is not None
+            and self.model is not None
+        ):
+            self.model.set_flat_parameters(self._best_params)
+
+
+def as_callbacks(
+    callbacks: Iterable[Any] | Callback | Callable | None,
+) -> list[Callback]:
+    """Normalise the ``callbacks=`` argument."""
+    if callbacks is None:
+        return []
+    if (
+        isinstance(callbacks, Callback)
+        or callable(callbacks)
+        and not isinstance(callbacks, (list, tuple))
+    ):
+        callbacks = [callbacks]
+    result: list[Callback] = []
+    for cb in callbacks:
+        if isinstance(cb, Callback):
+            result.append(cb)
+        elif callable(cb):
+            result.append(LambdaCallback(on_epoch_end=cb))
+        else:
+            raise TypeError(
+                f"a callback is a symnb.nn.Callback or a function, not {cb!r}"
+            )
+    return result
+
+
+def _wants_steps(cb: Callback) -> bool:
+    if isinstance(cb, LambdaCallback):
+        return cb.wants_steps
+    return type(cb).on_step_end is not Callback.on_step_end
+
+
+class deferred_interrupts:
+    """Within the block, SIGINT only sets ``self.requested``; the previous handler is put
+    back on exit. Outside the main thread (where Python never delivers SIGINT) it does
+    nothing."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: Any = None
+        self._installed = False
+
+    def _handler(self, signum, frame) -> None:
+        if self.requested:
+            # a second Ctrl-C while the first is pending: the user insists
+            previous = self._previous
+            if callable(previous):
+                previous(signum, frame)
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __enter__(self) -> Self:
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self._previous = signal.getsignal(signal.SIGINT)
+                signal.signal(signal.SIGINT, self._handler)
+                self._installed = True
+            except (ValueError, TypeError):  # pragma: no cover - embedded interpreters
+                self._installed = False
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            signal.signal(signal.SIGINT, self._previous)
+            self._installed = False
+
+
+class _Diverged(Exception):
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+
+def run_epoch(
+    model: Any,
+    X: Any,
+    T: Any,
+    optimizer: Any,
+    batch_size: int,
+    order: np.ndarray | None,
+    l1: float,
+    l2: float,
+    interrupts: deferred_interrupts | None,
+    epoch: int,
+    step_hook: Callable[[int, float, float], bool] | None = None,
+) -> tuple[float, int, str | None]:
+    """Train one epoch on device arrays ``X``/``T`` (already validated).
+
+    Returns ``(mean loss, steps done, stop)`` with ``stop`` None, "interrupted",
+    "callback"; raises :class:`TrainingDiverged` on NaN/inf.
+    """
+    with np.errstate(all="ignore"):  # NaN/inf are detected and reported below
+        return _run_steps(
+            model,
+            X,
+            T,
+            optimizer,
+            batch_size,
+            order,
+            l1,
+            l2,
+            interrupts,
+            epoch,
+            step_hook,
+        )
+
+
+def _run_steps(
+    model, X, T, optimizer, batch_size, order, l1, l2, interrupts, epoch, step_hook
+):
+    n = X.shape[0]
+    total = 0.0
+    done = 0
+    steps = 0
+    step_fn = model._train_step_arrays
+    if order is not None:
+        # one gather per epoch into reused buffers; minibatches are then contiguous views
+        X, T = model._shuffled(X, T, order)
+    for start in range(0, n, batch_size):
+        stop_at = min(start + batch_size, n)
+        xb = X[start:stop_at]
+        tb = T[start:stop_at]
+        try:
+            loss = step_fn(xb, tb, optimizer, l1, l2)
+        except _Diverged as exc:
+            raise TrainingDiverged(
+                f"training stopped: the {exc.what} became NaN or infinite at epoch {epoch}, "
+                f"step {steps + 1}; the parameters are those before that step",
+                epoch,
+                steps + 1,
+                exc.what,
+            ) from None
+        m = stop_at - start
+        total += loss * m
+        done += m
+        steps += 1
+        if step_hook is not None and step_hook(steps, total / done, loss):
+            return total / done, steps, "callback"
+        if interrupts is not None and interrupts.requested:
+            return total / done, steps, "interrupted"
+    return total / done, steps, None
+
+
+def fit(
+    model: Any,
+    X: Any,
+    y: Any,
+    epochs: int = 10,
+    batch_size: int | None = 32,
+    lr: float | None = None,
+    optimizer: Any = "adam",
+    validation_data: tuple[Any, Any] | None = None,
+    callbacks: Any = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    metrics: Iterable[str] | None = None,
+    l1: float = 0.0,
+    l2: float = 0.0,
+    live: bool = False,
+    verbose: bool = False,
+    step_rate: float = 10.0,
+    momentum: float | None = None,
+    weight_decay: float | None = None,
+) -> History:
+    """Train ``model``; see :meth:`symnb.nn.MLP.fit`."""
+    from . import optim
+
+    if (
+        not isinstance(epochs, (int, np.integer))
+        or isinstance(epochs, bool)
+        or epochs < 0
+    ):
+        raise ValueError(f"epochs must be a non-negative integer, got {epochs!r}")
+    Xd, Td, n = model._prepare(X, y, "training data")
+    if batch_size is None or batch_size == "full":
+        batch_size = n
+    if (
+        not isinstance(batch_size, (int, np.integer))
+        or isinstance(batch_size, bool)
+        or batch_size < 1
+    ):
+        raise ValueError(
+            f"batch_size must be a positive integer or None, got {batch_size!r}"
+        )
+    batch_size = int(min(batch_size, n))
+    for name, value in (("l1", l1), ("l2", l2)):
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    val = None
+    if validation_data is not None:
+        if not isinstance(validation_data, (tuple, list)) or len(validation_data) != 2:
+            raise ValueError("validation_data must be a pair (X_val, y_val)")
+        val = model._prepare(validation_data[0], validation_data[1], "validation data")
+    metric_names = model._metric_names(metrics)
+    opt_options: dict[str, Any] = {}
+    if momentum is not None:
+        opt_options["momentum"] = momentum
+    if weight_decay is not None:
+        opt_options["weight_decay"] = weight_decay
+    opt = optim.get(optimizer, model.parameters(), lr=lr, **opt_options)
+    if opt_options and isinstance(optimizer, optim.Optimizer):
+        for k, v in opt_options.items():
+            setattr(opt, k, float(v))
+    cbs = as_callbacks(callbacks)
+    if live:
+        from .live import LiveProgress
+
+        cbs.append(LiveProgress(plot=True))
+    elif verbose:
+        from .live import LiveProgress
+
+        cbs.append(LiveProgress(plot=False))
+    history = History()
+    steps_per_epoch = -(-n // batch_size)
+    history.params = {
+        "epochs": int(epochs),
+        "steps_per_epoch": steps_per_epoch,
+        "batch_size": batch_size,
+        "samples": n,
+        "optimizer": repr(opt),
+    }
+    model.history = history
+    model.stop_training = False
+    rng = model._shuffle_rng(seed)
+    first_epoch = model.epochs_trained + 1
+    for cb in cbs:
+        cb.model, cb.history, cb.params = model, history, history.params
+
+    step_cbs = [cb for cb in cbs if _wants_steps(cb)]
+    # step_rate None or inf: every step; otherwise at most step_rate calls a second
+    min_interval = 0.0 if not step_rate or math.isinf(step_rate) else 1.0 / step_rate
+    state = {"last": 0.0, "epoch": first_epoch, "global": 0}
+
+    def step_hook(step: int, running: float, batch_loss: float) -> bool:
+        now = time.perf_counter()
+        last_step = step == steps_per_epoch
+        if now - state["last"] < min_interval and not last_step:
+            return False
+        state["last"] = now
+        logs = {
+            "epoch": state["epoch"],
+            "step": step,
+            "loss": running,
+            "batch_loss": batch_loss,
+        }
+        stop = False
+        for cb in step_cbs:
+            try:
+                stop = bool(cb.on_step_end(step, logs)) or stop
+            except StopTraining:
+                stop = True
+        return stop or bool(model.stop_training)
+
+    def call_all(method: str, *args: Any) -> bool:
+        stop = False
+        for cb in cbs:
+            try:
+                stop = bool(getattr(cb, method)(*args)) or stop
+            except StopTraining:
+                stop = True
+        return stop or bool(model.stop_training)
+
+    stop_reason = "completed"
+    message = ""
+    try:
+        with deferred_interrupts() as interrupts:
+            if call_all("on_train_begin", {"epochs": epochs, "samples": n}):
+                stop_reason = "callback"
+            epoch = first_epoch
+            while stop_reason == "completed" and epoch < first_epoch + epochs:
+                state["epoch"] = epoch
+                if call_all("on_epoch_begin", epoch, {}):
+                    stop_reason = "callback"
+                    break
+                order = rng.permutation(n) if shuffle else None
+                t0 = time.perf_counter()
+                try:
+                    loss, steps, stop = run_epoch(
+                        model,
+                        Xd,
+                        Td,
+                        opt,
+                        batch_size,
+                        order,
+                        l1,
+                        l2,
+                        interrupts,
+                        epoch,
+                        step_hook if step_cbs else None,
+                    )
+                except TrainingDiverged as exc:
+                    history.steps += exc.step - 1
+                    history.partial = {"epoch": epoch, "step": exc.step}
+                    stop_reason, message = "diverged", str(exc)
+                    warnings.warn(message, RuntimeWarning, stacklevel=3)
+                    break
+                elapsed = time.perf_counter() - t0
+                history.steps += steps
+                if stop == "interrupted" and steps < steps_per_epoch:
+                    history.partial = {"epoch": epoch, "step": steps, "loss": loss}
+                    stop_reason = "interrupted"
+                    break
+                logs = {"loss": loss}
+                logs.update(model._metrics_on(Xd, Td, metric_names, skip_loss=True))
+                if val is not None:
+                    for key, value in model._metrics_on(
+                        val[0], val[1], metric_names
+                    ).items():
+                        logs["val_" + key] = value
+                logs["time"] = elapsed
+                history.append(epoch, logs)
+                model.epochs_trained = epoch
+                if stop == "interrupted":
+                    stop_reason = "interrupted"
+                    break
+                if call_all("on_epoch_end", epoch, dict(logs)) or stop == "callback":
+                    stop_reason = "callback"
+                    epoch += 1
+                    break
+                if interrupts.requested:
+                    stop_reason = "interrupted"
+                    break
+                epoch += 1
+    finally:
+        if stop_reason == "interrupted":
+            where = history.partial or {"epoch": model.epochs_trained, "step": "end"}
+            message = (
+                f"training interrupted at epoch {where['epoch']}, step {where['step']}: the "
+                f"model holds the parameters after the last complete step; History has "
+                f"{len(history)} complete epochs"
+            )
+            warnings.warn(message, RuntimeWarning, stacklevel=3)
+        elif stop_reason == "callback":
+            message = (
+                f"training stopped by a callback after epoch {model.epochs_trained}"
+            )
+        elif stop_reason == "completed":
+            message = f"trained {len(history)} epochs"
+        history.stop_reason = stop_reason
+        history.message = message
+        for cb in cbs:
+            try:
+                cb.on_train_end({"stop_reason": stop_reason, "message": message})
+            except StopTraining:
+                pass
+    return history

@@ -1,0 +1,516 @@
+"""The ``%%symact`` cell magic and the ``%symnb`` line magic.
+
+Thin by design: options come from ``IPython.core.magic_arguments``, user errors are
+``UsageError`` (one short message, no traceback), and all the work is done by the public
+``symnb`` API (``symnb.Activation``, ``symnb.Loss``, ``.compile``, ``symnb.backends``).
+
+``%%symact`` — see :mod:`symnb.notebook.syntax` for the definition language::
+
+    %%symact --backend cpp --range -3:3
+    swish(x; beta=1.0) = x*sigmoid(beta*x)
+    bump(x) = exp(-x**2)
+
+binds ``swish`` and ``bump`` in the notebook as ``symnb.Activation`` objects whose
+compiled kernel is ``swish.kernel``. The cell is all-or-nothing: when any definition is
+wrong, nothing is bound and earlier bindings of those names are left as they were.
+
+``%symnb`` — ``info``, ``backend NAME``, ``device N``, ``cache``, ``cache clear``,
+``library``, ``--help``; with no argument it prints the session defaults.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from symnb.notebook import state
+
+_RANGE_OPT = re.compile(r"(--range)\s+(-[0-9.eE+\-]*:\S*)")
+
+
+def _fix_negative_range(line: str) -> str:
+    """``--range -4:4`` -> ``--range=-4:4`` (argparse takes ``-4:4`` for an option)."""
+    return _RANGE_OPT.sub(r"\1=\2", line)
+
+
+def _warning_text(w: warnings.WarningMessage) -> str:
+    return str(w.message)
+
+
+def _format_formula_error(
+    exc: Exception, definition: Any, moves: Any, lines: list[str]
+) -> str:
+    """One short message for a FormulaError raised by the core for a cell definition."""
+    message = getattr(exc, "message", None) or str(exc)
+    column = getattr(exc, "column", None)
+    line, col = definition.cell_position(column, moves)
+    out = [f"{definition.name}: {message} (line {line}, column {col})"]
+    if 1 <= line <= len(lines) and len(lines[line - 1]) <= 200:
+        out.append("    " + lines[line - 1])
+        if column is not None:
+            out.append("    " + " " * (col - 1) + "^")
+    suggestion = getattr(exc, "suggestion", None)
+    unknown = re.match(r"unknown symbol '(\w+)'", message)
+    if unknown:  # say how to declare it in this cell's syntax
+        consts = [str(c) for c in definition.constants] + [f"{unknown.group(1)}=1.0"]
+        suggestion = (
+            f"declare it as a constant: {definition.name}"
+            f"({', '.join(definition.inputs)}; {', '.join(consts)}) = ..."
+        )
+    if suggestion:
+        out.append(f"hint: {suggestion}")
+    return "\n".join(out)
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc).strip()
+    lines = text.splitlines()
+    if len(lines) > 12:
+        text = "\n".join(lines[:12] + ["..."])
+    return text
+
+
+@magics_class
+class SymnbMagics(Magics):
+    """``%%symact`` and ``%symnb``."""
+
+    # ------------------------------------------------------------------ %%symact
+
+    @magic_arguments()
+    @argument(
+        "--loss",
+        action="store_true",
+        help="define losses name(y_pred, y_true; k=v) = formula instead of activations",
+    )
+    @argument(
+        "--backend",
+        default=None,
+        help="auto, numpy, cpp or cuda (default: the session's, see %%symnb backend)",
+    )
+    @argument(
+        "--device",
+        default=None,
+        help="CUDA device index (default: the session's, see %%symnb device)",
+    )
+    @argument(
+        "--dtype",
+        default="float32",
+        choices=["float32", "float64"],
+        help="kernel dtype (default float32)",
+    )
+    @argument(
+        "--range",
+        default="-4:4",
+        help="plot range LOW:HIGH (default -4:4)",
+    )
+    @argument("--no-plot", action="store_true", help="do not plot f and f'")
+    @argument("--code", action="store_true", help="show the generated kernel source")
+    @argument(
+        "--no-compile",
+        action="store_true",
+        help="only parse and differentiate (no kernel; plots use NumPy)",
+    )
+    @argument(
+        "--strict",
+        action="store_true",
+        help="fail instead of falling back when the backend is not available",
+    )
+    @argument(
+        "-q", "--quiet", action="store_true", help="show only one status line each"
+    )
+    @argument("-h", "--help", action="store_true", help="show this help")
+    @line_cell_magic
+    def symact(self, line: str, cell: str | None = None) -> None:
+        """Define activations (or losses) from formulas, show f and f', compile them.
+
+        ::
+
+            %%symact --backend cpp --range -3:3
+            swish(x; beta=1.0) = x*sigmoid(beta*x)     # comments are fine
+            bump(x) = exp(-x**2)
+            prelu(x; a=learnable(0.25)) = Max(0, x) + a*Min(0, x)
+
+            %%symact --loss
+            my_mse(y_pred, y_true) = (y_pred - y_true)**2
+
+        One definition per line, ``name(x; k=v, ...) = formula``; blank lines and ``\\``
+        line continuations are allowed (see ``symnb.notebook.syntax``). Each name is
+        bound in the notebook as a ``symnb.Activation`` (``--loss``: ``symnb.Loss``)
+        whose compiled kernel is its ``.kernel``; when a definition is wrong, nothing is
+        bound.
+        """
+        from symnb.errors import FormulaError
+        from symnb.notebook import display as views
+        from symnb.notebook.syntax import parse_cell
+        from symnb.plotting import parse_range
+
+        args = parse_argstring(self.symact, _fix_negative_range(line))
+        if args.help:
+            print(self.symact.__doc__)
+            return
+        if cell is None:
+            raise UsageError(
+                "%%symact is a cell magic: write the options on the %%symact line and "
+                "one definition per line below it (%symact --help for the options)"
+            )
+        backend = (args.backend or state.backend).strip().lower()
+        if backend not in state.BACKEND_CHOICES:
+            raise UsageError(
+                f"unknown backend {backend!r}; choose one of "
+                f"{', '.join(state.BACKEND_CHOICES)}"
+            )
+        device = state.device
+        if args.device is not None:
+            try:
+                device = int(args.device)
+            except ValueError:
+                raise UsageError(
+                    f"--device takes a GPU index such as 0, not {args.device!r}"
+                ) from None
+            if device < 0:
+                raise UsageError(f"--device takes a GPU index >= 0, not {device}")
+        x_range = None
+        if not args.no_plot and not args.quiet:
+            try:
+                x_range = parse_range(args.range)
+            except ValueError as exc:
+                raise UsageError(f"--range: {exc}") from None
+
+        try:
+            definitions = parse_cell(cell, loss=args.loss)
+        except FormulaError as exc:
+            raise UsageError(str(exc)) from None
+        if not definitions:
+            example = (
+                "my_mse(y_pred, y_true) = (y_pred - y_true)**2"
+                if args.loss
+                else "swish(x; beta=1.0) = x*sigmoid(beta*x)"
+            )
+            raise UsageError(
+                f"%%symact: the cell defines nothing; write e.g. {example}"
+            )
+
+        cell_lines = [f"%%symact {line}".rstrip()] + cell.replace("\r\n", "\n").split(
+            "\n"
+        )
+        built = self._build_all(definitions, cell_lines, args.loss)
+        kernels = self._compile_all(built, args, backend, device)
+
+        # all definitions are good: bind them, then show them
+        ns = self.shell.user_ns
+        for (definition, obj, messages), kernel in zip(built, kernels):
+            previous = ns.get(definition.name)
+            if previous is not None and not _is_formula(previous):
+                messages.append(
+                    f"{definition.name!r} replaces a {type(previous).__name__} "
+                    "of the same name in the notebook"
+                )
+            if kernel is not None:
+                try:
+                    obj.kernel = kernel
+                except AttributeError:  # pragma: no cover - the core allows it
+                    pass
+            ns[definition.name] = obj
+            status = views.CompileStatus(
+                signature=definition.signature, kind=definition.kind, messages=messages
+            )
+            if kernel is not None:
+                status = views.CompileStatus.from_kernel(
+                    definition.signature, definition.kind, kernel, messages
+                )
+                state.last_compile = {
+                    "name": definition.name,
+                    "backend": status.backend,
+                    "device": status.device,
+                    "seconds": status.seconds,
+                    "cache_hit": status.cache_hit,
+                }
+            if args.quiet:
+                outputs = [status]
+            else:
+                outputs = views.definition_outputs(
+                    obj, status, kernel=kernel, x_range=x_range, show_code=args.code
+                )
+            views.show(outputs)
+
+    def _build_all(
+        self, definitions: list[Any], cell_lines: list[str], loss: bool
+    ) -> list[tuple[Any, Any, list[str]]]:
+        """Build every Activation/Loss; on any FormulaError, raise one UsageError."""
+        import symnb
+        from symnb.errors import FormulaError
+
+        cls = symnb.Loss if loss else symnb.Activation
+        built: list[tuple[Any, Any, list[str]]] = []
+        errors: list[str] = []
+        for d in definitions:
+            text, moves = d.canonical_formula()
+            try:
+                constants = {c.name: c.as_value() for c in d.constants}
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    obj = cls(text, name=d.name, **constants)
+            except FormulaError as exc:
+                errors.append(_format_formula_error(exc, d, moves, cell_lines))
+                continue
+            except (ValueError, TypeError) as exc:
+                errors.append(f"{d.name} (line {d.line}): {exc}")
+                continue
+            messages = list(d.warnings)
+            for w in caught:
+                text_w = _warning_text(w)
+                if text_w not in messages:
+                    messages.append(text_w)
+            for note in getattr(obj, "notes", None) or []:
+                if not any(note in m for m in messages):
+                    messages.append(note)
+            built.append((d, obj, messages))
+        if errors:
+            names = sorted({d.name for d in definitions})
+            tail = (
+                f"\n(nothing was bound; {names[0]} keeps its previous value)"
+                if len(names) == 1
+                else f"\n(nothing was bound; {', '.join(names)} keep their previous "
+                "values)"
+            )
+            raise UsageError("\n\n".join(errors) + tail)
+        return built
+
+    def _compile_all(
+        self,
+        built: list[tuple[Any, Any, list[str]]],
+        args: Any,
+        backend: str,
+        device: int,
+    ) -> list[Any]:
+        """Compile every definition; on a backend or compiler error, one UsageError."""
+        from symnb.errors import BackendUnavailable, CompileError, FormulaError
+
+        if args.no_compile:
+            return [None] * len(built)
+        kernels: list[Any] = []
+        for d, obj, messages in built:
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    kernel = obj.compile(
+                        backend=backend,
+                        device=device,
+                        dtype=args.dtype,
+                        strict=args.strict,
+                    )
+            except BackendUnavailable as exc:
+                raise UsageError(
+                    f"{d.name}: {_short(exc)}\n(nothing was bound; use --backend auto "
+                    "or see %symnb info)"
+                ) from None
+            except CompileError as exc:
+                raise UsageError(
+                    f"{d.name}: compiling failed: {_short(exc)}\n(nothing was bound)"
+                ) from None
+            except FormulaError as exc:
+                raise UsageError(
+                    f"{d.name}: {_short(exc)}\n(nothing was bound)"
+                ) from None
+            for w in caught:
+                text_w = _warning_text(w)
+                if text_w not in messages:
+                    messages.append(text_w)
+            kernels.append(kernel)
+        return kernels
+
+    # ------------------------------------------------------------------ %symnb
+
+    @magic_arguments()
+    @argument("-h", "--help", action="store_true", help="show this help")
+    @argument(
+        "command",
+        nargs="?",
+        default=None,
+        help="info | backend [NAME] | device [N] | cache [clear] | library "
+        "(nothing: the session defaults)",
+    )
+    @argument("value", nargs="*", help="argument of the command")
+    @line_magic
+    def symnb(self, line: str) -> None:
+        """symnb settings and diagnostics.
+
+        %symnb               session defaults (backend, device, extension loaded)
+        %symnb info          every backend: usable or why not; compiler, OpenMP threads,
+                             CUDA devices
+        %symnb backend NAME  default backend of later %%symact cells (auto, numpy, cpp,
+                             cuda)
+        %symnb device N      default CUDA device of later cells
+        %symnb cache         the kernel cache: directory, entries, size
+        %symnb cache clear   delete every cached kernel
+        %symnb library       the named activations and losses of symnb
+        """
+        args = parse_argstring(self.symnb, line)
+        if args.help:
+            print(self.symnb.__doc__)
+            return
+        command = (args.command or "").lower()
+        values = args.value
+        if command in ("", "status"):
+            self._expect(values, 0, command or "%symnb")
+            print(_status_text())
+        elif command == "info":
+            self._expect(values, 0, "info")
+            print(info_text())
+        elif command == "backend":
+            self._expect(values, 1, "backend", allow_fewer=True)
+            if not values:
+                print(f"default backend: {state.backend}")
+                return
+            try:
+                name = state.set_backend(values[0])
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            print(f"default backend: {name}")
+            if name != "auto":
+                status = _backend_statuses().get(name)
+                if status is not None and not getattr(status, "usable", True):
+                    print(
+                        f"warning: {name} is not usable here: {status.reason}; "
+                        "cells will fall back to another backend unless --strict"
+                    )
+        elif command == "device":
+            self._expect(values, 1, "device", allow_fewer=True)
+            if not values:
+                print(f"default device: {state.device}")
+                return
+            try:
+                index = state.set_device(values[0])
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+            print(f"default device: {index}")
+            count = _cuda_device_count()
+            if count is not None and index >= count:
+                print(
+                    f"warning: this machine has {count} CUDA device(s); device {index} "
+                    "does not exist"
+                )
+        elif command == "cache":
+            self._expect(values, 1, "cache", allow_fewer=True)
+            print(
+                cache_text(
+                    clear=bool(values) and values[0].lower() == "clear",
+                    argument=values[0] if values else None,
+                )
+            )
+        elif command == "library":
+            self._expect(values, 0, "library")
+            import symnb
+
+            print("activations: " + ", ".join(symnb.library_activations()))
+            print("losses:      " + ", ".join(symnb.library_losses()))
+        else:
+            raise UsageError(
+                f"%symnb: unknown command {args.command!r}; use info, backend, device, "
+                "cache, library or --help"
+            )
+
+    @staticmethod
+    def _expect(
+        values: list[str], n: int, command: str, allow_fewer: bool = False
+    ) -> None:
+        if len(values) > n or (len(values) < n and not allow_fewer):
+            raise UsageError(
+                f"%symnb {command}: expected {'at most ' if allow_fewer else ''}{n} "
+                f"argument(s), got {len(values)}; see %symnb --help"
+            )
+
+
+def _is_formula(value: Any) -> bool:
+    try:
+        import symnb
+
+        return isinstance(value, (symnb.Activation, symnb.Loss))
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _status_text() -> str:
+    lines = [
+        f"backend: {state.backend}",
+        f"device:  {state.device}",
+        f"extension loaded: {state.loaded}",
+    ]
+    if state.last_compile:
+        lc = state.last_compile
+        lines.append(
+            f"last compile: {lc.get('name')} on {lc.get('backend')}"
+            + (f" (device {lc['device']})" if lc.get("device") is not None else "")
+        )
+    return "\n".join(lines)
+
+
+def _backend_statuses() -> dict[str, Any]:
+    try:
+        from symnb.backends import available
+
+        return dict(available())
+    except Exception:  # noqa: BLE001 - diagnostics must not fail
+        return {}
+
+
+def _cuda_device_count() -> int | None:
+    status = _backend_statuses().get("cuda")
+    if status is None or not getattr(status, "usable", False):
+        return None
+    details = getattr(status, "details", {}) or {}
+    for key in ("device_count", "devices"):
+        value = details.get(key)
+        if isinstance(value, int):
+            return value
+        if isinstance(value, (list, tuple)):
+            return len(value)
+    return None
+
+
+def info_text() -> str:
+    """Every backend: usable or why not, with its details (shared with the CLI)."""
+    from symnb.backends import available
+
+    lines = []
+    for name, status in available().items():
+        if status.usable:
+            lines.append(f"{name:6s} usable")
+        else:
+            lines.append(f"{name:6s} not usable: {status.reason}")
+            if status.fix:
+                lines.append(f"       fix: {status.fix}")
+        for key, value in (status.details or {}).items():
+            if isinstance(value, (list, tuple)):
+                value = ", ".join(str(v) for v in value) or "none"
+            lines.append(f"       {key}: {value}")
+    lines.append(f"session default: backend {state.backend}, device {state.device}")
+    return "\n".join(lines)
+
+
+def cache_text(clear: bool = False, argument: str | None = None) -> str:
+    """The kernel cache's directory, entries and size; ``clear`` empties it first."""
+    if argument is not None and argument.lower() != "clear":
+        raise UsageError(
+            f"%symnb cache: unknown argument {argument!r}; use 'cache clear'"
+        )
+    from symnb.backends.cache import default_cache
+
+    cache = default_cache()
+    lines = []
+    if clear:
+        before = len(cache.entries())
+        cache.clear()
+        lines.append(f"removed {before} cached kernel(s)")
+    entries = cache.entries()
+    size = cache.size_bytes()
+    lines.append(f"cache directory: {cache.root}")
+    if getattr(cache, "fallback_reason", None):
+        lines.append(f"  (temporary: {cache.fallback_reason})")
+    lines.append(f"entries: {len(entries)}, size: {size / 1024:.1f} KiB")
+    return "\n".join(lines)

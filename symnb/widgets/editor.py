@@ -1,0 +1,438 @@
+"""``ActivationEditor``: type a formula, see f and f', move its constants, compile it.
+
+Layout (top to bottom): name and formula boxes; LaTeX of f and f' (MathJax, ``$...$``);
+inline error; a slider per constant found in the formula; the plot of f and f'; backend
+and device dropdowns (only usable backends; the others are listed with the reason); the
+Compile button and its status; an ``Output`` that collects unexpected callback errors.
+
+Typing is debounced (``debounce`` seconds after the last key), slider-driven plots are
+throttled (at most ``1/plot_interval`` pictures a second, the last one always drawn),
+and
+every method the callbacks use is public and synchronous, so scripts and tests drive the
+editor without a browser: set ``editor.formula.value``, call ``editor.refresh()``.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from typing import Any
+
+import ipywidgets as W
+import numpy as np
+
+from . import plots
+from ._common import (
+    ErrorSink,
+    backend_choices,
+    constant_names,
+    constant_value,
+    device_argument,
+    device_choices,
+    editor_defined,
+    error_html,
+    escape,
+)
+from .throttle import Debounce, Throttle
+
+
+def _strip_dollars(tex: str) -> str:
+    tex = str(tex).strip()
+    while tex.startswith("$") and tex.endswith("$") and len(tex) >= 2:
+        tex = tex[1:-1].strip()
+    return tex
+
+
+def _plot_with_library(
+    act: Any, kernel: Any, x_range: tuple[float, float]
+) -> bytes | None:
+    """Use ``symnb.plotting`` (the notebook face's plot of f and f') when it exists."""
+    try:
+        from symnb import plotting
+    except Exception:  # noqa: BLE001 - fall back to the widget's own plot
+        return None
+    fn = getattr(plotting, "plot_activation", None)
+    to_png = getattr(plotting, "figure_to_png", None)
+    if not callable(fn) or not callable(to_png):
+        return None
+    fig = fn(act, x_range, kernel=kernel)
+    return to_png(fig)
+
+
+class ActivationEditor(W.VBox):
+    """A live formula editor for activation functions.
+
+    Parameters
+    ----------
+    formula:
+        The initial formula in ``x``; every other free name becomes a constant with a
+        slider (default value 1.0 unless given in ``constants``).
+    name:
+        The activation's name (what the Playground lists it as).
+    constants:
+        Initial constant values, by name.
+    x_range:
+        The plotted interval.
+    backend, device:
+        Initial choices of the dropdowns.
+    debounce:
+        Seconds of quiet typing before the formula is parsed again.
+    plot_interval:
+        Minimum seconds between two plots while a slider moves.
+
+    Attributes
+    ----------
+    formula, name_box, latex, error_box, sliders (dict), slider_box, plot, backend,
+    device, backend_note, compile_button, status, output:
+        The child widgets (stable names; DOM classes ``symnb-formula``, ``symnb-latex``,
+        ``symnb-error``, ``symnb-constant``, ``symnb-plot``, ``symnb-backend``,
+        ``symnb-device``, ``symnb-compile``, ``symnb-status``, ``symnb-output``).
+    """
+
+    def __init__(
+        self,
+        formula: str = "x*sigmoid(beta*x)",
+        name: str = "custom",
+        constants: dict[str, float] | None = None,
+        x_range: tuple[float, float] = (-4.0, 4.0),
+        backend: str = "auto",
+        device: Any = None,
+        debounce: float = 0.3,
+        plot_interval: float = 0.15,
+        **kwargs: Any,
+    ) -> None:
+        self._lock = threading.RLock()
+        self.x_range = (float(x_range[0]), float(x_range[1]))
+        self._values: dict[str, float] = {
+            k: constant_value(v) for k, v in (constants or {}).items()
+        }
+        self._base: Any = None  # Activation parsed from the current text
+        self._preview: Any = None  # numpy kernel used for the plot
+        self._kernel: Any = None
+        self._error: BaseException | None = None
+        self._parsed_text: str | None = None
+
+        self.name_box = W.Text(
+            value=name,
+            description="name",
+            continuous_update=False,
+            layout=W.Layout(width="260px"),
+        )
+        self.name_box.add_class("symnb-name")
+        self.formula = W.Text(
+            value=formula,
+            description="f(x) =",
+            continuous_update=True,
+            placeholder="e.g. x*sigmoid(beta*x)",
+            layout=W.Layout(width="100%"),
+        )
+        self.formula.add_class("symnb-formula")
+        self.latex = W.HTMLMath(value="")
+        self.latex.add_class("symnb-latex")
+        self.error_box = W.HTML(value="")
+        self.error_box.add_class("symnb-error")
+        self.notes = W.HTML(value="")
+        self.notes.add_class("symnb-notes")
+        self.sliders: dict[str, W.FloatSlider] = {}
+        self.slider_box = W.VBox([])
+        self.slider_box.add_class("symnb-constants")
+        self.plot = W.Image(format="png", layout=W.Layout(width="480px"))
+        self.plot.add_class("symnb-plot")
+
+        options, note = backend_choices()
+        values = [v for _, v in options]
+        self.backend = W.Dropdown(
+            options=options,
+            value=backend if backend in values else "auto",
+            description="backend",
+            layout=W.Layout(width="200px"),
+        )
+        self.backend.add_class("symnb-backend")
+        self.device = W.Dropdown(
+            options=device_choices(self.backend.value),
+            description="device",
+            layout=W.Layout(width="220px"),
+        )
+        self.device.add_class("symnb-device")
+        if device is not None and device in [v for _, v in self.device.options]:
+            self.device.value = device
+        self.backend_note = W.HTML(value=note)
+        self.backend_note.add_class("symnb-backend-note")
+        self.compile_button = W.Button(
+            description="Compile", button_style="primary", icon="cogs"
+        )
+        self.compile_button.add_class("symnb-compile")
+        self.status = W.HTML(value="")
+        self.status.add_class("symnb-status")
+        self.output = W.Output()
+        self.output.add_class("symnb-output")
+        self.errors = ErrorSink(self.output)
+
+        self._debounce = Debounce(self.errors.guard(self.refresh), delay=debounce)
+        self._plot_throttle = Throttle(
+            self.errors.guard(self._draw_plot), interval=plot_interval
+        )
+
+        self.formula.observe(self.errors.guard(self._on_text), names="value")
+        self.name_box.observe(self.errors.guard(self._on_name), names="value")
+        self.backend.observe(self.errors.guard(self._on_backend), names="value")
+        self.compile_button.on_click(self.errors.guard(lambda _b: self.compile()))
+
+        super().__init__(
+            [
+                self.name_box,
+                self.formula,
+                self.latex,
+                self.error_box,
+                self.notes,
+                self.slider_box,
+                self.plot,
+                W.HBox([self.backend, self.device, self.compile_button]),
+                self.backend_note,
+                self.status,
+                self.output,
+            ],
+            **kwargs,
+        )
+        self.add_class("symnb-editor")
+        self.refresh()
+
+    # ------------------------------------------------------------------ results
+    @property
+    def name(self) -> str:
+        """The activation's name (from the name box)."""
+        return self.name_box.value.strip() or "custom"
+
+    @property
+    def activation(self) -> Any:
+        """The ``symnb.Activation`` of the current formula and slider values.
+
+        ``None`` while the formula has an error (see :attr:`error`).
+        """
+        with self._lock:
+            if self._base is None:
+                return None
+            vals = self.constants
+            return self._base.with_constants(**vals) if vals else self._base
+
+    @property
+    def kernel(self) -> Any:
+        """The kernel made by the last Compile (its constants follow the sliders).
+
+        ``None`` before Compile and after the formula changed.
+        """
+        return self._kernel
+
+    @property
+    def error(self) -> BaseException | None:
+        """The error of the current formula (or of the last compile), else ``None``."""
+        return self._error
+
+    @property
+    def constants(self) -> dict[str, float]:
+        """The slider values, by constant name."""
+        return {k: float(s.value) for k, s in self.sliders.items()}
+
+    def set_constants(self, **values: float) -> None:
+        """Move sliders (unknown names raise ``KeyError``); the plot follows."""
+        for k in values:
+            if k not in self.sliders:
+                raise KeyError(
+                    f"no constant {k!r}; the formula has {list(self.sliders)}"
+                )
+        with self.hold_sync():
+            for k, v in values.items():
+                self._ensure_range(self.sliders[k], float(v))
+                self.sliders[k].value = float(v)
+        self._plot_throttle.flush()
+
+    # ------------------------------------------------------------------ parsing
+    def _on_text(self, change: dict) -> None:
+        self._debounce()
+
+    def _on_name(self, change: dict) -> None:
+        self._parsed_text = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Parse the formula now (no debounce) and update LaTeX, sliders and plot."""
+        self._debounce.cancel()
+        with self._lock:
+            text = self.formula.value
+            key = (text, self.name)
+            if key == self._parsed_text and self._base is not None:
+                self._plot_throttle.flush()
+                return
+            import symnb
+
+            names = constant_names(text)
+            for k, s in self.sliders.items():
+                self._values[k] = float(s.value)
+            consts = {k: self._values.get(k, 1.0) for k in names}
+            try:
+                act = symnb.Activation(text, name=self.name, **consts)
+                preview = act.compile(backend="numpy")
+            except Exception as exc:  # noqa: BLE001 - shown inline
+                self._show_error(exc)
+                return
+            old_kernel = self._kernel
+            self._base = act
+            self._preview = preview
+            self._parsed_text = key
+            self._error = None
+            self._kernel = None
+            editor_defined(self, self.name)
+            f_tex = _strip_dollars(act.latex)
+            df_tex = _strip_dollars(act.derivative_latex)
+            notes = list(getattr(act, "notes", []) or [])
+            with self.hold_sync():
+                self.error_box.value = ""
+                self.latex.value = f"$f(x) = {f_tex}$<br>$f'(x) = {df_tex}$"
+                self.notes.value = (
+                    '<div style="font-size:85%;color:#555">'
+                    + "<br>".join(escape(n) for n in notes)
+                    + "</div>"
+                    if notes
+                    else ""
+                )
+                self._sync_sliders(list(act.constants))
+                if old_kernel is not None:
+                    self.status.value = (
+                        '<span style="color:#a60">formula changed: press Compile</span>'
+                    )
+        self._draw_plot()
+
+    def _show_error(self, exc: BaseException) -> None:
+        self._base = None
+        self._preview = None
+        self._parsed_text = None
+        self._error = exc
+        self._kernel = None
+        with self.hold_sync():
+            self.error_box.value = error_html(exc)
+            self.latex.value = ""
+            self.plot.value = b""
+
+    def _ensure_range(self, slider: W.FloatSlider, value: float) -> None:
+        span = max(5.0, 2.0 * abs(value))
+        if value < slider.min or value > slider.max:
+            with slider.hold_trait_notifications():
+                slider.max = span
+                slider.min = -span
+
+    def _sync_sliders(self, names: list[str]) -> None:
+        for k in list(self.sliders):
+            if k not in names:
+                self._values[k] = float(self.sliders.pop(k).value)
+        for k in names:
+            if k in self.sliders:
+                continue
+            v = self._values.get(k, 1.0)
+            span = max(5.0, 2.0 * abs(v))
+            s = W.FloatSlider(
+                value=v,
+                min=-span,
+                max=span,
+                step=0.01,
+                description=k,
+                continuous_update=True,
+                readout_format=".3f",
+                layout=W.Layout(width="480px"),
+            )
+            s.add_class("symnb-constant")
+            s.observe(self.errors.guard(self._on_slider), names="value")
+            self.sliders[k] = s
+        self.slider_box.children = tuple(self.sliders[k] for k in names)
+
+    def _on_slider(self, change: dict) -> None:
+        with self._lock:
+            vals = self.constants
+            self._values.update(vals)
+            if self._kernel is not None:
+                self._kernel.set_constants(**vals)
+        self._plot_throttle()
+
+    # ------------------------------------------------------------------ plot
+    def _draw_plot(self) -> None:
+        with self._lock:
+            if self._base is None:
+                return
+            vals = self.constants
+            if vals:
+                self._preview.set_constants(**vals)
+            act = self.activation
+            try:
+                png = _plot_with_library(act, self._preview, self.x_range)
+            except Exception:  # noqa: BLE001 - the widget's own plot below
+                png = None
+            if png is None:
+                xs = np.linspace(*self.x_range, 401).astype(np.float32)
+                y, dy = self._preview.forward_with_derivative(xs)
+                title = self.name + (
+                    "  (" + ", ".join(f"{k}={v:.3g}" for k, v in vals.items()) + ")"
+                    if vals
+                    else ""
+                )
+                png = plots.activation_png(
+                    xs.astype(float),
+                    np.asarray(y, dtype=float),
+                    np.asarray(dy, dtype=float),
+                    title=title,
+                )
+        self.plot.value = png
+
+    # ------------------------------------------------------------------ compile
+    def _on_backend(self, change: dict) -> None:
+        self.device.options = device_choices(change["new"])
+
+    def compile(self) -> Any:
+        """Compile the current formula with the chosen backend and device.
+
+        Returns the kernel (also :attr:`kernel`), or ``None`` with the error shown in
+        the
+        status line (and in :attr:`error`).
+        """
+        self.refresh()
+        act = self.activation
+        if act is None:
+            self.status.value = error_html("fix the formula first")
+            return None
+        backend = self.backend.value
+        self.status.value = f"compiling with {escape(backend)}…"
+        kwargs = device_argument(backend, self.device.value)
+        try:
+            kernel = act.compile(backend=backend, strict=backend != "auto", **kwargs)
+        except Exception as exc:  # noqa: BLE001 - shown inline
+            self._error = exc
+            self._kernel = None
+            self.status.value = error_html(exc)
+            return None
+        self._kernel = kernel
+        self._error = None
+        hit = getattr(kernel, "cache_hit", False)
+        secs = getattr(kernel, "compile_seconds", 0.0) or 0.0
+        device = getattr(kernel, "device", None)
+        where = f"{kernel.backend}" + (
+            f", device {device}" if device not in (None, "cpu") else ""
+        )
+        self.status.value = (
+            f'<span style="color:#070">compiled <b>{escape(act.name)}</b> with '
+            f"{escape(where)} ({'cache hit' if hit else f'{secs:.2f} s'})</span>"
+        )
+        return kernel
+
+    # ------------------------------------------------------------------ display
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        data = super()._repr_mimebundle_(**kwargs)
+        if self.plot.value:
+            data["image/png"] = base64.b64encode(self.plot.value).decode("ascii")
+        act = self._base
+        if act is not None:
+            data["text/plain"] = (
+                f"ActivationEditor: f(x) = {self.formula.value}   "
+                f"f'(x) = {act.derivative}"
+            )
+        return data
+
+    def __repr__(self) -> str:
+        return f"ActivationEditor(formula={self.formula.value!r}, name={self.name!r})"

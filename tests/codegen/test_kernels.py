@@ -1,0 +1,152 @@
+"""Kernel text: entry points (the ABI), dialect differences, safety of names, limits."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import pytest
+import sympy as sp
+
+from symnb.codegen import kernels, printer
+from symnb.codegen.kernels import render_program
+from symnb.errors import FormulaError
+from symnb.formula.internal import X, InternalForm
+
+from tests.codegen.reference_forms import activation_cases, loss_cases, make_form
+
+ACT = activation_cases()
+LOSS = loss_cases()
+
+
+def test_entry_points_follow_the_abi() -> None:
+    src = render_program((ACT["swish"].form,), "elementwise")
+    assert src.entry_points == {
+        "forward": "symnb_forward",
+        "backward": "symnb_backward",
+        "forward_derivative": "symnb_forward_derivative",
+        "constant_gradient": "symnb_constant_gradient",
+    }
+    t = src.text
+    assert re.search(
+        r"void symnb_forward\(const symnb_real\* SYMNB_RESTRICT x,\s+symnb_real\* "
+        r"SYMNB_RESTRICT y, symnb_i64 n, const symnb_real\* SYMNB_RESTRICT c\)",
+        t,
+    )
+    assert "double* SYMNB_RESTRICT out, symnb_i64 n" in t
+    layer = render_program((ACT["swish"].form, ACT["relu"].form), "layer")
+    assert set(layer.entry_points) == {
+        "layer_forward",
+        "layer_backward",
+        "layer_forward_derivative",
+        "layer_constant_gradient",
+    }
+    assert "const symnb_i32* SYMNB_RESTRICT ids" in layer.text
+    loss = render_program((LOSS["mse"].form,), "loss")
+    assert set(loss.entry_points) == {"loss_value", "loss_gradient"}
+    assert "double scale)" in loss.text and "double* SYMNB_RESTRICT out)" in loss.text
+
+
+def test_digest_is_sha256_of_text_and_rendering_is_memoised() -> None:
+    a = render_program((ACT["mish"].form,), "elementwise", "cpp", "float32")
+    b = render_program((ACT["mish"].form,), "elementwise", "cpp", "float32")
+    assert a is b
+    assert a.digest == hashlib.sha256(a.text.encode()).hexdigest()
+    c = render_program((ACT["mish"].form,), "elementwise", "cpp", "float64")
+    assert c.digest != a.digest
+
+
+def test_dialects_share_the_math_and_differ_in_loops() -> None:
+    form = ACT["gelu_tanh"].form
+    cpp = render_program((form,), "elementwise", "cpp").text
+    cuda = render_program((form,), "elementwise", "cuda").text
+    assert "#pragma omp parallel for simd if(parallel: n >= SYMNB_PARALLEL_MIN)" in cpp
+    assert "#pragma omp" not in cuda
+    assert "i += SYMNB_STRIDE" in cuda and "__global__" in cuda
+    assert "typedef long long symnb_i64;" in cuda and "int64_t symnb_i64" in cpp
+    # the per-form device functions are the same text
+    start = cpp.index("/* ---- form 0 ---- */")
+    end = cpp.index("/* ---- entry points ---- */")
+    assert cpp[start:end] in cuda
+    assert "declare simd" in cpp and "declare simd" not in cuda
+
+
+def test_layer_is_one_switch_over_forms() -> None:
+    forms = (ACT["swish"].form, ACT["leaky_relu"].form, ACT["softplus"].form)
+    text = render_program(forms, "layer").text
+    assert text.count("switch (ids[j])") == 4
+    for i in range(3):
+        assert f"case {i}: v = symnb_f{i}(x[i], cj)" in text
+    assert "cj = params + offsets[j]" in text
+
+
+def test_float32_text_has_no_double_math_outside_reductions() -> None:
+    forms = (ACT["gelu"].form, ACT["elu"].form, ACT["mish"].form)
+    text = render_program(forms, "layer", "cuda", "float32").text
+    body = text[: text.index("/* ---- entry points ---- */")]
+    assert "M_PI" not in text and "M_SQRT" not in text
+    lits = re.findall(r"(?<![\w.])(\d+\.\d*(?:[eE][-+]?\d+)?)([fF]?)", body)
+    assert lits and all(s == "F" for _, s in lits), lits
+
+
+def test_user_names_never_reach_the_source() -> None:
+    evil = 'a;system("touch /tmp/pwned");//'
+    form = make_form(
+        'x*/ system("rm -rf /"); /*',
+        X * ACT["swish"].form.params[0],
+        ACT["swish"].form.params,
+        (1.0,),
+        param_names=(evil,),
+    )
+    for dialect in ("cpp", "cuda"):
+        text = render_program((form,), "elementwise", dialect).text
+        assert "system" not in text and "rm -rf" not in text and "pwned" not in text
+
+
+def test_nan_guard_in_every_form_function() -> None:
+    text = render_program((ACT["relu"].form,), "elementwise").text
+    assert text.count("(a0 != a0)") >= 3
+    loss = render_program((LOSS["mse"].form,), "loss").text
+    assert "(a0 != a0 || a1 != a1)" in loss
+
+
+def test_only_used_helpers_are_emitted() -> None:
+    text = render_program((ACT["relu"].form,), "elementwise").text
+    assert "symnb_max(" in text
+    assert "symnb_sigmoid(" not in text and "symnb_tanh_softplus(" not in text
+
+
+def test_formula_too_large_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(printer, "MAX_OPERATIONS", 5)
+    with pytest.raises(FormulaError, match="too large to compile"):
+        render_program((ACT["gelu_tanh"].form,), "elementwise")
+
+
+def test_unprintable_form_is_refused() -> None:
+    f = sp.Function("mystery")(X)
+    form = InternalForm("activation", "m", (X,), (), (), (), f, sp.Integer(0), ())
+    with pytest.raises(FormulaError, match="mystery"):
+        render_program((form,), "elementwise")
+
+
+def test_bad_arguments() -> None:
+    form = ACT["relu"].form
+    with pytest.raises(ValueError):
+        render_program((form,), "nonsense")
+    with pytest.raises(ValueError):
+        render_program((form,), "elementwise", dialect="opencl")
+    with pytest.raises(ValueError):
+        render_program((form, form), "elementwise")
+    with pytest.raises(FormulaError):
+        render_program((form,), "loss")
+
+
+def test_64bit_indices() -> None:
+    for dialect in ("cpp", "cuda"):
+        text = render_program((ACT["relu"].form,), "elementwise", dialect).text
+        assert "for (symnb_i64 i" in text
+        assert "int i " not in text
+
+
+def test_parallel_threshold_constant() -> None:
+    assert kernels.PARALLEL_MIN >= 16384

@@ -1,0 +1,182 @@
+"""The C-family printer: names, literals, strictness, CSE and the size limit."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import sympy as sp
+
+from symnb.codegen import printer
+from symnb.codegen.printer import KernelPrinter, lower, prelude, print_expression
+from symnb.errors import FormulaError
+from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
+from symnb.formula.internal import X, param_symbol
+
+C0 = param_symbol(0)
+NAMES = {X: "a0", C0: "k0"}
+SYMS = ((X, "a0"), (C0, "k0"))
+
+# every float literal, with its suffix
+_LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)([fFlL]?)")
+_DOUBLE_MATH = re.compile(
+    r"\b(exp|log|sqrt|pow|sin|cos|tan|tanh|sinh|cosh|erf|erfc|log1p|expm1|fabs|floor|ceil"
+    r"|asin|acos|atan|asinh|acosh|atanh|fmax|fmin|cbrt)\("
+)
+_FLOAT_MATH = re.compile(
+    r"\b(exp|log|sqrt|pow|sin|cos|tan|tanh|sinh|cosh|erf|erfc|log1p|expm1|fabs|floor|ceil"
+    r"|asin|acos|atan|asinh|acosh|atanh|fmax|fmin|cbrt)f\("
+)
+
+
+def p32(e: sp.Expr) -> str:
+    return print_expression(e, NAMES, "float32")
+
+
+def p64(e: sp.Expr) -> str:
+    return print_expression(e, NAMES, "float64")
+
+
+EXPRESSIONS = [
+    sp.exp(X) * sp.pi + sp.E,
+    sp.sqrt(2 / sp.pi) * (X + sp.Float("0.044715") * X**3),
+    sp.erf(X / sp.sqrt(2)) * sp.Rational(1, 3),
+    sp.Piecewise((X, X > 0), (C0 * expm1(X), True)),
+    sigmoid(X) + softplus(X) + logsigmoid(X) + log1p(X),
+    sp.tanh(X) + sp.asinh(X) + sp.atan(X) + sp.Abs(X) + sp.floor(X) + sp.ceiling(X),
+    sp.Max(0, X, C0) + sp.Min(X, 1),
+    X**sp.Rational(1, 3) + X**sp.Rational(3, 2) + X ** sp.Float(2.5),
+    sp.log(2) * X + sp.sqrt(3) + 10**12 * X,
+]
+
+
+@pytest.mark.parametrize("expr", EXPRESSIONS, ids=lambda e: sp.sstr(e)[:30])
+def test_float32_uses_float_names_and_literals(expr: sp.Expr) -> None:
+    text = p32(expr)
+    assert "M_" not in text
+    for number, suffix in _LITERAL.findall(text):
+        assert suffix == "F", f"double literal {number} in float32 code: {text}"
+    assert not _DOUBLE_MATH.search(text), text
+
+
+@pytest.mark.parametrize("expr", EXPRESSIONS, ids=lambda e: sp.sstr(e)[:30])
+def test_float64_uses_double_names_and_literals(expr: sp.Expr) -> None:
+    text = p64(expr)
+    assert "M_" not in text
+    for number, suffix in _LITERAL.findall(text):
+        assert suffix == "", f"suffixed literal {number}{suffix} in float64 code: {text}"
+    assert not _FLOAT_MATH.search(text), text
+
+
+def test_exp_and_math_function_names() -> None:
+    assert "expf(a0)" in p32(sp.exp(X))
+    assert "exp(a0)" in p64(sp.exp(X))
+    assert "erff(" in p32(sp.erf(X))
+    assert "log1pf(" in p32(log1p(X)) and "expm1f(" in p32(expm1(X))
+
+
+def test_number_symbols_become_literals() -> None:
+    text = p32(sp.pi * X)
+    assert "3.14159" in text and "pi" not in text
+    text = p64(sp.E * X)
+    assert "2.71828182845904" in text
+
+
+def test_small_integer_powers_are_multiplications() -> None:
+    assert p32(X**2) == "(a0*a0)"
+    assert p32(X**3) == "(a0*a0*a0)"
+    assert "powf" not in p32(X**-2)
+    assert "powf(a0, 20.0F)" in p32(X**20)
+
+
+def test_powers_of_expressions_are_hoisted_after_cse() -> None:
+    low = lower(((sp.sin(X) + 1) ** 2,), SYMS, "float32")
+    joined = " ".join(low.statements) + low.results[0]
+    assert "powf" not in joined
+    assert low.results[0] == "(t0*t0)"
+
+
+def test_cube_root_keeps_pow_semantics() -> None:
+    text = p32(X ** sp.Rational(1, 3))
+    assert "cbrt" not in text
+    assert "powf(a0," in text
+    assert "cbrt" not in p32(sp.cbrt(X))
+
+
+def test_sqrt_of_half_integer_powers() -> None:
+    assert p32(sp.sqrt(X)) == "sqrtf(a0)"
+    assert p32(X ** sp.Rational(3, 2)) == "(sqrtf(a0)*a0)"
+    assert p32(X ** sp.Rational(-1, 2)) == "(1.0F/(sqrtf(a0)))"
+
+
+def test_helpers_for_stable_functions_and_kinks() -> None:
+    assert p32(sigmoid(X)) == "symnb_sigmoid(a0)"
+    assert p32(softplus(X)) == "symnb_softplus(a0)"
+    assert p32(logsigmoid(X)) == "symnb_logsigmoid(a0)"
+    assert p32(sp.Max(0, X)) == "symnb_max(0.0F, a0)"
+    assert p32(sp.Min(X, C0)) in ("symnb_min(a0, k0)", "symnb_min(k0, a0)")
+    assert p32(sp.sign(X)) == "symnb_sign(a0)"
+    assert p32(sp.Heaviside(X, 0)) == "((a0) > 0.0F ? 1.0F : 0.0F)"
+    assert "fmax" not in p32(sp.Max(X, C0, 2))
+
+
+def test_mish_core_is_rewritten() -> None:
+    assert p32(X * sp.tanh(softplus(X))) == "a0*symnb_tanh_softplus(a0)"
+
+
+def test_piecewise_is_nested_ternary_with_nan_default() -> None:
+    text = p32(sp.Piecewise((X, X > 0), (C0 * X, X < -1)))
+    assert text.count("?") == 2
+    assert "SYMNB_NAN" in text
+    assert "\n" not in p32(sp.Piecewise((X, X > 0), (0, True)))
+
+
+def test_symbols_are_printed_only_through_the_mapping() -> None:
+    assert p32(X + C0) in ("a0 + k0", "k0 + a0")
+    with pytest.raises(FormulaError, match="'y'"):
+        p32(X + sp.Symbol("y", real=True))
+
+
+@pytest.mark.parametrize(
+    "expr, word",
+    [
+        (sp.Function("myfunc")(X), "myfunc"),
+        (sp.re(X + sp.Symbol("z")), "re"),
+        (sp.DiracDelta(X), "DiracDelta"),
+        (sp.Derivative(sp.Function("g")(X), X), "Derivative"),
+        (X + sp.I, "complex"),
+        (sp.zeta(X), "zeta"),
+    ],
+)
+def test_strict_printer_names_what_cannot_be_compiled(expr: sp.Expr, word: str) -> None:
+    with pytest.raises(FormulaError, match=word):
+        print_expression(expr, {**NAMES, sp.Symbol("z"): "z"}, "float32")
+
+
+def test_operation_limit_after_cse() -> None:
+    big = sum(sp.sin(k * X + C0) * sp.exp(X / k) for k in range(1, 40))
+    with pytest.raises(FormulaError, match=r"too large to compile \(\d+ operations, limit 50\)"):
+        lower((big,), SYMS, "float32", 50)
+    assert lower((big,), SYMS, "float32").operations > 50
+
+
+def test_cse_shares_temporaries() -> None:
+    e = sp.sin(X) ** 2 + sp.cos(X) * sp.sin(X)
+    low = lower((e, sp.diff(e, X)), SYMS, "float32")
+    text = " ".join(low.statements + low.results)
+    assert text.count("sinf(") == 1 and text.count("cosf(") == 1
+
+
+def test_prelude_has_same_helpers_in_both_types() -> None:
+    t32, t64 = prelude("float32"), prelude("float64")
+    for name in printer.HELPERS:
+        assert f"symnb_real {name}(" in t32 and f"symnb_real {name}(" in t64
+    assert "expf(" in t32 and "expf(" not in t64
+    for number, suffix in _LITERAL.findall(t32):
+        assert suffix == "F"
+    assert prelude("float32", frozenset({"symnb_max"})).count("SYMNB_FN") == 1
+
+
+def test_unknown_dtype_is_refused() -> None:
+    with pytest.raises(ValueError):
+        KernelPrinter("float16")

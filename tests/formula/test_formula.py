@@ -1,0 +1,184 @@
+"""Activation / Loss objects: constants, derivatives, conventions, rewrites, errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import symnb
+from symnb import FormulaError
+
+x = sp.Symbol("x", real=True)
+beta = sp.Symbol("beta", real=True)
+
+
+def test_swish_expr_derivative_and_constant_derivative():
+    a = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.0)
+    s = 1 / (1 + sp.exp(-beta * x))
+    ref = x * s
+    got = a.expr.rewrite(sp.exp)
+    assert sp.simplify(got - ref) == 0
+    assert sp.simplify(a.derivative.rewrite(sp.exp) - sp.diff(ref, x)) == 0
+    assert sp.simplify(a.constant_derivatives["beta"].rewrite(sp.exp) - sp.diff(ref, beta)) == 0
+    assert a.constants == {"beta": 1.0}
+    assert a.name == "swish"
+    assert all(s.is_real for s in a.expr.free_symbols)
+
+
+def test_latex_and_repr_latex_show_f_and_f_prime():
+    a = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.0)
+    assert r"\sigma" in a.latex and r"\beta" in a.latex
+    text = a._repr_latex_()
+    assert text.startswith("$$") and "swish" in text and "swish}'" in text
+    assert a.derivative_latex in text
+
+
+def test_constants_must_be_finite_numbers():
+    for bad in (float("inf"), float("nan"), "1.0", None, True, 1j):
+        with pytest.raises(FormulaError, match="beta"):
+            symnb.Activation("x*sigmoid(beta*x)", beta=bad)
+
+
+def test_constant_named_like_the_variable_is_refused():
+    with pytest.raises(FormulaError, match="variable"):
+        symnb.Activation("x", x=1.0)
+
+
+def test_library_unknown_names_and_constants():
+    with pytest.raises(FormulaError, match="did you mean 'sigmoid'"):
+        symnb.activation("sigmod")
+    with pytest.raises(FormulaError, match="no constant 'beta'"):
+        symnb.activation("relu", beta=1.0)
+    with pytest.raises(FormulaError, match="unknown loss"):
+        symnb.loss("msee")
+
+
+def test_library_defaults_match_pytorch_docs():
+    assert symnb.activation("leaky_relu").constants == {"alpha": 0.01}
+    assert symnb.activation("elu").constants == {"alpha": 1.0}
+    assert symnb.activation("softplus").constants == {"beta": 1.0, "threshold": 20.0}
+    assert symnb.activation("softshrink").constants == {"lambd": 0.5}
+    assert symnb.activation("hardtanh").constants == {"min_val": -1.0, "max_val": 1.0}
+    assert symnb.loss("huber").constants == {"delta": 1.0}
+
+
+def test_with_constants_returns_new_object_same_formula():
+    a = symnb.activation("leaky_relu", alpha=0.2)
+    b = a.with_constants(alpha=0.3)
+    assert a.constants["alpha"] == 0.2 and b.constants["alpha"] == 0.3
+    assert a.internal.signature() == b.internal.signature()
+
+
+def test_naive_softplus_is_rewritten_with_a_note_and_stays_finite():
+    a = symnb.Activation("log(1 + exp(x))")
+    assert any("softplus" in n for n in a.notes)
+    k = a.compile(backend="numpy")
+    y = k.forward(np.array([100.0, 1e4, -1e4], dtype=np.float32))
+    np.testing.assert_allclose(y, [100.0, 1e4, 0.0], rtol=1e-6)
+
+
+def test_naive_sigmoid_and_log_cosh_are_stable_in_float32():
+    k = symnb.Activation("1/(1 + exp(-x))").compile(backend="numpy")
+    y, dy = k.forward_with_derivative(np.array([-100.0, 100.0, -1e4], dtype=np.float32))
+    assert np.isfinite(y).all() and np.isfinite(dy).all()
+    lc = symnb.Loss("log(cosh(y_pred - y_true))").compile(backend="numpy")
+    assert np.isclose(lc.value(np.array([1e4], np.float32), np.array([0.0], np.float32)), 1e4 - np.log(2), rtol=1e-6)
+
+
+def test_removable_singularity_at_zero_uses_the_limit():
+    k = symnb.Activation("sin(x)/x").compile(backend="numpy", dtype="float64")
+    y, dy = k.forward_with_derivative(np.array([0.0, 1e-3]))
+    assert y[0] == 1.0 and dy[0] == 0.0
+    np.testing.assert_allclose(y[1], np.sin(1e-3) / 1e-3)
+    k2 = symnb.Activation("x*log(x)").compile(backend="numpy", dtype="float64")
+    assert k2.forward(np.array([0.0]))[0] == 0.0
+
+
+def test_abs_derivative_is_sign_without_re_im():
+    a = symnb.Activation("abs(x)")
+    assert not a.derivative.has(sp.re, sp.im, sp.Derivative)
+    k = a.compile(backend="numpy")
+    _, dy = k.forward_with_derivative(np.array([-2.0, 0.0, 3.0], np.float32))
+    np.testing.assert_array_equal(dy, [-1.0, 0.0, 1.0])
+
+
+def test_relu_via_max_has_zero_derivative_at_zero():
+    k = symnb.Activation("max(0, x)").compile(backend="numpy")
+    _, dy = k.forward_with_derivative(np.array([-1.0, 0.0, 1.0], np.float32))
+    np.testing.assert_array_equal(dy, [0.0, 0.0, 1.0])
+
+
+def test_step_surrogates_are_selectable_and_zero_warns():
+    xs = np.array([0.0, 0.5], dtype=np.float64)
+    k = symnb.Activation("heaviside(x)", surrogate="sigmoid").compile("numpy", dtype="float64")
+    s = 1 / (1 + np.exp(-4 * xs))
+    np.testing.assert_allclose(k.forward_with_derivative(xs)[1], 4 * s * (1 - s))
+    with pytest.warns(UserWarning, match="will not learn"):
+        z = symnb.Activation("heaviside(x)", surrogate="zero")
+    assert z.derivative == 0
+    with pytest.raises(FormulaError, match="surrogate"):
+        symnb.Activation("heaviside(x)", surrogate="magic")
+
+
+def test_floor_derivative_is_zero_with_warning():
+    with pytest.warns(UserWarning, match="will not learn"):
+        a = symnb.Activation("floor(x)")
+    assert a.derivative == 0
+
+
+def test_user_given_derivative_is_used():
+    a = symnb.Activation("x**3", derivative="3*x**2 + 1")
+    k = a.compile("numpy", dtype="float64")
+    assert k.forward_with_derivative(np.array([2.0]))[1][0] == 13.0
+
+
+def test_derivative_explosion_is_refused_before_compiling():
+    text = "x"
+    for _ in range(9):
+        text = f"sin({text})*exp({text})"
+    with pytest.raises(FormulaError, match="operations|could not"):
+        symnb.Activation(text)
+
+
+def test_learnable_constant_marks_and_values():
+    a = symnb.Activation("x*sigmoid(beta*x)", beta=symnb.learnable(1.5, per="neuron"))
+    assert a.constants == {"beta": 1.5}
+    assert a.learnable["beta"].per == "neuron"
+    with pytest.raises(ValueError, match="per"):
+        symnb.learnable(1.0, per="everything")
+
+
+def test_loss_is_in_y_pred_and_y_true():
+    lo = symnb.Loss("(y_pred - y_true)**2", name="my_mse")
+    yp, yt = sp.symbols("y_pred y_true", real=True)
+    assert sp.simplify(lo.derivative - 2 * (yp - yt)) == 0
+    with pytest.raises(FormulaError):
+        symnb.Loss("(x - y_true)**2")
+
+
+def test_accepts_sympy_expressions():
+    xs = sp.Symbol("x")
+    a = symnb.Activation(xs * sp.tanh(xs))
+    assert a.expr == x * sp.tanh(x)
+
+
+def test_import_symnb_without_ipython_or_ipywidgets():
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('IPython', 'ipywidgets', 'matplotlib'):\n"
+        "            raise ImportError('blocked ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import numpy as np, symnb\n"
+        "k = symnb.activation('gelu').compile(backend='numpy')\n"
+        "print(k.forward(np.array([1.0], dtype=np.float32))[0])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert abs(float(out.stdout) - 0.8413447) < 1e-5

@@ -1,0 +1,43 @@
+"""The lab extension's highlighter knows every name a formula may use."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+TOKENIZER_TS = (
+    Path(__file__).resolve().parents[2] / "labextension" / "src" / "tokenizer.ts"
+)
+
+
+def _ts_set(name: str) -> set[str]:
+    text = TOKENIZER_TS.read_text(encoding="utf-8")
+    block = re.search(
+        rf"{name}: ReadonlySet<string> = new Set\(\[(.*?)\]\);", text, re.DOTALL
+    )
+    assert block, f"{name} not found in tokenizer.ts"
+    return set(re.findall(r"'([A-Za-z_0-9]+)'", block.group(1)))
+
+
+def test_every_allowed_function_is_highlighted():
+    from symnb.formula.functions import ALLOWED_FUNCTIONS
+
+    missing = set(ALLOWED_FUNCTIONS) - _ts_set("KNOWN_FUNCTIONS")
+    assert not missing, (
+        f"add to KNOWN_FUNCTIONS in labextension/src/tokenizer.ts: {missing}"
+    )
+
+
+def test_every_library_activation_is_highlighted():
+    from symnb.formula.library import activation_names
+
+    missing = set(activation_names()) - _ts_set("KNOWN_FUNCTIONS")
+    assert not missing, (
+        f"add to KNOWN_FUNCTIONS in labextension/src/tokenizer.ts: {missing}"
+    )
+
+
+def test_named_constants_match():
+    from symnb.formula.functions import ALLOWED_CONSTANTS
+
+    assert set(ALLOWED_CONSTANTS) == _ts_set("KNOWN_CONSTANTS")

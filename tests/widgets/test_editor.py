@@ -1,0 +1,255 @@
+"""ActivationEditor driven from Python: typing (debounced), LaTeX, sliders, plot, inline
+errors, backend choices and Compile."""
+
+from __future__ import annotations
+
+import base64
+import time
+
+import numpy as np
+import pytest
+
+import symnb
+from symnb.widgets import ActivationEditor
+
+from .conftest import png_ok
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+@pytest.fixture
+def editor():
+    return ActivationEditor("x*sigmoid(beta*x)", name="swish_beta")
+
+
+def test_initial_latex_sliders_plot(editor) -> None:
+    tex = editor.latex.value
+    assert tex.startswith("$f(x) = ") and "$f'(x) = " in tex
+    assert tex.count("$") == 4
+    assert "\\beta" in tex
+    assert list(editor.sliders) == ["beta"]
+    assert editor.sliders["beta"].value == 1.0
+    assert png_ok(editor.plot.value)
+    act = editor.activation
+    assert isinstance(act, symnb.Activation)
+    assert act.constants["beta"] == 1.0
+    assert editor.kernel is None and editor.error is None
+    assert editor.error_box.value == ""
+
+
+def test_typing_is_debounced_then_parsed(editor) -> None:
+    editor._debounce.delay = 0.1
+    for text in ("t", "ta", "tanh(", "tanh(a*x", "tanh(a*x)"):
+        editor.formula.value = text
+    assert editor._debounce.pending  # nothing parsed while typing
+    assert "\\beta" in editor.latex.value
+    deadline = time.monotonic() + 10
+    while "\\tanh" not in editor.latex.value and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert "\\tanh" in editor.latex.value
+    assert list(editor.sliders) == ["a"]
+    assert editor.error is None
+
+
+def test_refresh_parses_now_and_keeps_constant_values(editor) -> None:
+    editor.set_constants(beta=2.5)
+    editor.formula.value = "x*sigmoid(beta*x) + gamma*x"
+    editor.refresh()
+    assert list(editor.sliders) == ["beta", "gamma"]
+    assert editor.constants == {"beta": 2.5, "gamma": 1.0}
+    assert "\\gamma" in editor.latex.value
+
+
+def test_derivative_latex_matches_the_activation(editor) -> None:
+    editor.formula.value = "x**3"
+    editor.refresh()
+    assert "3 x^{2}" in editor.latex.value
+    assert editor.sliders == {}
+
+
+def test_sliders_move_the_plot_and_the_activation(editor) -> None:
+    before = bytes(editor.plot.value)
+    editor.sliders["beta"].value = 3.0
+    editor._plot_throttle.flush()
+    assert bytes(editor.plot.value) != before
+    assert editor.activation.constants["beta"] == 3.0
+    with pytest.raises(KeyError, match="alpha"):
+        editor.set_constants(alpha=1.0)
+
+
+def test_slider_range_grows_for_large_values(editor) -> None:
+    editor.set_constants(beta=40.0)
+    assert editor.sliders["beta"].value == 40.0
+    assert editor.sliders["beta"].max >= 40.0
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("x*(1+", "FormulaError"),
+        ("sigmod(x)", "sigmoid"),
+        ("", "empty"),
+        ("__import__('os')", "FormulaError"),
+    ],
+)
+def test_errors_appear_inline(editor, text: str, expected: str) -> None:
+    editor.formula.value = text
+    editor.refresh()
+    assert isinstance(editor.error, symnb.FormulaError)
+    assert expected in editor.error_box.value
+    assert editor.activation is None
+    assert editor.latex.value == ""
+    assert editor.compile() is None
+    editor.formula.value = "tanh(x)"
+    editor.refresh()
+    assert editor.error is None and editor.error_box.value == ""
+    assert editor.activation is not None
+
+
+def test_backends_offered_are_usable_and_others_explained(editor) -> None:
+    statuses = symnb.backends.available()
+    offered = [v for _, v in editor.backend.options]
+    assert offered[0] == "auto"
+    for name in offered[1:]:
+        assert statuses[name].usable
+    for name, st in statuses.items():
+        if not st.usable:
+            assert name not in offered
+            assert name in editor.backend_note.value
+    assert "numpy" in offered
+
+
+def test_compile_button_gives_a_kernel_that_follows_the_sliders(editor) -> None:
+    editor.backend.value = "numpy"
+    editor.compile_button.click()
+    k = editor.kernel
+    assert k is not None and k.backend == "numpy"
+    assert "compiled" in editor.status.value
+    x = np.linspace(-4, 4, 33).astype(np.float32)
+    np.testing.assert_allclose(k.forward(x), x * sigmoid(x), rtol=1e-5, atol=1e-6)
+    editor.sliders["beta"].value = 2.0
+    np.testing.assert_allclose(k.forward(x), x * sigmoid(2 * x), rtol=1e-5, atol=1e-6)
+    editor.formula.value = "tanh(x)"
+    editor.refresh()
+    assert editor.kernel is None and "press Compile" in editor.status.value
+
+
+@pytest.mark.parametrize("backend", ["cpp", "cuda"])
+def test_compile_with_native_backends(editor, backend: str) -> None:
+    offered = [v for _, v in editor.backend.options]
+    if backend not in offered:
+        st = symnb.backends.available()[backend]
+        pytest.skip(f"{backend} is not usable here: {st.reason}")
+    editor.backend.value = backend
+    k = editor.compile()
+    assert k is not None, editor.status.value
+    assert k.backend == backend
+    x = np.linspace(-4, 4, 33).astype(np.float32)
+    y = k.forward(k.xp.asarray(x))
+    y = y.get() if hasattr(y, "get") else y
+    np.testing.assert_allclose(y, x * sigmoid(x), rtol=1e-5, atol=1e-6)
+
+
+def test_callback_errors_go_into_the_output(editor, monkeypatch) -> None:
+    from symnb.widgets import editor as editor_module
+
+    def broken(*a, **k):
+        raise RuntimeError("plot exploded")
+
+    monkeypatch.setattr(editor_module, "_plot_with_library", broken)
+    monkeypatch.setattr(editor_module.plots, "activation_png", broken)
+    editor._plot_throttle._last = float("-inf")
+    editor.sliders[
+        "beta"
+    ].value = 1.5  # the callback raises inside ipywidgets' dispatch
+    editor._plot_throttle.flush()
+    texts = "".join(o.get("text", "") for o in editor.output.outputs)
+    assert "plot exploded" in texts
+
+
+def test_headless_display_has_a_png(editor) -> None:
+    bundle = editor._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert png_ok(base64.b64decode(bundle["image/png"]))
+    assert "x*sigmoid(beta*x)" in bundle["text/plain"]
+
+
+def test_dom_classes_for_browser_tests(editor) -> None:
+    assert "symnb-formula" in editor.formula._dom_classes
+    assert "symnb-latex" in editor.latex._dom_classes
+    assert "symnb-compile" in editor.compile_button._dom_classes
+    assert editor.formula.continuous_update is True
+
+
+def test_editor_activation_is_offered_in_the_playground(editor, fake_nn) -> None:
+    from symnb.widgets import Playground
+
+    pg = Playground()
+    assert "swish_beta" in pg.activation_names()
+    pg.layer_activation[0].value = "swish_beta"
+    used = fake_nn.instances[-1].activation[0]
+    assert isinstance(used, symnb.Activation) and used.name == "swish_beta"
+    cfg = pg.config
+    assert cfg["custom_activations"]["swish_beta"]["formula"] == "x*sigmoid(beta*x)"
+    assert cfg["custom_activations"]["swish_beta"]["constants"] == {"beta": 1.0}
+
+
+def test_cuda_devices_are_offered_and_passed_to_compile(monkeypatch) -> None:
+    """With a (simulated) usable CUDA backend: GPUs in the device menu, device= passed."""
+    from symnb.backends.base import BackendStatus
+    from symnb.widgets import _common
+
+    real = symnb.backends.available()
+    fake = dict(real)
+    fake["cuda"] = BackendStatus(
+        "cuda",
+        True,
+        "2 device(s)",
+        "",
+        {"devices": [{"id": 0, "name": "GPU A"}, {"id": 1, "name": "GPU B"}]},
+    )
+    monkeypatch.setattr(_common, "backend_statuses", lambda: fake)
+    calls: list[dict] = []
+    original = symnb.Activation.compile
+
+    def compile_(self, backend="auto", **kwargs):
+        if backend == "cuda":
+            calls.append(dict(kwargs, backend=backend))
+            return original(self, backend="numpy")
+        return original(self, backend=backend, **kwargs)
+
+    monkeypatch.setattr(symnb.Activation, "compile", compile_)
+    ed = ActivationEditor("tanh(x)")
+    assert "cuda" in [v for _, v in ed.backend.options]
+    ed.backend.value = "cuda"
+    assert [v for _, v in ed.device.options] == [0, 1]
+    assert "GPU B" in ed.device.options[1][0]
+    ed.device.value = 1
+    assert ed.compile() is not None
+    assert calls == [{"backend": "cuda", "device": 1, "strict": True}]
+
+
+def test_activations_defined_in_the_notebook_are_found(monkeypatch, fake_nn) -> None:
+    """What %%symact binds in the user namespace shows up in the playground's menus."""
+    import IPython
+
+    from symnb.widgets import Playground, register_activation
+
+    class Shell:
+        user_ns = {  # noqa: RUF012
+            "bump": symnb.Activation("exp(-x**2)", name="bump"),
+            "not_an_activation": 3,
+        }
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
+    register_activation(symnb.Activation("x*tanh(x)", name="xtanh"))
+    pg = Playground()
+    names = pg.activation_names()
+    assert "bump" in names and "xtanh" in names
+    assert names[:4] == ["tanh", "relu", "sigmoid", "linear"]
+    assert "not_an_activation" not in names
+    pg.neuron_activation[0][0].value = "bump"
+    used = fake_nn.instances[-1].activation[0][0]
+    assert isinstance(used, symnb.Activation) and used.name == "bump"

@@ -1,0 +1,302 @@
+"""Playground logic with a stand-in network: Play/Pause/Step/Reset, the training thread,
+the lock, the refresh rate, config round trips and the controls' effects.
+
+The stand-in (``FakeMLP`` in conftest) makes epochs take a known time, so these tests
+check the widget's own behaviour whatever the load of the machine;
+``test_playground_nn.py`` runs the real ``symnb.nn``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from .conftest import png_ok
+
+
+def wait_for(cond, timeout: float = 10.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.01)
+    return cond()
+
+
+@pytest.fixture
+def pg(fake_nn):
+    from symnb.widgets import Playground
+
+    p = Playground(refresh_interval=0.1, plot_interval=0.3)
+    yield p
+    p.pause()
+
+
+def test_initial_state(pg, fake_nn) -> None:
+    assert pg.epoch == 0
+    assert pg.history == {"train": [], "test": []}
+    assert pg.epoch_label.value == "Epoch 0"
+    assert not pg.is_running
+    assert pg.play_button.disabled is False and pg.pause_button.disabled is True
+    m = fake_nn.instances[-1]
+    assert m.sizes == [2, 4, 2, 1]
+    assert m.loss == "bce_with_logits"
+    assert m.activation == ["tanh", "tanh"]
+    assert png_ok(pg.boundary.value) and png_ok(pg.loss_plot.value)
+    assert all(png_ok(img.value) for row in pg.neuron_maps for img in row)
+    assert [len(r) for r in pg.neuron_maps] == [4, 2]
+
+
+def test_step_trains_one_epoch_and_updates_the_view(pg, fake_nn) -> None:
+    before = pg.boundary.value
+    pg.step_button.click()
+    assert pg.epoch == 1
+    assert len(pg.history["train"]) == len(pg.history["test"]) == 1
+    assert pg.epoch_label.value == "Epoch 1"
+    assert "Training loss 0.500" in pg.loss_label.value
+    assert pg.boundary.value != before  # the fake's weights shrink each epoch
+    call = fake_nn.instances[-1].train_calls[-1]
+    assert call["batch_size"] == 10 and call["l1"] == 0 and call["l2"] == 0
+    assert call["n"] == 250  # 50 % of 500 points
+
+
+def test_pause_stops_a_running_training(pg, fake_nn) -> None:
+    fake_nn.delay = 0.02
+    pg.play_button.click()
+    assert pg.is_running
+    assert pg.play_button.disabled and not pg.pause_button.disabled
+    assert wait_for(lambda: pg.epoch >= 3)
+    pg.pause_button.click()
+    assert not pg.is_running
+    stopped_at = pg.epoch
+    time.sleep(0.2)
+    assert pg.epoch == stopped_at  # nothing trains after Pause
+    assert pg.epoch_label.value == f"Epoch {stopped_at}"  # the final value was sent
+    assert len(pg.history["train"]) == stopped_at
+    assert not pg.play_button.disabled and pg.pause_button.disabled
+    # Play resumes from there
+    pg.play()
+    assert wait_for(lambda: pg.epoch > stopped_at)
+    assert pg.pause()
+    assert fake_nn.instances[-1].violations == []
+
+
+def test_play_with_epochs_and_wait(pg) -> None:
+    pg.play(epochs=5)
+    assert pg.wait(10)
+    assert pg.epoch == 5
+    assert pg.epoch_label.value == "Epoch 5"
+
+
+def test_changes_while_running_wait_for_the_epoch_boundary(pg, fake_nn) -> None:
+    fake_nn.delay = 0.01
+    pg.play()
+    assert wait_for(lambda: pg.epoch >= 2)
+    for lr, opt in ((0.1, "adam"), (0.3, "momentum"), (0.01, "sgd"), (0.03, "adam")):
+        pg.learning_rate.value = lr  # applied between epochs
+        pg.optimizer.value = opt  # a new optimizer, built under the lock
+        time.sleep(0.015)
+    assert pg.is_running
+    pg.pause()
+    model = fake_nn.instances[-1]
+    assert model.violations == []
+    assert pg._optimizer.lr == 0.03 and pg._optimizer.name == "adam"
+
+
+def test_reset_while_running_pauses_and_restarts(pg, fake_nn) -> None:
+    fake_nn.delay = 0.01
+    pg.play()
+    assert wait_for(lambda: pg.epoch >= 2)
+    pg.reset_button.click()
+    assert not pg.is_running
+    assert pg.epoch == 0 and pg.history["train"] == []
+    assert pg.epoch_label.value == "Epoch 0"
+    assert all(m.violations == [] for m in fake_nn.instances)
+
+
+def test_refresh_rate_is_bounded_and_final_state_sent(pg, fake_nn, sent) -> None:
+    fake_nn.delay = 0.0005  # hundreds of epochs a second
+    t0 = time.monotonic()
+    pg.play()
+    time.sleep(1.5)
+    pg.pause()
+    elapsed = time.monotonic() - t0
+    assert pg.epoch > 30
+    label_msgs = sent[pg.epoch_label.model_id]
+    plot_msgs = sent[pg.boundary.model_id]
+    assert label_msgs <= elapsed / pg.refresh_interval + 3
+    assert plot_msgs <= elapsed / pg.plot_interval + 3
+    assert label_msgs < pg.epoch / 3  # far fewer messages than epochs
+    assert pg.epoch_label.value == f"Epoch {pg.epoch}"
+
+
+def test_config_round_trip(fake_nn) -> None:
+    from symnb.widgets import Playground
+
+    cfg = {
+        "dataset": "spiral",
+        "noise": 15,
+        "train_percent": 70,
+        "batch_size": 5,
+        "features": ["x1", "x2", "sin x1"],
+        "hidden": [3, 2, 2],
+        "activations": ["relu", ["tanh", "sigmoid"], "linear"],
+        "learning_rate": 0.1,
+        "regularization": "L2",
+        "regularization_rate": 0.003,
+        "optimizer": "adam",
+        "show_test": True,
+        "discretize": True,
+        "data_seed": 4,
+        "seed": 7,
+    }
+    a = Playground(config=cfg)
+    got = a.config
+    json.dumps(got)  # JSON-able
+    for k, v in cfg.items():
+        assert got[k] == v, k
+    assert got["problem"] == "classification"
+    m = fake_nn.instances[-1]
+    assert m.sizes == [3, 3, 2, 2, 1]
+    assert m.activation == ["relu", ["tanh", "sigmoid"], "linear"]
+    assert m.seed == 7
+    b = Playground(config=got)
+    assert b.config == got
+    assert b.noise.value == 15 and b.dataset.value == "spiral"
+    assert b.feature_boxes["sin x1"].value and not b.feature_boxes["x1^2"].value
+    assert [len(r) for r in b.neuron_maps] == [3, 2, 2]
+    assert b.neuron_activation[1][1].value == "sigmoid"
+    b.step()
+    call = fake_nn.instances[-1].train_calls[-1]
+    assert call["l2"] == 0.003 and call["l1"] == 0.0 and call["batch_size"] == 5
+    assert call["optimizer"].name == "adam" and call["optimizer"].lr == 0.1
+
+
+def test_bad_config_is_refused_with_the_key() -> None:
+    from symnb.widgets.playground import normalize_config
+
+    with pytest.raises(ValueError, match="dataset"):
+        normalize_config({"dataset": "moons"})
+    with pytest.raises(ValueError, match="unknown playground setting"):
+        normalize_config({"lerning_rate": 0.1})
+    with pytest.raises(ValueError, match="noise"):
+        normalize_config({"noise": 80})
+    with pytest.raises(ValueError, match="hidden"):
+        normalize_config({"hidden": [9]})
+    with pytest.raises(ValueError, match="not a regression"):
+        normalize_config({"problem": "regression", "dataset": "xor"})
+
+
+def test_regression_problem(pg, fake_nn) -> None:
+    pg.problem.value = "regression"
+    assert pg.dataset.options == ("plane", "multi-gaussian")
+    assert pg.dataset.value == "plane"
+    m = fake_nn.instances[-1]
+    assert m.loss == "mse"
+    assert len(pg._data["X_train"]) == 600
+    pg.dataset.value = "multi-gaussian"
+    pg.step()
+    assert pg.epoch == 1 and png_ok(pg.boundary.value)
+    assert pg.config["problem"] == "regression"
+
+
+def test_structure_controls(pg, fake_nn) -> None:
+    pg.add_layer_button.click()
+    assert fake_nn.instances[-1].sizes == [2, 4, 2, 2, 1]
+    assert len(pg.neuron_maps) == 3
+    pg.remove_layer_button.click()
+    pg.remove_layer_button.click()
+    assert fake_nn.instances[-1].sizes == [2, 4, 1]
+    pg.add_neuron_buttons[0].click()
+    assert fake_nn.instances[-1].sizes == [2, 5, 1]
+    pg.remove_neuron_buttons[0].click()
+    pg.remove_neuron_buttons[0].click()
+    assert fake_nn.instances[-1].sizes == [2, 3, 1]
+    pg.add_neuron_buttons[0].click()
+    pg.add_neuron_buttons[0].click()
+    pg.feature_boxes["x1*x2"].value = True
+    assert fake_nn.instances[-1].sizes == [3, 5, 1]
+    # the last feature cannot be unchecked
+    for name in ("x1", "x2", "x1*x2"):
+        pg.feature_boxes[name].value = False
+    assert pg.features == ["x1*x2"]
+    assert "at least one" in pg.status.value
+
+
+def test_activation_per_layer_and_per_neuron(pg, fake_nn) -> None:
+    pg.activation.value = "relu"
+    assert fake_nn.instances[-1].activation == ["relu", "relu"]
+    pg.layer_activation[1].value = "sigmoid"
+    assert fake_nn.instances[-1].activation == ["relu", "sigmoid"]
+    pg.neuron_activation[0][2].value = "tanh"
+    assert fake_nn.instances[-1].activation == [
+        ["relu", "relu", "tanh", "relu"],
+        "sigmoid",
+    ]
+    assert pg.config["activations"] == [["relu", "relu", "tanh", "relu"], "sigmoid"]
+    pg.neuron_activation[0][2].value = ""  # back to the layer's
+    assert fake_nn.instances[-1].activation == ["relu", "sigmoid"]
+
+
+def test_data_controls_regenerate(pg, fake_nn) -> None:
+    first = pg._data["points_train"].copy()
+    pg.regenerate_button.click()
+    assert pg.config["data_seed"] == 1
+    assert (pg._data["points_train"] != first).any()
+    pg.train_percent.value = 80
+    assert len(pg._data["X_train"]) == 400
+    pg.noise.value = 25
+    assert pg.config["noise"] == 25
+    pg.batch_size.value = 3
+    pg.step()
+    assert fake_nn.instances[-1].train_calls[-1]["batch_size"] == 3
+
+
+def test_view_options_redraw(pg) -> None:
+    plain = pg.boundary.value
+    pg.show_test.value = True
+    with_test = pg.boundary.value
+    assert with_test != plain
+    pg.discretize.value = True
+    assert pg.boundary.value != with_test
+
+
+def test_errors_in_training_are_shown_and_stop(pg, fake_nn) -> None:
+    model = fake_nn.instances[-1]
+
+    def boom(*a, **k):
+        raise FloatingPointError("the loss became NaN at epoch 1, step 3")
+
+    model.train_epoch = boom
+    pg.play()
+    assert pg.wait(5)
+    assert not pg.is_running
+    assert "NaN" in pg.status.value
+    assert any("NaN" in o.get("text", "") for o in pg.output.outputs)
+    pg.step()  # also shown, not raised
+    assert "NaN" in pg.status.value
+
+
+def test_model_build_error_is_shown(monkeypatch, fake_nn) -> None:
+    from symnb.widgets import Playground, playground
+
+    def refuse(*a, **k):
+        raise ValueError("unknown activation 'nope'")
+
+    monkeypatch.setattr(playground, "build_model", refuse)
+    pg = Playground()
+    assert pg.model is None
+    assert "unknown activation" in pg.status.value
+    pg.play()
+    assert not pg.is_running
+
+
+def test_headless_display_has_a_png(pg) -> None:
+    bundle = pg._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    import base64
+
+    assert png_ok(base64.b64decode(bundle["image/png"]))
+    assert "Playground" in bundle["text/plain"]

@@ -1,0 +1,119 @@
+"""The Playground with the real symnb.nn: it learns, Pause stops real training, setups
+restore exactly, custom and per-neuron activations train."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import symnb
+from symnb.widgets import Playground
+
+from .conftest import png_ok
+
+
+def test_learns_the_gaussian_data_set() -> None:
+    pg = Playground(
+        config={"dataset": "gaussian", "learning_rate": 0.03, "backend": "numpy"}
+    )
+    pg.train(epochs=15)
+    train = pg.history["train"]
+    assert len(train) == 15 == pg.epoch
+    assert train[-1] < 0.5 * train[0]
+    acc = pg.model.evaluate(pg._data["X_test"], pg._data["y_test"])["accuracy"]
+    assert acc > 0.9
+    assert pg.epoch_label.value == "Epoch 15"
+    assert png_ok(pg.boundary.value) and png_ok(pg.loss_plot.value)
+
+
+def test_pause_stops_real_training() -> None:
+    pg = Playground(config={"dataset": "spiral", "hidden": [8, 8], "backend": "numpy"})
+    pg.play()
+    deadline = time.monotonic() + 30
+    while pg.epoch < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pg.is_running and pg.epoch >= 2
+    assert pg.pause(timeout=30)
+    assert not pg.is_running
+    n = pg.epoch
+    params = [np.array(p.data, copy=True) for p in pg.model.parameters()]
+    time.sleep(0.3)
+    assert pg.epoch == n == len(pg.history["train"])
+    for before, p in zip(params, pg.model.parameters()):
+        np.testing.assert_array_equal(before, np.asarray(p.data))
+    assert pg.epoch_label.value == f"Epoch {n}"
+
+
+def test_same_setup_gives_the_same_curve() -> None:
+    cfg = {
+        "dataset": "xor",
+        "noise": 10,
+        "hidden": [3],
+        "learning_rate": 0.1,
+        "regularization": "L2",
+        "regularization_rate": 0.001,
+        "backend": "numpy",
+    }
+    a = Playground(config=cfg)
+    a.train(epochs=5)
+    b = Playground(config=a.config)
+    b.train(epochs=5)
+    np.testing.assert_allclose(a.history["train"], b.history["train"], rtol=1e-6)
+    np.testing.assert_allclose(a.history["test"], b.history["test"], rtol=1e-6)
+
+
+def test_custom_per_neuron_activations_train_and_travel_in_the_config() -> None:
+    bump = symnb.Activation("exp(-(x/w)**2)", name="bump", w=1.5)
+    pg = Playground(
+        config={
+            "dataset": "circle",
+            "hidden": [4],
+            "backend": "numpy",
+            "activations": [["bump", "tanh", "relu", "bump"]],
+            "optimizer": "adam",
+        },
+        activations={"bump": bump},
+    )
+    pg.train(epochs=3)
+    assert np.isfinite(pg.history["train"]).all()
+    cfg = pg.config
+    assert cfg["activations"] == [["bump", "tanh", "relu", "bump"]]
+    assert cfg["custom_activations"] == {
+        "bump": {"formula": "exp(-(x/w)**2)", "constants": {"w": 1.5}}
+    }
+    # a fresh playground that never saw `bump` rebuilds it from the config
+    restored = Playground(config=cfg)
+    assert restored.config == cfg
+    restored.train(epochs=3)
+    np.testing.assert_allclose(
+        restored.history["train"], pg.history["train"], rtol=1e-6
+    )
+
+
+def test_regression_and_hidden_maps() -> None:
+    pg = Playground(
+        config={
+            "dataset": "multi-gaussian",
+            "hidden": [5, 3],
+            "backend": "numpy",
+            "features": ["x1", "x2", "x1^2", "x2^2"],
+        }
+    )
+    pg.train(epochs=2)
+    assert pg.model.sizes == [4, 5, 3, 1]
+    assert [len(r) for r in pg.neuron_maps] == [5, 3]
+    assert all(png_ok(img.value) for row in pg.neuron_maps for img in row)
+    assert np.isfinite(pg.history["test"]).all()
+
+
+@pytest.mark.parametrize("backend", ["cpp", "cuda"])
+def test_native_backends(backend: str) -> None:
+    st = symnb.backends.available()[backend]
+    if not st.usable:
+        pytest.skip(f"{backend}: {st.reason}")
+    pg = Playground(config={"dataset": "gaussian", "backend": backend})
+    pg.train(epochs=3)
+    assert pg.model.backend == backend
+    assert pg.history["train"][-1] < pg.history["train"][0]
