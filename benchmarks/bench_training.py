@@ -5,11 +5,12 @@ Networks (swish with a constant beta = 1 in every hidden layer, plain SGD):
 * 2-16-16-1 on two_moons (1000 points), bce_with_logits
 * 64-128-10 on digits (1797 images), softmax cross-entropy
 
-each with minibatch 32 and full batch. PyTorch runs the same activation written as composite
-ops (``x * torch.sigmoid(beta * x)``) and its built-in ``F.silu``. Every contender trains from
-the same initial weights on the same data; the reported figure is the median over repeats of
-(wall time of ``epochs`` epochs) / epochs, including shuffling and all trainer overhead
-(symnb: ``MLP.fit`` with ``metrics=[]``; PyTorch: a standard eager loop).
+each with minibatch 32 and full batch. PyTorch runs the same activation written as
+composite ops (``x * torch.sigmoid(beta * x)``) and its built-in ``F.silu``. Every
+contender trains from the same initial weights on the same data; the reported figure is
+the median over repeats of (wall time of ``epochs`` epochs) / epochs, including
+shuffling and all trainer overhead (symnb: ``MLP.fit`` with ``metrics=[]``; PyTorch: a
+standard eager loop).
 
 Usage::
 
@@ -42,14 +43,14 @@ if _THREADS:
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[_var] = _THREADS
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import platform  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
+import argparse
+import json
+import platform
+import statistics
+import time
 from pathlib import Path
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -73,19 +74,19 @@ def _symnb_model(sizes, loss, backend):
     return nn.MLP(sizes, activation=swish, loss=loss, backend=backend, seed=0)
 
 
-def time_symnb(sizes, loss, X, y, batch, backend, epochs, repeats):
+def symnb_runner(sizes, loss, X, y, batch, backend):
+    """A function running ``epochs`` epochs of symnb training (MLP.fit, all overhead)."""
     model = _symnb_model(sizes, loss, backend)
     opt = nn.SGD(model.parameters(), lr=LR)
-    model.fit(X, y, epochs=2, batch_size=batch, optimizer=opt, metrics=[])  # warm up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
+
+    def run(epochs):
         model.fit(X, y, epochs=epochs, batch_size=batch, optimizer=opt, metrics=[])
-        times.append((time.perf_counter() - t0) / epochs)
-    return statistics.median(times), model
+
+    return run
 
 
-def time_torch(sizes, loss, X, y, batch, builtin, epochs, repeats, init_model):
+def torch_runner(sizes, loss, X, y, batch, builtin, init_model):
+    """The same network, data and initial weights in a standard PyTorch eager loop."""
     import torch
     import torch.nn.functional as F
 
@@ -120,25 +121,32 @@ def time_torch(sizes, loss, X, y, batch, builtin, epochs, repeats, init_model):
     n = len(Xt)
     bs = n if batch is None else batch
 
-    def epoch():
-        perm = torch.randperm(n)
-        for s in range(0, n, bs):
-            idx = perm[s : s + bs]
-            out = forward(Xt[idx])
-            lv = lossfn(out, yt[idx])
-            opt.zero_grad(set_to_none=True)
-            lv.backward()
-            opt.step()
-
-    for _ in range(2):
-        epoch()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
+    def run(epochs):
         for _ in range(epochs):
-            epoch()
-        times.append((time.perf_counter() - t0) / epochs)
-    return statistics.median(times)
+            perm = torch.randperm(n)
+            for s in range(0, n, bs):
+                idx = perm[s : s + bs]
+                out = forward(Xt[idx])
+                lv = lossfn(out, yt[idx])
+                opt.zero_grad(set_to_none=True)
+                lv.backward()
+                opt.step()
+
+    return run
+
+
+def measure(runners, epochs, repeats):
+    """Median seconds per epoch of each runner; repeats are interleaved round-robin so
+    that load changes on a shared machine hit every contender alike."""
+    for run in runners.values():
+        run(2)  # warm up (kernels compiled, caches and allocator warm)
+    times = {name: [] for name in runners}
+    for _ in range(repeats):
+        for name, run in runners.items():
+            t0 = time.perf_counter()
+            run(epochs)
+            times[name].append((time.perf_counter() - t0) / epochs)
+    return {name: statistics.median(v) for name, v in times.items()}
 
 
 def main(argv=None) -> int:
@@ -150,7 +158,9 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="3 epochs x 3 repeats")
     parser.add_argument("--backends", default="numpy,cpp")
     parser.add_argument("--json", help="also write the results to this file")
-    parser.add_argument("--threads", help="BLAS/OpenMP/PyTorch threads (default: theirs)")
+    parser.add_argument(
+        "--threads", help="BLAS/OpenMP/PyTorch threads (default: theirs)"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.epochs, args.repeats = 3, 3
@@ -172,36 +182,18 @@ def main(argv=None) -> int:
     for title, sizes, loss, X, y in _problems():
         for batch in (32, None):
             label = f"{title}, {'minibatch 32' if batch else 'full batch'}"
-            row = {"case": label}
+            runners = {}
             for be in backends:
-                t, _model = time_symnb(
-                    sizes, loss, X, y, batch, be, args.epochs, args.repeats
-                )
-                row[f"symnb {be}"] = t
+                runners[f"symnb {be}"] = symnb_runner(sizes, loss, X, y, batch, be)
             if have_torch:
                 init_model = _symnb_model(sizes, loss, "numpy")
-                row["torch composite"] = time_torch(
-                    sizes,
-                    loss,
-                    X,
-                    y,
-                    batch,
-                    False,
-                    args.epochs,
-                    args.repeats,
-                    init_model,
+                runners["torch composite"] = torch_runner(
+                    sizes, loss, X, y, batch, False, init_model
                 )
-                row["torch F.silu"] = time_torch(
-                    sizes,
-                    loss,
-                    X,
-                    y,
-                    batch,
-                    True,
-                    args.epochs,
-                    args.repeats,
-                    init_model,
+                runners["torch F.silu"] = torch_runner(
+                    sizes, loss, X, y, batch, True, init_model
                 )
+            row = {"case": label, **measure(runners, args.epochs, args.repeats)}
             rows.append(row)
             print(
                 label,
@@ -213,8 +205,10 @@ def main(argv=None) -> int:
     )
     print()
     print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+        f"machine: {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores; "
         f"numpy {np.__version__}; torch {torch_version} ({torch_threads} threads); "
+        f"BLAS/OpenMP threads: {args.threads or 'default'}; "
         f"{args.epochs} epochs x {args.repeats} repeats, median ms per epoch"
     )
     print()

@@ -6,6 +6,8 @@ on an H200)::
 
     python benchmarks/gpu_check.py            # everything
     python benchmarks/gpu_check.py --quick    # correctness only, no throughput table
+    python benchmarks/gpu_check.py --backend cpp   # same checks on the CPU (checks the
+                                                   # script itself; no throughput)
 
 Exit status 0 when every check passes, 1 when one fails, 2 when the CUDA backend is not
 usable at all (the reason is printed).

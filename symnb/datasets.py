@@ -1,9 +1,11 @@
-"""Small data sets for trying activations: 2-D toy classification, 1-D regression, digits.
+"""Small data sets for trying activations: 2-D toy classification, 1-D regression,
+digits.
 
-Every generator is seeded (the same ``seed`` gives the same points), returns ``(X, y)`` with
-``X`` a C-contiguous ``float32`` array of shape ``(n, features)`` and ``y`` an ``int64`` label
-vector (classification) or a ``float32`` target vector (regression). Nothing is downloaded:
-the digits come from scikit-learn's bundled copy (an optional dependency).
+Every generator is seeded (the same ``seed`` gives the same points), returns ``(X, y)``
+with ``X`` a C-contiguous ``float32`` array of shape ``(n, features)`` and ``y`` an
+``int64`` label vector (classification) or a ``float32`` target vector (regression).
+Nothing is downloaded: the digits come from scikit-learn's bundled copy (an optional
+dependency).
 
 >>> from symnb import datasets
 >>> X, y = datasets.two_moons(200, noise=0.1, seed=0)
@@ -80,7 +82,8 @@ def circles(
     seed: int | None = 0,
     shuffle: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """A small circle (label 1) inside a large one (label 0); ``factor`` is the radius ratio."""
+    """A small circle (label 1) inside a large one (label 0); ``factor`` is the radius
+    ratio."""
     _check(n, noise)
     if not 0 < factor < 1:
         raise ValueError(f"factor must be between 0 and 1, got {factor!r}")
@@ -218,7 +221,8 @@ def train_test_split(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Split into ``X_train, X_test, y_train, y_test`` (scikit-learn's order), seeded.
 
-    With ``stratify`` (and integer labels) every class keeps its proportion in both parts.
+    With ``stratify`` (and integer labels) every class keeps its proportion in both
+    parts.
     """
     X = np.asarray(X)
     y = np.asarray(y)

@@ -408,21 +408,41 @@ _ARGTYPES = {
 
 
 class _PointerCache:
-    """Data pointers of recently seen arrays (holding a reference keeps them valid)."""
+    """Data pointers of the arrays last seen in each argument slot.
 
-    __slots__ = ("arrays", "pointers")
+    Keyed by a weak reference (the cache keeps no array alive) plus the size (an in-place
+    ``ndarray.resize`` moves the data and changes the size). One tuple per slot, replaced
+    in one assignment, so concurrent callers never see a half-updated entry.
+    """
+
+    __slots__ = ("slots",)
 
     def __init__(self, size: int = 8) -> None:
-        self.arrays: list[Any] = [None] * size
-        self.pointers: list[int] = [0] * size
+        self.slots: list[tuple[Any, int, int]] = [(None, 0, -1)] * size
 
     def __call__(self, slot: int, arr: np.ndarray) -> int:
-        if self.arrays[slot] is arr:
-            return self.pointers[slot]
+        ref, ptr, size = self.slots[slot]
+        if ref is not None and ref() is arr and arr.size == size:
+            return ptr
         ptr = arr.__array_interface__["data"][0]
-        self.arrays[slot] = arr
-        self.pointers[slot] = ptr
+        try:
+            self.slots[slot] = (weakref.ref(arr), ptr, arr.size)
+        except TypeError:  # pragma: no cover - an object without weakref support
+            pass
         return ptr
+
+
+#: Elements per native call: longer arrays are processed in pieces so each call stays
+#: short (Ctrl-C is seen between pieces; ctypes releases the GIL during each).
+CALL_CHUNK = 1 << 24
+
+
+def _chunks(n: int):  # noqa: ANN202
+    if n <= CALL_CHUNK:
+        yield 0, n
+        return
+    for start in range(0, n, CALL_CHUNK):
+        yield start, min(CALL_CHUNK, n - start)
 
 
 class CppProgram(Program):
@@ -468,30 +488,46 @@ class CppProgram(Program):
 
     # -- elementwise ----------------------------------------------------------------
     def forward(self, x: np.ndarray, y: np.ndarray, params: np.ndarray) -> None:
-        p = self._ptr
-        self._c_forward(p(0, x), p(1, y), x.size, p(4, params))
+        p, n, fn = self._ptr, x.size, self._c_forward
+        px, py, pc = p(0, x), p(1, y), p(4, params)
+        if n <= CALL_CHUNK:
+            fn(px, py, n, pc)
+            return
+        b = x.itemsize
+        for s, m in _chunks(n):
+            fn(px + s * b, py + s * b, m, pc)
 
     def backward(
         self, x: np.ndarray, g: np.ndarray, dx: np.ndarray, params: np.ndarray
     ) -> None:
-        p = self._ptr
-        self._c_backward(p(0, x), p(2, g), p(3, dx), x.size, p(4, params))
+        p, n, fn = self._ptr, x.size, self._c_backward
+        px, pg, pd, pc = p(0, x), p(2, g), p(3, dx), p(4, params)
+        if n <= CALL_CHUNK:
+            fn(px, pg, pd, n, pc)
+            return
+        b = x.itemsize
+        for s, m in _chunks(n):
+            fn(px + s * b, pg + s * b, pd + s * b, m, pc)
 
     def forward_derivative(
         self, x: np.ndarray, y: np.ndarray, dy: np.ndarray, params: np.ndarray
     ) -> None:
-        p = self._ptr
-        self._c_forward_derivative(p(0, x), p(1, y), p(3, dy), x.size, p(4, params))
+        p, n, fn = self._ptr, x.size, self._c_forward_derivative
+        px, py, pd, pc = p(0, x), p(1, y), p(3, dy), p(4, params)
+        b = x.itemsize
+        for s, m in _chunks(n):
+            fn(px + s * b, py + s * b, pd + s * b, m, pc)
 
     def constant_gradient(
         self, x: np.ndarray, g: np.ndarray, params: np.ndarray
     ) -> np.ndarray:
         out = np.zeros(params.size, dtype=np.float64)
         if out.size:
-            p = self._ptr
-            self._c_constant_gradient(
-                p(0, x), p(2, g), out.__array_interface__["data"][0], x.size, p(4, params)
-            )
+            p, b = self._ptr, x.itemsize
+            px, pg, pc = p(0, x), p(2, g), p(4, params)
+            po = out.__array_interface__["data"][0]
+            for s, m in _chunks(x.size):  # the kernel adds into out
+                self._c_constant_gradient(px + s * b, pg + s * b, po, m, pc)
         return out
 
     # -- layer ----------------------------------------------------------------------
@@ -566,10 +602,11 @@ class CppProgram(Program):
     # -- loss -----------------------------------------------------------------------
     def loss_value(self, p_: np.ndarray, t: np.ndarray, params: np.ndarray) -> float:
         out = np.zeros(1, dtype=np.float64)
-        p = self._ptr
-        self._c_loss_value(
-            p(0, p_), p(1, t), p_.size, p(4, params), out.__array_interface__["data"][0]
-        )
+        p, b = self._ptr, p_.itemsize
+        pp, pt, pc = p(0, p_), p(1, t), p(4, params)
+        po = out.__array_interface__["data"][0]
+        for s, m in _chunks(p_.size):  # the kernel adds into out
+            self._c_loss_value(pp + s * b, pt + s * b, m, pc, po)
         return float(out[0])
 
     def loss_gradient(
@@ -580,8 +617,10 @@ class CppProgram(Program):
         params: np.ndarray,
         scale: float,
     ) -> None:
-        p = self._ptr
-        self._c_loss_gradient(p(0, p_), p(1, t), p(2, g), p_.size, p(4, params), scale)
+        p, b = self._ptr, p_.itemsize
+        pp, pt, pg, pc = p(0, p_), p(1, t), p(2, g), p(4, params)
+        for s, m in _chunks(p_.size):
+            self._c_loss_gradient(pp + s * b, pt + s * b, pg + s * b, m, pc, scale)
 
 
 # ------------------------------------------------------------------------------------

@@ -100,6 +100,17 @@ class logsigmoid(sp.Function):  # noqa: N801
         return r"\log\sigma\left(%s\right)" % printer._print(self.args[0])
 
 
+class erfc(sp.erfc):  # noqa: N801
+    """erfc that keeps its argument: SymPy rewrites erfc(-u) as 2 - erfc(u), which
+    brings back the cancellation the rewrite 1 + erf(u) -> erfc(-u) removes."""
+
+    @classmethod
+    def eval(cls, arg):  # noqa: ANN001, ANN206
+        if arg.is_Number:
+            return sp.erfc(arg)
+        return None
+
+
 def _heaviside(u, h0=None):  # noqa: ANN001, ANN202
     """Heaviside step with PyTorch's convention at 0 (value 0) unless told otherwise."""
     return sp.Heaviside(u, 0 if h0 is None else h0)
@@ -134,7 +145,7 @@ ALLOWED_FUNCTIONS: dict[str, object] = {
     "acosh": sp.acosh,
     "atanh": sp.atanh,
     "erf": sp.erf,
-    "erfc": sp.erfc,
+    "erfc": erfc,
     "abs": sp.Abs,
     "Abs": sp.Abs,
     "sign": sp.sign,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
+from symnb.formula.functions import erfc, expm1, log1p, logsigmoid, sigmoid, softplus
 
 
 def _exp_arg(e: sp.Expr) -> sp.Expr | None:
@@ -85,6 +85,21 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 if rest.has(sp.Symbol):
                     note(f"rewrote log(1 + {_fmt(rest)}) as log1p({_fmt(rest)})")
                     return log1p(rest)
+        # 1 +- erf(u) -> erfc(-+u); 1 +- tanh(u) -> 2 sigmoid(+-2u): no cancellation in the tail
+        if isinstance(e, sp.Add) and len(e.args) == 2 and sp.S.One in e.args:
+            other = e.args[0] if e.args[1] is sp.S.One else e.args[1]
+            sign, core = 1, other
+            if isinstance(other, sp.Mul) and len(other.args) == 2 and sp.S.NegativeOne in other.args:
+                sign = -1
+                core = other.args[0] if other.args[1] is sp.S.NegativeOne else other.args[1]
+            if isinstance(core, sp.erf):
+                u = core.args[0]
+                note(f"rewrote 1 {'+' if sign > 0 else '-'} erf(u) as erfc (no cancellation)")
+                return erfc(-sign * u)
+            if isinstance(core, sp.tanh):
+                u = core.args[0]
+                note(f"rewrote 1 {'+' if sign > 0 else '-'} tanh(u) as 2*sigmoid(2u)")
+                return 2 * sigmoid(2 * sign * u)
         # exp(u) - 1  ->  expm1(u)
         if isinstance(e, sp.Add) and sp.S.NegativeOne in e.args:
             others = [a for a in e.args if a is not sp.S.NegativeOne]

@@ -1,8 +1,8 @@
 """symnb.nn: train small networks with symnb activations and losses.
 
 The kernels compiled for an activation (forward and derivative, fused) are the ones that
-train; matrix products run in NumPy (CuPy on the GPU). Everything here is classroom-sized:
-one concept per class, ``parameters()``, ``__call__``, ``__repr__``.
+train; matrix products run in NumPy (CuPy on the GPU). Everything here is
+classroom-sized: one concept per class, ``parameters()``, ``__call__``, ``__repr__``.
 
 >>> import symnb
 >>> from symnb import datasets
@@ -12,8 +12,9 @@ one concept per class, ``parameters()``, ``__call__``, ``__repr__``.
 
 Public names: :class:`MLP`, :func:`load`, :class:`SGD`, :class:`Adam`, :class:`History`,
 :class:`Callback`, :class:`LambdaCallback`, :class:`EarlyStopping`,
-:class:`TrainingDiverged`, :class:`MLPClassifier`, :class:`MLPRegressor`, :func:`compare`,
-:class:`LiveProgress`, and the modules ``init``, ``metrics``, ``optim``.
+:class:`TrainingDiverged`, :class:`MLPClassifier`, :class:`MLPRegressor`,
+:func:`compare`, :class:`LiveProgress`, and the modules ``init``, ``metrics``,
+``optim``.
 """
 
 from __future__ import annotations

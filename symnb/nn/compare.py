@@ -85,7 +85,8 @@ class CompareResult:
         raise KeyError(name)
 
     def best(self, by: str = "accuracy") -> str:
-        """Name of the best activation by mean ``accuracy`` (higher) or ``loss`` (lower)."""
+        """Name of the best activation by mean ``accuracy`` (higher) or ``loss``
+        (lower)."""
         key = f"{by}_mean" if f"{by}_mean" in self.rows[0] else by
         higher = "loss" not in by and "time" not in by and "epochs" not in by
         vals = [(row.get(key), row["activation"]) for row in self.rows]
@@ -183,9 +184,9 @@ def compare(
         the architecture; ``loss`` defaults to bce_with_logits (two classes), softmax
         cross-entropy (more) or mse (regression), decided from ``y``.
     target, target_metric:
-        "epochs to target": first epoch at which ``target_metric`` (default ``accuracy``,
-        or ``val_accuracy`` with validation data; ``loss`` for regression) reaches
-        ``target`` (default 0.95 for classification, none for regression).
+        "epochs to target": first epoch at which ``target_metric`` (default
+        ``accuracy``, or ``val_accuracy`` with validation data; ``loss`` for regression)
+        reaches ``target`` (default 0.95 for classification, none for regression).
     fit_options:
         passed to ``MLP.fit`` (``lr``, ``batch_size``, ``optimizer``, ...).
     """

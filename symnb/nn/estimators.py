@@ -125,8 +125,8 @@ class _MLPEstimator(_Base):
 
 class MLPClassifier(_ClassifierMixin, _MLPEstimator):
     """A classifier on :class:`symnb.nn.MLP`: one logit with ``bce_with_logits`` for two
-    classes, softmax cross-entropy for more. Any labels (strings, ints); ``classes_`` keeps
-    them in sorted order.
+    classes, softmax cross-entropy for more. Any labels (strings, ints); ``classes_``
+    keeps them in sorted order.
 
     Parameters
     ----------
@@ -188,7 +188,8 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
         classes, encoded = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(
-                f"need at least two classes to train a classifier, got {classes.tolist()}"
+                "need at least two classes to train a classifier, got "
+                f"{classes.tolist()}"
             )
         self.classes_ = classes
         if len(classes) == 2:

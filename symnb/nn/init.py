@@ -1,8 +1,9 @@
 """Weight initialisation: He, Xavier (Glorot), LeCun, orthogonal, zeros, constant.
 
-Every initialiser is a function ``init(shape, rng, gain=1.0) -> float64 array`` for a weight
-matrix of shape ``(fan_in, fan_out)`` (symnb's layers compute ``x @ W + b``). The formulas are
-PyTorch's (``torch.nn.init``): with ``fan_in``/``fan_out`` the matrix's two sizes,
+Every initialiser is a function ``init(shape, rng, gain=1.0) -> float64 array`` for a
+weight matrix of shape ``(fan_in, fan_out)`` (symnb's layers compute ``x @ W + b``). The
+formulas are PyTorch's (``torch.nn.init``): with ``fan_in``/``fan_out`` the matrix's two
+sizes,
 
 ============== ==========================================================
 ``he_uniform``     U(-b, b), b = gain * sqrt(6 / fan_in)     (gain sqrt(2) relu)
@@ -16,8 +17,8 @@ PyTorch's (``torch.nn.init``): with ``fan_in``/``fan_out`` the matrix's two size
 ============== ==========================================================
 
 (``he_*`` already include relu's factor 2; ``gain`` multiplies on top.)
-:func:`default_for` picks one from the activation's name: He for the relu family, LeCun for
-selu, Xavier for everything else (tanh, sigmoid, smooth user formulas).
+:func:`default_for` picks one from the activation's name: He for the relu family, LeCun
+for selu, Xavier for everything else (tanh, sigmoid, smooth user formulas).
 """
 
 from __future__ import annotations
@@ -173,7 +174,8 @@ def names() -> list[str]:
 
 
 def get(spec: InitSpec) -> Initializer:
-    """An initialiser from a name, a number (constant fill) or a callable (returned as is)."""
+    """An initialiser from a name, a number (constant fill) or a callable (returned as
+    is)."""
     if callable(spec):
         return spec
     if isinstance(spec, bool):
@@ -197,8 +199,8 @@ def default_for(activation_names: list[str]) -> str:
     """The initialiser suited to a layer's activations (by their names).
 
     He normal for the relu family (relu, leaky relu, elu, gelu, swish/silu, mish, ...),
-    LeCun normal for selu, Xavier uniform otherwise (tanh, sigmoid, identity, user formulas).
-    A heterogeneous layer takes the most common choice among its neurons.
+    LeCun normal for selu, Xavier uniform otherwise (tanh, sigmoid, identity, user
+    formulas). A heterogeneous layer takes the most common choice among its neurons.
     """
     votes: dict[str, int] = {}
     for raw in activation_names:

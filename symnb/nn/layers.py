@@ -1,14 +1,14 @@
 """Layers: a dense (fully connected) layer whose activation is a compiled symnb kernel.
 
-A :class:`Dense` layer computes ``a = f(x @ W + b)`` where ``f`` is one activation for the whole
-layer or one per neuron (a heterogeneous layer, one compiled layer kernel). The forward pass
-calls the kernel's fused ``forward_with_derivative`` once, keeping ``f'(z)`` for the backward
-pass, so backpropagation through the activation is a single multiplication. Matrix products
-are NumPy's (CuPy's on the GPU: the kernel's ``.xp``).
+A :class:`Dense` layer computes ``a = f(x @ W + b)`` where ``f`` is one activation for
+the whole layer or one per neuron (a heterogeneous layer, one compiled layer kernel).
+The forward pass calls the kernel's fused ``forward_with_derivative`` once, keeping
+``f'(z)`` for the backward pass, so backpropagation through the activation is a single
+multiplication. Matrix products are NumPy's (CuPy's on the GPU: the kernel's ``.xp``).
 
-Learnable constants (``symnb.learnable(1.0, per="layer"|"neuron")``) are parameters of the
-layer; their gradients come from the kernel's ``constant_gradient`` (the symbolic derivative
-with respect to each constant).
+Learnable constants (``symnb.learnable(1.0, per="layer"|"neuron")``) are parameters of
+the layer; their gradients come from the kernel's ``constant_gradient`` (the symbolic
+derivative with respect to each constant).
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def resolve_activation(spec: Any) -> Any:
     if hasattr(spec, "expr") and hasattr(spec, "compile"):
         return spec
     raise TypeError(
-        f"an activation is a symnb.Activation, a library name or a formula, not {spec!r}"
+        "an activation is a symnb.Activation, a library name or a formula, "
+        f"not {spec!r}"
     )
 
 
@@ -83,8 +84,9 @@ def activation_key(act: Any) -> tuple:
 class LayerActivation:
     """The compiled activation of one layer, one ``Activation`` per neuron.
 
-    A homogeneous layer without per-neuron learnable constants uses the elementwise kernel
-    (``Activation.compile``); anything else uses one layer kernel (``symnb.compile_layer``).
+    A homogeneous layer without per-neuron learnable constants uses the elementwise
+    kernel (``Activation.compile``); anything else uses one layer kernel
+    (``symnb.compile_layer``).
 
     Learnable constants form a vector ``values`` (length ``n_learnable``): one entry per
     (layer, constant name) for ``per="layer"`` and one per neuron for ``per="neuron"``.
@@ -125,7 +127,8 @@ class LayerActivation:
         self.xp = getattr(self.kernel, "xp", np)
         self.backend = getattr(self.kernel, "backend", backend)
 
-        # learnable constants: entries of `values`, and where each lives in kernel.params
+        # learnable constants: entries of `values`, and where each lives in
+        # kernel.params
         labels: list[str] = []
         initial: list[float] = []
         groups: dict[str, int] = {}  # per="layer": name -> entry
@@ -172,7 +175,8 @@ class LayerActivation:
             )
             self._params_inplace = self._probe_inplace()
 
-    # -- learnable constants ------------------------------------------------------------
+    # -- learnable constants
+    # ------------------------------------------------------------
     def _probe_inplace(self) -> bool:
         """Whether ``kernel.params`` is the array the kernel reads (writable in place)."""
         try:
@@ -220,7 +224,8 @@ class LayerActivation:
         full = xp.asarray(self.kernel.constant_gradient(z, grad), dtype=xp.float64)
         out[...] = self._gather @ full[self._positions]
 
-    # -- evaluation ---------------------------------------------------------------------
+    # -- evaluation
+    # ---------------------------------------------------------------------
     def forward(self, z: Any, out: Any = None) -> Any:
         return self.kernel.forward(z, out=out)
 
@@ -256,14 +261,15 @@ class Dense:
     Attributes
     ----------
     weight, bias:
-        :class:`~symnb.nn.optim.Parameter` of shapes ``(fan_in, fan_out)`` and ``(fan_out,)``.
+        :class:`~symnb.nn.optim.Parameter` of shapes ``(fan_in, fan_out)`` and
+        ``(fan_out,)``.
     constants:
         a Parameter of the learnable constants, or ``None``.
     activation:
         the :class:`LayerActivation`, or ``None`` for a linear layer.
     mask:
-        the fixed 0/1 connection mask ``(fan_in, fan_out)`` or ``None``; masked weights are
-        zero and stay zero (their gradients are masked).
+        the fixed 0/1 connection mask ``(fan_in, fan_out)`` or ``None``; masked weights
+        are zero and stay zero (their gradients are masked).
     """
 
     def __init__(

@@ -1,10 +1,10 @@
 """``fit(..., live=True)``: a live loss curve in the notebook cell and a progress bar.
 
-The figure is drawn into ONE display (``display(..., display_id=True)`` then ``update``), at
-most ``max_rate`` times a second plus once at the end, so a long run does not print a figure
-per epoch or flood the front end. The progress bar is ``tqdm.auto`` (a widget in Jupyter, text
-in a terminal) when tqdm is installed, else a one-line text counter. Outside IPython only the
-progress bar is shown.
+The figure is drawn into ONE display (``display(..., display_id=True)`` then
+``update``), at most ``max_rate`` times a second plus once at the end, so a long run
+does not print a figure per epoch or flood the front end. The progress bar is
+``tqdm.auto`` (a widget in Jupyter, text in a terminal) when tqdm is installed, else a
+one-line text counter. Outside IPython only the progress bar is shown.
 """
 
 from __future__ import annotations

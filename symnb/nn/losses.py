@@ -1,9 +1,10 @@
 """Losses for training: any ``symnb.Loss`` (compiled elementwise kernel) and softmax
 cross-entropy for multi-class classification.
 
-Every training loss here is the MEAN over all output elements (PyTorch's ``reduction="mean"``)
-and exposes ``value_and_gradient(pred, target, grad_out) -> float`` that writes the gradient of
-that mean with respect to ``pred`` into ``grad_out``.
+Every training loss here is the MEAN over all output elements (PyTorch's
+``reduction="mean"``) and exposes ``value_and_gradient(pred, target, grad_out) ->
+float`` that writes the gradient of that mean with respect to ``pred`` into
+``grad_out``.
 
 Tasks: a loss decides what the network's outputs mean.
 
@@ -16,8 +17,8 @@ loss                                  task        outputs
 anything else (mse, mae, huber, ...)  regression  values
 ===================================  ==========  ======================================
 
-A user ``symnb.Loss`` is a regression loss unless the model is told ``task="binary"`` (the
-output is then a logit, or a probability when the output layer has an activation).
+A user ``symnb.Loss`` is a regression loss unless the model is told ``task="binary"``
+(the output is then a logit, or a probability when the output layer has an activation).
 """
 
 from __future__ import annotations
@@ -83,13 +84,13 @@ class ElementwiseLoss(TrainingLoss):
         )
 
     def value(self, pred: Any, target: Any) -> float:
-        return float(self.kernel.value(pred.reshape(-1), target.reshape(-1)))
+        return float(self.kernel.value(pred, target))
 
     def value_and_gradient(self, pred: Any, target: Any, grad_out: Any) -> float:
-        p = pred.reshape(-1)
-        t = target.reshape(-1)
-        value = self.kernel.value(p, t)
-        self.kernel.gradient(p, t, out=grad_out.reshape(-1))
+        # pred, target and grad_out have the same shape (n, outputs), C-contiguous
+        kernel = self.kernel
+        value = kernel.value(pred, target)
+        kernel.gradient(pred, target, out=grad_out)
         return float(value)
 
     def describe(self) -> dict[str, Any]:

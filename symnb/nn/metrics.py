@@ -1,9 +1,10 @@
 """Metrics on NumPy arrays: accuracy, precision, recall, F1; MSE, MAE, R^2.
 
-``y_true`` holds labels (classification) or targets (regression); ``y_pred`` predicted labels
-or values of the same length. Precision, recall and F1 are for the positive class 1 in binary
-problems and macro-averaged (the unweighted mean over classes) otherwise, as scikit-learn's
-``average="binary"`` / ``"macro"``; a class never predicted contributes precision 0.
+``y_true`` holds labels (classification) or targets (regression); ``y_pred`` predicted
+labels or values of the same length. Precision, recall and F1 are for the positive class
+1 in binary problems and macro-averaged (the unweighted mean over classes) otherwise, as
+scikit-learn's ``average="binary"`` / ``"macro"``; a class never predicted contributes
+precision 0.
 """
 
 from __future__ import annotations
@@ -134,7 +135,8 @@ _ALIASES = {"acc": "accuracy", "f1_score": "f1", "r2_score": "r2", "rmse": None}
 
 
 def get(name: str) -> tuple[str, Callable[..., float], str]:
-    """``(name, function, kind)`` for a metric name; kind is "classification"/"regression"."""
+    """``(name, function, kind)`` for a metric name; kind is
+    "classification"/"regression"."""
     key = str(name).strip().lower()
     key = _ALIASES.get(key, key) or key
     if key in CLASSIFICATION:

@@ -8,8 +8,9 @@
 >>> history = model.fit(X, y, epochs=50, lr=0.01)          # doctest: +SKIP
 >>> model.evaluate(X, y)["accuracy"]                       # doctest: +SKIP
 
-The activation's backend is the backend that trains: activations (forward and derivative,
-fused) run in the compiled kernels, matrix products in NumPy (CuPy on the GPU).
+The activation's backend is the backend that trains: activations (forward and
+derivative, fused) run in the compiled kernels, matrix products in NumPy (CuPy on the
+GPU).
 """
 
 from __future__ import annotations
@@ -48,26 +49,64 @@ def _to_host(array: Any) -> np.ndarray:
 
 
 class _Buffers:
-    """Preallocated arrays of one batch size (reused every step: no fresh pages)."""
+    """Preallocated arrays of one batch size (reused every step: no fresh pages) and the
+    per-layer plans of the forward and backward passes (array views bound once)."""
 
-    __slots__ = ("a", "da", "delta", "gin", "gout", "z")
+    __slots__ = ("a", "bwd", "da", "delta", "fwd", "gin", "gout", "ones", "z")
 
-    def __init__(
-        self, xp: Any, n: int, sizes: list[int], dtype: Any, act_flags: list[bool]
-    ):
+    def __init__(self, model: MLP, n: int) -> None:
+        xp, dtype, sizes = model.xp, model.dtype, model.sizes
+        flags = model._act_flags
         outs = sizes[1:]
         self.z = [xp.empty((n, w), dtype) for w in outs]
-        self.a = [
-            xp.empty((n, w), dtype) if f else None for w, f in zip(outs, act_flags)
-        ]
-        self.da = [
-            xp.empty((n, w), dtype) if f else None for w, f in zip(outs, act_flags)
-        ]
+        self.a = [xp.empty((n, w), dtype) if f else None for w, f in zip(outs, flags)]
+        self.da = [xp.empty((n, w), dtype) if f else None for w, f in zip(outs, flags)]
         self.delta = [
-            xp.empty((n, w), dtype) if f else None for w, f in zip(outs, act_flags)
+            xp.empty((n, w), dtype) if f else None for w, f in zip(outs, flags)
         ]
         self.gin = [None] + [xp.empty((n, w), dtype) for w in sizes[1:-1]]
         self.gout = xp.empty((n, outs[-1]), dtype)
+        self.ones = xp.ones((1, n), dtype)
+        # forward plan: (W, b, forward_with_derivative or None, z, (a, da))
+        self.fwd = []
+        for i, layer in enumerate(model.layers):
+            act = layer.activation
+            method = None if act is None else act.kernel.forward_with_derivative
+            self.fwd.append(
+                (
+                    layer.weight.data,
+                    layer.bias.data,
+                    method,
+                    self.z[i],
+                    None if act is None else (self.a[i], self.da[i]),
+                )
+            )
+        # backward plan, last layer first:
+        # (i, da, delta, a_prev or None (= the input), dW, db (1, k), W.T, gin, mask,
+        #  learnable (LayerActivation, z, grad) or None)
+        self.bwd = []
+        for i in range(len(model.layers) - 1, -1, -1):
+            layer = model.layers[i]
+            a_prev = None
+            if i > 0:
+                a_prev = self.a[i - 1] if flags[i - 1] else self.z[i - 1]
+            learn = None
+            if layer.constants is not None:
+                learn = (layer.activation, self.z[i], layer.constants.grad)
+            self.bwd.append(
+                (
+                    i,
+                    self.da[i],
+                    self.delta[i],
+                    a_prev,
+                    layer.weight.grad,
+                    layer.bias.grad.reshape(1, -1),
+                    layer.weight.data.T,
+                    self.gin[i],
+                    layer.mask,
+                    learn,
+                )
+            )
 
 
 class MLP:
@@ -78,31 +117,34 @@ class MLP:
     sizes:
         layer widths, input first, e.g. ``[2, 16, 16, 1]``.
     activation:
-        of the hidden layers: one ``Activation`` (or library name, or formula text) for all;
-        a list with one entry per hidden layer; and an entry may itself be a list with one
-        activation per neuron (a heterogeneous layer, compiled into one layer kernel).
+        of the hidden layers: one ``Activation`` (or library name, or formula text) for
+        all; a list with one entry per hidden layer; and an entry may itself be a list
+        with one activation per neuron (a heterogeneous layer, compiled into one layer
+        kernel).
     output:
-        activation of the output layer (default none: linear outputs, i.e. logits for the
-        classification losses). ``loss="bce"`` implies a sigmoid output.
+        activation of the output layer (default none: linear outputs, i.e. logits for
+        the classification losses). ``loss="bce"`` implies a sigmoid output.
     loss:
         ``"mse"`` (default), ``"bce_with_logits"``, ``"cross_entropy"`` (softmax,
         multi-class), any library loss name, or any ``symnb.Loss`` (user formulas).
     backend, device, dtype, strict:
         passed to the kernels' compile (``"auto"``, ``"numpy"``, ``"cpp"``, ``"cuda"``).
     seed:
-        seeds the weights (and the default shuffling): the same seed gives the same weights
-        and, on the same backend, the same training curve.
+        seeds the weights (and the default shuffling): the same seed gives the same
+        weights and, on the same backend, the same training curve.
     init, bias_init:
         weight/bias initialisers: a name (``"he_uniform"``, ``"he_normal"``,
-        ``"xavier_uniform"``, ``"xavier_normal"``, ``"lecun_uniform"``, ``"lecun_normal"``,
-        ``"orthogonal"``, ``"zeros"``), a number (constant), a function ``(shape, rng)``, or
-        a list with one per layer. Default: chosen from each layer's activation
-        (:func:`symnb.nn.init.default_for`), biases zero.
+        ``"xavier_uniform"``, ``"xavier_normal"``, ``"lecun_uniform"``,
+        ``"lecun_normal"``, ``"orthogonal"``, ``"zeros"``), a number (constant), a
+        function ``(shape, rng)``, or a list with one per layer. Default: chosen from
+        each layer's activation (:func:`symnb.nn.init.default_for`), biases zero.
     masks:
-        optional fixed 0/1 connection masks, a list with one ``(fan_in, fan_out)`` array (or
-        ``None``) per layer, or a dict layer index -> array; masked weights stay zero.
+        optional fixed 0/1 connection masks, a list with one ``(fan_in, fan_out)`` array
+        (or ``None``) per layer, or a dict layer index -> array; masked weights stay
+        zero.
     task:
-        ``"regression"``, ``"binary"`` or ``"multiclass"``; by default decided by the loss.
+        ``"regression"``, ``"binary"`` or ``"multiclass"``; by default decided by the
+        loss.
     """
 
     def __init__(
@@ -148,15 +190,18 @@ class MLP:
         self.task = self._loss.task if task is None else task
         if self.task == "multiclass" and sizes[-1] < 2:
             raise ValueError(
-                "multi-class classification needs one output per class (sizes[-1] >= 2); "
+                "multi-class classification needs one output per class "
+                "(sizes[-1] >= 2); "
                 "for two classes use sizes[-1] = 1 with loss='bce_with_logits'"
             )
         if self.task == "binary" and sizes[-1] != 1:
             raise ValueError(
-                f"loss {self._loss.name!r} is binary: the last size must be 1, got {sizes[-1]}"
+                f"loss {self._loss.name!r} is binary: the last size must be 1, "
+                f"got {sizes[-1]}"
             )
 
-        # compile: the first kernel resolves "auto"; every other kernel uses that backend
+        # compile: the first kernel resolves "auto"; every other kernel uses that
+        # backend
         layer_acts: list[LayerActivation | None] = []
         resolved = backend
         for acts in per_layer:
@@ -282,6 +327,8 @@ class MLP:
         self._masked_layers = [layer for layer in self.layers if layer.mask is not None]
         self._buffers: dict[int, _Buffers] = {}
         self._shuffle_buffers: Any = None
+        # inference has its own buffers: a widget may predict while a thread trains
+        self._infer_buffers: dict[int, tuple[list[Any], list[Any]]] = {}
         self._scratch_w = None
         self._shuffle = np.random.default_rng(
             None if seed is None else [int(seed), 7919]
@@ -299,7 +346,7 @@ class MLP:
             "backend": backend,
         }
 
-    # ---------------------------------------------------------------- construction
+    # ------------------------------------------------ construction
     @staticmethod
     def _check_sizes(sizes: Any) -> list[int]:
         try:
@@ -362,7 +409,8 @@ class MLP:
             return [self._layer_list(spec, widths[0], "hidden 0")]
         raise ValueError(
             f"activation is a list of {len(spec)} entries, but the network has "
-            f"{len(widths)} hidden layers (sizes {sizes}); give one entry per hidden layer "
+            f"{len(widths)} hidden layers (sizes {sizes}); give one entry per "
+            "hidden layer "
             "(an entry may be a per-neuron list)"
         )
 
@@ -412,10 +460,10 @@ class MLP:
             result.append(arr)
         return result
 
-    # ---------------------------------------------------------------- parameters
+    # ------------------------------------------------ parameters
     def parameters(self) -> Parameters:
-        """All trainable parameters (weights, biases, learnable constants), as views of one
-        flat buffer; pass to ``symnb.nn.SGD``/``Adam``."""
+        """All trainable parameters (weights, biases, learnable constants), as views of
+        one flat buffer; pass to ``symnb.nn.SGD``/``Adam``."""
         return self._params
 
     @property
@@ -446,7 +494,7 @@ class MLP:
         :meth:`Dense.learned_constants`)."""
         return [layer.learned_constants() for layer in self.layers]
 
-    # ---------------------------------------------------------------- data
+    # ------------------------------------------------ data
     def _prepare(self, X: Any, y: Any, what: str = "data") -> tuple[Any, Any, int]:
         """Check and convert once: X (n, sizes[0]) finite; targets to the loss's layout."""
         Xd, n = self._prepare_X(X, what)
@@ -477,7 +525,8 @@ class MLP:
             bad = np.flatnonzero((labels < 0) | (labels >= k))
             if bad.size:
                 raise ValueError(
-                    f"{what}: label {yh[bad[0]].item()!r} at row {bad[0]} is out of range: the network "
+                    f"{what}: label {yh[bad[0]].item()!r} at row {bad[0]} is out of "
+                    "range: the network "
                     f"has {k} outputs, so labels must be 0..{k - 1}"
                 )
             if isinstance(self._loss, SoftmaxCrossEntropy):
@@ -527,14 +576,16 @@ class MLP:
             Xh = Xh.reshape(-1, 1)
         if Xh.ndim != 2:
             raise ValueError(
-                f"{what}: X must be 2-D (samples, {self.sizes[0]} features), got shape {Xh.shape}"
+                f"{what}: X must be 2-D (samples, {self.sizes[0]} features), "
+                f"got shape {Xh.shape}"
             )
         n = int(Xh.shape[0])
         if n == 0:
             raise ValueError(f"{what}: X is empty (0 samples)")
         if Xh.shape[1] != self.sizes[0]:
             raise ValueError(
-                f"{what}: X has {Xh.shape[1]} features per sample but the network's input size "
+                f"{what}: X has {Xh.shape[1]} features per sample but the "
+                "network's input size "
                 f"is {self.sizes[0]}"
             )
         xp = self.xp
@@ -543,20 +594,19 @@ class MLP:
         if not bool(finite.all()):
             r, c = (int(v) for v in _to_host(xp.argwhere(~finite)[0]))
             raise ValueError(
-                f"{what}: X contains NaN or infinity at row {r}, column {c}; clean or impute "
+                f"{what}: X contains NaN or infinity at row {r}, column {c}; "
+                "clean or impute "
                 "the data before training"
             )
         return Xd, n
 
-    # ---------------------------------------------------------------- forward/backward
+    # ------------------------------------------------ forward/backward
     def _bufs(self, n: int) -> _Buffers:
         b = self._buffers.get(n)
         if b is None:
             if len(self._buffers) > 4:
                 self._buffers.clear()
-            b = self._buffers[n] = _Buffers(
-                self.xp, n, self.sizes, self.dtype, self._act_flags
-            )
+            b = self._buffers[n] = _Buffers(self, n)
         return b
 
     def _shuffled(self, X: Any, T: Any, order: np.ndarray) -> tuple[Any, Any]:
@@ -567,7 +617,9 @@ class MLP:
         if cached is None or cached[0] != key:
             cached = self._shuffle_buffers = (key, xp.empty_like(X), xp.empty_like(T))
         _, Xs, Ts = cached
-        if xp is np:  # mode="clip" avoids NumPy's internal copy for out= (indices valid)
+        if (
+            xp is np
+        ):  # mode="clip" avoids NumPy's internal copy for out= (indices valid)
             np.take(X, order, axis=0, out=Xs, mode="clip")
             np.take(T, order, axis=0, out=Ts, mode="clip")
         else:
@@ -579,43 +631,36 @@ class MLP:
     def _forward_train(self, x: Any, bufs: _Buffers) -> Any:
         matmul = self.xp.matmul
         a = x
-        for i, layer in enumerate(self.layers):
-            z = bufs.z[i]
-            matmul(a, layer.weight.data, out=z)
-            z += layer.bias.data
-            if layer.activation is not None:
-                layer.activation.forward_with_derivative(z, out=(bufs.a[i], bufs.da[i]))
-                a = bufs.a[i]
-            else:
+        for W, b, forward_with_derivative, z, out in bufs.fwd:
+            matmul(a, W, out=z)
+            z += b
+            if forward_with_derivative is None:
                 a = z
+            else:
+                forward_with_derivative(z, out=out)
+                a = out[0]
         return a
 
     def _backward(self, x: Any, bufs: _Buffers) -> None:
         xp = self.xp
+        matmul, multiply = xp.matmul, xp.multiply
+        ones = bufs.ones
         g = bufs.gout
-        for i in range(len(self.layers) - 1, -1, -1):
-            layer = self.layers[i]
-            if layer.activation is not None:
-                if layer.constants is not None:
-                    layer.activation.constant_gradient(
-                        bufs.z[i], g, layer.constants.grad
-                    )
-                d = bufs.delta[i]
-                xp.multiply(g, bufs.da[i], out=d)
+        for i, da, delta, a_prev, dW, db, WT, gin, mask, learn in bufs.bwd:
+            if da is not None:
+                if learn is not None:
+                    learn[0].constant_gradient(learn[1], g, learn[2])
+                multiply(g, da, out=delta)
+                d = delta
             else:
                 d = g
-            a_prev = (
-                x
-                if i == 0
-                else (bufs.a[i - 1] if self._act_flags[i - 1] else bufs.z[i - 1])
-            )
-            xp.matmul(a_prev.T, d, out=layer.weight.grad)
-            if layer.mask is not None:
-                layer.weight.grad *= layer.mask
-            d.sum(axis=0, out=layer.bias.grad)
+            matmul((x if a_prev is None else a_prev).T, d, out=dW)
+            if mask is not None:
+                dW *= mask
+            matmul(ones, d, out=db)  # column sums: faster than sum(axis=0) when small
             if i > 0:
-                g = bufs.gin[i]
-                xp.matmul(d, layer.weight.data.T, out=g)
+                matmul(d, WT, out=gin)
+                g = gin
 
     def _train_step_arrays(
         self, xb: Any, tb: Any, optimizer: Any, l1: float, l2: float
@@ -644,8 +689,9 @@ class MLP:
         self, X: Any, y: Any, l1: float = 0.0, l2: float = 0.0
     ) -> tuple[float, np.ndarray]:
         """The training loss on (X, y) and its gradient with respect to every parameter
-        (a NumPy array in the flat layout of :meth:`get_flat_parameters`), without updating
-        anything: what one step would use. For checking gradients and for research."""
+        (a NumPy array in the flat layout of :meth:`get_flat_parameters`), without
+        updating anything: what one step would use. For checking gradients and for
+        research."""
         Xd, Td, n = self._prepare(X, y, "data")
         bufs = self._bufs(n)
         out = self._forward_train(Xd, bufs)
@@ -675,21 +721,40 @@ class MLP:
     def _forward_infer(
         self, x: Any, keep_hidden: bool = False
     ) -> tuple[Any, list[Any]]:
-        xp = self.xp
+        """Forward pass without derivatives into reused buffers of this batch size (not
+        the training ones): the arrays returned are overwritten by the next pass of the
+        same size (callers copy)."""
+        n = x.shape[0]
+        bufs = self._infer_buffers.get(n)
+        if bufs is None:
+            if len(self._infer_buffers) > 4:
+                self._infer_buffers.clear()
+            xp, dt = self.xp, self.dtype
+            bufs = (
+                [xp.empty((n, w), dt) for w in self.sizes[1:]],
+                [
+                    xp.empty((n, w), dt) if f else None
+                    for w, f in zip(self.sizes[1:], self._act_flags)
+                ],
+            )
+            self._infer_buffers[n] = bufs
+        zs, outs = bufs
+        matmul = self.xp.matmul
         a = x
         hidden = []
-        for layer in self.layers:
-            z = xp.matmul(a, layer.weight.data)
+        for i, layer in enumerate(self.layers):
+            z = zs[i]
+            matmul(a, layer.weight.data, out=z)
             z += layer.bias.data
             if layer.activation is not None:
-                a = layer.activation.forward(z, out=z if _inplace_ok(layer) else None)
+                a = layer.activation.kernel.forward(z, out=outs[i])
             else:
                 a = z
             if keep_hidden:
                 hidden.append(a)
         return a, hidden
 
-    # ---------------------------------------------------------------- public training API
+    # ------------------------------------------------ public training API
     def fit(
         self,
         X: Any,
@@ -711,7 +776,8 @@ class MLP:
         momentum: float | None = None,
         weight_decay: float | None = None,
     ) -> History:
-        """Train and return a :class:`~symnb.nn.History` (also kept as ``model.history``).
+        """Train and return a :class:`~symnb.nn.History` (also kept as
+        ``model.history``).
 
         Parameters
         ----------
@@ -720,12 +786,14 @@ class MLP:
         epochs, batch_size:
             passes over the data and minibatch size (``None``: full batch).
         lr, optimizer, momentum, weight_decay:
-            ``"adam"`` (default, lr 0.001), ``"sgd"`` (lr 0.01), or an optimizer instance.
+            ``"adam"`` (default, lr 0.001), ``"sgd"`` (lr 0.01), or an optimizer
+            instance.
         validation_data:
-            ``(X_val, y_val)``, evaluated after every epoch (``val_loss``, ``val_accuracy``).
+            ``(X_val, y_val)``, evaluated after every epoch (``val_loss``,
+            ``val_accuracy``).
         callbacks:
-            :class:`~symnb.nn.Callback` objects or functions ``f(epoch, logs)``; returning
-            True stops training.
+            :class:`~symnb.nn.Callback` objects or functions ``f(epoch, logs)``;
+            returning True stops training.
         shuffle, seed:
             reshuffle every epoch; ``seed`` fixes the order (default: the model's seed).
         metrics:
@@ -736,9 +804,9 @@ class MLP:
         live, verbose:
             live loss plot and progress bar in a notebook; a plain progress bar.
 
-        Ctrl-C stops at a step boundary (``history.stop_reason == "interrupted"``); a NaN/inf
-        loss stops with a warning naming the epoch and step and keeps the last finite
-        parameters (``"diverged"``).
+        Ctrl-C stops at a step boundary (``history.stop_reason == "interrupted"``); a
+        NaN/inf loss stops with a warning naming the epoch and step and keeps the last
+        finite parameters (``"diverged"``).
         """
         return _fit(
             self,
@@ -776,7 +844,8 @@ class MLP:
         shuffle: bool = True,
         seed: int | None = None,
     ) -> float:
-        """One pass over (X, y) in minibatches; returns the mean training loss of the epoch.
+        """One pass over (X, y) in minibatches; returns the mean training loss of the
+        epoch.
 
         Raises :class:`~symnb.nn.TrainingDiverged` on a NaN/inf (parameters unchanged by
         the bad step) and ``KeyboardInterrupt`` after the step during which Ctrl-C came.
@@ -819,7 +888,8 @@ class MLP:
                 loss = self._train_step_arrays(Xd, Td, optimizer, float(l1), float(l2))
             except _Diverged as exc:
                 raise TrainingDiverged(
-                    f"the {exc.what} became NaN or infinite in this step; the parameters are "
+                    f"the {exc.what} became NaN or infinite in this step; the "
+                    "parameters are "
                     "those before it",
                     self.epochs_trained + 1,
                     1,
@@ -829,9 +899,10 @@ class MLP:
             raise KeyboardInterrupt("training interrupted at a step boundary")
         return loss
 
-    # ---------------------------------------------------------------- inference
+    # ------------------------------------------------ inference
     def __call__(self, X: Any) -> np.ndarray:
-        """Raw network outputs (logits for the classification losses), shape (n, sizes[-1])."""
+        """Raw network outputs (logits for the classification losses), shape (n,
+        sizes[-1])."""
         return self.decision_function(X)
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -846,11 +917,11 @@ class MLP:
         if self.task == "binary":
             threshold = 0.0 if self._loss.logits else 0.5
             return (out[:, 0] > threshold).astype(np.int64)
-        return out[:, 0] if out.shape[1] == 1 else out
+        return out[:, 0].copy() if out.shape[1] == 1 else out.copy()
 
     def predict(self, X: Any) -> np.ndarray:
-        """Class labels (classification: int64, shape (n,)) or values (regression: (n,) for
-        one output, else (n, k))."""
+        """Class labels (classification: int64, shape (n,)) or values (regression: (n,)
+        for one output, else (n, k))."""
         Xd, _ = self._prepare_X(X, "X")
         out, _ = self._forward_infer(Xd)
         return self._outputs_to_predictions(_to_host(out))
@@ -908,6 +979,8 @@ class MLP:
     def _metrics_on(
         self, Xd: Any, Td: Any, names: list[str], skip_loss: bool = False
     ) -> dict[str, float]:
+        if skip_loss and not names:
+            return {}
         out, _ = self._forward_infer(Xd)
         result: dict[str, float] = {}
         if not skip_loss:
@@ -928,8 +1001,8 @@ class MLP:
         return result
 
     def evaluate(self, X: Any, y: Any, metrics: Any = None) -> dict[str, float]:
-        """``{"loss": ..., "accuracy": ...}`` for classification; for regression the loss,
-        MSE, MAE and R^2 (or the ``metrics`` named)."""
+        """``{"loss": ..., "accuracy": ...}`` for classification; for regression the
+        loss, MSE, MAE and R^2 (or the ``metrics`` named)."""
         Xd, Td, _ = self._prepare(X, y, "evaluation data")
         if metrics is None and self.task == "regression":
             metrics = ["mse", "mae", "r2"]
@@ -941,10 +1014,11 @@ class MLP:
             X, y, metrics=["r2"] if self.task == "regression" else ["accuracy"]
         )["r2" if self.task == "regression" else "accuracy"]
 
-    # ---------------------------------------------------------------- save / load
+    # ------------------------------------------------ save / load
     def save(self, path: str | os.PathLike) -> None:
-        """Write weights and formulas (text and constants) to ``path`` (one .npz file, no
-        pickle). :func:`symnb.nn.load` rebuilds the model and predicts the same numbers."""
+        """Write weights and formulas (text and constants) to ``path`` (one .npz file,
+        no pickle). :func:`symnb.nn.load` rebuilds the model and predicts the same
+        numbers."""
         from .serialize import model_to_arrays
 
         arrays = model_to_arrays(self)
@@ -964,7 +1038,7 @@ class MLP:
                 pass
             raise
 
-    # ---------------------------------------------------------------- display
+    # ------------------------------------------------ display
     def __repr__(self) -> str:
         hidden = [
             layer.activation.describe() if layer.activation is not None else "linear"
@@ -973,19 +1047,15 @@ class MLP:
         out = self.layers[-1].activation
         return (
             f"MLP({self.sizes}, activation={hidden}, output="
-            f"{out.describe() if out is not None else 'linear'}, loss={self._loss.name}, "
-            f"backend={self.backend}, dtype={self.dtype.name}, parameters={self.n_parameters})"
+            f"{out.describe() if out is not None else 'linear'}, "
+            f"loss={self._loss.name}, backend={self.backend}, "
+            f"dtype={self.dtype.name}, parameters={self.n_parameters})"
         )
 
     @property
     def loss(self) -> TrainingLoss:
         """The training loss object."""
         return self._loss
-
-
-def _inplace_ok(layer: Dense) -> bool:
-    # kernels refuse out aliasing the input (contract): never pass out=z
-    return False
 
 
 def _symnb():
@@ -997,7 +1067,8 @@ def _symnb():
 def load(
     path: str | os.PathLike, backend: str | None = None, device: int | None = None
 ) -> MLP:
-    """Rebuild a model written by :meth:`MLP.save` (formulas recompiled, weights restored).
+    """Rebuild a model written by :meth:`MLP.save` (formulas recompiled, weights
+    restored).
 
     ``backend``/``device`` override the saved choice (default: the backend the model was
     trained on; the same backend reproduces the same predictions).

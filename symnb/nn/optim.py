@@ -1,14 +1,15 @@
 """Parameters and optimizers (SGD with momentum and weight decay, Adam).
 
 A model keeps all its parameters in one flat array (and all gradients in another); each
-:class:`Parameter` is a view of its slice. An optimizer given ``model.parameters()`` therefore
-updates everything with a handful of array operations per step, whatever the number of
-layers, and the update is all-or-nothing from Python's point of view (the trainer defers
-Ctrl-C to step boundaries). Optimizers also accept any list of :class:`Parameter` (or of
-objects with ``.data`` and ``.grad`` arrays) and then loop over them.
+:class:`Parameter` is a view of its slice. An optimizer given ``model.parameters()``
+therefore updates everything with a handful of array operations per step, whatever the
+number of layers, and the update is all-or-nothing from Python's point of view (the
+trainer defers Ctrl-C to step boundaries). Optimizers also accept any list of
+:class:`Parameter` (or of objects with ``.data`` and ``.grad`` arrays) and then loop
+over them.
 
-The update rules are PyTorch's ``torch.optim.SGD`` and ``torch.optim.Adam`` (L2 weight decay
-added to the gradient; Adam with bias correction).
+The update rules are PyTorch's ``torch.optim.SGD`` and ``torch.optim.Adam`` (L2 weight
+decay added to the gradient; Adam with bias correction).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ __all__ = ["SGD", "Adam", "Optimizer", "Parameter", "Parameters", "get"]
 
 
 class Parameter:
-    """A named trainable array and its gradient (both views of the model's flat buffers).
+    """A named trainable array and its gradient (both views of the model's flat
+    buffers).
 
     Attributes
     ----------
@@ -64,8 +66,8 @@ class Parameter:
 class Parameters(list):
     """``model.parameters()``: a list of :class:`Parameter` sharing one flat buffer.
 
-    ``flat_data``/``flat_grad`` are the whole buffers; ``n_weights`` is the length of the
-    leading part holding the weight matrices (what L1/L2 penalties apply to).
+    ``flat_data``/``flat_grad`` are the whole buffers; ``n_weights`` is the length of
+    the leading part holding the weight matrices (what L1/L2 penalties apply to).
     """
 
     def __init__(
@@ -91,7 +93,8 @@ def _xp_of(array: Any) -> Any:
 
 
 class Optimizer:
-    """Base class: keeps the parameters and the learning rate; subclasses define ``step``.
+    """Base class: keeps the parameters and the learning rate; subclasses define
+    ``step``.
 
     Parameters
     ----------
@@ -149,8 +152,8 @@ class Optimizer:
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, Nesterov and L2 weight decay.
 
-    ``v = momentum * v + (g + weight_decay * w)``; ``w -= lr * v`` (PyTorch's convention;
-    with ``nesterov`` the step uses ``g + momentum * v``).
+    ``v = momentum * v + (g + weight_decay * w)``; ``w -= lr * v`` (PyTorch's
+    convention; with ``nesterov`` the step uses ``g + momentum * v``).
     """
 
     def __init__(

@@ -1,9 +1,10 @@
 """The save format of ``MLP.save`` / ``symnb.nn.load``: one ``.npz`` file, no pickle.
 
-Contents: ``meta`` (a JSON text: format tag and version, sizes, dtype, task, backend, the
-activation formulas as text with their constants and learnable markers, the loss), the flat
-``parameters`` array (weights, biases, learned constants), and ``mask_<i>`` for masked layers.
-Loading parses the formulas again (through the safe parser) and recompiles the kernels.
+Contents: ``meta`` (a JSON text: format tag and version, sizes, dtype, task, backend,
+the activation formulas as text with their constants and learnable markers, the loss),
+the flat ``parameters`` array (weights, biases, learned constants), and ``mask_<i>`` for
+masked layers. Loading parses the formulas again (through the safe parser) and
+recompiles the kernels.
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ def _rebuild_activation(entry: dict[str, Any]) -> Any:
             return symnb.activation(entry["name"], **constants)
         except Exception:  # noqa: BLE001
             raise ValueError(
-                f"cannot rebuild activation {entry.get('name')!r} from {entry['text']!r}: "
+                f"cannot rebuild activation {entry.get('name')!r} from "
+                f"{entry['text']!r}: "
                 f"{first}"
             ) from first
 
@@ -147,7 +149,8 @@ def model_from_file(
         raise ValueError(f"{path}: unknown format {meta.get('format')!r}")
     if int(meta.get("version", 0)) > FORMAT_VERSION:
         raise ValueError(
-            f"{path} was written by a newer symnb (format {meta['version']}); upgrade symnb"
+            f"{path} was written by a newer symnb (format {meta['version']}); "
+            "upgrade symnb"
         )
     table = [_rebuild_activation(e) for e in meta["activations"]]
     sizes = meta["sizes"]

@@ -1,19 +1,21 @@
 """The training loop: ``History``, callbacks, deferred interrupts and the NaN stop.
 
-``MLP.fit`` runs :func:`fit`. Per step it does a forward pass, the loss and its gradient, the
-backward pass, two finiteness checks (loss, and the sum of all gradients, which is NaN/inf if
-any gradient is) and one optimizer update over the model's flat parameter buffer. Everything
-else (metrics, validation, callbacks, the live plot) happens once per epoch, except callbacks'
-``on_step_end``, which is called at most ``step_rate`` times per second.
+``MLP.fit`` runs :func:`fit`. Per step it does a forward pass, the loss and its
+gradient, the backward pass, two finiteness checks (loss, and the sum of all gradients,
+which is NaN/inf if any gradient is) and one optimizer update over the model's flat
+parameter buffer. Everything else (metrics, validation, callbacks, the live plot)
+happens once per epoch, except callbacks' ``on_step_end``, which is called at most
+``step_rate`` times per second.
 
-Interrupts: during ``fit`` a Ctrl-C (the notebook's stop button) only sets a flag; training
-stops at the next step boundary, so the parameters are those after a complete update and the
-History ends with the last complete epoch (the partial epoch is recorded in
-``history.partial``). ``fit`` then returns normally with ``history.stop_reason ==
+Interrupts: during ``fit`` a Ctrl-C (the notebook's stop button) only sets a flag;
+training stops at the next step boundary, so the parameters are those after a complete
+update and the History ends with the last complete epoch (the partial epoch is recorded
+in ``history.partial``). ``fit`` then returns normally with ``history.stop_reason ==
 "interrupted"``.
 
-A NaN or infinite loss, gradient or parameter stops training with a message naming the epoch
-and step; the update that produced it is not kept (the parameters are the last finite ones).
+A NaN or infinite loss, gradient or parameter stops training with a message naming the
+epoch and step; the update that produced it is not kept (the parameters are the last
+finite ones).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ __all__ = [
 
 
 class TrainingDiverged(FloatingPointError):
-    """A loss, gradient or parameter became NaN or infinite; names the epoch and step."""
+    """A loss, gradient or parameter became NaN or infinite (names epoch and step)."""
 
     def __init__(self, message: str, epoch: int, step: int, what: str) -> None:
         self.epoch = epoch
@@ -55,7 +57,8 @@ class StopTraining(Exception):
 
 
 class History:
-    """Per-epoch metrics of one ``fit``: ``history["loss"]``, ``history["val_accuracy"]``...
+    """Per-epoch metrics of one ``fit``: ``history["loss"]``,
+    ``history["val_accuracy"]``...
 
     Attributes
     ----------
@@ -64,7 +67,8 @@ class History:
         ``loss``, ``accuracy``...; validation ones ``val_loss``, ``val_accuracy``...;
         ``time`` is the wall time of each epoch in seconds (training steps only).
     epochs:
-        the epoch numbers (1-based, continuing across repeated ``fit`` calls on a model).
+        the epoch numbers (1-based, continuing across repeated ``fit`` calls on a
+        model).
     stop_reason:
         ``"completed"``, ``"interrupted"``, ``"diverged"`` (NaN/inf), ``"callback"``.
     message:
@@ -72,8 +76,8 @@ class History:
     steps:
         number of optimizer steps taken.
     partial:
-        for an interrupted or diverged run, ``{"epoch": e, "step": s, "loss": mean so far}``
-        of the unfinished epoch; otherwise ``None``.
+        for an interrupted or diverged run, ``{"epoch": e, "step": s, "loss": mean so
+        far}`` of the unfinished epoch; otherwise ``None``.
     """
 
     def __init__(self) -> None:
@@ -119,8 +123,9 @@ class History:
     def epochs_to(
         self, metric: str, target: float, mode: str | None = None
     ) -> int | None:
-        """First epoch whose ``metric`` reached ``target`` (>= for accuracy-like metrics,
-        <= for losses and errors; ``mode`` "max"/"min" overrides), or ``None``."""
+        """First epoch whose ``metric`` reached ``target`` (>= for accuracy-like
+        metrics, <= for losses and errors; ``mode`` "max"/"min" overrides), or ``None``.
+        """
         values = self.history.get(metric)
         if not values:
             return None
@@ -164,8 +169,8 @@ class Callback:
     returning ``True`` (or setting ``model.stop_training = True``, or raising
     :class:`StopTraining`).
 
-    ``self.model`` and ``self.history`` are set before ``on_train_begin``; ``self.params``
-    holds ``epochs``, ``steps_per_epoch``, ``batch_size``, ``samples``.
+    ``self.model`` and ``self.history`` are set before ``on_train_begin``;
+    ``self.params`` holds ``epochs``, ``steps_per_epoch``, ``batch_size``, ``samples``.
     """
 
     model: Any = None
@@ -191,9 +196,9 @@ class Callback:
 
 
 class LambdaCallback(Callback):
-    """A callback from plain functions, e.g. ``LambdaCallback(on_epoch_end=lambda e, logs:
-    print(e, logs["loss"]))``. A bare function in ``callbacks=[...]`` becomes one of these
-    as its ``on_epoch_end``."""
+    """A callback from plain functions, e.g. ``LambdaCallback(on_epoch_end=lambda e,
+    logs: print(e, logs["loss"]))``. A bare function in ``callbacks=[...]`` becomes one
+    of these as its ``on_epoch_end``."""
 
     def __init__(
         self,
@@ -225,8 +230,9 @@ class LambdaCallback(Callback):
 
 
 class EarlyStopping(Callback):
-    """Stop when ``monitor`` has not improved by ``min_delta`` for ``patience`` epochs, or
-    when it reaches ``target`` (if given). ``restore_best`` puts back the best parameters."""
+    """Stop when ``monitor`` has not improved by ``min_delta`` for ``patience`` epochs,
+    or when it reaches ``target`` (if given). ``restore_best`` puts back the best
+    parameters."""
 
     def __init__(
         self,
@@ -289,10 +295,8 @@ def as_callbacks(
     """Normalise the ``callbacks=`` argument."""
     if callbacks is None:
         return []
-    if (
-        isinstance(callbacks, Callback)
-        or callable(callbacks)
-        and not isinstance(callbacks, (list, tuple))
+    if isinstance(callbacks, Callback) or (
+        callable(callbacks) and not isinstance(callbacks, (list, tuple))
     ):
         callbacks = [callbacks]
     result: list[Callback] = []
@@ -315,9 +319,9 @@ def _wants_steps(cb: Callback) -> bool:
 
 
 class deferred_interrupts:
-    """Within the block, SIGINT only sets ``self.requested``; the previous handler is put
-    back on exit. Outside the main thread (where Python never delivers SIGINT) it does
-    nothing."""
+    """Within the block, SIGINT only sets ``self.requested``; the previous handler is
+    put back on exit. Outside the main thread (where Python never delivers SIGINT) it
+    does nothing."""
 
     def __init__(self) -> None:
         self.requested = False
@@ -397,7 +401,8 @@ def _run_steps(
     steps = 0
     step_fn = model._train_step_arrays
     if order is not None:
-        # one gather per epoch into reused buffers; minibatches are then contiguous views
+        # one gather per epoch into reused buffers; minibatches are then contiguous
+        # views
         X, T = model._shuffled(X, T, order)
     for start in range(0, n, batch_size):
         stop_at = min(start + batch_size, n)
@@ -407,7 +412,8 @@ def _run_steps(
             loss = step_fn(xb, tb, optimizer, l1, l2)
         except _Diverged as exc:
             raise TrainingDiverged(
-                f"training stopped: the {exc.what} became NaN or infinite at epoch {epoch}, "
+                f"training stopped: the {exc.what} became NaN or infinite at "
+                f"epoch {epoch}, "
                 f"step {steps + 1}; the parameters are those before that step",
                 epoch,
                 steps + 1,
@@ -608,7 +614,8 @@ def fit(
         if stop_reason == "interrupted":
             where = history.partial or {"epoch": model.epochs_trained, "step": "end"}
             message = (
-                f"training interrupted at epoch {where['epoch']}, step {where['step']}: the "
+                f"training interrupted at epoch {where['epoch']}, "
+                f"step {where['step']}: the "
                 f"model holds the parameters after the last complete step; History has "
                 f"{len(history)} complete epochs"
             )

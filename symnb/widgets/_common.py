@@ -205,7 +205,7 @@ _EDITORS: dict[str, weakref.ref[Any]] = {}
 
 
 def editor_defined(editor: Any, name: str) -> None:
-    """Record that ``editor`` now defines the activation ``name`` (latest editor wins)."""
+    """Record that ``editor`` defines the activation ``name`` (the latest wins)."""
     with _REGISTRY_LOCK:
         for key, ref in list(_EDITORS.items()):
             if ref() is editor or ref() is None:

@@ -409,12 +409,15 @@ class Playground(W.VBox):
         self.dataset = cls(
             W.ToggleButtons(
                 options=data.CLASSIFICATION,
-                layout=W.Layout(width="auto"),
-                style={"button_width": "66px"},
+                layout=W.Layout(width="280px"),
+                style={"button_width": "128px"},
             ),
             "symnb-dataset",
         )
-        slider = W.Layout(width="300px")
+
+        def slider() -> W.Layout:
+            return W.Layout(width="275px")
+
         self.train_percent = cls(
             W.IntSlider(
                 value=50,
@@ -423,7 +426,7 @@ class Playground(W.VBox):
                 step=10,
                 description="Train %",
                 continuous_update=False,
-                layout=slider,
+                layout=slider(),
             ),
             "symnb-ratio",
         )
@@ -435,7 +438,7 @@ class Playground(W.VBox):
                 step=5,
                 description="Noise",
                 continuous_update=False,
-                layout=slider,
+                layout=slider(),
             ),
             "symnb-noise",
         )
@@ -446,7 +449,7 @@ class Playground(W.VBox):
                 max=30,
                 description="Batch",
                 continuous_update=False,
-                layout=slider,
+                layout=slider(),
             ),
             "symnb-batch",
         )
@@ -495,7 +498,9 @@ class Playground(W.VBox):
             "symnb-remove-layer",
         )
         self.layers_label = cls(W.Label(value=""), "symnb-layers")
-        self.network_box = W.HBox([], layout=W.Layout(align_items="flex-start"))
+        self.network_box = W.HBox(
+            [], layout=W.Layout(align_items="flex-start", flex="0 0 auto")
+        )
         self.layer_activation: list[W.Dropdown] = []
         self.neuron_maps: list[list[W.Image]] = []
         self.neuron_activation: list[list[W.Dropdown]] = []
@@ -510,11 +515,21 @@ class Playground(W.VBox):
             W.Image(format="png", layout=W.Layout(width="290px")), "symnb-boundary"
         )
         self.show_test = cls(
-            W.Checkbox(value=False, description="Show test data", indent=False),
+            W.Checkbox(
+                value=False,
+                description="Show test data",
+                indent=False,
+                layout=W.Layout(width="140px"),
+            ),
             "symnb-show-test",
         )
         self.discretize = cls(
-            W.Checkbox(value=False, description="Discretize output", indent=False),
+            W.Checkbox(
+                value=False,
+                description="Discretize output",
+                indent=False,
+                layout=W.Layout(width="150px"),
+            ),
             "symnb-discretize",
         )
         self.status = cls(W.HTML(value=""), "symnb-status")
@@ -578,7 +593,7 @@ class Playground(W.VBox):
                 self.regenerate_button,
                 features,
             ],
-            layout=W.Layout(width="330px"),
+            layout=W.Layout(width="280px", flex="0 0 auto"),
         )
         net_col = W.VBox(
             [
@@ -592,7 +607,7 @@ class Playground(W.VBox):
                 ),
                 self.network_box,
             ],
-            layout=W.Layout(margin="0 12px"),
+            layout=W.Layout(margin="0 8px", flex="0 0 auto"),
         )
         out_col = W.VBox(
             [
@@ -601,10 +616,12 @@ class Playground(W.VBox):
                 self.loss_plot,
                 self.boundary,
                 W.HBox([self.show_test, self.discretize]),
-            ]
+            ],
+            layout=W.Layout(flex="0 0 auto"),
         )
         body = W.HBox(
-            [data_col, net_col, out_col], layout=W.Layout(align_items="flex-start")
+            [data_col, net_col, out_col],
+            layout=W.Layout(align_items="flex-start", flex_flow="row wrap"),
         )
         return [top, top2, body, self.status, self.output]
 
@@ -647,7 +664,7 @@ class Playground(W.VBox):
         return names
 
     def add_activation(self, activation: Any, name: str | None = None) -> str:
-        """Offer ``activation`` (a ``symnb.Activation``) in this playground's dropdowns."""
+        """Offer ``activation`` (a ``symnb.Activation``) in this playground's menus."""
         key = str(name or getattr(activation, "name", None) or "custom")
         self._custom[key] = activation
         self._refresh_activation_options()
@@ -747,7 +764,7 @@ class Playground(W.VBox):
                 nd = W.Dropdown(
                     options=[("= layer", "")] + [(n, n) for n in names],
                     value=self._neuron_acts[i][j] or "",
-                    layout=W.Layout(width="104px"),
+                    layout=W.Layout(width="92px"),
                 )
                 nd.add_class("symnb-neuron-activation")
                 nd.observe(
@@ -763,7 +780,9 @@ class Playground(W.VBox):
             count = W.Label(f"{width} neuron" + ("s" if width > 1 else ""))
             col = W.VBox(
                 [W.HTML(f"<b>layer {i + 1}</b>"), head, count, dd, *tiles],
-                layout=W.Layout(margin="0 6px", align_items="flex-start"),
+                layout=W.Layout(
+                    margin="0 4px", align_items="flex-start", min_width="148px"
+                ),
             )
             col.add_class("symnb-layer")
             columns.append(col)
@@ -895,7 +914,7 @@ class Playground(W.VBox):
 
     @property
     def config(self) -> dict[str, Any]:
-        """The whole setup as a JSON-able dict; ``Playground(config=...)`` restores it."""
+        """The whole setup, JSON-able; ``Playground(config=...)`` restores it."""
         found = user_activations()
         acts: list[Any] = []
         used: set[str] = set()
@@ -1173,7 +1192,7 @@ class Playground(W.VBox):
         return not t.is_alive()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait until training stops (``play(epochs)`` ends, or Pause); True if stopped."""
+        """Wait until training stops (end of ``play(epochs)``, or Pause); True if so."""
         t = self._thread
         if t is None:
             return True
@@ -1226,7 +1245,7 @@ class Playground(W.VBox):
             self.loss_label.value = f"Test loss {te:.3f}<br>Training loss {tr:.3f}"
 
     def _map_values(self) -> tuple[np.ndarray | None, list[np.ndarray]]:
-        """The output over the grid in [-1, 1] and the hidden outputs; holds the lock."""
+        """The output over the grid in [-1, 1] and the hidden outputs (locked)."""
         with self._lock:
             m = self._model
             if m is None:

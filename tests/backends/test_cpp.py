@@ -466,3 +466,64 @@ def test_per_call_overhead_is_small(programs) -> None:  # noqa: ANN001
             prog.forward(x, y, c)
         best = min(best, (time.perf_counter() - t0) / 2000)
     assert best < 50e-6  # generous: a loaded shared machine; the benchmark measures ~2 us
+
+
+def test_long_arrays_are_processed_in_pieces(programs, monkeypatch) -> None:  # noqa: ANN001
+    case = ACT["swish"]
+    prog = programs("swish", "elementwise", np.float32)
+    c = _params(case, np.float32)
+    x = np.random.default_rng(4).normal(0, 3, 4567).astype(np.float32)
+    g = np.random.default_rng(5).normal(0, 1, x.size).astype(np.float32)
+    whole = [np.empty_like(x) for _ in range(4)]
+    prog.forward(x, whole[0], c)
+    prog.backward(x, g, whole[1], c)
+    prog.forward_derivative(x, whole[2], whole[3], c)
+    cg = prog.constant_gradient(x, g, c)
+    loss = programs("bce_with_logits", "loss", np.float32)
+    t = (g > 0).astype(np.float32)
+    lv = loss.loss_value(x, t, np.zeros(0, np.float32))
+    lg = np.empty_like(x)
+    loss.loss_gradient(x, t, lg, np.zeros(0, np.float32), 0.25)
+
+    monkeypatch.setattr(cpp, "CALL_CHUNK", 1000)
+    parts = [np.empty_like(x) for _ in range(4)]
+    prog.forward(x, parts[0], c)
+    prog.backward(x, g, parts[1], c)
+    prog.forward_derivative(x, parts[2], parts[3], c)
+    for a, b in zip(whole, parts):  # vector body vs scalar remainder: within an ulp
+        np.testing.assert_allclose(a, b, rtol=3e-7, atol=1e-37)
+    np.testing.assert_allclose(prog.constant_gradient(x, g, c), cg, rtol=1e-6)
+    assert abs(loss.loss_value(x, t, np.zeros(0, np.float32)) - lv) < 1e-9 * abs(lv)
+    lg2 = np.empty_like(x)
+    loss.loss_gradient(x, t, lg2, np.zeros(0, np.float32), 0.25)
+    assert np.array_equal(lg, lg2)
+
+
+def test_pointer_cache_follows_the_arrays(programs) -> None:  # noqa: ANN001
+    prog = programs("relu", "elementwise", np.float32)
+    c = np.zeros(0, np.float32)
+    x = np.array([-1.0, 2.0, 3.0], np.float32)
+    y = np.empty_like(x)
+    prog.forward(x, y, c)
+    assert y.tolist() == [0.0, 2.0, 3.0]
+    x[:] = [4.0, -5.0, 6.0]  # same array, new values
+    prog.forward(x, y, c)
+    assert y.tolist() == [4.0, 0.0, 6.0]
+    x2 = np.array([7.0, -8.0, 9.0, 10.0], np.float32)  # another array in the slot
+    y2 = np.empty_like(x2)
+    prog.forward(x2, y2, c)
+    assert y2.tolist() == [7.0, 0.0, 9.0, 10.0]
+    del x2, y2
+    x3 = np.array([-1.0, 11.0, -2.0, 12.0], np.float32)
+    y3 = np.empty_like(x3)
+    prog.forward(x3, y3, c)
+    assert y3.tolist() == [0.0, 11.0, 0.0, 12.0]
+    try:  # NumPy refuses to resize an array with weak references (the cache's) ...
+        x3.resize(200_000, refcheck=True)
+    except ValueError:
+        return
+    x3[:] = -1.0  # ... and if it ever allows it, the size check catches the move
+    x3[-1] = 5.0
+    y4 = np.empty_like(x3)
+    prog.forward(x3, y4, c)
+    assert y4[-1] == 5.0 and y4[0] == 0.0

@@ -862,7 +862,7 @@ def test_program_layer_and_loss_arguments():
         loss.forward(p, p, p)  # a loss program has no elementwise entry points
 
 
-def _pretend_gpu(monkeypatch, tmp_path):  # noqa: ANN001, ANN202
+def _pretend_gpu(monkeypatch, tmp_path):
     """A usable H200-like status and a loader that records instead of loading."""
     from symnb.backends.base import BackendStatus
 
@@ -885,7 +885,7 @@ def _pretend_gpu(monkeypatch, tmp_path):  # noqa: ANN001, ANN202
     monkeypatch.setattr(cuda, "probe", lambda refresh=False: status)
     loaded: list = []
 
-    def fake_load(path, device, symbols):  # noqa: ANN001, ANN202
+    def fake_load(path, device, symbols):
         loaded.append((path, device, dict(symbols)))
         calls: list = []
         return object(), {n: _Recorder(n, calls) for n in symbols}
@@ -923,3 +923,118 @@ def test_build_up_to_the_launch(kind, monkeypatch, tmp_path):
     if kind == "elementwise":
         x = np.ones(10, np.float32)
         prog.forward(x, x.copy(), np.ones(1, np.float32))
+
+
+def test_ctypes_route_matches_cupy_route():
+    """The wheel-via-ctypes binding (used without CuPy) compiles like cupy.cuda.nvrtc."""
+    try:
+        direct = nvrtc._CtypesNVRTC()
+    except OSError as exc:
+        pytest.skip(f"no nvidia-cuda-nvrtc wheel to load with ctypes: {exc}")
+    source = render_program(
+        (local_activations()["gelu"],), "elementwise", dialect="cuda", dtype="float32"
+    )
+    opts = (*nvrtc.SYMNB_OPTIONS, "-arch=sm_90")
+    ok, ptx, cubin, log = direct.compile(source.text, "k.cu", opts)
+    assert ok and log.strip() == "" and cubin[:4] == b"\x7fELF"
+    if NVRTC_OK:
+        ref_ptx, _ = nvrtc.compile_check(source.text, "sm_90")
+        body = ptx[ptx.index(".visible .entry") :]
+        assert body == ref_ptx[ref_ptx.index(".visible .entry") :]
+    ok, _, _, log = direct.compile("int x = ;", "bad.cu", opts)
+    assert not ok and "error" in log
+
+
+class _HostRawKernel:
+    """RawKernel's calling convention over the host (g++) build of the CUDA text."""
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+
+    def __call__(self, grid, block, args) -> None:
+        assert len(grid) == 1 and len(block) == 1 and grid[0] >= 1
+        conv = []
+        for a in args:
+            if isinstance(a, np.ndarray):
+                conv.append(_ptr(a) if a.size else None)
+            elif isinstance(a, np.int64):
+                conv.append(_I64(int(a)))
+            elif isinstance(a, np.float64):
+                conv.append(ctypes.c_double(float(a)))
+            else:
+                raise TypeError(f"unexpected kernel argument {type(a).__name__}")
+        self.fn(*conv)
+
+
+@needs_nvrtc
+@needs_cxx
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_program_calls_run_the_kernels(dtype, monkeypatch, tmp_path, host_dir):
+    """CudaProgram's argument lists drive the real kernel code (built for the host)."""
+    cache, _ = _pretend_gpu(monkeypatch, tmp_path)
+    sources: list = []
+    real_render = cuda.render
+
+    def recording_render(forms, kind, dt):
+        src = real_render(forms, kind, dt)
+        sources.append(src)
+        return src
+
+    def host_load(path, device, symbols):
+        lib = _host_library(sources[-1].text, host_dir)
+        return lib, {n: _HostRawKernel(getattr(lib, s)) for n, s in symbols.items()}
+
+    monkeypatch.setattr(cuda, "render", recording_render)
+    monkeypatch.setattr(cuda, "_load_functions", host_load)
+    tol = _tol(dtype)
+    rng = np.random.default_rng(5)
+
+    swish = local_activations()["swish"]
+    prog = cuda.build((swish,), "elementwise", dtype, 0, cache=cache)
+    x = _grid(77).astype(dtype)
+    g = rng.standard_normal(x.size).astype(dtype)
+    c = np.array([1.5], dtype=dtype)
+    y, dy, dx = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    prog.forward(x, y, c)
+    prog.forward_derivative(x, y, dy, c)
+    prog.backward(x, g, dx, c)
+    xd = x.astype(np.float64)
+    ref_df = _reference(swish.df, swish)(xd, 1.5)
+    np.testing.assert_allclose(y, _reference(swish.f, swish)(xd, 1.5), **tol)
+    np.testing.assert_allclose(dy, ref_df, **tol)
+    np.testing.assert_allclose(dx, g * ref_df, **tol)
+    cg = prog.constant_gradient(x, g, c)
+    want = float(np.sum(g * _reference(swish.dparams[0], swish)(xd, 1.5)))
+    assert cg[0] == pytest.approx(want, rel=1e-4)
+
+    forms = (local_activations()["hardtanh"], local_activations()["relu"], swish)
+    layer = cuda.build(forms, "layer", dtype, 0, cache=cache)
+    ids = np.array([0, 1, 2], np.int32)
+    offsets = np.array([0, 2, 2], np.int32)
+    params = np.array([-0.5, 0.75, 2.0], dtype=dtype)
+    xl = np.ascontiguousarray(np.repeat(x[:, None], 3, axis=1))
+    gl = np.ascontiguousarray(rng.standard_normal(xl.shape).astype(dtype))
+    yl, dyl = np.empty_like(xl), np.empty_like(xl)
+    layer.layer_forward_derivative(xl, yl, dyl, ids, offsets, params)
+    np.testing.assert_allclose(yl[:, 0], np.clip(xd, -0.5, 0.75), **tol)
+    np.testing.assert_allclose(yl[:, 1], np.maximum(xd, 0), **tol)
+    np.testing.assert_allclose(yl[:, 2], _reference(swish.f, swish)(xd, 2.0), **tol)
+    out = layer.layer_constant_gradient(xl, gl, ids, offsets, params)
+    assert out.shape == (3,) and out.dtype == np.float64
+    want = float(np.sum(gl[:, 2] * _reference(swish.dparams[0], swish)(xd, 2.0)))
+    assert out[2] == pytest.approx(want, rel=1e-4)
+    assert out[0] == pytest.approx(float(np.sum(gl[:, 0] * (xd <= -0.5))), rel=1e-5)
+
+    huber = local_losses()["huber"]
+    loss = cuda.build((huber,), "loss", dtype, 0, cache=cache)
+    p = rng.standard_normal(50).astype(dtype)
+    t = rng.standard_normal(50).astype(dtype)
+    c = np.array([0.7], dtype=dtype)
+    pd, td = p.astype(np.float64), t.astype(np.float64)
+    want = float(np.sum(_reference(huber.f, huber)(pd, td, 0.7)))
+    assert loss.loss_value(p, t, c) == pytest.approx(want, rel=1e-5)
+    gp = np.empty_like(p)
+    loss.loss_gradient(p, t, gp, c, 0.02)
+    np.testing.assert_allclose(
+        gp, 0.02 * _reference(huber.df, huber)(pd, td, 0.7), **tol
+    )

@@ -1,9 +1,10 @@
-"""Backpropagated gradients of whole networks against central finite differences (float64).
+"""Backpropagated gradients of whole networks against central finite differences
+(float64).
 
 Each case builds a small network, takes the analytic gradient of the training loss with
 respect to every parameter (weights, biases, learnable constants) from
-``MLP.loss_and_gradient`` and compares it with (L(p + h e_i) - L(p - h e_i)) / 2h computed
-through ``MLP.evaluate`` (an independent forward-only path).
+``MLP.loss_and_gradient`` and compares it with (L(p + h e_i) - L(p - h e_i)) / 2h
+computed through ``MLP.evaluate`` (an independent forward-only path).
 """
 
 from __future__ import annotations

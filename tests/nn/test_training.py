@@ -1,5 +1,6 @@
-"""Training behaviour of symnb.nn.MLP: convergence, reproducibility, backends, callbacks,
-interrupts, NaN stops, save/load, bad inputs, masks and learnable constants."""
+"""Training behaviour of symnb.nn.MLP: convergence, reproducibility, backends,
+callbacks, interrupts, NaN stops, save/load, bad inputs, masks and learnable constants.
+"""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _moons(n=300):
     return datasets.two_moons(n, noise=0.1, seed=0)
 
 
-# ---------------------------------------------------------------- convergence
+# ------------------------------------------------ convergence
 
 
 def test_two_moons_reaches_97_percent():
@@ -37,7 +38,8 @@ def test_two_moons_reaches_97_percent():
 
 def test_digits_reaches_95_percent_test_accuracy():
     pytest.importorskip("sklearn")
-    # documented: 64-64-10 relu, softmax cross-entropy, Adam lr 0.003, batch 32, 25 epochs
+    # documented: 64-64-10 relu, softmax cross-entropy, Adam lr 0.003, batch 32, 25
+    # epochs
     X, y = datasets.digits()
     Xtr, Xte, ytr, yte = datasets.train_test_split(X, y, test_size=0.25, seed=0)
     model = nn.MLP([64, 64, 10], activation="relu", loss="cross_entropy", seed=0)
@@ -61,7 +63,7 @@ def test_sine_regression_learns():
     assert model.predict(X).shape == (200,)
 
 
-# ---------------------------------------------------------------- reproducibility
+# ------------------------------------------------ reproducibility
 
 
 def test_same_seed_same_weights_and_curve():
@@ -112,7 +114,7 @@ def test_backend_trains(backend):
     assert history["loss"][-1] < history["loss"][0]
 
 
-# ---------------------------------------------------------------- initialisation
+# ------------------------------------------------ initialisation
 
 
 @pytest.mark.parametrize(
@@ -164,7 +166,7 @@ def test_init_per_layer_and_bias_constant():
         nn.MLP([2, 2, 1], init="kaiming_magic")
 
 
-# ---------------------------------------------------------------- heterogeneous, masks, learnable
+# ------------------------------------------------ heterogeneous, masks, learnable
 
 
 def test_heterogeneous_layer_and_hidden_outputs():
@@ -234,7 +236,7 @@ def test_learnable_constants_train_and_are_readable():
     )
 
 
-# ---------------------------------------------------------------- optimizers
+# ------------------------------------------------ optimizers
 
 
 def test_sgd_momentum_and_adam_follow_the_update_rules():
@@ -284,7 +286,7 @@ def test_optimizer_arguments_are_checked():
         model.fit(np.zeros((4, 2)), np.zeros(4), optimizer="adagrad")
 
 
-# ---------------------------------------------------------------- callbacks and history
+# ------------------------------------------------ callbacks and history
 
 
 def test_callbacks_see_epochs_and_can_stop():
@@ -340,7 +342,7 @@ def test_early_stopping_and_epochs_to():
     assert history.epochs_to("loss", -1.0) is None
 
 
-# ---------------------------------------------------------------- interrupts and NaN
+# ------------------------------------------------ interrupts and NaN
 
 
 def _replay(seed, steps, X, y, batch):
@@ -467,7 +469,7 @@ def test_divergence_mid_training_restores_last_finite_parameters():
     assert np.all(np.isfinite(model.get_flat_parameters()))
 
 
-# ---------------------------------------------------------------- save / load
+# ------------------------------------------------ save / load
 
 
 def test_save_load_round_trip(tmp_path):
@@ -541,7 +543,7 @@ def test_load_rejects_other_files(tmp_path):
         nn.load(tmp_path / "other.npz")
 
 
-# ---------------------------------------------------------------- bad inputs
+# ------------------------------------------------ bad inputs
 
 
 def test_bad_inputs_have_clear_errors():
@@ -602,7 +604,7 @@ def test_bad_architectures_have_clear_errors():
         nn.MLP([2, 4, 1], masks=[np.full((2, 4), 0.5), None])
 
 
-# ---------------------------------------------------------------- the Playground contract
+# ------------------------------------------------ the Playground contract
 
 
 def test_playground_contract():
