@@ -4,6 +4,8 @@
 # Exits non-zero when a cell fails. Usage: scripts/quickstart.sh [TIMEOUT_SECONDS]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Set up .venv with symnb first (idempotent; skip with SYMNB_SKIP_SETUP=1).
+if [[ "${SYMNB_SKIP_SETUP:-0}" != "1" ]]; then bash "$ROOT/scripts/setup.sh"; fi
 PYTHON="${PYTHON:-}"
 if [[ -z "$PYTHON" ]]; then
   if [[ -x "$ROOT/.venv/bin/python" ]]; then PYTHON="$ROOT/.venv/bin/python"; else PYTHON=python3; fi

@@ -5,7 +5,7 @@
  * Python mode and this view plugin adds mark decorations on top of it,
  * from the pure tokenizer in `tokenizer.ts`.
  */
-import { Extension, Prec, RangeSetBuilder } from '@codemirror/state';
+import { Extension, Prec, RangeSetBuilder, Text } from '@codemirror/state';
 import {
   Decoration,
   DecorationSet,
@@ -44,8 +44,13 @@ function markFor(token: ISymactToken): Decoration {
 
 const symactLine = Decoration.line({ class: 'symnb-symact-line' });
 
-function buildDecorations(view: EditorView): DecorationSet {
-  const doc = view.state.doc;
+/**
+ * The decorations of a document: none unless it is a `%%symact` cell, else
+ * one mark per token and a line class on every line.
+ *
+ * @param doc The editor's document.
+ */
+export function symactDecorations(doc: Text): DecorationSet {
   if (doc.length > MAX_SOURCE_LENGTH) {
     return Decoration.none;
   }
@@ -79,12 +84,12 @@ export const symactHighlighter = ViewPlugin.fromClass(
     decorations: DecorationSet;
 
     constructor(view: EditorView) {
-      this.decorations = buildDecorations(view);
+      this.decorations = symactDecorations(view.state.doc);
     }
 
     update(update: ViewUpdate): void {
       if (update.docChanged) {
-        this.decorations = buildDecorations(update.view);
+        this.decorations = symactDecorations(update.state.doc);
       }
     }
   },

@@ -66,6 +66,18 @@ class ErrorSink:
         return wrapper
 
 
+def close_tree(widget: W.Widget) -> None:
+    """Close a widget and every widget below it (ipywidgets keeps each widget alive in
+    ``Widget.widgets`` until it is closed; rebuilt parts would otherwise pile up)."""
+    for child in list(getattr(widget, "children", ()) or ()):
+        close_tree(child)
+    parts = [getattr(widget, "layout", None), getattr(widget, "style", None)]
+    widget.close()
+    for part in parts:
+        if isinstance(part, W.Widget):
+            part.close()
+
+
 # ------------------------------------------------------------------------------------
 # Backends
 # ------------------------------------------------------------------------------------

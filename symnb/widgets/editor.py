@@ -25,6 +25,7 @@ from . import plots
 from ._common import (
     ErrorSink,
     backend_choices,
+    close_tree,
     constant_names,
     constant_value,
     device_argument,
@@ -321,9 +322,12 @@ class ActivationEditor(W.VBox):
                 slider.min = -span
 
     def _sync_sliders(self, names: list[str]) -> None:
+        old: list[W.FloatSlider] = []
         for k in list(self.sliders):
             if k not in names:
-                self._values[k] = float(self.sliders.pop(k).value)
+                slider = self.sliders.pop(k)
+                self._values[k] = float(slider.value)
+                old.append(slider)
         for k in names:
             if k in self.sliders:
                 continue
@@ -343,6 +347,8 @@ class ActivationEditor(W.VBox):
             s.observe(self.errors.guard(self._on_slider), names="value")
             self.sliders[k] = s
         self.slider_box.children = tuple(self.sliders[k] for k in names)
+        for slider in old:
+            close_tree(slider)
 
     def _on_slider(self, change: dict) -> None:
         with self._lock:
@@ -420,6 +426,14 @@ class ActivationEditor(W.VBox):
             f"{escape(where)} ({'cache hit' if hit else f'{secs:.2f} s'})</span>"
         )
         return kernel
+
+    def close(self) -> None:
+        """Cancel pending updates and close the editor and all its parts."""
+        self._debounce.cancel()
+        self._plot_throttle.cancel()
+        for child in list(self.children):
+            close_tree(child)
+        super().close()
 
     # ------------------------------------------------------------------ display
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:

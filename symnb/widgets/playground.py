@@ -40,6 +40,7 @@ from . import data, plots
 from ._common import (
     ErrorSink,
     backend_choices,
+    close_tree,
     constant_value,
     device_argument,
     device_choices,
@@ -786,7 +787,10 @@ class Playground(W.VBox):
             )
             col.add_class("symnb-layer")
             columns.append(col)
+        old = self.network_box.children
         self.network_box.children = tuple(columns)
+        for col in old:
+            close_tree(col)
         n = len(self._hidden)
         self.layers_label.value = f"{n} HIDDEN LAYER" + ("S" if n != 1 else "")
         self.add_layer_button.disabled = n >= MAX_LAYERS
@@ -1221,12 +1225,12 @@ class Playground(W.VBox):
                 time.sleep(0.001)  # let the kernel's other threads run
         except Exception as exc:  # noqa: BLE001 - shown in the widget
             self.status.value = error_html(
-                f"training stopped at epoch {self.epoch + 1}: {exc}"
+                f"training paused in epoch {self.epoch + 1}: {exc}"
             )
             self.errors.report(exc)
         finally:
             try:
-                self.render()
+                self.errors.guard(self.render)()  # the final state, always
             finally:
                 self._set_buttons(running=False)
 
@@ -1291,6 +1295,13 @@ class Playground(W.VBox):
             for j, img in enumerate(maps):
                 if j < hidden[i].shape[1]:
                     img.value = plots.heatmap_png(hidden[i][:, j].reshape(GRID, GRID))
+
+    def close(self) -> None:
+        """Stop training and close the playground and all its parts."""
+        self.pause()
+        for child in list(self.children):
+            close_tree(child)
+        super().close()
 
     def snapshot_png(self) -> bytes:
         """A PNG of the output map with the points and the loss curves."""

@@ -632,7 +632,8 @@ def test_quickstart_notebook(page, lab):
     _shot(page, "14-editor-before")
     field = editor.locator(".symnb-formula input")
     field.click()
-    field.fill("x*tanh(softplus(x))")
+    field.fill("")
+    field.press_sequentially("x*tanh(softplus(x))", delay=40)  # typed, key by key
     page.wait_for_function(
         """([node, before]) => node.innerText !== before
             && node.querySelector('mjx-container') !== null""",
@@ -665,8 +666,14 @@ def test_quickstart_notebook(page, lab):
     page.wait_for_timeout(1500)
     _shot(page, "17-playground-playing")
     playground.locator(".symnb-pause").click()
-    page.wait_for_timeout(1500)  # the epoch in flight finishes, the last update arrives
+    # the epoch in flight finishes and the last update arrives: wait until it settles
     paused_at = epoch.inner_text()
+    for _ in range(20):
+        page.wait_for_timeout(1000)
+        now = epoch.inner_text()
+        if now == paused_at:
+            break
+        paused_at = now
     page.wait_for_timeout(2000)
     assert epoch.inner_text() == paused_at, "the epoch counter moved after Pause"
     numbers = [int(n) for n in re.findall(r"\d+", paused_at)]

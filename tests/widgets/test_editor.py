@@ -253,3 +253,17 @@ def test_activations_defined_in_the_notebook_are_found(monkeypatch, fake_nn) -> 
     pg.neuron_activation[0][0].value = "bump"
     used = fake_nn.instances[-1].activation[0][0]
     assert isinstance(used, symnb.Activation) and used.name == "bump"
+
+
+def test_changing_constants_does_not_leak_sliders(editor) -> None:
+    from ipywidgets.widgets.widget import _instances
+
+    editor.formula.value = "a*x"
+    editor.refresh()
+    before = len(_instances)
+    for name in ("b", "c", "d", "a"):
+        editor.formula.value = f"{name}*x"
+        editor.refresh()
+    assert len(_instances) == before
+    editor.close()
+    assert editor.comm is None and editor.formula.comm is None

@@ -300,3 +300,19 @@ def test_headless_display_has_a_png(pg) -> None:
 
     assert png_ok(base64.b64decode(bundle["image/png"]))
     assert "Playground" in bundle["text/plain"]
+
+
+def test_rebuilding_does_not_leak_widgets(pg) -> None:
+    from ipywidgets.widgets.widget import _instances
+
+    pg.add_layer_button.click()
+    pg.remove_layer_button.click()
+    before = len(_instances)
+    for _ in range(3):
+        pg.add_layer_button.click()
+        pg.add_neuron_buttons[-1].click()
+        pg.remove_layer_button.click()
+    assert len(_instances) == before
+    pg.close()
+    assert not pg.is_running
+    assert pg.comm is None and pg.play_button.comm is None
