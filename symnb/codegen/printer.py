@@ -47,12 +47,18 @@ _ALLOWED_FUNCS = {
     "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
     "asinh", "acosh", "atanh", "erf", "erfc", "Abs", "sign", "Max", "Min", "Piecewise",
     "Heaviside", "floor", "ceiling", "sigmoid", "softplus", "logsigmoid", "log1p",
-    "expm1", "tanh_softplus",
+    "expm1", "tanh_softplus", "sech2_softplus",
 }
 
 
 class tanh_softplus(sp.Function):  # noqa: N801 - SymPy function names are lower case
-    """tanh(softplus(u)), printed as a rational function of exp(u) (mish's hot part)."""
+    """tanh(softplus(u)), printed as a rational function of exp(-|u|) (mish's hot part)."""
+
+    nargs = 1
+
+
+class sech2_softplus(sp.Function):  # noqa: N801
+    """1/cosh(softplus(u))**2 = 1 - tanh(softplus(u))**2, as a rational function of exp."""
 
     nargs = 1
 
@@ -184,6 +190,9 @@ class KernelPrinter(C99CodePrinter):
     def _print_tanh_softplus(self, expr: sp.Expr) -> str:
         return "symnb_tanh_softplus(%s)" % self._print(expr.args[0])
 
+    def _print_sech2_softplus(self, expr: sp.Expr) -> str:
+        return "symnb_sech2_softplus(%s)" % self._print(expr.args[0])
+
     def _print_sign(self, expr: sp.Expr) -> str:
         return "symnb_sign(%s)" % self._print(expr.args[0])
 
@@ -295,11 +304,50 @@ def prepare(expr: sp.Expr) -> sp.Expr:
             "(I, zoo or nan)"
         )
     expr = _fold_numbers(expr)
+    expr = expr.replace(_is_sech2_softplus_power, _sech2_softplus_power)
     expr = expr.replace(
         lambda e: isinstance(e, sp.tanh) and isinstance(e.args[0], softplus),
         lambda e: tanh_softplus(e.args[0].args[0]),
     )
+    # 1 - tanh(softplus(u))**2 cancels in float32 for large u: use the exact form
+    expr = expr.replace(_is_one_minus_tanh_softplus_squared, _one_minus_tsp2)
     return expr
+
+
+def _is_one_minus_tanh_softplus_squared(e: sp.Basic) -> bool:
+    if not isinstance(e, sp.Add) or len(e.args) != 2 or sp.S.One not in e.args:
+        return False
+    other = e.args[0] if e.args[1] == 1 else e.args[1]
+    coeff, rest = other.as_coeff_Mul()
+    return (
+        coeff == -1
+        and isinstance(rest, sp.Pow)
+        and rest.exp == 2
+        and isinstance(rest.base, tanh_softplus)
+    )
+
+
+def _one_minus_tsp2(e: sp.Add) -> sp.Expr:
+    other = e.args[0] if e.args[1] == 1 else e.args[1]
+    return sech2_softplus(other.as_coeff_Mul()[1].base.args[0])
+
+
+def _is_sech2_softplus_power(e: sp.Basic) -> bool:
+    """cosh(softplus(u))**(-2k): mish's derivative as SymPy writes it."""
+    return (
+        isinstance(e, sp.Pow)
+        and isinstance(e.base, sp.cosh)
+        and isinstance(e.base.args[0], softplus)
+        and e.exp.is_Integer
+        and int(e.exp) < 0
+        and int(e.exp) % 2 == 0
+    )
+
+
+def _sech2_softplus_power(e: sp.Pow) -> sp.Expr:
+    u = e.base.args[0].args[0]
+    k = -int(e.exp) // 2
+    return sech2_softplus(u) ** k
 
 
 def _fold_numbers(expr: sp.Basic) -> sp.Basic:
@@ -489,10 +537,22 @@ _HELPERS = {
     return (u < ${ZERO} ? u : ${ZERO}) - symnb_log1p_unit(symnb_exp(-${FABS}(u)));
 }""",
     "symnb_tanh_softplus": """SYMNB_FN symnb_real symnb_tanh_softplus(symnb_real u) {
-    /* tanh(log(1+e)) = (e*e + 2e) / (e*e + 2e + 2), e = exp(u); 1 for large u */
-    const symnb_real e = symnb_exp(u > ${TANHSP_CUT} ? ${ZERO} : u);
-    const symnb_real n = e * (e + ${TWO});
-    return u > ${TANHSP_CUT} ? ${ONE} : n / (n + ${TWO});
+    /* tanh(log(1+e^u)) = n/(n+2), n = e^u (e^u + 2); written with q = exp(-|u|) so
+       nothing overflows: for u >= 0 it is (1+2q)/(1+2q+2q^2) */
+    const symnb_real q = symnb_exp(-${FABS}(u));
+    const symnb_real n = q * (q + ${TWO});
+    const symnb_real pos = (${ONE} + ${TWO} * q) / (${ONE} + ${TWO} * q + ${TWO} * q * q);
+    return u >= ${ZERO} ? pos : n / (n + ${TWO});
+}""",
+    "symnb_sech2_softplus": """SYMNB_FN symnb_real symnb_sech2_softplus(symnb_real u) {
+    /* 1/cosh(log(1+e^u))^2 = 4(n+1)/(n+2)^2 (mish'), q = exp(-|u|), no cancellation:
+       for u >= 0 it is 4 q^2 (1+q)^2 / (1+2q+2q^2)^2 */
+    const symnb_real q = symnb_exp(-${FABS}(u));
+    const symnb_real n = q * (q + ${TWO});
+    const symnb_real dp = ${ONE} + ${TWO} * q + ${TWO} * q * q;
+    const symnb_real pos = (${TWO} * q * (${ONE} + q)) / dp;
+    const symnb_real dn = n + ${TWO};
+    return u >= ${ZERO} ? pos * pos : ${FOUR} * (n + ${ONE}) / (dn * dn);
 }""",
 }
 
@@ -504,13 +564,11 @@ HELPERS = tuple(_HELPERS)
 def _helper_text(name: str, dtype: str) -> str:
     p = KernelPrinter(dtype)
     sfx = "f" if dtype == "float32" else ""
-    # tanh(softplus(u)) rounds to 1 in the type beyond this
-    cut = 9.0 if dtype == "float32" else 19.0
     subs = {
         "ZERO": p.literal(0),
         "ONE": p.literal(1),
         "TWO": p.literal(2),
-        "TANHSP_CUT": p.literal(cut),
+        "FOUR": p.literal(4),
         "EXP": "exp" + sfx,
         "FABS": "fabs" + sfx,
         "LOG1P": "log1p" + sfx,
@@ -539,6 +597,7 @@ def prelude(dtype: str = "float32", used: frozenset | None = None) -> str:
 _HELPER_NEEDS = {
     "symnb_sigmoid": ("symnb_exp",),
     "symnb_tanh_softplus": ("symnb_exp",),
+    "symnb_sech2_softplus": ("symnb_exp",),
     "symnb_softplus": ("symnb_exp", "symnb_log1p_unit"),
     "symnb_logsigmoid": ("symnb_exp", "symnb_log1p_unit"),
 }
@@ -564,5 +623,6 @@ __all__ = [
     "prelude",
     "prepare",
     "print_expression",
+    "sech2_softplus",
     "tanh_softplus",
 ]

@@ -513,6 +513,7 @@ class Loss(_Formula):
     """An elementwise loss l(y_pred, y_true); its value is the mean over elements."""
 
     kind = "loss"
+    kernel = None  # the last kernel compiled by a notebook face (magic, editor)
     variables = ("y_pred", "y_true")
     _internal_inputs = (P, T)
     _library = library.LOSSES

@@ -749,7 +749,7 @@ class _Parser:
                 raise self.node_error(
                     node,
                     f"unknown function {name!r} (did you mean {guess!r}?)",
-                    f"did you mean {guess!r}?",
+                    f"write {guess}(...); " + self.functions_hint(),
                 )
             raise self.node_error(
                 node, f"unknown function {name!r}", self.functions_hint()
@@ -770,7 +770,12 @@ class _Parser:
     def declare_hint(self, name: str) -> str:
         t = self.text.strip()
         shown = repr(t) if len(t) <= 40 and "\n" not in t else "'...'"
-        var = self.variables[0] if self.variables else "x"
+        if tuple(self.variables) == ("y_pred", "y_true"):
+            return (
+                f"declare it as a constant: Loss({shown}, {name}=1.0) "
+                f"or in %%symact --loss: name(y_pred, y_true; {name}=1.0) = ..."
+            )
+        var = ", ".join(self.variables) if self.variables else "x"
         return (
             f"declare it as a constant: Activation({shown}, {name}=1.0) "
             f"or in %%symact: name({var}; {name}=1.0) = ..."

@@ -50,9 +50,16 @@ def _to_host(array: Any) -> np.ndarray:
 
 class _Buffers:
     """Preallocated arrays of one batch size (reused every step: no fresh pages) and the
-    per-layer plans of the forward and backward passes (array views bound once)."""
+    per-layer plans of the forward and backward passes (array views bound once).
 
-    __slots__ = ("a", "bwd", "da", "delta", "fwd", "gin", "gout", "ones", "z")
+    Three arrays per layer: ``z`` (pre-activation), ``a`` (output) and ``da`` (f'(z)).
+    The backward pass reuses them: ``g * f'(z)`` overwrites ``da``, and the gradient
+    with respect to a layer's input overwrites that input's ``a`` once the weight
+    gradient (the last reader of ``a``) has been computed. Fewer arrays, fewer cache
+    misses.
+    """
+
+    __slots__ = ("a", "bwd", "da", "fwd", "gout", "ones", "z")
 
     def __init__(self, model: MLP, n: int) -> None:
         xp, dtype, sizes = model.xp, model.dtype, model.sizes
@@ -61,10 +68,6 @@ class _Buffers:
         self.z = [xp.empty((n, w), dtype) for w in outs]
         self.a = [xp.empty((n, w), dtype) if f else None for w, f in zip(outs, flags)]
         self.da = [xp.empty((n, w), dtype) if f else None for w, f in zip(outs, flags)]
-        self.delta = [
-            xp.empty((n, w), dtype) if f else None for w, f in zip(outs, flags)
-        ]
-        self.gin = [None] + [xp.empty((n, w), dtype) for w in sizes[1:-1]]
         self.gout = xp.empty((n, outs[-1]), dtype)
         self.ones = xp.ones((1, n), dtype)
         # forward plan: (W, b, forward_with_derivative or None, z, (a, da))
@@ -82,8 +85,8 @@ class _Buffers:
                 )
             )
         # backward plan, last layer first:
-        # (i, da, delta, a_prev or None (= the input), dW, db (1, k), W.T, gin, mask,
-        #  learnable (LayerActivation, z, grad) or None)
+        # (i, da (becomes delta), a_prev or None (= the input), dW, db (1, k), W.T,
+        #  gin (= a_prev's buffer), mask, learnable (LayerActivation, z, grad) or None)
         self.bwd = []
         for i in range(len(model.layers) - 1, -1, -1):
             layer = model.layers[i]
@@ -97,12 +100,11 @@ class _Buffers:
                 (
                     i,
                     self.da[i],
-                    self.delta[i],
                     a_prev,
                     layer.weight.grad,
                     layer.bias.grad.reshape(1, -1),
                     layer.weight.data.T,
-                    self.gin[i],
+                    a_prev,
                     layer.mask,
                     learn,
                 )
@@ -646,12 +648,12 @@ class MLP:
         matmul, multiply = xp.matmul, xp.multiply
         ones = bufs.ones
         g = bufs.gout
-        for i, da, delta, a_prev, dW, db, WT, gin, mask, learn in bufs.bwd:
+        for i, da, a_prev, dW, db, WT, gin, mask, learn in bufs.bwd:
             if da is not None:
                 if learn is not None:
                     learn[0].constant_gradient(learn[1], g, learn[2])
-                multiply(g, da, out=delta)
-                d = delta
+                multiply(g, da, out=da)  # delta = g * f'(z), in place
+                d = da
             else:
                 d = g
             matmul((x if a_prev is None else a_prev).T, d, out=dW)

@@ -585,9 +585,10 @@ def fit(
                     break
                 elapsed = time.perf_counter() - t0
                 history.steps += steps
-                if stop == "interrupted" and steps < steps_per_epoch:
+                if stop is not None and steps < steps_per_epoch:
+                    # stopped inside the epoch: History keeps complete epochs only
                     history.partial = {"epoch": epoch, "step": steps, "loss": loss}
-                    stop_reason = "interrupted"
+                    stop_reason = stop
                     break
                 logs = {"loss": loss}
                 logs.update(model._metrics_on(Xd, Td, metric_names, skip_loss=True))
@@ -615,11 +616,15 @@ def fit(
             where = history.partial or {"epoch": model.epochs_trained, "step": "end"}
             message = (
                 f"training interrupted at epoch {where['epoch']}, "
-                f"step {where['step']}: the "
-                f"model holds the parameters after the last complete step; History has "
-                f"{len(history)} complete epochs"
+                f"step {where['step']}: the model holds the parameters after the last "
+                f"complete step; History has {len(history)} complete epochs"
             )
             warnings.warn(message, RuntimeWarning, stacklevel=3)
+        elif stop_reason == "callback" and history.partial:
+            message = (
+                f"training stopped by a callback at epoch {history.partial['epoch']}, "
+                f"step {history.partial['step']}"
+            )
         elif stop_reason == "callback":
             message = (
                 f"training stopped by a callback after epoch {model.epochs_trained}"

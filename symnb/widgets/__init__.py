@@ -6,9 +6,8 @@ trainer.
 >>> Playground(config={"dataset": "spiral", "hidden": [8, 8]})  # doctest: +SKIP
 
 Both are ``ipywidgets.VBox`` subclasses, usable without a browser: set the child
-widgets'
-values, click their buttons (``button.click()``), read the results. When a notebook runs
-headless they also carry a PNG picture in their display data.
+widgets' values, click their buttons (``button.click()``), read the results. When a
+notebook runs headless they also carry a PNG picture in their display data.
 """
 
 from __future__ import annotations
@@ -19,8 +18,7 @@ __all__ = ["ActivationEditor", "Playground", "register_activation"]
 
 
 def __getattr__(name: str) -> Any:
-    # import lazily: ipywidgets and matplotlib are only loaded when a widget is asked
-    # for
+    # lazily: ipywidgets and matplotlib load only when a widget is asked for
     if name == "ActivationEditor":
         from .editor import ActivationEditor
 

@@ -94,8 +94,7 @@ def backend_statuses() -> dict[str, Any]:
 
 
 def backend_choices() -> tuple[list[tuple[str, str]], str]:
-    """Dropdown options (only usable backends, plus "auto") and an HTML note on the
-    rest."""
+    """Dropdown options (usable backends and "auto") and an HTML note on the others."""
     statuses = backend_statuses()
     options = [("auto", "auto")]
     notes = []
@@ -226,8 +225,7 @@ def editor_defined(editor: Any, name: str) -> None:
 
 
 def register_activation(activation: Any, name: str | None = None) -> str:
-    """Make an activation selectable in every Playground of this session; returns its
-    name."""
+    """Offer an activation in every Playground of this session; returns its name."""
     key = name or getattr(activation, "name", None) or "custom"
     with _REGISTRY_LOCK:
         _REGISTRY[str(key)] = activation

@@ -1,10 +1,8 @@
 """The six data sets of TensorFlow Playground and its input features.
 
 Ported from TensorFlow Playground's ``dataset.ts`` so the widget behaves like the
-original:
-points lie in about [-6, 6]^2, ``noise`` is the Playground's percentage (0 to 50),
-labels
-are -1/+1 for classification and in [-1, 1] for regression. A seeded
+original: points lie in about [-6, 6]^2, ``noise`` is the Playground's percentage (0 to
+50), labels are -1/+1 for classification and in [-1, 1] for regression. A seeded
 ``numpy.random.Generator`` replaces ``Math.random`` so a configuration reproduces its
 data.
 """
@@ -199,8 +197,7 @@ def generate(
 def split(
     X: np.ndarray, y: np.ndarray, train_percent: float, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Shuffle and split into train and test parts (``train_percent`` of the points
-    train)."""
+    """Shuffle and split: ``train_percent`` of the points train, the rest test."""
     rng = np.random.default_rng(seed + 1)
     order = rng.permutation(len(X))
     cut = int(np.floor(len(X) * float(train_percent) / 100.0))

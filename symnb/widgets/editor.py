@@ -7,15 +7,15 @@ Compile button and its status; an ``Output`` that collects unexpected callback e
 
 Typing is debounced (``debounce`` seconds after the last key), slider-driven plots are
 throttled (at most ``1/plot_interval`` pictures a second, the last one always drawn),
-and
-every method the callbacks use is public and synchronous, so scripts and tests drive the
-editor without a browser: set ``editor.formula.value``, call ``editor.refresh()``.
+and every method the callbacks use is public and synchronous, so scripts and tests drive
+the editor without a browser: set ``editor.formula.value``, call ``editor.refresh()``.
 """
 
 from __future__ import annotations
 
 import base64
 import threading
+import warnings
 from typing import Any
 
 import ipywidgets as W
@@ -271,8 +271,10 @@ class ActivationEditor(W.VBox):
                 self._values[k] = float(s.value)
             consts = {k: self._values.get(k, 1.0) for k in names}
             try:
-                act = symnb.Activation(text, name=self.name, **consts)
-                preview = act.compile(backend="numpy")
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    act = symnb.Activation(text, name=self.name, **consts)
+                    preview = act.compile(backend="numpy")
             except Exception as exc:  # noqa: BLE001 - shown inline
                 self._show_error(exc)
                 return
@@ -286,9 +288,14 @@ class ActivationEditor(W.VBox):
             f_tex = _strip_dollars(act.latex)
             df_tex = _strip_dollars(act.derivative_latex)
             notes = list(getattr(act, "notes", []) or [])
+            notes += [str(w.message) for w in caught if str(w.message) not in notes]
             with self.hold_sync():
                 self.error_box.value = ""
-                self.latex.value = f"$f(x) = {f_tex}$<br>$f'(x) = {df_tex}$"
+                # HTML-escaped: MathJax reads the text after the browser parsed the
+                # HTML, so "x < 0" in a Piecewise condition must not start a tag
+                self.latex.value = (
+                    f"$f(x) = {escape(f_tex)}$<br>$f'(x) = {escape(df_tex)}$"
+                )
                 self.notes.value = (
                     '<div style="font-size:85%;color:#555">'
                     + "<br>".join(escape(n) for n in notes)
@@ -395,8 +402,7 @@ class ActivationEditor(W.VBox):
         """Compile the current formula with the chosen backend and device.
 
         Returns the kernel (also :attr:`kernel`), or ``None`` with the error shown in
-        the
-        status line (and in :attr:`error`).
+        the status line (and in :attr:`error`).
         """
         self.refresh()
         act = self.activation
@@ -407,7 +413,11 @@ class ActivationEditor(W.VBox):
         self.status.value = f"compiling with {escape(backend)}…"
         kwargs = device_argument(backend, self.device.value)
         try:
-            kernel = act.compile(backend=backend, strict=backend != "auto", **kwargs)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                kernel = act.compile(
+                    backend=backend, strict=backend != "auto", **kwargs
+                )
         except Exception as exc:  # noqa: BLE001 - shown inline
             self._error = exc
             self._kernel = None
@@ -425,6 +435,13 @@ class ActivationEditor(W.VBox):
             f'<span style="color:#070">compiled <b>{escape(act.name)}</b> with '
             f"{escape(where)} ({'cache hit' if hit else f'{secs:.2f} s'})</span>"
         )
+        messages = list(dict.fromkeys(str(w.message) for w in caught))
+        if messages:  # e.g. a fallback to another backend, and why
+            self.status.value += (
+                '<div style="color:#a60;font-size:90%">'
+                + "<br>".join(escape(m) for m in messages)
+                + "</div>"
+            )
         return kernel
 
     def close(self) -> None:

@@ -1,15 +1,12 @@
 """``Playground``: TensorFlow Playground inside the notebook, with formula activations.
 
 The controls follow TensorFlow Playground (data set, noise, train/test ratio, batch
-size,
-regenerate; input features; hidden layers and neurons; activation, learning rate,
+size, regenerate; input features; hidden layers and neurons; activation, learning rate,
 regularisation and its rate; Play, Pause, Step, Reset and the epoch counter; train and
-test
-loss, the output map with the points, small maps of every hidden neuron). Beyond it: any
-activation of the library or defined in the notebook (``%%symact``,
-``symnb.Activation``,
-an :class:`~symnb.widgets.ActivationEditor`) can be chosen per layer and per neuron, and
-the optimizer, the backend and the device are choices too.
+test loss, the output map with the points, small maps of every hidden neuron). Beyond
+it: any activation of the library or defined in the notebook (``%%symact``,
+``symnb.Activation``, an :class:`~symnb.widgets.ActivationEditor`) can be chosen per
+layer and per neuron, and the optimizer, the backend and the device are choices too.
 
 Training runs in a background thread (widget events are not processed while a cell runs
 on the main thread, so Pause could not work otherwise). A lock around every epoch keeps
@@ -30,6 +27,7 @@ import contextlib
 import copy
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -124,8 +122,7 @@ def normalize_config(config: dict[str, Any] | None) -> dict[str, Any]:
     """A complete, checked copy of ``config`` (missing keys take the defaults).
 
     Raises ``ValueError`` naming the key for anything out of range, so a handed-out
-    setup
-    with a typo fails loudly instead of silently becoming another setup.
+    setup with a typo fails loudly instead of silently becoming another setup.
     """
     cfg = copy.deepcopy(DEFAULT_CONFIG)
     given = dict(config or {})
@@ -1091,12 +1088,22 @@ class Playground(W.VBox):
             self.history = {"train": [], "test": []}
             self._make_data()
             try:
-                self._build()
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    self._build()
             except Exception as exc:  # noqa: BLE001 - shown in the widget
                 self.status.value = error_html(exc)
                 self.errors.report(exc)
             else:
-                self.status.value = self._describe()
+                status = self._describe()
+                messages = list(dict.fromkeys(str(w.message) for w in caught))
+                if messages:  # e.g. a backend fallback, and why
+                    status += (
+                        '<div style="color:#a60;font-size:90%">'
+                        + "<br>".join(escape(m) for m in messages)
+                        + "</div>"
+                    )
+                self.status.value = status
         self.render()
 
     def _describe(self) -> str:

@@ -1,10 +1,8 @@
 """Matplotlib pictures for the widgets, returned as PNG bytes for ``ipywidgets.Image``.
 
 Only the object-oriented API (``matplotlib.figure.Figure`` with the Agg canvas) is used:
-no
-pyplot state, so pictures can be drawn from a training thread and nothing is displayed
-by
-accident in an inline-backend notebook.
+no pyplot state, so pictures can be drawn from a training thread and nothing is
+displayed by accident in an inline-backend notebook.
 """
 
 from __future__ import annotations

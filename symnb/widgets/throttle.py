@@ -2,8 +2,7 @@
 call always delivered) and a debounce (one call after the input has been quiet).
 
 Unthrottled updates from a loop flood the comm channel (tens of thousands of messages
-make
-the browser fall behind); typing re-parses a formula on every key stroke unless
+make the browser fall behind); typing re-parses a formula on every key stroke unless
 debounced.
 """
 

@@ -554,6 +554,18 @@ def test_extension_in_the_browser(page, lab):
     assert not _errors_in_outputs(page), _errors_in_outputs(page)
     _shot(page, "09-example-cell-run")
 
+    # 8. a restarted kernel has not loaded symnb: the status item hides again
+    page.evaluate(
+        "() => { window.jupyterapp.shell.currentWidget.sessionContext.session"
+        ".kernel.restart(); }"
+    )
+    expect(item).to_be_hidden(timeout=60_000)
+    _wait_kernel_idle(page)
+    page.locator(".jp-Cell").nth(0).locator(".cm-content").click()
+    page.keyboard.press("Shift+Enter")  # %load_ext symnb again
+    expect(item).to_have_text("symnb: auto", timeout=60_000)
+    _shot(page, "10-status-after-restart-and-load")
+
 
 EDITOR_CELL = (
     "from symnb.widgets import ActivationEditor\n"
@@ -596,18 +608,18 @@ def test_quickstart_notebook(page, lab):
     expect = pytest.importorskip("playwright.sync_api").expect
     name = _quickstart_copy(lab)
     _open_notebook(page, lab, name)
-    _shot(page, "10-quickstart-opened")
+    _shot(page, "20-quickstart-opened")
     _run_all_and_wait(page)
     errors = _errors_in_outputs(page)
     assert not errors, errors[0]
     _scroll_to_cell(page, index=0)
-    _shot(page, "11-quickstart-ran-top")
+    _shot(page, "21-quickstart-ran-top")
 
     # formulas are typeset by MathJax (f and f' of every %%symact definition)
     mathjax = page.locator(".jp-OutputArea-output mjx-container")
     assert mathjax.count() >= 2, "no MathJax output in the quickstart"
     assert _scroll_to_cell(page, ".jp-OutputArea-output mjx-container") >= 0
-    _shot(page, "12-quickstart-mathjax")
+    _shot(page, "22-quickstart-mathjax")
 
     # plots are images that decoded
     images = page.evaluate(
@@ -616,7 +628,7 @@ def test_quickstart_notebook(page, lab):
     )
     assert images and all(w > 0 and h > 0 for w, h in images), images
     assert _scroll_to_cell(page, ".jp-OutputArea-output img") >= 0
-    _shot(page, "13-quickstart-plot")
+    _shot(page, "23-quickstart-plot")
 
     # widgets render (not "Loading widget..." or a text repr)
     editor = page.locator(".symnb-editor").first
@@ -629,7 +641,7 @@ def test_quickstart_notebook(page, lab):
     latex = editor.locator(".symnb-latex")
     expect(latex.locator("mjx-container").first).to_be_visible(timeout=30_000)
     before = latex.inner_text()
-    _shot(page, "14-editor-before")
+    _shot(page, "24-editor-before")
     field = editor.locator(".symnb-formula input")
     field.click()
     field.fill("")
@@ -643,7 +655,7 @@ def test_quickstart_notebook(page, lab):
     page.wait_for_timeout(1000)
     assert "tanh" in latex.inner_text()
     expect(editor.locator(".symnb-plot img, img.symnb-plot").first).to_be_visible()
-    _shot(page, "15-editor-after-typing")
+    _shot(page, "25-editor-after-typing")
 
     # Play trains: the epoch counter and the loss curve change; Pause stops it
     playground.scroll_into_view_if_needed()
@@ -651,7 +663,7 @@ def test_quickstart_notebook(page, lab):
     loss_plot = playground.locator(".symnb-loss-plot")
     start_epoch = epoch.inner_text()
     start_plot = loss_plot.get_attribute("src")
-    _shot(page, "16-playground-before-play")
+    _shot(page, "26-playground-before-play")
     playground.locator(".symnb-play").click()
     page.wait_for_function(
         "([node, text]) => node.innerText !== text",
@@ -664,7 +676,7 @@ def test_quickstart_notebook(page, lab):
         timeout=60_000,
     )
     page.wait_for_timeout(1500)
-    _shot(page, "17-playground-playing")
+    _shot(page, "27-playground-playing")
     playground.locator(".symnb-pause").click()
     # the epoch in flight finishes and the last update arrives: wait until it settles
     paused_at = epoch.inner_text()
@@ -678,7 +690,7 @@ def test_quickstart_notebook(page, lab):
     assert epoch.inner_text() == paused_at, "the epoch counter moved after Pause"
     numbers = [int(n) for n in re.findall(r"\d+", paused_at)]
     assert numbers and numbers[0] > 0, paused_at
-    _shot(page, "18-playground-paused")
+    _shot(page, "28-playground-paused")
 
     # the %%symact cells of the quickstart are highlighted too
     assert page.locator(".jp-Cell .cm-content .symnb-tok-definition").count() >= 1

@@ -125,6 +125,15 @@ def activation_cases() -> dict[str, Case]:
             lambda x, c: _mish(x),
             lambda x, c: _mish_d(x),
         ),
+        "mish_sympy": Case(  # the derivative as SymPy writes it (1/cosh**2)
+            make_form(
+                "mish_sympy",
+                X * sp.tanh(softplus(X)),
+                df=sp.tanh(softplus(X)) + X * sigmoid(X) / sp.cosh(softplus(X)) ** 2,
+            ),
+            lambda x, c: _mish(x),
+            lambda x, c: _mish_d(x),
+        ),
         "gelu": Case(
             make_form("gelu", X / 2 * (1 + sp.erf(X / sp.sqrt(2)))),
             lambda x, c: 0.5 * x * (1 + special.erf(x / np.sqrt(2))),

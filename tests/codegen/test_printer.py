@@ -122,6 +122,10 @@ def test_helpers_for_stable_functions_and_kinks() -> None:
 
 def test_mish_core_is_rewritten() -> None:
     assert p32(X * sp.tanh(softplus(X))) == "a0*symnb_tanh_softplus(a0)"
+    d1 = p32(X / sp.cosh(softplus(X)) ** 2)
+    d2 = p32(1 - sp.tanh(softplus(X)) ** 2)
+    assert "symnb_sech2_softplus(a0)" in d1 and "cosh" not in d1
+    assert d2 == "symnb_sech2_softplus(a0)"
 
 
 def test_piecewise_is_nested_ternary_with_nan_default() -> None:

@@ -329,6 +329,8 @@ def test_step_callbacks_are_rate_limited_and_can_stop():
     stop = nn.LambdaCallback(on_step_end=lambda step, logs: step == 5)
     history = model.fit(X, y, epochs=3, batch_size=10, callbacks=[stop], step_rate=None)
     assert history.stop_reason == "callback" and history.steps == 5
+    assert len(history) == 0 and history.partial["step"] == 5
+    assert "epoch" in history.message and "step 5" in history.message
 
 
 def test_early_stopping_and_epochs_to():

@@ -267,3 +267,31 @@ def test_changing_constants_does_not_leak_sliders(editor) -> None:
     assert len(_instances) == before
     editor.close()
     assert editor.comm is None and editor.formula.comm is None
+
+
+def test_latex_is_html_safe(editor) -> None:
+    """A Piecewise condition's "<" must not open an HTML tag in the HTMLMath widget."""
+    editor.formula.value = "where(x < 0, alpha*x, x)"
+    editor.refresh()
+    tex = editor.latex.value
+    body = tex.replace("<br>", "")
+    assert "<" not in body
+    assert "&lt;" in tex
+    assert list(editor.sliders) == ["alpha"]
+
+
+def test_notes_and_compile_warnings_are_shown(editor, monkeypatch) -> None:
+    import warnings
+
+    editor.formula.value = "log(1 + exp(x))"
+    editor.refresh()
+    assert "softplus" in editor.notes.value  # the stability rewrite is explained
+    original = symnb.Activation.compile
+
+    def compile_(self, *a, **k):
+        warnings.warn("cuda was asked for; using numpy: no GPU", stacklevel=1)
+        return original(self, backend="numpy")
+
+    monkeypatch.setattr(symnb.Activation, "compile", compile_)
+    assert editor.compile() is not None
+    assert "using numpy: no GPU" in editor.status.value

@@ -316,3 +316,23 @@ def test_rebuilding_does_not_leak_widgets(pg) -> None:
     pg.close()
     assert not pg.is_running
     assert pg.comm is None and pg.play_button.comm is None
+
+
+def test_dom_classes_for_browser_tests(pg) -> None:
+    expected = {
+        pg.play_button: "symnb-play",
+        pg.pause_button: "symnb-pause",
+        pg.step_button: "symnb-step",
+        pg.reset_button: "symnb-reset",
+        pg.epoch_label: "symnb-epoch",
+        pg.loss_plot: "symnb-loss-plot",
+        pg.boundary: "symnb-boundary",
+        pg.loss_label: "symnb-loss",
+        pg.dataset: "symnb-dataset",
+        pg: "symnb-playground",
+    }
+    for widget, name in expected.items():
+        assert name in widget._dom_classes, name
+    assert all(
+        "symnb-neuron" in img._dom_classes for row in pg.neuron_maps for img in row
+    )

@@ -1,0 +1,223 @@
+"""The public kernel objects check every argument before a backend sees it (GUIDE section 4)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import symnb
+from symnb.backends import select
+from tests.conftest import backend_params
+
+CPU = [p for p in backend_params() if p.id != "cuda"]
+
+
+@pytest.fixture(params=CPU)
+def kernel(request):
+    return symnb.Activation("x*sigmoid(beta*x)", beta=1.0).compile(backend=request.param, strict=True)
+
+
+def _swish(x, beta=1.0):
+    return x / (1 + np.exp(-beta * x))
+
+
+def test_float64_input_is_converted_with_one_warning(kernel):
+    x = np.linspace(-3, 3, 7)
+    with pytest.warns(UserWarning, match="float64.*float32"):
+        y = kernel.forward(x)
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(y, _swish(x), rtol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kernel.forward(x)  # warned once per kernel
+
+
+def test_non_contiguous_input_is_copied_not_misread(kernel):
+    base = np.arange(20, dtype=np.float32).reshape(4, 5) / 10
+    view = base[:, ::2]
+    with pytest.warns(UserWarning, match="contiguous"):
+        y = kernel.forward(view)
+    np.testing.assert_allclose(y, _swish(view.astype(np.float64)), rtol=1e-6)
+
+
+def test_integer_input_is_converted_and_complex_refused(kernel):
+    np.testing.assert_allclose(kernel.forward(np.array([1, 2])), _swish(np.array([1.0, 2.0])), rtol=1e-6)
+    with pytest.raises(TypeError, match="complex"):
+        kernel.forward(np.array([1j]))
+    with pytest.raises(TypeError):
+        kernel.forward(np.array(["a"]))
+
+
+def test_out_must_match_exactly(kernel):
+    x = np.ones(4, np.float32)
+    with pytest.raises(TypeError, match="dtype"):
+        kernel.forward(x, out=np.empty(4, np.float64))
+    with pytest.raises(ValueError, match="shape"):
+        kernel.forward(x, out=np.empty(5, np.float32))
+    with pytest.raises(ValueError, match="contiguous"):
+        kernel.forward(x, out=np.empty(8, np.float32)[::2])
+    with pytest.raises(TypeError):
+        kernel.forward(x, out=[0.0] * 4)
+    out = np.empty(4, np.float32)
+    assert kernel.forward(x, out=out) is out
+
+
+def test_out_may_be_the_input_but_not_overlap_it(kernel):
+    x = np.linspace(-2, 2, 8, dtype=np.float32)
+    ref = _swish(x.astype(np.float64))
+    y = kernel.forward(x, out=x)
+    assert y is x
+    np.testing.assert_allclose(x, ref, rtol=1e-6)
+    buf = np.linspace(-2, 2, 9, dtype=np.float32)
+    with pytest.raises(ValueError, match="overlap"):
+        kernel.forward(buf[:8], out=buf[1:])
+
+
+def test_fused_in_place_computes_the_derivative_from_the_original_input(kernel):
+    x = np.linspace(-2, 2, 8, dtype=np.float32)
+    _, dref = kernel.forward_with_derivative(x.copy())
+    dy = np.empty_like(x)
+    y, d = kernel.forward_with_derivative(x, out=(x, dy))
+    np.testing.assert_allclose(d, dref, rtol=1e-6)
+    with pytest.raises(ValueError):
+        kernel.forward_with_derivative(x, out=(dy, dy))
+
+
+def test_size_zero_returns_empty_without_launching(kernel, monkeypatch):
+    def boom(*a, **k):
+        raise AssertionError("launched on an empty array")
+
+    monkeypatch.setattr(kernel._program, "forward", boom)
+    y = kernel.forward(np.empty((0, 3), np.float32))
+    assert y.shape == (0, 3) and y.dtype == np.float32
+
+
+def test_backward_grad_shape_must_match(kernel):
+    with pytest.raises(ValueError, match="grad has shape"):
+        kernel.backward(np.ones(4, np.float32), np.ones(5, np.float32))
+
+
+def test_set_constants_changes_values_without_recompiling(kernel, monkeypatch):
+    calls = []
+    real = select._module
+
+    def counting(name):
+        calls.append(name)
+        return real(name)
+
+    monkeypatch.setattr(select, "_module", counting)
+    x = np.linspace(-3, 3, 13, dtype=np.float32)
+    kernel.set_constants(beta=2.5)
+    np.testing.assert_allclose(kernel.forward(x), _swish(x.astype(float), 2.5), rtol=1e-6)
+    assert kernel.constants == {"beta": 2.5}
+    assert calls == []
+    with pytest.raises(symnb.FormulaError, match="no constant 'gamma'"):
+        kernel.set_constants(gamma=1.0)
+    with pytest.raises(symnb.FormulaError, match="finite"):
+        kernel.set_constants(beta=float("inf"))
+
+
+def test_compiling_again_reuses_the_program():
+    a = symnb.Activation("x*tanh(x)")
+    k1 = a.compile(backend="numpy")
+    k2 = symnb.Activation("x*tanh(x)").compile(backend="numpy")
+    assert k1._program is k2._program
+
+
+def test_constant_gradient_matches_finite_differences(kernel):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=50).astype(np.float32)
+    g = rng.normal(size=50).astype(np.float32)
+    got = kernel.constant_gradient(x, g)["beta"]
+    h = 1e-4
+    xd = x.astype(np.float64)
+    fd = np.sum(g * (_swish(xd, 1 + h) - _swish(xd, 1 - h)) / (2 * h))
+    assert abs(got - fd) < 1e-4 * max(1, abs(fd))
+
+
+@pytest.mark.parametrize("backend", CPU)
+def test_layer_matches_per_column_numpy(backend):
+    sw = symnb.Activation("x*sigmoid(beta*x)", beta=1.0)
+    acts = [sw, symnb.activation("relu"), sw.with_constants(beta=3.0), symnb.activation("leaky_relu", alpha=0.2), symnb.activation("tanh")]
+    layer = symnb.compile_layer(acts, backend=backend, strict=True)
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(64, 5)).astype(np.float32)
+    y, dy = layer.forward_with_derivative(x)
+    for j, a in enumerate(acts):
+        kj = a.compile(backend="numpy", dtype="float64")
+        yj, dyj = kj.forward_with_derivative(x[:, j].astype(np.float64))
+        np.testing.assert_allclose(y[:, j], yj, rtol=2e-6, atol=1e-7)
+        np.testing.assert_allclose(dy[:, j], dyj, rtol=2e-6, atol=1e-7)
+    g = rng.normal(size=x.shape).astype(np.float32)
+    np.testing.assert_allclose(layer.backward(x, g), g * dy, rtol=2e-6, atol=1e-7)
+    cg = layer.constant_gradient(x, g)
+    assert cg.shape == layer.params.shape == (3,)  # beta (n0), beta (n2), alpha (n3)
+    h = 1e-5
+    xd = x[:, 0].astype(np.float64)
+    fd = np.sum(g[:, 0] * (_swish(xd, 1 + h) - _swish(xd, 1 - h)) / (2 * h))
+    assert abs(cg[layer.offsets[0]] - fd) < 1e-3 * max(1, abs(fd))
+    layer.set_constants(neuron=2, beta=0.5)
+    np.testing.assert_allclose(layer.forward(x)[:, 2], _swish(x[:, 2].astype(float), 0.5), rtol=2e-6, atol=1e-7)
+    with pytest.raises(ValueError, match=r"\(batch, 5\)"):
+        layer.forward(np.ones((3, 4), np.float32))
+
+
+def test_layer_rejects_non_activations():
+    with pytest.raises(TypeError, match="neuron 1"):
+        symnb.compile_layer([symnb.activation("relu"), 3.0], backend="numpy")
+    with pytest.raises(TypeError, match="list"):
+        symnb.compile_layer(symnb.activation("relu"), backend="numpy")
+
+
+def test_loss_shapes_and_empty():
+    k = symnb.loss("mse").compile(backend="numpy")
+    with pytest.raises(ValueError, match="must match"):
+        k.value(np.ones(3, np.float32), np.ones(4, np.float32))
+    with pytest.warns(RuntimeWarning, match="empty"):
+        assert np.isnan(k.value(np.empty(0, np.float32), np.empty(0, np.float32)))
+
+
+def test_bad_dtype_and_device_arguments():
+    a = symnb.activation("relu")
+    with pytest.raises(ValueError, match="float32"):
+        a.compile(backend="numpy", dtype="int8")
+    with pytest.raises(ValueError, match="device"):
+        a.compile(backend="numpy", device=-1)
+    with pytest.raises(ValueError, match="unknown backend"):
+        a.compile(backend="tpu")
+
+
+def test_fallback_warns_and_strict_raises():
+    a = symnb.activation("relu")
+    with pytest.warns(select.FallbackWarning, match="'cuda' is not usable"):
+        k = a.compile(backend="cuda")
+    assert k.backend in ("cpp", "numpy")
+    with pytest.raises(symnb.BackendUnavailable, match="cuda"):
+        a.compile(backend="cuda", strict=True)
+
+
+def test_available_reports_every_backend_with_reasons():
+    rep = symnb.backends.available()
+    assert set(rep) == {"cuda", "cpp", "numpy"}
+    assert rep["numpy"].usable
+    for st in rep.values():
+        assert st.usable or st.reason
+
+
+def test_auto_picks_a_usable_backend_without_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        k = symnb.activation("relu").compile()
+    assert symnb.backends.available()[k.backend].usable
+
+
+def test_subnormals_survive_loading_every_kernel():
+    for name in symnb.library_activations():
+        for b in ("numpy", "cpp"):
+            if symnb.backends.available()[b].usable:
+                symnb.activation(name).compile(backend=b)
+    tiny = np.float32(1e-40)
+    assert tiny * np.float32(1.0) != 0
+    assert np.array([1e-40], np.float32)[0] * np.float32(1) == np.float32(1e-40)
