@@ -95,10 +95,12 @@ def _program_kernel(name: str, backend: str):  # noqa: ANN202
     c = np.array(form.param_values, dtype=np.float32)
 
     def fwd(x, out):  # noqa: ANN001, ANN202
+        out = np.empty_like(x) if out is None else out
         prog.forward(x, out, c)
         return out
 
     def bwd(x, g, out):  # noqa: ANN001, ANN202
+        out = np.empty_like(x) if out is None else out
         prog.backward(x, g, out, c)
         return out
 
@@ -224,7 +226,12 @@ def main(argv: list[str] | None = None) -> None:
     print(f"# symnb kernel benchmark ({time.strftime('%Y-%m-%d %H:%M:%S')})\n")
     print(f"- CPU threads: {os.cpu_count()}; {torch_info}; numpy {np.__version__}")
     print(f"- cpp: {cpp.probe()}")
-    print("- float32; medians; ratio = baseline time / symnb cpp time (> 1: cpp faster)\n")
+    print("- float32; medians; ratio = baseline time / symnb cpp time (> 1: cpp faster)")
+    print(
+        "- symnb writes into a reused `out=` buffer; PyTorch (and lambdify) allocate their "
+        "result, which costs page faults at 1e7: the 'new array' column is the fair one "
+        "there\n"
+    )
 
     rows = []
     how_seen: dict[str, str] = {}
@@ -246,6 +253,9 @@ def main(argv: list[str] | None = None) -> None:
                 fwd, bwd = k
                 res[f"{backend}_f"] = timeit(lambda: fwd(x, out), args.budget)
                 res[f"{backend}_b"] = timeit(lambda: bwd(x, g, out), args.budget)
+                if backend == "cpp":  # a fresh output array each call, as PyTorch does
+                    res["cpp_alloc_f"] = timeit(lambda: fwd(x, None), args.budget)
+                    res["cpp_alloc_b"] = timeit(lambda: bwd(x, g, None), args.budget)
             if not args.no_lambdify:
                 lf, lb = lambdify_kernel(name)
                 with np.errstate(all="ignore"):
@@ -262,18 +272,21 @@ def main(argv: list[str] | None = None) -> None:
     for direction, key in (("forward", "f"), ("backward (g * f'(x))", "b")):
         print(f"## {direction}\n")
         print(
-            "| activation | n | symnb cpp | symnb numpy | lambdify+numpy | PyTorch "
-            "| torch / cpp | lambdify / cpp | numpy / cpp |"
+            "| activation | n | symnb cpp (out=) | symnb cpp (new array) | symnb numpy "
+            "| lambdify+numpy | PyTorch | torch / cpp | torch / cpp (new array) "
+            "| lambdify / cpp | numpy / cpp |"
         )
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name, n, r in rows:
             c = r.get(f"cpp_{key}", float("nan"))
+            ca = r.get(f"cpp_alloc_{key}", float("nan"))
             t = r.get(f"torch_{key}", float("nan"))
             lam = r.get(f"lam_{key}", float("nan"))
             nb = r.get(f"numpy_{key}", float("nan"))
             print(
-                f"| {name} | {n:.0e} | {fmt_time(c)} | {fmt_time(nb)} | {fmt_time(lam)} | "
-                f"{fmt_time(t)} | {t / c:.2f}x | {lam / c:.1f}x | {nb / c:.1f}x |"
+                f"| {name} | {n:.0e} | {fmt_time(c)} | {fmt_time(ca)} | {fmt_time(nb)} | "
+                f"{fmt_time(lam)} | {fmt_time(t)} | {t / c:.2f}x | {t / ca:.2f}x | "
+                f"{lam / c:.1f}x | {nb / c:.1f}x |"
             )
         print()
 

@@ -12,13 +12,25 @@ from typing import Any
 from symnb.backends.kernel import Kernel, LayerKernel, LossKernel
 from symnb.backends.select import compile_layer
 from symnb.errors import BackendUnavailable, CompileError, FormulaError, SymnbError
-from symnb.formula.formula import Activation, Learnable, Loss, activation, learnable, loss
+from symnb.formula.formula import (
+    Activation,
+    Learnable,
+    Loss,
+    activation,
+    learnable,
+    loss,
+)
 from symnb.formula.library import activation_names as library_activations
 from symnb.formula.library import loss_names as library_losses
 
 __version__ = "0.1.0"
 
-_LAZY = {"nn": "symnb.nn", "datasets": "symnb.datasets", "widgets": "symnb.widgets", "backends": "symnb.backends"}
+_LAZY = {
+    "nn": "symnb.nn",
+    "datasets": "symnb.datasets",
+    "widgets": "symnb.widgets",
+    "backends": "symnb.backends",
+}
 
 
 def __getattr__(name: str) -> Any:

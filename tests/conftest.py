@@ -22,7 +22,9 @@ def backend_params() -> list:
         pytest.param(
             "cpp",
             id="cpp",
-            marks=[] if st.usable else [pytest.mark.skip(reason=f"cpp backend: {st.reason}")],
+            marks=[]
+            if st.usable
+            else [pytest.mark.skip(reason=f"cpp backend: {st.reason}")],
         )
     )
     st = status("cuda")

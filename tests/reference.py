@@ -9,6 +9,7 @@ from __future__ import annotations
 import mpmath as mp
 import numpy as np
 import sympy as sp
+
 from symnb.formula.functions import sigmoid
 
 
@@ -37,7 +38,11 @@ def evaluate(form, expr: sp.Expr, *inputs: np.ndarray, params=None) -> np.ndarra
     400 digits: 1 + tanh(-301) (gelu_tanh' at x = -20) cancels 262 digits.
     """
     params = form.param_values if params is None else params
-    fn = sp.lambdify(tuple(form.inputs) + tuple(form.params), elementary(expr), modules=[_NAMESPACE, "mpmath"])
+    fn = sp.lambdify(
+        tuple(form.inputs) + tuple(form.params),
+        elementary(expr),
+        modules=[_NAMESPACE, "mpmath"],
+    )
     out = np.empty(np.broadcast(*inputs).shape)
     with mp.workdps(400):
         cs = [mp.mpf(float(c)) for c in params]

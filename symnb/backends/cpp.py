@@ -72,6 +72,19 @@ extern "C" __attribute__((visibility("default"))) int symnb_probe(void) {
 }
 """
 
+_LIBMVEC_TEST = r"""
+#include <math.h>
+extern "C" {
+#pragma omp declare simd notinbranch
+float expf(float) __THROW;
+}
+extern "C" __attribute__((visibility("default")))
+void symnb_probe(const float* __restrict__ x, float* __restrict__ y, long n) {
+    #pragma omp simd
+    for (long i = 0; i < n; ++i) y[i] = expf(x[i]);
+}
+"""
+
 _PLAIN_TEST = r"""
 #include <math.h>
 extern "C" __attribute__((visibility("default"))) double symnb_probe(double x) {
@@ -202,12 +215,14 @@ def _libmvec_flags() -> list[str]:
     return ["-DSYMNB_LIBMVEC"]
 
 
-def _try_compile(cxx: list[str], flags: list[str], source: str) -> tuple[bool, str]:
+def _try_compile(
+    cxx: list[str], flags: list[str], source: str, libs: tuple[str, ...] = ()
+) -> tuple[bool, str]:
     with tempfile.TemporaryDirectory(prefix="symnb-probe-") as tmp:
         src = Path(tmp) / "probe.cpp"
         src.write_text(source)
         out = Path(tmp) / "probe.so"
-        cmd = [*cxx, *flags, str(src), "-o", str(out)]
+        cmd = [*cxx, *flags, str(src), "-o", str(out), *libs]
         try:
             rc, log = run_compiler(cmd, PROBE_TIMEOUT, cwd=tmp)
         except subprocess.TimeoutExpired:
@@ -216,15 +231,27 @@ def _try_compile(cxx: list[str], flags: list[str], source: str) -> tuple[bool, s
             return False, str(exc)
         if rc != 0 or not out.exists():
             return False, log.strip() or f"exit status {rc}"
-        if "-fopenmp" in flags:
-            try:
-                lib = ctypes.CDLL(str(out))
+        try:  # ctypes loads with RTLD_NOW: missing symbols show up here
+            lib = ctypes.CDLL(str(out))
+        except OSError as exc:
+            return False, f"cannot load the test library: {exc}"
+        try:
+            if "-fopenmp" in flags:
                 lib.symnb_probe.restype = ctypes.c_int
                 if lib.symnb_probe() != 4950:
                     return False, "the OpenMP test program computed a wrong result"
-            except OSError as exc:
-                return False, f"cannot load the OpenMP test library: {exc}"
+        finally:
+            _dlclose_handle(lib._handle)
         return True, log
+
+
+def _dlclose_handle(handle: int) -> None:
+    try:
+        import _ctypes
+
+        _ctypes.dlclose(handle)
+    except Exception:  # pragma: no cover - platform without dlclose
+        pass
 
 
 def probe() -> BackendStatus:
@@ -266,8 +293,27 @@ def _probe_uncached() -> BackendStatus:
             NAME, False, f"{cxx[0]} --version failed: {out.strip()[:300]}", fix
         )
     version = out.strip().splitlines()[0] if out.strip() else "unknown"
-    ok, log = _try_compile(cxx, [*_BASE_FLAGS], _PLAIN_TEST)
-    if not ok:
+    cpu = _cpu_features()
+    # Common case first (one compile): OpenMP and -march=native both work.
+    attempts = []
+    if cpu:
+        attempts.append((True, True))
+    attempts += [(True, False), (False, False)]
+    openmp = march = False
+    omp_log = ""
+    for want_omp, want_native in attempts:
+        flags = [*_BASE_FLAGS]
+        if want_omp:
+            flags.append("-fopenmp")
+        if want_native:
+            flags.append("-march=native")
+        ok, log = _try_compile(cxx, flags, _OPENMP_TEST if want_omp else _PLAIN_TEST)
+        if ok:
+            openmp, march = want_omp, want_native
+            break
+        if want_omp:
+            omp_log = log
+    else:
         first = "\n".join(log.splitlines()[:5])
         return BackendStatus(
             NAME,
@@ -276,19 +322,17 @@ def _probe_uncached() -> BackendStatus:
             fix,
             {"compiler": exe, "version": version},
         )
-    openmp, omp_log = _try_compile(cxx, [*_BASE_FLAGS, "-fopenmp"], _OPENMP_TEST)
-    cpu = _cpu_features()
-    march: list[str] = []
-    if cpu:
-        ok_native, _ = _try_compile(cxx, [*_BASE_FLAGS, "-march=native"], _PLAIN_TEST)
-        if ok_native:
-            march = ["-march=native"]
     mvec = _libmvec_flags()
+    if mvec:  # the vector math library must also link
+        flags = [*_BASE_FLAGS, "-fopenmp-simd", *(["-march=native"] if march else [])]
+        ok, _ = _try_compile(cxx, flags, _LIBMVEC_TEST, ("-lmvec", "-lm"))
+        if not ok:
+            mvec = []
     details: dict[str, Any] = {
         "compiler": exe,
         "version": version,
         "openmp": openmp,
-        "march_native": bool(march),
+        "march_native": march,
         "libmvec": bool(mvec),
         "threads": os.cpu_count() or 1,
     }

@@ -17,7 +17,7 @@ import numpy as np
 from symnb.errors import FormulaError
 
 
-def _array_module(backend: str):  # noqa: ANN202
+def _array_module(backend: str):
     if backend == "cuda":
         import cupy
 
@@ -32,7 +32,9 @@ class _Checked:
     dtype: np.dtype
     xp: Any
 
-    def _setup(self, program: Any, dtype: str, backend: str, device: int | None) -> None:
+    def _setup(
+        self, program: Any, dtype: str, backend: str, device: int | None
+    ) -> None:
         self._program = program
         self.dtype = np.dtype(dtype)
         self.backend = backend
@@ -138,9 +140,19 @@ def _overlaps(a: Any, b: Any) -> bool:
 
 
 def _same_view(a: Any, b: Any) -> bool:
-    ia = a.__array_interface__ if isinstance(a, np.ndarray) else a.__cuda_array_interface__
-    ib = b.__array_interface__ if isinstance(b, np.ndarray) else b.__cuda_array_interface__
-    return ia["data"][0] == ib["data"][0] and a.shape == b.shape and a.strides == b.strides
+    ia = (
+        a.__array_interface__
+        if isinstance(a, np.ndarray)
+        else a.__cuda_array_interface__
+    )
+    ib = (
+        b.__array_interface__
+        if isinstance(b, np.ndarray)
+        else b.__cuda_array_interface__
+    )
+    return (
+        ia["data"][0] == ib["data"][0] and a.shape == b.shape and a.strides == b.strides
+    )
 
 
 def _check_values(owner: str, names: tuple[str, ...], values: dict[str, Any]) -> None:
@@ -150,7 +162,9 @@ def _check_values(owner: str, names: tuple[str, ...], values: dict[str, Any]) ->
                 f"{owner} has no constant {k!r}",
                 suggestion=f"its constants are: {', '.join(names) or 'none'}",
             )
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        if isinstance(v, bool) or not isinstance(
+            v, (int, float, np.integer, np.floating)
+        ):
             raise FormulaError(f"constant {k!r} must be a number, got {v!r}")
         if not math.isfinite(float(v)):
             raise FormulaError(f"constant {k!r} must be finite, got {v!r}")
@@ -162,7 +176,14 @@ class Kernel(_Checked):
     Constants are kernel arguments: ``set_constants`` changes them without recompiling.
     """
 
-    def __init__(self, activation: Any, program: Any, dtype: str, backend: str, device: int | None) -> None:
+    def __init__(
+        self,
+        activation: Any,
+        program: Any,
+        dtype: str,
+        backend: str,
+        device: int | None,
+    ) -> None:
         self._setup(program, dtype, backend, device)
         self.activation = activation
         self._names = tuple(activation.internal.param_names)
@@ -188,7 +209,8 @@ class Kernel(_Checked):
         """Change constants in place (no re-parse, no recompile)."""
         _check_values(f"activation {self.activation.name!r}", self._names, values)
         host = np.array(
-            [float(values.get(n, v)) for n, v in self.constants.items()], dtype=self.dtype
+            [float(values.get(n, v)) for n, v in self.constants.items()],
+            dtype=self.dtype,
         )
         self.params[...] = self.xp.asarray(host)
 
@@ -205,7 +227,9 @@ class Kernel(_Checked):
         x = self._input(x, "x")
         grad = self._input(grad, "grad")
         if grad.shape != x.shape:
-            raise ValueError(f"grad has shape {grad.shape}; it must match x's {x.shape}")
+            raise ValueError(
+                f"grad has shape {grad.shape}; it must match x's {x.shape}"
+            )
         dx = self._output(out, x.shape, "out", (x, grad))
         if x.size:
             self._program.backward(x, grad, dx, self.params)
@@ -234,7 +258,9 @@ class Kernel(_Checked):
         x = self._input(x, "x")
         grad = self._input(grad, "grad")
         if grad.shape != x.shape:
-            raise ValueError(f"grad has shape {grad.shape}; it must match x's {x.shape}")
+            raise ValueError(
+                f"grad has shape {grad.shape}; it must match x's {x.shape}"
+            )
         if not self._names:
             return {}
         if x.size == 0:
@@ -253,7 +279,16 @@ class LayerKernel(_Checked):
     (``params[offsets[j] : offsets[j] + k_j]``).
     """
 
-    def __init__(self, activations: list, forms: list, ids: np.ndarray, program: Any, dtype: str, backend: str, device: int | None) -> None:
+    def __init__(
+        self,
+        activations: list,
+        forms: list,
+        ids: np.ndarray,
+        program: Any,
+        dtype: str,
+        backend: str,
+        device: int | None,
+    ) -> None:
         self._setup(program, dtype, backend, device)
         self.activations = list(activations)
         self.n = len(activations)
@@ -281,16 +316,22 @@ class LayerKernel(_Checked):
         """Names of neuron ``neuron``'s constants, in its ``params`` slots' order."""
         return tuple(self.activations[neuron].internal.param_names)
 
-    def set_constants(self, neuron: int | list[int] | None = None, **values: float) -> None:
+    def set_constants(
+        self, neuron: int | list[int] | None = None, **values: float
+    ) -> None:
         """Set constants of one neuron, a list of neurons, or (None) every neuron having them."""
         if neuron is None:
-            targets = [j for j in range(self.n) if set(values) <= set(self.constant_names(j))]
+            targets = [
+                j for j in range(self.n) if set(values) <= set(self.constant_names(j))
+            ]
             if not targets:
                 raise FormulaError(
                     f"no neuron of this layer has all of the constants {sorted(values)}"
                 )
         else:
-            targets = [neuron] if isinstance(neuron, (int, np.integer)) else list(neuron)
+            targets = (
+                [neuron] if isinstance(neuron, (int, np.integer)) else list(neuron)
+            )
         host = self.params.get() if self.xp is not np else self.params.copy()
         for j in targets:
             if not 0 <= int(j) < self.n:
@@ -325,7 +366,9 @@ class LayerKernel(_Checked):
         grad = self._input2d(grad, "grad")
         dx = self._output(out, x.shape, "out", (x, grad))
         if x.size:
-            self._program.layer_backward(x, grad, dx, self.ids, self.offsets, self.params)
+            self._program.layer_backward(
+                x, grad, dx, self.ids, self.offsets, self.params
+            )
         return dx
 
     def forward_with_derivative(self, x: Any, out: Any = None) -> tuple[Any, Any]:
@@ -359,11 +402,15 @@ class LayerKernel(_Checked):
 class LossKernel(_Checked):
     """Compiled value (mean over elements) and gradient of an elementwise loss."""
 
-    def __init__(self, loss: Any, program: Any, dtype: str, backend: str, device: int | None) -> None:
+    def __init__(
+        self, loss: Any, program: Any, dtype: str, backend: str, device: int | None
+    ) -> None:
         self._setup(program, dtype, backend, device)
         self.loss = loss
         self._names = tuple(loss.internal.param_names)
-        self.params = self.xp.asarray(np.array(loss.internal.param_values, dtype=self.dtype))
+        self.params = self.xp.asarray(
+            np.array(loss.internal.param_values, dtype=self.dtype)
+        )
 
     def __repr__(self) -> str:
         return f"<symnb.LossKernel {self.loss.name!r} backend={self.backend!r} dtype={self.dtype}>"
@@ -378,7 +425,8 @@ class LossKernel(_Checked):
         """Change constants in place (no recompile)."""
         _check_values(f"loss {self.loss.name!r}", self._names, values)
         host = np.array(
-            [float(values.get(n, v)) for n, v in self.constants.items()], dtype=self.dtype
+            [float(values.get(n, v)) for n, v in self.constants.items()],
+            dtype=self.dtype,
         )
         self.params[...] = self.xp.asarray(host)
 

@@ -67,7 +67,7 @@ def _erf_fallback(u: Any) -> Any:
     return np.copysign(r, u)
 
 
-def _erf_impl():  # noqa: ANN202
+def _erf_impl():
     try:
         from scipy.special import erf, erfc
 
@@ -129,7 +129,11 @@ def _floatify(expr: sp.Expr) -> sp.Expr:
             return sp.Float(sp.N(e, 17), 17)
         if not e.args:
             return e
-        if not e.free_symbols and e.is_real and not isinstance(e, sp.logic.boolalg.Boolean):
+        if (
+            not e.free_symbols
+            and e.is_real
+            and not isinstance(e, sp.logic.boolalg.Boolean)
+        ):
             try:
                 return sp.Float(sp.N(e, 17), 17)
             except (TypeError, ValueError):
@@ -147,12 +151,14 @@ def _needs_nan_guard(expr: sp.Expr, inputs: tuple[sp.Symbol, ...]) -> bool:
 
 
 @lru_cache(maxsize=512)
-def _lambdify(expr: sp.Expr, args: tuple[sp.Symbol, ...]):  # noqa: ANN202
-    fn = sp.lambdify(args, _floatify(expr), modules=[NAMESPACE, "numpy"], printer=_Printer)
+def _lambdify(expr: sp.Expr, args: tuple[sp.Symbol, ...]):
+    fn = sp.lambdify(
+        args, _floatify(expr), modules=[NAMESPACE, "numpy"], printer=_Printer
+    )
     return fn
 
 
-def reference_function(form: InternalForm, which: str = "f"):  # noqa: ANN201
+def reference_function(form: InternalForm, which: str = "f"):
     """A float64 NumPy function of (inputs..., constants...) for f, df or dc<k>."""
     expr = _select(form, which)
     return _lambdify(expr, tuple(form.inputs) + tuple(form.params))
@@ -184,7 +190,7 @@ class _Compiled:
         self.n_inputs = len(form.inputs)
 
     @staticmethod
-    def run(fn, guard: bool, inputs: tuple, consts: list, out: np.ndarray) -> None:  # noqa: ANN001
+    def run(fn, guard: bool, inputs: tuple, consts: list, out: np.ndarray) -> None:
         with np.errstate(all="ignore"):
             r = fn(*inputs, *consts)
             if guard:
@@ -227,16 +233,16 @@ class NumpyProgram(Program):
     def _consts(self, params: np.ndarray) -> list:
         return [params[k] for k in range(len(params))]
 
-    def forward(self, x, y, params):  # noqa: ANN001, ANN201
+    def forward(self, x, y, params):
         c = self.compiled[0]
         c.run(c.f, c.guard_f, (x,), self._consts(params), y)
 
-    def backward(self, x, g, dx, params):  # noqa: ANN001, ANN201
+    def backward(self, x, g, dx, params):
         c = self.compiled[0]
         c.run(c.df, c.guard_df, (x,), self._consts(params), dx)
         np.multiply(dx, g, out=dx)
 
-    def forward_derivative(self, x, y, dy, params):  # noqa: ANN001, ANN201
+    def forward_derivative(self, x, y, dy, params):
         c = self.compiled[0]
         consts = self._consts(params)
         if y is x:  # in place: compute the derivative before overwriting x
@@ -246,14 +252,16 @@ class NumpyProgram(Program):
             c.run(c.f, c.guard_f, (x,), consts, y)
             c.run(c.df, c.guard_df, (x,), consts, dy)
 
-    def constant_gradient(self, x, g, params):  # noqa: ANN001, ANN201
+    def constant_gradient(self, x, g, params):
         c = self.compiled[0]
         consts = self._consts(params)
         out = np.zeros(len(c.dc), dtype=np.float64)
         tmp = np.empty_like(x)
         for k, (fn, guard) in enumerate(zip(c.dc, c.guard_dc)):
             c.run(fn, guard, (x,), consts, tmp)
-            out[k] = np.dot(tmp.ravel().astype(np.float64), g.ravel().astype(np.float64))
+            out[k] = np.dot(
+                tmp.ravel().astype(np.float64), g.ravel().astype(np.float64)
+            )
         return out
 
     # -- heterogeneous layer --------------------------------------------------------
@@ -271,7 +279,7 @@ class NumpyProgram(Program):
             self._group_cache[key] = groups
         return groups
 
-    def _layer_apply(self, which: str, x, out, ids, offsets, params):  # noqa: ANN001, ANN202
+    def _layer_apply(self, which: str, x, out, ids, offsets, params):
         for form_id, cols, offs, whole in self._groups(ids, offsets):
             c = self.compiled[form_id]
             fn, guard = (c.f, c.guard_f) if which == "f" else (c.df, c.guard_df)
@@ -283,14 +291,14 @@ class NumpyProgram(Program):
                 c.run(fn, guard, (x[:, cols],), consts, tmp)
                 out[:, cols] = tmp
 
-    def layer_forward(self, x, y, ids, offsets, params):  # noqa: ANN001, ANN201
+    def layer_forward(self, x, y, ids, offsets, params):
         self._layer_apply("f", x, y, ids, offsets, params)
 
-    def layer_backward(self, x, g, dx, ids, offsets, params):  # noqa: ANN001, ANN201
+    def layer_backward(self, x, g, dx, ids, offsets, params):
         self._layer_apply("df", x, dx, ids, offsets, params)
         np.multiply(dx, g, out=dx)
 
-    def layer_forward_derivative(self, x, y, dy, ids, offsets, params):  # noqa: ANN001, ANN201
+    def layer_forward_derivative(self, x, y, dy, ids, offsets, params):
         if y is x:
             self._layer_apply("df", x, dy, ids, offsets, params)
             self._layer_apply("f", x, y, ids, offsets, params)
@@ -298,7 +306,7 @@ class NumpyProgram(Program):
             self._layer_apply("f", x, y, ids, offsets, params)
             self._layer_apply("df", x, dy, ids, offsets, params)
 
-    def layer_constant_gradient(self, x, g, ids, offsets, params):  # noqa: ANN001, ANN201
+    def layer_constant_gradient(self, x, g, ids, offsets, params):
         out = np.zeros(len(params), dtype=np.float64)
         for form_id, cols, offs, _whole in self._groups(ids, offsets):
             c = self.compiled[form_id]
@@ -312,13 +320,13 @@ class NumpyProgram(Program):
         return out
 
     # -- loss -----------------------------------------------------------------------
-    def loss_value(self, p, t, params):  # noqa: ANN001, ANN201
+    def loss_value(self, p, t, params):
         c = self.compiled[0]
         tmp = np.empty_like(p)
         c.run(c.f, c.guard_f, (p, t), self._consts(params), tmp)
         return float(np.sum(tmp, dtype=np.float64))
 
-    def loss_gradient(self, p, t, g, params, scale):  # noqa: ANN001, ANN201
+    def loss_gradient(self, p, t, g, params, scale):
         c = self.compiled[0]
         c.run(c.df, c.guard_df, (p, t), self._consts(params), g)
         g *= g.dtype.type(scale)
@@ -335,6 +343,6 @@ def probe() -> BackendStatus:
     return BackendStatus("numpy", True, details={"numpy": np.__version__, "erf": erf})
 
 
-def build(forms, kind: str, dtype: str, device=None) -> NumpyProgram:  # noqa: ANN001
+def build(forms, kind: str, dtype: str, device=None) -> NumpyProgram:
     """Build the numpy Program for ``forms``."""
     return NumpyProgram(tuple(forms), kind, dtype)

@@ -21,7 +21,11 @@ from symnb.backends.base import BackendStatus
 from symnb.backends.kernel import Kernel, LayerKernel, LossKernel
 from symnb.errors import BackendUnavailable, CompileError, FormulaError
 
-_MODULES = {"numpy": "symnb.backends.numpy_", "cpp": "symnb.backends.cpp", "cuda": "symnb.backends.cuda"}
+_MODULES = {
+    "numpy": "symnb.backends.numpy_",
+    "cpp": "symnb.backends.cpp",
+    "cuda": "symnb.backends.cuda",
+}
 AUTO_ORDER = ("cuda", "cpp", "numpy")
 _DTYPES = ("float32", "float64")
 
@@ -35,7 +39,7 @@ class FallbackWarning(UserWarning):
     """A backend asked for was not usable and another one was used."""
 
 
-def _module(name: str):  # noqa: ANN202
+def _module(name: str):
     return importlib.import_module(_MODULES[name])
 
 
@@ -67,13 +71,21 @@ def _check_dtype(dtype: Any) -> str:
     except TypeError:
         name = str(dtype)
     if name not in _DTYPES:
-        raise ValueError(f"dtype={dtype!r} is not supported; use 'float32' or 'float64'")
+        raise ValueError(
+            f"dtype={dtype!r} is not supported; use 'float32' or 'float64'"
+        )
     return name
 
 
 def _check_device(device: Any) -> int:
-    if isinstance(device, bool) or not isinstance(device, (int, np.integer)) or device < 0:
-        raise ValueError(f"device={device!r} must be a GPU index >= 0 (0 is the first GPU)")
+    if (
+        isinstance(device, bool)
+        or not isinstance(device, (int, np.integer))
+        or device < 0
+    ):
+        raise ValueError(
+            f"device={device!r} must be a GPU index >= 0 (0 is the first GPU)"
+        )
     return int(device)
 
 
@@ -94,7 +106,9 @@ def resolve(backend: str = "auto", strict: bool = False) -> str:
         return backend
     if strict:
         raise BackendUnavailable(backend, st.reason, st.fix)
-    for name in AUTO_ORDER[AUTO_ORDER.index(backend) + 1 :] if backend in AUTO_ORDER else ():
+    for name in (
+        AUTO_ORDER[AUTO_ORDER.index(backend) + 1 :] if backend in AUTO_ORDER else ()
+    ):
         if status(name).usable:
             warnings.warn(
                 f"backend {backend!r} is not usable ({st.reason}); using {name!r} instead "
@@ -106,7 +120,9 @@ def resolve(backend: str = "auto", strict: bool = False) -> str:
     return "numpy"
 
 
-def _build(forms: tuple, kind: str, backend: str, dtype: str, device: int | None, strict: bool):  # noqa: ANN202
+def _build(
+    forms: tuple, kind: str, backend: str, dtype: str, device: int | None, strict: bool
+):
     """A Program from the in-process cache or freshly built; falls back on compile errors."""
     key = (tuple(f.signature() for f in forms), kind, backend, dtype, device)
     with _lock:
@@ -134,28 +150,48 @@ def _build(forms: tuple, kind: str, backend: str, dtype: str, device: int | None
     return prog, backend
 
 
-def _prepare(backend: str, device: Any, dtype: Any, strict: bool) -> tuple[str, str, int | None]:
+def _prepare(
+    backend: str, device: Any, dtype: Any, strict: bool
+) -> tuple[str, str, int | None]:
     dtype = _check_dtype(dtype)
     device = _check_device(device)
     name = resolve(backend, strict)
     return name, dtype, (device if name == "cuda" else None)
 
 
-def compile_activation(activation: Any, backend: str = "auto", device: int = 0, dtype: str = "float32", strict: bool = False) -> Kernel:
+def compile_activation(
+    activation: Any,
+    backend: str = "auto",
+    device: int = 0,
+    dtype: str = "float32",
+    strict: bool = False,
+) -> Kernel:
     """Compile one activation (used by ``Activation.compile``)."""
     name, dtype, dev = _prepare(backend, device, dtype, strict)
     prog, used = _build((activation.internal,), "elementwise", name, dtype, dev, strict)
     return Kernel(activation, prog, dtype, used, dev if used == "cuda" else None)
 
 
-def compile_loss(loss: Any, backend: str = "auto", device: int = 0, dtype: str = "float32", strict: bool = False) -> LossKernel:
+def compile_loss(
+    loss: Any,
+    backend: str = "auto",
+    device: int = 0,
+    dtype: str = "float32",
+    strict: bool = False,
+) -> LossKernel:
     """Compile one loss (used by ``Loss.compile``)."""
     name, dtype, dev = _prepare(backend, device, dtype, strict)
     prog, used = _build((loss.internal,), "loss", name, dtype, dev, strict)
     return LossKernel(loss, prog, dtype, used, dev if used == "cuda" else None)
 
 
-def compile_layer(activations: Any, backend: str = "auto", device: int = 0, dtype: str = "float32", strict: bool = False) -> LayerKernel:
+def compile_layer(
+    activations: Any,
+    backend: str = "auto",
+    device: int = 0,
+    dtype: str = "float32",
+    strict: bool = False,
+) -> LayerKernel:
     """Compile a heterogeneous layer: neuron j uses ``activations[j]`` with its own constants.
 
     Neurons with the same formula share one branch of the kernel; each keeps its own
@@ -190,7 +226,9 @@ def compile_layer(activations: Any, backend: str = "auto", device: int = 0, dtyp
         ids[j] = index[sig]
     name, dtype, dev = _prepare(backend, device, dtype, strict)
     prog, used = _build(tuple(forms), "layer", name, dtype, dev, strict)
-    return LayerKernel(acts, forms, ids, prog, dtype, used, dev if used == "cuda" else None)
+    return LayerKernel(
+        acts, forms, ids, prog, dtype, used, dev if used == "cuda" else None
+    )
 
 
 def clear_program_cache() -> None:

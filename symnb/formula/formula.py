@@ -22,7 +22,7 @@ import sympy as sp
 from symnb.errors import FormulaError
 from symnb.formula import library
 from symnb.formula.functions import sigmoid
-from symnb.formula.internal import P, T, X, InternalForm, param_symbol
+from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.stability import stabilize, stabilize_derivative
 
 #: Operation count above which a derivative is refused before any compiler sees it.
@@ -117,20 +117,21 @@ class _Budget:
         self.seconds = seconds
         self._armed = False
 
-    def _handler(self, signum, frame):  # noqa: ANN001, ANN202
+    def _handler(self, signum, frame):
         raise TimeoutError
 
-    def __enter__(self) -> _Budget:
-        if threading.current_thread() is threading.main_thread() and hasattr(
-            signal, "setitimer"
+    def __enter__(self) -> _Budget:  # noqa: PYI034
+        if (
+            threading.current_thread() is threading.main_thread()
+            and hasattr(signal, "setitimer")
+            and signal.getitimer(signal.ITIMER_REAL)[0] == 0  # no outer timer running
         ):
-            if signal.getitimer(signal.ITIMER_REAL)[0] == 0:
-                self._old = signal.signal(signal.SIGALRM, self._handler)
-                signal.setitimer(signal.ITIMER_REAL, self.seconds)
-                self._armed = True
+            self._old = signal.signal(signal.SIGALRM, self._handler)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            self._armed = True
         return self
 
-    def __exit__(self, exc_type, exc, tb):  # noqa: ANN001, ANN204
+    def __exit__(self, exc_type, exc, tb):
         if self._armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._old)
@@ -141,11 +142,15 @@ class _Budget:
                 suggestion="simplify the formula or give its derivative explicitly "
                 "(derivative=...)",
             ) from None
-        if exc_type is not None and not issubclass(exc_type, (FormulaError, KeyboardInterrupt)):
-            if issubclass(exc_type, (RecursionError, MemoryError, Exception)):
-                raise FormulaError(
-                    f"could not {self.what}: {exc_type.__name__}: {exc}"
-                ) from exc
+        if (
+            exc_type is not None
+            and issubclass(exc_type, Exception)
+            and not issubclass(exc_type, FormulaError)
+        ):
+            # any SymPy failure (RecursionError and MemoryError included) -> FormulaError
+            raise FormulaError(
+                f"could not {self.what}: {exc_type.__name__}: {exc}"
+            ) from exc
         return False
 
 
@@ -203,7 +208,11 @@ def _fix_kinks(expr: sp.Expr, surrogate: str, what: str) -> tuple[sp.Expr, list[
 
 
 def _check_printable(expr: sp.Expr, what: str) -> None:
-    bad = [a for a in expr.atoms(sp.Function, sp.Derivative, sp.Subs) if isinstance(a, _FORBIDDEN)]
+    bad = [
+        a
+        for a in expr.atoms(sp.Function, sp.Derivative, sp.Subs)
+        if isinstance(a, _FORBIDDEN)
+    ]
     if bad or expr.has(sp.I) or expr.has(sp.nan) or expr.has(sp.zoo):
         shown = sp.sstr(bad[0]) if bad else sp.sstr(expr)
         raise FormulaError(
@@ -309,7 +318,9 @@ class _Formula:
         self._user_symbols = {n: sp.Symbol(n, real=True) for n in values}
         self._var_symbols = tuple(sp.Symbol(v, real=True) for v in self.variables)
         self.derivative_text = (
-            derivative if isinstance(derivative, str) or derivative is None else sp.sstr(derivative)
+            derivative
+            if isinstance(derivative, str) or derivative is None
+            else sp.sstr(derivative)
         )
         self._build(user_expr, derivative)
 
@@ -362,7 +373,9 @@ class _Formula:
             df, n1 = _fix_kinks(stabilize_derivative(df), self.surrogate, what)
             dparams = []
             for c in params:
-                d, _ = _fix_kinks(stabilize_derivative(sp.diff(f, c)), self.surrogate, what)
+                d, _ = _fix_kinks(
+                    stabilize_derivative(sp.diff(f, c)), self.surrogate, what
+                )
                 dparams.append(d)
         self.notes += [n for n in n1 if n not in self.notes]
         f, n2 = _remove_singularity_at_zero(f, var, what)
@@ -478,6 +491,26 @@ class _Formula:
             **merged,
         )
 
+    def compile(
+        self,
+        backend: str = "auto",
+        device: int = 0,
+        dtype: str = "float32",
+        strict: bool = False,
+    ):
+        """Compile kernels on a backend ("auto", "numpy", "cpp", "cuda").
+
+        ``strict=True`` raises ``BackendUnavailable`` instead of falling back.
+        """
+        from symnb.backends import select
+
+        fn = (
+            select.compile_activation
+            if self.kind == "activation"
+            else select.compile_loss
+        )
+        return fn(self, backend=backend, device=device, dtype=dtype, strict=strict)
+
     def evaluate(self, *arrays: Any, **constants: float) -> Any:
         """Evaluate f with NumPy in float64 (a reference, not a kernel)."""
         from symnb.backends.numpy_ import reference_function
@@ -491,26 +524,17 @@ class Activation(_Formula):
     """An activation function f(x) with named constants.
 
     >>> swish = Activation("x*sigmoid(beta*x)", name="swish", beta=1.0)
-    >>> k = swish.compile(backend="numpy")
+    >>> k = swish.compile(backend="numpy")    # a symnb.Kernel
     """
 
     kernel = None  # the last kernel compiled by a notebook face (magic, editor)
 
-    def compile(
-        self,
-        backend: str = "auto",
-        device: int = 0,
-        dtype: str = "float32",
-        strict: bool = False,
-    ):  # noqa: ANN201 - returns symnb.backends.kernel.Kernel
-        """Compile forward and derivative kernels on a backend; see ``symnb.Kernel``."""
-        from symnb.backends.select import compile_activation
-
-        return compile_activation(self, backend=backend, device=device, dtype=dtype, strict=strict)
-
 
 class Loss(_Formula):
-    """An elementwise loss l(y_pred, y_true); its value is the mean over elements."""
+    """An elementwise loss l(y_pred, y_true); its value is the mean over elements.
+
+    ``compile`` returns a ``symnb.LossKernel`` with ``value`` and ``gradient``.
+    """
 
     kind = "loss"
     kernel = None  # the last kernel compiled by a notebook face (magic, editor)
@@ -518,20 +542,10 @@ class Loss(_Formula):
     _internal_inputs = (P, T)
     _library = library.LOSSES
 
-    def compile(
-        self,
-        backend: str = "auto",
-        device: int = 0,
-        dtype: str = "float32",
-        strict: bool = False,
-    ):  # noqa: ANN201 - returns symnb.backends.kernel.LossKernel
-        """Compile value and gradient kernels; see ``symnb.LossKernel``."""
-        from symnb.backends.select import compile_loss
 
-        return compile_loss(self, backend=backend, device=device, dtype=dtype, strict=strict)
-
-
-def _from_library(cls: type, table: Mapping[str, library.Entry], kind: str, name: str, constants: dict):
+def _from_library(
+    cls: type, table: Mapping[str, library.Entry], kind: str, name: str, constants: dict
+):
     if not isinstance(name, str) or name not in table:
         import difflib
 

@@ -11,7 +11,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
 
-class sigmoid(sp.Function):  # noqa: N801 - SymPy function names are lower case
+class sigmoid(sp.Function):
     """The logistic function 1/(1+exp(-u)), evaluated stably for both signs."""
 
     nargs = 1
@@ -22,7 +22,7 @@ class sigmoid(sp.Function):  # noqa: N801 - SymPy function names are lower case
         return sigmoid(u) * sigmoid(-u)
 
     @classmethod
-    def eval(cls, arg):  # noqa: ANN001, ANN206
+    def eval(cls, arg):
         if arg.is_zero:
             return sp.Rational(1, 2)
         if arg is sp.oo:
@@ -31,20 +31,20 @@ class sigmoid(sp.Function):  # noqa: N801 - SymPy function names are lower case
             return sp.Integer(0)
         return None
 
-    def _eval_rewrite_as_exp(self, arg, **kwargs):  # noqa: ANN001, ANN202
+    def _eval_rewrite_as_exp(self, arg, **kwargs):
         return 1 / (1 + sp.exp(-arg))
 
-    def _eval_evalf(self, prec):  # noqa: ANN001, ANN202
+    def _eval_evalf(self, prec):
         return (1 / (1 + sp.exp(-self.args[0])))._eval_evalf(prec)
 
-    def _eval_is_real(self):  # noqa: ANN202
+    def _eval_is_real(self):
         return self.args[0].is_real
 
-    def _latex(self, printer):  # noqa: ANN001, ANN202
-        return r"\sigma\left(%s\right)" % printer._print(self.args[0])
+    def _latex(self, printer):
+        return rf"\sigma\left({printer._print(self.args[0])}\right)"
 
 
-class softplus(sp.Function):  # noqa: N801
+class softplus(sp.Function):
     """log(1+exp(u)), evaluated stably as max(u,0) + log1p(exp(-|u|))."""
 
     nargs = 1
@@ -53,27 +53,27 @@ class softplus(sp.Function):  # noqa: N801
         return sigmoid(self.args[0])
 
     @classmethod
-    def eval(cls, arg):  # noqa: ANN001, ANN206
+    def eval(cls, arg):
         if arg.is_zero:
             return sp.log(2)
         return None
 
-    def _eval_rewrite_as_exp(self, arg, **kwargs):  # noqa: ANN001, ANN202
+    def _eval_rewrite_as_exp(self, arg, **kwargs):
         return sp.log(1 + sp.exp(arg))
 
     _eval_rewrite_as_log = _eval_rewrite_as_exp
 
-    def _eval_evalf(self, prec):  # noqa: ANN001, ANN202
+    def _eval_evalf(self, prec):
         return sp.log(1 + sp.exp(self.args[0]))._eval_evalf(prec)
 
-    def _eval_is_real(self):  # noqa: ANN202
+    def _eval_is_real(self):
         return self.args[0].is_real
 
-    def _latex(self, printer):  # noqa: ANN001, ANN202
-        return r"\operatorname{softplus}\left(%s\right)" % printer._print(self.args[0])
+    def _latex(self, printer):
+        return rf"\operatorname{{softplus}}\left({printer._print(self.args[0])}\right)"
 
 
-class logsigmoid(sp.Function):  # noqa: N801
+class logsigmoid(sp.Function):
     """log(sigmoid(u)), evaluated stably as min(u,0) - log1p(exp(-|u|))."""
 
     nargs = 1
@@ -82,46 +82,46 @@ class logsigmoid(sp.Function):  # noqa: N801
         return sigmoid(-self.args[0])
 
     @classmethod
-    def eval(cls, arg):  # noqa: ANN001, ANN206
+    def eval(cls, arg):
         if arg.is_zero:
             return -sp.log(2)
         return None
 
-    def _eval_rewrite_as_exp(self, arg, **kwargs):  # noqa: ANN001, ANN202
+    def _eval_rewrite_as_exp(self, arg, **kwargs):
         return -sp.log(1 + sp.exp(-arg))
 
-    def _eval_evalf(self, prec):  # noqa: ANN001, ANN202
+    def _eval_evalf(self, prec):
         return (-sp.log(1 + sp.exp(-self.args[0])))._eval_evalf(prec)
 
-    def _eval_is_real(self):  # noqa: ANN202
+    def _eval_is_real(self):
         return self.args[0].is_real
 
-    def _latex(self, printer):  # noqa: ANN001, ANN202
-        return r"\log\sigma\left(%s\right)" % printer._print(self.args[0])
+    def _latex(self, printer):
+        return rf"\log\sigma\left({printer._print(self.args[0])}\right)"
 
 
-class erfc(sp.erfc):  # noqa: N801
+class erfc(sp.erfc):
     """erfc that keeps its argument: SymPy rewrites erfc(-u) as 2 - erfc(u), which
     brings back the cancellation the rewrite 1 + erf(u) -> erfc(-u) removes."""
 
     @classmethod
-    def eval(cls, arg):  # noqa: ANN001, ANN206
+    def eval(cls, arg):
         if arg.is_Number:
             return sp.erfc(arg)
         return None
 
 
-def _heaviside(u, h0=None):  # noqa: ANN001, ANN202
+def _heaviside(u, h0=None):
     """Heaviside step with PyTorch's convention at 0 (value 0) unless told otherwise."""
     return sp.Heaviside(u, 0 if h0 is None else h0)
 
 
-def _where(cond, a, b):  # noqa: ANN001, ANN202
+def _where(cond, a, b):
     """``where(cond, a, b)``: a where cond holds, else b (NumPy's spelling of Piecewise)."""
     return sp.Piecewise((a, cond), (b, True))
 
 
-def _relu(u):  # noqa: ANN001, ANN202
+def _relu(u):
     return sp.Max(0, u)
 
 

@@ -30,7 +30,9 @@ def _tanhshrink_text() -> str:
 
     terms = []
     for n in range(2, 14):
-        c = -Rational(2 ** (2 * n) * (2 ** (2 * n) - 1) * bernoulli(2 * n), factorial(2 * n))
+        c = -Rational(
+            2 ** (2 * n) * (2 ** (2 * n) - 1) * bernoulli(2 * n), factorial(2 * n)
+        )
         terms.append(f"({c})*x**{2 * n - 1}")
     return f"where(abs(x) < 0.5, {' + '.join(terms)}, x - tanh(x))"
 

@@ -54,7 +54,11 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 if u is None:
                     continue
                 for j, b in enumerate(factors):
-                    if j != i and isinstance(b, sigmoid) and sp.expand(b.args[0] + u) == 0:
+                    if (
+                        j != i
+                        and isinstance(b, sigmoid)
+                        and sp.expand(b.args[0] + u) == 0
+                    ):
                         rest = [f for k, f in enumerate(factors) if k not in (i, j)]
                         note(f"rewrote exp({_fmt(u)})/(1 + exp({_fmt(u)})) as sigmoid")
                         return sp.Mul(*rest, sigmoid(u))
@@ -89,12 +93,22 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
         if isinstance(e, sp.Add) and len(e.args) == 2 and sp.S.One in e.args:
             other = e.args[0] if e.args[1] is sp.S.One else e.args[1]
             sign, core = 1, other
-            if isinstance(other, sp.Mul) and len(other.args) == 2 and sp.S.NegativeOne in other.args:
+            if (
+                isinstance(other, sp.Mul)
+                and len(other.args) == 2
+                and sp.S.NegativeOne in other.args
+            ):
                 sign = -1
-                core = other.args[0] if other.args[1] is sp.S.NegativeOne else other.args[1]
+                core = (
+                    other.args[0]
+                    if other.args[1] is sp.S.NegativeOne
+                    else other.args[1]
+                )
             if isinstance(core, sp.erf):
                 u = core.args[0]
-                note(f"rewrote 1 {'+' if sign > 0 else '-'} erf(u) as erfc (no cancellation)")
+                note(
+                    f"rewrote 1 {'+' if sign > 0 else '-'} erf(u) as erfc (no cancellation)"
+                )
                 return erfc(-sign * u)
             if isinstance(core, sp.tanh):
                 u = core.args[0]
@@ -129,8 +143,16 @@ def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
                 and len(other.args) == 2
                 and sp.S.NegativeOne in other.args
             ):
-                sq = other.args[0] if other.args[1] is sp.S.NegativeOne else other.args[1]
-                if isinstance(sq, sp.Pow) and sq.exp == 2 and isinstance(sq.base, sp.tanh):
+                sq = (
+                    other.args[0]
+                    if other.args[1] is sp.S.NegativeOne
+                    else other.args[1]
+                )
+                if (
+                    isinstance(sq, sp.Pow)
+                    and sq.exp == 2
+                    and isinstance(sq.base, sp.tanh)
+                ):
                     return sq.base.args[0]
         return None
 

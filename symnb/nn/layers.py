@@ -44,10 +44,15 @@ def resolve_activation(spec: Any) -> Any:
         except (KeyError, ValueError) as exc:
             if "x" in key and not key.isidentifier():
                 return symnb.Activation(key)
-            available = ", ".join(symnb.library_activations())
+            import difflib
+
+            names = symnb.library_activations()
+            close = difflib.get_close_matches(key, names, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
             raise ValueError(
-                f"unknown activation {spec!r}: use a library name ({available}), "
-                "a formula text such as 'x*sigmoid(x)', or a symnb.Activation"
+                f"unknown activation {spec!r}: {hint}use a library name "
+                f"({', '.join(names)}), a formula text such as 'x*sigmoid(x)', "
+                "or a symnb.Activation"
             ) from exc
     if hasattr(spec, "expr") and hasattr(spec, "compile"):
         return spec

@@ -208,10 +208,15 @@ def resolve_loss(
         try:
             loss = symnb.loss(lib)
         except (KeyError, ValueError) as exc:
-            available = ", ".join(symnb.library_losses())
+            import difflib
+
+            names = [*symnb.library_losses(), "cross_entropy"]
+            close = difflib.get_close_matches(key, names, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
             raise ValueError(
-                f"unknown loss {spec!r}: use 'cross_entropy' (softmax, multi-class), a "
-                f"library loss ({available}) or a symnb.Loss"
+                f"unknown loss {spec!r}: {hint}use 'cross_entropy' (softmax, "
+                f"multi-class), a library loss ({', '.join(names[:-1])}) or a "
+                "symnb.Loss"
             ) from exc
         if key in _LOGIT_NAMES:
             result = ElementwiseLoss(loss, task="binary", logits=True)

@@ -111,7 +111,7 @@ class ActivationEditor(W.VBox):
         self._preview: Any = None  # numpy kernel used for the plot
         self._kernel: Any = None
         self._error: BaseException | None = None
-        self._parsed_text: str | None = None
+        self._parsed_text: tuple[str, str] | None = None
 
         self.name_box = W.Text(
             value=name,

@@ -16,7 +16,9 @@ CPU = [p for p in backend_params() if p.id != "cuda"]
 
 @pytest.fixture(params=CPU)
 def kernel(request):
-    return symnb.Activation("x*sigmoid(beta*x)", beta=1.0).compile(backend=request.param, strict=True)
+    return symnb.Activation("x*sigmoid(beta*x)", beta=1.0).compile(
+        backend=request.param, strict=True
+    )
 
 
 def _swish(x, beta=1.0):
@@ -43,7 +45,9 @@ def test_non_contiguous_input_is_copied_not_misread(kernel):
 
 
 def test_integer_input_is_converted_and_complex_refused(kernel):
-    np.testing.assert_allclose(kernel.forward(np.array([1, 2])), _swish(np.array([1.0, 2.0])), rtol=1e-6)
+    np.testing.assert_allclose(
+        kernel.forward(np.array([1, 2])), _swish(np.array([1.0, 2.0])), rtol=1e-6
+    )
     with pytest.raises(TypeError, match="complex"):
         kernel.forward(np.array([1j]))
     with pytest.raises(TypeError):
@@ -79,7 +83,7 @@ def test_fused_in_place_computes_the_derivative_from_the_original_input(kernel):
     x = np.linspace(-2, 2, 8, dtype=np.float32)
     _, dref = kernel.forward_with_derivative(x.copy())
     dy = np.empty_like(x)
-    y, d = kernel.forward_with_derivative(x, out=(x, dy))
+    _, d = kernel.forward_with_derivative(x, out=(x, dy))
     np.testing.assert_allclose(d, dref, rtol=1e-6)
     with pytest.raises(ValueError):
         kernel.forward_with_derivative(x, out=(dy, dy))
@@ -110,7 +114,9 @@ def test_set_constants_changes_values_without_recompiling(kernel, monkeypatch):
     monkeypatch.setattr(select, "_module", counting)
     x = np.linspace(-3, 3, 13, dtype=np.float32)
     kernel.set_constants(beta=2.5)
-    np.testing.assert_allclose(kernel.forward(x), _swish(x.astype(float), 2.5), rtol=1e-6)
+    np.testing.assert_allclose(
+        kernel.forward(x), _swish(x.astype(float), 2.5), rtol=1e-6
+    )
     assert kernel.constants == {"beta": 2.5}
     assert calls == []
     with pytest.raises(symnb.FormulaError, match="no constant 'gamma'"):
@@ -140,7 +146,13 @@ def test_constant_gradient_matches_finite_differences(kernel):
 @pytest.mark.parametrize("backend", CPU)
 def test_layer_matches_per_column_numpy(backend):
     sw = symnb.Activation("x*sigmoid(beta*x)", beta=1.0)
-    acts = [sw, symnb.activation("relu"), sw.with_constants(beta=3.0), symnb.activation("leaky_relu", alpha=0.2), symnb.activation("tanh")]
+    acts = [
+        sw,
+        symnb.activation("relu"),
+        sw.with_constants(beta=3.0),
+        symnb.activation("leaky_relu", alpha=0.2),
+        symnb.activation("tanh"),
+    ]
     layer = symnb.compile_layer(acts, backend=backend, strict=True)
     rng = np.random.default_rng(3)
     x = rng.normal(size=(64, 5)).astype(np.float32)
@@ -159,7 +171,9 @@ def test_layer_matches_per_column_numpy(backend):
     fd = np.sum(g[:, 0] * (_swish(xd, 1 + h) - _swish(xd, 1 - h)) / (2 * h))
     assert abs(cg[layer.offsets[0]] - fd) < 1e-3 * max(1, abs(fd))
     layer.set_constants(neuron=2, beta=0.5)
-    np.testing.assert_allclose(layer.forward(x)[:, 2], _swish(x[:, 2].astype(float), 0.5), rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(
+        layer.forward(x)[:, 2], _swish(x[:, 2].astype(float), 0.5), rtol=2e-6, atol=1e-7
+    )
     with pytest.raises(ValueError, match=r"\(batch, 5\)"):
         layer.forward(np.ones((3, 4), np.float32))
 

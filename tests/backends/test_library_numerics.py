@@ -6,18 +6,37 @@ the float32/float64 input value, and central finite differences of a float64 eva
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
-import sympy as sp
 
 import symnb
 from tests.conftest import backend_params
 from tests.reference import evaluate
 
-GRID = [0.0, 1e-8, -1e-8, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, 20.0, -20.0, 88.0, -88.0,
-        100.0, -100.0, 1e4, -1e4, 3.0, -3.0, 6.0, 0.01, -0.01]
+GRID = [
+    0.0,
+    1e-8,
+    -1e-8,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    2.5,
+    -2.5,
+    20.0,
+    -20.0,
+    88.0,
+    -88.0,
+    100.0,
+    -100.0,
+    1e4,
+    -1e4,
+    3.0,
+    -3.0,
+    6.0,
+    0.01,
+    -0.01,
+]
 TOL = {"float32": (2e-5, 1e-30), "float64": (1e-11, 1e-300)}
 
 
@@ -30,7 +49,9 @@ def _reference(form, expr, xs, extra=None):
 def _close(got, ref, dtype, what):
     rtol, atol = TOL[dtype]
     got = np.asarray(got, dtype=np.float64)
-    assert np.all(np.isfinite(got) == np.isfinite(ref)), f"{what}: finite mismatch {got} vs {ref}"
+    assert np.all(np.isfinite(got) == np.isfinite(ref)), (
+        f"{what}: finite mismatch {got} vs {ref}"
+    )
     fin = np.isfinite(ref)
     err = np.abs(got[fin] - ref[fin])
     bound = rtol * np.abs(ref[fin]) + atol
@@ -69,7 +90,9 @@ def _kinks(name, consts):
 
 
 @pytest.mark.parametrize("backend", backend_params())
-@pytest.mark.parametrize("name", [n for n in symnb.library_activations() if n != "step"])
+@pytest.mark.parametrize(
+    "name", [n for n in symnb.library_activations() if n != "step"]
+)
 def test_activation_derivative_matches_finite_differences(name, backend):
     act = symnb.activation(name)
     k = act.compile(backend=backend, dtype="float64", strict=True)
@@ -89,12 +112,20 @@ def test_step_uses_atan_surrogate_gradient():
     y, dy = k.forward_with_derivative(x)
     np.testing.assert_array_equal(y, (x > 0).astype(float))
     alpha = 2.0  # spikingjelly ATan default
-    np.testing.assert_allclose(dy, alpha / 2 / (1 + (np.pi / 2 * alpha * x) ** 2), rtol=1e-12)
+    np.testing.assert_allclose(
+        dy, alpha / 2 / (1 + (np.pi / 2 * alpha * x) ** 2), rtol=1e-12
+    )
 
 
 LOSS_INPUTS = {
-    "bce": (np.array([0.01, 0.2, 0.5, 0.7, 0.99, 0.3]), np.array([0.0, 1.0, 1.0, 0.0, 1.0, 0.3])),
-    "hinge": (np.array([-2.0, -0.5, 0.0, 0.5, 1.5, 3.0]), np.array([1.0, -1.0, 1.0, 1.0, -1.0, 1.0])),
+    "bce": (
+        np.array([0.01, 0.2, 0.5, 0.7, 0.99, 0.3]),
+        np.array([0.0, 1.0, 1.0, 0.0, 1.0, 0.3]),
+    ),
+    "hinge": (
+        np.array([-2.0, -0.5, 0.0, 0.5, 1.5, 3.0]),
+        np.array([1.0, -1.0, 1.0, 1.0, -1.0, 1.0]),
+    ),
 }
 DEFAULT_LOSS_INPUT = (
     np.array([0.0, 1e-8, -1.0, 2.5, -20.0, 100.0, -100.0, 1e4, 0.3, 88.0]),
@@ -152,8 +183,11 @@ def test_loss_gradient_matches_finite_differences(name, backend):
 @pytest.mark.parametrize("backend", backend_params())
 def test_pytorch_kink_conventions(backend):
     """relu'(0)=0, leaky'(0)=alpha, elu'(0)=alpha, hardswish'(-3)=-0.5, hardswish'(3)=1.5."""
+
     def d(name, xs, **c):
-        k = symnb.activation(name, **c).compile(backend=backend, dtype="float64", strict=True)
+        k = symnb.activation(name, **c).compile(
+            backend=backend, dtype="float64", strict=True
+        )
         return k.forward_with_derivative(np.array(xs, dtype=np.float64))[1]
 
     np.testing.assert_array_equal(d("relu", [0.0]), [0.0])

@@ -592,7 +592,7 @@ def test_bad_architectures_have_clear_errors():
         nn.MLP([2, 4, 4, 1], activation=["tanh", "relu", "elu"])
     with pytest.raises(ValueError, match="3 entries, but the layer has 4 neurons"):
         nn.MLP([2, 4, 4, 1], activation=[["tanh"] * 3, "relu"])
-    with pytest.raises(ValueError, match="unknown activation"):
+    with pytest.raises(ValueError, match="unknown activation 'sigmod': did you mean"):
         nn.MLP([2, 4, 1], activation="sigmod")
     with pytest.raises(ValueError, match="unknown loss"):
         nn.MLP([2, 4, 1], loss="cross_entropyy")

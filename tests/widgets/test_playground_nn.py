@@ -117,3 +117,27 @@ def test_native_backends(backend: str) -> None:
     pg.train(epochs=3)
     assert pg.model.backend == backend
     assert pg.history["train"][-1] < pg.history["train"][0]
+
+
+def test_learnable_constants_train_and_travel_in_the_config() -> None:
+    lswish = symnb.Activation(
+        "x*sigmoid(beta*x)", name="lswish", beta=symnb.learnable(1.0, per="neuron")
+    )
+    pg = Playground(
+        config={"hidden": [3], "activations": ["lswish"], "backend": "numpy"},
+        activations={"lswish": lswish},
+    )
+    pg.train(epochs=3)
+    spec = pg.config["custom_activations"]["lswish"]
+    assert spec == {
+        "formula": "x*sigmoid(beta*x)",
+        "constants": {"beta": 1.0},
+        "learnable": {"beta": "neuron"},
+    }
+    learned = pg.model.learned_constants()[0]["beta"]
+    assert len(learned) == 3 and not np.allclose(learned, 1.0)
+    restored = Playground(config=pg.config)
+    restored.train(epochs=3)
+    np.testing.assert_allclose(
+        restored.history["train"], pg.history["train"], rtol=1e-6
+    )
