@@ -11,9 +11,11 @@ autograd backward, graph kept). Prints markdown tables of medians and ratios, th
 against the copy bandwidth (``np.copyto``) and the per-call overhead at 1e4.
 """
 
+# ruff: noqa: B023 - the timed lambdas run at once, inside their loop iteration
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -29,7 +31,7 @@ NAMES = ["relu", "gelu_tanh", "silu", "softplus", "mish", "elu"]
 SIZES = [10_000, 100_000, 1_000_000, 10_000_000]
 
 
-def timeit(fn, budget: float = 0.25, min_reps: int = 5, max_reps: int = 2000) -> float:  # noqa: ANN001
+def timeit(fn, budget: float = 0.25, min_reps: int = 5, max_reps: int = 2000) -> float:
     """Median seconds of ``fn()`` (after one warm-up call)."""
     fn()
     times: list[float] = []
@@ -48,25 +50,25 @@ def timeit(fn, budget: float = 0.25, min_reps: int = 5, max_reps: int = 2000) ->
 # ------------------------------------------------------------------------------------
 
 
-def _public_kernel(name: str, backend: str):  # noqa: ANN202
+def _public_kernel(name: str, backend: str):
     """(forward(x, out), backward(x, g, out)) through the public API, or None."""
     try:
         import symnb
 
         kernel = symnb.activation(name).compile(backend=backend)
-    except Exception as exc:  # API not ready, backend unusable
+    except Exception as exc:  # noqa: BLE001 - API not ready, backend unusable
         return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}"
 
-    def fwd(x, out):  # noqa: ANN001, ANN202
+    def fwd(x, out):
         return kernel.forward(x, out=out)
 
-    def bwd(x, g, out):  # noqa: ANN001, ANN202
+    def bwd(x, g, out):
         return kernel.backward(x, g, out=out)
 
     return (fwd, bwd), f"public API ({type(kernel).__name__})"
 
 
-def _reference_form(name: str):  # noqa: ANN202
+def _reference_form(name: str):
     from tests.codegen.reference_forms import activation_cases
 
     cases = activation_cases()
@@ -74,14 +76,20 @@ def _reference_form(name: str):  # noqa: ANN202
     form = cases[alias].form
     if name == "silu":
         form = form.__class__(
-            **{**form.__dict__, "f": form.f.subs(form.params[0], 1),
-               "df": form.df.subs(form.params[0], 1), "params": (), "param_names": (),
-               "param_values": (), "dparams": ()}
+            **{
+                **form.__dict__,
+                "f": form.f.subs(form.params[0], 1),
+                "df": form.df.subs(form.params[0], 1),
+                "params": (),
+                "param_names": (),
+                "param_values": (),
+                "dparams": (),
+            }
         )
     return form
 
 
-def _program_kernel(name: str, backend: str):  # noqa: ANN202
+def _program_kernel(name: str, backend: str):
     """Fallback: build the backend's Program directly from a hand-made InternalForm."""
     form = _reference_form(name)
     if backend == "cpp":
@@ -94,12 +102,12 @@ def _program_kernel(name: str, backend: str):  # noqa: ANN202
         prog = numpy_.build((form,), "elementwise", "float32", None)
     c = np.array(form.param_values, dtype=np.float32)
 
-    def fwd(x, out):  # noqa: ANN001, ANN202
+    def fwd(x, out):
         out = np.empty_like(x) if out is None else out
         prog.forward(x, out, c)
         return out
 
-    def bwd(x, g, out):  # noqa: ANN001, ANN202
+    def bwd(x, g, out):
         out = np.empty_like(x) if out is None else out
         prog.backward(x, g, out, c)
         return out
@@ -107,17 +115,17 @@ def _program_kernel(name: str, backend: str):  # noqa: ANN202
     return (fwd, bwd), "Program (public API not available)"
 
 
-def symnb_kernel(name: str, backend: str):  # noqa: ANN202
+def symnb_kernel(name: str, backend: str):
     k, how = _public_kernel(name, backend)
     if k is not None:
         return k, how
     try:
         return _program_kernel(name, backend)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - reported in the table header
         return None, f"unavailable: {type(exc).__name__}: {exc}"[:120]
 
 
-def lambdify_kernel(name: str):  # noqa: ANN202
+def lambdify_kernel(name: str):
     from symnb.formula.internal import X
 
     x = X
@@ -134,18 +142,18 @@ def lambdify_kernel(name: str):  # noqa: ANN202
     fn = sp.lambdify(x, f, "numpy")
     dfn = sp.lambdify(x, df, "numpy")
 
-    def fwd(xv, out):  # noqa: ANN001, ANN202
+    def fwd(xv, out):
         return fn(xv)
 
-    def bwd(xv, g, out):  # noqa: ANN001, ANN202
+    def bwd(xv, g, out):
         return g * dfn(xv)
 
     return fwd, bwd
 
 
-def torch_kernels(name: str):  # noqa: ANN202
+def torch_kernels(name: str):
     import torch
-    import torch.nn.functional as F  # noqa: N812
+    import torch.nn.functional as F
 
     fns = {
         "relu": F.relu,
@@ -157,11 +165,11 @@ def torch_kernels(name: str):  # noqa: ANN202
     }
     f = fns[name]
 
-    def fwd(xt, out):  # noqa: ANN001, ANN202
+    def fwd(xt, out):
         with torch.no_grad():
             return f(xt)
 
-    def make_bwd(xt, gt):  # noqa: ANN001, ANN202
+    def make_bwd(xt, gt):
         xr = xt.detach().clone().requires_grad_(True)
         y = f(xr)
 
@@ -177,7 +185,7 @@ def torch_kernels(name: str):  # noqa: ANN202
 
 
 def fmt_time(s: float) -> str:
-    if s != s:
+    if math.isnan(s):
         return "n/a"
     if s < 1e-3:
         return f"{s * 1e6:.1f} us"
@@ -201,11 +209,17 @@ def main(argv: list[str] | None = None) -> None:
         # before torch or any OpenMP kernel library is loaded
         os.environ["OMP_NUM_THREADS"] = str(threads)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--threads", type=int, default=None,
-                    help="threads for symnb's OpenMP kernels and PyTorch (default: all)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="threads for symnb's OpenMP kernels and PyTorch (default: all)",
+    )
     ap.add_argument("--sizes", nargs="*", type=float, default=SIZES)
     ap.add_argument("--names", nargs="*", default=NAMES)
-    ap.add_argument("--budget", type=float, default=0.25, help="seconds per measurement")
+    ap.add_argument(
+        "--budget", type=float, default=0.25, help="seconds per measurement"
+    )
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-lambdify", action="store_true")
     args = ap.parse_args(argv)
@@ -226,7 +240,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"# symnb kernel benchmark ({time.strftime('%Y-%m-%d %H:%M:%S')})\n")
     print(f"- CPU threads: {os.cpu_count()}; {torch_info}; numpy {np.__version__}")
     print(f"- cpp: {cpp.probe()}")
-    print("- float32; medians; ratio = baseline time / symnb cpp time (> 1: cpp faster)")
+    print(
+        "- float32; medians; ratio = baseline time / symnb cpp time (> 1: cpp faster)"
+    )
     print(
         "- symnb writes into a reused `out=` buffer; PyTorch (and lambdify) allocate their "
         "result, which costs page faults at 1e7: the 'new array' column is the fair one "
@@ -260,7 +276,9 @@ def main(argv: list[str] | None = None) -> None:
                 lf, lb = lambdify_kernel(name)
                 with np.errstate(all="ignore"):
                     res["lam_f"] = timeit(lambda: lf(x, out), args.budget, min_reps=3)
-                    res["lam_b"] = timeit(lambda: lb(x, g, out), args.budget, min_reps=3)
+                    res["lam_b"] = timeit(
+                        lambda: lb(x, g, out), args.budget, min_reps=3
+                    )
             if have_torch:
                 tf, make_tb = torch_kernels(name)
                 res["torch_f"] = timeit(lambda: tf(xt, None), args.budget)
@@ -268,7 +286,9 @@ def main(argv: list[str] | None = None) -> None:
             rows.append((name, n, res))
             print(f"  measured {name} n={n:.0e}", file=sys.stderr)
 
-    print(f"- cpp kernels via {how_seen.get('cpp')}; numpy via {how_seen.get('numpy')}\n")
+    print(
+        f"- cpp kernels via {how_seen.get('cpp')}; numpy via {how_seen.get('numpy')}\n"
+    )
     for direction, key in (("forward", "f"), ("backward (g * f'(x))", "b")):
         print(f"## {direction}\n")
         print(

@@ -10,11 +10,12 @@ composite ops (``x * torch.sigmoid(beta * x)``) and its built-in ``F.silu``. Eve
 contender trains from the same initial weights on the same data; the reported figure is
 the median over repeats of (wall time of ``epochs`` epochs) / epochs, including
 shuffling and all trainer overhead (symnb: ``MLP.fit`` with ``metrics=[]``; PyTorch: a
-standard eager loop).
+standard eager loop). The contenders' repeats are interleaved round-robin, so load
+changes on a shared machine hit all of them alike.
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_training.py            # full run (about a minute)
+    .venv/bin/python benchmarks/bench_training.py            # full run (20-60 s)
     .venv/bin/python benchmarks/bench_training.py --quick    # fewer repeats
     .venv/bin/python benchmarks/bench_training.py --json out.json
     .venv/bin/python benchmarks/bench_training.py --threads 1  # one thread everywhere
@@ -151,10 +152,8 @@ def measure(runners, epochs, repeats):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--epochs", type=int, default=10, help="epochs per timed repeat"
-    )
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=5, help="epochs per timed repeat")
+    parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="3 epochs x 3 repeats")
     parser.add_argument("--backends", default="numpy,cpp")
     parser.add_argument("--json", help="also write the results to this file")

@@ -133,8 +133,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
     try:
         proc.communicate(timeout=10)
-    except Exception:  # pragma: no cover - already dead or pipes closed
-        proc.kill()
+    except (subprocess.TimeoutExpired, OSError, ValueError):  # pragma: no cover
+        proc.kill()  # already dead, or its pipes are closed
 
 
 # ------------------------------------------------------------------------------------
@@ -158,11 +158,22 @@ def configure_openmp() -> None:
     libgomp reads ``OMP_WAIT_POLICY`` once, when it is loaded, so this runs before the
     probe and before the first kernel library is opened. A value the user set is kept.
     """
-    global _openmp_configured
+    global _openmp_configured, _libgomp
     if _openmp_configured:
         return
     _openmp_configured = True
     os.environ.setdefault("OMP_WAIT_POLICY", OPENMP_WAIT_POLICY)
+    # Keep libgomp loaded for the life of the process: closing the last kernel library
+    # must not unmap the OpenMP runtime under its parked worker threads.
+    name = ctypes.util.find_library("gomp")
+    if name:
+        try:
+            _libgomp = ctypes.CDLL(name)
+        except OSError:  # pragma: no cover - broken installation; kernels will say so
+            _libgomp = None
+
+
+_libgomp: ctypes.CDLL | None = None
 
 
 # ------------------------------------------------------------------------------------
@@ -250,8 +261,8 @@ def _dlclose_handle(handle: int) -> None:
         import _ctypes
 
         _ctypes.dlclose(handle)
-    except Exception:  # pragma: no cover - platform without dlclose
-        pass
+    except (ImportError, AttributeError, OSError):  # pragma: no cover - no dlclose
+        return
 
 
 def probe() -> BackendStatus:
@@ -361,7 +372,7 @@ def _libraries(status: BackendStatus) -> list[str]:
 # ------------------------------------------------------------------------------------
 
 
-def _get_or_build(key_parts: dict[str, str], build) -> tuple[Path, bool]:  # noqa: ANN001
+def _get_or_build(key_parts: dict[str, str], build) -> tuple[Path, bool]:
     from symnb.backends.cache import default_cache
 
     cache = default_cache()
@@ -415,12 +426,7 @@ def _release(key: str) -> None:
 
 
 def _dlclose(lib: _Library) -> None:
-    try:
-        import _ctypes
-
-        _ctypes.dlclose(lib.cdll._handle)
-    except Exception:  # pragma: no cover - platform without dlclose
-        pass
+    _dlclose_handle(lib.cdll._handle)
 
 
 def loaded_libraries() -> int:
@@ -481,7 +487,7 @@ class _PointerCache:
 CALL_CHUNK = 1 << 24
 
 
-def _chunks(n: int):  # noqa: ANN202
+def _chunks(n: int):
     if n <= CALL_CHUNK:
         yield 0, n
         return
@@ -516,18 +522,34 @@ class CppProgram(Program):
         self.device = None
         self.library_path = Path(library_path)
         self.flags = list(flags)
-        self._lib = _acquire(self.library_path)
+        try:
+            self._lib = _acquire(self.library_path)
+        except OSError as exc:
+            raise CompileError(
+                f"the compiled library cannot be loaded: {exc}",
+                compiler=" ".join(_compiler_command()[:1]) or "c++",
+                log=str(exc),
+                source=self.source,
+            ) from None
         self._finalizer = weakref.finalize(self, _release, str(self.library_path))
         self._ptr = _PointerCache()
-        self._real = np.float32 if self.dtype == "float32" else np.float64
         for logical, symbol in kernel_source.entry_points.items():
-            fn = getattr(self._lib.cdll, symbol)
+            try:
+                fn = getattr(self._lib.cdll, symbol)
+            except AttributeError:
+                raise CompileError(
+                    f"the compiled library has no entry point {symbol!r}",
+                    compiler=" ".join(_compiler_command()[:1]) or "c++",
+                    source=self.source,
+                ) from None
             fn.argtypes = _ARGTYPES[logical]
             fn.restype = None
             setattr(self, "_c_" + logical, fn)
 
     def __repr__(self) -> str:
-        hit = "cached" if self.cache_hit else f"compiled in {self.compile_seconds:.2f} s"
+        hit = (
+            "cached" if self.cache_hit else f"compiled in {self.compile_seconds:.2f} s"
+        )
         return f"<CppProgram {self.kind} {self.dtype} {self.library_path.name} ({hit})>"
 
     # -- elementwise ----------------------------------------------------------------
@@ -601,7 +623,14 @@ class CppProgram(Program):
         p = self._ptr
         rows, cols = x.shape
         self._c_layer_backward(
-            p(0, x), p(2, g), p(3, dx), rows, cols, p(5, ids), p(6, offsets), p(4, params)
+            p(0, x),
+            p(2, g),
+            p(3, dx),
+            rows,
+            cols,
+            p(5, ids),
+            p(6, offsets),
+            p(4, params),
         )
 
     def layer_forward_derivative(
@@ -616,7 +645,14 @@ class CppProgram(Program):
         p = self._ptr
         rows, cols = x.shape
         self._c_layer_forward_derivative(
-            p(0, x), p(1, y), p(3, dy), rows, cols, p(5, ids), p(6, offsets), p(4, params)
+            p(0, x),
+            p(1, y),
+            p(3, dy),
+            rows,
+            cols,
+            p(5, ids),
+            p(6, offsets),
+            p(4, params),
         )
 
     def layer_constant_gradient(
@@ -757,7 +793,7 @@ def key_parts(kernel_source: KernelSource, status: BackendStatus) -> dict[str, s
 
 
 def build(
-    forms,  # noqa: ANN001 - tuple of InternalForm
+    forms,
     kind: str,
     dtype: str = "float32",
     device: Any = None,

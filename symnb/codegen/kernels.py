@@ -28,20 +28,58 @@ from symnb.errors import FormulaError
 KINDS = ("elementwise", "layer", "loss")
 
 #: Element count from which the C++ loops run on several threads (kernels that call
-#: math functions such as exp/tanh/erf) ...
-PARALLEL_MIN = 32768
+#: math functions such as exp/tanh/erf). Waking libgomp's passive threads costs about
+#: 10 us and one core does ~3 such elements per ns, so a second thread pays from here;
+#: small calls (training minibatches) stay serial and do not fight BLAS threads ...
+PARALLEL_MIN = 65536
 #: ... and for cheap kernels (only arithmetic and comparisons, e.g. relu), which are
 #: memory-bound: a second thread pays only for large arrays.
 PARALLEL_MIN_CHEAP = 262144
 
-_MATH_CALL = re.compile(r"\b(?:[a-z0-9]+f?|symnb_(?:sigmoid|softplus|logsigmoid|tanh_softplus))\(")
-_CHEAP_CALLS = {"symnb_max(", "symnb_min(", "symnb_sign(", "symnb_heaviside(", "fabsf(", "fabs(",
-                "floorf(", "floor(", "ceilf(", "ceil(", "sqrtf(", "sqrt("}
+_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\(")
+# calls that cost about as much as an arithmetic operation
+_CHEAP_CALLS = frozenset(
+    {
+        "symnb_max",
+        "symnb_min",
+        "symnb_sign",
+        "symnb_heaviside",
+        "fabsf",
+        "fabs",
+        "floorf",
+        "floor",
+        "ceilf",
+        "ceil",
+        "sqrtf",
+        "sqrt",
+        "fmaf",
+        "fma",
+    }
+)
+_NOT_CALLS = frozenset({"if", "for", "while", "switch", "return", "sizeof"})
 
 #: glibc (>= 2.35, libmvec) functions with SIMD variants we declare for the C++ dialect.
 _LIBMVEC_FUNCS = (
-    "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-    "asinh", "acosh", "atanh", "erf", "erfc", "log1p", "expm1", "pow", "cbrt",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfc",
+    "log1p",
+    "expm1",
+    "pow",
+    "cbrt",
 )
 _LIBMVEC_BINARY = ("pow",)
 
@@ -70,8 +108,9 @@ class Dialect:
     name: str
     header: str  # template; slots: real, nan, inf
     loop: str  # element loop over [0, n); slot: n, clause
-    row_col_loop: str  # layer: defines i (flat index) and j (column)
-    row_col_end: str
+    run_loop: str  # layer: for each row r, runs [j0, j1) of columns with one form `id`
+    run_end: str
+    run_inner: str  # loop header over the columns j of one run
     column_loop: str  # layer reductions: one iteration per column j
     reduction_clause: str  # template; slot: vars (comma-separated accumulators)
     simd_declarations: bool
@@ -132,14 +171,17 @@ CPP = Dialect(
         "schedule(static)$clause\n"
         "    for (symnb_i64 i = 0; i < $n; ++i) {"
     ),
-    row_col_loop=(
+    run_loop=(
         "#pragma omp parallel for if(parallel: rows * cols >= SYMNB_PARALLEL_MIN) "
         "schedule(static)\n"
         "    for (symnb_i64 r = 0; r < rows; ++r) {\n"
-        "    for (symnb_i64 j = 0; j < cols; ++j) {\n"
-        "        const symnb_i64 i = r * cols + j;"
+        "    for (symnb_i64 j0 = 0, j1 = 0; j0 < cols; j0 = j1) {\n"
+        "        const symnb_i32 id = ids[j0];\n"
+        "        for (j1 = j0 + 1; j1 < cols && ids[j1] == id; ++j1) {\n"
+        "        }"
     ),
-    row_col_end="    }\n    }",
+    run_end="    }\n    }",
+    run_inner="#pragma omp simd\n            for (symnb_i64 j = j0; j < j1; ++j)",
     column_loop=(
         "#pragma omp parallel for if(parallel: rows * cols >= SYMNB_PARALLEL_MIN) "
         "schedule(static)\n"
@@ -153,11 +195,14 @@ CUDA = Dialect(
     name="cuda",
     header="cuda",
     loop="for (symnb_i64 i = SYMNB_TID; i < $n; i += SYMNB_STRIDE) {",
-    row_col_loop=(
-        "for (symnb_i64 i = SYMNB_TID; i < rows * cols; i += SYMNB_STRIDE) {\n"
-        "        const symnb_i64 j = i % cols;"
+    run_loop=(
+        "for (symnb_i64 e = SYMNB_TID; e < rows * cols; e += SYMNB_STRIDE) {\n"
+        "        const symnb_i64 r = e / cols;\n"
+        "        const symnb_i64 j0 = e - r * cols, j1 = j0 + 1;\n"
+        "        const symnb_i32 id = ids[j0];"
     ),
-    row_col_end="    }",
+    run_end="    }",
+    run_inner="for (symnb_i64 j = j0; j < j1; ++j)",
     column_loop="for (symnb_i64 j = SYMNB_TID; j < cols; j += SYMNB_STRIDE) {",
     reduction_clause="",
     simd_declarations=False,
@@ -197,13 +242,16 @@ def _ctype(dtype: str) -> str:
 
 def parallel_threshold(body: str) -> int:
     """The thread threshold for kernels whose per-form code is ``body``."""
-    for m in _MATH_CALL.finditer(body):
-        if m.group(0) not in _CHEAP_CALLS and not m.group(0).startswith("symnb_f"):
-            return PARALLEL_MIN
+    for name in _CALL.findall(body):
+        if name in _CHEAP_CALLS or name in _NOT_CALLS:
+            continue
+        if name.startswith(("symnb_f", "symnb_df", "symnb_dc")):
+            continue
+        return PARALLEL_MIN
     return PARALLEL_MIN_CHEAP
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def render_header(dialect: str, dtype: str, parallel_min: int = PARALLEL_MIN) -> str:
     """Includes, qualifier macros and types of a dialect."""
     d = DIALECTS[dialect]
@@ -227,7 +275,7 @@ def render_header(dialect: str, dtype: str, parallel_min: int = PARALLEL_MIN) ->
     return text
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def render_simd_declarations(dtype: str) -> str:
     """Declare glibc's vector variants (libmvec) so ``omp simd`` loops call them."""
     ct = _ctype(dtype)
@@ -431,20 +479,34 @@ ${acc_update}
 ${combine}"""
 )
 
+_LAYER_CASE = string.Template(
+    """        case ${index}:
+            ${inner} {
+                const symnb_i64 i = r * cols + j;
+                const symnb_real* cj = params + offsets[j];
+                ${statement}
+            }
+            break;"""
+)
+
+_LAYER_DEFAULT = string.Template(
+    """        default:
+            ${inner} {
+                const symnb_i64 i = r * cols + j;
+                ${statement}
+            }"""
+)
+
 _LAYER = string.Template(
     """SYMNB_KERNEL void symnb_layer_forward(const symnb_real* SYMNB_RESTRICT x,
         symnb_real* SYMNB_RESTRICT y, symnb_i64 rows, symnb_i64 cols,
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
         const symnb_real* SYMNB_RESTRICT params) {
-    ${row_col_loop}
-        const symnb_real* cj = params + offsets[j];
-        symnb_real v;
-        switch (ids[j]) {
+    ${run_loop}
+        switch (id) {
 ${forward_cases}
-        default: v = SYMNB_NAN;
         }
-        y[i] = v;
-${row_col_end}
+${run_end}
 }
 
 SYMNB_KERNEL void symnb_layer_backward(const symnb_real* SYMNB_RESTRICT x,
@@ -452,15 +514,11 @@ SYMNB_KERNEL void symnb_layer_backward(const symnb_real* SYMNB_RESTRICT x,
         symnb_i64 rows, symnb_i64 cols,
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
         const symnb_real* SYMNB_RESTRICT params) {
-    ${row_col_loop}
-        const symnb_real* cj = params + offsets[j];
-        symnb_real v;
-        switch (ids[j]) {
+    ${run_loop}
+        switch (id) {
 ${backward_cases}
-        default: v = SYMNB_NAN;
         }
-        dx[i] = g[i] * v;
-${row_col_end}
+${run_end}
 }
 
 SYMNB_KERNEL void symnb_layer_forward_derivative(const symnb_real* SYMNB_RESTRICT x,
@@ -468,16 +526,11 @@ SYMNB_KERNEL void symnb_layer_forward_derivative(const symnb_real* SYMNB_RESTRIC
         symnb_i64 rows, symnb_i64 cols,
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
         const symnb_real* SYMNB_RESTRICT params) {
-    ${row_col_loop}
-        const symnb_real* cj = params + offsets[j];
-        symnb_real v, dv;
-        switch (ids[j]) {
+    ${run_loop}
+        switch (id) {
 ${pair_cases}
-        default: v = SYMNB_NAN; dv = SYMNB_NAN;
         }
-        y[i] = v;
-        dy[i] = dv;
-${row_col_end}
+${run_end}
 }
 
 SYMNB_KERNEL void symnb_layer_constant_gradient(const symnb_real* SYMNB_RESTRICT x,
@@ -568,30 +621,53 @@ def render_elementwise(dialect: str, n_params: int) -> str:
 
 @functools.lru_cache(maxsize=256)
 def render_layer(dialect: str, n_params: tuple[int, ...]) -> str:
-    """The four layer entry points: one switch over the form of each column."""
+    """The four layer entry points: per row, one switch per run of columns that share
+    a form (a SIMD loop over the run in C++; one element per thread in CUDA)."""
     d = DIALECTS[dialect]
     fwd, bwd, pair, grad = [], [], [], []
     for i, k in enumerate(n_params):
-        fwd.append(f"        case {i}: v = symnb_f{i}(x[i], cj); break;")
-        bwd.append(f"        case {i}: v = symnb_df{i}(x[i], cj); break;")
-        pair.append(f"        case {i}: symnb_fdf{i}(x[i], cj, &v, &dv); break;")
+        for out, stmt in (
+            (fwd, f"y[i] = symnb_f{i}(x[i], cj);"),
+            (bwd, f"dx[i] = g[i] * symnb_df{i}(x[i], cj);"),
+            (
+                pair,
+                (
+                    f"symnb_real v, dv; symnb_fdf{i}(x[i], cj, &v, &dv); "
+                    "y[i] = v; dy[i] = dv;"
+                ),
+            ),
+        ):
+            out.append(
+                _LAYER_CASE.substitute(index=i, inner=d.run_inner, statement=stmt)
+            )
         if k:
             grad.append(
                 _LAYER_GRADIENT_CASE.substitute(
                     index=i,
                     k=k,
-                    acc_decl="double " + ", ".join(f"acc{q} = 0.0" for q in range(k)) + ";",
+                    acc_decl="double "
+                    + ", ".join(f"acc{q} = 0.0" for q in range(k))
+                    + ";",
                     acc_update="\n".join(
-                        f"                acc{q} += gi * (double)d[{q}];" for q in range(k)
+                        f"                acc{q} += gi * (double)d[{q}];"
+                        for q in range(k)
                     ),
-                    store="\n".join(f"            oj[{q}] += acc{q};" for q in range(k)),
+                    store="\n".join(
+                        f"            oj[{q}] += acc{q};" for q in range(k)
+                    ),
                 )
             )
         else:
             grad.append(f"        case {i}: break;")
+    for out, stmt in (
+        (fwd, "y[i] = SYMNB_NAN;"),
+        (bwd, "dx[i] = SYMNB_NAN;"),
+        (pair, "y[i] = SYMNB_NAN; dy[i] = SYMNB_NAN;"),
+    ):
+        out.append(_LAYER_DEFAULT.substitute(inner=d.run_inner, statement=stmt))
     return _LAYER.substitute(
-        row_col_loop=d.row_col_loop,
-        row_col_end=d.row_col_end,
+        run_loop=d.run_loop,
+        run_end=d.run_end,
         column_loop=d.column_loop,
         forward_cases="\n".join(fwd),
         backward_cases="\n".join(bwd),
@@ -608,7 +684,11 @@ def render_loss(dialect: str) -> str:
 
 
 def _form_text(
-    index: int, form, dtype: str, with_dparams: bool, max_operations: int  # noqa: ANN001
+    index: int,
+    form,
+    dtype: str,
+    with_dparams: bool,
+    max_operations: int,
 ) -> str:
     return render_form_functions(
         index,
@@ -624,7 +704,7 @@ def _form_text(
 
 
 def render_program(
-    forms,  # noqa: ANN001 - tuple of InternalForm
+    forms,
     kind: str,
     dialect: str = "cpp",
     dtype: str = "float32",
@@ -670,8 +750,14 @@ def render_program(
     return _render_cached(forms, kind, dialect, dtype)
 
 
-def _form_key(form) -> tuple:  # noqa: ANN001
-    return (tuple(form.inputs), tuple(form.params), form.f, form.df, tuple(form.dparams))
+def _form_key(form) -> tuple:
+    return (
+        tuple(form.inputs),
+        tuple(form.params),
+        form.f,
+        form.df,
+        tuple(form.dparams),
+    )
 
 
 @functools.lru_cache(maxsize=256)

@@ -32,7 +32,7 @@ from sympy.printing.c import C99CodePrinter
 from sympy.printing.precedence import PRECEDENCE
 
 from symnb.errors import FormulaError
-from symnb.formula.functions import logsigmoid, sigmoid, softplus
+from symnb.formula.functions import softplus
 
 #: Largest number of operations (after CSE) in one generated function.
 MAX_OPERATIONS = 20000
@@ -44,20 +44,47 @@ DTYPES = ("float32", "float64")
 
 # Functions (SymPy class names) the printer handles; anything else is refused.
 _ALLOWED_FUNCS = {
-    "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-    "asinh", "acosh", "atanh", "erf", "erfc", "Abs", "sign", "Max", "Min", "Piecewise",
-    "Heaviside", "floor", "ceiling", "sigmoid", "softplus", "logsigmoid", "log1p",
-    "expm1", "tanh_softplus", "sech2_softplus",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "erf",
+    "erfc",
+    "Abs",
+    "sign",
+    "Max",
+    "Min",
+    "Piecewise",
+    "Heaviside",
+    "floor",
+    "ceiling",
+    "sigmoid",
+    "softplus",
+    "logsigmoid",
+    "log1p",
+    "expm1",
+    "tanh_softplus",
+    "sech2_softplus",
 }
 
 
-class tanh_softplus(sp.Function):  # noqa: N801 - SymPy function names are lower case
+class tanh_softplus(sp.Function):
     """tanh(softplus(u)), printed as a rational function of exp(-|u|) (mish's hot part)."""
 
     nargs = 1
 
 
-class sech2_softplus(sp.Function):  # noqa: N801
+class sech2_softplus(sp.Function):
     """1/cosh(softplus(u))**2 = 1 - tanh(softplus(u))**2, as a rational function of exp."""
 
     nargs = 1
@@ -96,7 +123,7 @@ class KernelPrinter(C99CodePrinter):
         )
 
     # -- literals -------------------------------------------------------------------
-    def literal(self, value: float | int) -> str:
+    def literal(self, value: float) -> str:
         """A floating literal of the kernel type (``2.0F`` or ``2.0``)."""
         return self._print_Float(sp.Float(value))
 
@@ -109,7 +136,7 @@ class KernelPrinter(C99CodePrinter):
 
     def _print_Rational(self, expr: sp.Rational) -> str:
         p, q = int(expr.p), int(expr.q)
-        return "(%s/%s)" % (self.literal(p), self.literal(q))
+        return f"({self.literal(p)}/{self.literal(q)})"
 
     def _print_Half(self, expr: sp.Rational) -> str:
         return self.literal(0.5)
@@ -155,7 +182,7 @@ class KernelPrinter(C99CodePrinter):
         base, e = expr.base, expr.exp
         suffix = self._get_func_suffix(real)
         if base == sp.E:
-            return "exp%s(%s)" % (suffix, self._print(e))
+            return f"exp{suffix}({self._print(e)})"
         b = self.parenthesize(base, PRECEDENCE["Atom"], strict=True)
         if e.is_Integer:
             n = int(e)
@@ -163,44 +190,44 @@ class KernelPrinter(C99CodePrinter):
                 return self.literal(1)
             if abs(n) <= MAX_EXPANDED_POWER:
                 prod = "*".join([b] * abs(n))
-                return "(%s)" % prod if n > 0 else "(%s/(%s))" % (self.literal(1), prod)
-            return "pow%s(%s, %s)" % (suffix, self._print(base), self.literal(n))
+                return f"({prod})" if n > 0 else f"({self.literal(1)}/({prod}))"
+            return f"pow{suffix}({self._print(base)}, {self.literal(n)})"
         if e.is_Rational and e.q == 2:
             n = int(e.p)
-            s = "sqrt%s(%s)" % (suffix, self._print(base))
+            s = f"sqrt{suffix}({self._print(base)})"
             if n == 1:
                 return s
             if abs(n) <= 2 * MAX_EXPANDED_POWER + 1:
                 m = (abs(n) - 1) // 2
                 prod = "*".join([s] + [b] * m)
-                return "(%s)" % prod if n > 0 else "(%s/(%s))" % (self.literal(1), prod)
+                return f"({prod})" if n > 0 else f"({self.literal(1)}/({prod}))"
         # any other exponent, including 1/3: pow() (NaN for negative bases, as NumPy)
-        return "pow%s(%s, %s)" % (suffix, self._print(base), self._print(e))
+        return f"pow{suffix}({self._print(base)}, {self._print(e)})"
 
     # -- helpers from the prelude -------------------------------------------------------
     def _print_sigmoid(self, expr: sp.Expr) -> str:
-        return "symnb_sigmoid(%s)" % self._print(expr.args[0])
+        return f"symnb_sigmoid({self._print(expr.args[0])})"
 
     def _print_softplus(self, expr: sp.Expr) -> str:
-        return "symnb_softplus(%s)" % self._print(expr.args[0])
+        return f"symnb_softplus({self._print(expr.args[0])})"
 
     def _print_logsigmoid(self, expr: sp.Expr) -> str:
-        return "symnb_logsigmoid(%s)" % self._print(expr.args[0])
+        return f"symnb_logsigmoid({self._print(expr.args[0])})"
 
     def _print_tanh_softplus(self, expr: sp.Expr) -> str:
-        return "symnb_tanh_softplus(%s)" % self._print(expr.args[0])
+        return f"symnb_tanh_softplus({self._print(expr.args[0])})"
 
     def _print_sech2_softplus(self, expr: sp.Expr) -> str:
-        return "symnb_sech2_softplus(%s)" % self._print(expr.args[0])
+        return f"symnb_sech2_softplus({self._print(expr.args[0])})"
 
     def _print_sign(self, expr: sp.Expr) -> str:
-        return "symnb_sign(%s)" % self._print(expr.args[0])
+        return f"symnb_sign({self._print(expr.args[0])})"
 
     def _nested(self, name: str, args: tuple) -> str:
         printed = [self._print(a) for a in args]
         out = printed[-1]
         for a in reversed(printed[:-1]):
-            out = "%s(%s, %s)" % (name, a, out)
+            out = f"{name}({a}, {out})"
         return out
 
     def _print_Max(self, expr: sp.Expr) -> str:
@@ -214,25 +241,25 @@ class KernelPrinter(C99CodePrinter):
         h0 = expr.args[1] if len(expr.args) > 1 else sp.Rational(1, 2)
         one, zero = self.literal(1), self.literal(0)
         if h0 == 0:
-            return "((%s) > %s ? %s : %s)" % (u, zero, one, zero)
+            return f"(({u}) > {zero} ? {one} : {zero})"
         if h0 == 1:
-            return "((%s) >= %s ? %s : %s)" % (u, zero, one, zero)
-        return "symnb_heaviside(%s, %s)" % (u, self._print(h0))
+            return f"(({u}) >= {zero} ? {one} : {zero})"
+        return f"symnb_heaviside({u}, {self._print(h0)})"
 
     def _print_Piecewise(self, expr: sp.Piecewise) -> str:
         out = None
         pairs = list(expr.args)
-        if pairs[-1].cond == True:  # noqa: E712 - SymPy true
+        if pairs[-1].cond == True:
             out = self._print(pairs.pop().expr)
         else:
             out = "SYMNB_NAN"
         for e, c in reversed(pairs):
-            out = "((%s) ? (%s) : (%s))" % (self._print(c), self._print(e), out)
+            out = f"(({self._print(c)}) ? ({self._print(e)}) : ({out}))"
         return out
 
     def _print_ITE(self, expr: sp.Expr) -> str:
         c, a, b = expr.args
-        return "((%s) ? (%s) : (%s))" % (self._print(c), self._print(a), self._print(b))
+        return f"(({self._print(c)}) ? ({self._print(a)}) : ({self._print(b)}))"
 
     # -- strictness -----------------------------------------------------------------
     def _print_Function(self, expr: sp.Expr) -> str:
@@ -271,8 +298,10 @@ class KernelPrinter(C99CodePrinter):
         except FormulaError:
             raise
         except RecursionError:
-            raise FormulaError("could not compile: the formula is nested too deeply") from None
-        except Exception as exc:  # SymPy raises assorted errors for unprintable input
+            raise FormulaError(
+                "could not compile: the formula is nested too deeply"
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - SymPy raises assorted errors
             raise FormulaError(f"could not compile: {exc}") from None
 
 
@@ -281,7 +310,13 @@ class KernelPrinter(C99CodePrinter):
 # ------------------------------------------------------------------------------------
 
 _FORBIDDEN = (
-    sp.re, sp.im, sp.Derivative, sp.Subs, sp.DiracDelta, sp.Integral, sp.Sum,
+    sp.re,
+    sp.im,
+    sp.Derivative,
+    sp.Subs,
+    sp.DiracDelta,
+    sp.Integral,
+    sp.Sum,
 )
 
 
@@ -450,10 +485,14 @@ def lower(
     try:
         assignments, reduced = sp.cse(prepared, symbols=temps_names, order="none")
     except RecursionError:
-        raise FormulaError(f"could not compile {what}: it is nested too deeply") from None
-    except Exception as exc:
+        raise FormulaError(
+            f"could not compile {what}: it is nested too deeply"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - any SymPy failure is the formula's
         raise FormulaError(f"could not compile {what}: {exc}") from None
-    assignments, reduced = _hoist_power_bases(list(assignments), list(reduced), temps_names)
+    assignments, reduced = _hoist_power_bases(
+        list(assignments), list(reduced), temps_names
+    )
     n_ops = count_operations([rhs for _, rhs in assignments] + list(reduced))
     if n_ops > max_operations:
         raise FormulaError(
@@ -560,7 +599,7 @@ _HELPERS = {
 HELPERS = tuple(_HELPERS)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _helper_text(name: str, dtype: str) -> str:
     p = KernelPrinter(dtype)
     sfx = "f" if dtype == "float32" else ""
@@ -579,7 +618,7 @@ def _helper_text(name: str, dtype: str) -> str:
     return string.Template(text).substitute(subs)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def prelude(dtype: str = "float32", used: frozenset | None = None) -> str:
     """The helper functions (specialised for ``dtype``) the kernel text uses.
 
@@ -613,10 +652,10 @@ def helpers_used(text: str) -> frozenset:
 
 
 __all__ = [
+    "HELPERS",
     "MAX_OPERATIONS",
     "KernelPrinter",
     "Lowered",
-    "HELPERS",
     "count_operations",
     "helpers_used",
     "lower",

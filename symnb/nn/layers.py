@@ -43,7 +43,7 @@ def resolve_activation(spec: Any) -> Any:
             return symnb.activation(key)
         except (KeyError, ValueError) as exc:
             if "x" in key and not key.isidentifier():
-                return symnb.Activation(key)
+                return symnb.Activation(key, name=key)
             import difflib
 
             names = symnb.library_activations()

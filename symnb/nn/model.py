@@ -288,6 +288,8 @@ class MLP:
         self._flat = xp.asarray(host.astype(self.dtype))
         self._flat_grad = xp.zeros(total, dtype=self.dtype)
         self._backup = xp.empty_like(self._flat)
+        # sum of all entries as one dot product: NaN/inf anywhere makes it NaN/inf
+        self._ones_flat = xp.ones_like(self._flat)
         self._n_weights = n_w
         self.layers: list[Dense] = []
         params: list[Parameter] = []
@@ -631,7 +633,7 @@ class MLP:
         return Xs, Ts
 
     def _forward_train(self, x: Any, bufs: _Buffers) -> Any:
-        matmul = self.xp.matmul
+        matmul = self.xp.dot  # 2-D dot: less call overhead than matmul
         a = x
         for W, b, forward_with_derivative, z, out in bufs.fwd:
             matmul(a, W, out=z)
@@ -645,7 +647,7 @@ class MLP:
 
     def _backward(self, x: Any, bufs: _Buffers) -> None:
         xp = self.xp
-        matmul, multiply = xp.matmul, xp.multiply
+        matmul, multiply = xp.dot, xp.multiply
         ones = bufs.ones
         g = bufs.gout
         for i, da, a_prev, dW, db, WT, gin, mask, learn in bufs.bwd:
@@ -676,11 +678,12 @@ class MLP:
         self._backward(xb, bufs)
         if l1 or l2:
             self._penalty_gradient(l1, l2)
-        if not math.isfinite(self._flat_grad.sum()):
+        dot = self.xp.dot
+        if not math.isfinite(dot(self._flat_grad, self._ones_flat)):
             raise _Diverged("gradient")
         self._backup[...] = self._flat
         optimizer.step()
-        if not math.isfinite(self._flat.sum()):
+        if not math.isfinite(dot(self._flat, self._ones_flat)):
             self._flat[...] = self._backup
             raise _Diverged("parameters")
         if self._learnable_layers:
@@ -741,7 +744,7 @@ class MLP:
             )
             self._infer_buffers[n] = bufs
         zs, outs = bufs
-        matmul = self.xp.matmul
+        matmul = self.xp.dot
         a = x
         hidden = []
         for i, layer in enumerate(self.layers):

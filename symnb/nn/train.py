@@ -158,6 +158,29 @@ class History:
             + ")"
         )
 
+    def _repr_html_(self) -> str:
+        import html as _html
+
+        head = _html.escape(repr(self))
+        if not self.epochs:
+            return f"<p>{head}</p>"
+        keys = [k for k in self.history if k != "time"]
+        shown = list(range(len(self.epochs)))
+        if len(shown) > 10:
+            shown = shown[:5] + [-1] + shown[-5:]
+        rows = []
+        for i in shown:
+            if i == -1:
+                rows.append("<tr>" + "<td>...</td>" * (len(keys) + 1) + "</tr>")
+                continue
+            cells = "".join(f"<td>{self.history[k][i]:.4g}</td>" for k in keys)
+            rows.append(f"<tr><td>{self.epochs[i]}</td>{cells}</tr>")
+        header = "".join(f"<th>{_html.escape(k)}</th>" for k in keys)
+        return (
+            f"<p>{head}</p><table><thead><tr><th>epoch</th>{header}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+
 
 def _mode_of(metric: str) -> str:
     base = metric.removeprefix("val_")

@@ -186,9 +186,12 @@ def normalize_config(config: dict[str, Any] | None) -> dict[str, Any]:
         acts.append(acts[-1] if acts else "tanh")
     for i, spec in enumerate(acts):
         if isinstance(spec, (list, tuple)):
-            names = [str(a) for a in spec][: hidden[i]]
-            while len(names) < hidden[i]:
-                names.append(names[-1] if names else "tanh")
+            names = [str(a) for a in spec]
+            if len(names) != hidden[i]:
+                raise ValueError(
+                    f"playground setting 'activations': layer {i + 1} has "
+                    f"{hidden[i]} neurons but {len(names)} activations are listed"
+                )
             acts[i] = names[0] if len(set(names)) == 1 else names
         else:
             acts[i] = str(spec)
@@ -714,15 +717,15 @@ class Playground(W.VBox):
             self.activation.value = (
                 current if current in names else (first if first in names else names[0])
             )
-            for i, dd in enumerate(self.layer_activation):
+            for dd, layer in zip(self.layer_activation, self._layer_acts):
                 with dd.hold_sync():
                     dd.options = names
-                    dd.value = self._layer_acts[i]
-            for i, row in enumerate(self.neuron_activation):
-                for j, dd in enumerate(row):
+                    dd.value = layer
+            for row, specs in zip(self.neuron_activation, self._neuron_acts):
+                for dd, spec in zip(row, specs):
                     with dd.hold_sync():
                         dd.options = [("= layer", "")] + [(n, n) for n in names]
-                        dd.value = self._neuron_acts[i][j] or ""
+                        dd.value = spec or ""
 
     # ================================================================== network widgets
     def _rebuild_network_widgets(self) -> None:
@@ -955,6 +958,10 @@ class Playground(W.VBox):
             "custom_activations": customs,
         }
 
+    @config.setter
+    def config(self, config: dict[str, Any]) -> None:
+        self.set_config(config)
+
     def set_config(self, config: dict[str, Any]) -> None:
         """Apply a setup (see :attr:`config`): pauses, rebuilds, resets to epoch 0."""
         cfg = normalize_config(config)
@@ -1006,8 +1013,8 @@ class Playground(W.VBox):
                 self.device.value = cfg["device"]
             self.show_test.value = cfg["show_test"]
             self.discretize.value = cfg["discretize"]
-        self._refresh_activation_options()
         self._rebuild_network_widgets()
+        self._refresh_activation_options()
         self.reset()
         if notes:
             self.status.value = error_html("; ".join(notes))
@@ -1132,11 +1139,9 @@ class Playground(W.VBox):
             shuffle=True,
             seed=self._seed * 100003 + self.epoch,
         )
-        train = float(m.evaluate(d["X_train"], d["y_train"], metrics=[])["loss"])
+        train = _loss_of(m, d["X_train"], d["y_train"])
         test = (
-            float(m.evaluate(d["X_test"], d["y_test"], metrics=[])["loss"])
-            if len(d["X_test"])
-            else float("nan")
+            _loss_of(m, d["X_test"], d["y_test"]) if len(d["X_test"]) else float("nan")
         )
         self.epoch += 1
         self.history["train"].append(train)
@@ -1352,6 +1357,15 @@ class Playground(W.VBox):
             f"Playground(dataset={self.dataset.value!r}, hidden={self._hidden}, "
             f"epoch={self.epoch})"
         )
+
+
+def _loss_of(model: Any, X: np.ndarray, y: np.ndarray) -> float:
+    """The model's loss on (X, y), without computing metrics the widget does not show."""
+    try:
+        result = model.evaluate(X, y, metrics=[])
+    except TypeError:  # an evaluate without the metrics option
+        result = model.evaluate(X, y)
+    return float(result["loss"])
 
 
 def _host(a: Any) -> Any:

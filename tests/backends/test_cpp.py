@@ -16,7 +16,6 @@ import pytest
 from symnb.backends import cpp
 from symnb.codegen.kernels import KernelSource, render_program
 from symnb.errors import BackendUnavailable, CompileError
-
 from tests.codegen.reference_forms import (
     activation_cases,
     assert_close,
@@ -35,10 +34,10 @@ DTYPES = [np.float32, np.float64]
 
 
 @pytest.fixture(scope="module")
-def programs():  # noqa: ANN201
+def programs():
     cache: dict = {}
 
-    def get(name: str, kind: str, dtype) -> cpp.CppProgram:  # noqa: ANN001
+    def get(name: str, kind: str, dtype) -> cpp.CppProgram:
         key = (name, kind, np.dtype(dtype).name)
         if key not in cache:
             case = (LOSS if kind == "loss" else ACT)[name]
@@ -48,7 +47,7 @@ def programs():  # noqa: ANN201
     return get
 
 
-def _params(case, dtype) -> np.ndarray:  # noqa: ANN001
+def _params(case, dtype) -> np.ndarray:
     return np.array(case.form.param_values, dtype=dtype)
 
 
@@ -59,7 +58,7 @@ def _params(case, dtype) -> np.ndarray:  # noqa: ANN001
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
 @pytest.mark.parametrize("name", list(ACT))
-def test_elementwise_matches_numpy(programs, name: str, dtype) -> None:  # noqa: ANN001
+def test_elementwise_matches_numpy(programs, name: str, dtype) -> None:
     case = ACT[name]
     prog = programs(name, "elementwise", dtype)
     x = sample_points(dtype)
@@ -94,14 +93,22 @@ def test_elementwise_matches_numpy(programs, name: str, dtype) -> None:  # noqa:
         assert abs(got[k] - want) <= 1e-5 * scale, (name, k, got[k], want)
 
 
+LAYOUTS = {
+    "interleaved": [0, 1, 2, 0, 1, 2, 0],
+    "grouped": [0, 0, 0, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0],
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
-def test_heterogeneous_layer(dtype) -> None:  # noqa: ANN001
+def test_heterogeneous_layer(dtype, layout: str) -> None:
     names = ["swish", "leaky_relu", "elu"]
     forms = tuple(ACT[n].form for n in names)
     prog = cpp.build(forms, "layer", np.dtype(dtype).name)
-    rows, cols = 301, 7
-    ids = np.array([0, 1, 2, 0, 1, 2, 0], dtype=np.int32)
-    consts = {0: [1.0, 0.5, 2.0], 1: [0.01, 0.2], 2: [1.0, 0.3]}
+    ids = np.array(LAYOUTS[layout], dtype=np.int32)
+    rows, cols = 301, ids.size
+    rng = np.random.default_rng(7)
+    consts = {q: list(rng.uniform(0.1, 2.0, cols)) for q in range(3)}
     per_col, offsets, params = [], [], []
     used = {0: 0, 1: 0, 2: 0}
     for j in range(cols):
@@ -132,14 +139,16 @@ def test_heterogeneous_layer(dtype) -> None:  # noqa: ANN001
         assert_close(y[:, j], case.f(col, c), rtol, atol, f"col {j} f", col)
         assert_close(y2[:, j], case.f(col, c), rtol, atol, f"col {j} fused f", col)
         assert_close(dy[:, j], case.df(col, c), rtol, atol, f"col {j} f'", col)
-        assert_close(dx[:, j], gd[:, j] * case.df(col, c), rtol, 2 * atol, f"col {j} g*f'", col)
+        assert_close(
+            dx[:, j], gd[:, j] * case.df(col, c), rtol, 2 * atol, f"col {j} g*f'", col
+        )
         want = np.sum(gd[:, j] * case.dc[0](col, c))
         assert abs(cg[offsets[j]] - want) <= 1e-5 * (np.sum(np.abs(gd[:, j])) * 6 + 1)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
 @pytest.mark.parametrize("name", list(LOSS))
-def test_loss_matches_numpy(programs, name: str, dtype) -> None:  # noqa: ANN001
+def test_loss_matches_numpy(programs, name: str, dtype) -> None:
     case = LOSS[name]
     prog = programs(name, "loss", dtype)
     rng = np.random.default_rng(2)
@@ -165,7 +174,7 @@ def test_loss_matches_numpy(programs, name: str, dtype) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("name", list(ACT))
-def test_nan_in_nan_out(programs, name: str) -> None:  # noqa: ANN001
+def test_nan_in_nan_out(programs, name: str) -> None:
     case = ACT[name]
     prog = programs(name, "elementwise", np.float32)
     x = np.array([np.nan, 1.0, -np.nan, 0.0, np.nan], dtype=np.float32)
@@ -182,7 +191,7 @@ def test_nan_in_nan_out(programs, name: str) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("name", list(LOSS))
-def test_loss_nan_in_nan_out(programs, name: str) -> None:  # noqa: ANN001
+def test_loss_nan_in_nan_out(programs, name: str) -> None:
     case = LOSS[name]
     prog = programs(name, "loss", np.float32)
     c = _params(case, np.float32)
@@ -194,7 +203,7 @@ def test_loss_nan_in_nan_out(programs, name: str) -> None:  # noqa: ANN001
     assert np.isfinite(g[0]) and np.isnan(g[1:]).all()
 
 
-def test_kink_conventions_follow_pytorch(programs) -> None:  # noqa: ANN001
+def test_kink_conventions_follow_pytorch(programs) -> None:
     x = np.array([0.0, -0.0, 1e-30, -1e-30], dtype=np.float32)
     relu = programs("relu", "elementwise", np.float32)
     dx = np.empty_like(x)
@@ -208,8 +217,8 @@ def test_kink_conventions_follow_pytorch(programs) -> None:  # noqa: ANN001
 def test_domain_conventions() -> None:
     import sympy as sp
 
-    from tests.codegen.reference_forms import make_form
     from symnb.formula.internal import X
+    from tests.codegen.reference_forms import make_form
 
     x = np.array([-8.0, -1.0, 0.0, 8.0], dtype=np.float32)
     with np.errstate(invalid="ignore"):
@@ -228,7 +237,7 @@ def test_domain_conventions() -> None:
         assert np.array_equal(np.isnan(y), np.isnan(want))
 
 
-def test_large_inputs_are_finite(programs) -> None:  # noqa: ANN001
+def test_large_inputs_are_finite(programs) -> None:
     x = np.linspace(-1e4, 1e4, 200_001).astype(np.float32)
     for name, case in ACT.items():
         prog = programs(name, "elementwise", np.float32)
@@ -238,7 +247,7 @@ def test_large_inputs_are_finite(programs) -> None:  # noqa: ANN001
         assert np.isfinite(y).all() and np.isfinite(dy).all(), name
 
 
-def test_parallel_and_serial_paths_agree(programs) -> None:  # noqa: ANN001
+def test_parallel_and_serial_paths_agree(programs) -> None:
     prog = programs("mish", "elementwise", np.float32)
     c = np.zeros(0, np.float32)
     x = np.random.default_rng(3).normal(0, 4, 1_000_003).astype(np.float32)
@@ -272,7 +281,9 @@ def test_cache_key_covers_compiler_flags_and_cpu() -> None:
         assert parts["cpu"]
 
 
-def test_corrupt_cache_entry_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_corrupt_cache_entry_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from symnb.backends import cache as cache_mod
 
     monkeypatch.setenv("SYMNB_CACHE_DIR", str(tmp_path / "cache"))
@@ -303,19 +314,29 @@ def test_idle_libraries_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
     import sympy as sp
 
-    from tests.codegen.reference_forms import make_form
     from symnb.formula.internal import X
+    from tests.codegen.reference_forms import make_form
 
     monkeypatch.setattr(cpp, "MAX_IDLE_LIBRARIES", 2)
     for k in range(5):
-        prog = cpp.build((make_form("s", X * (k + 3) + sp.Integer(k)),), "elementwise", "float32")
-        x = np.ones(3, np.float32)
+        prog = cpp.build(
+            (make_form("s", X * (k + 3) + sp.Integer(k)),), "elementwise", "float32"
+        )
+        x = np.ones(
+            600_000, np.float32
+        )  # above the thread threshold: OpenMP threads run
         y = np.empty_like(x)
         prog.forward(x, y, np.zeros(0, np.float32))
-        assert y[0] == 2 * k + 3
+        assert y[0] == 2 * k + 3 and y[-1] == 2 * k + 3
         del prog
         gc.collect()
     assert len(cpp._idle) <= 2
+    # closing libraries did not take the OpenMP runtime away from its threads
+    prog = cpp.build((make_form("s", X * 2),), "elementwise", "float32")
+    x = np.ones(600_000, np.float32)
+    y = np.empty_like(x)
+    prog.forward(x, y, np.zeros(0, np.float32))
+    assert (y == 2).all()
 
 
 # ------------------------------------------------------------------------------------
@@ -324,13 +345,13 @@ def test_idle_libraries_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def fresh_probe():  # noqa: ANN201
+def fresh_probe():
     cpp._reset_probe()
     yield
     cpp._reset_probe()
 
 
-def test_missing_compiler_is_unavailable(monkeypatch, fresh_probe) -> None:  # noqa: ANN001
+def test_missing_compiler_is_unavailable(monkeypatch, fresh_probe) -> None:
     monkeypatch.setenv("SYMNB_CXX", "/nonexistent/g++-99")
     status = cpp.probe()
     assert not status.usable
@@ -345,7 +366,7 @@ def _script(path: Path, body: str) -> Path:
     return path
 
 
-def test_failing_compiler_is_unavailable(tmp_path, monkeypatch, fresh_probe) -> None:  # noqa: ANN001
+def test_failing_compiler_is_unavailable(tmp_path, monkeypatch, fresh_probe) -> None:
     fake = _script(
         tmp_path / "badcxx",
         """
@@ -361,10 +382,14 @@ def test_failing_compiler_is_unavailable(tmp_path, monkeypatch, fresh_probe) -> 
         cpp.build((ACT["relu"].form,), "elementwise", "float32")
 
 
-def test_compile_error_keeps_log_command_and_source(monkeypatch) -> None:  # noqa: ANN001
+def test_compile_error_keeps_log_command_and_source(monkeypatch) -> None:
     good = render_program((ACT["relu"].form,), "elementwise", "cpp", "float32")
     broken = KernelSource(
-        good.text + "\nthis is not C++;\n", good.entry_points, "0" * 64, "cpp", "float32"
+        good.text + "\nthis is not C++;\n",
+        good.entry_points,
+        "0" * 64,
+        "cpp",
+        "float32",
     )
     monkeypatch.setattr(cpp, "render_program", lambda *a, **k: broken)
     with pytest.raises(CompileError) as info:
@@ -425,7 +450,7 @@ def _alive(pid: int) -> bool:
 # ------------------------------------------------------------------------------------
 
 
-def test_subnormals_survive_loading_every_kernel(programs) -> None:  # noqa: ANN001
+def test_subnormals_survive_loading_every_kernel(programs) -> None:
     for name in ACT:
         for dtype in DTYPES:
             programs(name, "elementwise", dtype)
@@ -453,8 +478,10 @@ def test_probe_reports_details() -> None:
     assert cpp.probe() is status  # cached
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="per-call overhead measured on Linux")
-def test_per_call_overhead_is_small(programs) -> None:  # noqa: ANN001
+@pytest.mark.skipif(
+    sys.platform != "linux", reason="per-call overhead measured on Linux"
+)
+def test_per_call_overhead_is_small(programs) -> None:
     prog = programs("relu", "elementwise", np.float32)
     x = np.ones(16, np.float32)
     y = np.empty_like(x)
@@ -465,10 +492,12 @@ def test_per_call_overhead_is_small(programs) -> None:  # noqa: ANN001
         for _ in range(2000):
             prog.forward(x, y, c)
         best = min(best, (time.perf_counter() - t0) / 2000)
-    assert best < 50e-6  # generous: a loaded shared machine; the benchmark measures ~2 us
+    assert (
+        best < 50e-6
+    )  # generous: a loaded shared machine; the benchmark measures ~2 us
 
 
-def test_long_arrays_are_processed_in_pieces(programs, monkeypatch) -> None:  # noqa: ANN001
+def test_long_arrays_are_processed_in_pieces(programs, monkeypatch) -> None:
     case = ACT["swish"]
     prog = programs("swish", "elementwise", np.float32)
     c = _params(case, np.float32)
@@ -499,7 +528,7 @@ def test_long_arrays_are_processed_in_pieces(programs, monkeypatch) -> None:  # 
     assert np.array_equal(lg, lg2)
 
 
-def test_pointer_cache_follows_the_arrays(programs) -> None:  # noqa: ANN001
+def test_pointer_cache_follows_the_arrays(programs) -> None:
     prog = programs("relu", "elementwise", np.float32)
     c = np.zeros(0, np.float32)
     x = np.array([-1.0, 2.0, 3.0], np.float32)
@@ -527,3 +556,11 @@ def test_pointer_cache_follows_the_arrays(programs) -> None:  # noqa: ANN001
     y4 = np.empty_like(x3)
     prog.forward(x3, y4, c)
     assert y4[-1] == 5.0 and y4[0] == 0.0
+
+
+def test_unloadable_library_is_a_compile_error(tmp_path: Path) -> None:
+    ks = render_program((ACT["relu"].form,), "elementwise", "cpp", "float32")
+    bogus = tmp_path / "not-a-library.so"
+    bogus.write_bytes(b"\x7fELF garbage")
+    with pytest.raises(CompileError, match="cannot be loaded"):
+        cpp.CppProgram(ks, bogus, False, 0.0, [])

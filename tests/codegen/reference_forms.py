@@ -7,8 +7,8 @@ reference.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import sympy as sp
@@ -16,7 +16,7 @@ from scipy import special
 
 from symnb.codegen.printer import prepare  # noqa: F401 - re-exported for tests
 from symnb.formula.functions import expm1, sigmoid, softplus
-from symnb.formula.internal import P, T, X, InternalForm, param_symbol
+from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 
 C0 = param_symbol(0)
 C1 = param_symbol(1)
@@ -80,7 +80,9 @@ def _gelu_tanh(x):
 def _gelu_tanh_d(x):
     u = _S2PI * (x + 0.044715 * x**3)
     th = np.tanh(u)
-    return 0.5 * (1.0 + th) + 0.5 * x * (1.0 - th**2) * _S2PI * (1.0 + 3 * 0.044715 * x**2)
+    return 0.5 * (1.0 + th) + 0.5 * x * (1.0 - th**2) * _S2PI * (
+        1.0 + 3 * 0.044715 * x**2
+    )
 
 
 def _mish(x):
@@ -94,7 +96,9 @@ def _mish_d(x):
 
 def activation_cases() -> dict[str, Case]:
     half = sp.Rational(1, 2)
-    gelu_tanh = half * X * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (X + sp.Float("0.044715") * X**3)))
+    gelu_tanh = (
+        half * X * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (X + sp.Float("0.044715") * X**3)))
+    )
     return {
         "relu": Case(
             make_form("relu", sp.Max(0, X), df=sp.Heaviside(X, 0)),
@@ -112,7 +116,9 @@ def activation_cases() -> dict[str, Case]:
         "swish": Case(
             make_form("swish", X * sigmoid(C0 * X), (C0,), (1.5,)),
             lambda x, c: x * _sig(c[0] * x),
-            lambda x, c: _sig(c[0] * x) + c[0] * x * _sig(c[0] * x) * (1 - _sig(c[0] * x)),
+            lambda x, c: (
+                _sig(c[0] * x) + c[0] * x * _sig(c[0] * x) * (1 - _sig(c[0] * x))
+            ),
             (lambda x, c: x * x * _sig(c[0] * x) * (1 - _sig(c[0] * x)),),
         ),
         "softplus": Case(
@@ -137,8 +143,10 @@ def activation_cases() -> dict[str, Case]:
         "gelu": Case(
             make_form("gelu", X / 2 * (1 + sp.erf(X / sp.sqrt(2)))),
             lambda x, c: 0.5 * x * (1 + special.erf(x / np.sqrt(2))),
-            lambda x, c: 0.5 * (1 + special.erf(x / np.sqrt(2)))
-            + x * np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi),
+            lambda x, c: (
+                0.5 * (1 + special.erf(x / np.sqrt(2)))
+                + x * np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
+            ),
         ),
         "gelu_tanh": Case(
             make_form("gelu_tanh", gelu_tanh),
@@ -189,7 +197,9 @@ def loss_cases() -> dict[str, Case]:
                 kind="loss",
             ),
             lambda p, t, c: np.where(
-                np.abs(p - t) < c[0], 0.5 * (p - t) ** 2, c[0] * (np.abs(p - t) - c[0] / 2)
+                np.abs(p - t) < c[0],
+                0.5 * (p - t) ** 2,
+                c[0] * (np.abs(p - t) - c[0] / 2),
             ),
             lambda p, t, c: np.where(
                 np.abs(p - t) < c[0], p - t, c[0] * np.sign(p - t)
@@ -201,14 +211,37 @@ def loss_cases() -> dict[str, Case]:
 def sample_points(dtype=np.float32, n: int = 4001, wide: bool = True) -> np.ndarray:
     """Grid over [-20, 20], plus special points (0, tiny, large, +-1e4)."""
     base = np.linspace(-20.0, 20.0, n)
-    extra = [0.0, 1e-7, -1e-7, 1e-3, -1e-3, 0.5, -0.5, 1.0, -1.0, 9.0, -9.0, 9.5, 30.0,
-             -30.0, 44.0, 50.0, -50.0, 88.0, -88.0, 89.0, -89.0, 100.0, -100.0]
+    extra = [
+        0.0,
+        1e-7,
+        -1e-7,
+        1e-3,
+        -1e-3,
+        0.5,
+        -0.5,
+        1.0,
+        -1.0,
+        9.0,
+        -9.0,
+        9.5,
+        30.0,
+        -30.0,
+        44.0,
+        50.0,
+        -50.0,
+        88.0,
+        -88.0,
+        89.0,
+        -89.0,
+        100.0,
+        -100.0,
+    ]
     if wide:
         extra += [1e3, -1e3, 1e4, -1e4]
     return np.concatenate([base, extra]).astype(dtype)
 
 
-def tolerance(dtype) -> tuple[float, float]:  # noqa: ANN001
+def tolerance(dtype) -> tuple[float, float]:
     """(rtol, atol) for comparing a kernel of ``dtype`` with a float64 reference.
 
     The absolute part is scaled by max(1, |x|): expressions such as 1 + tanh(u) or
@@ -219,11 +252,13 @@ def tolerance(dtype) -> tuple[float, float]:  # noqa: ANN001
     return 1e-12, 1e-14
 
 
-def close(actual, expected, rtol: float, atol: float, x=None) -> np.ndarray:  # noqa: ANN001
+def close(actual, expected, rtol: float, atol: float, x=None) -> np.ndarray:
     """|a - e| <= rtol*|e| + atol*max(1, |x|) elementwise (NaN == NaN)."""
     actual = np.asarray(actual, dtype=np.float64)
     expected = np.asarray(expected, dtype=np.float64)
-    scale = 1.0 if x is None else np.maximum(1.0, np.abs(np.asarray(x, dtype=np.float64)))
+    scale = (
+        1.0 if x is None else np.maximum(1.0, np.abs(np.asarray(x, dtype=np.float64)))
+    )
     both_nan = np.isnan(actual) & np.isnan(expected)
     with np.errstate(invalid="ignore"):
         ok = np.abs(actual - expected) <= atol * scale + rtol * np.abs(expected)
@@ -231,7 +266,7 @@ def close(actual, expected, rtol: float, atol: float, x=None) -> np.ndarray:  # 
     return ok | both_nan
 
 
-def assert_close(actual, expected, rtol, atol, what: str, x=None) -> None:  # noqa: ANN001
+def assert_close(actual, expected, rtol, atol, what: str, x=None) -> None:
     ok = close(actual, expected, rtol, atol, x)
     if not ok.all():
         bad = np.flatnonzero(~ok)[:5]

@@ -11,8 +11,7 @@ import sympy as sp
 from symnb.codegen import kernels, printer
 from symnb.codegen.kernels import render_program
 from symnb.errors import FormulaError
-from symnb.formula.internal import X, InternalForm
-
+from symnb.formula.internal import InternalForm, X
 from tests.codegen.reference_forms import activation_cases, loss_cases, make_form
 
 ACT = activation_cases()
@@ -74,9 +73,9 @@ def test_dialects_share_the_math_and_differ_in_loops() -> None:
 def test_layer_is_one_switch_over_forms() -> None:
     forms = (ACT["swish"].form, ACT["leaky_relu"].form, ACT["softplus"].form)
     text = render_program(forms, "layer").text
-    assert text.count("switch (ids[j])") == 4
+    assert text.count("switch (id)") == 3 and text.count("switch (ids[j])") == 1
     for i in range(3):
-        assert f"case {i}: v = symnb_f{i}(x[i], cj)" in text
+        assert f"y[i] = symnb_f{i}(x[i], cj);" in text
     assert "cj = params + offsets[j]" in text
 
 
@@ -150,3 +149,15 @@ def test_64bit_indices() -> None:
 
 def test_parallel_threshold_constant() -> None:
     assert kernels.PARALLEL_MIN >= 16384
+
+
+def test_thread_threshold_depends_on_kernel_cost() -> None:
+    def threshold(name: str) -> int:
+        text = render_program((ACT[name].form,), "elementwise").text
+        return int(re.search(r"#define SYMNB_PARALLEL_MIN (\d+)", text).group(1))
+
+    assert threshold("relu") == kernels.PARALLEL_MIN_CHEAP
+    assert threshold("leaky_relu") == kernels.PARALLEL_MIN_CHEAP
+    assert threshold("gelu") == kernels.PARALLEL_MIN
+    assert threshold("mish") == kernels.PARALLEL_MIN
+    assert kernels.PARALLEL_MIN < kernels.PARALLEL_MIN_CHEAP

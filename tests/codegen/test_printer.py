@@ -45,7 +45,7 @@ EXPRESSIONS = [
     sigmoid(X) + softplus(X) + logsigmoid(X) + log1p(X),
     sp.tanh(X) + sp.asinh(X) + sp.atan(X) + sp.Abs(X) + sp.floor(X) + sp.ceiling(X),
     sp.Max(0, X, C0) + sp.Min(X, 1),
-    X**sp.Rational(1, 3) + X**sp.Rational(3, 2) + X ** sp.Float(2.5),
+    X ** sp.Rational(1, 3) + X ** sp.Rational(3, 2) + X ** sp.Float(2.5),
     sp.log(2) * X + sp.sqrt(3) + 10**12 * X,
 ]
 
@@ -64,7 +64,9 @@ def test_float64_uses_double_names_and_literals(expr: sp.Expr) -> None:
     text = p64(expr)
     assert "M_" not in text
     for number, suffix in _LITERAL.findall(text):
-        assert suffix == "", f"suffixed literal {number}{suffix} in float64 code: {text}"
+        assert suffix == "", (
+            f"suffixed literal {number}{suffix} in float64 code: {text}"
+        )
     assert not _FLOAT_MATH.search(text), text
 
 
@@ -159,7 +161,9 @@ def test_strict_printer_names_what_cannot_be_compiled(expr: sp.Expr, word: str) 
 
 def test_operation_limit_after_cse() -> None:
     big = sum(sp.sin(k * X + C0) * sp.exp(X / k) for k in range(1, 40))
-    with pytest.raises(FormulaError, match=r"too large to compile \(\d+ operations, limit 50\)"):
+    with pytest.raises(
+        FormulaError, match=r"too large to compile \(\d+ operations, limit 50\)"
+    ):
         lower((big,), SYMS, "float32", 50)
     assert lower((big,), SYMS, "float32").operations > 50
 

@@ -60,6 +60,7 @@ def test_fit_records_requested_metrics():
     with pytest.raises(ValueError, match="for regression"):
         model.fit(X, y, epochs=1, metrics=["r2"])
     assert "2 epochs" in repr(history)
+    assert "<table>" in history._repr_html_() and "val_f1" in history._repr_html_()
 
 
 class _Handle:

@@ -169,6 +169,10 @@ def test_config_round_trip(fake_nn) -> None:
     assert [len(r) for r in b.neuron_maps] == [3, 2, 2]
     assert b.neuron_activation[1][1].value == "sigmoid"
     b.step()
+    b.config = {"dataset": "xor"}  # the setter applies a setup too (epoch 0)
+    assert b.epoch == 0 and b.config["hidden"] == [4, 2]
+    b.config = got
+    b.step()
     call = fake_nn.instances[-1].train_calls[-1]
     assert call["l2"] == 0.003 and call["l1"] == 0.0 and call["batch_size"] == 5
     assert call["optimizer"].name == "adam" and call["optimizer"].lr == 0.1
@@ -185,6 +189,8 @@ def test_bad_config_is_refused_with_the_key() -> None:
         normalize_config({"noise": 80})
     with pytest.raises(ValueError, match="hidden"):
         normalize_config({"hidden": [9]})
+    with pytest.raises(ValueError, match="layer 2 has 2 neurons but 3"):
+        normalize_config({"activations": ["tanh", ["relu", "tanh", "relu"]]})
     with pytest.raises(ValueError, match="not a regression"):
         normalize_config({"problem": "regression", "dataset": "xor"})
 
