@@ -1,5 +1,10 @@
 """Time per training epoch: symnb (numpy and cpp backends) against PyTorch eager.
 
+Columns: ``symnb numpy``; ``symnb cpp`` (the generic path: NumPy/BLAS matrix products
+around the compiled activation kernels, ``MLP(fused=False)``); ``symnb cpp fused`` (the
+whole step, SGD update included, in one generated native call per minibatch,
+``MLP(fused=True)``, see ``symnb/nn/fused.py``).
+
 Networks (swish with a constant beta = 1 in every hidden layer, plain SGD):
 
 * 2-16-16-1 on two_moons (1000 points), bce_with_logits
@@ -70,14 +75,19 @@ def _problems():
     ]
 
 
-def _symnb_model(sizes, loss, backend):
+def _symnb_model(sizes, loss, backend, fused=False):
     swish = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.0)
-    return nn.MLP(sizes, activation=swish, loss=loss, backend=backend, seed=0)
+    return nn.MLP(
+        sizes, activation=swish, loss=loss, backend=backend, seed=0, fused=fused
+    )
 
 
-def symnb_runner(sizes, loss, X, y, batch, backend):
-    """A function running ``epochs`` epochs of symnb training (MLP.fit, all overhead)."""
-    model = _symnb_model(sizes, loss, backend)
+def symnb_runner(sizes, loss, X, y, batch, backend, fused=False):
+    """A function running ``epochs`` epochs of symnb training (MLP.fit, all overhead).
+
+    ``fused``: the cpp backend's fused native step (one call per minibatch) instead of
+    the generic path (NumPy matrix products around the activation kernels)."""
+    model = _symnb_model(sizes, loss, backend, fused)
     opt = nn.SGD(model.parameters(), lr=LR)
 
     def run(epochs):
@@ -184,6 +194,10 @@ def main(argv=None) -> int:
             runners = {}
             for be in backends:
                 runners[f"symnb {be}"] = symnb_runner(sizes, loss, X, y, batch, be)
+                if be == "cpp":
+                    runners["symnb cpp fused"] = symnb_runner(
+                        sizes, loss, X, y, batch, be, fused=True
+                    )
             if have_torch:
                 init_model = _symnb_model(sizes, loss, "numpy")
                 runners["torch composite"] = torch_runner(
@@ -199,7 +213,11 @@ def main(argv=None) -> int:
                 {k: f"{v * 1e3:.3f} ms" for k, v in row.items() if k != "case"},
                 flush=True,
             )
-    cols = [f"symnb {b}" for b in backends] + (
+    cols = [
+        c
+        for b in backends
+        for c in ([f"symnb {b}"] + (["symnb cpp fused"] if b == "cpp" else []))
+    ] + (
         ["torch composite", "torch F.silu"] if have_torch else []
     )
     print()

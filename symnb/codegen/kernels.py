@@ -111,6 +111,11 @@ class Dialect:
     run_loop: str  # layer: for each row r, runs [j0, j1) of columns with one form `id`
     run_end: str
     run_inner: str  # loop header over the columns j of one run
+    # optional second layout (C++): column by column, a SIMD loop over the rows, for
+    # layers whose runs of equal forms are short (< 32 columns on average, measured);
+    # slot: cases. Empty: not used.
+    column_mode: str
+    column_inner: str
     column_loop: str  # layer reductions: one iteration per column j
     reduction_clause: str  # template; slot: vars (comma-separated accumulators)
     simd_declarations: bool
@@ -145,7 +150,18 @@ _CUDA_HEADER = string.Template(
 #define SYMNB_INF $cuda_inf
 #define SYMNB_TID ((long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x)
 #define SYMNB_STRIDE ((long long)blockDim.x * (long long)gridDim.x)
-#define SYMNB_ATOMIC_ADD(p, v) atomicAdd((p), (v))
+#define SYMNB_ATOMIC_ADD(p, v) symnb_add_partial((p), (v))
+/* Sum a warp's partial sums with shuffles, then one atomicAdd per warp (not per
+   thread). Every thread of the block reaches the call (no early exits); blocks whose
+   size is not a multiple of 32 fall back to one atomicAdd per thread. */
+__device__ __forceinline__ void symnb_add_partial(double* p, double v) {
+    if ((blockDim.x & 31u) == 0u) {
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+        if ((threadIdx.x & 31u) == 0u) atomicAdd(p, v);
+    } else {
+        atomicAdd(p, v);
+    }
+}
 #else
 #include <math.h>
 #define SYMNB_FN static inline
@@ -182,6 +198,25 @@ CPP = Dialect(
     ),
     run_end="    }\n    }",
     run_inner="#pragma omp simd\n            for (symnb_i64 j = j0; j < j1; ++j)",
+    column_mode="""{
+        symnb_i64 runs = 1;
+        for (symnb_i64 j = 1; j < cols; ++j) runs += ids[j] != ids[j - 1];
+        if (rows >= 16 && 32 * runs > cols) {
+        /* blocks of 64 rows keep the strided accesses in cache */
+        const symnb_i64 blocks = (rows + 63) / 64;
+    #pragma omp parallel for if(parallel: rows * cols >= SYMNB_PARALLEL_MIN) schedule(static)
+        for (symnb_i64 b = 0; b < blocks; ++b) {
+        const symnb_i64 rb = 64 * b, re = rb + 64 < rows ? rb + 64 : rows;
+        for (symnb_i64 j = 0; j < cols; ++j) {
+        switch (ids[j]) {
+$cases
+        }
+        }
+        }
+        return;
+        }
+    }""",
+    column_inner="#pragma omp simd\n            for (symnb_i64 r = rb; r < re; ++r)",
     column_loop=(
         "#pragma omp parallel for if(parallel: rows * cols >= SYMNB_PARALLEL_MIN) "
         "schedule(static)\n"
@@ -203,6 +238,8 @@ CUDA = Dialect(
     ),
     run_end="    }",
     run_inner="for (symnb_i64 j = j0; j < j1; ++j)",
+    column_mode="",
+    column_inner="",
     column_loop="for (symnb_i64 j = SYMNB_TID; j < cols; j += SYMNB_STRIDE) {",
     reduction_clause="",
     simd_declarations=False,
@@ -502,6 +539,7 @@ _LAYER = string.Template(
         symnb_real* SYMNB_RESTRICT y, symnb_i64 rows, symnb_i64 cols,
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
         const symnb_real* SYMNB_RESTRICT params) {
+    ${forward_columns}
     ${run_loop}
         switch (id) {
 ${forward_cases}
@@ -514,6 +552,7 @@ SYMNB_KERNEL void symnb_layer_backward(const symnb_real* SYMNB_RESTRICT x,
         symnb_i64 rows, symnb_i64 cols,
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
         const symnb_real* SYMNB_RESTRICT params) {
+    ${backward_columns}
     ${run_loop}
         switch (id) {
 ${backward_cases}
@@ -526,6 +565,7 @@ SYMNB_KERNEL void symnb_layer_forward_derivative(const symnb_real* SYMNB_RESTRIC
         symnb_i64 rows, symnb_i64 cols,
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
         const symnb_real* SYMNB_RESTRICT params) {
+    ${pair_columns}
     ${run_loop}
         switch (id) {
 ${pair_cases}
@@ -622,57 +662,64 @@ def render_elementwise(dialect: str, n_params: int) -> str:
 @functools.lru_cache(maxsize=256)
 def render_layer(dialect: str, n_params: tuple[int, ...]) -> str:
     """The four layer entry points: per row, one switch per run of columns that share
-    a form (a SIMD loop over the run in C++; one element per thread in CUDA)."""
+    a form (a SIMD loop over the run in C++; one element per thread in CUDA). The C++
+    dialect switches to column-by-column SIMD loops over the rows when the forms
+    alternate too often for runs to vectorise."""
     d = DIALECTS[dialect]
-    fwd, bwd, pair, grad = [], [], [], []
-    for i, k in enumerate(n_params):
-        for out, stmt in (
-            (fwd, f"y[i] = symnb_f{i}(x[i], cj);"),
-            (bwd, f"dx[i] = g[i] * symnb_df{i}(x[i], cj);"),
-            (
-                pair,
-                (
-                    f"symnb_real v, dv; symnb_fdf{i}(x[i], cj, &v, &dv); "
-                    "y[i] = v; dy[i] = dv;"
-                ),
+    statements = {  # per entry point: (statement for form i, statement for a bad id)
+        "forward": (lambda i: f"y[i] = symnb_f{i}(x[i], cj);", "y[i] = SYMNB_NAN;"),
+        "backward": (
+            lambda i: f"dx[i] = g[i] * symnb_df{i}(x[i], cj);",
+            "dx[i] = SYMNB_NAN;",
+        ),
+        "pair": (
+            lambda i: (
+                f"symnb_real v, dv; symnb_fdf{i}(x[i], cj, &v, &dv); "
+                "y[i] = v; dy[i] = dv;"
             ),
-        ):
-            out.append(
-                _LAYER_CASE.substitute(index=i, inner=d.run_inner, statement=stmt)
-            )
-        if k:
-            grad.append(
-                _LAYER_GRADIENT_CASE.substitute(
-                    index=i,
-                    k=k,
-                    acc_decl="double "
-                    + ", ".join(f"acc{q} = 0.0" for q in range(k))
-                    + ";",
-                    acc_update="\n".join(
-                        f"                acc{q} += gi * (double)d[{q}];"
-                        for q in range(k)
-                    ),
-                    store="\n".join(
-                        f"            oj[{q}] += acc{q};" for q in range(k)
-                    ),
-                )
-            )
-        else:
+            "y[i] = SYMNB_NAN; dy[i] = SYMNB_NAN;",
+        ),
+    }
+
+    def cases(key: str, inner: str) -> str:
+        stmt, default = statements[key]
+        out = [
+            _LAYER_CASE.substitute(index=i, inner=inner, statement=stmt(i))
+            for i in range(len(n_params))
+        ]
+        out.append(_LAYER_DEFAULT.substitute(inner=inner, statement=default))
+        return "\n".join(out)
+
+    slots = {}
+    for key in statements:
+        slots[f"{key}_cases"] = cases(key, d.run_inner)
+        slots[f"{key}_columns"] = (
+            string.Template(d.column_mode).substitute(cases=cases(key, d.column_inner))
+            if d.column_mode
+            else ""
+        )
+    grad = []
+    for i, k in enumerate(n_params):
+        if not k:
             grad.append(f"        case {i}: break;")
-    for out, stmt in (
-        (fwd, "y[i] = SYMNB_NAN;"),
-        (bwd, "dx[i] = SYMNB_NAN;"),
-        (pair, "y[i] = SYMNB_NAN; dy[i] = SYMNB_NAN;"),
-    ):
-        out.append(_LAYER_DEFAULT.substitute(inner=d.run_inner, statement=stmt))
+            continue
+        grad.append(
+            _LAYER_GRADIENT_CASE.substitute(
+                index=i,
+                k=k,
+                acc_decl="double " + ", ".join(f"acc{q} = 0.0" for q in range(k)) + ";",
+                acc_update="\n".join(
+                    f"                acc{q} += gi * (double)d[{q}];" for q in range(k)
+                ),
+                store="\n".join(f"            oj[{q}] += acc{q};" for q in range(k)),
+            )
+        )
     return _LAYER.substitute(
         run_loop=d.run_loop,
         run_end=d.run_end,
         column_loop=d.column_loop,
-        forward_cases="\n".join(fwd),
-        backward_cases="\n".join(bwd),
-        pair_cases="\n".join(pair),
         gradient_cases="\n".join(grad),
+        **slots,
     )
 
 

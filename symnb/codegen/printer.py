@@ -257,6 +257,13 @@ class KernelPrinter(C99CodePrinter):
             out = f"(({self._print(c)}) ? ({self._print(e)}) : ({out}))"
         return out
 
+    def _print_Mod(self, expr: sp.Expr) -> str:
+        # Python's / NumPy's sign convention (the result has the sign of the divisor),
+        # not C's fmod
+        a = self.parenthesize(expr.args[0], PRECEDENCE["Atom"], strict=True)
+        b = self.parenthesize(expr.args[1], PRECEDENCE["Atom"], strict=True)
+        return f"({a} - {b}*floor{self._get_func_suffix(real)}({a}/{b}))"
+
     def _print_ITE(self, expr: sp.Expr) -> str:
         c, a, b = expr.args
         return f"(({self._print(c)}) ? ({self._print(a)}) : ({self._print(b)}))"

@@ -147,6 +147,13 @@ class MLP:
     task:
         ``"regression"``, ``"binary"`` or ``"multiclass"``; by default decided by the
         loss.
+    fused:
+        the cpp backend trains with one generated native call per minibatch
+        (forward, loss, backward and the SGD/Adam update; :mod:`symnb.nn.fused`)
+        whenever the configuration allows (default ``None``); ``False`` forces the
+        generic path (NumPy matrix products around the activation kernels), ``True``
+        raises if the fused step cannot be used. ``model.fused`` tells which path
+        trains.
     """
 
     def __init__(
@@ -164,6 +171,7 @@ class MLP:
         masks: Any = None,
         task: str | None = None,
         strict: bool = False,
+        fused: bool | None = None,
     ) -> None:
         sizes = self._check_sizes(sizes)
         self.sizes = sizes
@@ -349,6 +357,19 @@ class MLP:
             "task": task,
             "backend": backend,
         }
+        self._fused_impl: Any = None
+        if fused is not None and not isinstance(fused, bool):
+            raise TypeError(f"fused must be True, False or None, got {fused!r}")
+        if fused is False:
+            self._fused_reason: str | None = "disabled (fused=False)"
+        else:
+            from .fused import unsupported_reason
+
+            self._fused_reason = unsupported_reason(self)
+            if fused and self._fused_reason is not None:
+                raise ValueError(f"fused=True: {self._fused_reason}")
+            # built now, like the activation kernels (not inside the first fit)
+            self._fused_step()
 
     # ------------------------------------------------ construction
     @staticmethod
@@ -666,10 +687,75 @@ class MLP:
                 matmul(d, WT, out=gin)
                 g = gin
 
+    # ------------------------------------------------ fused native step (cpp)
+    @property
+    def fused(self) -> bool:
+        """Whether training runs the fused native step (see ``MLP(fused=...)``)."""
+        return self._fused_reason is None
+
+    @property
+    def fused_reason(self) -> str | None:
+        """Why the generic path trains (None when the fused step does)."""
+        return self._fused_reason
+
+    def _fused_step(self) -> Any:
+        """The compiled fused step (built on first use), or None."""
+        if self._fused_reason is not None:
+            return None
+        impl = self._fused_impl
+        if impl is None:
+            from symnb.errors import BackendUnavailable, CompileError, FormulaError
+
+            from .fused import FusedStep
+
+            try:
+                impl = self._fused_impl = FusedStep(self)
+            except (BackendUnavailable, CompileError, FormulaError, OSError) as exc:
+                import warnings
+
+                self._fused_reason = f"the fused step could not be built: {exc}"
+                warnings.warn(
+                    f"cpp backend: {self._fused_reason}; training on the generic path",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+                return None
+        return impl
+
+    def _fused_arrays_ok(self, X: Any, T: Any) -> bool:
+        if not (
+            isinstance(X, np.ndarray)
+            and isinstance(T, np.ndarray)
+            and X.dtype == self.dtype
+            and X.flags.c_contiguous
+            and T.flags.c_contiguous
+        ):
+            return False
+        if isinstance(self._loss, SoftmaxCrossEntropy):
+            return T.dtype == np.int64 and T.ndim == 1
+        return T.dtype == self.dtype and T.shape == (X.shape[0], self.sizes[-1])
+
+    def _fused_runner(
+        self, X: Any, T: Any, optimizer: Any, l1: float, l2: float, batch_size: int
+    ) -> Any:
+        """``step(start, stop) -> loss`` on rows of (X, T) with the fused step, or None
+        (generic path)."""
+        if self._fused_reason is not None or not self._fused_arrays_ok(X, T):
+            return None
+        impl = self._fused_step()
+        if impl is None:
+            return None
+        return impl.runner(self, X, T, optimizer, l1, l2, batch_size)
+
     def _train_step_arrays(
         self, xb: Any, tb: Any, optimizer: Any, l1: float, l2: float
     ) -> float:
         """One step on prepared device arrays (the hot path; no validation)."""
+        if self._fused_reason is None:
+            n = int(xb.shape[0])
+            step = self._fused_runner(xb, tb, optimizer, l1, l2, n)
+            if step is not None:
+                return step(0, n)
         bufs = self._bufs(xb.shape[0])
         out = self._forward_train(xb, bufs)
         loss = self._loss.value_and_gradient(out, tb, bufs.gout)
@@ -698,6 +784,12 @@ class MLP:
         updating anything: what one step would use. For checking gradients and for
         research."""
         Xd, Td, n = self._prepare(X, y, "data")
+        if self._fused_reason is None and self._fused_arrays_ok(Xd, Td):
+            impl = self._fused_step()
+            if impl is not None:
+                with np.errstate(all="ignore"):
+                    loss, _ = impl.gradient(self, Xd, Td, float(l1), float(l2))
+                return float(loss), _to_host(self._flat_grad).copy()
         bufs = self._bufs(n)
         out = self._forward_train(Xd, bufs)
         loss = self._loss.value_and_gradient(out, Td, bufs.gout)
@@ -1054,7 +1146,9 @@ class MLP:
             f"MLP({self.sizes}, activation={hidden}, output="
             f"{out.describe() if out is not None else 'linear'}, "
             f"loss={self._loss.name}, backend={self.backend}, "
-            f"dtype={self.dtype.name}, parameters={self.n_parameters})"
+            f"dtype={self.dtype.name}, parameters={self.n_parameters}"
+            + (", fused=True" if self.fused else "")
+            + ")"
         )
 
     @property

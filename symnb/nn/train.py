@@ -427,12 +427,20 @@ def _run_steps(
         # one gather per epoch into reused buffers; minibatches are then contiguous
         # views
         X, T = model._shuffled(X, T, order)
+    # the fused native step (cpp backend) trains on row ranges of X, T directly
+    # (unless _train_step_arrays was replaced on the instance, e.g. by a test or a
+    # wrapper that wants to see every step)
+    fused_runner = getattr(model, "_fused_runner", None)
+    rows_step = None
+    if fused_runner is not None and "_train_step_arrays" not in vars(model):
+        rows_step = fused_runner(X, T, optimizer, l1, l2, batch_size)
     for start in range(0, n, batch_size):
         stop_at = min(start + batch_size, n)
-        xb = X[start:stop_at]
-        tb = T[start:stop_at]
         try:
-            loss = step_fn(xb, tb, optimizer, l1, l2)
+            if rows_step is not None:
+                loss = rows_step(start, stop_at)
+            else:
+                loss = step_fn(X[start:stop_at], T[start:stop_at], optimizer, l1, l2)
         except _Diverged as exc:
             raise TrainingDiverged(
                 f"training stopped: the {exc.what} became NaN or infinite at "

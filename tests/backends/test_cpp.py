@@ -96,6 +96,7 @@ def test_elementwise_matches_numpy(programs, name: str, dtype) -> None:
 LAYOUTS = {
     "interleaved": [0, 1, 2, 0, 1, 2, 0],
     "grouped": [0, 0, 0, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0],
+    "long_runs": [0] * 40 + [1] * 45 + [2] * 50,  # row-run code path (runs >= 32)
 }
 
 
@@ -227,10 +228,13 @@ def test_domain_conventions() -> None:
             (X ** sp.Rational(1, 3), np.power(x.astype(np.float64), 1 / 3)),
             (sp.sign(X), np.sign(x)),
             (sp.Max(X, 0) + sp.Min(X, 0), x.astype(np.float64)),
+            (sp.Mod(X, 3), np.mod(x.astype(np.float64), 3)),
         ]
     for f, want in cases:
         with np.errstate(invalid="ignore"):
-            prog = cpp.build((make_form("t", f),), "elementwise", "float32")
+            prog = cpp.build(
+                (make_form("t", f, df=sp.Integer(0)),), "elementwise", "float32"
+            )
             y = np.empty_like(x)
             prog.forward(x, y, np.zeros(0, np.float32))
         np.testing.assert_allclose(y, want, rtol=1e-6, equal_nan=True)

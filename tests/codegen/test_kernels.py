@@ -73,7 +73,10 @@ def test_dialects_share_the_math_and_differ_in_loops() -> None:
 def test_layer_is_one_switch_over_forms() -> None:
     forms = (ACT["swish"].form, ACT["leaky_relu"].form, ACT["softplus"].form)
     text = render_program(forms, "layer").text
-    assert text.count("switch (id)") == 3 and text.count("switch (ids[j])") == 1
+    assert text.count("switch (id)") == 3  # row runs
+    assert text.count("switch (ids[j])") == 4  # column mode (3) + constant gradient
+    cuda = render_program(forms, "layer", "cuda").text
+    assert cuda.count("switch (id)") == 3 and cuda.count("switch (ids[j])") == 1
     for i in range(3):
         assert f"y[i] = symnb_f{i}(x[i], cj);" in text
     assert "cj = params + offsets[j]" in text

@@ -1,0 +1,835 @@
+"""Source text of a fused C++ training step for one MLP architecture.
+
+One translation unit per (layer sizes, per-layer forms and constant layouts, loss,
+masks, dtype) computes, in a single native call: the forward pass (small matrix
+products written as loops over compile-time sizes, so g++ unrolls and vectorises
+them), the activations and their derivatives (the same device functions as the
+elementwise and layer kernels: :func:`symnb.codegen.kernels.render_form_functions`),
+the loss and its gradient, the backward pass into the model's flat gradient buffer
+(weights, then biases, then learnable constants: the layout of ``MLP.parameters()``),
+the L1/L2 penalties and masks, the finiteness checks, and optionally the optimizer
+update (SGD with momentum/Nesterov/weight decay, or Adam), with the parameters put
+back when the update made them non-finite.
+
+Pure text generation: no compiler, no ctypes (see :mod:`symnb.nn.fused`).
+
+ABI (``T`` = float or double)::
+
+    double symnb_mlp_step(const T* X, const void* Y, int64_t rows,
+                          const int64_t* pointers, const double* scalars,
+                          int64_t* status)
+
+``Y`` is ``T`` (rows, outputs) for an elementwise loss and ``int64_t`` labels (rows,)
+for softmax cross-entropy. ``pointers`` and ``scalars`` are laid out as
+:data:`POINTER_SLOTS` / :data:`SCALAR_SLOTS` (then one constants pointer and one mask
+pointer per layer at :meth:`StepSpec.layer_pointer_slots`). The return value is the
+mean loss; ``status[0]`` is 0 (ok), 1 (loss not finite), 2 (gradient not finite) or
+3 (parameters not finite after the update, restored from the backup).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import string
+from dataclasses import dataclass
+
+from symnb.codegen import printer as _printer
+from symnb.codegen.kernels import (
+    PARALLEL_MIN,
+    KernelSource,
+    render_form_functions,
+    render_header,
+)
+from symnb.codegen.printer import DTYPES, helpers_used, prelude
+
+#: Slots of the pointer block.
+POINTER_SLOTS = ("flat", "grad", "backup", "work", "opt_a", "opt_b", "loss_params")
+#: Slots of the scalar block.
+SCALAR_SLOTS = (
+    "mode",  # 0 gradient only, 1 SGD, 2 Adam
+    "lr",
+    "momentum_or_beta1",
+    "weight_decay",
+    "nesterov_or_beta2",
+    "eps",
+    "t",  # Adam's step count (after increment)
+    "l1",
+    "l2",
+)
+
+#: Row block of the matrix products (rows sharing one pass over the weights).
+ROW_BLOCK = 4
+
+ENTRY_POINT = "symnb_mlp_step"
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """One dense layer of the fused step.
+
+    ``forms`` are the layer's distinct activation forms (empty: linear), ``ids[j]`` the
+    form of column ``j`` and ``offsets[j]`` where its constants start in the layer's
+    constants array (``n_params`` long; all zero for an elementwise kernel, whose
+    columns share one set). Learnable constants: the gradient entry
+    ``learn_entries[p]`` gets the constants' gradient at ``learn_positions[p]`` of that
+    array (entries are the layer's slice of the flat constants, ``n_learnable`` long).
+    """
+
+    fan_in: int
+    fan_out: int
+    forms: tuple = ()
+    ids: tuple = ()
+    offsets: tuple = ()
+    n_params: int = 0
+    masked: bool = False
+    learn_positions: tuple = ()
+    learn_entries: tuple = ()
+    n_learnable: int = 0
+    w_off: int = 0
+    b_off: int = 0
+    c_off: int = 0
+
+    @property
+    def active(self) -> bool:
+        return bool(self.forms)
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    """Everything that shapes the generated step (and nothing that does not)."""
+
+    layers: tuple
+    loss: str  # "elementwise" | "softmax"
+    loss_form: object = None
+    label_smoothing: float = 0.0
+    n_total: int = 0
+    n_weights: int = 0
+    dtype: str = "float32"
+
+    def layer_pointer_slots(self, index: int) -> tuple[int, int]:
+        """(constants pointer slot, mask pointer slot) of layer ``index``."""
+        base = len(POINTER_SLOTS) + 2 * index
+        return base, base + 1
+
+    @property
+    def n_pointers(self) -> int:
+        return len(POINTER_SLOTS) + 2 * len(self.layers)
+
+    def work_size(self, rows: int) -> int:
+        """Elements of the workspace for ``rows`` rows."""
+        per_row = 0
+        widest = max(max(ly.fan_out, ly.fan_in) for ly in self.layers)
+        for ly in self.layers:
+            per_row += ly.fan_out * (3 if ly.active else 1)
+        per_row += 2 * widest
+        transposed = max(ly.fan_in * ly.fan_out for ly in self.layers)
+        return rows * per_row + transposed + 16
+
+
+def _form_key(form) -> tuple:
+    return (
+        tuple(form.inputs),
+        tuple(form.params),
+        form.f,
+        form.df,
+        tuple(form.dparams),
+    )
+
+
+def _runs(ids: tuple) -> list[tuple[int, int, int]]:
+    runs = []
+    j0 = 0
+    while j0 < len(ids):
+        j1 = j0 + 1
+        while j1 < len(ids) and ids[j1] == ids[j0]:
+            j1 += 1
+        runs.append((j0, j1, ids[j0]))
+        j0 = j1
+    return runs
+
+
+_PROLOGUE = string.Template(
+    r"""#include <string.h>
+static inline symnb_real symnb_sgn(symnb_real v) {
+    return v > 0 ? (symnb_real)1 : (v < 0 ? (symnb_real)-1 : v);
+}
+static inline symnb_real symnb_sum(const symnb_real* SYMNB_RESTRICT v, symnb_i64 n) {
+    symnb_real acc = 0;
+#pragma omp simd reduction(+: acc)
+    for (symnb_i64 i = 0; i < n; ++i) acc += v[i];
+    return acc;
+}
+#define SYMNB_NAN_D __builtin_nan("")
+#define SYMNB_N_TOTAL ${n_total}
+#define SYMNB_N_WEIGHTS ${n_weights}
+"""
+)
+
+# forward product of one layer: out[r, :] = in[r, :] @ W + b, ROW_BLOCK rows at a time
+_FORWARD = string.Template(
+    r"""    {   /* layer ${l}: ${fi} -> ${fo} */
+        const symnb_real* SYMNB_RESTRICT W = flat + ${w_off};
+        const symnb_real* SYMNB_RESTRICT b = flat + ${b_off};
+        const symnb_real* SYMNB_RESTRICT in = ${src};
+        symnb_real* SYMNB_RESTRICT z = Z${l};
+        symnb_i64 r = 0;
+        for (; r + ${rb} <= rows; r += ${rb}) {
+            symnb_real acc[${rb}][${fo}];
+            for (int q = 0; q < ${rb}; ++q)
+#pragma omp simd
+                for (int o = 0; o < ${fo}; ++o) acc[q][o] = 0;
+            for (int i = 0; i < ${fi}; ++i) {
+                const symnb_real* SYMNB_RESTRICT w = W + i * ${fo};
+                for (int q = 0; q < ${rb}; ++q) {
+                    const symnb_real a = in[(r + q) * ${fi} + i];
+#pragma omp simd
+                    for (int o = 0; o < ${fo}; ++o) acc[q][o] += a * w[o];
+                }
+            }
+            for (int q = 0; q < ${rb}; ++q)
+#pragma omp simd
+                for (int o = 0; o < ${fo}; ++o) z[(r + q) * ${fo} + o] = acc[q][o] + b[o];
+        }
+        for (; r < rows; ++r) {
+            symnb_real acc[${fo}];
+#pragma omp simd
+            for (int o = 0; o < ${fo}; ++o) acc[o] = 0;
+            for (int i = 0; i < ${fi}; ++i) {
+                const symnb_real a = in[r * ${fi} + i];
+                const symnb_real* SYMNB_RESTRICT w = W + i * ${fo};
+#pragma omp simd
+                for (int o = 0; o < ${fo}; ++o) acc[o] += a * w[o];
+            }
+#pragma omp simd
+            for (int o = 0; o < ${fo}; ++o) z[r * ${fo} + o] = acc[o] + b[o];
+        }
+${activation}
+    }
+"""
+)
+
+_ACT_UNIFORM = string.Template(
+    r"""        {   /* one form, shared constants */
+            const symnb_real* SYMNB_RESTRICT c = (const symnb_real*)pointers[${cslot}];
+            symnb_real* SYMNB_RESTRICT a = A${l};
+            symnb_real* SYMNB_RESTRICT d = D${l};
+            const symnb_i64 n = rows * ${fo};
+#pragma omp simd
+            for (symnb_i64 i = 0; i < n; ++i) {
+                symnb_real v, dv;
+                symnb_fdf${g}(z[i], c, &v, &dv);
+                a[i] = v;
+                d[i] = dv;
+            }
+        }"""
+)
+
+_ACT_RUNS_HEAD = string.Template(
+    r"""        {   /* per-neuron forms and constants */
+            const symnb_real* SYMNB_RESTRICT params =
+                (const symnb_real*)pointers[${cslot}];
+            static const symnb_i32 off[${fo}] = {${offsets}};
+            symnb_real* SYMNB_RESTRICT a = A${l};
+            symnb_real* SYMNB_RESTRICT d = D${l};
+            for (symnb_i64 r = 0; r < rows; ++r) {"""
+)
+
+_ACT_RUN = string.Template(
+    r"""#pragma omp simd
+                for (int j = ${j0}; j < ${j1}; ++j) {
+                    const symnb_i64 i = r * ${fo} + j;
+                    symnb_real v, dv;
+                    symnb_fdf${g}(z[i], params + off[j], &v, &dv);
+                    a[i] = v;
+                    d[i] = dv;
+                }"""
+)
+
+_LOSS_ELEMENTWISE = string.Template(
+    r"""    {   /* elementwise loss: mean over rows * ${fo} elements */
+        const symnb_real* SYMNB_RESTRICT t = (const symnb_real*)Y;
+        const symnb_real* SYMNB_RESTRICT c = (const symnb_real*)pointers[6];
+        const symnb_i64 n = rows * ${fo};
+        const symnb_real s = (symnb_real)(1.0 / (double)n);
+        double acc = 0.0;
+#pragma omp simd reduction(+: acc)
+        for (symnb_i64 i = 0; i < n; ++i) {
+            acc += (double)symnb_f${g}(P[i], t[i], c);
+            G[i] = s * symnb_df${g}(P[i], t[i], c);
+        }
+        loss = acc / (double)n;
+    }
+"""
+)
+
+_LOSS_SOFTMAX = string.Template(
+    r"""    {   /* softmax cross-entropy, labels int64, label smoothing ${eps} */
+        const symnb_i64* SYMNB_RESTRICT labels = (const symnb_i64*)Y;
+        const symnb_real s = (symnb_real)(1.0 / (double)rows);
+        const symnb_real eps = (symnb_real)${eps};
+        double picked = 0.0, total = 0.0;
+        for (symnb_i64 r = 0; r < rows; ++r) {
+            const symnb_real* SYMNB_RESTRICT zr = P + r * ${fo};
+            symnb_real* SYMNB_RESTRICT gr = G + r * ${fo};
+            symnb_real m = zr[0];
+            for (int j = 1; j < ${fo}; ++j) m = (zr[j] > m || zr[j] != zr[j]) ? zr[j] : m;
+            symnb_real se = 0;
+            for (int j = 0; j < ${fo}; ++j) {
+                gr[j] = zr[j] - m;
+                se += SYMNB_EXP(gr[j]);
+            }
+            const symnb_real lse = SYMNB_LOG(se);
+            symnb_i64 y = labels[r];
+            for (int j = 0; j < ${fo}; ++j) {
+                const symnb_real lp = gr[j] - lse;
+                ${smooth_total}
+                gr[j] = SYMNB_EXP(lp);
+            }
+            picked += (double)((zr[y] - m) - lse);
+            for (int j = 0; j < ${fo}; ++j) {
+                symnb_real gv = gr[j]${smooth_grad};
+                if (j == y) gv -= (symnb_real)1 - eps;
+                gr[j] = gv * s;
+            }
+        }
+        loss = -picked / (double)rows;
+        ${smooth_value}
+    }
+"""
+)
+
+_BACKWARD = string.Template(
+    r"""    {   /* layer ${l} backward */
+        symnb_real* SYMNB_RESTRICT g = ${g_in};
+${constants}${delta}
+        const symnb_real* SYMNB_RESTRICT prev = ${prev};
+        symnb_real* SYMNB_RESTRICT dW = grad + ${w_off};
+        symnb_real* SYMNB_RESTRICT db = grad + ${b_off};
+        memset(dW, 0, sizeof(symnb_real) * ${fi} * ${fo});
+#pragma omp simd
+        for (int o = 0; o < ${fo}; ++o) db[o] = 0;
+        symnb_i64 r = 0;
+        for (; r + ${rb} <= rows; r += ${rb}) {
+            const symnb_real* SYMNB_RESTRICT d0 = delta + r * ${fo};
+            for (int i = 0; i < ${fi}; ++i) {
+                symnb_real a[${rb}];
+                for (int q = 0; q < ${rb}; ++q) a[q] = prev[(r + q) * ${fi} + i];
+                symnb_real* SYMNB_RESTRICT w = dW + i * ${fo};
+#pragma omp simd
+                for (int o = 0; o < ${fo}; ++o) {
+                    symnb_real s = w[o];
+                    for (int q = 0; q < ${rb}; ++q) s += a[q] * d0[q * ${fo} + o];
+                    w[o] = s;
+                }
+            }
+            for (int q = 0; q < ${rb}; ++q)
+#pragma omp simd
+                for (int o = 0; o < ${fo}; ++o) db[o] += d0[q * ${fo} + o];
+        }
+        for (; r < rows; ++r) {
+            const symnb_real* SYMNB_RESTRICT d0 = delta + r * ${fo};
+            for (int i = 0; i < ${fi}; ++i) {
+                const symnb_real a = prev[r * ${fi} + i];
+                symnb_real* SYMNB_RESTRICT w = dW + i * ${fo};
+#pragma omp simd
+                for (int o = 0; o < ${fo}; ++o) w[o] += a * d0[o];
+            }
+#pragma omp simd
+            for (int o = 0; o < ${fo}; ++o) db[o] += d0[o];
+        }
+${mask}${input_gradient}    }
+"""
+)
+
+_INPUT_GRADIENT = string.Template(
+    r"""        {   /* gradient w.r.t. the layer's input: delta @ W^T */
+            const symnb_real* SYMNB_RESTRICT W = flat + ${w_off};
+            symnb_real* SYMNB_RESTRICT WT = WTbuf;
+            for (int i = 0; i < ${fi}; ++i)
+                for (int o = 0; o < ${fo}; ++o) WT[o * ${fi} + i] = W[i * ${fo} + o];
+            symnb_real* SYMNB_RESTRICT out = ${g_out};
+            for (symnb_i64 r = 0; r < rows; ++r) {
+                symnb_real acc[${fi}];
+#pragma omp simd
+                for (int i = 0; i < ${fi}; ++i) acc[i] = 0;
+                for (int o = 0; o < ${fo}; ++o) {
+                    const symnb_real dv = delta[r * ${fo} + o];
+                    const symnb_real* SYMNB_RESTRICT wt = WT + o * ${fi};
+#pragma omp simd
+                    for (int i = 0; i < ${fi}; ++i) acc[i] += dv * wt[i];
+                }
+#pragma omp simd
+                for (int i = 0; i < ${fi}; ++i) out[r * ${fi} + i] = acc[i];
+            }
+        }
+"""
+)
+
+_CONSTANTS_UNIFORM = string.Template(
+    r"""        {   /* learnable constants: sum of g * df/dc (double) */
+            const symnb_real* SYMNB_RESTRICT c = (const symnb_real*)pointers[${cslot}];
+            double full[${np}];
+            for (int k = 0; k < ${np}; ++k) full[k] = 0.0;
+            const symnb_i64 n = rows * ${fo};
+            for (symnb_i64 i = 0; i < n; ++i) {
+                symnb_real dc[${np}];
+                symnb_dc${g}(Z${l}[i], c, dc);
+                const double gi = (double)g[i];
+                for (int k = 0; k < ${np}; ++k) full[k] += gi * (double)dc[k];
+            }
+${gather}
+        }
+"""
+)
+
+_CONSTANTS_RUNS_HEAD = string.Template(
+    r"""        {   /* learnable constants: sum of g * df_j/dc (double), per column */
+            const symnb_real* SYMNB_RESTRICT params =
+                (const symnb_real*)pointers[${cslot}];
+            double full[${np}];
+            for (int k = 0; k < ${np}; ++k) full[k] = 0.0;
+"""
+)
+
+_CONSTANTS_COLUMN = string.Template(
+    r"""            for (symnb_i64 r = 0; r < rows; ++r) {   /* column ${j} */
+                const symnb_i64 i = r * ${fo} + ${j};
+                symnb_real dc[${k}];
+                symnb_dc${g}(Z${l}[i], params + ${off}, dc);
+                const double gi = (double)g[i];
+${accs}
+            }
+"""
+)
+
+_MAIN = string.Template(
+    r"""
+SYMNB_KERNEL double ${entry}(const symnb_real* SYMNB_RESTRICT X, const void* Y,
+        symnb_i64 rows, const symnb_i64* SYMNB_RESTRICT pointers,
+        const double* SYMNB_RESTRICT scalars, symnb_i64* SYMNB_RESTRICT status) {
+    symnb_real* SYMNB_RESTRICT flat = (symnb_real*)pointers[0];
+    symnb_real* SYMNB_RESTRICT grad = (symnb_real*)pointers[1];
+    symnb_real* SYMNB_RESTRICT backup = (symnb_real*)pointers[2];
+    symnb_real* SYMNB_RESTRICT work = (symnb_real*)pointers[3];
+    status[0] = 0;
+${buffers}
+    double loss = 0.0;
+    /* ---- forward ---- */
+${forward}
+    /* ---- loss ---- */
+${loss}
+    const int mode = (int)scalars[0];
+    if (!(loss - loss == 0.0)) {
+        status[0] = 1;
+        if (mode != 0) return SYMNB_NAN_D;
+    }
+    /* ---- backward ---- */
+${backward}
+    /* ---- penalties (weights only), masks again ---- */
+    const double l1 = scalars[7], l2 = scalars[8];
+    if (l1 != 0.0 || l2 != 0.0) {
+        const symnb_real l1r = (symnb_real)l1, l2r = (symnb_real)l2;
+        if (l2 != 0.0) {
+#pragma omp simd
+            for (symnb_i64 i = 0; i < SYMNB_N_WEIGHTS; ++i) grad[i] += flat[i] * l2r;
+        }
+        if (l1 != 0.0) {
+#pragma omp simd
+            for (symnb_i64 i = 0; i < SYMNB_N_WEIGHTS; ++i)
+                grad[i] += symnb_sgn(flat[i]) * l1r;
+        }
+${penalty_masks}
+    }
+    {
+        const symnb_real s = symnb_sum(grad, SYMNB_N_TOTAL);
+        if (!(s - s == 0) && status[0] == 0) status[0] = 2;
+    }
+    /* ---- optimizer ---- */
+    if (mode == 0) return loss;
+    if (status[0] != 0) return SYMNB_NAN_D;
+    memcpy(backup, flat, sizeof(symnb_real) * SYMNB_N_TOTAL);
+    const symnb_real lr = (symnb_real)scalars[1];
+    const symnb_real wd = (symnb_real)scalars[3];
+    const bool decay = scalars[3] != 0.0;
+    if (mode == 1) {   /* SGD (PyTorch's rule) */
+        const symnb_real mom = (symnb_real)scalars[2];
+        const bool nesterov = scalars[4] != 0.0;
+        symnb_real* SYMNB_RESTRICT vel = (symnb_real*)pointers[4];
+        if (scalars[2] != 0.0) {
+#pragma omp simd
+            for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
+                symnb_real gi = grad[i];
+                if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
+                symnb_real vi = vel[i] * mom;
+                vi = vi + gi;
+                vel[i] = vi;
+                if (nesterov) { const symnb_real mv = mom * vi; gi = gi + mv; }
+                else gi = vi;
+                const symnb_real step = gi * lr;
+                flat[i] = flat[i] - step;
+            }
+        } else {
+#pragma omp simd
+            for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
+                symnb_real gi = grad[i];
+                if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
+                const symnb_real step = gi * lr;
+                flat[i] = flat[i] - step;
+            }
+        }
+    } else {   /* Adam with bias correction (torch.optim.Adam) */
+        const double b1 = scalars[2], b2 = scalars[4], t = scalars[6];
+        const double step_size = scalars[1] / (1.0 - pow(b1, t));
+        const double root_c2 = sqrt(1.0 - pow(b2, t));
+        const symnb_real b1r = (symnb_real)b1, b2r = (symnb_real)b2;
+        const symnb_real c1 = (symnb_real)(1.0 - b1), c2 = (symnb_real)(1.0 - b2);
+        const symnb_real inv = (symnb_real)(1.0 / root_c2);
+        const symnb_real epsr = (symnb_real)scalars[5];
+        const symnb_real ss = (symnb_real)step_size;
+        symnb_real* SYMNB_RESTRICT m = (symnb_real*)pointers[4];
+        symnb_real* SYMNB_RESTRICT v = (symnb_real*)pointers[5];
+#pragma omp simd
+        for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
+            symnb_real gi = grad[i];
+            if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
+            symnb_real mi = m[i] * b1r;
+            const symnb_real mg = c1 * gi;
+            mi = mi + mg;
+            m[i] = mi;
+            symnb_real vi = v[i] * b2r;
+            symnb_real gg = gi * gi;
+            gg = gg * c2;
+            vi = vi + gg;
+            v[i] = vi;
+            symnb_real den = SYMNB_SQRT(vi);
+            den = den * inv;
+            den = den + epsr;
+            symnb_real u = mi / den;
+            u = u * ss;
+            flat[i] = flat[i] - u;
+        }
+    }
+    {
+        const symnb_real s = symnb_sum(flat, SYMNB_N_TOTAL);
+        if (!(s - s == 0)) {
+            memcpy(flat, backup, sizeof(symnb_real) * SYMNB_N_TOTAL);
+            status[0] = 3;
+            return SYMNB_NAN_D;
+        }
+    }
+    return loss;
+}
+"""
+)
+
+
+def _math_macros(dtype: str) -> str:
+    f = "f" if dtype == "float32" else ""
+    return (
+        f"#define SYMNB_EXP(v) exp{f}(v)\n"
+        f"#define SYMNB_LOG(v) log{f}(v)\n"
+        f"#define SYMNB_SQRT(v) sqrt{f}(v)\n"
+    )
+
+
+def _literal(value: float) -> str:
+    return repr(float(value))
+
+
+def render_train_step(spec: StepSpec) -> KernelSource:
+    """The translation unit of the fused step for ``spec``."""
+    if spec.dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {DTYPES}, not {spec.dtype!r}")
+    layers = spec.layers
+    n_layers = len(layers)
+
+    # distinct forms over the whole network -> global function indices
+    index: dict[tuple, int] = {}
+    forms: list = []
+    global_ids: list[tuple[int, ...]] = []
+    for ly in layers:
+        local = []
+        for form in ly.forms:
+            key = _form_key(form)
+            if key not in index:
+                index[key] = len(forms)
+                forms.append(form)
+            local.append(index[key])
+        global_ids.append(tuple(local))
+    parts = []
+    for g, form in enumerate(forms):
+        parts.append(f"/* ---- activation form {g} ---- */")
+        parts.append(
+            render_form_functions(
+                g,
+                tuple(form.inputs),
+                tuple(form.params),
+                form.f,
+                form.df,
+                tuple(form.dparams),
+                spec.dtype,
+                True,
+                _printer.MAX_OPERATIONS,
+            )
+        )
+    loss_index = len(forms)
+    if spec.loss == "elementwise":
+        lf = spec.loss_form
+        parts.append(f"/* ---- loss form {loss_index} ---- */")
+        parts.append(
+            render_form_functions(
+                loss_index,
+                tuple(lf.inputs),
+                tuple(lf.params),
+                lf.f,
+                lf.df,
+                (),
+                spec.dtype,
+                False,
+                _printer.MAX_OPERATIONS,
+            )
+        )
+    elif spec.loss != "softmax":
+        raise ValueError(f"unknown loss kind {spec.loss!r}")
+    body = "\n".join(parts)
+
+    # workspace: Z, A, D per layer, then two gradient buffers and W^T
+    rb = ROW_BLOCK
+    widest = max(max(ly.fan_out, ly.fan_in) for ly in layers)
+    buf = []
+    cursor = "work"
+    for i, ly in enumerate(layers):
+        buf.append(f"    symnb_real* SYMNB_RESTRICT Z{i} = {cursor};")
+        cursor = f"Z{i} + rows * {ly.fan_out}"
+        if ly.active:
+            buf.append(f"    symnb_real* SYMNB_RESTRICT A{i} = {cursor};")
+            buf.append(
+                f"    symnb_real* SYMNB_RESTRICT D{i} = A{i} + rows * {ly.fan_out};"
+            )
+            cursor = f"D{i} + rows * {ly.fan_out}"
+        else:
+            buf.append(f"    symnb_real* SYMNB_RESTRICT A{i} = Z{i}; (void)A{i};")
+    buf.append(f"    symnb_real* SYMNB_RESTRICT G0 = {cursor};")
+    buf.append(f"    symnb_real* SYMNB_RESTRICT G1 = G0 + rows * {widest};")
+    buf.append(f"    symnb_real* SYMNB_RESTRICT WTbuf = G1 + rows * {widest};")
+    buf.append("    (void)G1; (void)WTbuf;")
+
+    forward = []
+    for i, ly in enumerate(layers):
+        cslot, _ = spec.layer_pointer_slots(i)
+        act = ""
+        if ly.active:
+            gids = global_ids[i]
+            uniform = len(set(ly.ids)) == 1 and not any(ly.offsets)
+            if uniform:
+                act = _ACT_UNIFORM.substitute(
+                    cslot=cslot, l=i, fo=ly.fan_out, g=gids[ly.ids[0]]
+                )
+            else:
+                lines = [
+                    _ACT_RUNS_HEAD.substitute(
+                        cslot=cslot,
+                        fo=ly.fan_out,
+                        offsets=", ".join(str(int(o)) for o in ly.offsets),
+                        l=i,
+                    )
+                ]
+                for j0, j1, lid in _runs(tuple(ly.ids)):
+                    lines.append(
+                        _ACT_RUN.substitute(j0=j0, j1=j1, fo=ly.fan_out, g=gids[lid])
+                    )
+                lines.append("            }\n        }")
+                act = "\n".join(lines)
+        forward.append(
+            _FORWARD.substitute(
+                l=i,
+                fi=ly.fan_in,
+                fo=ly.fan_out,
+                w_off=ly.w_off,
+                b_off=ly.b_off,
+                src="X" if i == 0 else f"A{i - 1}",
+                rb=rb,
+                activation=act,
+            )
+        )
+
+    last = layers[-1]
+    loss_lines = [f"    const symnb_real* SYMNB_RESTRICT P = A{n_layers - 1};"]
+    loss_lines.append("    symnb_real* SYMNB_RESTRICT G = G0;")
+    if spec.loss == "elementwise":
+        loss_lines.append(_LOSS_ELEMENTWISE.substitute(fo=last.fan_out, g=loss_index))
+    else:
+        eps = float(spec.label_smoothing)
+        if eps:
+            smooth_total = "total += (double)lp;"
+            smooth_grad = " - eps / (symnb_real)" + str(last.fan_out)
+            smooth_value = (
+                f"loss = (1.0 - {_literal(eps)}) * loss - {_literal(eps)} * total / "
+                f"((double)rows * {last.fan_out}.0);"
+            )
+        else:
+            smooth_total = "(void)total;"
+            smooth_grad = ""
+            smooth_value = ""
+        loss_lines.append(
+            _LOSS_SOFTMAX.substitute(
+                fo=last.fan_out,
+                eps=_literal(eps),
+                smooth_total=smooth_total,
+                smooth_grad=smooth_grad,
+                smooth_value=smooth_value,
+            )
+        )
+
+    backward = []
+    g_names = ["G0", "G1"]
+    for step, i in enumerate(range(n_layers - 1, -1, -1)):
+        ly = layers[i]
+        cslot, mslot = spec.layer_pointer_slots(i)
+        g_in = g_names[step % 2]
+        g_out = g_names[(step + 1) % 2]
+        constants = ""
+        if ly.active and ly.n_learnable:
+            gids = global_ids[i]
+            uniform = len(set(ly.ids)) == 1 and not any(ly.offsets)
+            gather_lines = []
+            for e in range(ly.n_learnable):
+                terms = [
+                    f"full[{p}]"
+                    for p, entry in zip(ly.learn_positions, ly.learn_entries)
+                    if entry == e
+                ]
+                gather_lines.append(
+                    f"            grad[{ly.c_off + e}] = (symnb_real)("
+                    + (" + ".join(terms) or "0.0")
+                    + ");"
+                )
+            gather = "\n".join(gather_lines)
+            if uniform:
+                constants = _CONSTANTS_UNIFORM.substitute(
+                    cslot=cslot,
+                    np=max(ly.n_params, 1),
+                    fo=ly.fan_out,
+                    g=gids[ly.ids[0]],
+                    l=i,
+                    gather=gather,
+                )
+            else:
+                lines = [
+                    _CONSTANTS_RUNS_HEAD.substitute(cslot=cslot, np=max(ly.n_params, 1))
+                ]
+                needed = set(ly.learn_positions)
+                for j in range(ly.fan_out):
+                    form = ly.forms[ly.ids[j]]
+                    k = len(form.params)
+                    off = int(ly.offsets[j])
+                    if not k or not any(off <= p < off + k for p in needed):
+                        continue
+                    accs = "\n".join(
+                        f"                full[{off + q}] += gi * (double)dc[{q}];"
+                        for q in range(k)
+                    )
+                    lines.append(
+                        _CONSTANTS_COLUMN.substitute(
+                            j=j,
+                            fo=ly.fan_out,
+                            k=k,
+                            g=gids[ly.ids[j]],
+                            l=i,
+                            off=off,
+                            accs=accs,
+                        )
+                    )
+                lines.append(gather + "\n        }\n")
+                constants = "".join(lines)
+        if ly.active:
+            delta = (
+                f"        symnb_real* SYMNB_RESTRICT delta = D{i};\n"
+                "#pragma omp simd\n"
+                f"        for (symnb_i64 i = 0; i < rows * {ly.fan_out}; ++i) "
+                "delta[i] = g[i] * delta[i];\n"
+            )
+        else:
+            delta = "        symnb_real* SYMNB_RESTRICT delta = g;\n"
+        mask = ""
+        if ly.masked:
+            mask = (
+                "        {\n"
+                f"            const symnb_real* SYMNB_RESTRICT mk = "
+                f"(const symnb_real*)pointers[{mslot}];\n"
+                "#pragma omp simd\n"
+                f"            for (int i = 0; i < {ly.fan_in * ly.fan_out}; ++i) "
+                "dW[i] *= mk[i];\n"
+                "        }\n"
+            )
+        ig = ""
+        if i > 0:
+            ig = _INPUT_GRADIENT.substitute(
+                w_off=ly.w_off, fi=ly.fan_in, fo=ly.fan_out, g_out=g_out
+            )
+        backward.append(
+            _BACKWARD.substitute(
+                l=i,
+                g_in=g_in,
+                constants=constants,
+                delta=delta,
+                prev="X" if i == 0 else f"A{i - 1}",
+                w_off=ly.w_off,
+                b_off=ly.b_off,
+                fi=ly.fan_in,
+                fo=ly.fan_out,
+                rb=rb,
+                mask=mask,
+                input_gradient=ig,
+            )
+        )
+
+    penalty_masks = []
+    for i, ly in enumerate(layers):
+        if ly.masked:
+            _, mslot = spec.layer_pointer_slots(i)
+            penalty_masks.append(
+                "        {\n"
+                f"            const symnb_real* SYMNB_RESTRICT mk = "
+                f"(const symnb_real*)pointers[{mslot}];\n"
+                f"            symnb_real* SYMNB_RESTRICT gw = grad + {ly.w_off};\n"
+                "#pragma omp simd\n"
+                f"            for (int i = 0; i < {ly.fan_in * ly.fan_out}; ++i) "
+                "gw[i] *= mk[i];\n"
+                "        }"
+            )
+
+    header = render_header("cpp", spec.dtype, PARALLEL_MIN)
+    text = "\n".join(
+        [
+            header,
+            prelude(spec.dtype, helpers_used(body)),
+            _math_macros(spec.dtype),
+            _PROLOGUE.substitute(n_total=spec.n_total, n_weights=spec.n_weights),
+            body,
+            "/* ---- fused training step ---- */",
+            _MAIN.substitute(
+                entry=ENTRY_POINT,
+                buffers="\n".join(buf),
+                forward="\n".join(forward),
+                loss="\n".join(loss_lines),
+                backward="\n".join(backward),
+                penalty_masks="\n".join(penalty_masks),
+            ),
+        ]
+    )
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return KernelSource(
+        text, {"mlp_step": ENTRY_POINT}, digest, "cpp", spec.dtype, "train_step"
+    )
+
+
+__all__ = [
+    "ENTRY_POINT",
+    "POINTER_SLOTS",
+    "ROW_BLOCK",
+    "SCALAR_SLOTS",
+    "LayerSpec",
+    "StepSpec",
+    "render_train_step",
+]
