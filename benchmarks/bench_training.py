@@ -217,9 +217,7 @@ def main(argv=None) -> int:
         c
         for b in backends
         for c in ([f"symnb {b}"] + (["symnb cpp fused"] if b == "cpp" else []))
-    ] + (
-        ["torch composite", "torch F.silu"] if have_torch else []
-    )
+    ] + (["torch composite", "torch F.silu"] if have_torch else [])
     print()
     print(
         f"machine: {platform.processor() or platform.machine()}, "

@@ -22,9 +22,14 @@ ABI (``T`` = float or double)::
 ``Y`` is ``T`` (rows, outputs) for an elementwise loss and ``int64_t`` labels (rows,)
 for softmax cross-entropy. ``pointers`` and ``scalars`` are laid out as
 :data:`POINTER_SLOTS` / :data:`SCALAR_SLOTS` (then one constants pointer and one mask
-pointer per layer at :meth:`StepSpec.layer_pointer_slots`). The return value is the
-mean loss; ``status[0]`` is 0 (ok), 1 (loss not finite), 2 (gradient not finite) or
-3 (parameters not finite after the update, restored from the backup).
+pointer per layer at :meth:`StepSpec.layer_pointer_slots`). ``status[0]`` is 0 (ok),
+1 (loss not finite), 2 (gradient not finite) or 3 (parameters not finite after the
+update, restored from the backup). The return value is the mean loss; with an
+optimizer update (modes 1 and 2) it is NaN whenever the status is not 0, so the caller
+reads the status only then. Mode 0 (gradient only) always computes the whole gradient.
+
+Results do not depend on memory alignment or thread counts: every sum runs in a fixed
+order (the step is serial, see below).
 """
 
 from __future__ import annotations
@@ -58,7 +63,23 @@ SCALAR_SLOTS = (
 )
 
 #: Row block of the matrix products (rows sharing one pass over the weights).
-ROW_BLOCK = 4
+ROW_BLOCK = 8
+#: ... and of the weight gradient.
+ROW_BLOCK_WEIGHT_GRADIENT = 4
+
+#: Layers with 16 inputs or more and few outputs (< one 64-byte vector) or few
+#: inputs (the rows of a block fit in 16 vector registers) compute dW^T, vectorised
+#: over the inputs, then transpose it.
+TRANSPOSED_WEIGHT_GRADIENT = True
+#: Forward products of layers with 2..15 outputs run on zero-padded 16 columns.
+PAD_NARROW = True
+#: Forward products of layers wider than 16 run by tiles of 16 columns.
+FORWARD_TILES = True
+
+#: The step is serial: OpenMP threads in it were measured (digits 64-128-10, full
+#: batch, on the 2-core benchmark machine) and made it slower there (1.4 -> 2.3 ms per
+#: epoch next to PyTorch's threads), and the libgomp calls of regions left serial cost
+#: microseconds per minibatch step.
 
 ENTRY_POINT = "symnb_mlp_step"
 
@@ -122,8 +143,16 @@ class StepSpec:
         for ly in self.layers:
             per_row += ly.fan_out * (3 if ly.active else 1)
         per_row += 2 * widest
-        transposed = max(ly.fan_in * ly.fan_out for ly in self.layers)
-        return rows * per_row + transposed + 16
+        transposed = max(ly.fan_in * _padded(ly.fan_out) for ly in self.layers)
+        return rows * (per_row + 2) + transposed + 16
+
+
+def _padded(width: int) -> int:
+    """Columns of a forward product's register rows: ``width`` up to whole 64-byte
+    vectors when it is narrower than 16 (the extra columns multiply zeros)."""
+    if PAD_NARROW and 1 < width < 16:
+        return 16
+    return width
 
 
 def _form_key(form) -> tuple:
@@ -165,38 +194,67 @@ static inline symnb_real symnb_sum(const symnb_real* SYMNB_RESTRICT v, symnb_i64
 """
 )
 
-# forward product of one layer: out[r, :] = in[r, :] @ W + b, ROW_BLOCK rows at a time
-_FORWARD = string.Template(
-    r"""    {   /* layer ${l}: ${fi} -> ${fo} */
-        const symnb_real* SYMNB_RESTRICT W = flat + ${w_off};
-        const symnb_real* SYMNB_RESTRICT b = flat + ${b_off};
-        const symnb_real* SYMNB_RESTRICT in = ${src};
-        symnb_real* SYMNB_RESTRICT z = Z${l};
-        symnb_i64 r = 0;
-        for (; r + ${rb} <= rows; r += ${rb}) {
-            symnb_real acc[${rb}][${fo}];
+# one block of ROW_BLOCK rows: whole rows of accumulators ...
+_FORWARD_BLOCK_ROWS = string.Template(
+    r"""            symnb_real acc[${rb}][${fop}];
             for (int q = 0; q < ${rb}; ++q)
 #pragma omp simd
-                for (int o = 0; o < ${fo}; ++o) acc[q][o] = 0;
+                for (int o = 0; o < ${fop}; ++o) acc[q][o] = 0;
             for (int i = 0; i < ${fi}; ++i) {
-                const symnb_real* SYMNB_RESTRICT w = W + i * ${fo};
+                const symnb_real* SYMNB_RESTRICT w = W + i * ${fop};
                 for (int q = 0; q < ${rb}; ++q) {
                     const symnb_real a = in[(r + q) * ${fi} + i];
 #pragma omp simd
-                    for (int o = 0; o < ${fo}; ++o) acc[q][o] += a * w[o];
+                    for (int o = 0; o < ${fop}; ++o) acc[q][o] += a * w[o];
                 }
             }
             for (int q = 0; q < ${rb}; ++q)
 #pragma omp simd
-                for (int o = 0; o < ${fo}; ++o) z[(r + q) * ${fo} + o] = acc[q][o] + b[o];
+                for (int o = 0; o < ${fo}; ++o) z[(r + q) * ${fo} + o] = acc[q][o] + b[o];"""
+)
+
+# ... or, for wide layers, 16 columns at a time (accumulators stay in registers)
+_FORWARD_BLOCK_TILES = string.Template(
+    r"""            for (int o0 = 0; o0 < ${fop}; o0 += 16) {
+                symnb_real acc[${rb}][16];
+                for (int q = 0; q < ${rb}; ++q)
+#pragma omp simd
+                    for (int o = 0; o < 16; ++o) acc[q][o] = 0;
+                for (int i = 0; i < ${fi}; ++i) {
+                    const symnb_real* SYMNB_RESTRICT w = W + i * ${fop} + o0;
+                    for (int q = 0; q < ${rb}; ++q) {
+                        const symnb_real a = in[(r + q) * ${fi} + i];
+#pragma omp simd
+                        for (int o = 0; o < 16; ++o) acc[q][o] += a * w[o];
+                    }
+                }
+                for (int q = 0; q < ${rb}; ++q)
+#pragma omp simd
+                    for (int o = 0; o < 16; ++o)
+                        if (o0 + o < ${fo})
+                            z[(r + q) * ${fo} + o0 + o] = acc[q][o] + b[o0 + o];
+            }"""
+)
+
+# forward product of one layer: out[r, :] = in[r, :] @ W + b, ROW_BLOCK rows at a time
+_FORWARD = string.Template(
+    r"""    {   /* layer ${l}: ${fi} -> ${fo} */
+${weights}
+        const symnb_real* SYMNB_RESTRICT b = flat + ${b_off};
+        const symnb_real* SYMNB_RESTRICT in = ${src};
+        symnb_real* SYMNB_RESTRICT z = Z${l};
+        const symnb_i64 blocks = rows / ${rb};
+        for (symnb_i64 blk = 0; blk < blocks; ++blk) {
+            const symnb_i64 r = blk * ${rb};
+${block}
         }
-        for (; r < rows; ++r) {
+        for (symnb_i64 r = blocks * ${rb}; r < rows; ++r) {
             symnb_real acc[${fo}];
 #pragma omp simd
             for (int o = 0; o < ${fo}; ++o) acc[o] = 0;
             for (int i = 0; i < ${fi}; ++i) {
                 const symnb_real a = in[r * ${fi} + i];
-                const symnb_real* SYMNB_RESTRICT w = W + i * ${fo};
+                const symnb_real* SYMNB_RESTRICT w = W + i * ${fop};
 #pragma omp simd
                 for (int o = 0; o < ${fo}; ++o) acc[o] += a * w[o];
             }
@@ -267,27 +325,36 @@ _LOSS_SOFTMAX = string.Template(
         const symnb_i64* SYMNB_RESTRICT labels = (const symnb_i64*)Y;
         const symnb_real s = (symnb_real)(1.0 / (double)rows);
         const symnb_real eps = (symnb_real)${eps};
+        symnb_real* SYMNB_RESTRICT mrow = ROWBUF;          /* row maxima */
+        symnb_real* SYMNB_RESTRICT lrow = ROWBUF + rows;   /* row log-sum-exp */
+        for (symnb_i64 r = 0; r < rows; ++r) {
+            const symnb_real* SYMNB_RESTRICT zr = P + r * ${fo};
+            symnb_real m = zr[0];
+            for (int j = 1; j < ${fo}; ++j) m = (zr[j] > m || zr[j] != zr[j]) ? zr[j] : m;
+            mrow[r] = m;
+            for (int j = 0; j < ${fo}; ++j) G[r * ${fo} + j] = zr[j] - m;
+        }
+        const symnb_i64 n = rows * ${fo};
+#pragma omp simd
+        for (symnb_i64 i = 0; i < n; ++i) G[i] = SYMNB_EXP(G[i]);
+        for (symnb_i64 r = 0; r < rows; ++r) {
+            symnb_real se = 0;
+            for (int j = 0; j < ${fo}; ++j) se += G[r * ${fo} + j];
+            lrow[r] = se;
+        }
+#pragma omp simd
+        for (symnb_i64 r = 0; r < rows; ++r) lrow[r] = SYMNB_LOG(lrow[r]);
         double picked = 0.0, total = 0.0;
         for (symnb_i64 r = 0; r < rows; ++r) {
             const symnb_real* SYMNB_RESTRICT zr = P + r * ${fo};
             symnb_real* SYMNB_RESTRICT gr = G + r * ${fo};
-            symnb_real m = zr[0];
-            for (int j = 1; j < ${fo}; ++j) m = (zr[j] > m || zr[j] != zr[j]) ? zr[j] : m;
-            symnb_real se = 0;
-            for (int j = 0; j < ${fo}; ++j) {
-                gr[j] = zr[j] - m;
-                se += SYMNB_EXP(gr[j]);
-            }
-            const symnb_real lse = SYMNB_LOG(se);
-            symnb_i64 y = labels[r];
-            for (int j = 0; j < ${fo}; ++j) {
-                const symnb_real lp = gr[j] - lse;
-                ${smooth_total}
-                gr[j] = SYMNB_EXP(lp);
-            }
+            const symnb_real m = mrow[r], lse = lrow[r];
+            const symnb_real inv = (symnb_real)1 / SYMNB_EXP(lse);
+            const symnb_i64 y = labels[r];
             picked += (double)((zr[y] - m) - lse);
+            ${smooth_total}
             for (int j = 0; j < ${fo}; ++j) {
-                symnb_real gv = gr[j]${smooth_grad};
+                symnb_real gv = gr[j] * inv${smooth_grad};
                 if (j == y) gv -= (symnb_real)1 - eps;
                 gr[j] = gv * s;
             }
@@ -305,7 +372,13 @@ ${constants}${delta}
         const symnb_real* SYMNB_RESTRICT prev = ${prev};
         symnb_real* SYMNB_RESTRICT dW = grad + ${w_off};
         symnb_real* SYMNB_RESTRICT db = grad + ${b_off};
-        memset(dW, 0, sizeof(symnb_real) * ${fi} * ${fo});
+${weight_gradient}${mask}${input_gradient}    }
+"""
+)
+
+# weight gradient dW = prev^T @ delta (rows in blocks), and db
+_WEIGHT_GRADIENT_WIDE = string.Template(
+    r"""        memset(dW, 0, sizeof(symnb_real) * ${fi} * ${fo});
 #pragma omp simd
         for (int o = 0; o < ${fo}; ++o) db[o] = 0;
         symnb_i64 r = 0;
@@ -337,7 +410,49 @@ ${constants}${delta}
 #pragma omp simd
             for (int o = 0; o < ${fo}; ++o) db[o] += d0[o];
         }
-${mask}${input_gradient}    }
+"""
+)
+
+# ... dW^T[o, :] += sum_q delta[r + q, o] * prev[r + q, :] (vectorised over the
+# inputs; the ROW_BLOCK_T input rows stay in registers across the outputs), then
+# transposed; for layers with few outputs, or few inputs
+_WEIGHT_GRADIENT_T = string.Template(
+    r"""        symnb_real* SYMNB_RESTRICT dWT = WTbuf;
+        memset(dWT, 0, sizeof(symnb_real) * ${fi} * ${fo});
+#pragma omp simd
+        for (int o = 0; o < ${fo}; ++o) db[o] = 0;
+        symnb_i64 r = 0;
+        for (; r + ${rb} <= rows; r += ${rb}) {
+            const symnb_real* SYMNB_RESTRICT pr = prev + r * ${fi};
+            const symnb_real* SYMNB_RESTRICT d0 = delta + r * ${fo};
+            for (int o = 0; o < ${fo}; ++o) {
+                symnb_real dv[${rb}];
+                for (int q = 0; q < ${rb}; ++q) dv[q] = d0[q * ${fo} + o];
+                symnb_real* SYMNB_RESTRICT w = dWT + o * ${fi};
+#pragma omp simd
+                for (int i = 0; i < ${fi}; ++i) {
+                    symnb_real s = w[i];
+                    for (int q = 0; q < ${rb}; ++q) s += dv[q] * pr[q * ${fi} + i];
+                    w[i] = s;
+                }
+            }
+            for (int q = 0; q < ${rb}; ++q)
+#pragma omp simd
+                for (int o = 0; o < ${fo}; ++o) db[o] += d0[q * ${fo} + o];
+        }
+        for (; r < rows; ++r) {
+            const symnb_real* SYMNB_RESTRICT pr = prev + r * ${fi};
+            for (int o = 0; o < ${fo}; ++o) {
+                const symnb_real dv = delta[r * ${fo} + o];
+                symnb_real* SYMNB_RESTRICT w = dWT + o * ${fi};
+#pragma omp simd
+                for (int i = 0; i < ${fi}; ++i) w[i] += dv * pr[i];
+            }
+#pragma omp simd
+            for (int o = 0; o < ${fo}; ++o) db[o] += delta[r * ${fo} + o];
+        }
+        for (int i = 0; i < ${fi}; ++i)
+            for (int o = 0; o < ${fo}; ++o) dW[i * ${fo} + o] = dWT[o * ${fi} + i];
 """
 )
 
@@ -612,7 +727,9 @@ def render_train_step(spec: StepSpec) -> KernelSource:
     buf.append(f"    symnb_real* SYMNB_RESTRICT G0 = {cursor};")
     buf.append(f"    symnb_real* SYMNB_RESTRICT G1 = G0 + rows * {widest};")
     buf.append(f"    symnb_real* SYMNB_RESTRICT WTbuf = G1 + rows * {widest};")
-    buf.append("    (void)G1; (void)WTbuf;")
+    transposed = max(ly.fan_in * _padded(ly.fan_out) for ly in layers)
+    buf.append(f"    symnb_real* SYMNB_RESTRICT ROWBUF = WTbuf + {transposed};")
+    buf.append("    (void)G1; (void)WTbuf; (void)ROWBUF;")
 
     forward = []
     for i, ly in enumerate(layers):
@@ -640,8 +757,28 @@ def render_train_step(spec: StepSpec) -> KernelSource:
                     )
                 lines.append("            }\n        }")
                 act = "\n".join(lines)
+        fop = _padded(ly.fan_out)
+        if fop == ly.fan_out:
+            weights = f"        const symnb_real* SYMNB_RESTRICT W = flat + {ly.w_off};"
+        else:  # few outputs: W with zero columns up to whole vectors (in WTbuf)
+            weights = (
+                "        symnb_real* SYMNB_RESTRICT W = WTbuf;\n"
+                f"        for (int i = 0; i < {ly.fan_in}; ++i)\n"
+                f"            for (int o = 0; o < {fop}; ++o)\n"
+                f"                W[i * {fop} + o] = o < {ly.fan_out} ? "
+                f"flat[{ly.w_off} + i * {ly.fan_out} + o] : 0;"
+            )
+        block_template = (
+            _FORWARD_BLOCK_TILES
+            if FORWARD_TILES and fop % 16 == 0 and fop > 16
+            else _FORWARD_BLOCK_ROWS
+        )
+        block = block_template.substitute(rb=rb, fi=ly.fan_in, fo=ly.fan_out, fop=fop)
         forward.append(
             _FORWARD.substitute(
+                block=block,
+                weights=weights,
+                fop=fop,
                 l=i,
                 fi=ly.fan_in,
                 fo=ly.fan_out,
@@ -661,7 +798,10 @@ def render_train_step(spec: StepSpec) -> KernelSource:
     else:
         eps = float(spec.label_smoothing)
         if eps:
-            smooth_total = "total += (double)lp;"
+            smooth_total = (
+                f"for (int j = 0; j < {last.fan_out}; ++j) "
+                "total += (double)((zr[j] - m) - lse);"
+            )
             smooth_grad = " - eps / (symnb_real)" + str(last.fan_out)
             smooth_value = (
                 f"loss = (1.0 - {_literal(eps)}) * loss - {_literal(eps)} * total / "
@@ -765,10 +905,24 @@ def render_train_step(spec: StepSpec) -> KernelSource:
         ig = ""
         if i > 0:
             ig = _INPUT_GRADIENT.substitute(
-                w_off=ly.w_off, fi=ly.fan_in, fo=ly.fan_out, g_out=g_out
+                w_off=ly.w_off,
+                fi=ly.fan_in,
+                fo=ly.fan_out,
+                g_out=g_out,
+            )
+        vl = 16 if spec.dtype == "float32" else 8
+        fi, fo = ly.fan_in, ly.fan_out
+        if TRANSPOSED_WEIGHT_GRADIENT and fi >= vl and (fo < vl or 4 * fi <= 16 * vl):
+            wg = _WEIGHT_GRADIENT_T.substitute(
+                fi=fi, fo=fo, rb=max(1, min(4, (16 * vl) // fi))
+            )
+        else:
+            wg = _WEIGHT_GRADIENT_WIDE.substitute(
+                fi=fi, fo=fo, rb=ROW_BLOCK_WEIGHT_GRADIENT
             )
         backward.append(
             _BACKWARD.substitute(
+                weight_gradient=wg,
                 l=i,
                 g_in=g_in,
                 constants=constants,

@@ -152,8 +152,10 @@ class MLP:
         (forward, loss, backward and the SGD/Adam update; :mod:`symnb.nn.fused`)
         whenever the configuration allows (default ``None``); ``False`` forces the
         generic path (NumPy matrix products around the activation kernels), ``True``
-        raises if the fused step cannot be used. ``model.fused`` tells which path
-        trains.
+        raises if the fused step cannot be used. ``None`` keeps layers with more than
+        :data:`symnb.nn.fused.AUTO_MAX_LAYER_WEIGHTS` weights on the generic path
+        (BLAS is faster there). ``model.fused`` tells which path trains,
+        ``model.fused_reason`` why not.
     """
 
     def __init__(
@@ -363,11 +365,14 @@ class MLP:
         if fused is False:
             self._fused_reason: str | None = "disabled (fused=False)"
         else:
-            from .fused import unsupported_reason
+            from .fused import auto_reason, unsupported_reason
 
-            self._fused_reason = unsupported_reason(self)
-            if fused and self._fused_reason is not None:
-                raise ValueError(f"fused=True: {self._fused_reason}")
+            if fused:
+                self._fused_reason = unsupported_reason(self)
+                if self._fused_reason is not None:
+                    raise ValueError(f"fused=True: {self._fused_reason}")
+            else:
+                self._fused_reason = auto_reason(self)
             # built now, like the activation kernels (not inside the first fit)
             self._fused_step()
 
@@ -703,6 +708,8 @@ class MLP:
         if self._fused_reason is not None:
             return None
         impl = self._fused_impl
+        if impl is not None and impl.stale(self):
+            impl = self._fused_impl = None
         if impl is None:
             from symnb.errors import BackendUnavailable, CompileError, FormulaError
 

@@ -53,61 +53,63 @@ MASK[1, 0] = MASK[0, 3] = 0
 # name -> (model kwargs, data function)
 CASES = {
     "swish-bce": (
-        dict(sizes=[2, 6, 5, 1], activation=SWISH, loss="bce_with_logits"),
+        {"sizes": [2, 6, 5, 1], "activation": SWISH, "loss": "bce_with_logits"},
         _moons,
     ),
     "heterogeneous": (
-        dict(
-            sizes=[2, 5, 4, 1],
-            activation=[["relu", SWISH, "tanh", SWISH, "gelu"], "elu"],
-            loss="bce_with_logits",
-        ),
+        {
+            "sizes": [2, 5, 4, 1],
+            "activation": [["relu", SWISH, "tanh", SWISH, "gelu"], "elu"],
+            "loss": "bce_with_logits",
+        },
         _moons,
     ),
     "learnable-per-neuron": (
-        dict(
-            sizes=[2, 5, 3, 1],
-            activation=[[LEARN_NEURON, "tanh", LEARN_NEURON, SWISH, LEARN_NEURON],
-                        LEARN_LAYER],
-            loss="bce_with_logits",
-        ),
+        {
+            "sizes": [2, 5, 3, 1],
+            "activation": [
+                [LEARN_NEURON, "tanh", LEARN_NEURON, SWISH, LEARN_NEURON],
+                LEARN_LAYER,
+            ],
+            "loss": "bce_with_logits",
+        },
         _moons,
     ),
     "learnable-homogeneous": (
-        dict(sizes=[2, 4, 1], activation=LEARN_LAYER, loss="bce_with_logits"),
+        {"sizes": [2, 4, 1], "activation": LEARN_LAYER, "loss": "bce_with_logits"},
         _moons,
     ),
     "masks": (
-        dict(
-            sizes=[2, 5, 1],
-            activation="tanh",
-            loss="bce_with_logits",
-            masks=[MASK, None],
-        ),
+        {
+            "sizes": [2, 5, 1],
+            "activation": "tanh",
+            "loss": "bce_with_logits",
+            "masks": [MASK, None],
+        },
         _moons,
     ),
     "mse-regression": (
-        dict(sizes=[3, 7, 2], activation=SWISH, loss="mse"),
+        {"sizes": [3, 7, 2], "activation": SWISH, "loss": "mse"},
         _regression,
     ),
     "user-loss": (
-        dict(sizes=[3, 6, 2], activation="tanh", loss=USER_LOSS),
+        {"sizes": [3, 6, 2], "activation": "tanh", "loss": USER_LOSS},
         _regression,
     ),
     "bce-sigmoid-output": (
-        dict(sizes=[2, 5, 1], activation=SWISH, loss="bce"),
+        {"sizes": [2, 5, 1], "activation": SWISH, "loss": "bce"},
         _moons,
     ),
     "cross-entropy": (
-        dict(sizes=[2, 8, 6, 3], activation=SWISH, loss="cross_entropy"),
+        {"sizes": [2, 8, 6, 3], "activation": SWISH, "loss": "cross_entropy"},
         _multiclass,
     ),
     "cross-entropy-smoothing": (
-        dict(
-            sizes=[2, 6, 3],
-            activation="tanh",
-            loss=nn.SoftmaxCrossEntropy(label_smoothing=0.1),
-        ),
+        {
+            "sizes": [2, 6, 3],
+            "activation": "tanh",
+            "loss": nn.SoftmaxCrossEntropy(label_smoothing=0.1),
+        },
         _multiclass,
     ),
 }
@@ -164,7 +166,7 @@ def _finite_differences(model, X, y, h=1e-6, l1=0.0, l2=0.0):
 def test_fused_gradient_matches_finite_differences(name):
     fused, _, X, y = _pair(name)
     X, y = X[:20], y[:20]
-    loss, grad = fused.loss_and_gradient(X, y, l2=0.01)
+    _, grad = fused.loss_and_gradient(X, y, l2=0.01)
     fd = _finite_differences(fused, X, y, l2=0.01)
     start = 0  # masked weights get no gradient (they stay zero)
     for layer in fused.layers:
@@ -219,7 +221,10 @@ def test_float64_training_matches_closely():
     for model in (fused, generic):
         model.fit(X, y, epochs=3, batch_size=8, optimizer="adam", lr=0.01)
     np.testing.assert_allclose(
-        fused.get_flat_parameters(), generic.get_flat_parameters(), rtol=1e-9, atol=1e-11
+        fused.get_flat_parameters(),
+        generic.get_flat_parameters(),
+        rtol=1e-9,
+        atol=1e-11,
     )
     # learned constants reached the kernels used for inference
     for la, lb in zip(fused.learned_constants(), generic.learned_constants()):
@@ -246,7 +251,9 @@ def test_train_step_and_custom_optimizer():
         model.train_epoch(X, y, opt, batch_size=10)
     np.testing.assert_allclose(losses[0], losses[1], rtol=1e-12)
     np.testing.assert_allclose(
-        fused.get_flat_parameters(), generic.get_flat_parameters(), rtol=1e-10,
+        fused.get_flat_parameters(),
+        generic.get_flat_parameters(),
+        rtol=1e-10,
         atol=1e-12,
     )
 
@@ -255,13 +262,18 @@ def test_divergence_stops_with_last_finite_parameters():
     X, y = _regression(40, k=1)
     for fused_flag in (True, False):
         model = nn.MLP(
-            [3, 8, 1], activation="x**2", loss="mse", backend="cpp", seed=0,
+            [3, 8, 1],
+            activation="x**2",
+            loss="mse",
+            backend="cpp",
+            seed=0,
             fused=fused_flag,
         )
         assert model.fused is fused_flag
         with pytest.warns(RuntimeWarning, match="NaN or infinite"):
-            history = model.fit(X, y * 1e6, epochs=50, batch_size=8, optimizer="sgd",
-                                lr=10.0)
+            history = model.fit(
+                X, y * 1e6, epochs=50, batch_size=8, optimizer="sgd", lr=10.0
+            )
         assert history.stop_reason == "diverged"
         assert np.all(np.isfinite(model.get_flat_parameters()))
 
@@ -270,7 +282,9 @@ def test_choice_is_visible_and_can_be_forced():
     auto = nn.MLP([2, 4, 1], activation=SWISH, loss="bce_with_logits", backend="cpp")
     assert auto.fused and auto.fused_reason is None and "fused=True" in repr(auto)
     off = nn.MLP([2, 4, 1], backend="cpp", fused=False)
-    assert not off.fused and "fused" not in repr(off) and "fused=False" in off.fused_reason
+    assert (
+        not off.fused and "fused" not in repr(off) and "fused=False" in off.fused_reason
+    )
     numpy_model = nn.MLP([2, 4, 1], backend="numpy")
     assert not numpy_model.fused and "cpp" in numpy_model.fused_reason
     with pytest.raises(ValueError, match="fused=True"):
@@ -298,3 +312,23 @@ def test_interrupt_at_step_boundary_keeps_complete_steps():
     assert history.stop_reason == "interrupted"
     assert history.partial["step"] >= 3
     assert np.all(np.isfinite(model.get_flat_parameters()))
+
+
+def test_changed_label_smoothing_regenerates_the_step():
+    fused, generic, X, y = _pair("cross-entropy")
+    for model in (fused, generic):
+        model.loss.label_smoothing = 0.2
+    lf, gf = fused.loss_and_gradient(X, y)
+    lg, gg = generic.loss_and_gradient(X, y)
+    assert lf == pytest.approx(lg, rel=1e-12)
+    np.testing.assert_allclose(gf, gg, rtol=1e-10, atol=1e-13)
+
+
+def test_large_layers_stay_on_blas_unless_forced():
+    from symnb.nn.fused import AUTO_MAX_LAYER_WEIGHTS
+
+    wide = AUTO_MAX_LAYER_WEIGHTS // 4 + 1
+    auto = nn.MLP([4, wide, 1], activation="tanh", backend="cpp")
+    assert not auto.fused and "BLAS" in auto.fused_reason
+    forced = nn.MLP([4, wide, 1], activation="tanh", backend="cpp", fused=True)
+    assert forced.fused
