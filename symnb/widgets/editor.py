@@ -290,6 +290,8 @@ class ActivationEditor(W.VBox):
             notes = list(getattr(act, "notes", []) or [])
             notes += [str(w.message) for w in caught if str(w.message) not in notes]
             with self.hold_sync():
+                # sliders first: when the LaTeX changes, the rest is in place
+                self._sync_sliders(list(act.constants))
                 self.error_box.value = ""
                 # HTML-escaped: MathJax reads the text after the browser parsed the
                 # HTML, so "x < 0" in a Piecewise condition must not start a tag
@@ -303,7 +305,6 @@ class ActivationEditor(W.VBox):
                     if notes
                     else ""
                 )
-                self._sync_sliders(list(act.constants))
                 if old_kernel is not None:
                     self.status.value = (
                         '<span style="color:#a60">formula changed: press Compile</span>'

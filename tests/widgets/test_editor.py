@@ -49,7 +49,8 @@ def test_typing_is_debounced_then_parsed(editor) -> None:
     while "\\tanh" not in editor.latex.value and time.monotonic() < deadline:
         time.sleep(0.02)
     assert "\\tanh" in editor.latex.value
-    assert list(editor.sliders) == ["a"]
+    with editor._lock:  # the timer thread's refresh has finished
+        assert list(editor.sliders) == ["a"]
     assert editor.error is None
 
 
