@@ -170,7 +170,35 @@ def _check_values(owner: str, names: tuple[str, ...], values: dict[str, Any]) ->
             raise FormulaError(f"constant {k!r} must be finite, got {v!r}")
 
 
-class Kernel(_Checked):
+class _SingleFormula(_Checked):
+    """A kernel of one formula: owns its constants as a small ``params`` array."""
+
+    _owner_kind = "activation"
+
+    def _own_constants(self, formula: Any) -> None:
+        self._formula = formula
+        self._names = tuple(formula.internal.param_names)
+        host = np.array(formula.internal.param_values, dtype=self.dtype).reshape(-1)
+        self.params = self.xp.asarray(host)
+
+    @property
+    def constants(self) -> dict[str, float]:
+        """Current constant values."""
+        vals = self.params.tolist() if self.xp is np else self.params.get().tolist()
+        return dict(zip(self._names, vals))
+
+    def set_constants(self, **values: float) -> None:
+        """Change constants in place (no re-parse, no recompile)."""
+        owner = f"{self._owner_kind} {self._formula.name!r}"
+        _check_values(owner, self._names, values)
+        host = np.array(
+            [float(values.get(n, v)) for n, v in self.constants.items()],
+            dtype=self.dtype,
+        )
+        self.params[...] = self.xp.asarray(host)
+
+
+class Kernel(_SingleFormula):
     """Compiled forward and derivative of one activation, elementwise on any shape.
 
     Constants are kernel arguments: ``set_constants`` changes them without recompiling.
@@ -186,33 +214,13 @@ class Kernel(_Checked):
     ) -> None:
         self._setup(program, dtype, backend, device)
         self.activation = activation
-        self._names = tuple(activation.internal.param_names)
-        self.params = self.xp.asarray(
-            np.array(activation.internal.param_values, dtype=self.dtype)
-        )
-        if self.params.size == 0:
-            self.params = self.xp.zeros(1, dtype=self.dtype)[:0]
+        self._own_constants(activation)
 
     def __repr__(self) -> str:
         return (
             f"<symnb.Kernel {self.activation.name!r} backend={self.backend!r} "
             f"device={self.device} dtype={self.dtype} constants={self.constants}>"
         )
-
-    @property
-    def constants(self) -> dict[str, float]:
-        """Current constant values."""
-        vals = self.params.tolist() if self.xp is np else self.params.get().tolist()
-        return dict(zip(self._names, vals))
-
-    def set_constants(self, **values: float) -> None:
-        """Change constants in place (no re-parse, no recompile)."""
-        _check_values(f"activation {self.activation.name!r}", self._names, values)
-        host = np.array(
-            [float(values.get(n, v)) for n, v in self.constants.items()],
-            dtype=self.dtype,
-        )
-        self.params[...] = self.xp.asarray(host)
 
     def forward(self, x: Any, out: Any = None) -> Any:
         """f(x), elementwise."""
@@ -399,36 +407,20 @@ class LayerKernel(_Checked):
     __call__ = forward
 
 
-class LossKernel(_Checked):
+class LossKernel(_SingleFormula):
     """Compiled value (mean over elements) and gradient of an elementwise loss."""
+
+    _owner_kind = "loss"
 
     def __init__(
         self, loss: Any, program: Any, dtype: str, backend: str, device: int | None
     ) -> None:
         self._setup(program, dtype, backend, device)
         self.loss = loss
-        self._names = tuple(loss.internal.param_names)
-        self.params = self.xp.asarray(
-            np.array(loss.internal.param_values, dtype=self.dtype)
-        )
+        self._own_constants(loss)
 
     def __repr__(self) -> str:
         return f"<symnb.LossKernel {self.loss.name!r} backend={self.backend!r} dtype={self.dtype}>"
-
-    @property
-    def constants(self) -> dict[str, float]:
-        """Current constant values."""
-        vals = self.params.tolist() if self.xp is np else self.params.get().tolist()
-        return dict(zip(self._names, vals))
-
-    def set_constants(self, **values: float) -> None:
-        """Change constants in place (no recompile)."""
-        _check_values(f"loss {self.loss.name!r}", self._names, values)
-        host = np.array(
-            [float(values.get(n, v)) for n, v in self.constants.items()],
-            dtype=self.dtype,
-        )
-        self.params[...] = self.xp.asarray(host)
 
     def _pair(self, y_pred: Any, y_true: Any) -> tuple[Any, Any]:
         p = self._input(y_pred, "y_pred")

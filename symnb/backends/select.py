@@ -159,6 +159,20 @@ def _prepare(
     return name, dtype, (device if name == "cuda" else None)
 
 
+def _compile_one(
+    formula: Any,
+    kind: str,
+    cls: type,
+    backend: str,
+    device: Any,
+    dtype: Any,
+    strict: bool,
+) -> Any:
+    name, dtype, dev = _prepare(backend, device, dtype, strict)
+    prog, used = _build((formula.internal,), kind, name, dtype, dev, strict)
+    return cls(formula, prog, dtype, used, dev if used == "cuda" else None)
+
+
 def compile_activation(
     activation: Any,
     backend: str = "auto",
@@ -167,9 +181,9 @@ def compile_activation(
     strict: bool = False,
 ) -> Kernel:
     """Compile one activation (used by ``Activation.compile``)."""
-    name, dtype, dev = _prepare(backend, device, dtype, strict)
-    prog, used = _build((activation.internal,), "elementwise", name, dtype, dev, strict)
-    return Kernel(activation, prog, dtype, used, dev if used == "cuda" else None)
+    return _compile_one(
+        activation, "elementwise", Kernel, backend, device, dtype, strict
+    )
 
 
 def compile_loss(
@@ -180,9 +194,7 @@ def compile_loss(
     strict: bool = False,
 ) -> LossKernel:
     """Compile one loss (used by ``Loss.compile``)."""
-    name, dtype, dev = _prepare(backend, device, dtype, strict)
-    prog, used = _build((loss.internal,), "loss", name, dtype, dev, strict)
-    return LossKernel(loss, prog, dtype, used, dev if used == "cuda" else None)
+    return _compile_one(loss, "loss", LossKernel, backend, device, dtype, strict)
 
 
 def compile_layer(
