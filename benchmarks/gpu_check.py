@@ -217,13 +217,22 @@ class NVRTCCounter:
         nvrtc.compile = counted
 
 
+def compile_on_backend(obj, label: str, dtype: str):
+    """``obj`` compiled for BACKEND (strict), or None after recording a failure when
+    it compiled for another backend."""
+    k = obj.compile(backend=BACKEND, device=0, dtype=dtype, strict=True)
+    if k.backend != BACKEND:
+        record(label, False, f"compiled for {k.backend!r}, not {BACKEND}")
+        return None
+    return k
+
+
 def check_activation(symnb, cp, name: str, dtype: str) -> None:
     label = f"activation {name} {dtype}"
     act = get_activation(symnb, name)
     form = act.internal
-    k = act.compile(backend=BACKEND, device=0, dtype=dtype, strict=True)
-    if k.backend != BACKEND:
-        record(label, False, f"compiled for {k.backend!r}, not {BACKEND}")
+    k = compile_on_backend(act, label, dtype)
+    if k is None:
         return
     x_host = grid(dtype)
     x = cp.asarray(x_host)
@@ -275,9 +284,8 @@ def check_loss(symnb, cp, name: str, dtype: str) -> None:
     label = f"loss {name} {dtype}"
     loss = get_loss(symnb, name)
     form = loss.internal
-    k = loss.compile(backend=BACKEND, device=0, dtype=dtype, strict=True)
-    if k.backend != BACKEND:
-        record(label, False, f"compiled for {k.backend!r}, not {BACKEND}")
+    k = compile_on_backend(loss, label, dtype)
+    if k is None:
         return
     p, t = loss_inputs(name, dtype)
     pd, td = p.astype(np.float64), t.astype(np.float64)

@@ -597,6 +597,19 @@ class CppProgram(Program):
         return out
 
     # -- layer ----------------------------------------------------------------------
+    def _layer_tail(
+        self,
+        x: np.ndarray,
+        ids: np.ndarray,
+        offsets: np.ndarray,
+        params: np.ndarray,
+    ) -> tuple[int, int, int, int, int]:
+        """The arguments every layer entry point ends with:
+        ``rows, cols, ids, offsets, params``."""
+        p = self._ptr
+        rows, cols = x.shape
+        return rows, cols, p(5, ids), p(6, offsets), p(4, params)
+
     def layer_forward(
         self,
         x: np.ndarray,
@@ -606,9 +619,8 @@ class CppProgram(Program):
         params: np.ndarray,
     ) -> None:
         p = self._ptr
-        rows, cols = x.shape
         self._c_layer_forward(
-            p(0, x), p(1, y), rows, cols, p(5, ids), p(6, offsets), p(4, params)
+            p(0, x), p(1, y), *self._layer_tail(x, ids, offsets, params)
         )
 
     def layer_backward(
@@ -621,16 +633,8 @@ class CppProgram(Program):
         params: np.ndarray,
     ) -> None:
         p = self._ptr
-        rows, cols = x.shape
         self._c_layer_backward(
-            p(0, x),
-            p(2, g),
-            p(3, dx),
-            rows,
-            cols,
-            p(5, ids),
-            p(6, offsets),
-            p(4, params),
+            p(0, x), p(2, g), p(3, dx), *self._layer_tail(x, ids, offsets, params)
         )
 
     def layer_forward_derivative(
@@ -643,16 +647,8 @@ class CppProgram(Program):
         params: np.ndarray,
     ) -> None:
         p = self._ptr
-        rows, cols = x.shape
         self._c_layer_forward_derivative(
-            p(0, x),
-            p(1, y),
-            p(3, dy),
-            rows,
-            cols,
-            p(5, ids),
-            p(6, offsets),
-            p(4, params),
+            p(0, x), p(1, y), p(3, dy), *self._layer_tail(x, ids, offsets, params)
         )
 
     def layer_constant_gradient(
@@ -666,16 +662,11 @@ class CppProgram(Program):
         out = np.zeros(params.size, dtype=np.float64)
         if out.size:
             p = self._ptr
-            rows, cols = x.shape
             self._c_layer_constant_gradient(
                 p(0, x),
                 p(2, g),
                 out.__array_interface__["data"][0],
-                rows,
-                cols,
-                p(5, ids),
-                p(6, offsets),
-                p(4, params),
+                *self._layer_tail(x, ids, offsets, params),
             )
         return out
 

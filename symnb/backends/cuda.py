@@ -30,6 +30,7 @@ import numpy as np
 from symnb.backends import nvrtc
 from symnb.backends.base import BackendStatus, Program
 from symnb.backends.cache import KernelCache, default_cache
+from symnb.codegen.kernels import ENTRY_POINTS
 from symnb.errors import BackendUnavailable
 
 NAME = "cuda"
@@ -47,22 +48,6 @@ FIX_CUPY = "pip install 'symnb[cuda13]'  (cupy-cuda13x and nvidia-cuda-nvrtc==13
 FIX_NVRTC = "pip install 'nvidia-cuda-nvrtc==13.0.*'  (CuPy does not ship NVRTC)"
 FIX_DRIVER = "install or update the NVIDIA driver (CUDA 13 needs driver 580 or newer)"
 FIX_DEVICE = "run on a machine with an NVIDIA GPU, or use backend='cpp' or 'numpy'"
-
-ENTRY_POINTS = {
-    "elementwise": (
-        "forward",
-        "backward",
-        "forward_derivative",
-        "constant_gradient",
-    ),
-    "layer": (
-        "layer_forward",
-        "layer_backward",
-        "layer_forward_derivative",
-        "layer_constant_gradient",
-    ),
-    "loss": ("loss_value", "loss_gradient"),
-}
 
 _REDUCTIONS = frozenset({"constant_gradient", "loss_value"})
 

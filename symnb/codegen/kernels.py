@@ -83,7 +83,8 @@ _LIBMVEC_FUNCS = (
 )
 _LIBMVEC_BINARY = ("pow",)
 
-_ENTRY_POINTS = {
+#: Logical entry-point names of each kind (the C symbols add ``symnb_``).
+ENTRY_POINTS = {
     "elementwise": ("forward", "backward", "forward_derivative", "constant_gradient"),
     "layer": (
         "layer_forward",
@@ -98,7 +99,7 @@ _ENTRY_POINTS = {
 def entry_points(kind: str) -> dict[str, str]:
     """Logical name -> C symbol of every entry point of ``kind``."""
     _check_kind(kind)
-    return {name: "symnb_" + name for name in _ENTRY_POINTS[kind]}
+    return {name: "symnb_" + name for name in ENTRY_POINTS[kind]}
 
 
 @dataclass(frozen=True)
@@ -410,28 +411,21 @@ def render_form_functions(
     pre = _preamble(len(params))
     out = []
 
-    low = lower((f,), syms, dtype, max_operations, "the function")
-    out.append(
-        _FORM_FUNCTION.substitute(
-            name=f"symnb_f{index}",
-            args=args,
-            body="\n".join(pre + ["    " + s for s in low.statements]),
-            guard=guard,
-            nan_value=nan_value,
-            result=low.results[0],
+    for name, expr, what in (
+        (f"symnb_f{index}", f, "the function"),
+        (f"symnb_df{index}", df, "the derivative"),
+    ):
+        low = lower((expr,), syms, dtype, max_operations, what)
+        out.append(
+            _FORM_FUNCTION.substitute(
+                name=name,
+                args=args,
+                body="\n".join(pre + ["    " + s for s in low.statements]),
+                guard=guard,
+                nan_value=nan_value,
+                result=low.results[0],
+            )
         )
-    )
-    low = lower((df,), syms, dtype, max_operations, "the derivative")
-    out.append(
-        _FORM_FUNCTION.substitute(
-            name=f"symnb_df{index}",
-            args=args,
-            body="\n".join(pre + ["    " + s for s in low.statements]),
-            guard=guard,
-            nan_value=nan_value,
-            result=low.results[0],
-        )
-    )
     if not with_dparams:  # a loss: only f and f' are entry points
         return "\n".join(out)
     low = lower((f, df), syms, dtype, max_operations, "the function and its derivative")
@@ -534,46 +528,48 @@ _LAYER_DEFAULT = string.Template(
             }"""
 )
 
-_LAYER = string.Template(
-    """SYMNB_KERNEL void symnb_layer_forward(const symnb_real* SYMNB_RESTRICT x,
-        symnb_real* SYMNB_RESTRICT y, symnb_i64 rows, symnb_i64 cols,
-        const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
-        const symnb_real* SYMNB_RESTRICT params) {
-    ${forward_columns}
+#: One per-row kernel of a layer (forward, backward, forward with derivative): the
+#: signatures differ (see ``_LAYER_RUN_SIGNATURES``), the run loop is the same.
+_LAYER_RUN_KERNEL = string.Template(
+    """SYMNB_KERNEL void symnb_${name}(${signature}) {
+    ${columns}
     ${run_loop}
         switch (id) {
-${forward_cases}
+${cases}
         }
 ${run_end}
 }
+"""
+)
 
-SYMNB_KERNEL void symnb_layer_backward(const symnb_real* SYMNB_RESTRICT x,
+_LAYER_RUN_SIGNATURES = {  # key -> (entry point, parameter list)
+    "forward": (
+        "layer_forward",
+        """const symnb_real* SYMNB_RESTRICT x,
+        symnb_real* SYMNB_RESTRICT y, symnb_i64 rows, symnb_i64 cols,
+        const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
+        const symnb_real* SYMNB_RESTRICT params""",
+    ),
+    "backward": (
+        "layer_backward",
+        """const symnb_real* SYMNB_RESTRICT x,
         const symnb_real* SYMNB_RESTRICT g, symnb_real* SYMNB_RESTRICT dx,
         symnb_i64 rows, symnb_i64 cols,
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
-        const symnb_real* SYMNB_RESTRICT params) {
-    ${backward_columns}
-    ${run_loop}
-        switch (id) {
-${backward_cases}
-        }
-${run_end}
-}
-
-SYMNB_KERNEL void symnb_layer_forward_derivative(const symnb_real* SYMNB_RESTRICT x,
+        const symnb_real* SYMNB_RESTRICT params""",
+    ),
+    "pair": (
+        "layer_forward_derivative",
+        """const symnb_real* SYMNB_RESTRICT x,
         symnb_real* SYMNB_RESTRICT y, symnb_real* SYMNB_RESTRICT dy,
         symnb_i64 rows, symnb_i64 cols,
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
-        const symnb_real* SYMNB_RESTRICT params) {
-    ${pair_columns}
-    ${run_loop}
-        switch (id) {
-${pair_cases}
-        }
-${run_end}
+        const symnb_real* SYMNB_RESTRICT params""",
+    ),
 }
 
-SYMNB_KERNEL void symnb_layer_constant_gradient(const symnb_real* SYMNB_RESTRICT x,
+_LAYER_CONSTANT_GRADIENT = string.Template(
+    """SYMNB_KERNEL void symnb_layer_constant_gradient(const symnb_real* SYMNB_RESTRICT x,
         const symnb_real* SYMNB_RESTRICT g, double* SYMNB_RESTRICT out,
         symnb_i64 rows, symnb_i64 cols,
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
@@ -690,13 +686,23 @@ def render_layer(dialect: str, n_params: tuple[int, ...]) -> str:
         out.append(_LAYER_DEFAULT.substitute(inner=inner, statement=default))
         return "\n".join(out)
 
-    slots = {}
+    runs = []
     for key in statements:
-        slots[f"{key}_cases"] = cases(key, d.run_inner)
-        slots[f"{key}_columns"] = (
+        name, signature = _LAYER_RUN_SIGNATURES[key]
+        columns = (
             string.Template(d.column_mode).substitute(cases=cases(key, d.column_inner))
             if d.column_mode
             else ""
+        )
+        runs.append(
+            _LAYER_RUN_KERNEL.substitute(
+                name=name,
+                signature=signature,
+                columns=columns,
+                run_loop=d.run_loop,
+                cases=cases(key, d.run_inner),
+                run_end=d.run_end,
+            )
         )
     grad = []
     for i, k in enumerate(n_params):
@@ -714,13 +720,10 @@ def render_layer(dialect: str, n_params: tuple[int, ...]) -> str:
                 store="\n".join(f"            oj[{q}] += acc{q};" for q in range(k)),
             )
         )
-    return _LAYER.substitute(
-        run_loop=d.run_loop,
-        run_end=d.run_end,
-        column_loop=d.column_loop,
-        gradient_cases="\n".join(grad),
-        **slots,
+    gradient = _LAYER_CONSTANT_GRADIENT.substitute(
+        column_loop=d.column_loop, gradient_cases="\n".join(grad)
     )
+    return "\n".join([*runs, gradient])
 
 
 @functools.lru_cache(maxsize=256)
@@ -845,6 +848,7 @@ __all__ = [
     "CPP",
     "CUDA",
     "DIALECTS",
+    "ENTRY_POINTS",
     "KINDS",
     "PARALLEL_MIN",
     "Dialect",

@@ -42,6 +42,7 @@ from symnb.codegen import printer as _printer
 from symnb.codegen.kernels import (
     PARALLEL_MIN,
     KernelSource,
+    _form_key,
     render_form_functions,
     render_header,
 )
@@ -153,16 +154,6 @@ def _padded(width: int) -> int:
     if PAD_NARROW and 1 < width < 16:
         return 16
     return width
-
-
-def _form_key(form) -> tuple:
-    return (
-        tuple(form.inputs),
-        tuple(form.params),
-        form.f,
-        form.df,
-        tuple(form.dparams),
-    )
 
 
 def _runs(ids: tuple) -> list[tuple[int, int, int]]:

@@ -35,6 +35,7 @@ from symnb.codegen.kernels import render_program
 from symnb.errors import BackendUnavailable, CompileError
 from symnb.formula.functions import logsigmoid, sigmoid, softplus
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
+from tests.codegen.reference_forms import HUBER
 
 NVRTC_OK, NVRTC_WHY = nvrtc.available()
 needs_nvrtc = pytest.mark.skipif(not NVRTC_OK, reason=NVRTC_WHY)
@@ -163,10 +164,7 @@ def local_losses() -> dict[str, InternalForm]:
         _loss("bce_with_logits", softplus(P) - P * T),
         _loss(
             "huber",
-            sp.Piecewise(
-                (sp.Rational(1, 2) * (P - T) ** 2, sp.Abs(P - T) < c0),
-                (c0 * (sp.Abs(P - T) - c0 / 2), True),
-            ),
+            HUBER,
             (c0,),
             (1.0,),
         ),

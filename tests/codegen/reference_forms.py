@@ -21,6 +21,12 @@ from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 C0 = param_symbol(0)
 C1 = param_symbol(1)
 
+#: The Huber loss with threshold C0 (shared by the backend tests).
+HUBER = sp.Piecewise(
+    (sp.Rational(1, 2) * (P - T) ** 2, sp.Abs(P - T) < C0),
+    (C0 * (sp.Abs(P - T) - C0 / 2), True),
+)
+
 
 def make_form(
     name: str,
@@ -188,10 +194,7 @@ def loss_cases() -> dict[str, Case]:
         "huber": Case(
             make_form(
                 "huber",
-                sp.Piecewise(
-                    (sp.Rational(1, 2) * (P - T) ** 2, sp.Abs(P - T) < C0),
-                    (C0 * (sp.Abs(P - T) - C0 / 2), True),
-                ),
+                HUBER,
                 (C0,),
                 (1.0,),
                 kind="loss",
