@@ -41,6 +41,19 @@ def _to_numpy(a: Any) -> np.ndarray:
     return np.asarray(get() if callable(get) else a, dtype=np.float64)
 
 
+def _kernel_and_grid(
+    function: Any, span: tuple[float, float], kernel: Any, points: int
+) -> tuple[Any, Any, np.ndarray]:
+    """``(kernel, xp, grid)``: ``kernel`` (default: ``function``'s NumPy kernel), its
+    array module, and ``points`` evenly spaced values of ``span`` in its dtype."""
+    low, high = float(span[0]), float(span[1])
+    if kernel is None:
+        kernel = function.compile(backend="numpy")
+    xp = getattr(kernel, "xp", np)
+    dtype = getattr(kernel, "dtype", "float32")
+    return kernel, xp, np.linspace(low, high, int(points)).astype(dtype)
+
+
 def activation_values(
     activation: Any,
     x_range: tuple[float, float] = DEFAULT_RANGE,
@@ -49,12 +62,7 @@ def activation_values(
     points: int = 401,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(x, f(x), f'(x))`` at ``points`` points of ``x_range``, from a kernel."""
-    low, high = float(x_range[0]), float(x_range[1])
-    if kernel is None:
-        kernel = activation.compile(backend="numpy")
-    xp = getattr(kernel, "xp", np)
-    dtype = getattr(kernel, "dtype", "float32")
-    x = np.linspace(low, high, int(points)).astype(dtype)
+    kernel, xp, x = _kernel_and_grid(activation, x_range, kernel, points)
     y, dy = kernel.forward_with_derivative(xp.asarray(x))
     return x.astype(np.float64), _to_numpy(y), _to_numpy(dy)
 
@@ -107,12 +115,7 @@ def loss_values(
     points: int = 201,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(y_pred, l(y_pred, target), dl/dy_pred)`` elementwise, for one target value."""
-    low, high = float(p_range[0]), float(p_range[1])
-    if kernel is None:
-        kernel = loss.compile(backend="numpy")
-    xp = getattr(kernel, "xp", np)
-    dtype = getattr(kernel, "dtype", "float32")
-    p = np.linspace(low, high, int(points)).astype(dtype)
+    kernel, xp, p = _kernel_and_grid(loss, p_range, kernel, points)
     t = np.full_like(p, target)
     values = np.array(
         [

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -363,16 +364,8 @@ class SymnbMagics(Magics):
             self._expect(values, 0, "info")
             print(info_text())
         elif command == "backend":
-            self._expect(values, 1, "backend", allow_fewer=True)
-            if not values:
-                print(f"default backend: {state.backend}")
-                return
-            try:
-                name = state.set_backend(values[0])
-            except ValueError as exc:
-                raise UsageError(str(exc)) from None
-            print(f"default backend: {name}")
-            if name != "auto":
+            name = self._show_or_set("backend", values, state.set_backend)
+            if name is not None and name != "auto":
                 status = _backend_statuses().get(name)
                 if status is not None and not getattr(status, "usable", True):
                     print(
@@ -380,15 +373,9 @@ class SymnbMagics(Magics):
                         "cells will fall back to another backend unless --strict"
                     )
         elif command == "device":
-            self._expect(values, 1, "device", allow_fewer=True)
-            if not values:
-                print(f"default device: {state.device}")
+            index = self._show_or_set("device", values, state.set_device)
+            if index is None:
                 return
-            try:
-                index = state.set_device(values[0])
-            except ValueError as exc:
-                raise UsageError(str(exc)) from None
-            print(f"default device: {index}")
             count = _cuda_device_count()
             if count is not None and index >= count:
                 print(
@@ -414,6 +401,22 @@ class SymnbMagics(Magics):
                 f"%symnb: unknown command {args.command!r}; use info, backend, device, "
                 "cache, library or --help"
             )
+
+    def _show_or_set(
+        self, setting: str, values: list[str], setter: Callable[[str], Any]
+    ) -> Any:
+        """``%symnb backend|device [VALUE]``: print the session default of ``setting``
+        (None back) or set it to VALUE with ``setter`` and print it (the value back)."""
+        self._expect(values, 1, setting, allow_fewer=True)
+        if not values:
+            print(f"default {setting}: {getattr(state, setting)}")
+            return None
+        try:
+            value = setter(values[0])
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        print(f"default {setting}: {value}")
+        return value
 
     @staticmethod
     def _expect(

@@ -80,12 +80,9 @@ def xor(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Four quadrants, label sign(x1*x2)."""
     padding = 0.3
-    x = _uniform(rng, -5, 5, n)
-    y = _uniform(rng, -5, 5, n)
+    x, y, nx, ny = _plane_points(n, noise, rng, radius=5.0)
     x = x + np.where(x > 0, padding, -padding)
     y = y + np.where(y > 0, padding, -padding)
-    nx = _uniform(rng, -5, 5, n) * noise
-    ny = _uniform(rng, -5, 5, n) * noise
     label = np.where((x + nx) * (y + ny) >= 0, 1.0, -1.0)
     return np.stack([x, y], 1), label
 
@@ -120,15 +117,24 @@ def spiral(
     return np.concatenate(pts), np.concatenate(labels)
 
 
-def plane(
-    n: int, noise: float, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    """Regression: label (x1 + x2) / 10, on [-6, 6]^2."""
-    radius = 6.0
+def _plane_points(
+    n: int, noise: float, rng: np.random.Generator, radius: float = 6.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(x, y, noise_x, noise_y)``: n uniform points of [-radius, radius]^2 and their
+    noise offsets (uniform on the same square, scaled by ``noise``), in that draw order.
+    """
     x = _uniform(rng, -radius, radius, n)
     y = _uniform(rng, -radius, radius, n)
     nx = _uniform(rng, -radius, radius, n) * noise
     ny = _uniform(rng, -radius, radius, n) * noise
+    return x, y, nx, ny
+
+
+def plane(
+    n: int, noise: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Regression: label (x1 + x2) / 10, on [-6, 6]^2."""
+    x, y, nx, ny = _plane_points(n, noise, rng)
     label = (x + nx + y + ny) / 10.0
     return np.stack([x, y], 1), label
 
@@ -147,11 +153,7 @@ def multi_gaussian(
     n: int, noise: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """Regression: six signed bumps; the label is the strongest bump at the point."""
-    radius = 6.0
-    x = _uniform(rng, -radius, radius, n)
-    y = _uniform(rng, -radius, radius, n)
-    nx = _uniform(rng, -radius, radius, n) * noise
-    ny = _uniform(rng, -radius, radius, n) * noise
+    x, y, nx, ny = _plane_points(n, noise, rng)
     px, py = x + nx, y + ny
     label = np.zeros(n)
     for cx, cy, sign in _GAUSSIANS:

@@ -416,44 +416,25 @@ class Playground(W.VBox):
             "symnb-dataset",
         )
 
-        def slider() -> W.Layout:
-            return W.Layout(width="275px")
+        def slider(
+            name: str, description: str, value: int, low: int, high: int, step: int = 1
+        ) -> W.IntSlider:
+            return cls(
+                W.IntSlider(
+                    value=value,
+                    min=low,
+                    max=high,
+                    step=step,
+                    description=description,
+                    continuous_update=False,
+                    layout=W.Layout(width="275px"),
+                ),
+                name,
+            )
 
-        self.train_percent = cls(
-            W.IntSlider(
-                value=50,
-                min=10,
-                max=90,
-                step=10,
-                description="Train %",
-                continuous_update=False,
-                layout=slider(),
-            ),
-            "symnb-ratio",
-        )
-        self.noise = cls(
-            W.IntSlider(
-                value=0,
-                min=0,
-                max=50,
-                step=5,
-                description="Noise",
-                continuous_update=False,
-                layout=slider(),
-            ),
-            "symnb-noise",
-        )
-        self.batch_size = cls(
-            W.IntSlider(
-                value=10,
-                min=1,
-                max=30,
-                description="Batch",
-                continuous_update=False,
-                layout=slider(),
-            ),
-            "symnb-batch",
-        )
+        self.train_percent = slider("symnb-ratio", "Train %", 50, 10, 90, step=10)
+        self.noise = slider("symnb-noise", "Noise", 0, 0, 50, step=5)
+        self.batch_size = slider("symnb-batch", "Batch", 10, 1, 30)
         self.regenerate_button = cls(
             W.Button(description="Regenerate", icon="refresh", layout=small),
             "symnb-regenerate",

@@ -126,6 +126,21 @@ def boundary_png(
     """
     fig = _figure(size, size)
     ax = fig.add_axes([0.08, 0.08, 0.9, 0.9])
+    _draw_boundary(ax, values, extent, train, test, discretize, 12, 0.6)
+    return figure_to_png(fig)
+
+
+def _draw_boundary(
+    ax,
+    values: np.ndarray,
+    extent: tuple[float, float, float, float],
+    train: tuple[np.ndarray, np.ndarray] | None,
+    test: tuple[np.ndarray, np.ndarray] | None,
+    discretize: bool,
+    point_size: float,
+    edge_width: float,
+) -> None:
+    """Output map on ``ax``, train points outlined white and test points black."""
     cmap = playground_cmap()
     shown = np.sign(values) if discretize else values
     ax.imshow(
@@ -139,34 +154,22 @@ def boundary_png(
         alpha=0.85,
         aspect="auto",
     )
-    if train is not None and len(train[0]):
-        ax.scatter(
-            train[0][:, 0],
-            train[0][:, 1],
-            c=np.clip(train[1], -1, 1),
-            cmap=cmap,
-            vmin=-1,
-            vmax=1,
-            s=12,
-            edgecolors="white",
-            linewidths=0.6,
-        )
-    if test is not None and len(test[0]):
-        ax.scatter(
-            test[0][:, 0],
-            test[0][:, 1],
-            c=np.clip(test[1], -1, 1),
-            cmap=cmap,
-            vmin=-1,
-            vmax=1,
-            s=12,
-            edgecolors="black",
-            linewidths=0.6,
-        )
+    for pts, edge in ((train, "white"), (test, "black")):
+        if pts is not None and len(pts[0]):
+            ax.scatter(
+                pts[0][:, 0],
+                pts[0][:, 1],
+                c=np.clip(pts[1], -1, 1),
+                cmap=cmap,
+                vmin=-1,
+                vmax=1,
+                s=point_size,
+                edgecolors=edge,
+                linewidths=edge_width,
+            )
     ax.set_xlim(extent[0], extent[1])
     ax.set_ylim(extent[2], extent[3])
     ax.tick_params(labelsize=7)
-    return figure_to_png(fig)
 
 
 def heatmap_png(values: np.ndarray, pixels: int = 40) -> bytes:
@@ -208,35 +211,7 @@ def snapshot_png(
     """One picture of a playground: output map with points, and the loss curves."""
     fig = _figure(7.2, 3.2)
     ax, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.2]})
-    cmap = playground_cmap()
-    shown = np.sign(values) if discretize else values
-    ax.imshow(
-        shown,
-        origin="lower",
-        extent=extent,
-        cmap=cmap,
-        vmin=-1,
-        vmax=1,
-        interpolation="bilinear",
-        alpha=0.85,
-        aspect="auto",
-    )
-    for pts, edge in ((train, "white"), (test, "black")):
-        if pts is not None and len(pts[0]):
-            ax.scatter(
-                pts[0][:, 0],
-                pts[0][:, 1],
-                c=np.clip(pts[1], -1, 1),
-                cmap=cmap,
-                vmin=-1,
-                vmax=1,
-                s=10,
-                edgecolors=edge,
-                linewidths=0.5,
-            )
-    ax.set_xlim(extent[0], extent[1])
-    ax.set_ylim(extent[2], extent[3])
-    ax.tick_params(labelsize=7)
+    _draw_boundary(ax, values, extent, train, test, discretize, 10, 0.5)
     train_l, test_l = history.get("train", []), history.get("test", [])
     if train_l:
         epochs = np.arange(1, len(train_l) + 1)
