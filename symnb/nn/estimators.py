@@ -66,6 +66,12 @@ class _MLPEstimator(_Base):
 
     _default_loss = "mse"
 
+    def _store_params(self, params: dict[str, Any]) -> None:
+        """Keep every constructor argument unchanged under its own name (the
+        scikit-learn convention); ``params`` is the constructor's ``locals()``."""
+        for name in self._get_param_names():
+            setattr(self, name, params[name])
+
     def _build(self, n_features: int, n_outputs: int, loss: Any):
         from .model import MLP
 
@@ -161,21 +167,7 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
         init: Any = None,
         verbose: bool = False,
     ) -> None:
-        self.hidden_layer_sizes = hidden_layer_sizes
-        self.activation = activation
-        self.output_activation = output_activation
-        self.loss = loss
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.optimizer = optimizer
-        self.weight_decay = weight_decay
-        self.backend = backend
-        self.device = device
-        self.dtype = dtype
-        self.seed = seed
-        self.init = init
-        self.verbose = verbose
+        self._store_params(locals())
 
     def fit(self, X: Any, y: Any) -> MLPClassifier:
         """Train on (X, y); returns self."""
@@ -251,21 +243,7 @@ class MLPRegressor(_RegressorMixin, _MLPEstimator):
         init: Any = None,
         verbose: bool = False,
     ) -> None:
-        self.hidden_layer_sizes = hidden_layer_sizes
-        self.activation = activation
-        self.output_activation = output_activation
-        self.loss = loss
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.optimizer = optimizer
-        self.weight_decay = weight_decay
-        self.backend = backend
-        self.device = device
-        self.dtype = dtype
-        self.seed = seed
-        self.init = init
-        self.verbose = verbose
+        self._store_params(locals())
 
     def fit(self, X: Any, y: Any) -> MLPRegressor:
         """Train on (X, y); returns self."""

@@ -53,43 +53,48 @@ def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
     return shape[0], shape[1]
 
 
+def _variance_scaled(
+    shape, rng: np.random.Generator, gain: float, numerator: float, fans: str, dist: str
+) -> np.ndarray:
+    """``gain * sqrt(numerator / fan)`` as the bound of a uniform (``dist="uniform"``)
+    or the standard deviation of a normal centred on 0; ``fan`` is fan_in
+    (``fans="in"``) or fan_in + fan_out (``fans="sum"``)."""
+    fan_in, fan_out = _fans(shape)
+    fan = fan_in if fans == "in" else fan_in + fan_out
+    scale = gain * math.sqrt(numerator / fan)
+    if dist == "uniform":
+        return rng.uniform(-scale, scale, shape)
+    return rng.normal(0.0, scale, shape)
+
+
 def he_uniform(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """Kaiming/He uniform for relu-like activations (fan_in mode)."""
-    fan_in, _ = _fans(shape)
-    bound = gain * math.sqrt(6.0 / fan_in)
-    return rng.uniform(-bound, bound, shape)
+    return _variance_scaled(shape, rng, gain, 6.0, "in", "uniform")
 
 
 def he_normal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """Kaiming/He normal for relu-like activations (fan_in mode)."""
-    fan_in, _ = _fans(shape)
-    return rng.normal(0.0, gain * math.sqrt(2.0 / fan_in), shape)
+    return _variance_scaled(shape, rng, gain, 2.0, "in", "normal")
 
 
 def xavier_uniform(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """Glorot/Xavier uniform for tanh, sigmoid and other symmetric smooth activations."""
-    fan_in, fan_out = _fans(shape)
-    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return rng.uniform(-bound, bound, shape)
+    return _variance_scaled(shape, rng, gain, 6.0, "sum", "uniform")
 
 
 def xavier_normal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """Glorot/Xavier normal."""
-    fan_in, fan_out = _fans(shape)
-    return rng.normal(0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
+    return _variance_scaled(shape, rng, gain, 2.0, "sum", "normal")
 
 
 def lecun_uniform(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """LeCun uniform (variance 1/fan_in)."""
-    fan_in, _ = _fans(shape)
-    bound = gain * math.sqrt(3.0 / fan_in)
-    return rng.uniform(-bound, bound, shape)
+    return _variance_scaled(shape, rng, gain, 3.0, "in", "uniform")
 
 
 def lecun_normal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """LeCun normal (variance 1/fan_in), the one selu is designed for."""
-    fan_in, _ = _fans(shape)
-    return rng.normal(0.0, gain * math.sqrt(1.0 / fan_in), shape)
+    return _variance_scaled(shape, rng, gain, 1.0, "in", "normal")
 
 
 def orthogonal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:

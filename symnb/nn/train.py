@@ -400,65 +400,49 @@ def run_epoch(
     "callback"; raises :class:`TrainingDiverged` on NaN/inf.
     """
     with np.errstate(all="ignore"):  # NaN/inf are detected and reported below
-        return _run_steps(
-            model,
-            X,
-            T,
-            optimizer,
-            batch_size,
-            order,
-            l1,
-            l2,
-            interrupts,
-            epoch,
-            step_hook,
-        )
-
-
-def _run_steps(
-    model, X, T, optimizer, batch_size, order, l1, l2, interrupts, epoch, step_hook
-):
-    n = X.shape[0]
-    total = 0.0
-    done = 0
-    steps = 0
-    step_fn = model._train_step_arrays
-    if order is not None:
-        # one gather per epoch into reused buffers; minibatches are then contiguous
-        # views
-        X, T = model._shuffled(X, T, order)
-    # the fused native step (cpp backend) trains on row ranges of X, T directly
-    # (unless _train_step_arrays was replaced on the instance, e.g. by a test or a
-    # wrapper that wants to see every step)
-    fused_runner = getattr(model, "_fused_runner", None)
-    rows_step = None
-    if fused_runner is not None and "_train_step_arrays" not in vars(model):
-        rows_step = fused_runner(X, T, optimizer, l1, l2, batch_size)
-    for start in range(0, n, batch_size):
-        stop_at = min(start + batch_size, n)
-        try:
-            if rows_step is not None:
-                loss = rows_step(start, stop_at)
-            else:
-                loss = step_fn(X[start:stop_at], T[start:stop_at], optimizer, l1, l2)
-        except _Diverged as exc:
-            raise TrainingDiverged(
-                f"training stopped: the {exc.what} became NaN or infinite at "
-                f"epoch {epoch}, "
-                f"step {steps + 1}; the parameters are those before that step",
-                epoch,
-                steps + 1,
-                exc.what,
-            ) from None
-        m = stop_at - start
-        total += loss * m
-        done += m
-        steps += 1
-        if step_hook is not None and step_hook(steps, total / done, loss):
-            return total / done, steps, "callback"
-        if interrupts is not None and interrupts.requested:
-            return total / done, steps, "interrupted"
-    return total / done, steps, None
+        n = X.shape[0]
+        total = 0.0
+        done = 0
+        steps = 0
+        step_fn = model._train_step_arrays
+        if order is not None:
+            # one gather per epoch into reused buffers; minibatches are then contiguous
+            # views
+            X, T = model._shuffled(X, T, order)
+        # the fused native step (cpp backend) trains on row ranges of X, T directly
+        # (unless _train_step_arrays was replaced on the instance, e.g. by a test or a
+        # wrapper that wants to see every step)
+        fused_runner = getattr(model, "_fused_runner", None)
+        rows_step = None
+        if fused_runner is not None and "_train_step_arrays" not in vars(model):
+            rows_step = fused_runner(X, T, optimizer, l1, l2, batch_size)
+        for start in range(0, n, batch_size):
+            stop_at = min(start + batch_size, n)
+            try:
+                if rows_step is not None:
+                    loss = rows_step(start, stop_at)
+                else:
+                    loss = step_fn(
+                        X[start:stop_at], T[start:stop_at], optimizer, l1, l2
+                    )
+            except _Diverged as exc:
+                raise TrainingDiverged(
+                    f"training stopped: the {exc.what} became NaN or infinite at "
+                    f"epoch {epoch}, "
+                    f"step {steps + 1}; the parameters are those before that step",
+                    epoch,
+                    steps + 1,
+                    exc.what,
+                ) from None
+            m = stop_at - start
+            total += loss * m
+            done += m
+            steps += 1
+            if step_hook is not None and step_hook(steps, total / done, loss):
+                return total / done, steps, "callback"
+            if interrupts is not None and interrupts.requested:
+                return total / done, steps, "interrupted"
+        return total / done, steps, None
 
 
 def fit(

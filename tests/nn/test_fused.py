@@ -14,6 +14,7 @@ import pytest
 import symnb
 from symnb import datasets, nn
 from symnb.backends import status
+from tests.nn.gradcheck import finite_differences
 
 pytestmark = pytest.mark.skipif(
     not status("cpp").usable, reason=f"cpp backend: {status('cpp').reason}"
@@ -141,25 +142,6 @@ def test_same_gradients_as_generic(name, penalties):
     np.testing.assert_allclose(gf, gg, rtol=1e-10, atol=1e-13)
 
 
-def _finite_differences(model, X, y, h=1e-6, l1=0.0, l2=0.0):
-    base = model.get_flat_parameters()
-    n_w = model.parameters().n_weights
-    grads = np.empty_like(base)
-    for i in range(base.size):
-        vals = []
-        for sign in (1, -1):
-            p = base.copy()
-            p[i] += sign * h
-            model.set_flat_parameters(p)
-            loss = model.evaluate(X, y, metrics=[])["loss"]
-            w = p[:n_w]
-            loss += l1 * np.abs(w).sum() + 0.5 * l2 * (w * w).sum()
-            vals.append(loss)
-        grads[i] = (vals[0] - vals[1]) / (2 * h)
-    model.set_flat_parameters(base)
-    return grads
-
-
 @pytest.mark.parametrize(
     "name", ["swish-bce", "learnable-per-neuron", "cross-entropy", "user-loss", "masks"]
 )
@@ -167,7 +149,7 @@ def test_fused_gradient_matches_finite_differences(name):
     fused, _, X, y = _pair(name)
     X, y = X[:20], y[:20]
     _, grad = fused.loss_and_gradient(X, y, l2=0.01)
-    fd = _finite_differences(fused, X, y, l2=0.01)
+    fd = finite_differences(fused, X, y, l2=0.01)
     start = 0  # masked weights get no gradient (they stay zero)
     for layer in fused.layers:
         size = layer.fan_in * layer.fan_out

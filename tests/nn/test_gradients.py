@@ -15,31 +15,13 @@ import pytest
 import symnb
 from symnb import nn
 from tests.conftest import backend_params
-
-
-def _finite_differences(model, X, y, h=1e-6, l1=0.0, l2=0.0):
-    base = model.get_flat_parameters().astype(np.float64)
-    n_w = model.parameters().n_weights
-    grads = np.empty_like(base)
-    for i in range(base.size):
-        vals = []
-        for sign in (1, -1):
-            p = base.copy()
-            p[i] += sign * h
-            model.set_flat_parameters(p)
-            loss = model.evaluate(X, y, metrics=[])["loss"]
-            w = p[:n_w]
-            loss += l1 * np.abs(w).sum() + 0.5 * l2 * (w * w).sum()
-            vals.append(loss)
-        grads[i] = (vals[0] - vals[1]) / (2 * h)
-    model.set_flat_parameters(base)
-    return grads
+from tests.nn.gradcheck import finite_differences
 
 
 def _check(model, X, y, rtol=1e-5, atol=1e-7, **penalties):
     loss, grad = model.loss_and_gradient(X, y, **penalties)
     assert np.isfinite(loss)
-    fd = _finite_differences(model, X, y, **penalties)
+    fd = finite_differences(model, X, y, **penalties)
     scale = max(1.0, float(np.max(np.abs(fd))))
     np.testing.assert_allclose(grad, fd, rtol=rtol, atol=atol * scale)
 
@@ -199,7 +181,7 @@ def test_masked_network_gradient_and_penalties():
     # gradients of masked weights are zero; the others match finite differences
     g0 = grad[:15].reshape(3, 5)
     assert np.all(g0[mask == 0] == 0)
-    fd = _finite_differences(model, X, y)
+    fd = finite_differences(model, X, y)
     keep = np.ones_like(grad, dtype=bool)
     keep[:15] = (mask == 1).ravel()
     np.testing.assert_allclose(grad[keep], fd[keep], rtol=1e-5, atol=1e-8)
