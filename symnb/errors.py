@@ -37,6 +37,14 @@ class FormulaError(SymnbError, ValueError):
         self.suggestion = suggestion
         super().__init__(self._render())
 
+    @classmethod
+    def unknown_constant(cls, owner: str, name: str, known) -> FormulaError:
+        """The error for a constant ``owner`` does not have, listing the ones it has."""
+        return cls(
+            f"{owner} has no constant {name!r}",
+            suggestion=f"its constants are: {', '.join(known) or 'none'}",
+        )
+
     def _render(self) -> str:
         parts = [self.message]
         if self.line is not None and self.column is not None:

@@ -158,10 +158,7 @@ def _same_view(a: Any, b: Any) -> bool:
 def _check_values(owner: str, names: tuple[str, ...], values: dict[str, Any]) -> None:
     for k, v in values.items():
         if k not in names:
-            raise FormulaError(
-                f"{owner} has no constant {k!r}",
-                suggestion=f"its constants are: {', '.join(names) or 'none'}",
-            )
+            raise FormulaError.unknown_constant(owner, k, names)
         if isinstance(v, bool) or not isinstance(
             v, (int, float, np.integer, np.floating)
         ):
@@ -257,10 +254,6 @@ class Kernel(_SingleFormula):
             self._program.forward_derivative(x, y, dy, self.params)
         return y, dy
 
-    def derivative(self, x: Any, out: Any = None) -> Any:
-        """f'(x) alone."""
-        return self.forward_with_derivative(x, (None, out))[1]
-
     def constant_gradient(self, x: Any, grad: Any) -> dict[str, float]:
         """sum(grad * df/dc) for each constant c: the gradient a learnable constant gets."""
         x = self._input(x, "x")
@@ -300,7 +293,7 @@ class LayerKernel(_Checked):
         self._setup(program, dtype, backend, device)
         self.activations = list(activations)
         self.n = len(activations)
-        self._forms = forms
+        self.forms = tuple(forms)  # distinct formulas; column j uses forms[ids[j]]
         counts = [len(a.internal.param_names) for a in activations]
         offsets = np.zeros(self.n, dtype=np.int32)
         if self.n > 1:
@@ -311,7 +304,6 @@ class LayerKernel(_Checked):
         self.ids = self.xp.asarray(self._ids_host)
         self.offsets = self.xp.asarray(offsets)
         self.params = self.xp.asarray(np.array(values, dtype=self.dtype).reshape(-1))
-        self._counts = counts
 
     def __repr__(self) -> str:
         names = sorted({a.name for a in self.activations})

@@ -158,22 +158,6 @@ def _lambdify(expr: sp.Expr, args: tuple[sp.Symbol, ...]):
     return fn
 
 
-def reference_function(form: InternalForm, which: str = "f"):
-    """A float64 NumPy function of (inputs..., constants...) for f, df or dc<k>."""
-    expr = _select(form, which)
-    return _lambdify(expr, tuple(form.inputs) + tuple(form.params))
-
-
-def _select(form: InternalForm, which: str) -> sp.Expr:
-    if which == "f":
-        return form.f
-    if which == "df":
-        return form.df
-    if which.startswith("dc"):
-        return form.dparams[int(which[2:])]
-    raise ValueError(which)
-
-
 class _Compiled:
     """Lambdified f, df and dc_k of one form, with the NaN guard where needed."""
 
@@ -187,7 +171,6 @@ class _Compiled:
         self.guard_f = _needs_nan_guard(form.f, ins)
         self.guard_df = _needs_nan_guard(form.df, ins)
         self.guard_dc = [_needs_nan_guard(d, ins) for d in form.dparams]
-        self.n_inputs = len(form.inputs)
 
     @staticmethod
     def run(fn, guard: bool, inputs: tuple, consts: list, out: np.ndarray) -> None:

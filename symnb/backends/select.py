@@ -106,9 +106,7 @@ def resolve(backend: str = "auto", strict: bool = False) -> str:
         return backend
     if strict:
         raise BackendUnavailable(backend, st.reason, st.fix)
-    for name in (
-        AUTO_ORDER[AUTO_ORDER.index(backend) + 1 :] if backend in AUTO_ORDER else ()
-    ):
+    for name in AUTO_ORDER[AUTO_ORDER.index(backend) + 1 :]:  # numpy always usable
         if status(name).usable:
             warnings.warn(
                 f"backend {backend!r} is not usable ({st.reason}); using {name!r} instead "

@@ -478,9 +478,8 @@ class _Formula:
         """A new object with the same formula and some constants changed."""
         unknown = [k for k in values if k not in self._constants]
         if unknown:
-            raise FormulaError(
-                f"{self.kind} {self.name!r} has no constant {unknown[0]!r}",
-                suggestion=f"its constants are: {', '.join(self._constants) or 'none'}",
+            raise FormulaError.unknown_constant(
+                f"{self.kind} {self.name!r}", unknown[0], self._constants
             )
         merged: dict[str, Any] = {**self._constants, **self._learnable, **values}
         return type(self)(
@@ -511,14 +510,6 @@ class _Formula:
         )
         return fn(self, backend=backend, device=device, dtype=dtype, strict=strict)
 
-    def evaluate(self, *arrays: Any, **constants: float) -> Any:
-        """Evaluate f with NumPy in float64 (a reference, not a kernel)."""
-        from symnb.backends.numpy_ import reference_function
-
-        fn = reference_function(self._internal, "f")
-        values = {**self._constants, **constants}
-        return fn(*arrays, *[values[n] for n in self.param_names])
-
 
 class Activation(_Formula):
     """An activation function f(x) with named constants.
@@ -543,9 +534,9 @@ class Loss(_Formula):
     _library = library.LOSSES
 
 
-def _from_library(
-    cls: type, table: Mapping[str, library.Entry], kind: str, name: str, constants: dict
-):
+def _from_library(cls: type, name: str, constants: dict) -> _Formula:
+    """A library entry of ``cls`` (Activation or Loss) by name, with constants overridden."""
+    table, kind = cls._library, cls.kind
     if not isinstance(name, str) or name not in table:
         import difflib
 
@@ -558,25 +549,23 @@ def _from_library(
     entry = table[name]
     unknown = [k for k in constants if k not in entry.constants]
     if unknown:
-        raise FormulaError(
-            f"{kind} {name!r} has no constant {unknown[0]!r}",
-            suggestion=f"its constants are: {', '.join(entry.constants) or 'none'}",
+        raise FormulaError.unknown_constant(
+            f"{kind} {name!r}", unknown[0], entry.constants
         )
-    merged = {**entry.constants, **constants}
     return cls(
         entry.text,
         name=name,
         derivative=entry.derivative,
         surrogate=entry.surrogate,
-        **merged,
+        **{**entry.constants, **constants},
     )
 
 
 def activation(name: str, **constants: Any) -> Activation:
     """A library activation by name, e.g. ``activation("leaky_relu", alpha=0.2)``."""
-    return _from_library(Activation, library.ACTIVATIONS, "activation", name, constants)
+    return _from_library(Activation, name, constants)
 
 
 def loss(name: str, **constants: Any) -> Loss:
     """A library loss by name, e.g. ``loss("huber", delta=0.5)``."""
-    return _from_library(Loss, library.LOSSES, "loss", name, constants)
+    return _from_library(Loss, name, constants)

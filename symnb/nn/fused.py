@@ -82,7 +82,7 @@ def unsupported_reason(model: Any) -> str | None:
         if la.elementwise:
             if not hasattr(getattr(kernel, "activation", None), "internal"):
                 return f"layer {i}'s kernel has no formula"
-        elif not hasattr(kernel, "_forms"):
+        elif not hasattr(kernel, "forms"):
             return f"layer {i}'s kernel has no per-neuron forms"
         if la.n_learnable and not la._params_inplace:
             return f"layer {i}'s constants are not writable in place"
@@ -107,9 +107,9 @@ def build_spec(model: Any) -> StepSpec:
                 offsets = (0,) * fo
                 n_params = int(kernel.params.size)
             else:
-                forms = tuple(kernel._forms)
-                ids = tuple(int(v) for v in kernel._ids_host)
-                offsets = tuple(int(v) for v in kernel._offsets_host)
+                forms = tuple(kernel.forms)
+                ids = tuple(int(v) for v in kernel.ids)
+                offsets = tuple(int(v) for v in kernel.offsets)
                 n_params = int(kernel.params.size)
             kw = {"forms": forms, "ids": ids, "offsets": offsets, "n_params": n_params}
             if la.n_learnable:
