@@ -22,7 +22,13 @@ from dataclasses import dataclass
 import sympy as sp
 
 from symnb.codegen import printer as _printer
-from symnb.codegen.printer import DTYPES, MAX_OPERATIONS, helpers_used, lower, prelude
+from symnb.codegen.printer import (
+    LIBM_FUNCS,
+    MAX_OPERATIONS,
+    helpers_used,
+    lower,
+    prelude,
+)
 from symnb.errors import FormulaError
 
 KINDS = ("elementwise", "layer", "loss")
@@ -59,28 +65,7 @@ _CHEAP_CALLS = frozenset(
 _NOT_CALLS = frozenset({"if", "for", "while", "switch", "return", "sizeof"})
 
 #: glibc (>= 2.35, libmvec) functions with SIMD variants we declare for the C++ dialect.
-_LIBMVEC_FUNCS = (
-    "exp",
-    "log",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "sinh",
-    "cosh",
-    "tanh",
-    "asinh",
-    "acosh",
-    "atanh",
-    "erf",
-    "erfc",
-    "log1p",
-    "expm1",
-    "pow",
-    "cbrt",
-)
+_LIBMVEC_FUNCS = (*LIBM_FUNCS, "pow", "cbrt")
 _LIBMVEC_BINARY = ("pow",)
 
 #: Logical entry-point names of each kind (the C symbols add ``symnb_``).
@@ -784,8 +769,7 @@ def render_program(
     _check_kind(kind)
     if dialect not in DIALECTS:
         raise ValueError(f"dialect must be one of {tuple(DIALECTS)}, not {dialect!r}")
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {DTYPES}, not {dtype!r}")
+    _printer._check_dtype(dtype)
     if not forms:
         raise ValueError("render_program needs at least one form")
     if kind in ("elementwise", "loss") and len(forms) != 1:

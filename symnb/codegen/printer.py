@@ -42,8 +42,8 @@ MAX_EXPANDED_POWER = 8
 
 DTYPES = ("float32", "float64")
 
-# Functions (SymPy class names) the printer handles; anything else is refused.
-_ALLOWED_FUNCS = {
+#: Functions printed as C math library calls (``exp``/``expf``...), SymPy class name = C name.
+LIBM_FUNCS = (
     "exp",
     "log",
     "sin",
@@ -60,6 +60,12 @@ _ALLOWED_FUNCS = {
     "atanh",
     "erf",
     "erfc",
+    "log1p",
+    "expm1",
+)
+
+# Functions (SymPy class names) the printer handles; anything else is refused.
+_ALLOWED_FUNCS = frozenset(LIBM_FUNCS) | {
     "Abs",
     "sign",
     "Max",
@@ -71,8 +77,6 @@ _ALLOWED_FUNCS = {
     "sigmoid",
     "softplus",
     "logsigmoid",
-    "log1p",
-    "expm1",
     "tanh_softplus",
     "sech2_softplus",
 }
@@ -660,6 +664,7 @@ def helpers_used(text: str) -> frozenset:
 
 __all__ = [
     "HELPERS",
+    "LIBM_FUNCS",
     "MAX_OPERATIONS",
     "KernelPrinter",
     "Lowered",

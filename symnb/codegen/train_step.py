@@ -43,10 +43,10 @@ from symnb.codegen.kernels import (
     PARALLEL_MIN,
     KernelSource,
     _form_key,
-    render_form_functions,
+    _form_text,
     render_header,
 )
-from symnb.codegen.printer import DTYPES, helpers_used, prelude
+from symnb.codegen.printer import helpers_used, prelude
 
 #: Slots of the pointer block.
 POINTER_SLOTS = ("flat", "grad", "backup", "work", "opt_a", "opt_b", "loss_params")
@@ -114,6 +114,11 @@ class LayerSpec:
     @property
     def active(self) -> bool:
         return bool(self.forms)
+
+    @property
+    def uniform(self) -> bool:
+        """Every column uses one form with one shared set of constants."""
+        return len(set(self.ids)) == 1 and not any(self.offsets)
 
 
 @dataclass(frozen=True)
@@ -644,8 +649,7 @@ def _literal(value: float) -> str:
 
 def render_train_step(spec: StepSpec) -> KernelSource:
     """The translation unit of the fused step for ``spec``."""
-    if spec.dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {DTYPES}, not {spec.dtype!r}")
+    _printer._check_dtype(spec.dtype)
     layers = spec.layers
     n_layers = len(layers)
 
@@ -665,35 +669,13 @@ def render_train_step(spec: StepSpec) -> KernelSource:
     parts = []
     for g, form in enumerate(forms):
         parts.append(f"/* ---- activation form {g} ---- */")
-        parts.append(
-            render_form_functions(
-                g,
-                tuple(form.inputs),
-                tuple(form.params),
-                form.f,
-                form.df,
-                tuple(form.dparams),
-                spec.dtype,
-                True,
-                _printer.MAX_OPERATIONS,
-            )
-        )
+        parts.append(_form_text(g, form, spec.dtype, True, _printer.MAX_OPERATIONS))
     loss_index = len(forms)
     if spec.loss == "elementwise":
         lf = spec.loss_form
         parts.append(f"/* ---- loss form {loss_index} ---- */")
         parts.append(
-            render_form_functions(
-                loss_index,
-                tuple(lf.inputs),
-                tuple(lf.params),
-                lf.f,
-                lf.df,
-                (),
-                spec.dtype,
-                False,
-                _printer.MAX_OPERATIONS,
-            )
+            _form_text(loss_index, lf, spec.dtype, False, _printer.MAX_OPERATIONS)
         )
     elif spec.loss != "softmax":
         raise ValueError(f"unknown loss kind {spec.loss!r}")
@@ -728,8 +710,7 @@ def render_train_step(spec: StepSpec) -> KernelSource:
         act = ""
         if ly.active:
             gids = global_ids[i]
-            uniform = len(set(ly.ids)) == 1 and not any(ly.offsets)
-            if uniform:
+            if ly.uniform:
                 act = _ACT_UNIFORM.substitute(
                     cslot=cslot, l=i, fo=ly.fan_out, g=gids[ly.ids[0]]
                 )
@@ -822,7 +803,6 @@ def render_train_step(spec: StepSpec) -> KernelSource:
         constants = ""
         if ly.active and ly.n_learnable:
             gids = global_ids[i]
-            uniform = len(set(ly.ids)) == 1 and not any(ly.offsets)
             gather_lines = []
             for e in range(ly.n_learnable):
                 terms = [
@@ -836,7 +816,7 @@ def render_train_step(spec: StepSpec) -> KernelSource:
                     + ");"
                 )
             gather = "\n".join(gather_lines)
-            if uniform:
+            if ly.uniform:
                 constants = _CONSTANTS_UNIFORM.substitute(
                     cslot=cslot,
                     np=max(ly.n_params, 1),
