@@ -64,8 +64,6 @@ __all__ = ["HAVE_SKLEARN", "MLPClassifier", "MLPRegressor"]
 class _MLPEstimator(_Base):
     """Shared fitting code; see the subclasses."""
 
-    _default_loss = "mse"
-
     def _store_params(self, params: dict[str, Any]) -> None:
         """Keep every constructor argument unchanged under its own name (the
         scikit-learn convention); ``params`` is the constructor's ``locals()``."""

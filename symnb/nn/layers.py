@@ -27,6 +27,14 @@ def _symnb():
     return symnb
 
 
+def _did_you_mean(word: str, names: Sequence[str]) -> str:
+    """``"did you mean 'x'? "`` for the closest of ``names``, or ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(word, names, n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
 def resolve_activation(spec: Any) -> Any:
     """An ``Activation`` from an ``Activation``, a library name or a formula text.
 
@@ -44,13 +52,9 @@ def resolve_activation(spec: Any) -> Any:
         except (KeyError, ValueError) as exc:
             if "x" in key and not key.isidentifier():
                 return symnb.Activation(key, name=key)
-            import difflib
-
             names = symnb.library_activations()
-            close = difflib.get_close_matches(key, names, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
             raise ValueError(
-                f"unknown activation {spec!r}: {hint}use a library name "
+                f"unknown activation {spec!r}: {_did_you_mean(key, names)}use a library name "
                 f"({', '.join(names)}), a formula text such as 'x*sigmoid(x)', "
                 "or a symnb.Activation"
             ) from exc

@@ -208,13 +208,11 @@ def resolve_loss(
         try:
             loss = symnb.loss(lib)
         except (KeyError, ValueError) as exc:
-            import difflib
+            from .layers import _did_you_mean
 
             names = [*symnb.library_losses(), "cross_entropy"]
-            close = difflib.get_close_matches(key, names, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
             raise ValueError(
-                f"unknown loss {spec!r}: {hint}use 'cross_entropy' (softmax, "
+                f"unknown loss {spec!r}: {_did_you_mean(key, names)}use 'cross_entropy' (softmax, "
                 f"multi-class), a library loss ({', '.join(names[:-1])}) or a "
                 "symnb.Loss"
             ) from exc

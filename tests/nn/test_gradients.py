@@ -63,33 +63,38 @@ def test_mse_network_gradient(backend, activation):
 
 
 @pytest.mark.parametrize("backend", backend_params())
-def test_bce_with_logits_gradient(backend):
-    X = _data()
-    y = (X[:, 0] > 0).astype(int)
-    model = nn.MLP(
-        [3, 6, 1],
-        activation=SWISH,
-        loss="bce_with_logits",
-        backend=backend,
-        dtype="float64",
-        seed=1,
-    )
-    _check(model, X, y)
-
-
-@pytest.mark.parametrize("backend", backend_params())
-def test_softmax_cross_entropy_gradient(backend):
+@pytest.mark.parametrize(
+    ("sizes", "activation", "loss", "labels", "seed"),
+    [
+        pytest.param(
+            [3, 6, 1],
+            SWISH,
+            "bce_with_logits",
+            lambda X: (X[:, 0] > 0).astype(int),
+            1,
+            id="bce_with_logits",
+        ),
+        pytest.param(
+            [3, 6, 4],
+            [[USER, "tanh"] * 3],
+            "cross_entropy",
+            lambda X: np.arange(len(X)) % 4,
+            2,
+            id="softmax-cross-entropy",
+        ),
+    ],
+)
+def test_classification_loss_gradient(backend, sizes, activation, loss, labels, seed):
     X = _data(n=15)
-    y = np.arange(15) % 4
     model = nn.MLP(
-        [3, 6, 4],
-        activation=[[USER, "tanh"] * 3],
-        loss="cross_entropy",
+        sizes,
+        activation=activation,
+        loss=loss,
         backend=backend,
         dtype="float64",
-        seed=2,
+        seed=seed,
     )
-    _check(model, X, y)
+    _check(model, X, labels(X))
 
 
 @pytest.mark.parametrize("backend", backend_params())
