@@ -39,3 +39,13 @@ def preferred_backend() -> str | None:
 def cxx() -> str:
     """The C++ compiler command."""
     return os.environ.get("SYMNB_CXX", "").strip() or "g++"
+
+
+def cuda_homes() -> list[str]:
+    """CUDA installation folders named by ``CUDA_HOME`` / ``CUDA_PATH`` (set ones, in order)."""
+    return [v for v in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")) if v]
+
+
+def set_default_omp_wait_policy(policy: str) -> None:
+    """Set ``OMP_WAIT_POLICY`` for libgomp unless the user set it themselves."""
+    os.environ.setdefault("OMP_WAIT_POLICY", policy)

@@ -162,7 +162,7 @@ def configure_openmp() -> None:
     if _openmp_configured:
         return
     _openmp_configured = True
-    os.environ.setdefault("OMP_WAIT_POLICY", OPENMP_WAIT_POLICY)
+    config.set_default_omp_wait_policy(OPENMP_WAIT_POLICY)
     # Keep libgomp loaded for the life of the process: closing the last kernel library
     # must not unmap the OpenMP runtime under its parked worker threads.
     name = ctypes.util.find_library("gomp")
@@ -368,7 +368,7 @@ def _libraries(status: BackendStatus) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------
-# Cache (the shared disk cache, or a small local one if it cannot be imported)
+# Cache (the shared disk cache)
 # ------------------------------------------------------------------------------------
 
 
@@ -377,7 +377,7 @@ def _get_or_build(key_parts: dict[str, str], build) -> tuple[Path, bool]:
 
     cache = default_cache()
     path = cache.get_or_build(key_parts, ".so", build)
-    return Path(path), bool(getattr(cache, "last_hit", False))
+    return Path(path), cache.last_hit
 
 
 # ------------------------------------------------------------------------------------
@@ -807,15 +807,13 @@ def build(
         _warn_serial(status)
     ks = render_program(forms, kind, "cpp", dtype)
     started = time.perf_counter()
-    built: list[bool] = []
 
     def _build(tmp_path: Path) -> None:
         compile_source(ks.text, Path(tmp_path), status)
-        built.append(True)
 
     path, hit = _get_or_build(key_parts(ks, status), _build)
-    seconds = time.perf_counter() - started if built else 0.0
-    return CppProgram(ks, path, hit and not built, seconds, _flags(status))
+    seconds = 0.0 if hit else time.perf_counter() - started
+    return CppProgram(ks, path, hit, seconds, _flags(status))
 
 
 __all__ = [

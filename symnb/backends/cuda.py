@@ -242,7 +242,7 @@ def compile_source(
     logs: list[str] = []
 
     def build(tmp: Path) -> None:
-        result = nvrtc.compile(text, arch, options, base_options=nvrtc.SYMNB_OPTIONS)
+        result = nvrtc.compile(text, arch, options)
         logs.append(result.log)
         if suffix == ".cubin":
             if not result.cubin:

@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from symnb import config
 from symnb.errors import CompileError
 
 #: What ``cupy.RawModule(code=...)`` adds to the caller's options (besides ``-arch``).
@@ -306,9 +307,8 @@ def nvcc_path() -> str | None:
     found = shutil.which("nvcc")
     if found:
         return found
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        home = os.environ.get(var)
-        if home and os.access(os.path.join(home, "bin", "nvcc"), os.X_OK):
+    for home in config.cuda_homes():
+        if os.access(os.path.join(home, "bin", "nvcc"), os.X_OK):
             return os.path.join(home, "bin", "nvcc")
     return None
 

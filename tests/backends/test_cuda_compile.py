@@ -182,13 +182,10 @@ def _library_names(kind: str) -> list[str]:
 
 @functools.cache
 def library_form(kind: str, name: str) -> InternalForm:
-    """The library's InternalForm; skips while the formula layer is incomplete."""
-    try:
-        import symnb
+    """The library's InternalForm."""
+    import symnb
 
-        obj = symnb.activation(name) if kind == "activation" else symnb.loss(name)
-    except (ImportError, AttributeError, NotImplementedError) as exc:
-        pytest.skip(f"formula layer not available yet: {exc!r}")
+    obj = symnb.activation(name) if kind == "activation" else symnb.loss(name)
     return obj.internal
 
 
@@ -391,14 +388,9 @@ def _nvcc(source) -> None:
 
 
 def _forms_for_nvcc(kind: str) -> tuple[InternalForm, ...]:
-    try:
-        if kind == "activation":
-            return library_layer_forms()
-        return tuple(library_form("loss", n) for n in _library_names("loss"))
-    except pytest.skip.Exception:
-        return tuple(
-            (local_activations() if kind == "activation" else local_losses()).values()
-        )
+    if kind == "activation":
+        return library_layer_forms()
+    return tuple(library_form("loss", n) for n in _library_names("loss"))
 
 
 @needs_nvcc
