@@ -26,6 +26,8 @@ import sys
 import warnings
 from typing import Any
 
+from symnb.notebook.state import BACKEND_CHOICES
+
 EXIT_OK = 0
 EXIT_FORMULA = 1
 EXIT_USAGE = 2
@@ -90,9 +92,7 @@ def _parser() -> argparse.ArgumentParser:
 
     comp = sub.add_parser("compile", help="compile a kernel and report how")
     formula_args(comp)
-    comp.add_argument(
-        "--backend", default="auto", choices=["auto", "numpy", "cpp", "cuda"]
-    )
+    comp.add_argument("--backend", default="auto", choices=BACKEND_CHOICES)
     comp.add_argument("--device", type=int, default=0, help="CUDA device index")
     comp.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     comp.add_argument(

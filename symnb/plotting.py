@@ -181,14 +181,18 @@ def plot_curves(
     return fig
 
 
-def figure_to_png(fig: Any, dpi: int = 90) -> bytes:
-    """PNG bytes of a matplotlib figure (rendered with the Agg canvas)."""
+def figure_to_png(fig: Any, dpi: float = 90, *, tight: bool = True) -> bytes:
+    """PNG bytes of a matplotlib figure (rendered with the Agg canvas).
+
+    ``tight`` crops the picture to its drawn content (``bbox_inches="tight"``); without
+    it the picture keeps the figure's size.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
     return buf.getvalue()
 
 

@@ -159,12 +159,10 @@ class SymnbMagics(Magics):
                 "%%symact is a cell magic: write the options on the %%symact line and "
                 "one definition per line below it (%symact --help for the options)"
             )
-        backend = (args.backend or state.backend).strip().lower()
-        if backend not in state.BACKEND_CHOICES:
-            raise UsageError(
-                f"unknown backend {backend!r}; choose one of "
-                f"{', '.join(state.BACKEND_CHOICES)}"
-            )
+        try:
+            backend = state.backend_name(args.backend or state.backend)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         device = state.device
         if args.device is not None:
             try:

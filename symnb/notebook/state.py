@@ -23,15 +23,20 @@ loaded: bool = False
 last_compile: dict | None = None
 
 
-def set_backend(name: str) -> str:
-    """Set the default backend; raises ``ValueError`` for an unknown name."""
-    global backend
+def backend_name(name: str) -> str:
+    """``name`` normalised (stripped, lower case); ``ValueError`` for an unknown one."""
     value = str(name).strip().lower()
     if value not in BACKEND_CHOICES:
         raise ValueError(
             f"unknown backend {name!r}; choose one of {', '.join(BACKEND_CHOICES)}"
         )
-    backend = value
+    return value
+
+
+def set_backend(name: str) -> str:
+    """Set the default backend; raises ``ValueError`` for an unknown name."""
+    global backend
+    backend = backend_name(name)
     return backend
 
 

@@ -21,6 +21,8 @@ from typing import Any
 import ipywidgets as W
 import numpy as np
 
+from symnb import plotting
+
 from . import plots
 from ._common import (
     ErrorSink,
@@ -44,20 +46,9 @@ def _strip_dollars(tex: str) -> str:
     return tex
 
 
-def _plot_with_library(
-    act: Any, kernel: Any, x_range: tuple[float, float]
-) -> bytes | None:
-    """Use ``symnb.plotting`` (the notebook face's plot of f and f') when it exists."""
-    try:
-        from symnb import plotting
-    except Exception:  # noqa: BLE001 - fall back to the widget's own plot
-        return None
-    fn = getattr(plotting, "plot_activation", None)
-    to_png = getattr(plotting, "figure_to_png", None)
-    if not callable(fn) or not callable(to_png):
-        return None
-    fig = fn(act, x_range, kernel=kernel)
-    return to_png(fig)
+def _plot_with_library(act: Any, kernel: Any, x_range: tuple[float, float]) -> bytes:
+    """The notebook face's plot of f and f' (``symnb.plotting``), as PNG bytes."""
+    return plotting.figure_to_png(plotting.plot_activation(act, x_range, kernel=kernel))
 
 
 class ActivationEditor(W.VBox):

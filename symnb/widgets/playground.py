@@ -298,39 +298,32 @@ class Playground(W.VBox):
             return widget
 
         small = W.Layout(width="auto")
-        self.reset_button = cls(
-            W.Button(
-                description="Reset",
-                icon="undo",
-                layout=small,
-                tooltip="new weights, epoch 0",
-            ),
+
+        def button(name: str, **kwargs: Any) -> W.Button:
+            kwargs.setdefault("layout", small)
+            return cls(W.Button(**kwargs), name)
+
+        self.reset_button = button(
             "symnb-reset",
+            description="Reset",
+            icon="undo",
+            tooltip="new weights, epoch 0",
         )
-        self.play_button = cls(
-            W.Button(
-                description="Play", icon="play", button_style="success", layout=small
-            ),
-            "symnb-play",
+        self.play_button = button(
+            "symnb-play", description="Play", icon="play", button_style="success"
         )
-        self.pause_button = cls(
-            W.Button(
-                description="Pause",
-                icon="pause",
-                button_style="warning",
-                layout=small,
-                disabled=True,
-            ),
+        self.pause_button = button(
             "symnb-pause",
+            description="Pause",
+            icon="pause",
+            button_style="warning",
+            disabled=True,
         )
-        self.step_button = cls(
-            W.Button(
-                description="Step",
-                icon="step-forward",
-                layout=small,
-                tooltip="train one epoch",
-            ),
+        self.step_button = button(
             "symnb-step",
+            description="Step",
+            icon="step-forward",
+            tooltip="train one epoch",
         )
         self.epoch_label = cls(
             W.Label(value="Epoch 0", layout=W.Layout(width="110px")), "symnb-epoch"
@@ -435,9 +428,8 @@ class Playground(W.VBox):
         self.train_percent = slider("symnb-ratio", "Train %", 50, 10, 90, step=10)
         self.noise = slider("symnb-noise", "Noise", 0, 0, 50, step=5)
         self.batch_size = slider("symnb-batch", "Batch", 10, 1, 30)
-        self.regenerate_button = cls(
-            W.Button(description="Regenerate", icon="refresh", layout=small),
-            "symnb-regenerate",
+        self.regenerate_button = button(
+            "symnb-regenerate", description="Regenerate", icon="refresh"
         )
         self.feature_boxes: dict[str, W.Checkbox] = {}
         self.feature_maps: dict[str, W.Image] = {}
@@ -463,21 +455,18 @@ class Playground(W.VBox):
                 "symnb-feature-map",
             )
 
-        self.add_layer_button = cls(
-            W.Button(
-                icon="plus",
-                layout=W.Layout(width="36px", padding="0"),
-                tooltip="add a hidden layer",
-            ),
+        layer_button = W.Layout(width="36px", padding="0")
+        self.add_layer_button = button(
             "symnb-add-layer",
+            icon="plus",
+            layout=layer_button,
+            tooltip="add a hidden layer",
         )
-        self.remove_layer_button = cls(
-            W.Button(
-                icon="minus",
-                layout=W.Layout(width="36px", padding="0"),
-                tooltip="remove a hidden layer",
-            ),
+        self.remove_layer_button = button(
             "symnb-remove-layer",
+            icon="minus",
+            layout=layer_button,
+            tooltip="remove a hidden layer",
         )
         self.layers_label = cls(W.Label(value=""), "symnb-layers")
         self.network_box = W.HBox(

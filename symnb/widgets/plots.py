@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from symnb import plotting
+
 #: TensorFlow Playground's colours: orange for -1, near-white for 0, blue for +1.
 NEGATIVE = "#f59322"
 NEUTRAL = "#e8eaeb"
@@ -28,10 +30,8 @@ def _figure(width: float, height: float, dpi: int = 80):
 
 
 def figure_to_png(fig, dpi: int | None = None) -> bytes:
-    """Render a matplotlib figure to PNG bytes (and free nothing global: no pyplot)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi or fig.dpi)
-    return buf.getvalue()
+    """Render a matplotlib figure to PNG bytes at its own size (no pyplot state)."""
+    return plotting.figure_to_png(fig, dpi or fig.dpi, tight=False)
 
 
 def playground_cmap():

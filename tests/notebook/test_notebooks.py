@@ -37,8 +37,7 @@ def execute(name: str):
     """Run a notebook once (cached); fail with the cell's error if one raised."""
     if name not in _executed:
         path = NOTEBOOKS / name
-        if not path.exists():
-            pytest.skip(f"{name} is not written yet")
+        assert path.exists(), f"{path} is missing"
         nb = nbformat.read(path, as_version=4)
         client = nbclient.NotebookClient(
             nb,
