@@ -57,6 +57,47 @@ class _Checked:
         """Seconds spent generating and compiling (0 on an in-process cache hit)."""
         return float(self._program.compile_seconds)
 
+    @property
+    def params(self) -> Any:
+        """The constants the kernel reads: a 1-D array of the kernel's dtype.
+
+        It may be changed in place (``k.params[0] = 2.0``). Assigning a new array
+        (``k.params = np.array([2.0])``) copies its values into this array after
+        checking them: the same length, real, finite and representable in the kernel's
+        dtype (a float32 kernel refuses 1e300). ``set_constants`` does the same by name.
+        """
+        return self._params
+
+    @params.setter
+    def params(self, value: Any) -> None:
+        current = getattr(self, "_params", None)
+        host = self._checked_params(value, None if current is None else current.shape)
+        if current is None:
+            self._params = self.xp.asarray(host)
+        else:
+            current[...] = self.xp.asarray(host)
+
+    def _param_label(self, index: int) -> str:
+        return f"params[{index}]"
+
+    def _checked_params(self, value: Any, shape: tuple | None) -> np.ndarray:
+        if type(value).__module__.startswith("cupy"):
+            value = value.get()
+        raw = _real_array(np, value, "params")
+        arr = raw.astype(np.float64).reshape(-1) if raw.ndim <= 1 else raw
+        if shape is not None and arr.shape != tuple(shape):
+            raise ValueError(
+                f"params has shape {raw.shape}; it must be {tuple(shape)}, one value "
+                "per constant (or use set_constants(name=value))"
+            )
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            stored = arr.astype(self.dtype)
+            bad = ~np.isfinite(stored) | ((arr != 0) & (stored == 0))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            _check_fits(self._param_label(i), float(arr[i]), self.dtype)
+        return stored
+
     def _warn_once(self, key: str, message: str) -> None:
         if key not in self._warned:
             self._warned.add(key)
@@ -77,15 +118,7 @@ class _Checked:
                 f"(backend {self.backend!r}); pass {name}.get() or compile with "
                 "backend='cuda'"
             )
-        try:
-            arr = xp.asarray(a)
-        except Exception as exc:  # noqa: BLE001
-            raise TypeError(f"{name} must be an array of numbers: {exc}") from None
-        if arr.dtype.kind not in "fiub":
-            raise TypeError(
-                f"{name} has dtype {arr.dtype}, which cannot be converted to "
-                f"{self.dtype} (pass real numbers)"
-            )
+        arr = _real_array(xp, a, name)
         if arr.dtype != self.dtype:
             if arr.dtype.kind == "f":
                 self._warn_once(
@@ -102,6 +135,19 @@ class _Checked:
             )
             arr = xp.ascontiguousarray(arr)
         return arr
+
+    def _pair_outputs(self, out: Any, x: Any) -> tuple[Any, Any]:
+        """Outputs of ``forward_with_derivative``: either may be ``x`` itself (the
+        backend reads each element before writing it), but not each other."""
+        y_out, dy_out = _pair(out)
+        y = self._output(y_out, x.shape, "out[0]", (x,))
+        dy = self._output(dy_out, x.shape, "out[1]", (x,))
+        if y_out is not None and dy_out is not None and _overlaps(y, dy):
+            raise ValueError(
+                "out[0] and out[1] overlap; f(x) and f'(x) need two separate arrays "
+                "(either one may be x itself)"
+            )
+        return y, dy
 
     def _output(self, out: Any, shape: tuple, name: str, inputs: tuple) -> Any:
         xp = self.xp
@@ -126,6 +172,17 @@ class _Checked:
                     "input itself"
                 )
         return out
+
+
+def _real_array(xp: Any, a: Any, name: str) -> Any:
+    """``a`` as an array of ``xp``, refusing what is not real numbers."""
+    try:
+        arr = xp.asarray(a)
+    except Exception as exc:  # noqa: BLE001
+        raise TypeError(f"{name} must be an array of numbers: {exc}") from None
+    if arr.dtype.kind not in "fiub":
+        raise TypeError(f"{name} has dtype {arr.dtype}; it must hold real numbers")
+    return arr
 
 
 def _overlaps(a: Any, b: Any) -> bool:
@@ -155,7 +212,9 @@ def _same_view(a: Any, b: Any) -> bool:
     )
 
 
-def _check_values(owner: str, names: tuple[str, ...], values: dict[str, Any]) -> None:
+def _check_values(
+    owner: str, names: tuple[str, ...], values: dict[str, Any], dtype: np.dtype
+) -> None:
     for k, v in values.items():
         if k not in names:
             raise FormulaError.unknown_constant(owner, k, names)
@@ -163,8 +222,39 @@ def _check_values(owner: str, names: tuple[str, ...], values: dict[str, Any]) ->
             v, (int, float, np.integer, np.floating)
         ):
             raise FormulaError(f"constant {k!r} must be a number, got {v!r}")
-        if not math.isfinite(float(v)):
-            raise FormulaError(f"constant {k!r} must be finite, got {v!r}")
+        _check_fits(f"constant {k!r}", float(v), dtype)
+
+
+def _check_fits(what: str, value: float, dtype: np.dtype) -> None:
+    """Refuse a value that is not finite or that ``dtype`` cannot hold.
+
+    A float32 kernel would otherwise turn ``1e300`` into inf and ``1e-50`` into 0
+    without a word.
+    """
+    if not math.isfinite(value):
+        raise FormulaError(f"{what} must be finite, got {value!r}")
+    with np.errstate(over="ignore", under="ignore"):
+        stored = float(dtype.type(value))
+    if not math.isfinite(stored) or (value != 0.0 and stored == 0.0):
+        info = np.finfo(dtype)
+        raise FormulaError(
+            f"{what} = {value!r} does not fit the kernel's {dtype} (finite values "
+            f"from {info.smallest_subnormal:.3g} to {info.max:.4g} in magnitude)",
+            suggestion="use a value in that range, or compile with dtype='float64'",
+        )
+
+
+def _pair(out: Any) -> tuple[Any, Any]:
+    """``out`` of ``forward_with_derivative``: ``None`` or a pair of arrays."""
+    if out is None:
+        return None, None
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(
+            "out must be a pair (y_out, dy_out) of arrays for f(x) and f'(x), or "
+            f"None; got {type(out).__name__}"
+            + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else "")
+        )
+    return out[0], out[1]
 
 
 class _SingleFormula(_Checked):
@@ -175,8 +265,10 @@ class _SingleFormula(_Checked):
     def _own_constants(self, formula: Any) -> None:
         self._formula = formula
         self._names = tuple(formula.internal.param_names)
-        host = np.array(formula.internal.param_values, dtype=self.dtype).reshape(-1)
-        self.params = self.xp.asarray(host)
+        self.params = np.array(formula.internal.param_values, dtype=np.float64)
+
+    def _param_label(self, index: int) -> str:
+        return f"constant {self._names[index]!r}"
 
     @property
     def constants(self) -> dict[str, float]:
@@ -187,12 +279,11 @@ class _SingleFormula(_Checked):
     def set_constants(self, **values: float) -> None:
         """Change constants in place (no re-parse, no recompile)."""
         owner = f"{self._owner_kind} {self._formula.name!r}"
-        _check_values(owner, self._names, values)
-        host = np.array(
+        _check_values(owner, self._names, values, self.dtype)
+        self.params = np.array(
             [float(values.get(n, v)) for n, v in self.constants.items()],
-            dtype=self.dtype,
+            dtype=np.float64,
         )
-        self.params[...] = self.xp.asarray(host)
 
 
 class Kernel(_SingleFormula):
@@ -241,15 +332,12 @@ class Kernel(_SingleFormula):
         return dx
 
     def forward_with_derivative(self, x: Any, out: Any = None) -> tuple[Any, Any]:
-        """(f(x), f'(x)) in one pass; ``out`` is a pair of arrays or None."""
+        """(f(x), f'(x)) in one pass; ``out`` is a pair ``(y_out, dy_out)`` or None.
+
+        Either output may be ``x`` itself (in place); they may not overlap each other.
+        """
         x = self._input(x, "x")
-        y_out, dy_out = (None, None) if out is None else out
-        y = self._output(y_out, x.shape, "out[0]", (x,))
-        dy = self._output(dy_out, x.shape, "out[1]", (x, y))
-        if dy is y:
-            raise ValueError("out[0] and out[1] must be different arrays")
-        if dy is x:
-            raise ValueError("out[1] may not be x; write f(x) in place with out[0]=x")
+        y, dy = self._pair_outputs(out, x)
         if x.size:
             self._program.forward_derivative(x, y, dy, self.params)
         return y, dy
@@ -303,7 +391,7 @@ class LayerKernel(_Checked):
         self._offsets_host = offsets
         self.ids = self.xp.asarray(self._ids_host)
         self.offsets = self.xp.asarray(offsets)
-        self.params = self.xp.asarray(np.array(values, dtype=self.dtype).reshape(-1))
+        self.params = np.array(values, dtype=np.float64)
 
     def __repr__(self) -> str:
         names = sorted({a.name for a in self.activations})
@@ -329,19 +417,40 @@ class LayerKernel(_Checked):
                     f"no neuron of this layer has all of the constants {sorted(values)}"
                 )
         else:
-            targets = (
-                [neuron] if isinstance(neuron, (int, np.integer)) else list(neuron)
-            )
+            many = isinstance(neuron, (list, tuple, np.ndarray))
+            targets = [self._neuron_index(j) for j in (neuron if many else [neuron])]
         host = self.params.get() if self.xp is not np else self.params.copy()
         for j in targets:
-            if not 0 <= int(j) < self.n:
-                raise IndexError(f"neuron {j} is out of range for a layer of {self.n}")
-            names = self.constant_names(int(j))
-            _check_values(f"neuron {j} ({self.activations[j].name!r})", names, values)
+            names = self.constant_names(j)
+            _check_values(
+                f"neuron {j} ({self.activations[j].name!r})", names, values, self.dtype
+            )
             for k, nm in enumerate(names):
                 if nm in values:
                     host[self._offsets_host[j] + k] = float(values[nm])
-        self.params[...] = self.xp.asarray(host)
+        self.params = host
+
+    def _neuron_index(self, j: Any) -> int:
+        if isinstance(j, bool) or not isinstance(j, (int, np.integer)):
+            raise TypeError(
+                f"neuron must be an int index in range(0, {self.n}) (or a list of "
+                f"them, or None for every neuron), got {j!r}"
+            )
+        if not 0 <= int(j) < self.n:
+            raise IndexError(
+                f"neuron {j} is out of range: neuron must be an int index in "
+                f"range(0, {self.n}) for this layer of {self.n}"
+            )
+        return int(j)
+
+    def _param_label(self, index: int) -> str:
+        j = int(np.searchsorted(self._offsets_host, index, side="right")) - 1
+        while j > 0 and not self.constant_names(j):
+            j -= 1
+        names = self.constant_names(j)
+        k = index - int(self._offsets_host[j])
+        name = names[k] if 0 <= k < len(names) else "?"
+        return f"params[{index}] (constant {name!r} of neuron {j})"
 
     def _input2d(self, a: Any, name: str) -> Any:
         a = self._input(a, name)
@@ -374,11 +483,7 @@ class LayerKernel(_Checked):
     def forward_with_derivative(self, x: Any, out: Any = None) -> tuple[Any, Any]:
         """(f(x), f'(x)) column-wise, in one pass."""
         x = self._input2d(x, "x")
-        y_out, dy_out = (None, None) if out is None else out
-        y = self._output(y_out, x.shape, "out[0]", (x,))
-        dy = self._output(dy_out, x.shape, "out[1]", (x, y))
-        if dy is y or dy is x:
-            raise ValueError("out[1] must be an array of its own")
+        y, dy = self._pair_outputs(out, x)
         if x.size:
             self._program.layer_forward_derivative(
                 x, y, dy, self.ids, self.offsets, self.params

@@ -196,6 +196,11 @@ def _listing(forms: tuple[InternalForm, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _scratch_if_aliased(out: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """``out`` itself, or a scratch array when ``out`` is (a view of) ``g``."""
+    return np.empty_like(out) if np.shares_memory(out, g) else out
+
+
 class NumpyProgram(Program):
     """Program of the numpy backend (see docs/CONTRACTS.md section 3)."""
 
@@ -222,18 +227,19 @@ class NumpyProgram(Program):
 
     def backward(self, x, g, dx, params):
         c = self.compiled[0]
-        c.run(c.df, c.guard_df, (x,), self._consts(params), dx)
-        np.multiply(dx, g, out=dx)
+        d = _scratch_if_aliased(dx, g)  # f' must not overwrite g before the product
+        c.run(c.df, c.guard_df, (x,), self._consts(params), d)
+        np.multiply(d, g, out=dx)
 
     def forward_derivative(self, x, y, dy, params):
         c = self.compiled[0]
         consts = self._consts(params)
-        if y is x:  # in place: compute the derivative before overwriting x
-            c.run(c.df, c.guard_df, (x,), consts, dy)
-            c.run(c.f, c.guard_f, (x,), consts, y)
-        else:
-            c.run(c.f, c.guard_f, (x,), consts, y)
-            c.run(c.df, c.guard_df, (x,), consts, dy)
+        # Each pass reads all of x before writing: the pass writing into x goes last.
+        order = [(c.f, c.guard_f, y), (c.df, c.guard_df, dy)]
+        if np.shares_memory(y, x):
+            order.reverse()
+        for fn, guard, out in order:
+            c.run(fn, guard, (x,), consts, out)
 
     def constant_gradient(self, x, g, params):
         c = self.compiled[0]
@@ -278,16 +284,16 @@ class NumpyProgram(Program):
         self._layer_apply("f", x, y, ids, offsets, params)
 
     def layer_backward(self, x, g, dx, ids, offsets, params):
-        self._layer_apply("df", x, dx, ids, offsets, params)
-        np.multiply(dx, g, out=dx)
+        d = _scratch_if_aliased(dx, g)
+        self._layer_apply("df", x, d, ids, offsets, params)
+        np.multiply(d, g, out=dx)
 
     def layer_forward_derivative(self, x, y, dy, ids, offsets, params):
-        if y is x:
-            self._layer_apply("df", x, dy, ids, offsets, params)
-            self._layer_apply("f", x, y, ids, offsets, params)
-        else:
-            self._layer_apply("f", x, y, ids, offsets, params)
-            self._layer_apply("df", x, dy, ids, offsets, params)
+        order = [("f", y), ("df", dy)]
+        if np.shares_memory(y, x):  # the pass writing into x goes last
+            order.reverse()
+        for which, out in order:
+            self._layer_apply(which, x, out, ids, offsets, params)
 
     def layer_constant_gradient(self, x, g, ids, offsets, params):
         out = np.zeros(len(params), dtype=np.float64)
