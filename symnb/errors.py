@@ -109,3 +109,15 @@ class CompileError(SymnbError, RuntimeError):
         return "\n".join(
             f"{i:4d}  {line}" for i, line in enumerate(self.source.splitlines(), 1)
         )
+
+
+class ModelFileError(SymnbError, ValueError):
+    """A model file (written by ``MLP.save``) cannot be loaded.
+
+    ``path`` is the file and ``problem`` says what is wrong with it, in one sentence.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")

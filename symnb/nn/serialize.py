@@ -9,11 +9,20 @@ recompiles the kernels.
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import os
-from typing import Any
+import re
+from contextlib import closing
+from typing import Any, NoReturn
 
 import numpy as np
+
+from symnb.errors import ModelFileError
+from symnb.formula.formula import Learnable
+
+from .safe_npz import NpzMembers
 
 FORMAT_TAG = "symnb.nn.MLP"
 FORMAT_VERSION = 1
@@ -83,95 +92,294 @@ def model_to_arrays(model: Any) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _rebuild_activation(entry: dict[str, Any]) -> Any:
-    symnb = _symnb()
-    constants: dict[str, Any] = dict(entry.get("constants", {}))
-    for name, per in entry.get("learnable", {}).items():
-        value = entry.get("learnable_values", {}).get(name, constants.get(name, 0.0))
-        constants[name] = symnb.learnable(value, per=per)
-    kwargs: dict[str, Any] = {"name": entry["name"]} if entry.get("name") else {}
-    for key in ("derivative", "surrogate"):
-        if entry.get(key):
-            kwargs[key] = entry[key]
+# ------------------------------------------------------------------ reading
+# Everything read from a file is checked before it is used: the JSON fields by type
+# and range, the arrays by their .npy headers against the sizes in the JSON, before
+# any array is decompressed or any network is allocated.
+
+NOT_OURS = "not a model saved by symnb.nn (MLP.save)"
+MAX_META_BYTES = 16 << 20
+_MASK_MEMBER = re.compile(r"mask_(0|[1-9][0-9]{0,8})")
+_BACKENDS = ("auto", "numpy", "cpp", "cuda")
+_TASKS = (None, "regression", "binary", "multiclass")
+_MISSING = object()
+
+
+class _Fields:
+    """Typed access to one JSON object of a model file; a wrong field is one
+    ``ModelFileError`` naming the file and the field."""
+
+    def __init__(self, path: str, where: str, value: Any) -> None:
+        self.path, self.where = path, where
+        if not isinstance(value, dict):
+            self.fail(f"must be a JSON object, not {type(value).__name__}")
+        self.value = value
+
+    def fail(self, problem: str, key: str | None = None) -> NoReturn:
+        field = self.where if key is None else f"{self.where}{key!r}"
+        raise ModelFileError(self.path, f"{field} {problem}")
+
+    def get(self, key: str, types: tuple[type, ...], default: Any = _MISSING) -> Any:
+        if key not in self.value:
+            if default is _MISSING:
+                self.fail("is missing", key)
+            return default
+        value = self.value[key]
+        ok = isinstance(value, types) and not (
+            isinstance(value, bool) and bool not in types
+        )
+        if not ok:
+            names = " or ".join(
+                "null" if t is type(None) else t.__name__ for t in types
+            )
+            self.fail(f"must be {names}, not {value!r:.80}", key)
+        return value
+
+    def integer(self, key: str, low: int, default: Any = _MISSING) -> int:
+        value = self.get(key, (int,), default)
+        if value < low:
+            self.fail(f"must be an integer >= {low}, not {value}", key)
+        return value
+
+    def number_map(self, key: str) -> dict[str, float]:
+        table = self.get(key, (dict,), {})
+        for name, value in table.items():
+            number_ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not number_ok or not math.isfinite(value):
+                self.fail(f"[{name!r}] must be a finite number, not {value!r:.80}", key)
+        return {name: float(v) for name, v in table.items()}
+
+    def text(self, key: str, optional: bool = True) -> str | None:
+        if optional:
+            value = self.get(key, (str, type(None)), None)
+        else:
+            value = self.get(key, (str,))
+        if value is not None and not value.strip():
+            self.fail("is an empty text", key)
+        return value
+
+
+def _read_meta(members: NpzMembers) -> _Fields:
+    path = members.path
+    if not members.has("meta") or not members.has("parameters"):
+        raise ModelFileError(path, f"{NOT_OURS}: no meta/parameters arrays")
+    raw = members.read("meta", "U", shape=(), max_bytes=MAX_META_BYTES)
     try:
-        return symnb.Activation(entry["text"], **kwargs, **constants)
-    except Exception as first:  # noqa: BLE001 - fall back on the library by name
-        try:
-            return symnb.activation(entry["name"], **constants)
-        except Exception:  # noqa: BLE001
-            raise ValueError(
-                f"cannot rebuild activation {entry.get('name')!r} from "
-                f"{entry['text']!r}: "
-                f"{first}"
-            ) from first
+        meta = json.loads(str(raw[()]))
+    except (ValueError, RecursionError) as exc:
+        raise ModelFileError(path, f"its meta is not valid JSON ({exc})") from None
+    fields = _Fields(path, "meta ", meta)
+    if meta.get("format") != FORMAT_TAG:
+        raise ModelFileError(path, f"{NOT_OURS}: format {meta.get('format')!r:.80}")
+    version = fields.integer("version", 1)
+    if version > FORMAT_VERSION:
+        raise ModelFileError(
+            path, f"written by a newer symnb (format {version}); upgrade symnb"
+        )
+    return fields
 
 
-def _rebuild_loss(desc: dict[str, Any]) -> Any:
+def _activation_kwargs(path: str, index: int, entry: Any) -> dict[str, Any]:
+    """Arguments of ``symnb.Activation`` for entry ``index`` of the activation table."""
+    symnb = _symnb()
+    fields = _Fields(path, f"activation {index} ", entry)
+    kwargs: dict[str, Any] = {"expr": fields.text("text", optional=False)}
+    for key in ("name", "derivative", "surrogate"):
+        value = fields.text(key)
+        if value is not None:
+            kwargs[key] = value
+    constants: dict[str, Any] = fields.number_map("constants")
+    learned = fields.number_map("learnable_values")
+    for name, per in fields.get("learnable", (dict,), {}).items():
+        if per not in ("layer", "neuron"):
+            fields.fail(
+                f"[{name!r}] must be 'layer' or 'neuron', not {per!r:.80}", "learnable"
+            )
+        constants[name] = symnb.learnable(
+            learned.get(name, constants.get(name, 0.0)), per=per
+        )
+    for name in constants:
+        if name in ("expr", "name", "derivative", "surrogate"):
+            fields.fail(f"has a constant named {name!r}", "constants")
+    return {**kwargs, **constants}
+
+
+def _rebuild_activation(path: str, index: int, kwargs: dict[str, Any]) -> Any:
+    try:
+        return _symnb().Activation(**kwargs)
+    except (ValueError, TypeError) as exc:  # FormulaError is a ValueError
+        raise ModelFileError(
+            path,
+            f"activation {index} ({kwargs.get('name', kwargs['expr'])!r:.80}) "
+            f"cannot be rebuilt: {exc}",
+        ) from None
+
+
+def _rebuild_loss(path: str, desc: Any) -> Any:
     from .losses import ElementwiseLoss, SoftmaxCrossEntropy
 
     symnb = _symnb()
-    if desc["type"] == "softmax_cross_entropy":
-        return SoftmaxCrossEntropy(label_smoothing=desc.get("label_smoothing", 0.0))
-    constants = desc.get("constants", {})
-    if desc.get("library"):
-        loss = symnb.loss(desc["library"], **constants)
-    else:
-        kwargs: dict[str, Any] = {"name": desc["name"]} if desc.get("name") else {}
-        if desc.get("derivative"):
-            kwargs["derivative"] = desc["derivative"]
-        loss = symnb.Loss(desc["text"], **kwargs, **constants)
-    result = ElementwiseLoss(
-        loss, task=desc.get("task", "regression"), logits=desc.get("logits", True)
-    )
-    result.library_name = desc.get("library")
+    fields = _Fields(path, "loss ", desc)
+    kind = fields.get("type", (str,))
+    try:
+        if kind == "softmax_cross_entropy":
+            smoothing = fields.get("label_smoothing", (int, float), 0.0)
+            return SoftmaxCrossEntropy(label_smoothing=smoothing)
+        if kind != "elementwise":
+            fields.fail(
+                f"is {kind!r:.80}; expected 'elementwise' or 'softmax_cross_entropy'",
+                "type",
+            )
+        constants = fields.number_map("constants")
+        library = fields.text("library")
+        task = fields.get("task", (str,), "regression")
+        if task not in _TASKS:
+            fields.fail(f"is {task!r:.80}", "task")
+        if library:
+            loss = symnb.loss(library, **constants)
+        else:
+            kwargs = {"name": fields.text("name"), "expr": fields.text("text", False)}
+            derivative = fields.text("derivative")
+            if derivative is not None:
+                kwargs["derivative"] = derivative
+            loss = symnb.Loss(**kwargs, **constants)
+        result = ElementwiseLoss(
+            loss, task=task, logits=fields.get("logits", (bool,), True)
+        )
+    except (ValueError, TypeError) as exc:
+        if isinstance(exc, ModelFileError):
+            raise
+        raise ModelFileError(path, f"its loss cannot be rebuilt: {exc}") from None
+    result.library_name = library
     return result
+
+
+def _layer_table(
+    meta: _Fields, sizes: list[int], n_activations: int
+) -> list[list[int] | None]:
+    """The activation ids of every layer: one list per layer, one id per neuron."""
+    layers = meta.get("layers", (list,))
+    if len(layers) != len(sizes) - 1:
+        meta.fail(f"has {len(layers)} entries for {len(sizes) - 1} layers", "layers")
+    for i, ids in enumerate(layers):
+        if ids is None:
+            continue
+        if not isinstance(ids, list) or len(ids) != sizes[i + 1]:
+            meta.fail(
+                f"[{i}] must list one activation per neuron ({sizes[i + 1]})", "layers"
+            )
+        for k in ids:
+            if (
+                isinstance(k, bool)
+                or not isinstance(k, int)
+                or not 0 <= k < n_activations
+            ):
+                meta.fail(
+                    f"[{i}] holds {k!r:.40}, not an activation index "
+                    f"0..{n_activations - 1}",
+                    "layers",
+                )
+    return layers
+
+
+def _read_sizes(meta: _Fields) -> list[int]:
+    sizes = meta.get("sizes", (list,))
+    if len(sizes) < 2 or not all(
+        isinstance(s, int) and not isinstance(s, bool) and s >= 1 for s in sizes
+    ):
+        meta.fail(
+            f"must be a list of at least 2 positive integers, not {sizes!r:.80}",
+            "sizes",
+        )
+    return sizes
+
+
+def _parameter_bounds(
+    sizes: list[int], layers: list[list[int] | None], table: list[dict[str, Any]]
+) -> tuple[int, int]:
+    """Fewest and most parameters a network of this description can have (learnable
+    constants count once per neuron at most)."""
+    low = sum(a * b + b for a, b in itertools.pairwise(sizes))
+    learnable = [sum(isinstance(v, Learnable) for v in kw.values()) for kw in table]
+    return low, low + sum(learnable[k] for ids in layers for k in ids or ())
 
 
 def model_from_file(
     path: str | os.PathLike, backend: str | None = None, device: int | None = None
 ) -> Any:
+    """Rebuild the model saved at ``path``; ``ModelFileError`` for any broken file."""
     from .model import MLP
 
     path = os.fspath(path)
+    if backend is not None and backend not in _BACKENDS:
+        raise ValueError(
+            f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}"
+        )
+    with closing(NpzMembers(path, NOT_OURS)) as members:
+        meta = _read_meta(members)
+        sizes = _read_sizes(meta)
+        table = [
+            _activation_kwargs(path, i, entry)
+            for i, entry in enumerate(meta.get("activations", (list,)))
+        ]
+        layers = _layer_table(meta, sizes, len(table))
+        low, high = _parameter_bounds(sizes, layers, table)
+        shape, _ = members.header("parameters")
+        if len(shape) != 1 or not low <= shape[0] <= high:
+            expected = f"{low}" if low == high else f"{low} to {high}"
+            raise ModelFileError(
+                path,
+                f"the sizes {sizes} need {expected} parameters but the file stores "
+                f"an array of shape {tuple(shape)}",
+            )
+        parameters = members.read("parameters", "f", shape=shape)
+        masks: list[np.ndarray | None] = [None] * (len(sizes) - 1)
+        for name in members.names():
+            if not name.startswith("mask_"):
+                continue  # other members are never read
+            found = _MASK_MEMBER.fullmatch(name)
+            if found is None or int(found.group(1)) >= len(masks):
+                raise ModelFileError(
+                    path, f"the array {name!r} names no layer 0..{len(masks) - 1}"
+                )
+            i = int(found.group(1))
+            masks[i] = members.read(name, "fiub", shape=(sizes[i], sizes[i + 1]))
+    dtype = meta.get("dtype", (str,))
+    if dtype not in ("float32", "float64"):
+        meta.fail(f"must be 'float32' or 'float64', not {dtype!r:.80}", "dtype")
+    saved_backend = meta.get("backend", (str,), "auto")
+    if saved_backend not in _BACKENDS:
+        meta.fail(f"is {saved_backend!r:.80}", "backend")
+    task = meta.get("task", (str, type(None)), None)
+    if task not in _TASKS:
+        meta.fail(f"is {task!r:.80}", "task")
+    seed = meta.get("seed", (int, type(None)), None)
+    if seed is not None and seed < 0:
+        meta.fail(f"must be an integer >= 0 or null, not {seed}", "seed")
+    epochs = meta.integer("epochs_trained", 0, 0)
+
+    activations = [_rebuild_activation(path, i, kw) for i, kw in enumerate(table)]
+    per_layer = [
+        None if ids is None else [activations[i] for i in ids] for ids in layers
+    ]
+    loss = _rebuild_loss(path, meta.get("loss", (dict,)))
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError) as exc:
-        raise ValueError(
-            f"{path} is not a model saved by symnb.nn (MLP.save): {exc}"
-        ) from exc
-    if "meta" not in arrays or "parameters" not in arrays:
-        raise ValueError(
-            f"{path} is not a model saved by symnb.nn (no meta/parameters)"
+        model = MLP(
+            sizes,
+            activation=[p if p is not None else "identity" for p in per_layer[:-1]],
+            output=per_layer[-1],
+            loss=loss,
+            backend=backend or saved_backend,
+            device=0 if device is None else device,
+            seed=seed,
+            dtype=dtype,
+            task=task,
+            masks=masks if any(m is not None for m in masks) else None,
         )
-    meta = json.loads(str(arrays["meta"]))
-    if meta.get("format") != FORMAT_TAG:
-        raise ValueError(f"{path}: unknown format {meta.get('format')!r}")
-    if int(meta.get("version", 0)) > FORMAT_VERSION:
-        raise ValueError(
-            f"{path} was written by a newer symnb (format {meta['version']}); "
-            "upgrade symnb"
-        )
-    table = [_rebuild_activation(e) for e in meta["activations"]]
-    sizes = meta["sizes"]
-    per_layer = []
-    for ids in meta["layers"]:
-        per_layer.append(None if ids is None else [table[i] for i in ids])
-    hidden = [p if p is not None else "identity" for p in per_layer[:-1]]
-    output = per_layer[-1]
-    masks = [arrays.get(f"mask_{i}") for i in range(len(sizes) - 1)]
-    model = MLP(
-        sizes,
-        activation=hidden,
-        output=output,
-        loss=_rebuild_loss(meta["loss"]),
-        backend=backend or meta.get("backend", "auto"),
-        device=0 if device is None else device,
-        seed=meta.get("seed"),
-        dtype=meta["dtype"],
-        task=meta.get("task"),
-        masks=masks if any(m is not None for m in masks) else None,
-    )
-    model.set_flat_parameters(arrays["parameters"])
-    model.epochs_trained = int(meta.get("epochs_trained", 0))
+        model.set_flat_parameters(parameters)
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(
+            path, f"the saved network cannot be rebuilt: {exc}"
+        ) from None
+    model.epochs_trained = epochs
     return model
