@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 import math
 import os
-import tempfile
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -1129,8 +1129,12 @@ class MLP:
         buf = io.BytesIO()
         np.savez(buf, **arrays)
         path = os.fspath(path)
-        directory = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".symnb-", suffix=".tmp", dir=directory)
+        # written next to the target, then renamed over it (a reader never sees half
+        # a file); created with mode 0o666 so the umask applies, as to any document
+        directory, name = os.path.split(os.path.abspath(path))
+        tmp = os.path.join(directory, f".{name}.{secrets.token_hex(8)}.tmp")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        fd = os.open(tmp, flags, 0o666)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(buf.getvalue())
