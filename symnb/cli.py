@@ -13,7 +13,8 @@ Exit codes
 ----------
 0  success
 1  the formula (or a constant) is wrong: the message gives the position and a hint
-2  bad command line (unknown option, malformed ``--const``)
+2  bad command line (unknown option, malformed ``--const``, a value out of range such
+   as ``--device -1``): one line on stderr
 3  the backend asked for is not available here (with ``--strict``, or no fallback left)
 4  the compiler rejected the generated source (the message names the saved source)
 """
@@ -24,7 +25,7 @@ import argparse
 import math
 import sys
 import warnings
-from typing import Any
+from typing import Any, NoReturn
 
 from symnb.notebook.state import BACKEND_CHOICES
 
@@ -53,10 +54,32 @@ def _constant(text: str) -> tuple[str, float]:
     return name, number
 
 
+def _device(text: str) -> int:
+    try:
+        index = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a device is a GPU index such as 0, not {text!r}"
+        ) from None
+    if not 0 <= index < 2**31:
+        raise argparse.ArgumentTypeError(
+            f"a device is a GPU index such as 0 (>= 0), not {index}"
+        )
+    return index
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block): what is wrong and where to
+    read more, then exit code 2 (EXIT_USAGE)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
     from symnb import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="symnb",
         description="Activation and loss functions from formulas: f, f', LaTeX, "
         "kernels.",
@@ -93,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     comp = sub.add_parser("compile", help="compile a kernel and report how")
     formula_args(comp)
     comp.add_argument("--backend", default="auto", choices=BACKEND_CHOICES)
-    comp.add_argument("--device", type=int, default=0, help="CUDA device index")
+    comp.add_argument("--device", type=_device, default=0, help="CUDA device index")
     comp.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     comp.add_argument(
         "--strict", action="store_true", help="fail instead of falling back"
@@ -247,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     except CompileError as exc:
         print(f"symnb: error: {exc}", file=err)
         return EXIT_COMPILE
+    except ValueError as exc:  # an argument value the library refuses
+        print(f"symnb: error: {exc}", file=err)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("symnb: interrupted", file=err)
         return 130

@@ -39,6 +39,31 @@ def _fix_negative_range(line: str) -> str:
     return _RANGE_OPT.sub(r"\1=\2", line)
 
 
+def _parse_options(magic: Callable[..., Any], line: str, name: str) -> Any:
+    """``parse_argstring`` with a quoting mistake (``'unterminated``) as a one-line
+    ``UsageError`` instead of shlex's ValueError traceback."""
+    try:
+        return parse_argstring(magic, line)
+    except ValueError as exc:
+        raise UsageError(
+            f"{name}: cannot read the options {line.strip()!r}: {exc} "
+            f"(see {name} --help)"
+        ) from None
+
+
+def _empty_symact_body(lines: list[str]) -> list[str]:
+    """Input transformer: a ``%%symact ...`` cell with nothing below the magic line
+    gets an empty body line, so that ``%%symact --help`` alone in a cell reaches the
+    magic (IPython itself refuses a cell magic whose body is empty)."""
+    if (
+        lines
+        and re.match(r"%%symact(\s|$)", lines[0])
+        and all(not line.strip() for line in lines[1:])
+    ):
+        return [lines[0].rstrip("\n") + "\n", "\n"]
+    return lines
+
+
 def _warning_text(w: warnings.WarningMessage) -> str:
     return str(w.message)
 
@@ -79,6 +104,12 @@ def _short(exc: Exception) -> str:
 @magics_class
 class SymnbMagics(Magics):
     """``%%symact`` and ``%symnb``."""
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        cleanup = getattr(shell, "input_transformers_cleanup", None)
+        if cleanup is not None and _empty_symact_body not in cleanup:
+            cleanup.append(_empty_symact_body)
 
     # ------------------------------------------------------------------ %%symact
 
@@ -150,7 +181,7 @@ class SymnbMagics(Magics):
         from symnb.notebook.syntax import parse_cell
         from symnb.plotting import parse_range
 
-        args = parse_argstring(self.symact, _fix_negative_range(line))
+        args = _parse_options(self.symact, _fix_negative_range(line), "%%symact")
         if args.help:
             print(self.symact.__doc__)
             return
@@ -184,6 +215,7 @@ class SymnbMagics(Magics):
             definitions = parse_cell(cell, loss=args.loss)
         except FormulaError as exc:
             raise UsageError(str(exc)) from None
+        self._refuse_shell_names(definitions)
         if not definitions:
             example = (
                 "my_mse(y_pred, y_true) = (y_pred - y_true)**2"
@@ -236,6 +268,21 @@ class SymnbMagics(Magics):
                     obj, status, kernel=kernel, x_range=x_range, show_code=args.code
                 )
             views.show(outputs)
+
+    def _refuse_shell_names(self, definitions: list[Any]) -> None:
+        """A definition may not bind a name the shell keeps for itself (``In``,
+        ``get_ipython``...: rebinding them breaks every later cell)."""
+        hidden = getattr(self.shell, "user_ns_hidden", None) or {}
+        taken = [d for d in definitions if d.name in hidden]
+        if taken:
+            raise UsageError(
+                "\n".join(
+                    f"{d.name} (line {d.line}): {d.name!r} belongs to the IPython "
+                    f"shell; choose another name, e.g. my_{d.name}"
+                    for d in taken
+                )
+                + "\n(nothing was bound)"
+            )
 
     def _build_all(
         self, definitions: list[Any], cell_lines: list[str], loss: bool
@@ -349,7 +396,7 @@ class SymnbMagics(Magics):
         %symnb cache clear   delete every cached kernel
         %symnb library       the named activations and losses of symnb
         """
-        args = parse_argstring(self.symnb, line)
+        args = _parse_options(self.symnb, line, "%symnb")
         if args.help:
             print(self.symnb.__doc__)
             return

@@ -18,9 +18,11 @@ With ``--loss`` the definitions are losses of the prediction and the target::
 
 Rules
 -----
-- ``NAME(INPUTS; CONSTANTS) = FORMULA``. ``NAME`` is a Python identifier, not a keyword
-  and not starting with an underscore; a name that shadows a Python builtin is accepted
-  with a warning. The same name may not be defined twice in one cell.
+- ``NAME(INPUTS; CONSTANTS) = FORMULA``. ``NAME`` is a Python identifier, not a keyword,
+  not starting with an underscore, and neither a Python builtin (``abs``, ``max``,
+  ``print``...) nor a name of the IPython shell (``get_ipython``, ``In``, ``display``...):
+  binding those would break the notebook. The same name may not be defined twice in
+  one cell.
 - ``INPUTS`` is one variable for an activation (``x``) and two for a loss (the
   prediction, then the target: ``y_pred, y_true``). Any identifiers may be used; they
   are renamed to the canonical ``x`` / ``y_pred``, ``y_true`` before parsing.
@@ -53,6 +55,10 @@ from symnb.errors import FormulaError
 MAX_CELL_CHARS = 4_000_000
 ACTIVATION_INPUTS = ("x",)
 LOSS_INPUTS = ("y_pred", "y_true")
+
+#: Names an IPython shell defines for itself (in the user namespace or as builtins);
+#: binding one of them breaks the notebook (``get_ipython`` runs every magic).
+SHELL_NAMES = frozenset({"get_ipython", "display", "exit", "quit", "In", "Out"})
 
 _IDENT = r"[A-Za-z_][A-Za-z_0-9]*"
 _HEADER = re.compile(rf"^\s*(?P<name>{_IDENT})?\s*(?P<open>\()?")
@@ -279,8 +285,7 @@ def _parse_value(
         ) from None
 
 
-def _check_name(name: str, what: str, cell: str, line: int, column: int) -> list[str]:
-    warnings: list[str] = []
+def _check_name(name: str, what: str, cell: str, line: int, column: int) -> None:
     if keyword.iskeyword(name) or keyword.issoftkeyword(name):
         raise _error(
             f"{what} {name!r} is a Python keyword",
@@ -297,11 +302,15 @@ def _check_name(name: str, what: str, cell: str, line: int, column: int) -> list
             column,
             "names starting with _ are reserved",
         )
-    if what == "name" and hasattr(builtins, name):
-        warnings.append(
-            f"{name!r} shadows the Python builtin of the same name in this notebook"
+    if what == "name" and (hasattr(builtins, name) or name in SHELL_NAMES):
+        owner = "IPython shell" if name in SHELL_NAMES else "Python builtin"
+        raise _error(
+            f"{what} {name!r} would hide the {owner} {name!r} in this notebook",
+            cell,
+            line,
+            column,
+            f"choose another name, e.g. my_{name}",
         )
-    return warnings
 
 
 def parse_cell(
@@ -428,7 +437,7 @@ def _parse_definition(
             col,
             f"write {example}",
         )
-    warnings = _check_name(name, "name", cell, line_no, name_col)
+    _check_name(name, "name", cell, line_no, name_col)
     if name in seen:
         raise _error(
             f"{name!r} is defined twice in this cell (first on line {seen[name]})",
@@ -574,7 +583,6 @@ def _parse_definition(
         formula=formula,
         line=line_no,
         segments=tuple(segments),
-        warnings=tuple(warnings),
     )
     _check_stray_canonical(definition, cell)
     return definition

@@ -161,6 +161,7 @@ def test_console_script_runs():
     result = subprocess.run(
         cmd + ["show", "x*sigmoid(beta*x)", "--const", "beta=1"],
         capture_output=True,
+        check=False,
         text=True,
         timeout=120,
         env=env,
@@ -168,7 +169,11 @@ def test_console_script_runs():
     assert result.returncode == 0, result.stderr
     assert "f'(x) = " in result.stdout
     bad = subprocess.run(
-        cmd + ["show", "tahn(x)"], capture_output=True, text=True, timeout=120
+        cmd + ["show", "tahn(x)"],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=120,
     )
     assert bad.returncode == 1 and "tanh" in bad.stderr
 
@@ -178,3 +183,52 @@ def test_formula_starting_with_minus(capsys):
     assert "f(x) = -x*tanh(x)" in capsys.readouterr().out
     assert cli.main(["show", "--loss", "-y_pred*y_true"]) == 0
     assert "dl/dy_pred = -y_true" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["compile", "x", "--device", "-1"], "--device"),
+        (["compile", "x", "--backend", "numpy", "--device", "-3"], "--device"),
+        (["compile", "x", "--device", "1.5"], "--device"),
+        (["compile", "x", "--device", str(10**30)], "--device"),
+        (["compile", "x", "--dtype", "float16"], "--dtype"),
+        (["compile", "x", "--backend", "tpu"], "--backend"),
+        (["show", "x", "--const", "beta=1e400"], "finite"),
+        (["show"], "formula"),
+        (["frobnicate"], "frobnicate"),
+    ],
+)
+def test_bad_argument_value_is_one_line_exit_2(capsys, argv, fragment):
+    """``symnb compile x --device -1`` once printed a traceback and exited 1."""
+    assert cli.main(argv) == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("symnb") and fragment in err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_library_value_error_is_one_line_exit_2(capsys, monkeypatch):
+    """An argument value only the library can judge is a usage error too."""
+    import symnb
+
+    def refuse(self, **kwargs):
+        raise ValueError("device=7 does not exist here (injected)")
+
+    monkeypatch.setattr(symnb.Activation, "compile", refuse)
+    assert cli.main(["compile", "x", "--device", "7"]) == cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err == "symnb: error: device=7 does not exist here (injected)\n"
+
+
+def test_bad_device_in_a_subprocess():
+    result = subprocess.run(
+        [sys.executable, "-m", "symnb.cli", "compile", "x", "--device", "-1"],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == cli.EXIT_USAGE
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "--device" in result.stderr and result.stdout == ""

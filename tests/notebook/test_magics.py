@@ -124,9 +124,25 @@ def test_function_names_are_not_inputs():
         parse_cell("f(exp) = exp")
 
 
-def test_builtin_shadowing_is_a_warning():
-    (d,) = parse_cell("abs(x) = x")
-    assert any("builtin" in w for w in d.warnings)
+@pytest.mark.parametrize(
+    "name, owner",
+    [
+        ("abs", "Python builtin"),
+        ("max", "Python builtin"),
+        ("print", "Python builtin"),
+        ("len", "Python builtin"),
+        ("get_ipython", "IPython shell"),
+        ("In", "IPython shell"),
+        ("Out", "IPython shell"),
+        ("display", "IPython shell"),
+        ("exit", "IPython shell"),
+    ],
+)
+def test_builtin_and_shell_names_are_refused(name, owner):
+    with pytest.raises(FormulaError, match=f"would hide the {owner} '{name}'") as info:
+        parse_cell(f"ok(x) = x\n{name}(x) = x")
+    assert info.value.line == 3 and info.value.column == 1
+    assert f"my_{name}" in str(info.value)
 
 
 # ---------------------------------------------------------------- extension
@@ -244,10 +260,43 @@ def test_stability_note_is_shown(shell):
         assert "warning:" in plain
 
 
-def test_builtin_shadow_warning_shown(shell):
-    outputs, _ = run(shell, "--backend numpy --no-plot", "abs(x) = x*tanh(x)")
-    assert "builtin" in "\n".join(mimes(outputs, "text/plain"))
-    del shell.user_ns["abs"]
+def test_shell_and_builtin_names_are_not_bound(shell):
+    """``get_ipython(x) = x`` once replaced the shell's get_ipython, and every later
+    magic failed with a TypeError traceback."""
+    before = shell.user_ns.get("get_ipython")
+    for cell in ("get_ipython(x) = x", "abs(x) = x*tanh(x)", "f1(x) = x\nIn(x) = x"):
+        with capture_output() as cap:
+            result = shell.run_cell(f"%%symact --backend numpy --no-plot\n{cell}\n")
+        assert isinstance(result.error_in_exec, UsageError)
+        assert "would hide" in str(result.error_in_exec)
+        assert "Traceback" not in cap.stdout + cap.stderr
+    assert shell.user_ns.get("get_ipython") is before
+    assert "abs" not in shell.user_ns and "f1" not in shell.user_ns
+    with capture_output() as cap:
+        assert shell.run_cell("%symnb").success
+    assert "backend:" in cap.stdout
+
+
+def test_names_the_shell_hides_are_refused(shell):
+    """A kernel may keep more names for itself (``user_ns_hidden``)."""
+    shell.user_ns_hidden["kernel_state"] = None
+    try:
+        with pytest.raises(UsageError, match="belongs to the IPython shell"):
+            run(shell, "--backend numpy -q", "kernel_state(x) = x")
+    finally:
+        del shell.user_ns_hidden["kernel_state"]
+    assert "kernel_state" not in shell.user_ns
+
+
+def test_replacing_a_user_variable_keeps_magics_working(shell):
+    shell.run_cell("np = __import__('numpy')")
+    outputs, _ = run(shell, "--backend numpy --no-plot", "np(x) = x*tanh(x)")
+    assert "replaces a module" in "\n".join(mimes(outputs, "text/plain"))
+    assert isinstance(shell.user_ns["np"], symnb.Activation)
+    with capture_output():
+        assert shell.run_cell("%symnb backend numpy").success
+        assert shell.run_cell("%%symact -q\nnp2(x) = x\n").success
+    del shell.user_ns["np"], shell.user_ns["np2"]
 
 
 def test_session_defaults_apply(shell):
@@ -415,6 +464,40 @@ def test_help(shell):
     with capture_output() as cap:
         shell.run_line_magic("symnb", "--help")
     assert "info" in cap.stdout and "cache clear" in cap.stdout
+
+
+@pytest.mark.parametrize("source", ["%%symact --help", "%%symact -h\n\n"])
+def test_help_alone_in_a_cell(shell, source):
+    """IPython refuses a cell magic with an empty body ("the cell body is empty");
+    the quickstart advertises ``%%symact --help`` alone in a cell."""
+    with capture_output() as cap:
+        result = shell.run_cell(source)
+    assert result.success, result.error_in_exec
+    assert "--backend" in cap.stdout and "--no-plot" in cap.stdout
+
+
+def test_empty_cell_without_help_says_what_to_write(shell):
+    with capture_output():
+        result = shell.run_cell("%%symact --backend numpy")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert "defines nothing" in str(result.error_in_exec)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "%symnb 'unterminated",
+        '%symnb backend "numpy',
+        "%%symact --range '-3:3\nf(x) = x\n",
+    ],
+)
+def test_unterminated_quote_is_one_line(shell, source):
+    with capture_output() as cap:
+        result = shell.run_cell(source)
+    error = result.error_in_exec
+    assert isinstance(error, UsageError) and "No closing quotation" in str(error)
+    assert len(str(error).splitlines()) == 1
+    assert "Traceback" not in cap.stdout + cap.stderr
 
 
 # ---------------------------------------------------------------- %symnb
