@@ -31,6 +31,7 @@ Rules, and why:
 
 from __future__ import annotations
 
+import atexit
 import errno
 import hashlib
 import json
@@ -115,6 +116,32 @@ def create_temp_file(root: Path, prefix: str, suffix: str) -> Path:
     return Path(name)
 
 
+class ArtifactWriteError(OSError):
+    """Writing a built artifact into the cache directory failed for a reason of the
+    directory (disk full, quota, read-only). The cache then moves to a temporary
+    directory, as it does when its write probe fails."""
+
+
+def write_artifact(tmp_path: Path, data: bytes | Path) -> None:
+    """Write ``data`` (bytes, or the file at a path) to ``tmp_path`` in the cache.
+
+    Builders call this for their final write, so that a full or read-only cache disk is
+    told apart from a failing build: such errors become :class:`ArtifactWriteError`.
+    """
+    try:
+        if isinstance(data, bytes):
+            with open(tmp_path, "wb") as fh:
+                fh.write(data)
+        else:
+            shutil.copyfile(data, tmp_path)
+    except OSError as exc:
+        if exc.errno in _UNUSABLE_ERRNOS:
+            raise ArtifactWriteError(
+                exc.errno, f"cannot write {tmp_path}: {exc.strerror or exc}"
+            ) from exc
+        raise
+
+
 # --------------------------------------------------------------------------------------
 
 
@@ -188,7 +215,15 @@ def _ensure_private_dir(root: Path) -> str | None:
 
 
 def _session_temp_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="symnb-cache-"))  # mkdtemp: mode 0700
+    """A private temporary cache directory, removed when this process exits."""
+    root = Path(tempfile.mkdtemp(prefix="symnb-cache-"))  # mkdtemp: mode 0700
+    atexit.register(_remove_session_dir, root, os.getpid())
+    return root
+
+
+def _remove_session_dir(root: Path, owner_pid: int) -> None:
+    if os.getpid() == owner_pid:  # not in a forked child that inherited the handler
+        shutil.rmtree(root, ignore_errors=True)
 
 
 class KernelCache:
@@ -407,7 +442,10 @@ class KernelCache:
                         f"cannot create files in {self.root}: {exc.strerror or exc}"
                     ) from exc
                 raise
-            build(tmp)  # the builder's exceptions propagate as they are
+            try:
+                build(tmp)  # the builder's exceptions propagate as they are ...
+            except ArtifactWriteError as exc:  # ... except a cache disk fault
+                raise _RootUnusable(str(exc.strerror or exc)) from exc
             try:
                 size = os.stat(tmp).st_size
             except FileNotFoundError:
@@ -613,8 +651,10 @@ def _reset_default_cache() -> None:
 __all__ = [
     "CACHE_VERSION",
     "DEFAULT_MAX_BYTES",
+    "ArtifactWriteError",
     "CacheDirectoryError",
     "KernelCache",
     "cache_key",
     "default_cache",
+    "write_artifact",
 ]

@@ -24,6 +24,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -102,6 +103,36 @@ def _compiler_command() -> list[str]:
     return shlex.split(config.cxx())
 
 
+#: Seconds the compiler's own deadline (see :func:`deadline_prefix`) runs past the
+#: timeout this process enforces, so that the friendlier in-process timeout fires first.
+DEADLINE_GRACE = 5.0
+
+
+def deadline_prefix(seconds: float) -> list[str]:
+    """A command prefix that kills the compiler after ``seconds`` by itself.
+
+    The in-process timeout dies with this process (a SIGKILLed Python, a killed
+    notebook kernel); the prefix does not: coreutils ``timeout`` (or, where it is
+    missing, a small Python watchdog) runs the compiler in the compiler's process group
+    and kills that whole group (driver, ``cc1plus``, ``as``, ``ld``) at the deadline.
+    """
+    limit = f"{max(seconds, 0.1):.1f}"
+    exe = shutil.which("timeout")
+    if exe is not None:
+        return [exe, "--signal=KILL", limit + "s"]
+    return [sys.executable, "-c", _WATCHDOG, limit]
+
+
+_WATCHDOG = """
+import os, signal, subprocess, sys
+proc = subprocess.Popen(sys.argv[2:])
+try:
+    sys.exit(proc.wait(timeout=float(sys.argv[1])))
+except subprocess.TimeoutExpired:
+    os.killpg(0, signal.SIGKILL)
+"""
+
+
 def run_compiler(
     command: list[str], timeout: float, cwd: str | None = None
 ) -> tuple[int, str]:
@@ -109,21 +140,79 @@ def run_compiler(
 
     Returns ``(returncode, output)``; raises :class:`subprocess.TimeoutExpired` after
     killing the group (the driver's children, ``cc1plus`` and ``as``, die with it).
+    The command also carries its own deadline (:func:`deadline_prefix`), which holds
+    even when this process is killed.
     """
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-        start_new_session=True,
-    )
+    return run_compilers([command], timeout, cwd=cwd, jobs=1)[0]
+
+
+def run_compilers(
+    commands: list[list[str]],
+    timeout: float,
+    cwd: str | None = None,
+    jobs: int | None = None,
+) -> list[tuple[int, str]]:
+    """Run several compiler commands, at most ``jobs`` at once, within ``timeout``
+    seconds in all; return ``(returncode, output)`` of each, in order.
+
+    Each runs in its own process group under its own deadline. On a timeout, Ctrl-C or
+    any other exception every running group is killed before the exception propagates.
+    """
+    jobs = max(1, int(jobs or os.cpu_count() or 1))
+    deadline = time.monotonic() + timeout
+    pending = list(enumerate(commands))
+    running: dict[int, tuple[subprocess.Popen, Any]] = {}
+    results: list[tuple[int, str]] = [(0, "")] * len(commands)
     try:
-        out, _ = proc.communicate(timeout=timeout)
-    except BaseException:  # timeout, KeyboardInterrupt: kill the group, then re-raise
-        _kill_group(proc)
+        while pending or running:
+            while pending and len(running) < jobs:
+                index, command = pending.pop(0)
+                running[index] = _start(command, deadline - time.monotonic(), cwd)
+            for index, (proc, log) in list(running.items()):
+                if proc.poll() is not None:
+                    del running[index]
+                    results[index] = (proc.returncode, _read_log(log))
+            remaining = deadline - time.monotonic()
+            if running and remaining <= 0:
+                raise subprocess.TimeoutExpired(commands[min(running)], timeout)
+            if running:
+                first = next(iter(running.values()))[0]
+                try:
+                    first.wait(timeout=min(0.05, remaining))
+                except subprocess.TimeoutExpired:
+                    pass
+    except BaseException:  # timeout, KeyboardInterrupt: kill every group, re-raise
+        for proc, log in running.values():
+            _kill_group(proc)
+            log.close()
         raise
-    return proc.returncode, out.decode("utf-8", "replace")
+    return results
+
+
+def _start(command: list[str], seconds: float, cwd: str | None):
+    prefix = deadline_prefix(seconds + DEADLINE_GRACE)
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _read_log/the caller
+    try:
+        proc = subprocess.Popen(
+            [*prefix, *command],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except BaseException:
+        log.close()
+        raise
+    return proc, log
+
+
+def _read_log(log) -> str:
+    try:
+        log.seek(0)
+        return log.read().decode("utf-8", "replace")
+    finally:
+        log.close()
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -132,9 +221,9 @@ def _kill_group(proc: subprocess.Popen) -> None:
     except (ProcessLookupError, PermissionError):
         pass
     try:
-        proc.communicate(timeout=10)
-    except (subprocess.TimeoutExpired, OSError, ValueError):  # pragma: no cover
-        proc.kill()  # already dead, or its pipes are closed
+        proc.wait(timeout=10)
+    except (subprocess.TimeoutExpired, OSError):  # pragma: no cover
+        proc.kill()  # already dead
 
 
 # ------------------------------------------------------------------------------------
@@ -725,45 +814,121 @@ def compile_source(
     Raises :class:`CompileError` with the compiler's log, the command and the saved source
     when the compiler fails or runs past ``timeout`` seconds.
     """
+    return compile_units([text], output, status, timeout)
+
+
+def compile_units(
+    units: list[str],
+    output: Path,
+    status: BackendStatus | None = None,
+    timeout: float | None = None,
+) -> list[str]:
+    """Compile translation units (in parallel, one compiler per core) and link them
+    into the shared object ``output``; return the last command used.
+
+    The compiler writes into a private ``symnb-cpp-*`` directory; the finished library
+    is then copied to ``output`` with :func:`symnb.backends.cache.write_artifact`, so a
+    full cache disk is reported as such (and the cache can move to a temporary
+    directory) rather than as a linker error. The directory is removed on success and
+    on Ctrl-C; after a compiler error it is kept, with the source, for the error report.
+    """
+    from symnb.backends.cache import write_artifact
+
     status = status or probe()
-    cxx = _compiler_command()
-    flags = _flags(status)
     timeout = COMPILE_TIMEOUT if timeout is None else timeout
     workdir = Path(tempfile.mkdtemp(prefix="symnb-cpp-"))
-    src = workdir / "kernel.cpp"
-    src.write_text(text)
-    command = [*cxx, *flags, str(src), "-o", str(output), *_libraries(status)]
     try:
-        rc, log = run_compiler(command, timeout, cwd=str(workdir))
-    except subprocess.TimeoutExpired:
-        raise CompileError(
-            f"compilation took more than {timeout:g} s and was stopped",
-            compiler=cxx[0],
-            command=command,
-            log="",
-            source=text,
-            source_path=str(src),
-        ) from None
-    except OSError as exc:
-        raise CompileError(
-            f"could not run the compiler: {exc}",
-            compiler=cxx[0],
-            command=command,
-            log=str(exc),
-            source=text,
-            source_path=str(src),
-        ) from None
-    if rc != 0:
-        raise CompileError(
-            f"compilation failed (exit status {rc})",
-            compiler=cxx[0],
-            command=command,
-            log=log,
-            source=text,
-            source_path=str(src),
-        )
+        library, command = _compile_in(workdir, list(units), status, timeout)
+        write_artifact(Path(output), library)
+    except CompileError:
+        raise  # the saved source stays for the report
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
     shutil.rmtree(workdir, ignore_errors=True)
     return command
+
+
+def _compile_in(
+    workdir: Path, units: list[str], status: BackendStatus, timeout: float
+) -> tuple[Path, list[str]]:
+    """Compile (and link) ``units`` in ``workdir``: the library and the last command."""
+    cxx = _compiler_command()
+    flags, libs = _flags(status), _libraries(status)
+    deadline = time.monotonic() + timeout
+    library = workdir / "kernel.so"
+    if len(units) == 1:
+        sources = [workdir / "kernel.cpp"]
+        steps = [[[*cxx, *flags, str(sources[0]), "-o", str(library), *libs]]]
+    else:
+        sources = [workdir / f"unit{k}.cpp" for k in range(len(units))]
+        objects = [str(src.with_suffix(".o")) for src in sources]
+        steps = [
+            [
+                [*cxx, *flags, "-c", str(src), "-o", obj]
+                for src, obj in zip(sources, objects)
+            ],
+            [[*cxx, *flags, *objects, "-o", str(library), *libs]],
+        ]
+    for src, text in zip(sources, units):
+        src.write_text(text)
+    for commands in steps:
+        try:
+            results = run_compilers(
+                commands, deadline - time.monotonic(), cwd=str(workdir)
+            )
+        except subprocess.TimeoutExpired:
+            raise _compile_error(
+                f"compilation took more than {timeout:g} s and was stopped",
+                cxx,
+                commands[0],
+                "",
+                units,
+                sources,
+                0,
+            ) from None
+        except OSError as exc:
+            raise _compile_error(
+                f"could not run the compiler: {exc}",
+                cxx,
+                commands[0],
+                str(exc),
+                units,
+                sources,
+                0,
+            ) from None
+        for k, (rc, log) in enumerate(results):
+            if rc != 0:
+                raise _compile_error(
+                    f"compilation failed (exit status {rc})",
+                    cxx,
+                    commands[k],
+                    log,
+                    units,
+                    sources,
+                    k,
+                )
+    return library, steps[-1][-1]
+
+
+def _compile_error(
+    message: str,
+    cxx: list[str],
+    command: list[str],
+    log: str,
+    units: list[str],
+    sources: list[Path],
+    index: int,
+) -> CompileError:
+    index = min(index, len(units) - 1)
+    return CompileError(
+        message,
+        compiler=cxx[0],
+        command=command,
+        log=log,
+        source=units[index],
+        source_path=str(sources[index]),
+    )
 
 
 def key_parts(kernel_source: KernelSource, status: BackendStatus) -> dict[str, str]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from symnb.backends import nvrtc
 from symnb.backends.base import BackendStatus, Program
-from symnb.backends.cache import KernelCache, default_cache
+from symnb.backends.cache import KernelCache, default_cache, write_artifact
 from symnb.codegen.kernels import ENTRY_POINTS
 from symnb.errors import BackendUnavailable
 
@@ -247,9 +247,9 @@ def compile_source(
         if suffix == ".cubin":
             if not result.cubin:
                 raise RuntimeError(f"NVRTC produced no cubin for {arch}")
-            tmp.write_bytes(result.cubin)
+            write_artifact(tmp, bytes(result.cubin))
         else:
-            tmp.write_text(result.ptx)
+            write_artifact(tmp, result.ptx.encode())
 
     start = time.perf_counter()
     path = cache.get_or_build(key, suffix, build)
