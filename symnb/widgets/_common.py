@@ -44,13 +44,22 @@ class ErrorSink:
         self.output = output
         self.last: BaseException | None = None
         self.count = 0
+        #: the exceptions shown since the last :meth:`clear`
+        self.exceptions: list[BaseException] = []
 
     def report(self, exc: BaseException) -> None:
         """Show ``exc`` (with its traceback) in the owned Output."""
         self.last = exc
         self.count += 1
+        self.exceptions.append(exc)
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         self.output.append_stderr(text)
+
+    def clear(self) -> None:
+        """Empty the Output and forget the exceptions shown (a Reset)."""
+        self.exceptions = []
+        self.last = None
+        self.output.outputs = ()
 
     def guard(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Wrap a callback so its exceptions are reported, not lost."""

@@ -1,12 +1,16 @@
 """``ActivationEditor``: type a formula, see f and f', move its constants, compile it.
 
 Layout (top to bottom): name and formula boxes; LaTeX of f and f' (MathJax, ``$...$``);
-inline error; a slider per constant found in the formula; the plot of f and f'; backend
-and device dropdowns (only usable backends; the others are listed with the reason); the
-Compile button and its status; an ``Output`` that collects unexpected callback errors.
+inline error; a slider per constant found in the formula (with a box to type any value:
+the slider's range grows to include it); the curves of f, f' and optional comparison
+activations, drawn by the browser (:class:`~symnb.widgets.view.CurveView`: Python sends
+~400 float32 samples, the browser plots them with a hover readout; a broken formula
+keeps the last good curves and shows the error under them); backend and device
+dropdowns (only usable backends; the others are listed with the reason); the Compile
+button and its status; an ``Output`` that collects unexpected callback errors.
 
-Typing is debounced (``debounce`` seconds after the last key), slider-driven plots are
-throttled (at most ``1/plot_interval`` pictures a second, the last one always drawn),
+Typing is debounced (``debounce`` seconds after the last key), slider-driven curves are
+throttled (at most ``1/plot_interval`` updates a second, the last one always sent),
 and every method the callbacks use is public and synchronous, so scripts and tests drive
 the editor without a browser: set ``editor.formula.value``, call ``editor.refresh()``.
 """
@@ -23,7 +27,6 @@ import numpy as np
 
 from symnb import plotting
 
-from . import plots
 from ._common import (
     ErrorSink,
     backend_choices,
@@ -37,6 +40,12 @@ from ._common import (
     escape,
 )
 from .throttle import Debounce, Throttle
+from .view import CurveView, f32
+
+#: Points sampled per curve.
+SAMPLES = 401
+#: Colours of f, f' and the comparison curves (TensorFlow Playground's blue/orange).
+COLOURS = ("#0877bd", "#f59322", "#777777", "#2ca02c", "#9467bd", "#8c564b")
 
 
 def _strip_dollars(tex: str) -> str:
@@ -90,10 +99,14 @@ class ActivationEditor(W.VBox):
         backend: str = "auto",
         device: Any = None,
         debounce: float = 0.3,
-        plot_interval: float = 0.15,
+        plot_interval: float = 0.02,
+        compare: tuple[str, ...] | list[str] = (),
+        presentation: bool = False,
         **kwargs: Any,
     ) -> None:
         self._lock = threading.RLock()
+        self._compare = self._comparison_kernels(compare)
+        self._presentation = bool(presentation)
         self.x_range = (float(x_range[0]), float(x_range[1]))
         self._values: dict[str, float] = {
             k: constant_value(v) for k, v in (constants or {}).items()
@@ -128,8 +141,10 @@ class ActivationEditor(W.VBox):
         self.sliders: dict[str, W.FloatSlider] = {}
         self.slider_box = W.VBox([])
         self.slider_box.add_class("symnb-constants")
-        self.plot = W.Image(format="png", layout=W.Layout(width="480px"))
+        self.plot = CurveView(presentation=self._presentation)
         self.plot.add_class("symnb-plot")
+        self.value_boxes: dict[str, W.FloatText] = {}
+        self._rows: dict[str, W.HBox] = {}
 
         options, note = backend_choices()
         values = [v for _, v in options]
@@ -286,9 +301,7 @@ class ActivationEditor(W.VBox):
                 self.error_box.value = ""
                 # HTML-escaped: MathJax reads the text after the browser parsed the
                 # HTML, so "x < 0" in a Piecewise condition must not start a tag
-                self.latex.value = (
-                    f"$f(x) = {escape(f_tex)}$<br>$f'(x) = {escape(df_tex)}$"
-                )
+                self.latex.value = self._latex_html(escape(f_tex), escape(df_tex))
                 self.notes.value = (
                     '<div style="font-size:85%;color:#555">'
                     + "<br>".join(escape(n) for n in notes)
@@ -302,7 +315,16 @@ class ActivationEditor(W.VBox):
                     )
         self._draw_plot()
 
+    def _latex_html(self, f_tex: str, df_tex: str) -> str:
+        if not self._presentation:
+            return f"$f(x) = {f_tex}$<br>$f'(x) = {df_tex}$"
+        return (
+            '<div class="symnb-latex-display" style="font-size:180%">'
+            f"$$f(x) = {f_tex}$$$$f'(x) = {df_tex}$$</div>"
+        )
+
     def _show_error(self, exc: BaseException) -> None:
+        """Show the error under the last good curves (which stay on screen)."""
         self._base = None
         self._preview = None
         self._parsed_text = None
@@ -311,22 +333,26 @@ class ActivationEditor(W.VBox):
         with self.hold_sync():
             self.error_box.value = error_html(exc)
             self.latex.value = ""
-            self.plot.value = b""
+        self.plot.error = f"{type(exc).__name__}: {exc}"
 
     def _ensure_range(self, slider: W.FloatSlider, value: float) -> None:
-        span = max(5.0, 2.0 * abs(value))
+        """Grow the slider's range (symmetric about 0) so that it includes ``value``."""
+        if not np.isfinite(value):
+            raise ValueError(f"{slider.description}: {value!r} is not a finite number")
         if value < slider.min or value > slider.max:
+            span = max(5.0, 2.0 * abs(value))
             with slider.hold_trait_notifications():
                 slider.max = span
                 slider.min = -span
 
     def _sync_sliders(self, names: list[str]) -> None:
-        old: list[W.FloatSlider] = []
+        old: list[W.Widget] = []
         for k in list(self.sliders):
             if k not in names:
                 slider = self.sliders.pop(k)
                 self._values[k] = float(slider.value)
-                old.append(slider)
+                self.value_boxes.pop(k)
+                old.append(self._rows.pop(k))
         for k in names:
             if k in self.sliders:
                 continue
@@ -339,15 +365,31 @@ class ActivationEditor(W.VBox):
                 step=0.01,
                 description=k,
                 continuous_update=True,
-                readout_format=".3f",
-                layout=W.Layout(width="480px"),
+                readout=False,
+                layout=W.Layout(width="400px"),
             )
             s.add_class("symnb-constant")
             s.observe(self.errors.guard(self._on_slider), names="value")
+            box = W.FloatText(value=v, layout=W.Layout(width="90px"))
+            box.add_class("symnb-constant-value")
+            box.observe(self.errors.guard(self._on_value_box), names="value")
             self.sliders[k] = s
-        self.slider_box.children = tuple(self.sliders[k] for k in names)
-        for slider in old:
-            close_tree(slider)
+            self.value_boxes[k] = box
+            self._rows[k] = W.HBox([s, box])
+        self.slider_box.children = tuple(self._rows[k] for k in names)
+        for widget in old:
+            close_tree(widget)
+
+    def _on_value_box(self, change: dict) -> None:
+        """A typed value: the slider's range grows to include it."""
+        for k, box in self.value_boxes.items():
+            if box is change["owner"]:
+                slider = self.sliders[k]
+                value = float(change["new"])
+                if value != slider.value:
+                    self._ensure_range(slider, value)
+                    slider.value = value
+                return
 
     def _on_slider(self, change: dict) -> None:
         with self._lock:
@@ -355,36 +397,87 @@ class ActivationEditor(W.VBox):
             self._values.update(vals)
             if self._kernel is not None:
                 self._kernel.set_constants(**vals)
+        for k, slider in self.sliders.items():
+            box = self.value_boxes.get(k)
+            if slider is change["owner"] and box is not None:
+                box.value = round(float(change["new"]), 6)
         self._plot_throttle()
 
     # ------------------------------------------------------------------ plot
-    def _draw_plot(self) -> None:
+    @staticmethod
+    def _comparison_kernels(names: Any) -> list[tuple[str, Any]]:
+        """numpy kernels of the comparison activations (library names)."""
+        if isinstance(names, str):
+            names = [names]
+        import symnb
+
+        out = []
+        for name in names or ():
+            out.append(
+                (str(name), symnb.activation(str(name)).compile(backend="numpy"))
+            )
+        return out
+
+    def curves(self) -> dict[str, np.ndarray]:
+        """The sampled curves sent to the browser: ``x``, ``f``, ``f'`` and the
+        comparison activations (float32, :data:`SAMPLES` points)."""
         with self._lock:
             if self._base is None:
-                return
+                return {}
             vals = self.constants
             if vals:
                 self._preview.set_constants(**vals)
-            act = self.activation
-            try:
-                png = _plot_with_library(act, self._preview, self.x_range)
-            except Exception:  # noqa: BLE001 - the widget's own plot below
-                png = None
-            if png is None:
-                xs = np.linspace(*self.x_range, 401).astype(np.float32)
-                y, dy = self._preview.forward_with_derivative(xs)
-                title = self.name + (
-                    "  (" + ", ".join(f"{k}={v:.3g}" for k, v in vals.items()) + ")"
-                    if vals
-                    else ""
-                )
-                png = plots.activation_png(
-                    xs.astype(float),
-                    np.asarray(y, dtype=float),
-                    np.asarray(dy, dtype=float),
-                    title=title,
-                )
-        self.plot.value = png
+            xs = np.linspace(*self.x_range, SAMPLES).astype(np.float32)
+            y, dy = self._preview.forward_with_derivative(xs)
+            out = {"x": xs, "f": np.asarray(y), "f'": np.asarray(dy)}
+            for name, kernel in self._compare:
+                out[name] = np.asarray(kernel.forward(xs))
+            return out
+
+    def _draw_plot(self) -> None:
+        curves = self.curves()
+        if not curves:
+            return
+        xs = curves.pop("x")
+        names = list(curves)
+        vals = self.constants
+        title = self.name + (
+            "  (" + ", ".join(f"{k}={v:.3g}" for k, v in vals.items()) + ")"
+            if vals
+            else ""
+        )
+        v = self.plot
+        with v.hold_sync():
+            v.xs = f32(xs)
+            v.ys = b"".join(f32(curves[n]) for n in names)
+            v.names = names
+            v.colours = list(COLOURS[: len(names)])
+            v.dashed = [n == "f'" for n in names]
+            v.title = title
+            v.error = ""
+            v.frame = v.frame + 1
+
+    def plot_png(self) -> bytes | None:
+        """A PNG of f and f' (the static picture of executed notebooks)."""
+        with self._lock:
+            act, kernel = self.activation, self._preview
+            if act is None:
+                return None
+            if self.constants:
+                kernel.set_constants(**self.constants)
+            return _plot_with_library(act, kernel, self.x_range)
+
+    @property
+    def presentation(self) -> bool:
+        """Projector mode: the LaTeX at display size, a large plot."""
+        return self._presentation
+
+    @presentation.setter
+    def presentation(self, on: bool) -> None:
+        self._presentation = bool(on)
+        self.plot.presentation = self._presentation
+        self._parsed_text = None
+        self.refresh()
 
     # ------------------------------------------------------------------ compile
     def _on_backend(self, change: dict) -> None:
@@ -447,8 +540,12 @@ class ActivationEditor(W.VBox):
     # ------------------------------------------------------------------ display
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
         data = super()._repr_mimebundle_(**kwargs)
-        if self.plot.value:
-            data["image/png"] = base64.b64encode(self.plot.value).decode("ascii")
+        try:
+            png = self.plot_png()
+        except Exception:  # noqa: BLE001 - the widget view is still there
+            png = None
+        if png:
+            data["image/png"] = base64.b64encode(png).decode("ascii")
         act = self._base
         if act is not None:
             data["text/plain"] = (

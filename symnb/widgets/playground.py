@@ -2,22 +2,23 @@
 
 The controls follow TensorFlow Playground (data set, noise, train/test ratio, batch
 size, regenerate; input features; hidden layers and neurons; activation, learning rate,
-regularisation and its rate; Play, Pause, Step, Reset and the epoch counter; train and
-test loss, the output map with the points, small maps of every hidden neuron). Beyond
-it: any activation of the library or defined in the notebook (``%%symact``,
-``symnb.Activation``, an :class:`~symnb.widgets.ActivationEditor`) can be chosen per
-layer and per neuron, and the optimizer, the backend and the device are choices too.
+regularisation and its rate; Play, Pause, Step, Reset and the epoch counter). The
+pictures (network with weight lines, every neuron's map, the output map with the
+points, a colour legend, the loss curves) are drawn by the browser
+(:class:`~symnb.widgets.view.PlaygroundView`); Python sends float32 snapshots.
 
-Training runs in a background thread (widget events are not processed while a cell runs
-on the main thread, so Pause could not work otherwise). A lock around every epoch keeps
-Pause, Reset and configuration changes from tearing the model: they take effect between
-epochs. Text updates are sent at most every ``refresh_interval`` seconds and pictures at
-most every ``plot_interval`` seconds; the final state is always sent when training
-stops.
+Beyond the original: any activation of the library or defined in the notebook can be
+chosen per layer and per neuron; optimizer, backend and device are choices; ``speed``
+sets epochs per second; a data set can be typed as a condition or formula in x1, x2,
+or given as arrays (``Playground(data=(X, y))``); ``presentation=True`` is a projector
+layout.
 
-``playground.config`` is a JSON-able dict of the whole setup; ``Playground(config=...)``
-restores it (a teacher hands out a setup; activations defined by formulas travel in
-``config["custom_activations"]``).
+Threads: training runs in a background thread (widget events are not processed while a
+cell runs). One lock covers every epoch and every read of the model: each view update
+is an immutable :class:`Snapshot` taken under it, so toggling a view setting while
+training never sees a half-updated history. Changing an activation or the network
+keeps training on a model that is ready at once (the numpy backend) while the model for
+the chosen backend compiles in the background and is swapped in between epochs.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import copy
+import dataclasses
 import threading
 import time
 import warnings
@@ -46,39 +48,41 @@ from ._common import (
     escape,
     user_activations,
 )
+from .data_source import DataSource
+from .playground_config import (
+    DEFAULT_CONFIG,
+    LEARNING_RATES,
+    MAX_LAYERS,
+    MAX_NEURONS,
+    OPTIMIZERS,
+    PROBLEMS,
+    REGULARIZATION_RATES,
+    REGULARIZATIONS,
+    PlaygroundConfigError,
+    check_speed,
+    normalize_config,
+)
+from .view import PlaygroundView, decimate, f32
 
-LEARNING_RATES = (0.00001, 0.0001, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
-REGULARIZATIONS = ("none", "L1", "L2")
-REGULARIZATION_RATES = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
-OPTIMIZERS = ("sgd", "momentum", "adam")
-PROBLEMS = ("classification", "regression")
-MAX_LAYERS = 6
-MAX_NEURONS = 8
+__all__ = [
+    "DEFAULT_CONFIG",
+    "MAX_LAYERS",
+    "MAX_NEURONS",
+    "OPTIMIZERS",
+    "PROBLEMS",
+    "Playground",
+    "PlaygroundConfigError",
+    "Snapshot",
+    "normalize_config",
+]
+
 #: The input plane shown in the maps (the data lie in about [-6, 6]^2).
 EXTENT = (-6.0, 6.0, -6.0, 6.0)
-GRID = 50
-
-DEFAULT_CONFIG: dict[str, Any] = {
-    "problem": "classification",
-    "dataset": "circle",
-    "noise": 0,
-    "train_percent": 50,
-    "batch_size": 10,
-    "data_seed": 0,
-    "seed": 0,
-    "features": ["x1", "x2"],
-    "hidden": [4, 2],
-    "activations": ["tanh", "tanh"],
-    "learning_rate": 0.03,
-    "regularization": "none",
-    "regularization_rate": 0.0,
-    "optimizer": "sgd",
-    "backend": "auto",
-    "device": None,
-    "show_test": False,
-    "discretize": False,
-    "custom_activations": {},
-}
+#: Output map resolution (points per side) and neuron map resolution.
+GRID = 100
+NEURON_GRID = 30
+#: Speed slider choices (epochs per second; the slider's 0 is "max": no limit).
+SPEEDS = (1, 2, 5, 10, 20, 50, 100, 300)
 
 
 # ------------------------------------------------------------------------------------
@@ -113,117 +117,60 @@ def build_optimizer(name: str, parameters: Any, learning_rate: float) -> Any:
     return nn.SGD(parameters, lr=learning_rate)
 
 
-# ------------------------------------------------------------------------------------
-# Configuration
-# ------------------------------------------------------------------------------------
-
-
-def normalize_config(config: dict[str, Any] | None) -> dict[str, Any]:
-    """A complete, checked copy of ``config`` (missing keys take the defaults).
-
-    Raises ``ValueError`` naming the key for anything out of range, so a handed-out
-    setup with a typo fails loudly instead of silently becoming another setup.
-    """
-    cfg = copy.deepcopy(DEFAULT_CONFIG)
-    given = dict(config or {})
-    unknown = sorted(set(given) - set(DEFAULT_CONFIG) - {"epoch"})
-    if unknown:
-        raise ValueError(
-            f"unknown playground setting(s) {unknown}; known: {sorted(DEFAULT_CONFIG)}"
-        )
-    if "dataset" in given and given["dataset"] not in data.DATASETS:
-        raise ValueError(
-            f"playground setting 'dataset'={given['dataset']!r}: choose one "
-            f"of {data.DATASETS}"
-        )
-    if "dataset" in given and "problem" not in given:
-        given["problem"] = data.problem_of(str(given["dataset"]))
-    if "problem" in given and "dataset" not in given:
-        given["dataset"] = (
-            data.CLASSIFICATION
-            if given["problem"] == "classification"
-            else data.REGRESSION
-        )[0]
-    cfg.update({k: copy.deepcopy(v) for k, v in given.items() if k != "epoch"})
-
-    def bad(key: str, why: str) -> ValueError:
-        return ValueError(f"playground setting {key!r}={cfg[key]!r}: {why}")
-
-    if cfg["problem"] not in PROBLEMS:
-        raise bad("problem", f"choose one of {PROBLEMS}")
-    if cfg["dataset"] not in data.DATASETS:
-        raise bad("dataset", f"choose one of {data.DATASETS}")
-    if data.problem_of(cfg["dataset"]) != cfg["problem"]:
-        raise bad("dataset", f"is not a {cfg['problem']} data set")
-    for key, lo, hi in (
-        ("noise", 0, 50),
-        ("train_percent", 10, 90),
-        ("batch_size", 1, 30),
-    ):
-        try:
-            cfg[key] = int(cfg[key])
-        except (TypeError, ValueError):
-            raise bad(key, "must be an integer") from None
-        if not lo <= cfg[key] <= hi:
-            raise bad(key, f"must be between {lo} and {hi}")
-    for key in ("data_seed", "seed"):
-        cfg[key] = int(cfg[key])
-    feats = list(cfg["features"])
-    if not feats or any(f not in data.FEATURES for f in feats):
-        raise bad("features", f"a non-empty list from {list(data.FEATURES)}")
-    cfg["features"] = [f for f in data.FEATURES if f in feats]
-    hidden = [int(n) for n in cfg["hidden"]]
-    if len(hidden) > MAX_LAYERS or any(not 1 <= n <= MAX_NEURONS for n in hidden):
-        raise bad(
-            "hidden", f"at most {MAX_LAYERS} layers of 1 to {MAX_NEURONS} neurons"
-        )
-    cfg["hidden"] = hidden
-    acts = cfg["activations"]
-    if isinstance(acts, str):
-        acts = [acts] * len(hidden)
-    acts = list(acts)[: len(hidden)]
-    while len(acts) < len(hidden):
-        acts.append(acts[-1] if acts else "tanh")
-    for i, spec in enumerate(acts):
-        if isinstance(spec, (list, tuple)):
-            names = [str(a) for a in spec]
-            if len(names) != hidden[i]:
-                raise ValueError(
-                    f"playground setting 'activations': layer {i + 1} has "
-                    f"{hidden[i]} neurons but {len(names)} activations are listed"
-                )
-            acts[i] = names[0] if len(set(names)) == 1 else names
-        else:
-            acts[i] = str(spec)
-    cfg["activations"] = acts
-    cfg["learning_rate"] = float(cfg["learning_rate"])
-    if not cfg["learning_rate"] > 0:
-        raise bad("learning_rate", "must be > 0")
-    if cfg["regularization"] in (None, "None", "NONE"):
-        cfg["regularization"] = "none"
-    if cfg["regularization"] not in REGULARIZATIONS:
-        raise bad("regularization", f"choose one of {REGULARIZATIONS}")
-    cfg["regularization_rate"] = float(cfg["regularization_rate"])
-    if cfg["regularization_rate"] < 0:
-        raise bad("regularization_rate", "must be >= 0")
-    if cfg["optimizer"] not in OPTIMIZERS:
-        raise bad("optimizer", f"choose one of {OPTIMIZERS}")
-    cfg["show_test"] = bool(cfg["show_test"])
-    cfg["discretize"] = bool(cfg["discretize"])
-    customs = dict(cfg["custom_activations"] or {})
-    for name, spec in customs.items():
-        if not isinstance(spec, dict) or "formula" not in spec:
-            raise ValueError(
-                f"custom activation {name!r}: give "
-                "{'formula': text, 'constants': {...}}"
-            )
-    cfg["custom_activations"] = customs
-    return cfg
-
-
 def _options(values: tuple[float, ...], current: float) -> list[tuple[str, float]]:
     vals = sorted(set(values) | {float(current)})
     return [(f"{v:g}", v) for v in vals]
+
+
+def _speed_options(current: float | None) -> list[tuple[str, float | None]]:
+    vals = sorted(set(SPEEDS) | ({float(current)} if current else set()))
+    return [(f"{v:g}/s", float(v)) for v in vals] + [("max", 0.0)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    """One view update, copied under the training lock (never shared with training).
+
+    ``output`` is the output over the ``GRID``x``GRID`` plane in [-1, 1] (row 0 at the
+    bottom); ``neurons`` the hidden outputs over the ``NEURON_GRID`` plane, one row per
+    neuron; ``weights`` the weight matrices (fan_in, fan_out) of every layer.
+    """
+
+    epoch: int
+    train: np.ndarray
+    test: np.ndarray
+    output: np.ndarray | None
+    neurons: np.ndarray
+    weights: tuple[np.ndarray, ...]
+    backend: str
+
+
+def _weights_of(model: Any) -> list[Any]:
+    """The weight matrices of a model (views, to read or write under the lock)."""
+    out = []
+    for p in model.parameters():
+        name = getattr(p, "name", None)
+        if name is None:  # a bare array (test stand-ins)
+            if getattr(p, "ndim", 0) == 2:
+                out.append(p)
+        elif str(name).endswith(".weight"):
+            out.append(p.data)
+    return out
+
+
+def _host(a: Any) -> Any:
+    """A NumPy array from a NumPy or CuPy array."""
+    get = getattr(a, "get", None)
+    return get() if callable(get) else a
+
+
+def _loss_of(model: Any, X: np.ndarray, y: np.ndarray) -> float:
+    """The model's loss on (X, y), without computing metrics the widget does not show."""
+    try:
+        result = model.evaluate(X, y, metrics=[])
+    except TypeError:  # an evaluate without the metrics option
+        result = model.evaluate(X, y)
+    return float(result["loss"])
 
 
 class Playground(W.VBox):
@@ -236,78 +183,109 @@ class Playground(W.VBox):
     activations:
         Extra activations to offer, by name (``symnb.Activation`` objects); activations
         defined in the notebook and in editors are found by themselves.
+    data:
+        Your own data ``(X, y)``: X of shape (n, 2), or (n, d) projected on its two
+        principal directions for display; y labels (two classes) or numbers
+        (regression). Replaces the data set choice.
+    presentation:
+        Projector layout: large fonts and maps, fits 1280x720 (also a toggle).
     refresh_interval:
         Minimum seconds between two updates of the epoch counter and loss numbers.
+    frame_interval:
+        Minimum seconds between two view updates while training (default 0.04: up to
+        25 a second; fewer when the browser draws slower).
     plot_interval:
-        Minimum seconds between two redraws of the pictures while training runs.
+        Old name of ``frame_interval``.
 
-    Attributes
-    ----------
-    epoch : int
-        Epochs trained since the last reset.
-    history : dict
-        ``{"train": [...], "test": [...]}``: the losses after each epoch.
-    play_button, pause_button, step_button, reset_button, epoch_label, loss_label,
-    loss_plot, boundary, neuron_maps, ... :
-        The child widgets (DOM classes ``symnb-play``, ``symnb-pause``, ``symnb-step``,
-        ``symnb-reset``, ``symnb-epoch``, ``symnb-loss``, ``symnb-loss-plot``,
-        ``symnb-boundary``, ``symnb-neuron``, ...).
+    Public surface: :meth:`play`, :meth:`pause`, :meth:`step`, :meth:`train`,
+    :meth:`reset`, :meth:`set_view`, :attr:`speed`, :attr:`errors`, :meth:`stats`,
+    :attr:`config`, :meth:`to_code`, :meth:`add_layer`, :meth:`remove_layer`,
+    :meth:`add_neuron`, :meth:`remove_neuron`, :meth:`set_activation`,
+    :meth:`set_weight`.
     """
 
     def __init__(
         self,
         config: dict[str, Any] | None = None,
         activations: dict[str, Any] | None = None,
+        data: tuple[Any, Any] | None = None,
+        presentation: bool = False,
         refresh_interval: float = 0.25,
-        plot_interval: float = 0.5,
+        frame_interval: float = 0.04,
+        plot_interval: float | None = None,
         **kwargs: Any,
     ) -> None:
         cfg = normalize_config(config)
+        source = DataSource.from_arrays(*data) if data is not None else None
+        if source is None and cfg["dataset"] == "formula":
+            source = DataSource.from_formula(cfg["data_formula"])
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._builder: threading.Thread | None = None
+        self._generation = 0
         self._silent = 0
+        self._source = source
         self.refresh_interval = float(refresh_interval)
-        self.plot_interval = float(plot_interval)
+        self.frame_interval = float(
+            plot_interval if plot_interval is not None else frame_interval
+        )
         self._custom: dict[str, Any] = dict(activations or {})
         self._custom_specs: dict[str, dict] = {}
         self._model: Any = None
         self._optimizer: Any = None
         self._data: dict[str, np.ndarray] = {}
-        self.epoch = 0
-        self.history: dict[str, list[float]] = {"train": [], "test": []}
+        self._epoch = 0
+        self._history: dict[str, list[float]] = {"train": [], "test": []}
         self._hidden: list[int] = []
         self._layer_acts: list[str] = []
         self._neuron_acts: list[list[str | None]] = []
         self._data_seed = 0
         self._seed = 0
-        self._build_widgets(cfg)
+        self._speed: float | None = None
+        self._frames = 0
+        self._frames_drawn = 0
+        self._last_ack = 0.0
+        self._last_frame = 0.0
+        self._last_text = 0.0
+        self._train_seconds = 0.0
+        self._draw_seconds = 0.0
+        self._build_widgets(presentation)
         super().__init__(self._layout(), **kwargs)
         self.add_class("symnb-playground")
         self.set_config(cfg)
 
     # ================================================================== widgets
-    def _build_widgets(self, cfg: dict[str, Any]) -> None:
+    def _build_widgets(self, presentation: bool) -> None:
         self.output = W.Output(layout=W.Layout(max_height="200px", overflow="auto"))
         self.output.add_class("symnb-output")
-        self.errors = ErrorSink(self.output)
-        g = self.errors.guard
+        self._sink = ErrorSink(self.output)
+        g = self._sink.guard
 
         def cls(widget: W.Widget, name: str) -> W.Widget:
             widget.add_class(name)
             return widget
 
         small = W.Layout(width="auto")
+        wide = {"style": {"description_width": "initial"}}
 
         def button(name: str, **kwargs: Any) -> W.Button:
             kwargs.setdefault("layout", small)
             return cls(W.Button(**kwargs), name)
 
+        def dropdown(name: str, description: str, width: str, **kwargs: Any):
+            return cls(
+                W.Dropdown(
+                    description=description,
+                    layout=W.Layout(width=width),
+                    **wide,
+                    **kwargs,
+                ),
+                name,
+            )
+
         self.reset_button = button(
-            "symnb-reset",
-            description="Reset",
-            icon="undo",
-            tooltip="new weights, epoch 0",
+            "symnb-reset", description="Reset", icon="undo", tooltip="new weights"
         )
         self.play_button = button(
             "symnb-play", description="Play", icon="play", button_style="success"
@@ -320,85 +298,61 @@ class Playground(W.VBox):
             disabled=True,
         )
         self.step_button = button(
-            "symnb-step",
-            description="Step",
-            icon="step-forward",
-            tooltip="train one epoch",
+            "symnb-step", description="Step", icon="step-forward", tooltip="one epoch"
         )
         self.epoch_label = cls(
             W.Label(value="Epoch 0", layout=W.Layout(width="110px")), "symnb-epoch"
         )
-        wide = {"style": {"description_width": "initial"}}
-        self.learning_rate = cls(
-            W.Dropdown(
-                description="Learning rate", layout=W.Layout(width="170px"), **wide
-            ),
-            "symnb-learning-rate",
-        )
-        self.activation = cls(
-            W.Dropdown(
-                description="Activation", layout=W.Layout(width="190px"), **wide
-            ),
-            "symnb-activation",
-        )
-        self.regularization = cls(
-            W.Dropdown(
-                options=REGULARIZATIONS,
-                description="Regularization",
-                layout=W.Layout(width="170px"),
+        self.speed_slider = cls(
+            W.SelectionSlider(
+                options=_speed_options(None),
+                value=0.0,
+                description="Speed",
+                continuous_update=False,
+                layout=W.Layout(width="260px"),
                 **wide,
             ),
-            "symnb-regularization",
+            "symnb-speed",
         )
-        self.regularization_rate = cls(
-            W.Dropdown(description="Reg. rate", layout=W.Layout(width="140px"), **wide),
-            "symnb-regularization-rate",
+        self.learning_rate = dropdown("symnb-learning-rate", "Learning rate", "170px")
+        self.activation = dropdown("symnb-activation", "Activation", "190px")
+        self.regularization = dropdown(
+            "symnb-regularization", "Regularization", "170px", options=REGULARIZATIONS
         )
-        self.problem = cls(
-            W.Dropdown(
-                options=[
-                    ("Classification", "classification"),
-                    ("Regression", "regression"),
-                ],
-                description="Problem",
-                layout=W.Layout(width="190px"),
-                **wide,
-            ),
+        self.regularization_rate = dropdown(
+            "symnb-regularization-rate", "Reg. rate", "140px"
+        )
+        self.problem = dropdown(
             "symnb-problem",
+            "Problem",
+            "190px",
+            options=[
+                ("Classification", "classification"),
+                ("Regression", "regression"),
+            ],
         )
-        self.optimizer = cls(
-            W.Dropdown(
-                options=[
-                    ("SGD", "sgd"),
-                    ("SGD + momentum", "momentum"),
-                    ("Adam", "adam"),
-                ],
-                description="Optimizer",
-                layout=W.Layout(width="200px"),
-                **wide,
-            ),
+        self.optimizer = dropdown(
             "symnb-optimizer",
+            "Optimizer",
+            "200px",
+            options=[("SGD", "sgd"), ("SGD + momentum", "momentum"), ("Adam", "adam")],
         )
         options, note = backend_choices()
-        self.backend = cls(
-            W.Dropdown(
-                options=options,
-                description="Backend",
-                layout=W.Layout(width="150px"),
-                **wide,
-            ),
-            "symnb-backend",
-        )
-        self.device = cls(
-            W.Dropdown(
-                options=device_choices("auto"),
-                description="Device",
-                layout=W.Layout(width="170px"),
-                **wide,
-            ),
-            "symnb-device",
+        self.backend = dropdown("symnb-backend", "Backend", "150px", options=options)
+        self.device = dropdown(
+            "symnb-device", "Device", "170px", options=device_choices("auto")
         )
         self.backend_note = cls(W.HTML(value=note), "symnb-backend-note")
+        self.presentation = cls(
+            W.ToggleButton(
+                value=bool(presentation),
+                description="Projector",
+                icon="television",
+                tooltip="large fonts and maps, fits 1280x720",
+                layout=small,
+            ),
+            "symnb-presentation",
+        )
 
         self.dataset = cls(
             W.ToggleButtons(
@@ -408,15 +362,21 @@ class Playground(W.VBox):
             ),
             "symnb-dataset",
         )
+        self.data_formula = cls(
+            W.Text(
+                placeholder="x2 > sin(2*x1)  or  x1*x2",
+                description="Formula",
+                continuous_update=False,
+                layout=W.Layout(width="275px"),
+            ),
+            "symnb-data-formula",
+        )
 
-        def slider(
-            name: str, description: str, value: int, low: int, high: int, step: int = 1
-        ) -> W.IntSlider:
+        def slider(name: str, description: str, lo: int, hi: int, step: int = 1):
             return cls(
                 W.IntSlider(
-                    value=value,
-                    min=low,
-                    max=high,
+                    min=lo,
+                    max=hi,
                     step=step,
                     description=description,
                     continuous_update=False,
@@ -425,17 +385,14 @@ class Playground(W.VBox):
                 name,
             )
 
-        self.train_percent = slider("symnb-ratio", "Train %", 50, 10, 90, step=10)
-        self.noise = slider("symnb-noise", "Noise", 0, 0, 50, step=5)
-        self.batch_size = slider("symnb-batch", "Batch", 10, 1, 30)
+        self.train_percent = slider("symnb-ratio", "Train %", 10, 90, step=10)
+        self.noise = slider("symnb-noise", "Noise", 0, 50, step=5)
+        self.batch_size = slider("symnb-batch", "Batch", 1, 30)
         self.regenerate_button = button(
             "symnb-regenerate", description="Regenerate", icon="refresh"
         )
-        self.feature_boxes: dict[str, W.Checkbox] = {}
-        self.feature_maps: dict[str, W.Image] = {}
-        grid = self._grid_points()
-        for name in data.FEATURES:
-            box = cls(
+        self.feature_boxes: dict[str, W.Checkbox] = {
+            name: cls(
                 W.Checkbox(
                     value=False,
                     description=data.FEATURE_LABELS[name],
@@ -444,47 +401,9 @@ class Playground(W.VBox):
                 ),
                 "symnb-feature",
             )
-            self.feature_boxes[name] = box
-            img = data.features(grid, [name])[:, 0].reshape(GRID, GRID)
-            self.feature_maps[name] = cls(
-                W.Image(
-                    value=plots.heatmap_png(img),
-                    format="png",
-                    layout=W.Layout(width="32px", height="32px"),
-                ),
-                "symnb-feature-map",
-            )
-
-        layer_button = W.Layout(width="36px", padding="0")
-        self.add_layer_button = button(
-            "symnb-add-layer",
-            icon="plus",
-            layout=layer_button,
-            tooltip="add a hidden layer",
-        )
-        self.remove_layer_button = button(
-            "symnb-remove-layer",
-            icon="minus",
-            layout=layer_button,
-            tooltip="remove a hidden layer",
-        )
-        self.layers_label = cls(W.Label(value=""), "symnb-layers")
-        self.network_box = W.HBox(
-            [], layout=W.Layout(align_items="flex-start", flex="0 0 auto")
-        )
-        self.layer_activation: list[W.Dropdown] = []
-        self.neuron_maps: list[list[W.Image]] = []
-        self.neuron_activation: list[list[W.Dropdown]] = []
-        self.add_neuron_buttons: list[W.Button] = []
-        self.remove_neuron_buttons: list[W.Button] = []
-
+            for name in data.FEATURES
+        }
         self.loss_label = cls(W.HTML(value=""), "symnb-loss")
-        self.loss_plot = cls(
-            W.Image(format="png", layout=W.Layout(width="290px")), "symnb-loss-plot"
-        )
-        self.boundary = cls(
-            W.Image(format="png", layout=W.Layout(width="290px")), "symnb-boundary"
-        )
         self.show_test = cls(
             W.Checkbox(
                 value=False,
@@ -504,19 +423,22 @@ class Playground(W.VBox):
             "symnb-discretize",
         )
         self.status = cls(W.HTML(value=""), "symnb-status")
+        self.view = cls(PlaygroundView(presentation=bool(presentation)), "symnb-view")
+        self.view.listen(g(self._on_message))
 
         self.play_button.on_click(g(lambda _b: self.play()))
         self.pause_button.on_click(g(lambda _b: self.pause()))
         self.step_button.on_click(g(lambda _b: self.step()))
         self.reset_button.on_click(g(lambda _b: self.reset()))
         self.regenerate_button.on_click(g(lambda _b: self.regenerate()))
-        self.add_layer_button.on_click(g(lambda _b: self._change_layers(+1)))
-        self.remove_layer_button.on_click(g(lambda _b: self._change_layers(-1)))
         self.learning_rate.observe(g(self._on_optimizer), names="value")
         self.optimizer.observe(g(self._on_optimizer), names="value")
         self.activation.observe(g(self._on_global_activation), names="value")
         self.problem.observe(g(self._on_problem), names="value")
         self.backend.observe(g(self._on_backend), names="value")
+        self.speed_slider.observe(g(self._on_speed), names="value")
+        self.presentation.observe(g(self._on_presentation), names="value")
+        self.data_formula.observe(g(self._on_data_formula), names="value")
         for w in (self.dataset, self.train_percent, self.noise, self.device):
             w.observe(g(self._on_reset_change), names="value")
         for box in self.feature_boxes.values():
@@ -525,6 +447,7 @@ class Playground(W.VBox):
             w.observe(g(self._on_view), names="value")
 
     def _layout(self) -> list[W.Widget]:
+        row = W.Layout(flex_flow="row wrap", align_items="center")
         top = W.HBox(
             [
                 self.reset_button,
@@ -532,69 +455,54 @@ class Playground(W.VBox):
                 self.pause_button,
                 self.step_button,
                 self.epoch_label,
+                self.speed_slider,
                 self.learning_rate,
                 self.activation,
                 self.regularization,
                 self.regularization_rate,
                 self.problem,
             ],
-            layout=W.Layout(flex_flow="row wrap", align_items="center"),
+            layout=row,
         )
         top2 = W.HBox(
-            [self.optimizer, self.backend, self.device, self.backend_note],
-            layout=W.Layout(flex_flow="row wrap", align_items="center"),
+            [
+                self.optimizer,
+                self.backend,
+                self.device,
+                self.presentation,
+                self.backend_note,
+            ],
+            layout=row,
         )
-        features = W.VBox(
-            [W.HTML("<b>FEATURES</b>")]
-            + [
-                W.HBox(
-                    [self.feature_maps[n], self.feature_boxes[n]],
-                    layout=W.Layout(align_items="center"),
-                )
-                for n in data.FEATURES
-            ]
+        features = W.HBox(
+            [W.HTML("<b>FEATURES</b>&nbsp;"), *self.feature_boxes.values()],
+            layout=W.Layout(flex_flow="row wrap", width="280px"),
         )
-        data_col = W.VBox(
+        self.data_column = W.VBox(
             [
                 W.HTML("<b>DATA</b>"),
                 self.dataset,
+                self.data_formula,
                 self.train_percent,
                 self.noise,
                 self.batch_size,
                 self.regenerate_button,
                 features,
             ],
-            layout=W.Layout(width="280px", flex="0 0 auto"),
+            layout=W.Layout(width="285px", flex="0 0 auto"),
         )
-        net_col = W.VBox(
+        self.view_column = W.VBox(
             [
-                W.HBox(
-                    [
-                        self.add_layer_button,
-                        self.remove_layer_button,
-                        self.layers_label,
-                    ],
-                    layout=W.Layout(align_items="center"),
-                ),
-                self.network_box,
+                self.view,
+                W.HBox([self.loss_label, self.show_test, self.discretize], layout=row),
             ],
-            layout=W.Layout(margin="0 8px", flex="0 0 auto"),
+            layout=W.Layout(flex="1 1 auto", min_width="0"),
         )
-        out_col = W.VBox(
-            [
-                W.HTML("<b>OUTPUT</b>"),
-                self.loss_label,
-                self.loss_plot,
-                self.boundary,
-                W.HBox([self.show_test, self.discretize]),
-            ],
-            layout=W.Layout(flex="0 0 auto"),
-        )
-        body = W.HBox(
-            [data_col, net_col, out_col],
+        self.body = W.HBox(
+            [self.data_column, self.view_column],
             layout=W.Layout(align_items="flex-start", flex_flow="row wrap"),
         )
-        return [top, top2, body, self.status, self.output]
+        return [top, top2, self.body, self.status, self.output]
 
     @contextlib.contextmanager
     def _quiet(self) -> Iterator[None]:
@@ -606,11 +514,78 @@ class Playground(W.VBox):
             self._silent -= 1
 
     @staticmethod
-    def _grid_points() -> np.ndarray:
-        xs = np.linspace(EXTENT[0], EXTENT[1], GRID)
-        ys = np.linspace(EXTENT[2], EXTENT[3], GRID)
+    def _grid_points(n: int) -> np.ndarray:
+        xs = np.linspace(EXTENT[0], EXTENT[1], n)
+        ys = np.linspace(EXTENT[2], EXTENT[3], n)
         gx, gy = np.meshgrid(xs, ys)
         return np.stack([gx.ravel(), gy.ravel()], 1)
+
+    # ================================================================== public state
+    @property
+    def epoch(self) -> int:
+        """Epochs trained since the last reset."""
+        return self._epoch
+
+    @property
+    def history(self) -> dict[str, list[float]]:
+        """``{"train": [...], "test": [...]}``: the losses after each epoch (a copy)."""
+        with self._lock:
+            return {k: list(v) for k, v in self._history.items()}
+
+    @property
+    def errors(self) -> list[BaseException]:
+        """The exceptions shown to the user since the last reset (empty: all is well)."""
+        return list(self._sink.exceptions)
+
+    @property
+    def speed(self) -> float | None:
+        """Epochs per second while playing; ``None`` trains as fast as possible."""
+        return self._speed
+
+    @speed.setter
+    def speed(self, value: float | None) -> None:
+        speed = check_speed(value)
+        self._speed = speed
+        with self._quiet():
+            self.speed_slider.options = _speed_options(speed)
+            self.speed_slider.value = speed or 0.0
+
+    def stats(self) -> dict[str, Any]:
+        """Counters: ``epoch``, ``frames`` (view updates sent), ``frames_drawn`` (those
+        the browser reported drawn), ``train_seconds`` and ``draw_seconds`` (kernel time
+        spent training and preparing views), ``backend`` and ``running``."""
+        model = self._model
+        return {
+            "epoch": self._epoch,
+            "frames": self._frames,
+            "frames_drawn": self._frames_drawn,
+            "train_seconds": self._train_seconds,
+            "draw_seconds": self._draw_seconds,
+            "backend": str(getattr(model, "backend", None) or ""),
+            "compiling": self._builder is not None and self._builder.is_alive(),
+            "running": self.is_running,
+            "speed": self._speed,
+        }
+
+    def set_view(
+        self,
+        show_test: bool | None = None,
+        discretize: bool | None = None,
+        presentation: bool | None = None,
+    ) -> None:
+        """Change how the view draws (never touches training; safe while playing)."""
+        for name, value in (
+            ("show_test", show_test),
+            ("discretize", discretize),
+            ("presentation", presentation),
+        ):
+            if value is None:
+                continue
+            if not isinstance(value, bool):
+                raise TypeError(
+                    f"set_view: {name} must be True or False, not {value!r}"
+                )
+            getattr(self, name).value = value
 
     # ================================================================== activations
     def activation_names(self) -> list[str]:
@@ -621,7 +596,6 @@ class Playground(W.VBox):
             lib = list(symnb.library_activations())
         except Exception:  # noqa: BLE001 - the core is not importable
             lib = ["relu", "tanh", "sigmoid"]
-        # TensorFlow Playground's four first, then the rest of the library
         first = [n for n in ("tanh", "relu", "sigmoid") if n in lib] + ["linear"]
         names = first + [n for n in lib if n not in first]
         for name in list(user_activations()) + list(self._custom):
@@ -650,9 +624,7 @@ class Playground(W.VBox):
 
     def _custom_spec(self, name: str, found: dict[str, Any]) -> dict | None:
         obj = self._custom.get(name, found.get(name))
-        if obj is None:
-            return self._custom_specs.get(name)
-        text = getattr(obj, "text", None)
+        text = getattr(obj, "text", None) if obj is not None else None
         if text is None:
             return self._custom_specs.get(name)
         spec: dict[str, Any] = {"formula": str(text), "constants": {}}
@@ -672,10 +644,14 @@ class Playground(W.VBox):
             consts: dict[str, Any] = {}
             learn = dict(spec.get("learnable", {}) or {})
             for k, v in dict(spec.get("constants", {}) or {}).items():
-                consts[k] = (
-                    symnb.learnable(float(v), per=learn[k]) if k in learn else float(v)
-                )
-            self._custom[name] = symnb.Activation(spec["formula"], name=name, **consts)
+                consts[k] = symnb.learnable(v, per=learn[k]) if k in learn else v
+            try:
+                act = symnb.Activation(spec["formula"], name=name, **consts)
+            except Exception as exc:
+                raise PlaygroundConfigError(
+                    f"playground setting 'custom_activations': {name!r}: {exc}"
+                ) from exc
+            self._custom[name] = act
             self._custom_specs[name] = copy.deepcopy(spec)
 
     def _refresh_activation_options(self) -> None:
@@ -687,118 +663,662 @@ class Playground(W.VBox):
             self.activation.value = (
                 current if current in names else (first if first in names else names[0])
             )
-            for dd, layer in zip(self.layer_activation, self._layer_acts):
-                with dd.hold_sync():
-                    dd.options = names
-                    dd.value = layer
-            for row, specs in zip(self.neuron_activation, self._neuron_acts):
-                for dd, spec in zip(row, specs):
-                    with dd.hold_sync():
-                        dd.options = [("= layer", "")] + [(n, n) for n in names]
-                        dd.value = spec or ""
+        self._send_structure()
 
-    # ================================================================== network widgets
-    def _rebuild_network_widgets(self) -> None:
-        names = self.activation_names()
-        g = self.errors.guard
-        columns = []
-        self.layer_activation, self.neuron_maps, self.neuron_activation = [], [], []
-        self.add_neuron_buttons, self.remove_neuron_buttons = [], []
-        for i, width in enumerate(self._hidden):
-            tiny = {"width": "34px", "padding": "0"}
-            plus = W.Button(
-                icon="plus", layout=W.Layout(**tiny), tooltip="add a neuron"
-            )
-            minus = W.Button(
-                icon="minus", layout=W.Layout(**tiny), tooltip="remove a neuron"
-            )
-            self.add_neuron_buttons.append(plus)
-            self.remove_neuron_buttons.append(minus)
-            plus.add_class("symnb-add-neuron")
-            minus.add_class("symnb-remove-neuron")
-            plus.on_click(g(lambda _b, i=i: self._change_neurons(i, +1)))
-            minus.on_click(g(lambda _b, i=i: self._change_neurons(i, -1)))
-            dd = W.Dropdown(
-                options=names, value=self._layer_acts[i], layout=W.Layout(width="110px")
-            )
-            dd.add_class("symnb-layer-activation")
-            dd.observe(
-                g(lambda ch, i=i: self._on_layer_activation(i, ch)), names="value"
-            )
-            self.layer_activation.append(dd)
-            maps, dds, tiles = [], [], []
-            for j in range(width):
-                img = W.Image(
-                    format="png", layout=W.Layout(width="52px", height="52px")
-                )
-                img.add_class("symnb-neuron")
-                nd = W.Dropdown(
-                    options=[("= layer", "")] + [(n, n) for n in names],
-                    value=self._neuron_acts[i][j] or "",
-                    layout=W.Layout(width="92px"),
-                )
-                nd.add_class("symnb-neuron-activation")
-                nd.observe(
-                    g(lambda ch, i=i, j=j: self._on_neuron_activation(i, j, ch)),
-                    names="value",
-                )
-                maps.append(img)
-                dds.append(nd)
-                tiles.append(W.HBox([img, nd], layout=W.Layout(align_items="center")))
-            self.neuron_maps.append(maps)
-            self.neuron_activation.append(dds)
-            head = W.HBox([plus, minus])
-            count = W.Label(f"{width} neuron" + ("s" if width > 1 else ""))
-            col = W.VBox(
-                [W.HTML(f"<b>layer {i + 1}</b>"), head, count, dd, *tiles],
-                layout=W.Layout(
-                    margin="0 4px", align_items="flex-start", min_width="148px"
-                ),
-            )
-            col.add_class("symnb-layer")
-            columns.append(col)
-        old = self.network_box.children
-        self.network_box.children = tuple(columns)
-        for col in old:
-            close_tree(col)
-        n = len(self._hidden)
-        self.layers_label.value = f"{n} HIDDEN LAYER" + ("S" if n != 1 else "")
-        self.add_layer_button.disabled = n >= MAX_LAYERS
-        self.remove_layer_button.disabled = n == 0
+    # ================================================================== structure
+    def _send_structure(self, ack: int | None = None) -> None:
+        """The network's shape and activations to the view (one message)."""
+        v = self.view
+        with v.hold_sync():
+            v.activation_options = self.activation_names()
+            v.hidden = list(self._hidden)
+            v.layer_activations = list(self._layer_acts)
+            v.neuron_activations = [[a or "" for a in row] for row in self._neuron_acts]
+            v.features = self._input_names()
+            v.max_layers, v.max_neurons = MAX_LAYERS, MAX_NEURONS
+            if ack is not None:
+                v.ack = max(int(v.ack), int(ack))
 
-    def _change_layers(self, delta: int) -> None:
-        n = len(self._hidden)
-        if delta > 0 and n < MAX_LAYERS:
-            self._hidden.append(2)
-            self._layer_acts.append(
-                self._layer_acts[-1]
-                if self._layer_acts
-                else self.activation.value or "tanh"
-            )
-            self._neuron_acts.append([None, None])
-        elif delta < 0 and n > 0:
-            self._hidden.pop()
-            self._layer_acts.pop()
-            self._neuron_acts.pop()
-        else:
+    def add_layer(self) -> None:
+        """Add a hidden layer of two neurons (its activation: the last layer's)."""
+        if len(self._hidden) >= MAX_LAYERS:
             return
-        self.pause()
-        self._rebuild_network_widgets()
-        self.reset()
+        act = self._layer_acts[-1] if self._layer_acts else self.activation.value
+        self._hidden.append(2)
+        self._layer_acts.append(act or "tanh")
+        self._neuron_acts.append([None, None])
+        self._structure_changed()
+
+    def remove_layer(self) -> None:
+        """Remove the last hidden layer."""
+        if not self._hidden:
+            return
+        self._hidden.pop()
+        self._layer_acts.pop()
+        self._neuron_acts.pop()
+        self._structure_changed()
+
+    def add_neuron(self, layer: int) -> None:
+        """Add a neuron to hidden layer ``layer`` (0-based)."""
+        self._change_neurons(layer, +1)
+
+    def remove_neuron(self, layer: int) -> None:
+        """Remove the last neuron of hidden layer ``layer`` (0-based)."""
+        self._change_neurons(layer, -1)
+
+    def _layer_index(self, layer: Any) -> int:
+        if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)):
+            raise TypeError(f"layer must be an integer index, not {layer!r}")
+        if not 0 <= int(layer) < len(self._hidden):
+            raise IndexError(
+                f"layer {layer} does not exist: the network has {len(self._hidden)} "
+                "hidden layers (0-based)"
+            )
+        return int(layer)
 
     def _change_neurons(self, layer: int, delta: int) -> None:
+        layer = self._layer_index(layer)
         width = self._hidden[layer] + delta
         if not 1 <= width <= MAX_NEURONS:
             return
         self._hidden[layer] = width
-        row = self._neuron_acts[layer]
         if delta > 0:
-            row.append(None)
+            self._neuron_acts[layer].append(None)
         else:
-            row.pop()
-        self.pause()
-        self._rebuild_network_widgets()
+            self._neuron_acts[layer].pop()
+        self._structure_changed()
+
+    def set_activation(
+        self, name: str, layer: int | None = None, neuron: int | None = None
+    ) -> None:
+        """Set the activation of every layer (``layer=None``), of one layer, or of one
+        neuron (``neuron``; ``name=""`` returns it to its layer's). Training goes on."""
+        if not isinstance(name, str):
+            raise TypeError(f"an activation is given by its name, not {name!r}")
+        if name and name not in self.activation_names():
+            raise ValueError(
+                f"unknown activation {name!r}; choose from {self.activation_names()}"
+            )
+        if layer is None:
+            if not name:
+                raise ValueError("give an activation name")
+            self._layer_acts = [name] * len(self._hidden)
+            self._neuron_acts = [[None] * n for n in self._hidden]
+            with self._quiet():
+                self.activation.value = name
+        elif neuron is None:
+            layer = self._layer_index(layer)
+            if not name:
+                raise ValueError("give an activation name")
+            self._layer_acts[layer] = name
+            self._neuron_acts[layer] = [None] * self._hidden[layer]
+        else:
+            layer = self._layer_index(layer)
+            if not 0 <= int(neuron) < self._hidden[layer]:
+                raise IndexError(f"layer {layer} has {self._hidden[layer]} neurons")
+            self._neuron_acts[layer][int(neuron)] = (
+                None if name in ("", self._layer_acts[layer]) else name
+            )
+        self._structure_changed(keep_weights=True)
+
+    def set_weight(self, layer: int, source: int, target: int, value: float) -> None:
+        """Set the weight from neuron ``source`` of layer ``layer`` (0: the inputs) to
+        neuron ``target`` of the next layer; applied between epochs."""
+        value = float(value)
+        if not np.isfinite(value):
+            raise ValueError(f"a weight must be a finite number, not {value!r}")
+        with self._lock:
+            if self._model is None:
+                raise RuntimeError("no network: see the error above")
+            weights = _weights_of(self._model)
+            if not 0 <= int(layer) < len(weights):
+                raise IndexError(f"layer {layer}: the network has {len(weights)}")
+            w = weights[int(layer)]
+            if not (0 <= int(source) < w.shape[0] and 0 <= int(target) < w.shape[1]):
+                raise IndexError(f"weight ({source}, {target}) of a {w.shape} matrix")
+            w[int(source), int(target)] = value
+        self._send_frame(force=True)
+
+    def _structure_changed(self, keep_weights: bool = False, ack: int | None = None):
+        """After a change of layers, neurons or activations: the view first (at once),
+        then a model that trains at once; playing goes on."""
+        self._send_structure(ack)
+        self._rebuild(keep_weights=keep_weights)
+
+    # ================================================================== data and model
+    def _input_names(self) -> list[str]:
+        if self._source is not None and self._source.fixed_inputs:
+            return list(self._source.input_names)
+        return self.features
+
+    def _make_data(self) -> None:
+        problem = self.problem.value
+        if self._source is not None:
+            X, y = self._source.points(self.noise.value, seed=self._data_seed)
+        else:
+            X, y = data.generate(
+                self.dataset.value, self.noise.value, seed=self._data_seed
+            )
+        Xtr, ytr, Xte, yte = data.split(
+            X, y, self.train_percent.value, seed=self._data_seed
+        )
+
+        def target(labels: np.ndarray) -> np.ndarray:
+            t = (labels > 0) if problem == "classification" else labels
+            return np.ascontiguousarray(np.reshape(t, (-1, 1)), dtype=np.float32)
+
+        def inputs(points: np.ndarray) -> np.ndarray:
+            if self._source is not None:
+                return self._source.inputs(points, self.features)
+            return data.features(points, self.features)
+
+        shown = self._source.shown if self._source is not None else (lambda p: p)
+        grid, small = self._grid_points(GRID), self._grid_points(NEURON_GRID)
+        self._data = {
+            "points_train": shown(Xtr),
+            "labels_train": ytr,
+            "points_test": shown(Xte),
+            "labels_test": yte,
+            "X_train": inputs(Xtr),
+            "y_train": target(ytr),
+            "X_test": inputs(Xte),
+            "y_test": target(yte),
+            "X_grid": self._plane_inputs(grid),
+            "X_small": self._plane_inputs(small),
+        }
+
+    def _plane_inputs(self, plane: np.ndarray) -> np.ndarray:
+        if self._source is not None:
+            return self._source.plane_inputs(plane, self.features)
+        return data.features(plane, self.features)
+
+    def _send_data(self) -> None:
+        """Points, input maps and the grid sizes: on reset only."""
+        d = self._data
+
+        def points(X: np.ndarray, y: np.ndarray) -> bytes:
+            labels = np.clip(np.asarray(y, dtype=float), -1, 1)
+            return f32(np.column_stack([X[:, :2], labels]) if len(X) else [])
+
+        inputs = d["X_small"]
+        v = self.view
+        with v.hold_sync():
+            v.grid, v.neuron_grid = GRID, NEURON_GRID
+            v.problem = self.problem.value
+            v.train_points = points(d["points_train"], d["labels_train"])
+            v.test_points = points(d["points_test"], d["labels_test"])
+            v.input_maps = f32(inputs.T)
+
+    def _model_layers(self) -> tuple[list[int], list[Any], str]:
+        found = user_activations()
+        layers: list[Any] = []
+        for i, width in enumerate(self._hidden):
+            row = [self._neuron_acts[i][j] or self._layer_acts[i] for j in range(width)]
+            if len(set(row)) == 1:
+                layers.append(self._resolve(row[0], found))
+            else:
+                layers.append([self._resolve(a, found) for a in row])
+        sizes = [self._data["X_train"].shape[1], *self._hidden, 1]
+        loss = "bce_with_logits" if self.problem.value == "classification" else "mse"
+        return sizes, layers, loss
+
+    def _new_model(self, backend: str) -> Any:
+        sizes, layers, loss = self._model_layers()
+        return build_model(
+            sizes,
+            layers,
+            loss,
+            backend,
+            self._seed,
+            **device_argument(backend, self.device.value),
+        )
+
+    def _install(self, model: Any, params: np.ndarray | None = None) -> None:
+        """Make ``model`` the one that trains (the caller holds the lock)."""
+        if params is not None and hasattr(model, "set_flat_parameters"):
+            with contextlib.suppress(ValueError):  # other shape: keep the new weights
+                model.set_flat_parameters(params)
+        self._model = model
+        self._optimizer = build_optimizer(
+            self.optimizer.value, model.parameters(), float(self.learning_rate.value)
+        )
+
+    @property
+    def model(self) -> Any:
+        """The ``symnb.nn.MLP`` being trained (``None`` when it could not be built)."""
+        return self._model
+
+    def regenerate(self) -> None:
+        """New random points (next data seed), then reset."""
+        self._data_seed += 1
         self.reset()
+
+    def reset(self) -> None:
+        """Pause, clear the errors, new data for the current settings, fresh weights
+        for the chosen backend (built now), epoch 0."""
+        self.pause()
+        self._refresh_activation_options()  # activations defined since are offered
+        self._sink.clear()
+        self.status.value = ""
+        with self._lock:
+            self._generation += 1
+            self._epoch = 0
+            self._history = {"train": [], "test": []}
+            self._model = None
+            self._optimizer = None
+            try:
+                self._make_data()
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    self._install(self._new_model(self.backend.value))
+            except Exception as exc:  # noqa: BLE001 - shown in the widget
+                self._report(exc)
+            else:
+                self._set_status(caught)
+        if self._data:
+            self._send_data()
+        self.render()
+
+    def _rebuild(self, keep_weights: bool) -> None:
+        """A new network after a change while (maybe) playing: a numpy model at once,
+        the chosen backend's model built in a background thread and swapped in
+        between epochs; playing goes on."""
+        requested = self.backend.value
+        with self._lock:
+            self._generation += 1
+            generation = self._generation
+            old = self._model
+            params = (
+                old.get_flat_parameters()
+                if keep_weights
+                and old is not None
+                and hasattr(old, "get_flat_parameters")
+                else None
+            )
+            if not keep_weights:
+                self._epoch = 0
+                self._history = {"train": [], "test": []}
+            quick = requested if requested == "numpy" else "numpy"
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    self._install(self._new_model(quick), params)
+            except Exception as exc:  # noqa: BLE001 - shown in the widget
+                self._model = None
+                self._report(exc)
+                self.pause()
+                self.render()
+                return
+            self._set_status(caught)
+        if quick != requested:
+            self._builder = threading.Thread(
+                target=self._build_in_background,
+                args=(requested, generation),
+                name="symnb-playground-build",
+                daemon=True,
+            )
+            self._builder.start()
+        self._send_frame(force=True)
+
+    def _build_in_background(self, backend: str, generation: int) -> None:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                model = self._new_model(backend)
+        except Exception as exc:  # noqa: BLE001 - numpy keeps training; say why
+            self._report(exc)
+            return
+        with self._lock:
+            if generation != self._generation or self._model is None:
+                return  # another change came first
+            current = self._model
+            params = (
+                current.get_flat_parameters()
+                if hasattr(current, "get_flat_parameters")
+                else None
+            )
+            self._install(model, params)
+            self._set_status(caught)
+        self._send_frame(force=True)
+
+    def wait_for_build(self, timeout: float | None = 60.0) -> bool:
+        """Wait until a background build (after a change) has swapped its model in."""
+        t = self._builder
+        if t is None or t is threading.current_thread():
+            return True
+        t.join(timeout)
+        return not t.is_alive()
+
+    def _report(self, exc: BaseException) -> None:
+        self.status.value = error_html(exc)
+        self._sink.report(exc)
+
+    def _set_status(self, caught: list) -> None:
+        status = self._describe()
+        messages = list(dict.fromkeys(str(w.message) for w in caught))
+        if messages:  # e.g. a backend fallback, and why
+            status += (
+                '<div style="color:#a60;font-size:90%">'
+                + "<br>".join(escape(m) for m in messages)
+                + "</div>"
+            )
+        self.status.value = status
+
+    def _backend_text(self) -> str:
+        m = self._model
+        running = str(getattr(m, "backend", None) or "-")
+        requested = self.backend.value
+        builder = self._builder
+        if builder is not None and builder.is_alive() and requested != running:
+            return f"backend {running} (building {requested}…)"
+        return f"backend {running}"
+
+    def _describe(self) -> str:
+        n_train = len(self._data.get("X_train", []))
+        n_test = len(self._data.get("X_test", []))
+        what = self._source.name if self._source is not None else self.dataset.value
+        return (
+            f'<span class="symnb-backend-status" style="color:#555;font-size:90%">'
+            f"{escape(self.problem.value)} on {escape(what)}: {n_train} train / "
+            f"{n_test} test points; {escape(self._backend_text())}</span>"
+        )
+
+    # ================================================================== training
+    def _train_one(self) -> None:
+        """One epoch and the losses after it; the caller holds the lock."""
+        start = time.perf_counter()
+        m, d = self._model, self._data
+        reg, rate = self.regularization.value, float(self.regularization_rate.value)
+        m.train_epoch(
+            d["X_train"],
+            d["y_train"],
+            optimizer=self._optimizer,
+            batch_size=int(self.batch_size.value),
+            l1=rate if reg == "L1" else 0.0,
+            l2=rate if reg == "L2" else 0.0,
+            shuffle=True,
+            seed=self._seed * 100003 + self._epoch,
+        )
+        train = _loss_of(m, d["X_train"], d["y_train"])
+        test = (
+            _loss_of(m, d["X_test"], d["y_test"]) if len(d["X_test"]) else float("nan")
+        )
+        self._epoch += 1
+        self._history["train"].append(train)
+        self._history["test"].append(test)
+        self._train_seconds += time.perf_counter() - start
+
+    def step(self) -> None:
+        """Pause, then train one epoch synchronously and redraw."""
+        self.pause()
+        self.wait_for_build()
+        with self._lock:
+            if self._model is None:
+                self.status.value = error_html("no network to train: see the error")
+                return
+            try:
+                self._train_one()
+            except Exception as exc:  # noqa: BLE001 - shown in the widget
+                self._report(exc)
+        self.render()
+
+    def train(self, epochs: int) -> None:
+        """Train ``epochs`` epochs on the calling thread (for scripts and executed
+        notebooks: widget state saved by nbclient only holds main-thread updates)."""
+        self.pause()
+        self.wait_for_build()
+        for _ in range(int(epochs)):
+            with self._lock:
+                if self._model is None:
+                    break
+                self._train_one()
+            self._send_frame()
+        self.render()
+
+    @property
+    def is_running(self) -> bool:
+        """Whether the training thread is running."""
+        t = self._thread
+        return t is not None and t.is_alive()
+
+    def play(self, epochs: int | None = None) -> None:
+        """Start training in a background thread (``epochs``: stop after that many)."""
+        if self.is_running:
+            return
+        if self._model is None:
+            self.status.value = error_html("no network to train: see the error above")
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(
+            target=self._loop, args=(epochs,), name="symnb-playground", daemon=True
+        )
+        self._set_buttons(running=True)
+        self._thread.start()
+
+    def pause(self, timeout: float = 30.0) -> bool:
+        """Stop training after the current epoch; returns whether it has stopped."""
+        t = getattr(self, "_thread", None)
+        stop = getattr(self, "_stop", None)
+        if stop is not None:
+            stop.set()
+        if t is None or t is threading.current_thread():
+            return True
+        t.join(timeout)
+        return not t.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until training stops (end of ``play(epochs)``, or Pause); True if so."""
+        t = self._thread
+        if t is None:
+            return True
+        t.join(timeout)
+        return not t.is_alive()
+
+    def _loop(self, epochs: int | None) -> None:
+        done = 0
+        due = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                with self._lock:
+                    if self._model is None:
+                        break
+                    self._train_one()
+                done += 1
+                self._send_frame()
+                if epochs is not None and done >= epochs:
+                    break
+                speed = self._speed
+                if speed:
+                    due += 1.0 / speed
+                    late = time.monotonic() - due
+                    if late > 0.5:
+                        due = time.monotonic()  # do not catch up in a burst
+                    elif late < 0:
+                        self._stop.wait(-late)
+                else:
+                    time.sleep(0.0005)  # let the kernel's other threads run
+        except Exception as exc:  # noqa: BLE001 - shown in the widget
+            self.status.value = error_html(
+                f"training paused in epoch {self._epoch + 1}: {exc}"
+            )
+            self._sink.report(exc)
+        finally:
+            try:
+                self._sink.guard(self.render)()  # the final state, always
+            finally:
+                self._set_buttons(running=False)
+
+    def _set_buttons(self, running: bool) -> None:
+        self.play_button.disabled = running
+        self.pause_button.disabled = not running
+
+    # ================================================================== drawing
+    def snapshot(self) -> Snapshot:
+        """The current state, copied under the training lock (never shared)."""
+        with self._lock:
+            m = self._model
+            train = np.array(self._history["train"], dtype=np.float32)
+            test = np.array(self._history["test"], dtype=np.float32)
+            output, neurons, weights = None, np.zeros((0, 0), np.float32), ()
+            if m is not None and self._data:
+                if self.problem.value == "classification":
+                    p = np.asarray(_host(m.predict_proba(self._data["X_grid"])))
+                    p = p[:, -1] if p.ndim == 2 else p
+                    output = 2.0 * p.reshape(-1) - 1.0
+                else:
+                    output = np.asarray(_host(m.predict(self._data["X_grid"])))
+                output = np.asarray(output, dtype=np.float32).reshape(GRID, GRID)
+                hidden = [
+                    np.asarray(_host(h))
+                    for h in m.hidden_outputs(self._data["X_small"])
+                ]
+                if hidden:
+                    neurons = np.concatenate([h.T for h in hidden]).astype(np.float32)
+                weights = tuple(
+                    np.array(_host(w), dtype=np.float32) for w in _weights_of(m)
+                )
+            return Snapshot(
+                epoch=self._epoch,
+                train=train,
+                test=test,
+                output=output,
+                neurons=neurons,
+                weights=weights,
+                backend=self._backend_text(),
+            )
+
+    def _on_message(self, msg: dict) -> None:
+        """Messages from the browser view."""
+        kind = msg.get("kind")
+        seq = msg.get("seq")
+        if kind == "drawn":
+            self._frames_drawn += 1
+            self._last_ack = time.monotonic()
+            return
+        if kind == "weight":
+            self.set_weight(msg["layer"], msg["source"], msg["target"], msg["value"])
+            return
+        try:
+            if kind == "neurons":
+                layer = int(msg["layer"])
+                if msg.get("delta", 0) > 0:
+                    self.add_neuron(layer)
+                else:
+                    self.remove_neuron(layer)
+            elif kind == "layers":
+                if msg.get("delta", 0) > 0:
+                    self.add_layer()
+                else:
+                    self.remove_layer()
+            elif kind == "activation":
+                neuron = msg.get("neuron")
+                self.set_activation(
+                    str(msg.get("name", "")),
+                    layer=msg.get("layer"),
+                    neuron=None if neuron is None or neuron < 0 else int(neuron),
+                )
+        finally:
+            if seq is not None:
+                self._send_structure(ack=int(seq))
+
+    def _send_frame(self, force: bool = False) -> None:
+        """A view update, at most every ``frame_interval`` seconds, and no faster than
+        the browser reports frames drawn (when it reports them)."""
+        now = time.monotonic()
+        if not force:
+            if now - self._last_frame < self.frame_interval:
+                return
+            in_flight = self._frames - self._frames_drawn
+            if self._frames_drawn and in_flight > 2 and now - self._last_ack < 1.0:
+                return
+        start = time.perf_counter()
+        self._last_frame = now
+        snap = self.snapshot()
+        self._show(snap, text=force or now - self._last_text >= self.refresh_interval)
+        self._draw_seconds += time.perf_counter() - start
+
+    def _show(self, snap: Snapshot, text: bool = True) -> None:
+        train, step = decimate(snap.train)
+        test, _ = decimate(snap.test)
+        v = self.view
+        with v.hold_sync():
+            v.output_map = f32(snap.output) if snap.output is not None else b""
+            v.neuron_maps = f32(snap.neurons)
+            v.weights = b"".join(f32(w) for w in snap.weights)
+            v.loss_train, v.loss_test, v.loss_step = f32(train), f32(test), step
+            v.epoch = snap.epoch
+            v.backend_text = snap.backend
+            v.frame = v.frame + 1
+        self._frames += 1
+        if text:
+            self._last_text = time.monotonic()
+            self._render_text(snap)
+
+    def _render_text(self, snap: Snapshot) -> None:
+        self.epoch_label.value = f"Epoch {snap.epoch}"
+        if not len(snap.train):
+            self.loss_label.value = "Test loss –<br>Training loss –"
+        else:
+            self.loss_label.value = (
+                f"Test loss {snap.test[-1]:.3f}<br>Training loss {snap.train[-1]:.3f}"
+            )
+
+    def render(self) -> None:
+        """Send the current state to the view now (epoch, losses, maps, weights)."""
+        try:
+            snap = self.snapshot()
+        except Exception as exc:  # noqa: BLE001 - shown in the widget
+            self._sink.report(exc)
+            return
+        self._show(snap)
+
+    def close(self) -> None:
+        """Stop training and close the playground and all its parts."""
+        self.pause()
+        for child in list(getattr(self, "children", ()) or ()):
+            close_tree(child)
+        super().close()
+
+    def snapshot_png(self) -> bytes:
+        """A PNG of the output map with the points and the loss curves (the static
+        picture of executed notebooks, nbviewer and GitHub)."""
+        snap = self.snapshot()
+        values = snap.output if snap.output is not None else np.zeros((GRID, GRID))
+        values = np.clip(values, -1, 1)
+        d = self._data
+        train = (d["points_train"], d["labels_train"]) if d else None
+        test = (
+            (d["points_test"], d["labels_test"]) if d and self.show_test.value else None
+        )
+        what = self._source.name if self._source is not None else self.dataset.value
+        title = f"{what}, epoch {snap.epoch}"
+        if len(snap.train):
+            title += f", train loss {snap.train[-1]:.3f}, test loss {snap.test[-1]:.3f}"
+        history = {"train": list(snap.train), "test": list(snap.test)}
+        return plots.snapshot_png(
+            values,
+            EXTENT,
+            train,
+            test,
+            history,
+            title,
+            discretize=self.discretize.value,
+        )
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        try:
+            bundle["image/png"] = base64.b64encode(self.snapshot_png()).decode("ascii")
+        except Exception:  # noqa: BLE001, S110 - the widget view is still there
+            pass
+        bundle["text/plain"] = repr(self)
+        return bundle
+
+    def __repr__(self) -> str:
+        return (
+            f"Playground(dataset={self.dataset.value!r}, hidden={self._hidden}, "
+            f"epoch={self._epoch})"
+        )
 
     # ================================================================== callbacks
     def _on_optimizer(self, change: dict) -> None:
@@ -809,9 +1329,7 @@ class Playground(W.VBox):
                 return
             lr = float(self.learning_rate.value)
             if change["owner"] is self.learning_rate and hasattr(self._optimizer, "lr"):
-                self._optimizer.lr = (
-                    lr  # keeps momentum / Adam moments, as the original
-                )
+                self._optimizer.lr = lr  # keeps momentum / Adam moments
             else:
                 self._optimizer = build_optimizer(
                     self.optimizer.value, self._model.parameters(), lr
@@ -820,27 +1338,7 @@ class Playground(W.VBox):
     def _on_global_activation(self, change: dict) -> None:
         if self._silent or not change["new"]:
             return
-        self._layer_acts = [change["new"]] * len(self._hidden)
-        self._neuron_acts = [[None] * n for n in self._hidden]
-        self._refresh_activation_options()
-        self.reset()
-
-    def _on_layer_activation(self, layer: int, change: dict) -> None:
-        if self._silent or not change["new"]:
-            return
-        self._layer_acts[layer] = change["new"]
-        self._neuron_acts[layer] = [None] * self._hidden[layer]
-        self._refresh_activation_options()
-        self.reset()
-
-    def _on_neuron_activation(self, layer: int, neuron: int, change: dict) -> None:
-        if self._silent:
-            return
-        value = change["new"] or None
-        if value == self._layer_acts[layer]:
-            value = None
-        self._neuron_acts[layer][neuron] = value
-        self.reset()
+        self.set_activation(change["new"])
 
     def _on_problem(self, change: dict) -> None:
         if self._silent:
@@ -853,6 +1351,7 @@ class Playground(W.VBox):
         with self._quiet():
             self.dataset.options = choices
             self.dataset.value = choices[0]
+        self._source = None
         self.reset()
 
     def _on_backend(self, change: dict) -> None:
@@ -862,9 +1361,42 @@ class Playground(W.VBox):
             self.device.options = device_choices(change["new"])
         self.reset()
 
-    def _on_reset_change(self, change: dict) -> None:
+    def _on_speed(self, change: dict) -> None:
         if not self._silent:
+            self._speed = change["new"] or None  # 0: as fast as possible
+
+    def _on_presentation(self, change: dict) -> None:
+        on = bool(change["new"])
+        self.view.presentation = on
+        self.body.layout.flex_flow = "column" if on else "row wrap"
+        self.data_column.layout.width = "100%" if on else "285px"
+        self.data_column.layout.flex_flow = "row wrap" if on else "column"
+        self.data_column.layout.display = "flex"
+
+    def _on_data_formula(self, change: dict) -> None:
+        if self._silent:
+            return
+        text = str(change["new"]).strip()
+        if not text:
+            self._source = None
             self.reset()
+            return
+        try:
+            source = DataSource.from_formula(text)
+        except (ValueError, TypeError) as exc:
+            self.status.value = error_html(exc)
+            return
+        self._source = source
+        with self._quiet():
+            self.problem.value = source.problem
+        self.reset()
+
+    def _on_reset_change(self, change: dict) -> None:
+        if self._silent:
+            return
+        if change["owner"] is self.dataset:
+            self._source = None
+        self.reset()
 
     def _on_feature(self, change: dict) -> None:
         if self._silent:
@@ -875,10 +1407,11 @@ class Playground(W.VBox):
             self.status.value = error_html("keep at least one input feature")
             return
         self.reset()
+        self._send_structure()
 
     def _on_view(self, change: dict) -> None:
-        if not self._silent:
-            self.render()
+        name = "show_test" if change["owner"] is self.show_test else "discretize"
+        setattr(self.view, name, bool(change["new"]))
 
     # ================================================================== configuration
     @property
@@ -906,9 +1439,12 @@ class Playground(W.VBox):
                 spec = self._custom_spec(name, found)
                 if spec is not None:
                     customs[name] = spec
+        source = self._source
+        formula = source.formula if source is not None and source.formula else ""
         return {
             "problem": self.problem.value,
-            "dataset": self.dataset.value,
+            "dataset": "formula" if formula else self.dataset.value,
+            "data_formula": formula,
             "noise": int(self.noise.value),
             "train_percent": int(self.train_percent.value),
             "batch_size": int(self.batch_size.value),
@@ -925,6 +1461,7 @@ class Playground(W.VBox):
             "device": self.device.value if self.backend.value == "cuda" else None,
             "show_test": bool(self.show_test.value),
             "discretize": bool(self.discretize.value),
+            "speed": self._speed,
             "custom_activations": customs,
         }
 
@@ -932,9 +1469,34 @@ class Playground(W.VBox):
     def config(self, config: dict[str, Any]) -> None:
         self.set_config(config)
 
+    def to_code(self) -> str:
+        """A notebook cell that rebuilds this playground (a setup to hand out)."""
+        import pprint
+
+        text = pprint.pformat(self.config, indent=1, width=80, sort_dicts=False)
+        return (
+            "from symnb.widgets import Playground\n\n"
+            f"setup = {text}\n"
+            "playground = Playground(config=setup)\n"
+            "playground"
+        )
+
     def set_config(self, config: dict[str, Any]) -> None:
         """Apply a setup (see :attr:`config`): pauses, rebuilds, resets to epoch 0."""
         cfg = normalize_config(config)
+        if cfg["dataset"] == "formula":
+            source = DataSource.from_formula(cfg["data_formula"])
+            cfg["problem"] = source.problem
+            self._source = source
+        elif self._source is not None and self._source.formula:
+            self._source = None
+        if self._source is not None:  # the data decide the problem
+            cfg["problem"] = self._source.problem
+            if cfg["dataset"] != "formula":
+                kinds = data.CLASSIFICATION + data.REGRESSION
+                cfg["dataset"] = next(
+                    k for k in kinds if data.problem_of(k) == cfg["problem"]
+                )
         self.pause()
         notes = []
         self._load_custom(cfg["custom_activations"])
@@ -950,6 +1512,7 @@ class Playground(W.VBox):
                 self._neuron_acts.append([None] * self._hidden[i])
         self._data_seed = cfg["data_seed"]
         self._seed = cfg["seed"]
+        self._speed = cfg["speed"]
         with self._quiet():
             self.problem.value = cfg["problem"]
             self.dataset.options = (
@@ -957,7 +1520,9 @@ class Playground(W.VBox):
                 if cfg["problem"] == "classification"
                 else data.REGRESSION
             )
-            self.dataset.value = cfg["dataset"]
+            if cfg["dataset"] in self.dataset.options:
+                self.dataset.value = cfg["dataset"]
+            self.data_formula.value = cfg["data_formula"]
             self.noise.value = cfg["noise"]
             self.train_percent.value = cfg["train_percent"]
             self.batch_size.value = cfg["batch_size"]
@@ -971,6 +1536,8 @@ class Playground(W.VBox):
             )
             self.regularization_rate.value = cfg["regularization_rate"]
             self.optimizer.value = cfg["optimizer"]
+            self.speed_slider.options = _speed_options(cfg["speed"])
+            self.speed_slider.value = cfg["speed"] or 0.0
             backends = [v for _, v in self.backend.options]
             backend = cfg["backend"]
             if backend not in backends:
@@ -983,362 +1550,8 @@ class Playground(W.VBox):
                 self.device.value = cfg["device"]
             self.show_test.value = cfg["show_test"]
             self.discretize.value = cfg["discretize"]
-        self._rebuild_network_widgets()
-        self._refresh_activation_options()
+        self.view.show_test = cfg["show_test"]
+        self.view.discretize = cfg["discretize"]
         self.reset()
         if notes:
             self.status.value = error_html("; ".join(notes))
-
-    # ================================================================== data and model
-    def _make_data(self) -> None:
-        problem = self.problem.value
-        X, y = data.generate(self.dataset.value, self.noise.value, seed=self._data_seed)
-        Xtr, ytr, Xte, yte = data.split(
-            X, y, self.train_percent.value, seed=self._data_seed
-        )
-        feats = self.features
-        grid = self._grid_points()
-
-        def target(labels: np.ndarray) -> np.ndarray:
-            t = (
-                (labels > 0).astype(np.float32)
-                if problem == "classification"
-                else labels
-            )
-            return np.ascontiguousarray(t.reshape(-1, 1), dtype=np.float32)
-
-        self._data = {
-            "points_train": Xtr,
-            "labels_train": ytr,
-            "points_test": Xte,
-            "labels_test": yte,
-            "X_train": data.features(Xtr, feats),
-            "y_train": target(ytr),
-            "X_test": data.features(Xte, feats),
-            "y_test": target(yte),
-            "X_grid": data.features(grid, feats),
-        }
-
-    def _build(self) -> None:
-        found = user_activations()
-        layers: list[Any] = []
-        for i, width in enumerate(self._hidden):
-            row = [self._neuron_acts[i][j] or self._layer_acts[i] for j in range(width)]
-            if len(set(row)) == 1:
-                layers.append(self._resolve(row[0], found))
-            else:
-                layers.append([self._resolve(a, found) for a in row])
-        sizes = [len(self.features), *self._hidden, 1]
-        loss = "bce_with_logits" if self.problem.value == "classification" else "mse"
-        backend = self.backend.value
-        self._model = None
-        self._optimizer = None
-        model = build_model(
-            sizes,
-            layers,
-            loss,
-            backend,
-            self._seed,
-            **device_argument(backend, self.device.value),
-        )
-        self._model = model
-        self._optimizer = build_optimizer(
-            self.optimizer.value, model.parameters(), float(self.learning_rate.value)
-        )
-
-    @property
-    def model(self) -> Any:
-        """The ``symnb.nn.MLP`` being trained (``None`` when it could not be built)."""
-        return self._model
-
-    def regenerate(self) -> None:
-        """New random points (next data seed), then reset."""
-        self._data_seed += 1
-        self.reset()
-
-    def reset(self) -> None:
-        """Pause, new data for the current settings, fresh weights, epoch 0."""
-        self.pause()
-        self._refresh_activation_options()  # activations defined since are offered
-        with self._lock:
-            self.epoch = 0
-            self.history = {"train": [], "test": []}
-            self._make_data()
-            try:
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    self._build()
-            except Exception as exc:  # noqa: BLE001 - shown in the widget
-                self.status.value = error_html(exc)
-                self.errors.report(exc)
-            else:
-                status = self._describe()
-                messages = list(dict.fromkeys(str(w.message) for w in caught))
-                if messages:  # e.g. a backend fallback, and why
-                    status += (
-                        '<div style="color:#a60;font-size:90%">'
-                        + "<br>".join(escape(m) for m in messages)
-                        + "</div>"
-                    )
-                self.status.value = status
-        self.render()
-
-    def _describe(self) -> str:
-        m = self._model
-        backend = getattr(m, "backend", None) or self.backend.value
-        n_train = len(self._data.get("X_train", []))
-        n_test = len(self._data.get("X_test", []))
-        return (
-            f'<span style="color:#555;font-size:90%">{escape(self.problem.value)} on '
-            f"{escape(self.dataset.value)}: {n_train} train / {n_test} test points; "
-            f"backend {escape(backend)}</span>"
-        )
-
-    # ================================================================== training
-    def _train_one(self) -> None:
-        """One epoch and the losses after it; the caller holds the lock."""
-        m, d = self._model, self._data
-        reg, rate = self.regularization.value, float(self.regularization_rate.value)
-        m.train_epoch(
-            d["X_train"],
-            d["y_train"],
-            optimizer=self._optimizer,
-            batch_size=int(self.batch_size.value),
-            l1=rate if reg == "L1" else 0.0,
-            l2=rate if reg == "L2" else 0.0,
-            shuffle=True,
-            seed=self._seed * 100003 + self.epoch,
-        )
-        train = _loss_of(m, d["X_train"], d["y_train"])
-        test = (
-            _loss_of(m, d["X_test"], d["y_test"]) if len(d["X_test"]) else float("nan")
-        )
-        self.epoch += 1
-        self.history["train"].append(train)
-        self.history["test"].append(test)
-
-    def step(self) -> None:
-        """Pause, then train one epoch synchronously and redraw."""
-        self.pause()
-        with self._lock:
-            if self._model is None:
-                self.status.value = error_html(
-                    "no network to train: see the error above"
-                )
-                return
-            try:
-                self._train_one()
-            except Exception as exc:  # noqa: BLE001 - shown in the widget
-                self.status.value = error_html(exc)
-                self.errors.report(exc)
-        self.render()
-
-    def train(self, epochs: int) -> None:
-        """Train ``epochs`` epochs on the calling thread (for scripts and executed
-        notebooks: widget state saved by nbclient only holds main-thread updates)."""
-        self.pause()
-        last = time.monotonic()
-        for _ in range(int(epochs)):
-            with self._lock:
-                if self._model is None:
-                    break
-                self._train_one()
-            if time.monotonic() - last >= self.plot_interval:
-                self.render()
-                last = time.monotonic()
-        self.render()
-
-    @property
-    def is_running(self) -> bool:
-        """Whether the training thread is running."""
-        t = self._thread
-        return t is not None and t.is_alive()
-
-    def play(self, epochs: int | None = None) -> None:
-        """Start training in a background thread (``epochs``: stop after that many)."""
-        if self.is_running:
-            return
-        if self._model is None:
-            self.status.value = error_html("no network to train: see the error above")
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(
-            target=self._loop, args=(epochs,), name="symnb-playground", daemon=True
-        )
-        self._set_buttons(running=True)
-        self._thread.start()
-
-    def pause(self, timeout: float = 30.0) -> bool:
-        """Stop training after the current epoch; returns whether it has stopped."""
-        t = self._thread
-        self._stop.set()
-        if t is None or t is threading.current_thread():
-            return True
-        t.join(timeout)
-        return not t.is_alive()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait until training stops (end of ``play(epochs)``, or Pause); True if so."""
-        t = self._thread
-        if t is None:
-            return True
-        t.join(timeout)
-        return not t.is_alive()
-
-    def _loop(self, epochs: int | None) -> None:
-        done = 0
-        last_text = last_plot = time.monotonic()
-        try:
-            while not self._stop.is_set():
-                with self._lock:
-                    if self._model is None:
-                        break
-                    self._train_one()
-                done += 1
-                now = time.monotonic()
-                if now - last_plot >= self.plot_interval:
-                    self.render()
-                    last_plot = last_text = time.monotonic()
-                elif now - last_text >= self.refresh_interval:
-                    self._render_text()
-                    last_text = now
-                if epochs is not None and done >= epochs:
-                    break
-                time.sleep(0.001)  # let the kernel's other threads run
-        except Exception as exc:  # noqa: BLE001 - shown in the widget
-            self.status.value = error_html(
-                f"training paused in epoch {self.epoch + 1}: {exc}"
-            )
-            self.errors.report(exc)
-        finally:
-            try:
-                self.errors.guard(self.render)()  # the final state, always
-            finally:
-                self._set_buttons(running=False)
-
-    def _set_buttons(self, running: bool) -> None:
-        self.play_button.disabled = running
-        self.pause_button.disabled = not running
-
-    # ================================================================== drawing
-    def _render_text(self) -> None:
-        self.epoch_label.value = f"Epoch {self.epoch}"
-        tr = self.history["train"][-1] if self.history["train"] else None
-        te = self.history["test"][-1] if self.history["test"] else None
-        if tr is None:
-            self.loss_label.value = "Test loss –<br>Training loss –"
-        else:
-            self.loss_label.value = f"Test loss {te:.3f}<br>Training loss {tr:.3f}"
-
-    def _map_values(self) -> tuple[np.ndarray | None, list[np.ndarray]]:
-        """The output over the grid in [-1, 1] and the hidden outputs (locked)."""
-        with self._lock:
-            m = self._model
-            if m is None:
-                return None, []
-            Xg = self._data["X_grid"]
-            if self.problem.value == "classification":
-                p = np.asarray(_host(m.predict_proba(Xg)), dtype=float)
-                if p.ndim == 2:
-                    p = p[:, -1]  # binary: columns [P(0), P(1)]
-                values = 2 * p.reshape(-1) - 1
-            else:
-                values = np.clip(
-                    np.asarray(_host(m.predict(Xg)), dtype=float).reshape(-1), -1, 1
-                )
-            hidden = [np.asarray(_host(h), dtype=float) for h in m.hidden_outputs(Xg)]
-        return values.reshape(GRID, GRID), hidden
-
-    def _points(self) -> tuple[tuple, tuple | None]:
-        d = self._data
-        train = (d["points_train"], d["labels_train"])
-        test = (d["points_test"], d["labels_test"]) if self.show_test.value else None
-        return train, test
-
-    def render(self) -> None:
-        """Redraw everything (epoch, losses, loss curves, output map, neuron maps)."""
-        try:
-            values, hidden = self._map_values()
-        except Exception as exc:  # noqa: BLE001 - shown in the widget
-            self.errors.report(exc)
-            values, hidden = None, []
-        self._render_text()
-        self.loss_plot.value = plots.loss_png(
-            self.history["train"], self.history["test"]
-        )
-        if values is not None:
-            train, test = self._points()
-            self.boundary.value = plots.boundary_png(
-                values, EXTENT, train, test, discretize=self.discretize.value
-            )
-        for i, maps in enumerate(self.neuron_maps):
-            if i >= len(hidden):
-                break
-            for j, img in enumerate(maps):
-                if j < hidden[i].shape[1]:
-                    img.value = plots.heatmap_png(hidden[i][:, j].reshape(GRID, GRID))
-
-    def close(self) -> None:
-        """Stop training and close the playground and all its parts."""
-        self.pause()
-        for child in list(self.children):
-            close_tree(child)
-        super().close()
-
-    def snapshot_png(self) -> bytes:
-        """A PNG of the output map with the points and the loss curves."""
-        values, _ = self._map_values()
-        if values is None:
-            values = np.zeros((GRID, GRID))
-        train, test = self._points()
-        title = f"{self.dataset.value}, epoch {self.epoch}"
-        if self.history["train"]:
-            title += (
-                f", train loss {self.history['train'][-1]:.3f}, "
-                f"test loss {self.history['test'][-1]:.3f}"
-            )
-        return plots.snapshot_png(
-            values,
-            EXTENT,
-            train,
-            test,
-            self.history,
-            title,
-            discretize=self.discretize.value,
-        )
-
-    def snapshot(self) -> Any:
-        """The picture of :meth:`snapshot_png` as an ``IPython.display.Image``."""
-        from IPython.display import Image
-
-        return Image(data=self.snapshot_png(), format="png")
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict:
-        bundle = super()._repr_mimebundle_(**kwargs)
-        try:
-            bundle["image/png"] = base64.b64encode(self.snapshot_png()).decode("ascii")
-        except Exception:  # noqa: BLE001, S110 - the widget view is still there
-            pass
-        bundle["text/plain"] = repr(self)
-        return bundle
-
-    def __repr__(self) -> str:
-        return (
-            f"Playground(dataset={self.dataset.value!r}, hidden={self._hidden}, "
-            f"epoch={self.epoch})"
-        )
-
-
-def _loss_of(model: Any, X: np.ndarray, y: np.ndarray) -> float:
-    """The model's loss on (X, y), without computing metrics the widget does not show."""
-    try:
-        result = model.evaluate(X, y, metrics=[])
-    except TypeError:  # an evaluate without the metrics option
-        result = model.evaluate(X, y)
-    return float(result["loss"])
-
-
-def _host(a: Any) -> Any:
-    """A NumPy array from a NumPy or CuPy array."""
-    get = getattr(a, "get", None)
-    return get() if callable(get) else a

@@ -38,6 +38,18 @@ class FakeMLP:
             self.violations.append("parameters() during an epoch")
         return list(self.weights)
 
+    def get_flat_parameters(self):
+        return np.concatenate([w.ravel() for w in self.weights])
+
+    def set_flat_parameters(self, values):
+        values = np.asarray(values, dtype=float)
+        if values.size != sum(w.size for w in self.weights):
+            raise ValueError("other shape")
+        offset = 0
+        for w in self.weights:
+            w[...] = values[offset : offset + w.size].reshape(w.shape)
+            offset += w.size
+
     def train_epoch(self, X, y, optimizer=None, **kwargs):
         self.active += 1
         try:

@@ -31,7 +31,17 @@ def test_initial_latex_sliders_plot(editor) -> None:
     assert "\\beta" in tex
     assert list(editor.sliders) == ["beta"]
     assert editor.sliders["beta"].value == 1.0
-    assert png_ok(editor.plot.value)
+    curves = editor.curves()
+    assert list(curves) == ["x", "f", "f'"] and len(curves["x"]) >= 400
+    x = curves["x"].astype(float)
+    np.testing.assert_allclose(curves["f"], x * sigmoid(x), rtol=1e-5, atol=1e-6)
+    s = sigmoid(x)
+    np.testing.assert_allclose(
+        curves["f'"], s + x * s * (1 - s), rtol=1e-4, atol=1e-5
+    )  # d/dx x*sigmoid(x), written out by hand
+    sent = np.frombuffer(editor.plot.ys, dtype=np.float32)
+    np.testing.assert_array_equal(sent[: len(x)], curves["f"])
+    assert editor.plot.names == ["f", "f'"]
     act = editor.activation
     assert isinstance(act, symnb.Activation)
     assert act.constants["beta"] == 1.0
@@ -71,10 +81,14 @@ def test_derivative_latex_matches_the_activation(editor) -> None:
 
 
 def test_sliders_move_the_plot_and_the_activation(editor) -> None:
-    before = bytes(editor.plot.value)
+    before = bytes(editor.plot.ys)
+    frame = editor.plot.frame
     editor.sliders["beta"].value = 3.0
     editor._plot_throttle.flush()
-    assert bytes(editor.plot.value) != before
+    assert bytes(editor.plot.ys) != before and editor.plot.frame > frame
+    x = np.frombuffer(editor.plot.xs, dtype=np.float32).astype(float)
+    f = np.frombuffer(editor.plot.ys, dtype=np.float32)[: len(x)]
+    np.testing.assert_allclose(f, x * sigmoid(3.0 * x), rtol=1e-5, atol=1e-6)
     assert editor.activation.constants["beta"] == 3.0
     with pytest.raises(KeyError, match="alpha"):
         editor.set_constants(alpha=1.0)
@@ -84,6 +98,52 @@ def test_slider_range_grows_for_large_values(editor) -> None:
     editor.set_constants(beta=40.0)
     assert editor.sliders["beta"].value == 40.0
     assert editor.sliders["beta"].max >= 40.0
+
+
+def test_typed_value_grows_the_slider_range(editor) -> None:
+    """The classroom notebook asks for beta = 10; the slider starts at +-5."""
+    slider = editor.sliders["beta"]
+    assert slider.max == 5.0
+    editor.value_boxes["beta"].value = 10.0
+    assert slider.max >= 10.0 and slider.value == 10.0
+    assert editor.constants == {"beta": 10.0}
+    editor.value_boxes["beta"].value = -12.5
+    assert slider.min <= -12.5 and slider.value == -12.5
+    slider.value = 2.0  # and the box follows the slider
+    assert editor.value_boxes["beta"].value == 2.0
+
+
+def test_broken_formula_keeps_the_last_good_curves(editor) -> None:
+    good = bytes(editor.plot.ys)
+    editor.formula.value = "x*(1+"
+    editor.refresh()
+    assert bytes(editor.plot.ys) == good  # the last good plot stays
+    assert "FormulaError" in editor.plot.error and "never closed" in editor.plot.error
+    editor.formula.value = "tanh(x)"
+    editor.refresh()
+    assert editor.plot.error == ""
+    x = np.frombuffer(editor.plot.xs, dtype=np.float32).astype(float)
+    f = np.frombuffer(editor.plot.ys, dtype=np.float32)[: len(x)]
+    np.testing.assert_allclose(f, np.tanh(x), rtol=1e-5, atol=1e-6)
+
+
+def test_comparison_curves() -> None:
+    ed = ActivationEditor("x*sigmoid(x)", compare=("relu", "tanh"))
+    curves = ed.curves()
+    assert list(curves) == ["x", "f", "f'", "relu", "tanh"]
+    x = curves["x"].astype(float)
+    np.testing.assert_allclose(curves["relu"], np.maximum(x, 0), atol=1e-7)
+    np.testing.assert_allclose(curves["tanh"], np.tanh(x), rtol=1e-5, atol=1e-6)
+    assert ed.plot.names == ["f", "f'", "relu", "tanh"]
+    assert len(ed.plot.ys) == 4 * len(ed.plot.xs)
+
+
+def test_presentation_shows_display_size_latex() -> None:
+    ed = ActivationEditor("x*sigmoid(beta*x)", presentation=True)
+    assert "$$f(x) = " in ed.latex.value and "font-size:180%" in ed.latex.value
+    assert ed.plot.presentation
+    ed.presentation = False
+    assert ed.latex.value.startswith("$f(x) = ") and not ed.plot.presentation
 
 
 @pytest.mark.parametrize(
@@ -159,8 +219,7 @@ def test_callback_errors_go_into_the_output(editor, monkeypatch) -> None:
     def broken(*a, **k):
         raise RuntimeError("plot exploded")
 
-    monkeypatch.setattr(editor_module, "_plot_with_library", broken)
-    monkeypatch.setattr(editor_module.plots, "activation_png", broken)
+    monkeypatch.setattr(editor_module, "f32", broken)
     editor._plot_throttle._last = float("-inf")
     editor.sliders[
         "beta"
@@ -189,7 +248,8 @@ def test_editor_activation_is_offered_in_the_playground(editor, fake_nn) -> None
 
     pg = Playground()
     assert "swish_beta" in pg.activation_names()
-    pg.layer_activation[0].value = "swish_beta"
+    pg.set_activation("swish_beta", layer=0)
+    pg.wait_for_build()
     used = fake_nn.instances[-1].activation[0]
     assert isinstance(used, symnb.Activation) and used.name == "swish_beta"
     cfg = pg.config
@@ -251,7 +311,8 @@ def test_activations_defined_in_the_notebook_are_found(monkeypatch, fake_nn) -> 
     assert "bump" in names and "xtanh" in names
     assert names[:4] == ["tanh", "relu", "sigmoid", "linear"]
     assert "not_an_activation" not in names
-    pg.neuron_activation[0][0].value = "bump"
+    pg.set_activation("bump", layer=0, neuron=0)
+    pg.wait_for_build()
     used = fake_nn.instances[-1].activation[0][0]
     assert isinstance(used, symnb.Activation) and used.name == "bump"
 

@@ -11,9 +11,14 @@ from __future__ import annotations
 import json
 import time
 
+import numpy as np
 import pytest
 
 from .conftest import png_ok
+
+
+def floats(data: bytes) -> np.ndarray:
+    return np.frombuffer(data, dtype=np.float32)
 
 
 def wait_for(cond, timeout: float = 10.0) -> bool:
@@ -29,7 +34,7 @@ def wait_for(cond, timeout: float = 10.0) -> bool:
 def pg(fake_nn):
     from symnb.widgets import Playground
 
-    p = Playground(refresh_interval=0.1, plot_interval=0.3)
+    p = Playground(refresh_interval=0.1, frame_interval=0.05)
     yield p
     p.pause()
 
@@ -44,19 +49,28 @@ def test_initial_state(pg, fake_nn) -> None:
     assert m.sizes == [2, 4, 2, 1]
     assert m.loss == "bce_with_logits"
     assert m.activation == ["tanh", "tanh"]
-    assert png_ok(pg.boundary.value) and png_ok(pg.loss_plot.value)
-    assert all(png_ok(img.value) for row in pg.neuron_maps for img in row)
-    assert [len(r) for r in pg.neuron_maps] == [4, 2]
+    v = pg.view
+    assert v.hidden == [4, 2] and v.features == ["x1", "x2"]
+    assert floats(v.output_map).shape == (100 * 100,)
+    assert floats(v.neuron_maps).shape == (6 * v.neuron_grid**2,)
+    # weights of the three layers, as the model holds them
+    want = np.concatenate([w.ravel() for w in m.weights]).astype(np.float32)
+    np.testing.assert_array_equal(floats(v.weights), want)
+    assert len(floats(v.train_points)) == 3 * 250
+    assert pg.errors == [] and pg.stats()["epoch"] == 0
 
 
 def test_step_trains_one_epoch_and_updates_the_view(pg, fake_nn) -> None:
-    before = pg.boundary.value
+    before = pg.view.output_map
+    frames = pg.stats()["frames"]
     pg.step_button.click()
     assert pg.epoch == 1
     assert len(pg.history["train"]) == len(pg.history["test"]) == 1
     assert pg.epoch_label.value == "Epoch 1"
     assert "Training loss 0.500" in pg.loss_label.value
-    assert pg.boundary.value != before  # the fake's weights shrink each epoch
+    assert pg.view.output_map != before  # the fake's weights shrink each epoch
+    assert pg.stats()["frames"] > frames and pg.view.epoch == 1
+    np.testing.assert_allclose(floats(pg.view.loss_train), [0.5])
     call = fake_nn.instances[-1].train_calls[-1]
     assert call["batch_size"] == 10 and call["l1"] == 0 and call["l2"] == 0
     assert call["n"] == 250  # 50 % of 500 points
@@ -125,11 +139,18 @@ def test_refresh_rate_is_bounded_and_final_state_sent(pg, fake_nn, sent) -> None
     elapsed = time.monotonic() - t0
     assert pg.epoch > 30
     label_msgs = sent[pg.epoch_label.model_id]
-    plot_msgs = sent[pg.boundary.model_id]
+    view_msgs = sent[pg.view.model_id]
     assert label_msgs <= elapsed / pg.refresh_interval + 3
-    assert plot_msgs <= elapsed / pg.plot_interval + 3
-    assert label_msgs < pg.epoch / 3  # far fewer messages than epochs
+    assert view_msgs <= elapsed / pg.frame_interval + 5
+    assert view_msgs < pg.epoch  # fewer messages than epochs
     assert pg.epoch_label.value == f"Epoch {pg.epoch}"
+    assert pg.view.epoch == pg.epoch  # the final state was sent
+    sent_loss = floats(pg.view.loss_train)
+    assert sent_loss[-1] == np.float32(pg.history["train"][-1])
+    if pg.epoch <= 1000:
+        assert len(sent_loss) == pg.epoch
+    else:  # long curves are thinned to about 1000 points, the last one kept
+        assert len(sent_loss) <= 1001 and pg.view.loss_step == -(-pg.epoch // 1000)
 
 
 def test_config_round_trip(fake_nn) -> None:
@@ -166,8 +187,9 @@ def test_config_round_trip(fake_nn) -> None:
     assert b.config == got
     assert b.noise.value == 15 and b.dataset.value == "spiral"
     assert b.feature_boxes["sin x1"].value and not b.feature_boxes["x1^2"].value
-    assert [len(r) for r in b.neuron_maps] == [3, 2, 2]
-    assert b.neuron_activation[1][1].value == "sigmoid"
+    assert b.view.hidden == [3, 2, 2]
+    assert b.view.neuron_activations[1] == ["", "sigmoid"]
+    assert b.view.layer_activations == ["relu", "tanh", "linear"]
     b.step()
     b.config = {"dataset": "xor"}  # the setter applies a setup too (epoch 0)
     assert b.epoch == 0 and b.config["hidden"] == [4, 2]
@@ -204,24 +226,30 @@ def test_regression_problem(pg, fake_nn) -> None:
     assert len(pg._data["X_train"]) == 600
     pg.dataset.value = "multi-gaussian"
     pg.step()
-    assert pg.epoch == 1 and png_ok(pg.boundary.value)
+    assert pg.epoch == 1 and pg.view.problem == "regression"
+    assert np.abs(floats(pg.view.train_points)[2::3]).max() <= 1
     assert pg.config["problem"] == "regression"
 
 
 def test_structure_controls(pg, fake_nn) -> None:
-    pg.add_layer_button.click()
-    assert fake_nn.instances[-1].sizes == [2, 4, 2, 2, 1]
-    assert len(pg.neuron_maps) == 3
-    pg.remove_layer_button.click()
-    pg.remove_layer_button.click()
-    assert fake_nn.instances[-1].sizes == [2, 4, 1]
-    pg.add_neuron_buttons[0].click()
-    assert fake_nn.instances[-1].sizes == [2, 5, 1]
-    pg.remove_neuron_buttons[0].click()
-    pg.remove_neuron_buttons[0].click()
-    assert fake_nn.instances[-1].sizes == [2, 3, 1]
-    pg.add_neuron_buttons[0].click()
-    pg.add_neuron_buttons[0].click()
+    pg.add_layer()
+    pg.wait_for_build()
+    assert pg.model.sizes == [2, 4, 2, 2, 1]
+    assert pg.view.hidden == [4, 2, 2]
+    pg.remove_layer()
+    pg.remove_layer()
+    pg.wait_for_build()
+    assert pg.model.sizes == [2, 4, 1]
+    pg.add_neuron(0)
+    assert pg.model.sizes == [2, 5, 1]
+    pg.remove_neuron(0)
+    pg.remove_neuron(0)
+    pg.wait_for_build()
+    assert pg.model.sizes == [2, 3, 1]
+    with pytest.raises(IndexError, match="1 hidden layers"):
+        pg.add_neuron(3)
+    pg.add_neuron(0)
+    pg.add_neuron(0)
     pg.feature_boxes["x1*x2"].value = True
     assert fake_nn.instances[-1].sizes == [3, 5, 1]
     # the last feature cannot be unchecked
@@ -233,17 +261,21 @@ def test_structure_controls(pg, fake_nn) -> None:
 
 def test_activation_per_layer_and_per_neuron(pg, fake_nn) -> None:
     pg.activation.value = "relu"
-    assert fake_nn.instances[-1].activation == ["relu", "relu"]
-    pg.layer_activation[1].value = "sigmoid"
-    assert fake_nn.instances[-1].activation == ["relu", "sigmoid"]
-    pg.neuron_activation[0][2].value = "tanh"
-    assert fake_nn.instances[-1].activation == [
-        ["relu", "relu", "tanh", "relu"],
-        "sigmoid",
-    ]
+    pg.wait_for_build()
+    assert pg.model.activation == ["relu", "relu"]
+    pg.set_activation("sigmoid", layer=1)
+    pg.wait_for_build()
+    assert pg.model.activation == ["relu", "sigmoid"]
+    pg.set_activation("tanh", layer=0, neuron=2)
+    pg.wait_for_build()
+    assert pg.model.activation == [["relu", "relu", "tanh", "relu"], "sigmoid"]
     assert pg.config["activations"] == [["relu", "relu", "tanh", "relu"], "sigmoid"]
-    pg.neuron_activation[0][2].value = ""  # back to the layer's
-    assert fake_nn.instances[-1].activation == ["relu", "sigmoid"]
+    assert pg.view.neuron_activations[0] == ["", "", "tanh", ""]
+    pg.set_activation("", layer=0, neuron=2)  # back to the layer's
+    pg.wait_for_build()
+    assert pg.model.activation == ["relu", "sigmoid"]
+    with pytest.raises(ValueError, match="unknown activation 'nope'"):
+        pg.set_activation("nope", layer=0)
 
 
 def test_data_controls_regenerate(pg, fake_nn) -> None:
@@ -260,13 +292,14 @@ def test_data_controls_regenerate(pg, fake_nn) -> None:
     assert fake_nn.instances[-1].train_calls[-1]["batch_size"] == 3
 
 
-def test_view_options_redraw(pg) -> None:
-    plain = pg.boundary.value
+def test_view_options_reach_the_view(pg) -> None:
     pg.show_test.value = True
-    with_test = pg.boundary.value
-    assert with_test != plain
-    pg.discretize.value = True
-    assert pg.boundary.value != with_test
+    assert pg.view.show_test
+    pg.set_view(discretize=True, show_test=False)
+    assert pg.view.discretize and not pg.view.show_test
+    assert pg.discretize.value and not pg.show_test.value
+    with pytest.raises(TypeError, match="show_test"):
+        pg.set_view(show_test="yes")
 
 
 def test_errors_in_training_are_shown_and_stop(pg, fake_nn) -> None:
@@ -281,8 +314,13 @@ def test_errors_in_training_are_shown_and_stop(pg, fake_nn) -> None:
     assert not pg.is_running
     assert "NaN" in pg.status.value
     assert any("NaN" in o.get("text", "") for o in pg.output.outputs)
+    assert [type(e) for e in pg.errors] == [FloatingPointError]
     pg.step()  # also shown, not raised
     assert "NaN" in pg.status.value
+    assert len(pg.errors) == 2
+    pg.reset()  # Reset clears the error box
+    assert pg.errors == [] and pg.output.outputs == ()
+    assert "NaN" not in pg.status.value
 
 
 def test_model_build_error_is_shown(monkeypatch, fake_nn) -> None:
@@ -311,13 +349,14 @@ def test_headless_display_has_a_png(pg) -> None:
 def test_rebuilding_does_not_leak_widgets(pg) -> None:
     from ipywidgets.widgets.widget import _instances
 
-    pg.add_layer_button.click()
-    pg.remove_layer_button.click()
+    pg.add_layer()
+    pg.remove_layer()
     before = len(_instances)
     for _ in range(3):
-        pg.add_layer_button.click()
-        pg.add_neuron_buttons[-1].click()
-        pg.remove_layer_button.click()
+        pg.add_layer()
+        pg.add_neuron(2)
+        pg.remove_layer()
+    pg.wait_for_build()
     assert len(_instances) == before
     pg.close()
     assert not pg.is_running
@@ -331,14 +370,12 @@ def test_dom_classes_for_browser_tests(pg) -> None:
         pg.step_button: "symnb-step",
         pg.reset_button: "symnb-reset",
         pg.epoch_label: "symnb-epoch",
-        pg.loss_plot: "symnb-loss-plot",
-        pg.boundary: "symnb-boundary",
+        pg.view: "symnb-view",
+        pg.speed_slider: "symnb-speed",
+        pg.presentation: "symnb-presentation",
         pg.loss_label: "symnb-loss",
         pg.dataset: "symnb-dataset",
         pg: "symnb-playground",
     }
     for widget, name in expected.items():
         assert name in widget._dom_classes, name
-    assert all(
-        "symnb-neuron" in img._dom_classes for row in pg.neuron_maps for img in row
-    )

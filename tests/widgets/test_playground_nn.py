@@ -25,7 +25,15 @@ def test_learns_the_gaussian_data_set() -> None:
     acc = pg.model.evaluate(pg._data["X_test"], pg._data["y_test"])["accuracy"]
     assert acc > 0.9
     assert pg.epoch_label.value == "Epoch 15"
-    assert png_ok(pg.boundary.value) and png_ok(pg.loss_plot.value)
+    # the output map sent to the browser is 2 P(class 1) - 1 over the plane
+    xs = np.linspace(-6, 6, 100)
+    gx, gy = np.meshgrid(xs, xs)
+    plane = np.stack([gx.ravel(), gy.ravel()], 1).astype(np.float32)
+    p = pg.model.predict_proba(plane)[:, 1]
+    sent = np.frombuffer(pg.view.output_map, dtype=np.float32)
+    np.testing.assert_allclose(sent, 2 * p - 1, atol=1e-5)
+    assert sent[0] < 0 < sent[-1]  # blue blob at (2, 2), orange at (-2, -2)
+    assert png_ok(pg.snapshot_png())
 
 
 def test_pause_stops_real_training() -> None:
@@ -103,8 +111,15 @@ def test_regression_and_hidden_maps() -> None:
     )
     pg.train(epochs=2)
     assert pg.model.sizes == [4, 5, 3, 1]
-    assert [len(r) for r in pg.neuron_maps] == [5, 3]
-    assert all(png_ok(img.value) for row in pg.neuron_maps for img in row)
+    assert pg.view.hidden == [5, 3] and pg.view.features == ["x1", "x2", "x1^2", "x2^2"]
+    n = pg.view.neuron_grid
+    maps = np.frombuffer(pg.view.neuron_maps, dtype=np.float32).reshape(8, n * n)
+    xs = np.linspace(-6, 6, n)
+    gx, gy = np.meshgrid(xs, xs)
+    a, b = gx.ravel(), gy.ravel()
+    inputs = np.stack([a, b, a * a, b * b], 1).astype(np.float32)
+    hidden = np.concatenate([h.T for h in pg.model.hidden_outputs(inputs)])
+    np.testing.assert_allclose(maps, hidden, rtol=1e-5, atol=1e-6)
     assert np.isfinite(pg.history["test"]).all()
 
 
