@@ -5,6 +5,12 @@ the activation formulas as text with their constants and learnable markers, the 
 the flat ``parameters`` array (weights, biases, learned constants), and ``mask_<i>`` for
 masked layers. Loading parses the formulas again (through the safe parser) and
 recompiles the kernels.
+
+A file is not trusted: every field is checked, array sizes are compared with the
+declared network from the ``.npy`` headers before anything is decompressed or allocated
+(:mod:`symnb.nn.safe_npz`), members that are not needed are never read, and every
+problem is one :class:`symnb.errors.ModelFileError` (a ``ValueError``) naming the file.
+A formula that no longer parses is an error, never replaced by a library activation.
 """
 
 from __future__ import annotations
@@ -304,6 +310,60 @@ def _parameter_bounds(
     return low, low + sum(learnable[k] for ids in layers for k in ids or ())
 
 
+def _read_arrays(
+    members: NpzMembers, sizes: list[int], bounds: tuple[int, int]
+) -> tuple[np.ndarray, list[np.ndarray | None]]:
+    """The flat parameters (their count within ``bounds``, checked from the .npy
+    header before reading) and the mask of each layer (None: no mask)."""
+    path = members.path
+    low, high = bounds
+    shape, _ = members.header("parameters")
+    if len(shape) != 1 or not low <= shape[0] <= high:
+        expected = f"{low}" if low == high else f"{low} to {high}"
+        raise ModelFileError(
+            path,
+            f"the sizes {sizes} need {expected} parameters but the file stores "
+            f"an array of shape {tuple(shape)}",
+        )
+    parameters = members.read("parameters", "f", shape=shape)
+    masks: list[np.ndarray | None] = [None] * (len(sizes) - 1)
+    for name in members.names():
+        if not name.startswith("mask_"):
+            continue  # other members are never read
+        found = _MASK_MEMBER.fullmatch(name)
+        if found is None or int(found.group(1)) >= len(masks):
+            raise ModelFileError(
+                path, f"the array {name!r} names no layer 0..{len(masks) - 1}"
+            )
+        i = int(found.group(1))
+        masks[i] = members.read(name, "fiub", shape=(sizes[i], sizes[i + 1]))
+    return parameters, masks
+
+
+def _settings(meta: _Fields) -> dict[str, Any]:
+    """dtype, backend, task, seed and epochs_trained of the saved model, checked."""
+    dtype = meta.get("dtype", (str,))
+    if dtype not in ("float32", "float64"):
+        meta.fail(f"must be 'float32' or 'float64', not {dtype!r:.80}", "dtype")
+    backend = meta.get("backend", (str,), "auto")
+    if backend not in _BACKENDS:
+        meta.fail(f"is {backend!r:.80}", "backend")
+    task = meta.get("task", (str, type(None)), None)
+    if task not in _TASKS:
+        meta.fail(f"is {task!r:.80}", "task")
+    seed = meta.get("seed", (int, type(None)), None)
+    if seed is not None and seed < 0:
+        meta.fail(f"must be an integer >= 0 or null, not {seed}", "seed")
+    epochs = meta.integer("epochs_trained", 0, 0)
+    return {
+        "dtype": dtype,
+        "backend": backend,
+        "task": task,
+        "seed": seed,
+        "epochs_trained": epochs,
+    }
+
+
 def model_from_file(
     path: str | os.PathLike, backend: str | None = None, device: int | None = None
 ) -> Any:
@@ -311,10 +371,17 @@ def model_from_file(
     from .model import MLP
 
     path = os.fspath(path)
+    # the caller's arguments are checked here, so that the file is not blamed for them
     if backend is not None and backend not in _BACKENDS:
         raise ValueError(
             f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}"
         )
+    if device is not None and (
+        isinstance(device, bool)
+        or not isinstance(device, (int, np.integer))
+        or device < 0
+    ):
+        raise ValueError(f"device must be a GPU index >= 0, not {device!r}")
     with closing(NpzMembers(path, NOT_OURS)) as members:
         meta = _read_meta(members)
         sizes = _read_sizes(meta)
@@ -323,40 +390,10 @@ def model_from_file(
             for i, entry in enumerate(meta.get("activations", (list,)))
         ]
         layers = _layer_table(meta, sizes, len(table))
-        low, high = _parameter_bounds(sizes, layers, table)
-        shape, _ = members.header("parameters")
-        if len(shape) != 1 or not low <= shape[0] <= high:
-            expected = f"{low}" if low == high else f"{low} to {high}"
-            raise ModelFileError(
-                path,
-                f"the sizes {sizes} need {expected} parameters but the file stores "
-                f"an array of shape {tuple(shape)}",
-            )
-        parameters = members.read("parameters", "f", shape=shape)
-        masks: list[np.ndarray | None] = [None] * (len(sizes) - 1)
-        for name in members.names():
-            if not name.startswith("mask_"):
-                continue  # other members are never read
-            found = _MASK_MEMBER.fullmatch(name)
-            if found is None or int(found.group(1)) >= len(masks):
-                raise ModelFileError(
-                    path, f"the array {name!r} names no layer 0..{len(masks) - 1}"
-                )
-            i = int(found.group(1))
-            masks[i] = members.read(name, "fiub", shape=(sizes[i], sizes[i + 1]))
-    dtype = meta.get("dtype", (str,))
-    if dtype not in ("float32", "float64"):
-        meta.fail(f"must be 'float32' or 'float64', not {dtype!r:.80}", "dtype")
-    saved_backend = meta.get("backend", (str,), "auto")
-    if saved_backend not in _BACKENDS:
-        meta.fail(f"is {saved_backend!r:.80}", "backend")
-    task = meta.get("task", (str, type(None)), None)
-    if task not in _TASKS:
-        meta.fail(f"is {task!r:.80}", "task")
-    seed = meta.get("seed", (int, type(None)), None)
-    if seed is not None and seed < 0:
-        meta.fail(f"must be an integer >= 0 or null, not {seed}", "seed")
-    epochs = meta.integer("epochs_trained", 0, 0)
+        parameters, masks = _read_arrays(
+            members, sizes, _parameter_bounds(sizes, layers, table)
+        )
+    settings = _settings(meta)
 
     activations = [_rebuild_activation(path, i, kw) for i, kw in enumerate(table)]
     per_layer = [
@@ -369,11 +406,11 @@ def model_from_file(
             activation=[p if p is not None else "identity" for p in per_layer[:-1]],
             output=per_layer[-1],
             loss=loss,
-            backend=backend or saved_backend,
+            backend=backend or settings["backend"],
             device=0 if device is None else device,
-            seed=seed,
-            dtype=dtype,
-            task=task,
+            seed=settings["seed"],
+            dtype=settings["dtype"],
+            task=settings["task"],
             masks=masks if any(m is not None for m in masks) else None,
         )
         model.set_flat_parameters(parameters)
@@ -381,5 +418,5 @@ def model_from_file(
         raise ModelFileError(
             path, f"the saved network cannot be rebuilt: {exc}"
         ) from None
-    model.epochs_trained = epochs
+    model.epochs_trained = settings["epochs_trained"]
     return model
