@@ -267,6 +267,11 @@ def _layer_table(
     layers = meta.get("layers", (list,))
     if len(layers) != len(sizes) - 1:
         meta.fail(f"has {len(layers)} entries for {len(sizes) - 1} layers", "layers")
+    if n_activations > sum(sizes[1:]):  # each entry is parsed and compiled
+        meta.fail(
+            f"lists {n_activations} formulas for {sum(sizes[1:])} neurons",
+            "activations",
+        )
     for i, ids in enumerate(layers):
         if ids is None:
             continue
