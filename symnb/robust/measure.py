@@ -1,0 +1,605 @@
+"""Measure the error of what a kernel computes, against mpmath, over the whole float range.
+
+* **Points** (:func:`sample_points`): magnitudes spaced evenly in exponent (Herbie's "by bit
+  pattern", not uniform in value) of both signs up to the dtype's overflow edge, the edges
+  where ``exp`` overflows and underflows, and points at and around every kink, singular
+  point and zero of a denominator (roots of the critical subexpressions, found by sign
+  changes and bisection), including their float32 roundings and neighbouring floats.
+* **Computed values** (:func:`evaluate`): the expression is evaluated with NumPy in the
+  kernel's dtype through the numpy backend's own translation (``lambdify`` with the same
+  stable ``sigmoid``/``softplus``/``logsigmoid``, ``Heaviside(u, 0)`` and NaN-propagating
+  ``Max``/``Min`` helpers). Operation order follows SymPy's tree as the C printer does;
+  the C code additionally shares subexpressions (CSE) and spells ``tanh(softplus(u))`` as a
+  rational function, which changes rounding by a few ulps but never the range behaviour.
+* **Reference** (:func:`reference`): the same expression at 40 significant digits with
+  mpmath (unbounded exponent range), kept as a double-double so that float64 errors are
+  measured exactly.
+* **Rule** (:func:`within_rule`): S = max(1, |x|, |x f'(x)|) with f' the derivative of the
+  measured expression; float64: |got - ref| <= 1e-9 |ref| + 1e-12 S, float32: |got - ref|
+  <= 2e-5 |ref| + 1e-6 S; where |ref| exceeds the dtype's range, inf of the right sign is
+  correct.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import mpmath
+import numpy as np
+import sympy as sp
+from sympy.core.relational import Relational
+from sympy.printing.pycode import MpmathPrinter
+
+DTYPES = ("float32", "float64")
+
+#: Relative and scale-absolute tolerances of the rule, per dtype.
+RULE = {"float32": (2e-5, 1e-6), "float64": (1e-9, 1e-12)}
+
+#: Decimal digits of the mpmath reference.
+REFERENCE_DIGITS = 40
+
+#: Values of y_true at which losses are measured.
+LOSS_TARGETS = (0.0, 1.0, 0.3, -1.0)
+
+#: At most this many critical points per subexpression are sampled around.
+MAX_ROOTS = 12
+
+_MAX_EXP_ARG = 1e300  # mpmath cannot hold exp(exp(1e300)): beyond this exp is inf / 0
+
+
+# ------------------------------------------------------------------ the sample points
+
+
+def _grid() -> np.ndarray:
+    """Exponent-uniform magnitudes of both signs, up to float64's overflow edge."""
+    dense = 10.0 ** np.arange(-8.0, 8.001, 0.25)
+    outer = np.concatenate(
+        [
+            10.0 ** np.arange(-38.0, -8.0, 3.0),
+            10.0 ** np.arange(9.0, 38.1, 2.0),
+            [np.finfo(np.float32).max, float(np.float32(1.7e38))],
+            10.0 ** np.arange(45.0, 308.1, 25.0),
+            [np.finfo(np.float64).max],
+        ]
+    )
+    # a deterministic jitter moves points off round decimal values (bit-pattern spread)
+    rng = np.random.default_rng(12345)
+    jitter = 1.0 + 0.37 * rng.random(dense.size)
+    mags = np.concatenate([dense * jitter, dense, outer])
+    # exp's overflow/underflow edges in both dtypes, and values just around them
+    edges = np.array([20.0, 40.0, 50.0, 87.0, 88.7, 89.5, 103.0, 104.5, 200.0])
+    edges64 = np.array([700.0, 709.7, 710.5, 745.2, 746.0, 1000.0, 1e4])
+    mags = np.concatenate([mags, edges, edges64])
+    pts = np.concatenate([[0.0], mags, -mags])
+    return np.unique(_round_to_float32(pts))
+
+
+def _round_to_float32(pts: np.ndarray) -> np.ndarray:
+    """Points inside float32's range become float32 values (measurable in both dtypes)."""
+    inside = np.abs(pts) <= float(np.finfo(np.float32).max)
+    with np.errstate(all="ignore"):
+        r = pts.astype(np.float32).astype(np.float64)
+    return np.where(inside, r, pts)
+
+
+_GRID = _grid()
+
+
+def _critical_subexpressions(expr: sp.Expr) -> list[sp.Expr]:
+    """Expressions whose zeros are kinks, singular points or zeros of denominators."""
+    out: list[sp.Expr] = []
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, (sp.Heaviside, sp.Abs, sp.sign, sp.floor, sp.ceiling)):
+            out.append(node.args[0])
+        elif isinstance(node, (sp.Max, sp.Min)):
+            a = node.args
+            out.extend(a[i] - a[j] for i in range(len(a)) for j in range(i + 1, len(a)))
+        elif isinstance(node, sp.Pow) and node.exp.is_number and node.exp.is_negative:
+            out.append(node.base)
+        elif (
+            isinstance(node, sp.Pow) and node.exp.is_number and not node.exp.is_integer
+        ):
+            out.append(node.base)
+        elif isinstance(node, sp.log):
+            out.append(node.args[0])
+        elif isinstance(node, Relational):
+            out.append(node.lhs - node.rhs)
+    return out
+
+
+def _roots(g: sp.Expr, var: sp.Symbol, subs: dict, grid: np.ndarray) -> list[float]:
+    """Zeros of g(var) on the grid: sign changes refined by bisection, and exact zeros."""
+    g = sp.sympify(g).xreplace({k: sp.Float(v) for k, v in subs.items()})
+    if (
+        not isinstance(g, sp.Expr)
+        or var not in g.free_symbols
+        or g.free_symbols - {var}
+    ):
+        return []
+    fn = _numpy_function(g, (var,))
+    if fn is None:
+        return []
+    with np.errstate(all="ignore"):
+        try:
+            v = np.asarray(fn(grid), dtype=np.float64) * np.ones_like(grid)
+        except Exception:  # noqa: BLE001 - a subexpression NumPy cannot evaluate
+            return []
+    z = v == 0  # isolated exact zeros (not a run of values that underflow to 0)
+    iso = z.copy()
+    iso[1:] &= ~z[:-1]
+    iso[:-1] &= ~z[1:]
+    roots = list(grid[iso])
+    s = np.sign(v)
+    ok = np.isfinite(v[:-1]) & np.isfinite(v[1:])
+    idx = np.flatnonzero(ok & (s[:-1] * s[1:] < 0))
+    if idx.size:
+        lo, hi = grid[idx].copy(), grid[idx + 1].copy()
+        slo = s[idx]
+        with np.errstate(all="ignore"):
+            for _ in range(80):
+                mid = 0.5 * (lo + hi)
+                sm = np.sign(np.asarray(fn(mid), dtype=np.float64) * np.ones_like(mid))
+                left = sm == slo
+                lo = np.where(left, mid, lo)
+                hi = np.where(left, hi, mid)
+        roots.extend(0.5 * (lo + hi))
+    return roots[:MAX_ROOTS]
+
+
+def _around(x0: float) -> list[float]:
+    """x0, its float32 rounding, neighbouring floats and points at growing distances."""
+    pts = [x0]
+    if abs(x0) >= float(np.finfo(np.float32).max) / 2:
+        return pts
+    x32 = float(np.float32(x0))
+    pts.append(x32)
+    for d in (1, 2, 8):
+        up = np.float32(x32)
+        dn = np.float32(x32)
+        for _ in range(d):
+            up = np.nextafter(up, np.float32(np.inf))
+            dn = np.nextafter(dn, np.float32(-np.inf))
+        pts += [float(up), float(dn)]
+    pts += [np.nextafter(x0, np.inf), np.nextafter(x0, -np.inf)]
+    scale = max(1.0, abs(x0))
+    for k in range(1, 9):
+        d = scale * 10.0**-k
+        for m in (1.0, 3.0):
+            pts += [x0 + m * d, x0 - m * d]
+    return pts
+
+
+def sample_points(
+    exprs: Sequence[sp.Expr], var: sp.Symbol, subs: dict | None = None
+) -> np.ndarray:
+    """Sorted float64 sample points for ``var``: the grid plus points around critical ones."""
+    subs = dict(subs or {})
+    extra: list[float] = []
+    seen: set = set()
+    for e in exprs:
+        for g in _critical_subexpressions(e):
+            if g in seen:
+                continue
+            seen.add(g)
+            for r in _roots(g, var, subs, _GRID):
+                if math.isfinite(r) and abs(r) < 1e300:
+                    extra.extend(_around(float(r)))
+            if len(extra) > 600:
+                break
+    pts = np.concatenate([_GRID, np.asarray(extra, dtype=np.float64)])
+    pts = pts[np.isfinite(pts)]
+    return np.unique(pts)
+
+
+# ------------------------------------------------------------------ computed values
+
+
+def _numpy_function(expr: sp.Expr, args: tuple):
+    """The numpy backend's lambdified function of ``expr`` (None if it cannot print)."""
+    from symnb.backends.numpy_ import _lambdify
+
+    try:
+        return _lambdify(expr, tuple(args))
+    except Exception:  # noqa: BLE001 - anything lambdify refuses is not measurable
+        return None
+
+
+def evaluate(
+    expr: sp.Expr,
+    inputs: tuple[sp.Symbol, ...],
+    params: tuple[sp.Symbol, ...],
+    values: Sequence[float],
+    columns: Sequence[np.ndarray],
+    dtype: str,
+) -> np.ndarray:
+    """``expr`` evaluated as the numpy kernel does, in ``dtype``, at the given input columns."""
+    fn = _numpy_function(expr, tuple(inputs) + tuple(params))
+    n = len(columns[0])
+    if fn is None:
+        return np.full(n, np.nan)
+    t = np.dtype(dtype).type
+    with np.errstate(all="ignore"):
+        cols = [np.asarray(c, dtype=dtype) for c in columns]
+        try:
+            r = fn(*cols, *[t(v) for v in values])
+        except Exception:  # noqa: BLE001 - a failing evaluation counts as NaN
+            return np.full(n, np.nan)
+    r = np.asarray(r)
+    if r.dtype.kind not in "fiub":
+        return np.full(n, np.nan)
+    out = np.broadcast_to(r.astype(dtype, copy=False), (n,))
+    return out.astype(np.float64)
+
+
+# ------------------------------------------------------------------ the reference
+
+
+def _mp_exp(u):
+    if u > _MAX_EXP_ARG:
+        return mpmath.inf
+    if u < -_MAX_EXP_ARG:
+        return mpmath.mpf(0)
+    return mpmath.exp(u)
+
+
+def _guarded(fn, low, high, limit: float = 1e8):
+    """fn, with its limits beyond |u| > limit (mpmath would build gigantic numbers)."""
+
+    def g(u):
+        if u > limit:
+            return high
+        if u < -limit:
+            return low
+        return fn(u)
+
+    return g
+
+
+def _mp_nan_or(args, pick):
+    if any(mpmath.isnan(a) for a in args):
+        return mpmath.nan
+    return pick(args)
+
+
+_MP_NAMESPACE = {
+    "mpmath": mpmath,
+    "exp": _mp_exp,
+    "sigmoid": lambda u: 1 / (1 + _mp_exp(-u)),
+    "softplus": lambda u: (
+        mpmath.log1p(_mp_exp(u)) if u < 50 else u + mpmath.log1p(_mp_exp(-u))
+    ),
+    "logsigmoid": lambda u: (
+        -mpmath.log1p(_mp_exp(-u)) if u > -50 else u - mpmath.log1p(_mp_exp(u))
+    ),
+    "heaviside0": lambda u: mpmath.mpf(1) if u > 0 else mpmath.mpf(0),
+    "symnb_max": lambda *a: _mp_nan_or(a, max),
+    "symnb_min": lambda *a: _mp_nan_or(a, min),
+    "sign": lambda u: mpmath.mpf(mpmath.sign(u)),
+    "log1p": mpmath.log1p,
+    "expm1": _guarded(mpmath.expm1, mpmath.mpf(-1), mpmath.inf, _MAX_EXP_ARG),
+    "erf": _guarded(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1)),
+    "erfc": _guarded(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0)),
+    "tanh": _guarded(mpmath.tanh, mpmath.mpf(-1), mpmath.mpf(1)),
+    "cosh": _guarded(mpmath.cosh, mpmath.inf, mpmath.inf),
+    "sinh": _guarded(mpmath.sinh, -mpmath.inf, mpmath.inf),
+}
+
+
+class _RefPrinter(MpmathPrinter):
+    """mpmath printer with symnb's function semantics (see docs/CONTRACTS.md)."""
+
+    def _print_Heaviside(self, e):
+        return f"heaviside0({self._print(e.args[0])})"
+
+    def _print_Max(self, e):
+        return "symnb_max(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def _print_Min(self, e):
+        return "symnb_min(" + ", ".join(self._print(a) for a in e.args) + ")"
+
+    def _print_sign(self, e):
+        return f"sign({self._print(e.args[0])})"
+
+    def _print_exp(self, e):
+        return f"exp({self._print(e.args[0])})"
+
+    def _print_Pow(self, e, rational=False):
+        if e.base is sp.E:
+            return f"exp({self._print(e.exp)})"
+        return super()._print_Pow(e, rational=rational)
+
+    def _fn(name):  # noqa: N805 - a method factory used in the class body
+        def p(self, e):
+            return f"{name}({', '.join(self._print(a) for a in e.args)})"
+
+        return p
+
+    _print_sigmoid = _fn("sigmoid")
+    _print_softplus = _fn("softplus")
+    _print_logsigmoid = _fn("logsigmoid")
+    _print_log1p = _fn("log1p")
+    _print_expm1 = _fn("expm1")
+    _print_erf = _fn("erf")
+    _print_erfc = _fn("erfc")
+    _print_tanh = _fn("tanh")
+    _print_cosh = _fn("cosh")
+    _print_sinh = _fn("sinh")
+
+
+@lru_cache(maxsize=256)
+def _mp_function(expr: sp.Expr, args: tuple):
+    return sp.lambdify(
+        args, expr, modules=[_MP_NAMESPACE, "mpmath"], printer=_RefPrinter
+    )
+
+
+def _to_double_double(v) -> tuple[float, float]:
+    """(hi, lo) float64 pair of an mpf; (nan, 0) for undefined values."""
+    if v is None or mpmath.isnan(v):
+        return math.nan, 0.0
+    if mpmath.isinf(v):
+        return (math.inf if v > 0 else -math.inf), 0.0
+    try:
+        hi = float(v)
+    except OverflowError:
+        hi = math.inf if v > 0 else -math.inf
+    if not math.isfinite(hi):
+        return hi, 0.0
+    return hi, float(v - hi)
+
+
+def reference(
+    expr: sp.Expr,
+    inputs: tuple[sp.Symbol, ...],
+    params: tuple[sp.Symbol, ...],
+    values: Sequence[float],
+    columns: Sequence[np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """High-precision values of ``expr`` at the points: (hi, lo) float64 arrays."""
+    n = len(columns[0])
+    hi = np.full(n, np.nan)
+    lo = np.zeros(n)
+    try:
+        fn = _mp_function(expr, tuple(inputs) + tuple(params))
+    except Exception:  # noqa: BLE001 - not translatable: no reference
+        return hi, lo
+    with mpmath.workdps(REFERENCE_DIGITS):
+        consts = [mpmath.mpf(float(v)) for v in values]
+        for i in range(n):
+            try:
+                args = [mpmath.mpf(float(c[i])) for c in columns]
+                v = fn(*args, *consts)
+                v = mpmath.mpf(v) if not isinstance(v, mpmath.mpf) else v
+            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                continue
+            except Exception:  # noqa: BLE001 - any other failure: point undefined
+                continue
+            hi[i], lo[i] = _to_double_double(v)
+    return hi, lo
+
+
+# ------------------------------------------------------------------ the rule
+
+
+def within_rule(
+    got: np.ndarray,
+    ref_hi: np.ndarray,
+    ref_lo: np.ndarray,
+    scale: np.ndarray,
+    dtype: str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ok, defined, ulps): the rule per point, where the reference exists, error in ulps."""
+    rel, ab = RULE[dtype]
+    big = float(np.finfo(dtype).max)
+    defined = ~np.isnan(ref_hi)
+    with np.errstate(all="ignore"):
+        err = np.abs((got - ref_hi) - ref_lo)
+        tol = rel * np.abs(ref_hi) + ab * scale
+        ok = err <= tol
+        over = np.abs(ref_hi) > big
+        ok = np.where(over, np.isinf(got) & (np.sign(got) == np.sign(ref_hi)), ok)
+        ok = np.where(
+            np.isinf(ref_hi), np.isinf(got) & (np.sign(got) == np.sign(ref_hi)) | ok, ok
+        )
+        ok &= ~np.isnan(got)
+        tiny = float(
+            np.finfo(dtype).tiny
+        )  # ulps of normal numbers below the normal range
+        r = np.clip(np.abs(ref_hi), tiny, big).astype(dtype)
+        spacing = np.spacing(r).astype(np.float64)
+        ulps = np.where(np.isfinite(got), err / spacing, np.inf)
+        ulps = np.where(over & ok, 0.0, ulps)
+    return ok & defined, defined, ulps
+
+
+def scale_of(columns: Sequence[np.ndarray], dref: np.ndarray) -> np.ndarray:
+    """S = max(1, |x|, |x * d|) with d the derivative's reference (0 where undefined)."""
+    x = np.abs(np.asarray(columns[0], dtype=np.float64))
+    with np.errstate(all="ignore"):
+        d = np.where(np.isfinite(dref), np.abs(x * dref), 0.0)
+    d = np.where(np.isnan(d), 0.0, d)
+    return np.maximum(np.maximum(1.0, x), d)
+
+
+# ------------------------------------------------------------------ the problem
+
+
+@dataclass
+class Problem:
+    """What to measure: one expression, its reference values and scale, at fixed points."""
+
+    inputs: tuple[sp.Symbol, ...]
+    params: tuple[sp.Symbol, ...]
+    values: tuple[float, ...]
+    columns: tuple[np.ndarray, ...]
+    ref_hi: np.ndarray
+    ref_lo: np.ndarray
+    scale: np.ndarray
+    cache: dict = field(default_factory=dict)
+
+    @property
+    def x(self) -> np.ndarray:
+        """The first input's sample values."""
+        return self.columns[0]
+
+    def measure(self, expr: sp.Expr, dtype: str) -> Measurement:
+        """Measure ``expr`` in ``dtype`` against the reference (memoised per expression)."""
+        key = (expr, dtype)
+        m = self.cache.get(key)
+        if m is None:
+            got = evaluate(
+                expr, self.inputs, self.params, self.values, self.columns, dtype
+            )
+            ok, defined, ulps = within_rule(
+                got, self.ref_hi, self.ref_lo, self.scale, dtype
+            )
+            # inputs that the dtype cannot hold are not points of this dtype
+            inside = np.ones(self.x.size, dtype=bool)
+            for c in self.columns:
+                with np.errstate(all="ignore"):
+                    inside &= c.astype(dtype).astype(np.float64) == c
+            ok, defined = ok & inside, defined & inside
+            m = Measurement(dtype, self.columns, got, ok, defined, ulps)
+            self.cache[key] = m
+        return m
+
+    def subset(self, mask: np.ndarray) -> Problem:
+        """The same problem restricted to some points."""
+        return Problem(
+            self.inputs,
+            self.params,
+            self.values,
+            tuple(c[mask] for c in self.columns),
+            self.ref_hi[mask],
+            self.ref_lo[mask],
+            self.scale[mask],
+        )
+
+
+def input_columns(
+    kind: str, exprs: Sequence[sp.Expr], inputs: tuple, subs: dict
+) -> tuple[np.ndarray, ...]:
+    """Sample columns: x for an activation; (p, t) pairs over LOSS_TARGETS for a loss."""
+    var = inputs[0]
+    if kind != "loss" or len(inputs) < 2:
+        return (sample_points(exprs, var, subs),)
+    ps, ts = [], []
+    for tv in LOSS_TARGETS:
+        pts = sample_points(exprs, var, {**subs, inputs[1]: sp.Float(tv)})
+        ps.append(pts)
+        ts.append(np.full(pts.size, tv))
+    return (np.concatenate(ps), np.concatenate(ts))
+
+
+def make_problem(
+    expr: sp.Expr,
+    derivative: sp.Expr,
+    inputs: tuple[sp.Symbol, ...],
+    params: tuple[sp.Symbol, ...],
+    values: Sequence[float],
+    columns: tuple[np.ndarray, ...],
+) -> Problem:
+    """A Problem with reference values of ``expr`` and the scale from ``derivative``."""
+    hi, lo = reference(expr, inputs, params, values, columns)
+    dhi, _ = reference(derivative, inputs, params, values, columns)
+    return Problem(
+        tuple(inputs),
+        tuple(params),
+        tuple(float(v) for v in values),
+        tuple(columns),
+        hi,
+        lo,
+        scale_of(columns, dhi),
+    )
+
+
+# ------------------------------------------------------------------ results
+
+
+@dataclass
+class Measurement:
+    """Error of one expression in one dtype at every sample point."""
+
+    dtype: str
+    columns: tuple[np.ndarray, ...]
+    got: np.ndarray
+    ok: np.ndarray
+    defined: np.ndarray
+    ulps: np.ndarray
+
+    @property
+    def bad(self) -> np.ndarray:
+        """Points where the reference exists and the rule fails."""
+        return self.defined & ~self.ok
+
+    @property
+    def n_bad(self) -> int:
+        """How many points fail the rule."""
+        return int(np.count_nonzero(self.bad))
+
+    @property
+    def passes(self) -> bool:
+        """Whether every point with a reference satisfies the rule."""
+        return self.n_bad == 0
+
+    def max_ulps(self) -> float:
+        """Largest error in ulps (inf when a result is not finite)."""
+        u = self.ulps[self.defined]
+        return float(np.max(u)) if u.size else 0.0
+
+    def median_ulps(self) -> float:
+        """Median error in ulps."""
+        u = self.ulps[self.defined]
+        return float(np.median(u)) if u.size else 0.0
+
+    def regions(self, limit: int = 6) -> list[str]:
+        """Where the rule fails, as ranges of the first input ("non-finite" marked)."""
+        return failing_regions(self.columns[0], self.bad, self.got, limit)
+
+
+def failing_regions(
+    x: np.ndarray, bad: np.ndarray, got: np.ndarray, limit: int = 6
+) -> list[str]:
+    """Contiguous ranges (in sorted x) where ``bad`` holds, as short text."""
+    if not bad.any():
+        return []
+    order = np.argsort(x, kind="stable")
+    xs, bs, gs = x[order], bad[order], got[order]
+    out: list[str] = []
+    i = 0
+    n = xs.size
+    while i < n:
+        if not bs[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < n and bs[j + 1]:
+            j += 1
+        nonfinite = not np.all(np.isfinite(gs[i : j + 1]))
+        what = "non-finite" if nonfinite else "above the rule"
+        if xs[i] == xs[j]:
+            out.append(f"x = {xs[i]:.7g} ({what})")
+        else:
+            out.append(f"x in [{xs[i]:.7g}, {xs[j]:.7g}] ({what})")
+        i = j + 1
+    if len(out) > limit:
+        out = out[:limit] + [f"... and {len(out) - limit} more"]
+    return out
+
+
+__all__ = [
+    "DTYPES",
+    "RULE",
+    "Measurement",
+    "Problem",
+    "evaluate",
+    "failing_regions",
+    "input_columns",
+    "make_problem",
+    "reference",
+    "sample_points",
+    "within_rule",
+]

@@ -1,0 +1,251 @@
+"""Regimes: branches that hold only in part of the input range, thresholds by measurement.
+
+* :func:`taylor_candidates` - at every real zero x0 of a polynomial denominator (removable
+  singularities such as ``pi*sin(x - pi)/(x - pi)`` and the cancellation around them, as in
+  the derivative of ``sin(x)/x``): the Taylor polynomial at x0 where ``|x - x0| < r``.
+* :func:`asymptotic_candidates` - where direct evaluation overflows at large ``|x|``: the
+  asymptote (the limit, or ``a*x + b`` from two limits) where ``x`` is past a threshold.
+
+Thresholds (r, or the point past which the asymptote is used) are found by measuring both
+branches against the reference, on the sample points and then by bisection on the boundary,
+separately for each expression and dtype. A branch that depends on the constants is guarded
+by their analysed values (``Eq(c0, 1.0)``): with other values at run time the kernel
+computes the unrewritten expression, never an asymptote that was not checked.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+import sympy as sp
+
+#: Order of the Taylor polynomials (terms up to (x - x0)**(TAYLOR_ORDER - 1)).
+TAYLOR_ORDER = 8
+
+#: Bisection steps when refining a threshold.
+BISECTION_STEPS = 12
+
+
+def _guard(cond, expr: sp.Expr, params: tuple, values: tuple):
+    """``cond``, and the constants used by ``expr``/``cond`` equal to their values."""
+    used = (expr.free_symbols | getattr(cond, "free_symbols", set())) & set(params)
+    extra = [
+        sp.Eq(p, sp.Float(values[params.index(p)], 17)) for p in params if p in used
+    ]
+    return sp.And(cond, *extra) if extra else cond
+
+
+def _main_branch(expr: sp.Expr) -> sp.Expr:
+    """expr without Piecewise branches that hold at single points (Eq(x, x0) limits)."""
+
+    def pick(e):
+        if isinstance(e, sp.Piecewise):
+            rest = [a for a in e.args if not isinstance(a.cond, sp.Eq)]
+            if len(rest) == 1 and rest[0].cond == sp.true:
+                return rest[0].expr
+        return e
+
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), pick)
+
+
+def _denominator_roots(expr: sp.Expr, var: sp.Symbol) -> list[sp.Expr]:
+    roots: list[sp.Expr] = []
+    for node in sp.preorder_traversal(expr):
+        if (
+            isinstance(node, sp.Pow)
+            and node.exp.is_number
+            and node.exp.is_negative
+            and var in node.base.free_symbols
+        ):
+            try:
+                poly = sp.Poly(node.base, var)
+            except sp.PolynomialError:
+                continue
+            if poly.degree() > 2:
+                continue
+            for r in sp.roots(poly):
+                if r.is_real is not False and r not in roots:
+                    roots.append(r)
+    return roots
+
+
+MeasureFn = Callable[[sp.Expr, np.ndarray], np.ndarray]
+"""ok-mask of an expression at given points of the variable (reference computed on demand)."""
+
+
+def _bisect(
+    ok_a: Callable, lo: float, hi: float, steps: int = BISECTION_STEPS
+) -> float:
+    """Boundary between ``lo`` (ok_a false) and ``hi`` (ok_a true), geometric steps."""
+    for _ in range(steps):
+        mid = math.sqrt(lo * hi) if lo > 0 else 0.5 * (lo + hi)
+        if ok_a(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def taylor_candidates(
+    expr: sp.Expr,
+    var: sp.Symbol,
+    params: tuple,
+    values: tuple,
+    ok_at: MeasureFn,
+    deadline: float,
+) -> list[tuple[str, str, sp.Expr]]:
+    """Taylor branches around the real zeros of denominators, radius by measurement."""
+    out = []
+    subs = {p: sp.Float(v) for p, v in zip(params, values)}
+    body = _main_branch(expr)
+    for x0 in _denominator_roots(body, var):
+        if time.perf_counter() > deadline:
+            break
+        try:
+            x0v = float(sp.N(x0.xreplace(subs), 20))
+        except (TypeError, ValueError):
+            continue
+        if not math.isfinite(x0v):
+            continue
+        try:
+            ser = sp.series(body, var, x0, TAYLOR_ORDER).removeO()
+        except Exception:  # noqa: BLE001 - no series: no candidate
+            continue
+        if ser.has(
+            sp.oo, -sp.oo, sp.zoo, sp.nan, sp.log, sp.Order
+        ) or not ser.is_polynomial(var):
+            continue
+        scale = max(1.0, abs(x0v))
+        dists = scale * 10.0 ** np.arange(-12.0, 0.01, 0.5)
+        pts = np.concatenate([x0v + dists, x0v - dists])
+        direct_ok = ok_at(expr, pts)
+        taylor_ok = ok_at(ser, pts)
+        n = dists.size
+        d_ok = direct_ok[:n] & direct_ok[n:]
+        t_ok = taylor_ok[:n] & taylor_ok[n:]
+        if d_ok.all():
+            continue
+        last_bad = int(np.flatnonzero(~d_ok).max())
+        if last_bad + 1 >= n or not t_ok[: last_bad + 2].all():
+            continue
+        lo, hi = float(dists[last_bad]), float(dists[last_bad + 1])
+
+        def direct_good(d: float) -> bool:
+            return bool(ok_at(expr, np.array([x0v + d, x0v - d])).all())
+
+        r = _bisect(direct_good, lo, hi)
+        # a margin of 2, kept only if the polynomial is still good there
+        if bool(ok_at(ser, np.array([x0v + 2 * r, x0v - 2 * r])).all()):
+            r = 2 * r
+        cond = _guard(sp.Abs(var - x0) < sp.Float(r, 17), ser, params, values)
+        cand = sp.Piecewise((ser, cond), (expr, True))
+        out.append(
+            (
+                "taylor",
+                f"near x = {sp.sstr(x0)} (|x - x0| < {r:.3g}) a Taylor polynomial of "
+                f"degree {TAYLOR_ORDER - 1} replaces a 0/0 or a cancelling difference",
+                cand,
+            )
+        )
+    return out
+
+
+def _signed_params(params: tuple, values: tuple) -> dict:
+    """Constants as positive/negative symbols by their analysed values' signs."""
+    out = {}
+    for p, v in zip(params, values):
+        if v > 0:
+            out[p] = sp.Symbol(p.name, positive=True)
+        elif v < 0:
+            out[p] = -sp.Symbol(p.name, positive=True)
+        else:
+            out[p] = sp.Integer(0)
+    return out
+
+
+def _asymptote(
+    expr: sp.Expr, var: sp.Symbol, direction, params, values
+) -> sp.Expr | None:
+    """The limit at +-oo, or a*x + b, with the constants' signs assumed as analysed."""
+    signed = _signed_params(params, values)
+    back = {v: k for k, v in signed.items() if isinstance(v, sp.Symbol)}
+    back.update({-v: -k for k, v in signed.items() if isinstance(v, sp.Mul)})
+    e = _main_branch(expr).xreplace(signed)
+    try:
+        lim = sp.limit(e, var, direction)
+        if lim.is_finite:
+            asym = lim
+        else:
+            a = sp.limit(e / var, var, direction)
+            if not a.is_finite:
+                return None
+            b = sp.limit(e - a * var, var, direction)
+            if not b.is_finite:
+                return None
+            asym = a * var + b
+    except Exception:  # noqa: BLE001 - SymPy cannot find it: no candidate
+        return None
+    if asym.has(sp.AccumBounds, sp.Limit, sp.nan, sp.zoo):
+        return None
+    inv = {s: p for p, s in signed.items() if isinstance(s, sp.Symbol)}
+    return asym.xreplace(inv)
+
+
+def asymptotic_candidates(
+    expr: sp.Expr,
+    var: sp.Symbol,
+    params: tuple,
+    values: tuple,
+    x: np.ndarray,
+    bad: np.ndarray,
+    ok_at: MeasureFn,
+    deadline: float,
+) -> list[tuple[str, str, sp.Expr]]:
+    """Asymptotic branches at +oo / -oo where the sample points there fail."""
+    out = []
+    for sign, direction in ((1, sp.oo), (-1, -sp.oo)):
+        side = (np.sign(x) == sign) & (np.abs(x) >= 1)
+        if not (bad & side).any() or time.perf_counter() > deadline:
+            continue
+        asym = _asymptote(expr, var, direction, params, values)
+        if asym is None:
+            continue
+        xs = np.sort(np.abs(x[side]))
+        pts = sign * xs
+        d_ok = ok_at(expr, pts)
+        a_ok = ok_at(asym, pts)
+        # one split: direct up to |x| = xs[i], the asymptote beyond; the best split wins
+        n = xs.size
+        score = [int(d_ok[:i].sum() + a_ok[i:].sum()) for i in range(n + 1)]
+        best = max(score)
+        if best < n:  # neither form is good on one side of every split
+            continue
+        i = score.index(best)
+        if i == n:
+            continue
+        lo = float(xs[i - 1]) if i > 0 else 1.0
+        hi = float(xs[i])
+
+        def asym_good(t: float) -> bool:
+            return bool(ok_at(asym, np.array([sign * t])).all())
+
+        t = lo if asym_good(lo) else _bisect(asym_good, lo, hi)
+        cond_x = var > sp.Float(t, 17) if sign > 0 else var < sp.Float(-t, 17)
+        cond = _guard(cond_x, asym, params, values)
+        cand = sp.Piecewise((asym, cond), (expr, True))
+        where = f"x > {t:.4g}" if sign > 0 else f"x < {-t:.4g}"
+        out.append(
+            (
+                "asymptote",
+                f"for {where} its asymptote {sp.sstr(asym)} is used (the direct formula "
+                "overflows there)",
+                cand,
+            )
+        )
+    return out
+
+
+__all__ = ["asymptotic_candidates", "taylor_candidates"]

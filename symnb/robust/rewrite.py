@@ -1,0 +1,276 @@
+"""Exact rewrites that remove overflow, inf*0 and cancellation: candidates, never forced.
+
+Every function here maps an expression to an algebraically equal one (for every value of
+the constants), so it can be kept or dropped on measurement alone (see ``engine``):
+
+* :func:`steps_to_branches` - a product with a step (``Heaviside``, or a ``Piecewise``
+  with a 0 branch, as the derivatives of ``Max``/``Min`` are) becomes a ``Piecewise`` whose
+  branches hold the product: ``exp(u)*Heaviside(-u)`` is 0 where the step is 0 instead of
+  ``inf*0 = NaN``.
+* :func:`single_exponential` - products of exponentials, ``sigmoid``, ``cosh`` and powers
+  of ``1 + exp(u)`` become one ``exp`` of a sum of ``logsigmoid``/``softplus`` terms, so
+  a huge and a tiny factor meet as the sum of their logarithms.
+* :func:`log_forms` - ``log`` of products and powers becomes a sum of logarithms,
+  ``log(a*exp(u) + b)`` a log-sum-exp (``softplus``), ``log(1 + exp(u))`` ``softplus``.
+* :func:`factor_dominant_exp` - ``(r + exp(v))**p`` with ``p < 0`` becomes
+  ``exp(p v) (r exp(-v) + 1)**p`` where ``v > 0`` (a regime in the argument v, so it holds
+  for every value of the constants), and exponentials multiplying a sum are distributed
+  into it and combined.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from symnb.formula.functions import logsigmoid, sigmoid, softplus
+from symnb.formula.stability import stabilize
+
+# ------------------------------------------------------------------ helpers
+
+
+def _is_exp(e: sp.Expr) -> bool:
+    return isinstance(e, sp.exp)
+
+
+def _one_plus_exp(e: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """(c, u) when e is c + exp(u) with c a positive number."""
+    if not isinstance(e, sp.Add) or len(e.args) != 2:
+        return None
+    a, b = e.args
+    if _is_exp(a) and b.is_number:
+        a, b = b, a
+    if a.is_number and a.is_positive and _is_exp(b):
+        return a, b.args[0]
+    return None
+
+
+def _exp_terms(e: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]] | None:
+    """[(c_i, u_i)] when e = sum c_i exp(u_i) (c_i positive numbers; exp(0) for numbers)."""
+    if not isinstance(e, sp.Add):
+        return None
+    out = []
+    for t in e.args:
+        coeff, rest = t.as_coeff_Mul()
+        if not (coeff.is_number and coeff.is_positive):
+            return None
+        if rest == 1:
+            out.append((coeff, sp.Integer(0)))
+        elif _is_exp(rest):
+            out.append((coeff, rest.args[0]))
+        else:
+            return None
+    return out
+
+
+def log_of(f: sp.Expr) -> sp.Expr | None:
+    """log(f) in a form that does not overflow, for the factors this module knows."""
+    if _is_exp(f):
+        return f.args[0]
+    if isinstance(f, sigmoid):
+        return logsigmoid(f.args[0])
+    if isinstance(f, sp.cosh):
+        v = sp.Abs(f.args[0])
+        return v + softplus(-2 * v) - sp.log(2)
+    if isinstance(f, sp.Pow):
+        inner = log_of(f.base)
+        if inner is not None:
+            return f.exp * inner
+        return None
+    cu = _one_plus_exp(f)
+    if cu is not None:
+        c, u = cu
+        return sp.log(c) + softplus(u - sp.log(c))
+    terms = _exp_terms(f)
+    if terms is not None and len(terms) == 2:
+        (c1, u1), (c2, u2) = terms
+        return sp.log(c2) + u2 + softplus(u1 - u2 + sp.log(c1 / c2))
+    return None
+
+
+# ------------------------------------------------------------------ the rewrites
+
+
+def _bottom_up(expr: sp.Expr, fn) -> sp.Expr:
+    if not isinstance(expr, sp.Basic) or not expr.args:
+        return expr
+    args = [_bottom_up(a, fn) for a in expr.args]
+    if any(n is not o for n, o in zip(args, expr.args)):
+        expr = expr.func(*args)
+    return fn(expr)
+
+
+def _step_as_piecewise(e: sp.Expr) -> sp.Expr:
+    if isinstance(e, sp.Heaviside) and len(e.args) == 2 and e.args[1] == 0:
+        return sp.Piecewise((1, e.args[0] > 0), (0, True))
+    return e
+
+
+def _distribute_into_piecewise(e: sp.Expr) -> sp.Expr:
+    if not isinstance(e, sp.Mul):
+        return e
+    pws = [a for a in e.args if isinstance(a, sp.Piecewise)]
+    if not pws:
+        return e
+    pw = pws[0]
+    rest = sp.Mul(*[a for a in e.args if a is not pw])
+    return sp.Piecewise(*[(rest * b.expr, b.cond) for b in pw.args])
+
+
+def steps_to_branches(expr: sp.Expr) -> sp.Expr:
+    """Products with steps become branches holding the product (no inf*0)."""
+    expr = _bottom_up(expr, _step_as_piecewise)
+    return _bottom_up(expr, _distribute_into_piecewise)
+
+
+def _combine_exps(e: sp.Expr) -> sp.Expr:
+    if not isinstance(e, sp.Mul):
+        return e
+    logs, rest = [], []
+    exps = powers = 0
+    for f in e.args:
+        lf = None if f.is_number else log_of(f)
+        if lf is None:
+            rest.append(f)
+            continue
+        logs.append(lf)
+        if _is_exp(f) or (isinstance(f, sp.Pow) and _is_exp(f.base)):
+            exps += 1
+        elif isinstance(f, sp.Pow) and not (f.exp.is_Integer and abs(f.exp) == 1):
+            powers += 1
+    if powers == 0 and (len(logs) < 2 or exps == 0):
+        return e
+    return sp.Mul(*rest) * sp.exp(sp.Add(*logs))
+
+
+def single_exponential(expr: sp.Expr) -> sp.Expr:
+    """Products of exp-like factors become one exp of the sum of their logarithms."""
+    return _bottom_up(expr, _combine_exps)
+
+
+def _log_rule(e: sp.Expr) -> sp.Expr:
+    if not isinstance(e, sp.log):
+        return e
+    a = e.args[0]
+    direct = log_of(a)
+    if direct is not None:
+        return direct
+    if isinstance(a, sp.Mul):
+        parts = []
+        for f in a.args:
+            lf = log_of(f)
+            if lf is None and not f.is_positive:
+                return e
+            parts.append(lf if lf is not None else sp.log(f))
+        return sp.Add(*parts)
+    if isinstance(a, sp.Pow) and a.base.is_positive:
+        lb = log_of(a.base)
+        return a.exp * (lb if lb is not None else sp.log(a.base))
+    return e
+
+
+def log_forms(expr: sp.Expr) -> sp.Expr:
+    """log of products, powers and exp-sums as sums of stable logarithms."""
+    out = _bottom_up(expr, _log_rule)
+    return stabilize(out)[0]
+
+
+def _dominant_exp(base: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
+    """v when ``base`` is a sum with a term c*exp(v) (v depending on ``var``)."""
+    if not isinstance(base, sp.Add):
+        return None
+    for t in base.args:
+        _, rest = t.as_coeff_Mul()
+        for f in sp.Mul.make_args(rest):
+            if _is_exp(f) and var in f.args[0].free_symbols:
+                return f.args[0]
+    return None
+
+
+def _distribute_exp(e: sp.Expr) -> sp.Expr:
+    """exp-like factors times a sum with exponentials: distributed, then combined.
+
+    ``sigmoid(x)*(1 - exp(-x))`` -> ``sigmoid(x) - exp(-x + logsigmoid(x))``.
+    """
+    if not isinstance(e, sp.Mul):
+        return e
+    sums = [f for f in e.args if isinstance(f, sp.Add) and f.has(sp.exp)]
+    if not sums:
+        return e
+    s = sums[0]
+    likes = [
+        f for f in e.args if f is not s and not f.is_number and log_of(f) is not None
+    ]
+    if not likes:
+        return e
+    keep = [f for f in e.args if f is not s and not any(f is g for g in likes)]
+    factor = sp.Mul(*likes)
+    terms = [single_exponential(sp.Mul(t, factor)) for t in s.args]
+    return sp.Mul(*keep) * sp.Add(*terms)
+
+
+def distribute_exponentials(expr: sp.Expr) -> sp.Expr:
+    """Exponential factors of a product enter the sum they multiply (then combine)."""
+    return _bottom_up(expr, _distribute_exp)
+
+
+def factor_dominant_exp(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """(r + exp(v))**p, p < 0 -> exp(p v) (r exp(-v) + 1)**p where v > 0."""
+
+    def rule(e: sp.Expr) -> sp.Expr:
+        if not (isinstance(e, sp.Pow) and e.exp.is_number and e.exp.is_negative):
+            return e
+        v = _dominant_exp(e.base, var)
+        if v is None:
+            return e
+        inner = sp.Add(*[single_exponential(t * sp.exp(-v)) for t in e.base.args])
+        return sp.Piecewise((sp.exp(e.exp * v) * inner**e.exp, v > 0), (e, True))
+
+    out = _bottom_up(expr, rule)
+    out = _bottom_up(out, _distribute_into_piecewise)
+    out = _bottom_up(out, _distribute_exp)
+    return single_exponential(out)
+
+
+#: The exact rewrites tried, in order: (name, plain-words note, function of (expr, var)).
+EXACT_REWRITES = (
+    (
+        "steps_to_branches",
+        "products with a step (from max/min/Heaviside) are split into branches, so "
+        "an overflowing factor times 0 gives 0 instead of NaN",
+        lambda e, v: steps_to_branches(e),
+    ),
+    (
+        "log_forms",
+        "logarithms of products and of sums of exponentials are evaluated as sums of "
+        "softplus/logsigmoid terms (log-sum-exp), which do not overflow",
+        lambda e, v: log_forms(e),
+    ),
+    (
+        "single_exponential",
+        "products and ratios of exponentials (and sigmoid, cosh, powers of 1 + exp) "
+        "are combined into a single exponential of a sum",
+        lambda e, v: single_exponential(e),
+    ),
+    (
+        "distribute_exponentials",
+        "exponential factors multiplying a sum of exponentials are distributed into "
+        "it and combined, so a huge and a tiny factor never meet",
+        lambda e, v: distribute_exponentials(e),
+    ),
+    (
+        "factor_dominant_exp",
+        "a sum with an exponential raised to a negative power is divided by that "
+        "exponential where it is large (a regime in its argument)",
+        lambda e, v: factor_dominant_exp(steps_to_branches(e), v),
+    ),
+)
+
+__all__ = [
+    "EXACT_REWRITES",
+    "distribute_exponentials",
+    "factor_dominant_exp",
+    "log_forms",
+    "log_of",
+    "single_exponential",
+    "steps_to_branches",
+]
