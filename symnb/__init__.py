@@ -41,6 +41,14 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'symnb' has no attribute {name!r}")
 
 
+def to_torch_layer(activations: Any, dim: int = -1, **options: Any) -> Any:
+    """A ``torch.nn.Module``: feature j along ``dim`` uses ``activations[j]``
+    (``dim=1``: per-channel in a CNN); see ``symnb.interop.torch.to_torch_layer``."""
+    from symnb.interop.torch import to_torch_layer as build
+
+    return build(activations, dim=dim, **options)
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext symnb``: register the magics (IPython is imported only here)."""
     from symnb.extension import load_ipython_extension as load
@@ -72,4 +80,5 @@ __all__ = [
     "library_activations",
     "library_losses",
     "loss",
+    "to_torch_layer",
 ]

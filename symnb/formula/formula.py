@@ -520,6 +520,32 @@ class Activation(_Formula):
 
     kernel = None  # the last kernel compiled by a notebook face (magic, editor)
 
+    # -- interop (symnb.interop: lazy imports, thin delegation) ------------------------
+
+    def to_torch(self, learnable: Any = None, backend: str = "auto"):
+        """A ``torch.nn.Module`` over symnb's kernels (see ``symnb.interop.torch``)."""
+        from symnb.interop.torch import to_torch
+
+        return to_torch(self, learnable=learnable, backend=backend)
+
+    def to_jax(self):
+        """``f(x, **constants)`` for ``jax.jit``/``grad``/``vmap`` (``symnb.interop.jax``)."""
+        from symnb.interop.jax import to_jax
+
+        return to_jax(self)
+
+    def to_source(self, dialect: str = "cpp", dtype: str = "float32") -> str:
+        """A self-contained C++ or CUDA header with f and f' (``symnb.interop.source``)."""
+        from symnb.interop.source import to_source
+
+        return to_source(self, dialect=dialect, dtype=dtype)
+
+    def to_numba(self, target: str = "cpu"):
+        """Scalar f and f' for ``numba.njit`` or ``numba.cuda`` (``symnb.interop.numba``)."""
+        from symnb.interop.numba import to_numba
+
+        return to_numba(self, target=target)
+
 
 class Loss(_Formula):
     """An elementwise loss l(y_pred, y_true); its value is the mean over elements.

@@ -1146,6 +1146,13 @@ class MLP:
                 pass
             raise
 
+    def to_torch(self) -> Any:
+        """A ``torch.nn.Sequential`` (Linear + symnb activation modules) with this
+        model's weights and constants (``symnb.interop.torch.mlp_to_torch``)."""
+        from symnb.interop.torch import mlp_to_torch
+
+        return mlp_to_torch(self)
+
     # ------------------------------------------------ display
     def __repr__(self) -> str:
         hidden = [

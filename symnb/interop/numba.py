@@ -1,0 +1,196 @@
+"""``Activation.to_numba``: scalar f and f' for ``numba.njit`` code and CUDA kernels.
+
+The stable form is printed as scalar Python (``math`` functions, conditional
+expressions) with symnb's helpers (stable sigmoid/softplus/logsigmoid, NaN-propagating
+max/min, sign(0) = 0, Heaviside(u, 0)), then compiled by numba: ``target="cpu"`` gives
+``numba.njit`` functions, ``target="cuda"`` ``numba.cuda.jit(device=True)`` functions
+to call from one's own ``@cuda.jit`` kernels. The derivative is symnb's (kinks and
+surrogate gradients as on every backend); NaN in gives NaN out. Each function carries
+its helpers as inner functions, so it is self-contained: ``numba.cuda.compile_ptx`` can
+compile a dispatcher's ``py_func`` without a GPU.
+
+Constants are trailing parameters: ``f(x, c0, c1, ...)`` in the order of
+``constant_names``; ``bind(**values)`` gives ``f(x)``/``df(x)`` with the values baked in.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+from sympy.printing.pycode import PythonCodePrinter
+
+from symnb.backends.numpy_ import _floatify
+from symnb.errors import FormulaError
+from symnb.interop import require
+
+TARGETS = ("cpu", "cuda")
+
+_HELPERS = """
+def symnb_sigmoid(u):
+    e = math.exp(-abs(u))
+    return 1.0 / (1.0 + e) if u >= 0 else e / (1.0 + e)
+
+def symnb_softplus(u):
+    return (u if u > 0 else 0.0) + math.log1p(math.exp(-abs(u)))
+
+def symnb_logsigmoid(u):
+    return (u if u < 0 else 0.0) - math.log1p(math.exp(-abs(u)))
+
+def symnb_max(a, b):
+    return a + b if (a != a or b != b) else (a if a > b else b)
+
+def symnb_min(a, b):
+    return a + b if (a != a or b != b) else (a if a < b else b)
+
+def symnb_sign(u):
+    return 1.0 if u > 0 else (-1.0 if u < 0 else u)
+
+def symnb_heaviside(u):
+    return 1.0 if u > 0 else 0.0
+"""
+
+
+class _Printer(PythonCodePrinter):
+    """Scalar Python for numba: symnb's helpers, NaN where no Piecewise branch applies."""
+
+    def _call(self, name: str, expr: sp.Expr) -> str:
+        return f"{name}({', '.join(self._print(a) for a in expr.args)})"
+
+    def _print_sigmoid(self, expr):
+        return self._call("symnb_sigmoid", expr)
+
+    def _print_softplus(self, expr):
+        return self._call("symnb_softplus", expr)
+
+    def _print_logsigmoid(self, expr):
+        return self._call("symnb_logsigmoid", expr)
+
+    def _print_sign(self, expr):
+        return self._call("symnb_sign", expr)
+
+    def _print_Heaviside(self, expr):
+        return f"symnb_heaviside({self._print(expr.args[0])})"
+
+    def _nest(self, name: str, args: tuple) -> str:
+        out = self._print(args[0])
+        for a in args[1:]:
+            out = f"{name}({out}, {self._print(a)})"
+        return out
+
+    def _print_Max(self, expr):
+        return self._nest("symnb_max", expr.args)
+
+    def _print_Min(self, expr):
+        return self._nest("symnb_min", expr.args)
+
+    def _print_log1p(self, expr):
+        return self._call("math.log1p", expr)
+
+    def _print_expm1(self, expr):
+        return self._call("math.expm1", expr)
+
+    def _print_erfc(self, expr):
+        return self._call("math.erfc", expr)
+
+    def _print_Piecewise(self, expr):
+        out = "math.nan"
+        for value, cond in reversed(expr.args):
+            if cond == sp.true:
+                out = f"({self._print(value)})"
+            else:
+                out = f"(({self._print(value)}) if ({self._print(cond)}) else {out})"
+        return out
+
+
+@dataclass
+class NumbaActivation:
+    """Compiled scalar functions of one activation (see the module docstring)."""
+
+    f: Any
+    df: Any
+    dconstants: tuple
+    constant_names: tuple
+    constants: dict
+    target: str
+    source: str
+    _activation: Any = field(repr=False, default=None)
+
+    def bind(self, **values: float) -> NumbaActivation:
+        """Functions ``f(x)``/``df(x)`` with the constants fixed (default: current)."""
+        for k in values:
+            if k not in self.constants:
+                raise FormulaError.unknown_constant(
+                    f"activation {self._activation.name!r}", k, self.constant_names
+                )
+        merged = {**self.constants, **values}
+        bound = {n: float(merged[n]) for n in self.constant_names}
+        return _build(self._activation, self.target, bound)
+
+
+def _source(form: Any, bound: dict | None) -> str:
+    printer = _Printer({"fully_qualified_modules": True})
+    x = sp.Symbol("x", real=True)
+    params = [sp.Symbol(f"c{k}", real=True) for k in range(len(form.params))]
+    mapping = {form.inputs[0]: x, **dict(zip(form.params, params))}
+    if bound is not None:
+        mapping.update(
+            {p: sp.Float(bound[n]) for p, n in zip(form.params, form.param_names)}
+        )
+        args = "x"
+    else:
+        args = ", ".join(["x"] + [str(p) for p in params])
+    lines = []
+    exprs = [("symnb_f", form.f), ("symnb_df", form.df)]
+    exprs += [(f"symnb_dc{k}", d) for k, d in enumerate(form.dparams)]
+    helpers = textwrap.indent(_HELPERS, "    ")
+    for name, e in exprs:
+        body = printer.doprint(_floatify(e.xreplace(mapping)))
+        lines.append(
+            f"def {name}({args}):\n{helpers}\n"
+            f"    return x if x != x else ({body}) + 0.0 * x\n"
+        )
+    return "\n".join(lines)
+
+
+def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
+    if target not in TARGETS:
+        raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
+    numba = require("numba")
+    if target == "cpu":
+        decorate = numba.njit(cache=False)
+    else:
+        cuda = require("numba.cuda")
+        decorate = cuda.jit(device=True)
+    form = activation.internal
+    namespace: dict[str, Any] = {"math": math}
+    source = _source(form, bound)
+    # the text comes from SymPy's printer over internal symbols only (x, c0, ...):
+    # no user text reaches it
+    exec(compile(source, f"<symnb {target} activation>", "exec"), namespace)  # noqa: S102
+    k = len(form.params)
+    fns = {
+        n: decorate(namespace[n])
+        for n in ["symnb_f", "symnb_df"] + [f"symnb_dc{q}" for q in range(k)]
+    }
+    return NumbaActivation(
+        f=fns["symnb_f"],
+        df=fns["symnb_df"],
+        dconstants=tuple(fns[f"symnb_dc{q}"] for q in range(k)),
+        constant_names=tuple(form.param_names) if bound is None else (),
+        constants=dict(zip(form.param_names, form.param_values))
+        if bound is None
+        else {},
+        target=target,
+        source=source,
+        _activation=activation,
+    )
+
+
+def to_numba(activation: Any, target: str = "cpu") -> NumbaActivation:
+    """Scalar ``f(x, c0, ...)``, ``df(x, c0, ...)`` and ``dconstants`` compiled with
+    numba for ``target`` ``"cpu"`` (``numba.njit``) or ``"cuda"`` (device functions)."""
+    return _build(activation, target, None)

@@ -1,0 +1,586 @@
+"""PyTorch face: symnb activations as ``torch.nn.Module``s over generic custom operators.
+
+Four operators are registered once (``torch.library.custom_op``): ``symnb::elementwise``,
+``symnb::elementwise_backward``, ``symnb::layer`` and ``symnb::layer_backward``. They take
+the input, the constants as a tensor and an integer *handle*: the index of a registered
+formula (or heterogeneous layer) in this module's registry. Integers are constants to
+``torch.compile``, so a compiled model calls the operator without a graph break; the
+fake (meta) implementations give shapes only.
+
+* CPU tensors: the cpp backend (numpy if no compiler) runs on the tensor's own memory
+  (``Tensor.numpy()`` shares it; contiguous tensors are not copied).
+* CUDA tensors: the cuda backend runs on the tensor's memory through DLPack
+  (``cupy.from_dlpack``), on ``torch.cuda.current_stream()``.
+* float16/bfloat16 are computed in float32 and returned in their own dtype.
+* Backward saves only the input and the constants; the constants' gradients come from
+  the kernels' ``constant_gradient`` (sums accumulated in double).
+
+Kernels are compiled per (device, dtype) on first use and cached. Constants are written
+into the kernel's ``params`` before each call, so modules sharing a formula share one
+kernel; calling one kernel from several threads at once is not supported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from symnb.errors import FormulaError
+from symnb.interop import require
+
+torch = require("torch")
+from torch import Tensor, nn
+
+_LOCK = threading.Lock()
+_ENTRIES: list[_Entry] = []
+_HANDLES: dict[tuple, int] = {}
+_BACKENDS = ("auto", "cpp", "numpy", "cuda")
+
+
+# ------------------------------------------------------------------ registry
+
+
+class _Entry:
+    """One registered formula (or layer of formulas) and its kernels per device/dtype."""
+
+    def __init__(self, kind: str, activations: list, backend: str) -> None:
+        self.kind = kind
+        self.activations = activations
+        self.backend = backend
+        self.n = len(activations)
+        self.kernels: dict[tuple, Any] = {}
+
+    def kernel(self, device: Any, dtype: Any) -> Any:
+        """The kernel for tensors on ``device`` of ``dtype`` (compiled on first use)."""
+        key = (device.type, device.index, dtype)
+        kernel = self.kernels.get(key)
+        if kernel is None:
+            with _LOCK:
+                kernel = self.kernels.get(key)
+                if kernel is None:
+                    kernel = self.kernels[key] = self._compile(device, dtype)
+        return kernel
+
+    def _compile(self, device: Any, dtype: Any) -> Any:
+        from symnb.backends.select import compile_layer
+
+        name = str(dtype).replace("torch.", "")
+        if device.type == "cpu":
+            if self.backend == "cuda":
+                raise ValueError(
+                    "x is on the CPU but this module was made with backend='cuda'; "
+                    "move x to a GPU (x.cuda()) or make the module with "
+                    "backend='auto'"
+                )
+            opts = {
+                "backend": "cpp" if self.backend == "auto" else self.backend,
+                "device": 0,
+                "strict": False,
+            }
+        elif device.type == "cuda":
+            if self.backend not in ("auto", "cuda"):
+                raise ValueError(
+                    f"x is on {device} but this module was made with backend="
+                    f"{self.backend!r}, which runs on the CPU; use backend='auto' or "
+                    "'cuda', or move x to the CPU"
+                )
+            index = device.index if device.index is not None else 0
+            opts = {"backend": "cuda", "device": index, "strict": True}
+        else:
+            raise ValueError(
+                f"x is on device {device}; symnb kernels run on CPU and CUDA tensors "
+                "(move x with x.cpu() or x.cuda())"
+            )
+        if self.kind == "elementwise":
+            return self.activations[0].compile(dtype=name, **opts)
+        return compile_layer(self.activations, dtype=name, **opts)
+
+
+def register(kind: str, activations: Sequence[Any], backend: str = "auto") -> int:
+    """The handle of a formula (``kind="elementwise"``, one activation) or of a layer
+    (``kind="layer"``, one activation per feature); the same formulas share a handle."""
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")
+    acts = list(activations)
+    key = (kind, backend, tuple(a.internal.signature() for a in acts))
+    with _LOCK:
+        handle = _HANDLES.get(key)
+        if handle is None:
+            handle = _HANDLES[key] = len(_ENTRIES)
+            _ENTRIES.append(_Entry(kind, acts, backend))
+    return handle
+
+
+def _entry(handle: int) -> _Entry:
+    if not 0 <= handle < len(_ENTRIES):
+        raise ValueError(
+            f"symnb handle {handle} is not registered in this process (make the "
+            "module again with Activation.to_torch or symnb.to_torch_layer)"
+        )
+    return _ENTRIES[handle]
+
+
+# ------------------------------------------------------------------ memory sharing
+
+_COMPUTE = {
+    torch.float32: torch.float32,
+    torch.float64: torch.float64,
+    torch.float16: torch.float32,
+    torch.bfloat16: torch.float32,
+}
+
+
+def _compute(t: Tensor, dtype: Any = None) -> Tensor:
+    """``t`` in the kernel dtype, C-contiguous and detached (no copy if already so)."""
+    dtype = _COMPUTE[t.dtype] if dtype is None else dtype
+    return t.detach().to(dtype).contiguous()
+
+
+@contextlib.contextmanager
+def _arrays(device: Any):
+    """A function tensor -> array sharing its memory: NumPy on the CPU, CuPy (DLPack)
+    on a GPU, inside PyTorch's current stream and the tensor's device."""
+    if device.type == "cpu":
+        yield lambda t: t.numpy()
+        return
+    cupy = require("cupy")
+    stream = torch.cuda.current_stream(device)
+    with (
+        cupy.cuda.Device(device.index),
+        cupy.cuda.ExternalStream(stream.cuda_stream, device.index),
+    ):
+        yield cupy.from_dlpack
+
+
+def _write_params(kernel: Any, values: Any) -> None:
+    if values.size:
+        kernel.params[...] = values
+
+
+def _constant_grad_tensor(grad: Any, like: Tensor) -> Tensor:
+    host = np.asarray(
+        grad if isinstance(grad, np.ndarray) else list(grad), dtype=np.float64
+    )
+    return torch.from_numpy(host).to(device=like.device, dtype=like.dtype)
+
+
+# ------------------------------------------------------------------ elementwise op
+
+
+@torch.library.custom_op("symnb::elementwise", mutates_args=())
+def elementwise(x: Tensor, constants: Tensor, handle: int) -> Tensor:
+    """f(x) elementwise with the formula ``handle`` and its constants."""
+    xc = _compute(x)
+    kernel = _entry(handle).kernel(xc.device, xc.dtype)
+    y = torch.empty_like(xc)
+    with _arrays(xc.device) as arr:
+        _write_params(kernel, arr(_compute(constants, xc.dtype)))
+        kernel.forward(arr(xc), out=arr(y))
+    return y.to(x.dtype)
+
+
+@elementwise.register_fake
+def _(x: Tensor, constants: Tensor, handle: int) -> Tensor:
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@torch.library.custom_op("symnb::elementwise_backward", mutates_args=())
+def elementwise_backward(
+    x: Tensor, grad: Tensor, constants: Tensor, handle: int, constants_grad: bool
+) -> tuple[Tensor, Tensor]:
+    """(grad * f'(x), sum(grad * df/dc)) for the formula ``handle``."""
+    xc = _compute(x)
+    gc = _compute(grad, xc.dtype)
+    kernel = _entry(handle).kernel(xc.device, xc.dtype)
+    dx = torch.empty_like(xc)
+    with _arrays(xc.device) as arr:
+        _write_params(kernel, arr(_compute(constants, xc.dtype)))
+        kernel.backward(arr(xc), arr(gc), out=arr(dx))
+        if constants_grad and constants.numel():
+            sums = kernel.constant_gradient(arr(xc), arr(gc))
+            dc = _constant_grad_tensor(sums.values(), constants)
+        else:
+            dc = torch.zeros_like(constants)
+    return dx.to(x.dtype), dc
+
+
+@elementwise_backward.register_fake
+def _(x, grad, constants, handle, constants_grad):
+    return (
+        torch.empty_like(x, memory_format=torch.contiguous_format),
+        torch.empty_like(constants),
+    )
+
+
+def _elementwise_setup(ctx, inputs, output) -> None:
+    x, constants, handle = inputs
+    ctx.save_for_backward(x, constants)
+    ctx.handle = handle
+
+
+def _elementwise_grad(ctx, grad: Tensor):
+    x, constants = ctx.saved_tensors
+    need_x, need_c = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    dx, dc = elementwise_backward(x, grad, constants, ctx.handle, need_c)
+    return (dx if need_x else None), (dc if need_c else None), None
+
+
+elementwise.register_autograd(_elementwise_grad, setup_context=_elementwise_setup)
+
+
+# ------------------------------------------------------------------ layer op
+
+
+def _to_rows(t: Tensor, dim: int, n: int) -> Tensor:
+    """(…, n) rows of ``t`` with feature dimension ``dim`` last, C-contiguous."""
+    return t.movedim(dim, -1).contiguous().view(-1, n)
+
+
+def _from_rows(rows: Tensor, like: Tensor, dim: int) -> Tensor:
+    shape = like.movedim(dim, -1).shape
+    return rows.view(shape).movedim(-1, dim).contiguous()
+
+
+@torch.library.custom_op("symnb::layer", mutates_args=())
+def layer(x: Tensor, params: Tensor, handle: int, dim: int) -> Tensor:
+    """Feature j along ``dim`` uses activation j of the layer ``handle``."""
+    entry = _entry(handle)
+    xc = _compute(x)
+    kernel = entry.kernel(xc.device, xc.dtype)
+    x2 = _to_rows(xc, dim, entry.n)
+    y2 = torch.empty_like(x2)
+    with _arrays(xc.device) as arr:
+        _write_params(kernel, arr(_compute(params, xc.dtype)))
+        kernel.forward(arr(x2), out=arr(y2))
+    return _from_rows(y2, xc, dim).to(x.dtype)
+
+
+@layer.register_fake
+def _(x: Tensor, params: Tensor, handle: int, dim: int) -> Tensor:
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@torch.library.custom_op("symnb::layer_backward", mutates_args=())
+def layer_backward(
+    x: Tensor,
+    grad: Tensor,
+    params: Tensor,
+    handle: int,
+    dim: int,
+    constants_grad: bool,
+) -> tuple[Tensor, Tensor]:
+    """(grad * f_j'(x), per-neuron sums of grad * df_j/dc) for the layer ``handle``."""
+    entry = _entry(handle)
+    xc = _compute(x)
+    kernel = entry.kernel(xc.device, xc.dtype)
+    x2 = _to_rows(xc, dim, entry.n)
+    g2 = _to_rows(_compute(grad, xc.dtype), dim, entry.n)
+    dx2 = torch.empty_like(x2)
+    with _arrays(xc.device) as arr:
+        _write_params(kernel, arr(_compute(params, xc.dtype)))
+        kernel.backward(arr(x2), arr(g2), out=arr(dx2))
+        if constants_grad and params.numel():
+            dc = _constant_grad_tensor(
+                kernel.constant_gradient(arr(x2), arr(g2)), params
+            )
+        else:
+            dc = torch.zeros_like(params)
+    return _from_rows(dx2, xc, dim).to(x.dtype), dc
+
+
+@layer_backward.register_fake
+def _(x, grad, params, handle, dim, constants_grad):
+    return (
+        torch.empty_like(x, memory_format=torch.contiguous_format),
+        torch.empty_like(params),
+    )
+
+
+def _layer_setup(ctx, inputs, output) -> None:
+    x, params, handle, dim = inputs
+    ctx.save_for_backward(x, params)
+    ctx.handle, ctx.dim = handle, dim
+
+
+def _layer_grad(ctx, grad: Tensor):
+    x, params = ctx.saved_tensors
+    need_x, need_c = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    dx, dc = layer_backward(x, grad, params, ctx.handle, ctx.dim, need_c)
+    return (dx if need_x else None), (dc if need_c else None), None, None
+
+
+layer.register_autograd(_layer_grad, setup_context=_layer_setup)
+
+
+# ------------------------------------------------------------------ modules
+
+
+def _check_input(x: Any, what: str) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{what} expects a torch.Tensor, got {type(x).__name__}")
+    if x.dtype not in _COMPUTE:
+        raise TypeError(
+            f"{what} needs a floating-point tensor (float32, float64, float16 or "
+            f"bfloat16), got {x.dtype}; convert it, e.g. x.float()"
+        )
+
+
+def _check_device(x: Tensor, values: Tensor, what: str) -> None:
+    if values.numel() and values.device != x.device:
+        raise ValueError(
+            f"x is on {x.device} but the constants of {what} are on "
+            f"{values.device}; move the module with module.to({str(x.device)!r})"
+        )
+
+
+def _resolve(act: Any) -> Any:
+    from symnb.formula.formula import Activation, activation
+
+    if isinstance(act, str):
+        return activation(act)
+    if not isinstance(act, Activation):
+        raise TypeError(
+            f"expected a symnb.Activation or a library name, got {type(act).__name__}"
+        )
+    return act
+
+
+def _learnable_names(acts: list, learnable: Any) -> set[str]:
+    """The constant names to train: None -> those marked with symnb.learnable."""
+    known: list[str] = []
+    for a in acts:
+        known += [n for n in a.internal.param_names if n not in known]
+    if learnable is None:
+        return {n for a in acts for n in a.learnable}
+    if isinstance(learnable, bool):
+        return set(known) if learnable else set()
+    if isinstance(learnable, str):
+        learnable = [learnable]
+    names = list(learnable)
+    for n in names:
+        if n not in known:
+            owner = acts[0].name if len(acts) == 1 else "this layer"
+            raise FormulaError.unknown_constant(f"activation {owner!r}", n, known)
+    return set(names)
+
+
+class TorchActivation(nn.Module):
+    """A symnb activation applied elementwise (any shape) through ``symnb::elementwise``.
+
+    Constants live in the submodule ``constants``: learnable ones as ``nn.Parameter``,
+    the others as buffers, so ``state_dict`` keeps all of them. They are created in
+    float64 (exact for any input dtype; the kernel reads them in its own dtype) and
+    follow ``module.to(dtype)`` like any parameter.
+    """
+
+    def __init__(
+        self, activation: Any, learnable: Any = None, backend: str = "auto"
+    ) -> None:
+        super().__init__()
+        self.activation = _resolve(activation)
+        form = self.activation.internal
+        self.constant_names = tuple(form.param_names)
+        self.learnable_names = tuple(
+            n
+            for n in self.constant_names
+            if n in _learnable_names([self.activation], learnable)
+        )
+        self.backend = backend
+        self.handle = register("elementwise", [self.activation], backend)
+        self.constants = nn.Module()
+        for name, value in zip(form.param_names, form.param_values):
+            if hasattr(self.constants, name):
+                raise ValueError(
+                    f"constant name {name!r} clashes with an nn.Module attribute; "
+                    "rename the constant"
+                )
+            t = torch.tensor(float(value), dtype=torch.float64)
+            if name in self.learnable_names:
+                self.constants.register_parameter(name, nn.Parameter(t))
+            else:
+                self.constants.register_buffer(name, t)
+
+    def constant_vector(self) -> Tensor:
+        """The constants as one 1-D tensor (differentiable w.r.t. the learnable ones)."""
+        if not self.constant_names:
+            return torch.zeros(0)
+        return torch.stack([getattr(self.constants, n) for n in self.constant_names])
+
+    def forward(self, x: Tensor) -> Tensor:
+        _check_input(x, f"symnb activation {self.activation.name!r}")
+        c = self.constant_vector()
+        _check_device(x, c, f"activation {self.activation.name!r}")
+        return elementwise(x, c.to(device=x.device), self.handle)
+
+    def __setstate__(self, state: dict) -> None:  # unpickled in another process
+        super().__setstate__(state)
+        self.handle = register("elementwise", [self.activation], self.backend)
+
+    def extra_repr(self) -> str:
+        consts = ", ".join(
+            f"{n}={float(getattr(self.constants, n).detach()):g}"
+            for n in self.constant_names
+        )
+        learn = (
+            f", learnable={list(self.learnable_names)}" if self.learnable_names else ""
+        )
+        return f"{self.activation.name!r}{', ' if consts else ''}{consts}{learn}"
+
+
+class TorchLayer(nn.Module):
+    """A heterogeneous layer: feature j along ``dim`` uses ``activations[j]``.
+
+    Each feature owns its constants: ``learnable_values`` (an ``nn.Parameter``) and
+    ``fixed_values`` (a buffer) together hold them in the layout of
+    ``symnb.LayerKernel.params`` (``offsets[j]`` is feature j's first constant).
+    """
+
+    def __init__(
+        self,
+        activations: Sequence[Any],
+        dim: int = -1,
+        learnable: Any = None,
+        backend: str = "auto",
+    ) -> None:
+        super().__init__()
+        if isinstance(activations, str) or not isinstance(activations, Sequence):
+            raise TypeError(
+                "to_torch_layer expects a list with one activation per feature, e.g. "
+                "[relu, swish, swish]"
+            )
+        acts = [_resolve(a) for a in activations]
+        if not acts:
+            raise ValueError("to_torch_layer needs at least one activation")
+        if isinstance(dim, bool) or not isinstance(dim, int):
+            raise TypeError(f"dim must be an int, got {dim!r}")
+        self.activations = acts
+        self.n = len(acts)
+        self.dim = dim
+        self.backend = backend
+        chosen = _learnable_names(acts, learnable)
+        counts = [len(a.internal.param_names) for a in acts]
+        self.offsets = tuple(
+            int(o) for o in np.concatenate([[0], np.cumsum(counts)])[:-1]
+        )
+        values, is_learned, labels = [], [], []
+        for j, a in enumerate(acts):
+            for name, v in zip(a.internal.param_names, a.internal.param_values):
+                values.append(float(v))
+                is_learned.append(name in chosen)
+                labels.append(f"{name}[{j}]")
+        self.labels = tuple(labels)
+        values_t = torch.tensor(values, dtype=torch.float64)
+        mask = torch.tensor(is_learned, dtype=torch.bool)
+        self.learnable_values = nn.Parameter(values_t[mask].clone())
+        self.register_buffer("fixed_values", values_t[~mask].clone())
+        order = torch.argsort(
+            torch.cat([torch.nonzero(mask).flatten(), torch.nonzero(~mask).flatten()])
+        )
+        self.register_buffer("order", order, persistent=False)
+        self.handle = register("layer", acts, backend)
+
+    def constant_vector(self) -> Tensor:
+        """All constants in ``offsets`` layout (differentiable w.r.t. the learnable)."""
+        return torch.cat([self.learnable_values, self.fixed_values])[self.order]
+
+    def constants(self, feature: int) -> dict[str, float]:
+        """Current constants of feature ``feature``."""
+        names = self.activations[feature].internal.param_names
+        flat = self.constant_vector().detach()
+        start = self.offsets[feature]
+        return {n: float(flat[start + k]) for k, n in enumerate(names)}
+
+    def forward(self, x: Tensor) -> Tensor:
+        _check_input(x, "symnb layer")
+        if x.ndim == 0 or not -x.ndim <= self.dim < x.ndim:
+            raise ValueError(
+                f"x has shape {tuple(x.shape)}; it has no dimension {self.dim} for the "
+                f"layer's {self.n} features"
+            )
+        dim = self.dim % x.ndim
+        if x.shape[dim] != self.n:
+            raise ValueError(
+                f"x has shape {tuple(x.shape)}: dimension {self.dim} has "
+                f"{x.shape[dim]} entries, but the layer has {self.n} activations"
+            )
+        c = self.constant_vector()
+        _check_device(x, c, "this layer")
+        return layer(x, c.to(device=x.device), self.handle, dim)
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        self.handle = register("layer", self.activations, self.backend)
+
+    def extra_repr(self) -> str:
+        names = [a.name for a in self.activations]
+        return f"n={self.n}, dim={self.dim}, activations={sorted(set(names))}"
+
+
+# ------------------------------------------------------------------ public functions
+
+
+def to_torch(activation: Any, learnable: Any = None, backend: str = "auto"):
+    """``Activation.to_torch``: a :class:`TorchActivation` module.
+
+    ``learnable``: ``None`` (the constants marked with ``symnb.learnable``), ``False``,
+    ``True`` (all), or a list of constant names. ``backend``: ``"auto"`` (cpp on the
+    CPU, cuda on GPUs), ``"cpp"``, ``"numpy"`` or ``"cuda"``.
+    """
+    return TorchActivation(activation, learnable=learnable, backend=backend)
+
+
+def to_torch_layer(
+    activations: Sequence[Any],
+    dim: int = -1,
+    learnable: Any = None,
+    backend: str = "auto",
+) -> TorchLayer:
+    """Feature j along ``dim`` uses ``activations[j]`` (``dim=1``: per-channel in a CNN)."""
+    return TorchLayer(activations, dim=dim, learnable=learnable, backend=backend)
+
+
+def _host(a: Any) -> np.ndarray:
+    return np.asarray(a.get() if hasattr(a, "get") else a)
+
+
+def _current_activations(la: Any) -> list:
+    """The layer's activations with the constant values its kernel has now."""
+    params = _host(la.kernel.params).astype(np.float64)
+    offsets = None if la.elementwise else _host(la.kernel.offsets)
+    out = []
+    for j, act in enumerate(la.activations):
+        base = 0 if offsets is None else int(offsets[j])
+        names = act.internal.param_names
+        values = {n: float(params[base + k]) for k, n in enumerate(names)}
+        out.append(act.with_constants(**values) if values else act)
+    return out
+
+
+def mlp_to_torch(model: Any, backend: str = "auto") -> Any:
+    """``MLP.to_torch``: ``nn.Sequential`` of ``nn.Linear`` and symnb activation
+    modules with the model's current weights and constants (learnable constants stay
+    learnable). Connection masks are applied to the weights but not enforced during
+    further PyTorch training."""
+    dtype = torch.float64 if np.dtype(model.dtype) == np.float64 else torch.float32
+    mods: list[nn.Module] = []
+    for dense in model.layers:
+        lin = nn.Linear(dense.fan_in, dense.fan_out)
+        with torch.no_grad():
+            w = dense.weight.numpy().astype(np.float64)
+            lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+            lin.bias.copy_(torch.from_numpy(dense.bias.numpy().astype(np.float64)))
+        mods.append(lin)
+        la = dense.activation
+        if la is None:
+            continue
+        acts = _current_activations(la)
+        learn = sorted({n for a in la.activations for n in a.learnable})
+        if la.elementwise:
+            mods.append(TorchActivation(acts[0], learnable=learn, backend=backend))
+        else:
+            mods.append(TorchLayer(acts, dim=-1, learnable=learn, backend=backend))
+    return nn.Sequential(*mods).to(dtype)

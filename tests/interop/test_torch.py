@@ -1,0 +1,399 @@
+"""symnb activations as PyTorch modules: values and gradients against composite PyTorch
+and symnb's own kernels, float64 gradcheck, memory sharing, saved tensors, state_dict,
+learning a constant, MLP.to_torch, torch.compile, and the errors."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import numpy as np
+import pytest
+
+import symnb
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+from symnb.interop import torch as ti
+
+CUDA_REASON = "no CUDA GPU here (the CUDA path runs only on a machine with a GPU)"
+
+
+def swish(beta=1.0):
+    return symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=beta)
+
+
+def prelu_like(a=0.1):
+    return symnb.Activation("Max(0, x) + a*Min(0, x)", name="prelu", a=a)
+
+
+# composite PyTorch references (independent of symnb)
+REFERENCES = {
+    "swish": (lambda: swish(1.7), lambda x: x * torch.sigmoid(1.7 * x)),
+    "mish": (lambda: symnb.activation("mish"), lambda x: x * torch.tanh(F.softplus(x))),
+    "elu": (lambda: symnb.activation("elu", alpha=0.7), lambda x: F.elu(x, 0.7)),
+    "leaky_relu": (
+        lambda: symnb.activation("leaky_relu", alpha=0.2),
+        lambda x: F.leaky_relu(x, 0.2),
+    ),
+    "relu": (lambda: symnb.activation("relu"), F.relu),
+    "gelu": (lambda: symnb.activation("gelu"), F.gelu),
+}
+
+
+def _points(dtype, shape=(3, 4, 7)):
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(*shape, generator=g, dtype=torch.float64) * 4
+    x.view(-1)[:4] = torch.tensor([0.0, -30.0, 30.0, 1e-3], dtype=torch.float64)
+    return x.to(dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("name", sorted(REFERENCES))
+def test_values_and_gradients_match_composite_pytorch(name, dtype):
+    make, ref = REFERENCES[name]
+    module = make().to_torch().to(dtype)  # constants in the input's precision
+    x = _points(dtype).requires_grad_()
+    xr = x.detach().clone().requires_grad_()
+    y, yr = module(x), ref(xr)
+    g = torch.linspace(-1, 1, x.numel(), dtype=dtype).view_as(x)
+    y.backward(g)
+    yr.backward(g)
+    tol = (
+        {"rtol": 1e-5, "atol": 1e-6}
+        if dtype == torch.float32
+        else {"rtol": 1e-12, "atol": 1e-12}
+    )
+    assert y.dtype == dtype and y.shape == x.shape
+    torch.testing.assert_close(y, yr, **tol)
+    torch.testing.assert_close(x.grad, xr.grad, **tol)
+
+
+@pytest.mark.parametrize("name", ["swish", "mish", "elu", "step"])
+def test_matches_symnb_kernels(name):
+    act = swish(1.3) if name == "swish" else symnb.activation(name)
+    x = _points(torch.float64)
+    module = act.to_torch().double()
+    y = module(x)
+    xr = x.clone().requires_grad_()
+    module(xr).sum().backward()
+    ref_y, ref_dy = act.compile(
+        backend="numpy", dtype="float64"
+    ).forward_with_derivative(x.numpy())
+    np.testing.assert_allclose(y.numpy(), ref_y, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(xr.grad.numpy(), ref_dy, rtol=1e-12, atol=1e-14)
+
+
+def test_kink_conventions_follow_pytorch():
+    x = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    symnb.activation("relu").to_torch()(x).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    x.grad = None
+    symnb.activation("leaky_relu", alpha=0.2).to_torch()(x).sum().backward()
+    assert x.grad.tolist() == [0.2, 0.2, 0.2]
+
+
+def test_gradcheck_single_activation_and_learnable_constants():
+    act = swish(1.5)
+    x = _points(torch.float64, (4, 5)).requires_grad_()
+    assert torch.autograd.gradcheck(act.to_torch(), (x,))
+    handle = ti.register("elementwise", [act])
+    beta = torch.tensor([1.5], dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(
+        lambda x, c: ti.elementwise(x, c, handle), (x, beta)
+    )
+    rational = symnb.Activation(
+        "(a + b*x + c*x**2)/(1 + Abs(d*x))", a=0.1, b=1.0, c=0.3, d=0.5
+    )
+    h2 = ti.register("elementwise", [rational])
+    coeffs = torch.tensor([0.1, 1.0, 0.3, 0.5], dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda x, c: ti.elementwise(x, c, h2), (x, coeffs))
+
+
+def test_gradcheck_heterogeneous_layer_last_dim_and_channels():
+    acts = [
+        swish(1.5),
+        symnb.activation("tanh"),
+        swish(0.5),
+        symnb.activation("elu", alpha=0.8),
+    ]
+    layer = symnb.to_torch_layer(acts, learnable=True).double()
+    x = _points(torch.float64, (5, 4)).requires_grad_()
+    assert torch.autograd.gradcheck(layer, (x,))
+    params = layer.constant_vector().detach().clone().requires_grad_()
+    assert params.tolist() == [1.5, 0.5, 0.8]
+    assert torch.autograd.gradcheck(
+        lambda x, p: ti.layer(x, p, layer.handle, 1), (x, params)
+    )
+    x4 = _points(torch.float64, (2, 4, 3, 3)).requires_grad_()
+    assert torch.autograd.gradcheck(
+        lambda x, p: ti.layer(x, p, layer.handle, 1), (x4, params)
+    )
+
+
+def test_per_channel_layer_matches_composite():
+    betas = [0.5, 1.0, 2.0]
+    layer = symnb.to_torch_layer([swish(b) for b in betas], dim=1)
+    x = _points(torch.float32, (2, 3, 4, 5)).requires_grad_()
+    xr = x.detach().clone().requires_grad_()
+    b = torch.tensor(betas).view(1, 3, 1, 1)
+    y, yr = layer(x), xr * torch.sigmoid(b * xr)
+    torch.testing.assert_close(y, yr)
+    y.sum().backward()
+    yr.sum().backward()
+    torch.testing.assert_close(x.grad, xr.grad)
+    assert layer.constants(2) == {"beta": 2.0}
+
+
+def test_learnable_constant_gradient_matches_composite():
+    module = swish(1.2).to_torch(learnable=["beta"])
+    x = _points(torch.float32)
+    module(x).pow(2).sum().backward()
+    beta = torch.tensor(1.2, requires_grad=True)
+    (x * torch.sigmoid(beta * x)).pow(2).sum().backward()
+    torch.testing.assert_close(
+        module.constants.beta.grad.float(), beta.grad, rtol=1e-5, atol=0
+    )
+
+
+def test_half_precision_computed_in_float32():
+    module = symnb.activation("mish").to_torch()
+    x32 = _points(torch.float32)
+    for dt in (torch.float16, torch.bfloat16):
+        x = x32.to(dt).requires_grad_()
+        y = module(x)
+        assert y.dtype == dt
+        torch.testing.assert_close(y.float(), module(x.detach().float()).to(dt).float())
+        y.sum().backward()
+        assert x.grad.dtype == dt
+
+
+def test_non_contiguous_and_empty_inputs():
+    module = swish(1.0).to_torch()
+    x = _points(torch.float32, (6, 5)).t()
+    assert not x.is_contiguous()
+    torch.testing.assert_close(module(x), x * torch.sigmoid(x))
+    empty = torch.empty(0, 3)
+    assert module(empty).shape == (0, 3)
+
+
+class _Spy:
+    """Records the data pointers a kernel receives."""
+
+    def __init__(self, kernel):
+        self.kernel, self.seen = kernel, []
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+    def forward(self, x, out=None):
+        self.seen.append(
+            (x.__array_interface__["data"][0], out.__array_interface__["data"][0])
+        )
+        return self.kernel.forward(x, out=out)
+
+
+def test_cpu_kernel_runs_on_the_tensors_own_memory(monkeypatch):
+    act = symnb.Activation("x*sigmoid(beta*x) + 0*x", name="spy", beta=1.0)
+    module = act.to_torch()
+    x = _points(torch.float32)
+    module(x)  # compile
+    entry = ti._entry(module.handle)
+    key = ("cpu", None, torch.float32)
+    spy = _Spy(entry.kernels[key])
+    monkeypatch.setitem(entry.kernels, key, spy)
+    y = module(x)
+    assert spy.seen == [(x.data_ptr(), y.data_ptr())]
+
+
+def test_backward_saves_only_the_input_and_constants():
+    module = swish(1.0).to_torch(learnable=True)
+    x = torch.randn(64, 32, requires_grad=True)
+    saved = []
+
+    def pack(t):
+        saved.append(t)
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = module(x * 1.0)
+    big = [t for t in saved if t.numel() == x.numel()]
+    assert len(big) == 1
+    assert sum(t.numel() for t in saved) == x.numel() + 1
+    y.sum().backward()
+    assert module.constants.beta.grad is not None
+
+
+def test_state_dict_round_trip():
+    module = symnb.Activation("a*x + b*tanh(x)", name="mix", a=0.5, b=2.0).to_torch(
+        learnable=["a"]
+    )
+    with torch.no_grad():
+        module.constants.a.fill_(0.25)
+        module.constants.b.fill_(3.0)  # a buffer: kept in the state_dict too
+    state = module.state_dict()
+    assert set(state) == {"constants.a", "constants.b"}
+    fresh = symnb.Activation("a*x + b*tanh(x)", name="mix", a=0.5, b=2.0).to_torch(
+        learnable=["a"]
+    )
+    fresh.load_state_dict(state)
+    x = _points(torch.float32)
+    torch.testing.assert_close(fresh(x), 0.25 * x + 3.0 * torch.tanh(x))
+    assert [n for n, _ in fresh.named_parameters()] == ["constants.a"]
+    layer = symnb.to_torch_layer([swish(1.0), swish(2.0)], learnable=True)
+    with torch.no_grad():
+        layer.learnable_values.add_(1.0)
+    other = symnb.to_torch_layer([swish(1.0), swish(2.0)], learnable=True)
+    other.load_state_dict(layer.state_dict())
+    assert other.constants(1) == {"beta": 3.0}
+
+
+def test_whole_module_pickles():
+    module = swish(1.5).to_torch(learnable=True)
+    buf = io.BytesIO()
+    torch.save(module, buf)
+    buf.seek(0)
+    loaded = torch.load(buf, weights_only=False)
+    x = _points(torch.float32)
+    torch.testing.assert_close(loaded(x), module(x))
+
+
+def test_learnable_slope_converges_to_the_generating_slope():
+    torch.manual_seed(0)
+    module = prelu_like(0.05).to_torch(learnable=["a"])
+    x = torch.randn(4096) * 3
+    target = torch.where(x > 0, x, 0.3 * x)
+    opt = torch.optim.Adam(module.parameters(), lr=0.05)
+    for _ in range(200):
+        opt.zero_grad()
+        loss = (module(x) - target).pow(2).mean()
+        loss.backward()
+        opt.step()
+    assert abs(module.constants.a.item() - 0.3) < 1e-3
+
+
+@pytest.mark.slow
+def test_mlp_to_torch_same_predictions_and_trainable():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(64, 3)).astype(np.float32)
+    y = (X[:, 0] * X[:, 1] > 0).astype(np.int64)
+    sw = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=symnb.learnable(1.0))
+    model = symnb.nn.MLP(
+        [3, 8, 4, 1],
+        activation=[sw, [sw, "relu", "tanh", "elu"]],
+        loss="bce_with_logits",
+        seed=1,
+    )
+    model.fit(X, y, epochs=3, batch_size=16)
+    net = model.to_torch()
+    assert isinstance(net, torch.nn.Sequential)
+    out = net(torch.from_numpy(X)).detach().numpy()
+    np.testing.assert_allclose(out, model(X), rtol=1e-5, atol=1e-5)
+    names = dict(net.named_parameters())
+    assert "1.constants.beta" in names and "3.learnable_values" in names
+    assert names["1.constants.beta"].item() == pytest.approx(
+        model.learned_constants()[0]["beta"], rel=1e-6
+    )
+    net(torch.from_numpy(X)).sum().backward()
+    assert names["1.constants.beta"].grad is not None
+
+
+@pytest.mark.slow
+def test_torch_compile_fullgraph_matches_eager():
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(6, 4),
+        swish(1.5).to_torch(learnable=True),
+        symnb.to_torch_layer(
+            [
+                swish(0.5),
+                symnb.activation("tanh"),
+                swish(2.0),
+                symnb.activation("mish"),
+            ],
+            learnable=True,
+        ),
+    )
+    x = torch.randn(8, 6)
+    compiled = torch.compile(net, fullgraph=True)
+    y = compiled(x)
+    y.pow(2).sum().backward()
+    grads = [p.grad.clone() for p in net.parameters()]
+    net.zero_grad()
+    y_eager = net(x)
+    y_eager.pow(2).sum().backward()
+    torch.testing.assert_close(y, y_eager)
+    for g, p in zip(grads, net.parameters()):
+        torch.testing.assert_close(g, p.grad)
+
+
+def test_fake_tensors_give_shapes_only():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    module = swish(1.0).to_torch(learnable=True)
+    with FakeTensorMode() as mode:
+        x = mode.from_tensor(torch.randn(3, 5))
+        c = mode.from_tensor(torch.ones(1))
+        y = ti.elementwise(x, c, module.handle)
+        assert y.shape == (3, 5) and y.dtype == torch.float32
+
+
+# ------------------------------------------------------------------ errors
+
+
+def test_integer_tensor_is_refused():
+    with pytest.raises(TypeError, match="floating-point tensor.*x.float()"):
+        swish().to_torch()(torch.arange(5))
+
+
+def test_unknown_learnable_name():
+    with pytest.raises(symnb.FormulaError, match="gamma"):
+        swish().to_torch(learnable=["gamma"])
+    with pytest.raises(symnb.FormulaError, match="gamma"):
+        symnb.to_torch_layer([swish()], learnable=["gamma"])
+
+
+def test_constants_on_another_device():
+    module = swish().to_torch().to("meta")
+    with pytest.raises(ValueError, match="module.to"):
+        module(torch.ones(3))
+
+
+def test_backend_not_usable_on_that_device():
+    module = swish().to_torch(backend="cuda")
+    with pytest.raises(ValueError, match="backend='cuda'.*x.cuda()"):
+        module(torch.ones(3))
+    with pytest.raises(ValueError, match="backend must be one of"):
+        swish().to_torch(backend="tpu")
+
+
+def test_layer_shape_errors():
+    layer = symnb.to_torch_layer([swish(), "relu", "tanh"], dim=1)
+    with pytest.raises(ValueError, match="dimension 1 has 4 entries.*3 activations"):
+        layer(torch.ones(2, 4))
+    with pytest.raises(ValueError, match="no dimension"):
+        layer(torch.ones(3))
+    with pytest.raises(TypeError, match="one activation per feature"):
+        symnb.to_torch_layer(swish())
+
+
+def test_missing_torch_names_the_extra(monkeypatch):
+    from symnb.interop import require
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(ImportError, match=r"pip install symnb\[torch\]"):
+        require("torch")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason=CUDA_REASON)
+def test_cuda_tensor_matches_cpu():
+    module = swish(1.5).to_torch(learnable=True)
+    x = _points(torch.float32)
+    y_cpu = module(x)
+    gpu = swish(1.5).to_torch(learnable=True).cuda()
+    xg = x.cuda().requires_grad_()
+    y = gpu(xg)
+    torch.testing.assert_close(y.cpu(), y_cpu)
+    y.sum().backward()
+    assert xg.grad.is_cuda and gpu.constants.beta.grad.is_cuda
