@@ -2,16 +2,17 @@
 
 A formula is parsed safely (``symnb.formula.parse``), rewritten into float32-stable form
 (``symnb.formula.stability``), differentiated with real symbols, and given PyTorch's
-conventions at kinks (relu'(0) = 0) and surrogate gradients for steps. Constants stay symbols
-(kernel arguments), so changing a value never re-parses or recompiles anything.
+conventions at kinks (relu'(0) = 0) and surrogate gradients where a step makes f jump
+(``symnb.formula.steps``). Library and named activations can be called inside formulas
+(``symnb.formula.compose``). The whole symbolic stage runs under one time budget
+(``symnb.formula.budget``). Constants stay symbols (kernel arguments), so changing a value
+never re-parses or recompiles anything.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import signal
-import threading
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -20,15 +21,17 @@ from typing import Any
 import sympy as sp
 
 from symnb.errors import FormulaError
-from symnb.formula import library
+from symnb.formula import compose, library
+from symnb.formula.budget import SYMBOLIC_TIME_BUDGET, Budget
+from symnb.formula.compose import expand_composed
 from symnb.formula.functions import sigmoid
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
+from symnb.formula.latex import formula_latex
 from symnb.formula.stability import stabilize, stabilize_derivative
+from symnb.formula.steps import drop_continuous_steps
 
 #: Operation count above which a derivative is refused before any compiler sees it.
 MAX_OPERATIONS = 4000
-#: Seconds the symbolic stage (differentiation, limits) may take.
-SYMBOLIC_TIME_BUDGET = 10.0
 
 _FORBIDDEN = (sp.re, sp.im, sp.Derivative, sp.Subs, sp.DiracDelta)
 
@@ -109,53 +112,11 @@ SURROGATES: dict[str, Callable[[sp.Expr], sp.Expr]] = {
 # ---------------------------------------------------------------- symbolic helpers
 
 
-class _Budget:
-    """Run a symbolic step under a time budget (main thread only; elsewhere unbounded)."""
-
-    def __init__(self, what: str, seconds: float = SYMBOLIC_TIME_BUDGET) -> None:
-        self.what = what
-        self.seconds = seconds
-        self._armed = False
-
-    def _handler(self, signum, frame):
-        raise TimeoutError
-
-    def __enter__(self) -> _Budget:  # noqa: PYI034
-        if (
-            threading.current_thread() is threading.main_thread()
-            and hasattr(signal, "setitimer")
-            and signal.getitimer(signal.ITIMER_REAL)[0] == 0  # no outer timer running
-        ):
-            self._old = signal.signal(signal.SIGALRM, self._handler)
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-            self._armed = True
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if self._armed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self._old)
-        if exc_type is TimeoutError:
-            raise FormulaError(
-                f"could not {self.what}: the symbolic stage took longer than "
-                f"{self.seconds:g} s",
-                suggestion="simplify the formula or give its derivative explicitly "
-                "(derivative=...)",
-            ) from None
-        if (
-            exc_type is not None
-            and issubclass(exc_type, Exception)
-            and not issubclass(exc_type, FormulaError)
-        ):
-            # any SymPy failure (RecursionError and MemoryError included) -> FormulaError
-            raise FormulaError(
-                f"could not {self.what}: {exc_type.__name__}: {exc}"
-            ) from exc
-        return False
-
-
-def _fix_kinks(expr: sp.Expr, surrogate: str, what: str) -> tuple[sp.Expr, list[str]]:
-    """Replace what codegen cannot print: H(u) -> H(u, 0), DiracDelta -> surrogate."""
+def _fix_kinks(
+    expr: sp.Expr, surrogate: str, what: str, var: sp.Symbol
+) -> tuple[sp.Expr, list[str]]:
+    """Replace what codegen cannot print: H(u) -> H(u, 0), DiracDelta -> 0 where the
+    function is continuous (``symnb.formula.steps``), else -> the surrogate gradient."""
     notes: list[str] = []
     expr = expr.replace(
         lambda e: isinstance(e, sp.Heaviside) and len(e.args) == 1,
@@ -165,6 +126,13 @@ def _fix_kinks(expr: sp.Expr, surrogate: str, what: str) -> tuple[sp.Expr, list[
         lambda e: isinstance(e, sp.Heaviside) and len(e.args) == 2 and e.args[1] != 0,
         lambda e: sp.Heaviside(e.args[0], 0),
     )
+    expr, continuous = drop_continuous_steps(expr, var)
+    if continuous:
+        notes.append(
+            "the function is continuous where "
+            + ", ".join(sp.sstr(u) for u in continuous)
+            + " = 0: its exact derivative is used there (no surrogate gradient)"
+        )
     if expr.has(sp.DiracDelta):
         if surrogate not in SURROGATES:
             raise FormulaError(
@@ -239,7 +207,7 @@ def _remove_singularity_at_zero(
     if not (at0.has(sp.nan) or at0.has(sp.zoo)):
         return expr, []
     try:
-        with _Budget(f"find the limit of {what} at 0", seconds=3.0):
+        with Budget(f"find the limit of {what} at 0", seconds=3.0):
             lim = sp.limit(expr, var, 0)
     except FormulaError:
         return expr, []
@@ -274,6 +242,8 @@ class _Formula:
         *,
         derivative: str | sp.Expr | None = None,
         surrogate: str | None = None,
+        replace: bool = False,
+        _register: bool = True,
         **constants: Any,
     ) -> None:
         from symnb.formula.parse import parse_formula
@@ -301,19 +271,12 @@ class _Formula:
                 suggestion=f"use one of {', '.join(SURROGATES)} or pass derivative=...",
             )
 
-        if isinstance(expr, sp.Basic):
-            self.text = sp.sstr(expr)
-            user_expr = self._adopt_sympy(expr)
-        elif isinstance(expr, str):
-            self.text = expr
-            user_expr = parse_formula(
-                expr, variables=self.variables, constants=tuple(values)
-            )
-        else:
+        if not isinstance(expr, (sp.Basic, str)):
             raise TypeError(
                 f"{type(self).__name__} expects formula text or a SymPy expression, "
                 f"got {type(expr).__name__}"
             )
+        self.text = expr if isinstance(expr, str) else sp.sstr(expr)
         self.name = name or self._default_name()
         self._user_symbols = {n: sp.Symbol(n, real=True) for n in values}
         self._var_symbols = tuple(sp.Symbol(v, real=True) for v in self.variables)
@@ -322,9 +285,29 @@ class _Formula:
             if isinstance(derivative, str) or derivative is None
             else sp.sstr(derivative)
         )
-        self._build(user_expr, derivative)
+        # one budget for the whole symbolic pipeline (parse, rewrites, diff, limits)
+        with Budget(
+            f"read and differentiate {self.kind} {self.name!r}", SYMBOLIC_TIME_BUDGET
+        ):
+            if isinstance(expr, str):
+                user_expr = parse_formula(
+                    expr,
+                    variables=self.variables,
+                    constants=tuple(values),
+                    functions=self._functions(),
+                )
+            else:
+                user_expr = self._adopt_sympy(expr)
+            self._build(user_expr, derivative)
+        if name is not None and _register and self.kind == "activation":
+            compose.register(self, replace=bool(replace))
 
     # -- construction -------------------------------------------------------------
+
+    def _functions(self) -> dict[str, Any]:
+        """Functions this formula may call: built-ins, library and named activations
+        (``symnb.formula.compose``); its own constants and variables take precedence."""
+        return compose.function_table(frozenset(self._constants) | set(self.variables))
 
     def _default_name(self) -> str:
         return "f" if self.kind == "activation" else "loss"
@@ -355,29 +338,33 @@ class _Formula:
 
         stable, notes = stabilize(user_expr)
         self.notes: list[str] = list(notes)
+        self._display = stable  # keeps the names of composed activations (LaTeX)
         f = stable.xreplace(to_internal)
         _check_printable(f, what)
         var = self._internal_inputs[0]
-        with _Budget(f"differentiate {what}"):
+        with Budget(f"differentiate {what}"):
             if derivative is None:
-                df = sp.diff(f, var)
+                df = expand_composed(sp.diff(f, var))
             else:
                 if isinstance(derivative, str):
                     dexpr = parse_formula(
-                        derivative, variables=self.variables, constants=names
+                        derivative,
+                        variables=self.variables,
+                        constants=names,
+                        functions=self._functions(),
                     )
                 else:
                     dexpr = self._adopt_sympy(derivative)
-                df = stabilize(dexpr)[0].xreplace(to_internal)
+                df = expand_composed(stabilize(dexpr)[0].xreplace(to_internal))
                 self.notes.append("the derivative is the one given (derivative=...)")
-            df, n1 = _fix_kinks(stabilize_derivative(df), self.surrogate, what)
+            df, n1 = _fix_kinks(stabilize_derivative(df), self.surrogate, what, var)
             dparams = []
             for c in params:
-                d, _ = _fix_kinks(
-                    stabilize_derivative(sp.diff(f, c)), self.surrogate, what
-                )
+                dc = expand_composed(sp.diff(f, c))
+                d, _ = _fix_kinks(stabilize_derivative(dc), self.surrogate, what, c)
                 dparams.append(d)
         self.notes += [n for n in n1 if n not in self.notes]
+        f = expand_composed(f)
         f, n2 = _remove_singularity_at_zero(f, var, what)
         df, n3 = _remove_singularity_at_zero(df, var, f"the derivative of {what}")
         self.notes += n2 + n3
@@ -444,13 +431,15 @@ class _Formula:
 
     @property
     def latex(self) -> str:
-        """LaTeX of the function."""
-        return sp.latex(self.expr)
+        """LaTeX of the function (composed activations keep their names)."""
+        if self._display.has(compose.ComposedFunction):
+            return formula_latex(self._display)
+        return formula_latex(self.expr)
 
     @property
     def derivative_latex(self) -> str:
         """LaTeX of the derivative."""
-        return sp.latex(self.derivative)
+        return formula_latex(self.derivative)
 
     def _head(self) -> str:
         name = self.name if self.name.isidentifier() else "f"
@@ -487,6 +476,7 @@ class _Formula:
             name=self.name,
             derivative=self.derivative_text,
             surrogate=self.surrogate,
+            _register=False,  # a variant: later formulas keep the registered values
             **merged,
         )
 
@@ -516,6 +506,15 @@ class Activation(_Formula):
 
     >>> swish = Activation("x*sigmoid(beta*x)", name="swish", beta=1.0)
     >>> k = swish.compile(backend="numpy")    # a symnb.Kernel
+
+    Formulas may call library activations (``gelu(x) + silu(x)``) and activations named
+    earlier; a named Activation becomes callable in later formulas with its constant
+    values. A name that shadows a library activation with a different function raises
+    ``FormulaError`` unless ``replace=True`` (see ``symnb.formula.compose``).
+
+    Steps (``sign``, ``heaviside``) get the surrogate gradient only where f jumps; where
+    the factor multiplying the step vanishes there, f is continuous and its exact
+    derivative is used (see ``symnb.formula.steps``).
     """
 
     kernel = None  # the last kernel compiled by a notebook face (magic, editor)
@@ -583,6 +582,7 @@ def _from_library(cls: type, name: str, constants: dict) -> _Formula:
         name=name,
         derivative=entry.derivative,
         surrogate=entry.surrogate,
+        _register=False,  # the library's own: its name already means it in formulas
         **{**entry.constants, **constants},
     )
 

@@ -11,6 +11,12 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
 
+def _call_latex(printer, head: str, arg: sp.Expr, exp: str | None) -> str:
+    """``head(arg)``, or ``head^{exp}(arg)`` when SymPy prints a power of the call."""
+    power = "" if exp is None else f"^{{{exp}}}"
+    return rf"{head}{power}\left({printer._print(arg)}\right)"
+
+
 class sigmoid(sp.Function):
     """The logistic function 1/(1+exp(-u)), evaluated stably for both signs."""
 
@@ -40,8 +46,8 @@ class sigmoid(sp.Function):
     def _eval_is_real(self):
         return self.args[0].is_real
 
-    def _latex(self, printer):
-        return rf"\sigma\left({printer._print(self.args[0])}\right)"
+    def _latex(self, printer, exp=None):
+        return _call_latex(printer, r"\sigma", self.args[0], exp)
 
 
 class softplus(sp.Function):
@@ -69,8 +75,8 @@ class softplus(sp.Function):
     def _eval_is_real(self):
         return self.args[0].is_real
 
-    def _latex(self, printer):
-        return rf"\operatorname{{softplus}}\left({printer._print(self.args[0])}\right)"
+    def _latex(self, printer, exp=None):
+        return _call_latex(printer, r"\operatorname{softplus}", self.args[0], exp)
 
 
 class logsigmoid(sp.Function):
@@ -96,8 +102,9 @@ class logsigmoid(sp.Function):
     def _eval_is_real(self):
         return self.args[0].is_real
 
-    def _latex(self, printer):
-        return rf"\log\sigma\left({printer._print(self.args[0])}\right)"
+    def _latex(self, printer, exp=None):
+        text = _call_latex(printer, r"\log\sigma", self.args[0], None)
+        return text if exp is None else rf"\left({text}\right)^{{{exp}}}"
 
 
 class erfc(sp.erfc):

@@ -33,6 +33,7 @@ from typing import Any
 import sympy as sp
 
 from symnb.errors import FormulaError
+from symnb.formula.budget import check_minmax_arity
 from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
 
 #: Longest formula text accepted, in characters.
@@ -975,6 +976,7 @@ class _Parser:
             expr = self.sympy_call(node, f"{name}(...)", fn, cond, a.expr, b.expr)
             return self.result(node, expr, None)
         args = [self.build(a) for a in node.args]
+        self.check_call(node, name, fn, args)
         approx = None
         est = _APPROX_BY_CALLABLE.get(id(fn))
         if est is not None and args and all(a.approx is not None for a in args):
@@ -983,6 +985,29 @@ class _Parser:
         if not isinstance(expr, sp.Basic):
             raise self.node_error(node, f"{name}(...) did not give a SymPy expression")
         return self.result(node, expr, approx)
+
+    def check_call(self, node: ast.Call, name: str, fn: Any, args: list[_Val]) -> None:
+        """Arguments SymPy would accept but that hang or mean nothing: checked first."""
+        exprs = tuple(a.expr for a in args)
+        if fn is ALLOWED_FUNCTIONS.get("relu"):
+            fn, exprs = sp.Max, (sp.S.Zero, *exprs)
+        if fn in (sp.Max, sp.Min):
+            try:
+                check_minmax_arity(fn, exprs)
+            except FormulaError as exc:
+                raise self.node_error(node, exc.message, exc.suggestion) from None
+        if fn is sp.log and len(args) == 2:
+            base = args[1]
+            shown = ast.get_source_segment(self.processed_text, node.args[1]) or "?"
+            if base.approx is not None and not (
+                math.isfinite(base.approx) and base.approx > 0 and base.approx != 1
+            ):
+                raise self.node_error(
+                    node.args[1],
+                    f"log(x, base): the base {shown} (= {base.approx:g}) is not a "
+                    "valid logarithm base; it must be a finite number > 0 and != 1",
+                    "use log(x) for the natural logarithm, or a base such as 2 or 10",
+                )
 
     def build_piecewise(self, node: ast.Call, name: str, fn: Any) -> _Val:
         if not node.args:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from symnb.formula.budget import bounded_expand
 from symnb.formula.functions import erfc, expm1, log1p, logsigmoid, sigmoid, softplus
 
 
@@ -24,6 +25,15 @@ def _one_plus_exp(e: sp.Expr) -> sp.Expr | None:
         other = e.args[0] if e.args[1] is sp.S.One else e.args[1]
         return _exp_arg(other)
     return None
+
+
+def _cancels(a: sp.Expr, b: sp.Expr) -> bool:
+    """a + b == 0, expanding only when the expansion stays small (no multinomial hang)."""
+    total = a + b
+    if total == 0:
+        return True
+    expanded = bounded_expand(total)
+    return expanded is not None and expanded == 0
 
 
 def _fmt(e: sp.Expr) -> str:
@@ -54,11 +64,7 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 if u is None:
                     continue
                 for j, b in enumerate(factors):
-                    if (
-                        j != i
-                        and isinstance(b, sigmoid)
-                        and sp.expand(b.args[0] + u) == 0
-                    ):
+                    if j != i and isinstance(b, sigmoid) and _cancels(b.args[0], u):
                         rest = [f for k, f in enumerate(factors) if k not in (i, j)]
                         note(f"rewrote exp({_fmt(u)})/(1 + exp({_fmt(u)})) as sigmoid")
                         return sp.Mul(*rest, sigmoid(u))

@@ -1,0 +1,46 @@
+"""LaTeX of formulas as students read them.
+
+A subclass of SymPy's ``LatexPrinter`` (its printing habit: ``_print_X`` methods, never
+edits of printed strings):
+
+- ``Heaviside(u, 0)`` (symnb's step, 0 at 0) prints as ``H(u)``; another value at 0 is
+  shown as a subscript, ``H_{1/2}(u)``;
+- ``log1p(u)`` prints as ``log(1 + u)`` and ``expm1(u)`` as ``(e^u - 1)``: the stable
+  functions are how the kernels compute, not what the formula means;
+- every power of these and of ``sigmoid``, ``softplus``, ``logsigmoid`` prints (SymPy
+  passes ``exp=`` when it prints a power of a function call).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.printing.latex import LatexPrinter
+
+
+class FormulaLatexPrinter(LatexPrinter):
+    """SymPy's LaTeX printer with symnb's readable steps and stable functions."""
+
+    def _print_Heaviside(self, expr, exp=None):
+        arg = self._print(expr.args[0])
+        h0 = expr.args[1] if len(expr.args) > 1 else sp.S.Half
+        sub = "" if h0 == 0 else f"_{{{self._print(h0)}}}"
+        text = rf"H{sub}\left({arg}\right)"
+        return text if exp is None else rf"{text}^{{{exp}}}"
+
+    def _print_log1p(self, expr, exp=None):
+        inner = self._print(sp.Add(sp.S.One, expr.args[0], evaluate=False))
+        power = "" if exp is None else f"^{{{exp}}}"
+        return rf"\log{power}\left({inner}\right)"
+
+    def _print_expm1(self, expr, exp=None):
+        e = self._print(sp.exp(expr.args[0], evaluate=False))
+        text = rf"\left({e} - 1\right)"
+        return text if exp is None else f"{text}^{{{exp}}}"
+
+
+def formula_latex(expr: sp.Basic) -> str:
+    """LaTeX of a formula or derivative (see the module docstring)."""
+    return FormulaLatexPrinter().doprint(expr)
+
+
+__all__ = ["FormulaLatexPrinter", "formula_latex"]

@@ -1,0 +1,124 @@
+"""The surrogate rule: a surrogate gradient only where the function itself jumps.
+
+Continuous formulas built from steps (``sign(x)*log(1+|x|)``) must get their exact
+derivative, checked against central finite differences of f away from the step;
+discontinuous ones keep the surrogate, checked against the exact part (finite differences)
+plus the jump size times spikingjelly's ATan surrogate written out here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symnb
+
+# points away from every step of the formulas below
+XS = np.concatenate([-np.linspace(3.0, 0.15, 23), np.linspace(0.15, 3.0, 23)])
+XS = XS[np.abs(np.abs(XS) - 1.0) > 0.05]  # steps at +-1 too
+XS = XS[np.abs(np.sin(XS)) > 0.05]
+
+
+def _atan(u):
+    """ATan surrogate, alpha = 2: d/du of atan(pi/2 * alpha * u)/pi."""
+    return 1.0 / (1.0 + (np.pi * u) ** 2)
+
+
+def _fd(f, x, h=1e-6):
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+def _kernel(text, **constants):
+    act = symnb.Activation(text, **constants)
+    return act, act.compile("numpy", dtype="float64")
+
+
+CONTINUOUS = {
+    "sign(x)*log(1 + abs(x))": lambda x: np.sign(x) * np.log1p(np.abs(x)),
+    "x*heaviside(x)": lambda x: x * (x > 0),
+    "sign(x)*x**2": lambda x: np.sign(x) * x**2,
+    "heaviside(x - 1)*(x - 1)**2": lambda x: (x > 1) * (x - 1) ** 2,
+    "sign(x)*(exp(abs(x)) - 1)": lambda x: np.sign(x) * np.expm1(np.abs(x)),
+    "heaviside(x**2 - 1)*(x**2 - 1)": lambda x: (x**2 > 1) * (x**2 - 1),
+    "sign(sin(x))*sin(x)": lambda x: np.abs(np.sin(x)),
+    "sign(x)*heaviside(x)*x": lambda x: np.maximum(x, 0),
+}
+
+
+@pytest.mark.parametrize("text", list(CONTINUOUS))
+def test_continuous_formula_with_steps_gets_its_exact_derivative(text):
+    act, k = _kernel(text)
+    _, dy = k.forward_with_derivative(XS)
+    np.testing.assert_allclose(dy, _fd(CONTINUOUS[text], XS), rtol=1e-6, atol=1e-7)
+    assert any("continuous" in n for n in act.notes)
+    assert not any("surrogate" in n and "uses" in n for n in act.notes)
+
+
+def test_sign_log1p_abs_derivative_is_one_over_one_plus_abs():
+    # the issue's example: 0.529 with a surrogate, 1/(1 + 1.3) = 0.435 exactly
+    _, k = _kernel("sign(x)*log(1 + abs(x))")
+    _, dy = k.forward_with_derivative(np.array([1.3, -1.3, 0.0]))
+    np.testing.assert_allclose(dy, [1 / 2.3, 1 / 2.3, 1.0], rtol=1e-12)
+
+
+DISCONTINUOUS = {
+    # text: (f, jump factor g(x) multiplying the step's derivative, u(x))
+    "sign(x)": (np.sign, lambda x: 2.0 + 0 * x, lambda x: x),
+    "heaviside(x)": (lambda x: (x > 0) * 1.0, lambda x: 1.0 + 0 * x, lambda x: x),
+    "x + sign(x)": (lambda x: x + np.sign(x), lambda x: 2.0 + 0 * x, lambda x: x),
+    "exp(x)*heaviside(x)": (lambda x: np.exp(x) * (x > 0), np.exp, lambda x: x),
+    "sign(x)*cos(x)": (
+        lambda x: np.sign(x) * np.cos(x),
+        lambda x: 2 * np.cos(x),
+        lambda x: x,
+    ),
+    "heaviside(x - 1)*x": (lambda x: (x > 1) * x, lambda x: x, lambda x: x - 1),
+}
+
+
+@pytest.mark.parametrize("text", list(DISCONTINUOUS))
+def test_jumping_formula_keeps_the_surrogate(text):
+    f, g, u = DISCONTINUOUS[text]
+    act, k = _kernel(text)
+    _, dy = k.forward_with_derivative(XS)
+    expected = _fd(f, XS) + g(XS) * _atan(u(XS))
+    np.testing.assert_allclose(dy, expected, rtol=1e-6, atol=1e-7)
+    assert any("surrogate" in n for n in act.notes)
+
+
+def test_constant_derivative_follows_the_same_rule():
+    cont = symnb.Activation("heaviside(x - c)*(x - c)", c=0.5)
+    jump = symnb.Activation("heaviside(x - c)", c=0.5)
+    kc = cont.compile("numpy", dtype="float64")
+    kj = jump.compile("numpy", dtype="float64")
+    ones = np.ones_like(XS)
+    # d/dc of H(x-c)(x-c) = -H(x-c): the sum over the points with x > c
+    np.testing.assert_allclose(
+        kc.constant_gradient(XS, ones)["c"], -np.sum(XS > 0.5), rtol=1e-12
+    )
+    # d/dc of H(x-c): minus the surrogate at x - c
+    np.testing.assert_allclose(
+        kj.constant_gradient(XS, ones)["c"], -np.sum(_atan(XS - 0.5)), rtol=1e-9
+    )
+
+
+def test_continuity_holds_for_every_constant_value():
+    # heaviside(x - c)*x jumps by c at x = c: continuous only for c = 0, and the kernel is
+    # compiled once for every value, so the surrogate stays
+    act = symnb.Activation("heaviside(x - c)*x", c=0.0)
+    assert any("surrogate" in n for n in act.notes)
+
+
+def test_loss_with_a_continuous_step():
+    lo = symnb.Loss("heaviside(y_pred - y_true)*(y_pred - y_true)**2")
+    k = lo.compile("numpy", dtype="float64")
+    p = np.array([0.5, 2.0, -1.0])
+    t = np.array([1.0, 1.0, -2.0])
+    np.testing.assert_allclose(
+        k.gradient(p, t), 2 * np.maximum(p - t, 0) / len(p), rtol=1e-12
+    )
+
+
+def test_step_that_never_happens_has_zero_derivative():
+    act = symnb.Activation("heaviside(exp(x))")
+    assert act.derivative == 0
