@@ -13,7 +13,8 @@ classroom-sized: one concept per class, ``parameters()``, ``__call__``, ``__repr
 Public names: :class:`MLP`, :func:`load`, :class:`SGD`, :class:`Adam`, :class:`History`,
 :class:`Callback`, :class:`LambdaCallback`, :class:`EarlyStopping`,
 :class:`TrainingDiverged`, :class:`MLPClassifier`, :class:`MLPRegressor`,
-:func:`compare`, :class:`LiveProgress`, and the modules ``init``, ``metrics``,
+:func:`compare`, :func:`search`, :class:`Leaderboard`, :class:`RunStore`,
+:class:`LiveProgress`, and the modules ``init``, ``metrics``,
 ``optim``.
 """
 
@@ -22,6 +23,10 @@ from __future__ import annotations
 from typing import Any
 
 from . import init, metrics, optim
+
+# eager (light: NumPy only): a lazy attribute would be shadowed by the submodule of the
+# same name once another module imports ``symnb.nn.compare``
+from .compare import CompareResult, compare
 from .layers import Dense, LayerActivation
 from .losses import ElementwiseLoss, SoftmaxCrossEntropy, TrainingLoss
 from .model import MLP, load
@@ -47,12 +52,14 @@ __all__ = [
     "History",
     "LambdaCallback",
     "LayerActivation",
+    "Leaderboard",
     "LiveProgress",
     "MLPClassifier",
     "MLPRegressor",
     "Optimizer",
     "Parameter",
     "Parameters",
+    "RunStore",
     "SoftmaxCrossEntropy",
     "StopTraining",
     "TrainingDiverged",
@@ -62,14 +69,16 @@ __all__ = [
     "load",
     "metrics",
     "optim",
+    "search",
 ]
 
 _LAZY = {
     "MLPClassifier": ("estimators", "MLPClassifier"),
     "MLPRegressor": ("estimators", "MLPRegressor"),
-    "compare": ("compare", "compare"),
-    "CompareResult": ("compare", "CompareResult"),
     "LiveProgress": ("live", "LiveProgress"),
+    "search": ("activation_search", "search"),
+    "Leaderboard": ("activation_search", "Leaderboard"),
+    "RunStore": ("store", "RunStore"),
 }
 
 

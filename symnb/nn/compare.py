@@ -8,17 +8,22 @@ activation  final_loss      accuracy        epochs_to_0.95  time_s
 relu        0.041 ± 0.004   0.990 ± 0.002   12 (3/3)        0.41
 ...
 
-Each row aggregates the runs of one activation: mean and standard deviation of the final
-loss and accuracy (validation values when validation data are given), the mean number of
-epochs to reach the target (and in how many runs it was reached), and the mean training
-time. ``result.runs`` keeps every run's History.
+Each row aggregates the runs of one activation (on one data set): mean and standard
+deviation of the final loss and accuracy (validation values when validation data are
+given), the mean number of epochs to reach the target (and in how many runs it was
+reached), and the mean training time. ``result.runs`` keeps every run's History.
+
+The same call scales out: ``client="local"`` (or a ``dask.distributed.Client``) runs
+each (activation, data set, seed) as one Dask task, ``store="runs.db"`` keeps finished
+runs on disk so an interrupted sweep resumes (:mod:`symnb.nn.sweep`,
+:mod:`symnb.nn.store`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import math
-import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -48,8 +53,8 @@ def _load(dataset: Any) -> tuple[np.ndarray, np.ndarray, Any]:
             X, y, Xv, yv = dataset
             return np.asarray(X), np.asarray(y), (np.asarray(Xv), np.asarray(yv))
     raise ValueError(
-        "dataset must be a name (see symnb.datasets.names()), (X, y), or "
-        "(X_train, y_train, X_val, y_val)"
+        "dataset must be a name (see symnb.datasets.names()), (X, y), "
+        "(X_train, y_train, X_val, y_val), or a list/dict of these"
     )
 
 
@@ -59,156 +64,60 @@ def _classification_labels(y: np.ndarray) -> bool:
     return len(np.unique(y)) <= max(2, min(100, len(y) // 2))
 
 
-class CompareResult:
-    """The table ``compare`` returns; ``rows`` (one dict per activation), ``runs`` (one
-    dict per activation and seed, with its ``history`` and ``model``)."""
-
-    def __init__(
-        self,
-        rows: list[dict[str, Any]],
-        runs: list[dict[str, Any]],
-        target_metric: str | None,
-        target: float | None,
-    ) -> None:
-        self.rows = rows
-        self.runs = runs
-        self.target_metric = target_metric
-        self.target = target
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __getitem__(self, name: str) -> dict[str, Any]:
-        for row in self.rows:
-            if row["activation"] == name:
-                return row
-        raise KeyError(name)
-
-    def best(self, by: str = "accuracy") -> str:
-        """Name of the best activation by mean ``accuracy`` (higher) or ``loss``
-        (lower)."""
-        key = f"{by}_mean" if f"{by}_mean" in self.rows[0] else by
-        higher = "loss" not in by and "time" not in by and "epochs" not in by
-        vals = [(row.get(key), row["activation"]) for row in self.rows]
-        vals = [(v, n) for v, n in vals if v is not None and not math.isnan(v)]
-        if not vals:
-            raise ValueError(f"no values of {by!r} to rank")
-        return (max if higher else min)(vals)[1]
-
-    def to_pandas(self):
-        """A ``pandas.DataFrame`` indexed by activation (needs pandas)."""
-        import pandas as pd
-
-        return pd.DataFrame(self.rows).set_index("activation")
-
-    def _columns(self) -> list[tuple[str, Any]]:
-        def pm(mean: str, std: str):
-            return lambda r: (
-                "-"
-                if r.get(mean) is None or math.isnan(r[mean])
-                else f"{r[mean]:.4g} ± {r[std]:.2g}"
-            )
-
-        cols: list[tuple[str, Any]] = [
-            ("activation", lambda r: r["activation"]),
-            ("final loss", pm("loss_mean", "loss_std")),
+def _split_datasets(dataset: Any) -> tuple[list[tuple[str, Any]], bool]:
+    """``[(label, dataset)]`` and whether several data sets were given (a dict
+    label -> data set, or a list of names / tuples of arrays)."""
+    if isinstance(dataset, dict):
+        if not dataset:
+            raise ValueError("dataset: the dict of data sets is empty")
+        return [(str(k), v) for k, v in dataset.items()], True
+    if (
+        isinstance(dataset, (list, tuple))
+        and dataset
+        and all(isinstance(d, (str, tuple)) for d in dataset)
+    ):
+        labels = [
+            d if isinstance(d, str) else f"data{i}" for i, d in enumerate(dataset)
         ]
-        if "accuracy_mean" in self.rows[0]:
-            cols.append(("accuracy", pm("accuracy_mean", "accuracy_std")))
-        if self.target is not None:
-            label = f"epochs to {self.target_metric} {self.target:g}"
-            cols.append(
-                (
-                    label,
-                    lambda r: (
-                        "never"
-                        if r["epochs_to_target"] is None
-                        else f"{r['epochs_to_target']:.1f} ({r['reached']}/{r['runs']})"
-                    ),
-                )
+        if len(set(labels)) != len(labels):
+            raise ValueError(
+                f"dataset: the list names a data set twice ({labels}); use a dict "
+                "label -> data set to tell them apart"
             )
-        cols.append(("time [s]", lambda r: f"{r['time_mean']:.3g}"))
-        return cols
-
-    def __repr__(self) -> str:
-        if not self.rows:
-            return "CompareResult(empty)"
-        cols = self._columns()
-        cells = [[c[0] for c in cols]] + [
-            [str(f(r)) for _, f in cols] for r in self.rows
-        ]
-        widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
-        return "\n".join(
-            "  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells
-        )
-
-    def _repr_html_(self) -> str:
-        cols = self._columns()
-        head = "".join(f"<th>{html.escape(c[0])}</th>" for c in cols)
-        body = "".join(
-            "<tr>"
-            + "".join(f"<td>{html.escape(str(f(r)))}</td>" for _, f in cols)
-            + "</tr>"
-            for r in self.rows
-        )
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return list(zip(labels, dataset)), True
+    label = dataset if isinstance(dataset, str) else "data"
+    return [(label, dataset)], False
 
 
-def compare(
-    activations: Sequence[Any] | dict[str, Any],
-    dataset: Any,
-    seeds: Iterable[int] = (0, 1, 2),
-    hidden: Sequence[int] = (16, 16),
-    loss: Any = None,
-    epochs: int = 50,
-    target: float | None = None,
-    target_metric: str | None = None,
-    backend: str = "auto",
-    dtype: str = "float32",
-    keep_models: bool = False,
-    **fit_options: Any,
-) -> CompareResult:
-    """Train ``[features, *hidden, outputs]`` with each activation and seed.
+def _data_identity(raw: Any, arrays: tuple[np.ndarray, np.ndarray, Any]) -> Any:
+    if isinstance(raw, str):
+        return {"name": raw.strip().lower()}
+    digest = hashlib.sha256()
+    X, y, val = arrays
+    for a in (X, y, *(val or ())):
+        a = np.ascontiguousarray(a)
+        digest.update(f"{a.dtype.str}{a.shape}".encode())
+        digest.update(a.tobytes())
+    return {"sha256": digest.hexdigest()}
 
-    Parameters
-    ----------
-    activations:
-        a list (Activations, library names, formula texts, or per-layer lists as ``MLP``
-        accepts) or a dict display name -> activation.
-    dataset:
-        a data set name (``symnb.datasets.names()``), ``(X, y)``, or
-        ``(X_train, y_train, X_val, y_val)`` (then the table reports validation values).
-    seeds:
-        one run per seed (the seed fixes the weights and the shuffling).
-    hidden, loss, backend, dtype:
-        the architecture; ``loss`` defaults to bce_with_logits (two classes), softmax
-        cross-entropy (more) or mse (regression), decided from ``y``.
-    target, target_metric:
-        "epochs to target": first epoch at which ``target_metric`` (default
-        ``accuracy``, or ``val_accuracy`` with validation data; ``loss`` for regression)
-        reaches ``target`` (default 0.95 for classification, none for regression).
-    fit_options:
-        passed to ``MLP.fit`` (``lr``, ``batch_size``, ``optimizer``, ...).
-    """
-    from .model import MLP
 
-    if isinstance(activations, dict):
-        named = list(activations.items())
-    else:
-        named = [(_name_of(a, i), a) for i, a in enumerate(activations)]
-    if not named:
-        raise ValueError("compare needs at least one activation")
-    seeds = list(seeds)
-    if not seeds:
-        raise ValueError("compare needs at least one seed")
-    X, y, val = _load(dataset)
-    X = np.asarray(X)
-    if X.ndim == 1:
-        X = X.reshape(-1, 1)
-    classify = (
-        loss is None
-        and _classification_labels(y)
-        or loss in ("bce_with_logits", "cross_entropy")
+def _plan(
+    X: np.ndarray,
+    y: np.ndarray,
+    val: Any,
+    hidden: Sequence[int],
+    loss: Any,
+    epochs: int,
+    target: float | None,
+    target_metric: str | None,
+    backend: str,
+    dtype: str,
+    fit_options: dict[str, Any],
+) -> dict[str, Any]:
+    """Everything a run on this data set needs besides activation and seed."""
+    classify = bool(
+        (loss is None and _classification_labels(y))
+        or (isinstance(loss, str) and loss in ("bce_with_logits", "cross_entropy"))
     )
     n_classes = len(np.unique(y)) if classify else 0
     if loss is None:
@@ -228,61 +137,418 @@ def compare(
         target_metric = prefix + ("accuracy" if classify else "loss")
     if target is None and classify:
         target = 0.95
-    sizes = [X.shape[1], *list(hidden), n_out]
-    runs: list[dict[str, Any]] = []
-    rows: list[dict[str, Any]] = []
+    return {
+        "sizes": [int(X.shape[1]), *[int(h) for h in hidden], int(n_out)],
+        "loss": loss,
+        "classify": classify,
+        "epochs": int(epochs),
+        "target": target,
+        "target_metric": target_metric,
+        "backend": backend,
+        "dtype": dtype,
+        "fit_options": dict(fit_options),
+    }
+
+
+def _history_of(data: dict[str, Any] | None) -> Any:
+    from .train import History
+
+    history = History()
+    if data:
+        history.epochs = list(data["epochs"])
+        history.history = {k: list(v) for k, v in data["history"].items()}
+        history.stop_reason = data.get("stop_reason")
+        history.message = data.get("message", "")
+        history.steps = data.get("steps", 0)
+    return history
+
+
+def _finite(values: Iterable[Any]) -> list[float]:
+    return [float(v) for v in values if v is not None and math.isfinite(v)]
+
+
+def _aggregate(
+    name: str, label: str, records: list[dict[str, Any]], classify: bool, multi: bool
+) -> dict[str, Any]:
+    trained = [r for r in records if r["status"] != "error"]
+    finals = _finite(r["final_loss"] for r in trained)
+    reached = [r["epochs_to_target"] for r in trained if r["epochs_to_target"]]
+    row: dict[str, Any] = {"activation": name}
+    if multi:
+        row["dataset"] = label
+    nan = float("nan")
+    row["loss_mean"] = float(np.mean(finals)) if finals else nan
+    row["loss_std"] = float(np.std(finals)) if finals else nan
+    if classify:
+        accs = _finite(r["accuracy"] for r in trained)
+        row["accuracy_mean"] = float(np.mean(accs)) if accs else nan
+        row["accuracy_std"] = float(np.std(accs)) if accs else nan
+    row["epochs_to_target"] = float(np.mean(reached)) if reached else None
+    row["reached"] = len(reached)
+    row["runs"] = len(records)
+    row["diverged"] = sum(r["status"] == "diverged" for r in records)
+    row["failed"] = sum(r["status"] == "error" for r in records)
+    errors = [r["error"] for r in records if r["status"] == "error"]
+    row["error"] = errors[0] if errors else None
+    times = _finite(r["time"] for r in trained)
+    row["time_mean"] = float(np.mean(times)) if times else nan
+    return row
+
+
+class CompareResult:
+    """The table ``compare`` returns; ``rows`` (one dict per activation and data set),
+    ``runs`` (one dict per activation, data set and seed, with its ``history``, its
+    ``status`` — ``"ok"``, ``"diverged"`` or ``"error"`` — and ``model`` when kept)."""
+
+    def __init__(
+        self,
+        rows: list[dict[str, Any]],
+        runs: list[dict[str, Any]],
+        target_metric: str | None,
+        target: float | None,
+        datasets: Sequence[str] | None = None,
+    ) -> None:
+        self.rows = rows
+        self.runs = runs
+        self.target_metric = target_metric
+        self.target = target
+        self.datasets = list(datasets) if datasets else []
+        self.multi = bool(rows) and "dataset" in rows[0]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, name: str | tuple[str, str]) -> dict[str, Any]:
+        """The row of an activation (``result["relu"]``), or of an activation on a
+        data set when several were compared (``result["relu", "circles"]``)."""
+        if isinstance(name, tuple):
+            act, data = name
+            for row in self.rows:
+                if row["activation"] == act and row.get("dataset", data) == data:
+                    return row
+            raise KeyError(name)
+        if self.multi:
+            raise KeyError(
+                f"{name!r}: several data sets were compared; use "
+                f"result[{name!r}, {self.datasets[0]!r}]"
+            )
+        for row in self.rows:
+            if row["activation"] == name:
+                return row
+        raise KeyError(name)
+
+    @property
+    def activations(self) -> list[str]:
+        return list(dict.fromkeys(row["activation"] for row in self.rows))
+
+    def scores(self, by: str = "accuracy") -> dict[str, float]:
+        """Mean of ``by`` (``accuracy``, ``loss``, ``time``...) per activation, averaged
+        over the data sets (NaN where no run gave a value)."""
+        key = f"{by}_mean" if f"{by}_mean" in self.rows[0] else by
+        if key not in self.rows[0]:
+            raise ValueError(
+                f"no column {by!r} to rank by; have {', '.join(self.rows[0])}"
+            )
+        out = {}
+        for act in self.activations:
+            values = [r.get(key) for r in self.rows if r["activation"] == act]
+            vals = _finite(values)
+            out[act] = float(np.mean(vals)) if len(vals) == len(values) else math.nan
+        return out
+
+    def best(self, by: str = "accuracy") -> str:
+        """Name of the best activation by mean ``accuracy`` (higher) or ``loss``
+        (lower), averaged over the data sets."""
+        higher = "loss" not in by and "time" not in by and "epochs" not in by
+        vals = [(v, n) for n, v in self.scores(by).items() if not math.isnan(v)]
+        if not vals:
+            raise ValueError(f"no values of {by!r} to rank")
+        return (max if higher else min)(vals)[1]
+
+    def to_pandas(self, wide: bool = True):
+        """A ``pandas.DataFrame`` indexed by activation (needs pandas). With several
+        data sets: one column group per data set (``wide``), or indexed by
+        (activation, dataset) with ``wide=False``."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.rows)
+        if not self.multi:
+            return frame.set_index("activation")
+        frame = frame.set_index(["activation", "dataset"])
+        if not wide:
+            return frame
+        table = frame.unstack("dataset")
+        table = table.swaplevel(0, 1, axis=1)
+        metrics = list(frame.columns)
+        order = [(d, m) for d in self.datasets for m in metrics]
+        return table.reindex(columns=pd.MultiIndex.from_tuples(order)).loc[
+            self.activations
+        ]
+
+    def runs_to_pandas(self):
+        """One row per run (activation, dataset, seed, status, metrics, error)."""
+        import pandas as pd
+
+        skip = ("history", "model")
+        return pd.DataFrame(
+            [{k: v for k, v in run.items() if k not in skip} for run in self.runs]
+        )
+
+    def plot_spread(self, metric: str = "accuracy", **options: Any) -> Any:
+        """Box plot with the seeds as points, per activation and data set
+        (:func:`symnb.nn.sweep_plots.plot_spread`)."""
+        from .sweep_plots import plot_spread
+
+        return plot_spread(self, metric, **options)
+
+    def plot_curves(self, metric: str | None = None, top: int = 3, **options: Any):
+        """Learning curves of the best run of the ``top`` activations per data set
+        (:func:`symnb.nn.sweep_plots.plot_best_curves`)."""
+        from .sweep_plots import plot_best_curves
+
+        return plot_best_curves(self, metric, top=top, **options)
+
+    def _metric_columns(self) -> list[tuple[str, Any]]:
+        def pm(mean: str, std: str):
+            return lambda r: (
+                "-"
+                if r.get(mean) is None or math.isnan(r[mean])
+                else f"{r[mean]:.4g} ± {r[std]:.2g}"
+            )
+
+        cols: list[tuple[str, Any]] = [("final loss", pm("loss_mean", "loss_std"))]
+        if "accuracy_mean" in self.rows[0]:
+            cols.append(("accuracy", pm("accuracy_mean", "accuracy_std")))
+        if self.target is not None:
+            label = f"epochs to {self.target_metric} {self.target:g}"
+            cols.append(
+                (
+                    label,
+                    lambda r: (
+                        "never"
+                        if r["epochs_to_target"] is None
+                        else f"{r['epochs_to_target']:.1f} ({r['reached']}/{r['runs']})"
+                    ),
+                )
+            )
+        if any(r.get("diverged") or r.get("failed") for r in self.rows):
+            cols.append(("diverged / failed", _status_cell))
+        cols.append(("time [s]", lambda r: f"{r['time_mean']:.3g}"))
+        return cols
+
+    def _columns(self) -> list[tuple[str, Any]]:
+        cols: list[tuple[str, Any]] = [("activation", lambda r: r["activation"])]
+        if self.multi:
+            cols.append(("dataset", lambda r: r["dataset"]))
+        return cols + self._metric_columns()
+
+    def __repr__(self) -> str:
+        if not self.rows:
+            return "CompareResult(empty)"
+        cols = self._columns()
+        cells = [[c[0] for c in cols]] + [
+            [str(f(r)) for _, f in cols] for r in self.rows
+        ]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(cols))]
+        return "\n".join(
+            "  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells
+        )
+
+    def _repr_html_(self) -> str:
+        if not self.multi:
+            cols = self._columns()
+            head = "".join(f"<th>{html.escape(c[0])}</th>" for c in cols)
+            body = "".join(
+                "<tr>"
+                + "".join(f"<td>{html.escape(str(f(r)))}</td>" for _, f in cols)
+                + "</tr>"
+                for r in self.rows
+            )
+            return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        # one column group per data set
+        metrics = self._metric_columns()
+        top = '<th rowspan="2">activation</th>' + "".join(
+            f'<th colspan="{len(metrics)}">{html.escape(d)}</th>' for d in self.datasets
+        )
+        sub = "".join(
+            f"<th>{html.escape(m[0])}</th>" for _ in self.datasets for m in metrics
+        )
+        body = []
+        for act in self.activations:
+            cells = [f"<td>{html.escape(act)}</td>"]
+            for d in self.datasets:
+                row = self[act, d]
+                cells += [f"<td>{html.escape(str(f(row)))}</td>" for _, f in metrics]
+            body.append("<tr>" + "".join(cells) + "</tr>")
+        return (
+            f"<table><thead><tr>{top}</tr><tr>{sub}</tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table>"
+        )
+
+
+def _status_cell(row: dict[str, Any]) -> str:
+    text = f"{row['diverged']} / {row['failed']}"
+    if row.get("error"):
+        text += f" ({row['error'][:60]})"
+    return text
+
+
+def compare(
+    activations: Sequence[Any] | dict[str, Any],
+    dataset: Any,
+    seeds: Iterable[int] = (0, 1, 2),
+    hidden: Sequence[int] = (16, 16),
+    loss: Any = None,
+    epochs: int = 50,
+    target: float | None = None,
+    target_metric: str | None = None,
+    backend: str = "auto",
+    dtype: str = "float32",
+    keep_models: bool = False,
+    client: Any = None,
+    store: Any = None,
+    progress: bool = True,
+    **fit_options: Any,
+) -> CompareResult:
+    """Train ``[features, *hidden, outputs]`` with each activation, data set and seed.
+
+    Parameters
+    ----------
+    activations:
+        a list (Activations, library names, formula texts, or per-layer lists as ``MLP``
+        accepts) or a dict display name -> activation.
+    dataset:
+        a data set name (``symnb.datasets.names()``), ``(X, y)``, or
+        ``(X_train, y_train, X_val, y_val)`` (then the table reports validation values);
+        or several of these as a list (names, tuples) or a dict label -> data set,
+        giving one row per (activation, data set) and one column group per data set.
+    seeds:
+        one run per seed (the seed fixes the weights and the shuffling).
+    hidden, loss, backend, dtype:
+        the architecture; ``loss`` defaults to bce_with_logits (two classes), softmax
+        cross-entropy (more) or mse (regression), decided from ``y``.
+    target, target_metric:
+        "epochs to target": first epoch at which ``target_metric`` (default
+        ``accuracy``, or ``val_accuracy`` with validation data; ``loss`` for regression)
+        reaches ``target`` (default 0.95 for classification, none for regression).
+    keep_models:
+        keep each trained model in ``result.runs`` (serial runs without a store only).
+    client:
+        ``None`` runs serially in this process; ``"local"`` starts a Dask
+        ``LocalCluster`` (one worker process per CPU) for this call; a
+        ``dask.distributed.Client`` (or a scheduler address) uses that cluster. Each
+        (activation, data set, seed) run is one task; results equal the serial ones.
+    store:
+        a path (SQLite file, created if missing) or a :class:`~symnb.nn.store.RunStore`:
+        each finished run is written as it completes, and runs already there (same
+        formula, data, seed and settings) are not trained again.
+    progress:
+        a ``tqdm.auto`` bar with runs done/total and the best run so far.
+    fit_options:
+        passed to ``MLP.fit`` (``lr``, ``batch_size``, ``optimizer``, ...).
+    """
+    import symnb
+
+    from .layers import resolve_activation
+    from .store import run_key
+    from .sweep import Run, encode_activation, encode_loss, execute
+
+    if isinstance(activations, dict):
+        named = list(activations.items())
+    else:
+        named = [(_name_of(a, i), a) for i, a in enumerate(activations)]
+    if not named:
+        raise ValueError("compare needs at least one activation")
+    names = [n for n, _ in named]
+    if len(set(names)) != len(names):
+        raise ValueError(
+            f"compare: two activations share a name ({names}); pass a dict "
+            "name -> activation"
+        )
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("compare needs at least one seed")
+    if keep_models and (client is not None or store is not None):
+        raise ValueError(
+            "keep_models=True needs client=None and store=None: trained models hold "
+            "compiled kernels and stay in the process that trained them"
+        )
+    for _, act in named:
+        # unknown names and bad formulas fail here, before any run starts
+        for atom in act if isinstance(act, (list, tuple)) else [act]:
+            for sub in atom if isinstance(atom, (list, tuple)) else [atom]:
+                resolve_activation(sub)
+    data_sets, multi = _split_datasets(dataset)
+    plans, loaded, identities = {}, {}, {}
+    for label, raw in data_sets:
+        X, y, val = _load(raw)
+        X = np.asarray(X)
+        if X.ndim == 1:
+            X = X.reshape(-1, 1)
+        loaded[label] = (X, y, val)
+        identities[label] = _data_identity(raw, (X, y, val))
+        plans[label] = _plan(
+            X,
+            y,
+            val,
+            hidden,
+            loss,
+            epochs,
+            target,
+            target_metric,
+            backend,
+            dtype,
+            fit_options,
+        )
+    runs: list[Run] = []
     for name, act in named:
-        finals, accs, to_target, times = [], [], [], []
-        for seed in seeds:
-            model = MLP(
-                sizes,
-                activation=act,
-                loss=loss,
-                backend=backend,
-                seed=seed,
-                dtype=dtype,
-            )
-            t0 = time.perf_counter()
-            history = model.fit(
-                X, y, epochs=epochs, validation_data=val, seed=seed, **fit_options
-            )
-            elapsed = time.perf_counter() - t0
-            last = history.last
-            final = last.get(prefix + "loss", float("nan"))
-            acc = last.get(prefix + "accuracy", float("nan")) if classify else None
-            reached = (
-                history.epochs_to(target_metric, target) if target is not None else None
-            )
-            run = {
-                "activation": name,
-                "seed": seed,
-                "final_loss": final,
-                "accuracy": acc,
-                "epochs_to_target": reached,
-                "time": elapsed,
-                "history": history,
-                "stop_reason": history.stop_reason,
-            }
-            if keep_models:
-                run["model"] = model
-            runs.append(run)
-            finals.append(final)
-            times.append(elapsed)
-            if classify:
-                accs.append(acc)
-            if reached is not None:
-                to_target.append(reached)
-        row: dict[str, Any] = {
-            "activation": name,
-            "loss_mean": float(np.mean(finals)),
-            "loss_std": float(np.std(finals)),
-        }
-        if classify:
-            row["accuracy_mean"] = float(np.mean(accs))
-            row["accuracy_std"] = float(np.std(accs))
-        row["epochs_to_target"] = float(np.mean(to_target)) if to_target else None
-        row["reached"] = len(to_target)
-        row["runs"] = len(seeds)
-        row["time_mean"] = float(np.mean(times))
-        rows.append(row)
-    return CompareResult(rows, runs, target_metric, target)
+        encoded = encode_activation(act)
+        for label, _ in data_sets:
+            plan = plans[label]
+            settings = dict(plan, loss=encode_loss(plan["loss"]))
+            for seed in seeds:
+                spec = {
+                    "activation": encoded,
+                    "dataset": identities[label],
+                    "seed": int(seed),
+                    "settings": settings,
+                    "symnb": symnb.__version__,
+                }
+                runs.append(
+                    Run(
+                        key=run_key(spec),
+                        activation_name=name,
+                        activation=act,
+                        dataset_name=label,
+                        data=loaded[label],
+                        seed=int(seed),
+                        plan=plan,
+                        spec=spec,
+                    )
+                )
+    classify_any = any(p["classify"] for p in plans.values())
+    records = execute(
+        runs,
+        client=client,
+        store=store,
+        progress=progress,
+        keep_models=keep_models,
+        higher_is_better=classify_any,
+    )
+    for record in records:
+        record["history"] = _history_of(record.get("history"))
+    rows = []
+    for name, _ in named:
+        for label, _ in data_sets:
+            mine = [
+                r for r in records if r["activation"] == name and r["dataset"] == label
+            ]
+            rows.append(_aggregate(name, label, mine, plans[label]["classify"], multi))
+    first = plans[data_sets[0][0]]
+    return CompareResult(
+        rows,
+        records,
+        first["target_metric"],
+        first["target"],
+        datasets=[label for label, _ in data_sets],
+    )

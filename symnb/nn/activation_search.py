@@ -1,0 +1,590 @@
+"""``search``: look for activation functions built from unary and binary blocks.
+
+The search space is the one of Ramachandran, Zoph & Le, "Searching for Activation
+Functions" (2017): a *core unit* is ``binary(unary1(a), unary2(b))``; a candidate is one
+core unit on ``x``, or two, the second taking the first's output. Candidates are drawn at
+random or evolved (tournament selection over everything trained so far, then one block
+mutated), and each one is
+
+* put in canonical form by SymPy, so equal formulas (``x*sigmoid(x)`` and
+  ``sigmoid(x)*x``) train once; constant and linear functions are dropped;
+* checked in float32 before any training (:func:`float32_problem`): rejected when the
+  float32 kernel gives inf/NaN where the float64 one is finite, or when the function is
+  undefined on the training range;
+* trained by :func:`symnb.nn.compare` on every data set and seed (same ``client``,
+  ``store``, progress bar), and scored by its mean accuracy (loss for regression).
+
+The result is a :class:`Leaderboard` (formula, LaTeX, scores over seeds) that renders as
+a table in a notebook. For a given ``seed`` and a budget in runs the search is
+reproducible (the draws come from one ``numpy`` generator and training is
+deterministic); a ``time_budget`` stops after the batch that passes it.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BINARY", "UNARY", "Leaderboard", "float32_problem", "search"]
+
+#: Unary blocks: name -> template on ``{a}``.
+UNARY: dict[str, str] = {
+    "x": "{a}",
+    "-x": "-({a})",
+    "|x|": "Abs({a})",
+    "x^2": "({a})**2",
+    "x^3": "({a})**3",
+    "sqrt": "sqrt({a})",
+    "exp": "exp({a})",
+    "sin": "sin({a})",
+    "sigmoid": "sigmoid({a})",
+    "tanh": "tanh({a})",
+    "erf": "erf({a})",
+    "relu": "Max({a}, 0)",
+}
+
+#: Binary blocks: name -> template on ``{a}``, ``{b}``.
+BINARY: dict[str, str] = {
+    "+": "({a}) + ({b})",
+    "*": "({a})*({b})",
+    "-": "({a}) - ({b})",
+    "max": "Max({a}, {b})",
+    "min": "Min({a}, {b})",
+    "sigmoid_gate": "sigmoid({a})*({b})",
+}
+
+
+# ----------------------------------------------------------------- candidates
+# A core unit is ("unit", binary, unary1, unary2, left, right): left/right are "x" or a
+# core unit. Nested tuples keep mutation simple and make candidates hashable.
+
+
+def _text(node: Any) -> str:
+    if node == "x":
+        return "x"
+    _, b, u1, u2, left, right = node
+    a = UNARY[u1].format(a=_text(left))
+    c = UNARY[u2].format(a=_text(right))
+    return BINARY[b].format(a=a, b=c)
+
+
+def _random_unit(rng: np.random.Generator, unary, binary, inner: Any = "x") -> tuple:
+    right = inner if inner == "x" or rng.random() < 0.5 else "x"
+    return (
+        "unit",
+        binary[rng.integers(len(binary))],
+        unary[rng.integers(len(unary))],
+        unary[rng.integers(len(unary))],
+        inner,
+        right,
+    )
+
+
+def _random_candidate(rng, unary, binary, units: Sequence[int]) -> tuple:
+    depth = int(units[rng.integers(len(units))])
+    node: Any = "x"
+    for _ in range(depth):
+        node = _random_unit(rng, unary, binary, node)
+    return node
+
+
+def _mutate(node: tuple, rng, unary, binary) -> tuple:
+    """Replace one block (a unary or the binary one) of one core unit."""
+    units = []
+    cur: Any = node
+    while cur != "x":
+        units.append(cur)
+        cur = cur[4]
+    depth = rng.integers(len(units))
+    target = list(units[depth])
+    slot = int(rng.integers(3)) + 1  # 1: binary, 2/3: unary
+    table = binary if slot == 1 else unary
+    target[slot] = table[rng.integers(len(table))]
+    replaced = tuple(target)
+
+    def rebuild(cur: Any, level: int) -> Any:
+        if level == depth:
+            return replaced
+        inner = rebuild(cur[4], level + 1)
+        right = inner if cur[5] == cur[4] else cur[5]
+        return (*cur[:4], inner, right)
+
+    return rebuild(node, 0)
+
+
+def canonical(text: str) -> Any:
+    """The SymPy expression of a formula text, in SymPy's canonical form (sums and
+    products ordered, ``x - x`` = 0), through symnb's safe parser."""
+    from ..formula.parse import parse_formula
+
+    return parse_formula(text, variables=("x",))
+
+
+def _structural_problem(expr: Any) -> str | None:
+    import sympy as sp
+
+    x = sp.Symbol("x", real=True)
+    if x not in expr.free_symbols:
+        return "constant function"
+    if expr.is_polynomial(x) and sp.degree(expr, x) <= 1:
+        return "linear function"
+    return None
+
+
+# ----------------------------------------------------------------- float32 check
+
+_TRAINING_RANGE = np.linspace(-10.0, 10.0, 401)
+_WIDE = np.concatenate(
+    [-np.logspace(4, -4, 161), [0.0], np.logspace(-4, 4, 161), _TRAINING_RANGE]
+)
+
+
+def float32_problem(activation: Any) -> str | None:
+    """Why ``activation`` should not be trained in float32, or ``None``.
+
+    f and f' are evaluated by the numpy backend's float32 and float64 kernels on
+    ``[-1e4, 1e4]`` (exponent-spaced) and on the training range ``[-10, 10]``. A problem
+    is a non-finite float32 value where float64 is finite (overflow, 0*inf, inf-inf)
+    or a non-finite float64 value on the training range (undefined there, e.g.
+    ``sqrt(x)`` for x < 0).
+    """
+    values = {}
+    for dtype in ("float32", "float64"):
+        kernel = activation.compile(backend="numpy", dtype=dtype)
+        x = _WIDE.astype(dtype)
+        with np.errstate(all="ignore"):
+            f, df = kernel.forward_with_derivative(x)
+        values[dtype] = (np.asarray(f, np.float64), np.asarray(df, np.float64))
+    f32, df32 = values["float32"]
+    f64, df64 = values["float64"]
+    in_range = np.abs(_WIDE) <= 10.0
+    for label, v32, v64 in (("f", f32, f64), ("f'", df32, df64)):
+        bad = ~np.isfinite(v64) & in_range
+        if bad.any():
+            return f"{label} is not finite at x = {_WIDE[bad][0]:.3g} (float64)"
+        bad = ~np.isfinite(v32) & np.isfinite(v64)
+        if bad.any():
+            return (
+                f"{label} is not finite in float32 at x = {_WIDE[bad][0]:.3g} where "
+                "float64 is finite"
+            )
+    return None
+
+
+# ----------------------------------------------------------------- leaderboard
+
+
+@dataclass
+class _Entry:
+    formula: str
+    latex: str
+    origin: str  # "search", "include" or "baseline"
+    scores: dict[str, tuple[float, float]]  # data set -> (mean, std over seeds)
+    score: float  # mean over data sets (NaN: no usable run)
+    status: str  # "ok", "diverged in k runs", or the error
+
+
+class Leaderboard:
+    """Candidates ranked by score (best first) with their LaTeX and scores per data
+    set (mean ± std over seeds); ``rejected`` lists the candidates dropped before
+    training (formula, reason); ``result`` is the :class:`CompareResult` of all the
+    training runs (plots: ``result.plot_spread()``, ``result.plot_curves()``)."""
+
+    def __init__(
+        self,
+        entries: list[_Entry],
+        rejected: list[tuple[str, str]],
+        result: Any,
+        metric: str,
+        duplicates: int,
+        seconds: float,
+    ) -> None:
+        sign = -1.0 if metric == "accuracy" else 1.0
+        self.entries = sorted(
+            entries,
+            key=lambda e: (
+                math.isnan(e.score),
+                0.0 if math.isnan(e.score) else sign * e.score,
+            ),
+        )
+        self.rejected = rejected
+        self.result = result
+        self.metric = metric
+        self.duplicates = duplicates
+        self.seconds = seconds
+        self.datasets = result.datasets if result is not None else []
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def formulas(self, top: int | None = None) -> list[str]:
+        """The formulas, best first (``top`` of them)."""
+        return [e.formula for e in self.entries[:top]]
+
+    def best(self, top: int = 1) -> list[Any]:
+        """The ``top`` best candidates as ``symnb.Activation`` objects."""
+        from .layers import resolve_activation
+
+        return [resolve_activation(e.formula) for e in self.entries[:top]]
+
+    def rank_of(self, formula: str) -> int:
+        """1-based rank of a formula (as shown in the table)."""
+        for i, e in enumerate(self.entries):
+            if e.formula == formula:
+                return i + 1
+        raise KeyError(formula)
+
+    def to_pandas(self):
+        """One row per candidate: formula, latex, origin, score, per-data-set mean and
+        std, status."""
+        import pandas as pd
+
+        rows = []
+        for i, e in enumerate(self.entries):
+            row = {"rank": i + 1, "formula": e.formula, "latex": e.latex}
+            row["origin"], row["score"] = e.origin, e.score
+            for d, (m, s) in e.scores.items():
+                row[f"{d} mean"], row[f"{d} std"] = m, s
+            row["status"] = e.status
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("rank")
+
+    def _summary(self) -> str:
+        return (
+            f"{len(self.entries)} candidates trained ({self.duplicates} duplicates "
+            f"skipped, {len(self.rejected)} rejected before training) in "
+            f"{self.seconds:.1f} s; score: mean {self.metric} over "
+            f"{', '.join(self.datasets)} and seeds"
+        )
+
+    def __repr__(self) -> str:
+        lines = [self._summary()]
+        for i, e in enumerate(self.entries):
+            per = "  ".join(f"{d} {m:.4g}±{s:.2g}" for d, (m, s) in e.scores.items())
+            lines.append(
+                f"{i + 1:>3}. {e.score:.4g}  {e.formula}  [{per}]"
+                + (f"  ({e.origin})" if e.origin != "search" else "")
+                + (f"  {e.status}" if e.status != "ok" else "")
+            )
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        heads = ["#", "formula", "f(x)", "score", *self.datasets, "status"]
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in heads)
+        body = []
+        for i, e in enumerate(self.entries):
+            cells = [
+                str(i + 1),
+                html.escape(e.formula)
+                + (f" <i>({e.origin})</i>" if e.origin != "search" else ""),
+                f"${html.escape(e.latex)}$",
+                "-" if math.isnan(e.score) else f"{e.score:.4g}",
+            ]
+            for d in self.datasets:
+                m, s = e.scores.get(d, (math.nan, math.nan))
+                cells.append("-" if math.isnan(m) else f"{m:.4g} ± {s:.2g}")
+            cells.append(html.escape(e.status))
+            body.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        return (
+            f"<p>{html.escape(self._summary())}</p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody>"
+            "</table>"
+        )
+
+
+# ----------------------------------------------------------------- the search
+
+
+def _check_blocks(given: Iterable[str], table: dict[str, str], what: str) -> list[str]:
+    blocks = list(given)
+    unknown = [b for b in blocks if b not in table]
+    if unknown or not blocks:
+        raise ValueError(
+            f"{what}: unknown block(s) {unknown}; choose from {', '.join(table)}"
+            if unknown
+            else f"{what}: give at least one block"
+        )
+    return blocks
+
+
+def search(
+    dataset: Any,
+    budget: int | None = None,
+    *,
+    time_budget: float | None = None,
+    strategy: str = "evolution",
+    seeds: Iterable[int] = (0, 1, 2),
+    seed: int = 0,
+    unary: Iterable[str] = tuple(UNARY),
+    binary: Iterable[str] = tuple(BINARY),
+    units: Sequence[int] = (1, 2),
+    population: int = 8,
+    include: Iterable[str] = (),
+    baselines: Iterable[str] = ("relu",),
+    hidden: Sequence[int] = (16,),
+    epochs: int = 30,
+    client: Any = None,
+    store: Any = None,
+    progress: bool = True,
+    **options: Any,
+) -> Leaderboard:
+    """Search for activations on ``dataset`` (one or several, as ``compare`` takes).
+
+    Parameters
+    ----------
+    budget:
+        training runs to spend on candidates (each costs one run per data set and
+        seed); default: 24 candidates' worth. Baselines are trained on top.
+    time_budget:
+        seconds; no new batch starts after it (the search is then reproducible only
+        up to where it stopped).
+    strategy:
+        ``"random"`` (independent draws) or ``"evolution"`` (tournament of three
+        over all trained candidates, then one block mutated).
+    seeds, seed:
+        training seeds of every candidate; ``seed`` fixes the draws.
+    unary, binary, units:
+        the building blocks (names in :data:`UNARY`, :data:`BINARY`) and the allowed
+        numbers of core units (1: ``b(u1(x), u2(x))``; 2: one more unit on top).
+    population:
+        candidates per batch (one batch = one generation).
+    include, baselines:
+        formula texts trained first (``include`` compete, ``baselines`` such as
+        ``"relu"`` are shown for reference).
+    hidden, epochs, options:
+        the network and training, passed to :func:`symnb.nn.compare` (``lr``,
+        ``batch_size``, ``optimizer``...).
+    client, store, progress:
+        as for :func:`symnb.nn.compare`; one cluster and one store serve the whole
+        search.
+    """
+    import symnb
+
+    from .compare import _split_datasets, compare
+    from .store import RunStore
+    from .sweep import _Progress, open_client
+
+    if strategy not in ("random", "evolution"):
+        raise ValueError(f"strategy must be 'random' or 'evolution', got {strategy!r}")
+    unary = _check_blocks(unary, UNARY, "unary")
+    binary = _check_blocks(binary, BINARY, "binary")
+    units = [int(u) for u in units]
+    if not units or any(u not in (1, 2) for u in units):
+        raise ValueError(f"units must hold 1 and/or 2, got {units}")
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("search needs at least one seed")
+    if population < 1:
+        raise ValueError(f"population must be >= 1, got {population}")
+    n_data = len(_split_datasets(dataset)[0])
+    per_candidate = n_data * len(seeds)
+    if budget is None:
+        budget = 24 * per_candidate
+    if budget < per_candidate:
+        raise ValueError(
+            f"budget={budget} runs is less than one candidate ({per_candidate} runs: "
+            f"{n_data} data set(s) x {len(seeds)} seed(s))"
+        )
+    max_candidates = budget // per_candidate
+    rng = np.random.default_rng(seed)
+    started = time.perf_counter()
+
+    seen: dict[str, str] = {}  # canonical key -> formula
+    rejected: list[tuple[str, str]] = []
+    trees: dict[str, tuple] = {}  # formula -> tree (for mutation)
+    duplicates = 0
+
+    def admit(text: str) -> tuple[str, Any] | None:
+        """(formula, Activation) of a new, valid candidate, or None."""
+        nonlocal duplicates
+        import sympy as sp
+
+        try:
+            expr = canonical(text)
+        except symnb.FormulaError as exc:
+            rejected.append((text, f"does not parse: {exc}"))
+            return None
+        key = sp.srepr(expr)
+        if key in seen:
+            duplicates += 1
+            return None
+        formula = sp.sstr(expr)
+        seen[key] = formula
+        problem = _structural_problem(expr)
+        act = None
+        if problem is None:
+            try:
+                act = symnb.Activation(formula, name=formula)
+                problem = float32_problem(act)
+            except symnb.SymnbError as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+        if problem is not None:
+            rejected.append((formula, problem))
+            return None
+        return formula, act
+
+    def draw(count: int, scores: dict[str, float], higher: bool) -> list[tuple]:
+        out: list[tuple] = []
+        misses = 0
+        while len(out) < count and misses < 200:
+            # parents: drawn candidates (``include`` formulas have no block tree)
+            drawn = [f for f in scores if f in trees]
+            if strategy == "evolution" and len(drawn) >= 2:
+                ranked = [f for f in drawn if not math.isnan(scores[f])]
+                pool = ranked or drawn
+                picks = rng.choice(len(pool), size=min(3, len(pool)), replace=False)
+                sign = 1.0 if higher else -1.0
+                parent = max(
+                    (pool[i] for i in picks),
+                    key=lambda f: sign * _nan_low(scores[f], higher),
+                )
+                tree = _mutate(trees[parent], rng, unary, binary)
+            else:
+                tree = _random_candidate(rng, unary, binary, units)
+            admitted = admit(_text(tree))
+            if admitted is None:
+                misses += 1
+                continue
+            misses = 0
+            trees[admitted[0]] = tree
+            out.append(admitted)
+        return out
+
+    client_obj, close_client = (None, lambda: None)
+    if client is not None:
+        client_obj, close_client = open_client(client)
+    run_store = (
+        RunStore(store)
+        if store is not None and not isinstance(store, RunStore)
+        else store
+    )
+    entries: list[_Entry] = []
+    results = []
+    scores: dict[str, float] = {}
+    bar = None
+    try:
+        first: list[tuple[str, Any, str]] = []
+        for text in baselines:
+            first.append((text, text, "baseline"))
+        for text in include:
+            admitted = admit(text)
+            if admitted is not None:
+                first.append((*admitted, "include"))
+        bar = _Progress(
+            (len(first) + max_candidates) * per_candidate, 0, progress, True
+        )
+        trained = 0
+        batch: list[tuple[str, Any, str]] = first
+        higher = True
+        while True:
+            candidates = sum(1 for b in batch if b[2] != "baseline")
+            if batch:
+                if trained + candidates > max_candidates:
+                    batch = batch[
+                        : len(batch) - (trained + candidates - max_candidates)
+                    ]
+                result = compare(
+                    {name: act for name, act, _ in batch},
+                    dataset,
+                    seeds=seeds,
+                    hidden=hidden,
+                    epochs=epochs,
+                    client=client_obj,
+                    store=run_store,
+                    progress=bar,
+                    **options,
+                )
+                results.append(result)
+                higher = "accuracy_mean" in result.rows[0]
+                metric = "accuracy" if higher else "loss"
+                batch_scores = result.scores(metric)
+                for name, act, origin in batch:
+                    entries.append(_entry(name, act, origin, result, metric))
+                    if origin != "baseline":
+                        scores[name] = batch_scores[name]
+                trained += sum(1 for b in batch if b[2] != "baseline")
+            if trained >= max_candidates:
+                break
+            if time_budget is not None and time.perf_counter() - started > time_budget:
+                break
+            batch = [
+                (f, a, "search")
+                for f, a in draw(
+                    min(population, max_candidates - trained), scores, higher
+                )
+            ]
+            if not batch:
+                break  # the space is exhausted
+    finally:
+        if bar is not None:
+            bar.close()
+        close_client()
+        if run_store is not None and run_store is not store:
+            run_store.close()
+    merged = _merge(results)
+    return Leaderboard(
+        entries,
+        rejected,
+        merged,
+        "accuracy" if higher else "loss",
+        duplicates,
+        time.perf_counter() - started,
+    )
+
+
+def _nan_low(value: float, higher: bool) -> float:
+    if math.isnan(value):
+        return -math.inf if higher else math.inf
+    return value
+
+
+def _entry(name: str, act: Any, origin: str, result: Any, metric: str) -> _Entry:
+    import sympy as sp
+
+    key = f"{metric}_mean"
+    per: dict[str, tuple[float, float]] = {}
+    rows = [r for r in result.rows if r["activation"] == name]
+    for row in rows:
+        per[row.get("dataset", result.datasets[0])] = (
+            row[key],
+            row[f"{metric}_std"],
+        )
+    means = [m for m, _ in per.values()]
+    score = (
+        float(np.mean(means))
+        if means and not any(map(math.isnan, means))
+        else (math.nan)
+    )
+    failed = sum(r["failed"] for r in rows)
+    diverged = sum(r["diverged"] for r in rows)
+    if failed:
+        status = next(r["error"] for r in rows if r["error"])
+    elif diverged:
+        status = f"diverged in {diverged} run(s)"
+    else:
+        status = "ok"
+    if isinstance(act, str):
+        from .layers import resolve_activation
+
+        act = resolve_activation(act)
+    latex = sp.latex(act.expr)
+    return _Entry(name, latex, origin, per, score, status)
+
+
+def _merge(results: list[Any]) -> Any:
+    from .compare import CompareResult
+
+    if not results:
+        return None
+    first = results[0]
+    rows = [row for r in results for row in r.rows]
+    runs = [run for r in results for run in r.runs]
+    return CompareResult(
+        rows, runs, first.target_metric, first.target, datasets=first.datasets
+    )

@@ -1,0 +1,174 @@
+"""``RunStore``: finished training runs in one SQLite file, so sweeps resume.
+
+A sweep writes each run as it completes (one row, committed at once), keyed by a hash of
+everything that decides its result: the activation's formula and constants, the data
+set, the seed and the sweep settings (architecture, loss, epochs, optimizer options,
+backend, dtype, symnb version). A rerun with the same store skips the runs it finds;
+changed settings give new keys, so old and new results never mix.
+
+The file opens anywhere SQLite does (``sqlite3 runs.db``, ``pandas.read_sql``); the
+``runs`` table has one column per scalar result and the full record (learning curves
+included) as JSON in ``record``. Only the process that drives the sweep writes (Dask
+workers return their results to it), so there is one writer per sweep; SQLite's own
+locking keeps two sweeps sharing a file safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from typing_extensions import Self
+
+__all__ = ["RunStore", "run_key"]
+
+SCHEMA_VERSION = 1
+
+_COLUMNS = (
+    ("key", "TEXT PRIMARY KEY"),
+    ("finished", "REAL"),
+    ("activation", "TEXT"),
+    ("formula", "TEXT"),
+    ("dataset", "TEXT"),
+    ("seed", "INTEGER"),
+    ("status", "TEXT"),
+    ("final_loss", "REAL"),
+    ("accuracy", "REAL"),
+    ("epochs_to_target", "REAL"),
+    ("time_s", "REAL"),
+    ("error", "TEXT"),
+    ("settings", "TEXT"),
+    ("record", "TEXT"),
+)
+
+
+def _canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def run_key(spec: dict[str, Any]) -> str:
+    """The store key of one run: sha256 of its canonical JSON description."""
+    return hashlib.sha256(_canonical_json(spec).encode()).hexdigest()
+
+
+def _finite_or_none(value: Any) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+class RunStore:
+    """A SQLite file of finished runs (created on first use).
+
+    Parameters
+    ----------
+    path:
+        the file (``.db``/``.sqlite`` by convention); its folder must exist.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(self.path))
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(
+                f"store={self.path!r}: the folder {folder!r} does not exist; "
+                "create it or choose another path"
+            )
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30.0)
+            self._create()
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(
+                f"store={self.path!r} is not a symnb run store (SQLite): {exc}; "
+                "choose a new file name"
+            ) from exc
+
+    def _create(self) -> None:
+        cols = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS)
+        with self._db:
+            self._db.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)"
+            )
+            row = self._db.execute(
+                "SELECT value FROM meta WHERE name = 'schema'"
+            ).fetchone()
+            if row is None:
+                self._db.execute(
+                    "INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
+                )
+            elif int(row[0]) != SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(
+                    f"schema version {row[0]}, this symnb reads {SCHEMA_VERSION}"
+                )
+            have = {r[1] for r in self._db.execute("PRAGMA table_info(runs)")}
+            missing = [name for name, _ in _COLUMNS if name not in have]
+            if missing:
+                raise sqlite3.DatabaseError(f"table 'runs' lacks {missing}")
+
+    def __repr__(self) -> str:
+        return f"RunStore({self.path!r}, {len(self)} runs)"
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+
+    def __contains__(self, key: object) -> bool:
+        row = self._db.execute("SELECT 1 FROM runs WHERE key = ?", (key,)).fetchone()
+        return row is not None
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The stored records of those ``keys`` that are finished, by key."""
+        found: dict[str, dict[str, Any]] = {}
+        keys = list(keys)
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, record in self._db.execute(
+                f"SELECT key, record FROM runs WHERE key IN ({marks})", chunk
+            ):
+                found[key] = json.loads(record)
+        return found
+
+    def put(self, key: str, record: dict[str, Any], settings: dict[str, Any]) -> None:
+        """Write one finished run (committed at once; a rewrite replaces it)."""
+        values = (
+            key,
+            time.time(),
+            record.get("activation"),
+            record.get("formula"),
+            record.get("dataset"),
+            record.get("seed"),
+            record.get("status"),
+            _finite_or_none(record.get("final_loss")),
+            _finite_or_none(record.get("accuracy")),
+            _finite_or_none(record.get("epochs_to_target")),
+            _finite_or_none(record.get("time")),
+            record.get("error"),
+            _canonical_json(settings),
+            json.dumps(record, default=str),
+        )
+        marks = ",".join("?" * len(values))
+        with self._db:
+            self._db.execute(f"INSERT OR REPLACE INTO runs VALUES ({marks})", values)
+
+    def to_pandas(self):
+        """All stored runs as a ``pandas.DataFrame`` (one row per run)."""
+        import pandas as pd
+
+        return pd.read_sql_query("SELECT * FROM runs ORDER BY finished", self._db)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,457 @@
+"""Run many trainings (activation x data set x seed) serially or on a Dask cluster.
+
+One run is one task. What travels to a worker is plain data: the activation as formula
+text with its constants (the ``MLP.save`` format, :mod:`symnb.nn.serialize`), the data
+set (arrays, scattered once per data set), the seed and the settings; never a pickled SymPy
+object or a compiled kernel. Each worker parses the formula again and compiles through
+its own kernel cache (the disk cache makes that cheap and race-safe). Results come back
+as plain records, are written to the :class:`~symnb.nn.store.RunStore` by this process
+as they complete, and feed a ``tqdm.auto`` bar with the current best.
+
+Faults: Dask reruns the tasks of a worker that died; a run whose loss became NaN/inf is
+recorded with status ``"diverged"``; an activation that fails to compile (any
+``symnb.SymnbError`` while building or training the model) is recorded with status
+``"error"`` and its message. Other exceptions (bad options) stop the sweep; the runs
+finished so far stay in the store.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Run", "encode_activation", "execute", "open_client", "train_run"]
+
+
+# ----------------------------------------------------------------- wire format
+
+
+def _formula_entry(formula: Any) -> dict[str, Any]:
+    """An Activation or Loss as text, name, constants (learnable ones marked with
+    their ``per``), given derivative and surrogate."""
+    learn = dict(getattr(formula, "learnable", None) or {})
+    return {
+        "text": formula.text,
+        "name": formula.name,
+        "constants": {k: float(v) for k, v in formula.constants.items()},
+        "learnable": {k: v.per for k, v in learn.items()},
+        "derivative": getattr(formula, "derivative_text", None),
+        "surrogate": getattr(formula, "surrogate", None),
+    }
+
+
+def _formula_from(entry: dict[str, Any], cls: Any) -> Any:
+    import symnb
+
+    constants: dict[str, Any] = dict(entry["constants"])
+    for name, per in entry.get("learnable", {}).items():
+        constants[name] = symnb.learnable(constants[name], per=per)
+    options = {k: entry[k] for k in ("derivative", "surrogate") if entry.get(k)}
+    return cls(entry["text"], name=entry["name"], **options, **constants)
+
+
+def encode_activation(spec: Any) -> Any:
+    """An activation spec (as ``MLP`` accepts it) as JSON-able data: names and
+    formula texts stay strings, ``Activation`` objects become their text and
+    constants, per-layer/per-neuron lists stay lists."""
+    if spec is None or isinstance(spec, str):
+        return spec
+    if isinstance(spec, (list, tuple)):
+        return [encode_activation(s) for s in spec]
+    if hasattr(spec, "expr") and hasattr(spec, "text"):
+        return {"formula": _formula_entry(spec)}
+    raise TypeError(
+        "an activation is a symnb.Activation, a library name or a formula text, "
+        f"not {spec!r}"
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _rebuild_cached(entry_json: str) -> Any:
+    import symnb
+
+    return _formula_from(json.loads(entry_json), symnb.Activation)
+
+
+def decode_activation(data: Any) -> Any:
+    """The inverse of :func:`encode_activation` (formulas parsed again, safely, once
+    per process)."""
+    if data is None or isinstance(data, str):
+        return data
+    if isinstance(data, list):
+        return [decode_activation(d) for d in data]
+    return _rebuild_cached(json.dumps(data["formula"], sort_keys=True))
+
+
+def encode_loss(loss: Any) -> Any:
+    """A loss spec as JSON-able data (names, ``symnb.Loss`` formulas, the training
+    losses ``ElementwiseLoss`` and ``SoftmaxCrossEntropy``)."""
+    from .losses import ElementwiseLoss, SoftmaxCrossEntropy
+
+    if loss is None or isinstance(loss, str):
+        return loss
+    if isinstance(loss, SoftmaxCrossEntropy):
+        return {"softmax": {"label_smoothing": float(loss.label_smoothing)}}
+    if isinstance(loss, ElementwiseLoss):
+        return {
+            "elementwise": _formula_entry(loss.loss),
+            "task": loss.task,
+            "logits": bool(loss.logits),
+        }
+    if hasattr(loss, "expr") and getattr(loss, "kind", None) == "loss":
+        return {"formula": _formula_entry(loss)}
+    raise TypeError(
+        "loss must be a name, a symnb.Loss, an ElementwiseLoss or a "
+        f"SoftmaxCrossEntropy, not {loss!r}"
+    )
+
+
+def decode_loss(data: Any) -> Any:
+    """The inverse of :func:`encode_loss`."""
+    import symnb
+
+    from .losses import ElementwiseLoss, SoftmaxCrossEntropy
+
+    if data is None or isinstance(data, str):
+        return data
+    if "softmax" in data:
+        return SoftmaxCrossEntropy(**data["softmax"])
+    if "elementwise" in data:
+        formula = _formula_from(data["elementwise"], symnb.Loss)
+        return ElementwiseLoss(formula, task=data["task"], logits=data["logits"])
+    return _formula_from(data["formula"], symnb.Loss)
+
+
+# ----------------------------------------------------------------- one run
+
+
+@dataclass
+class Run:
+    """One training run to do: what the store key covers (``spec``) and what the
+    serial path uses directly (the user's objects)."""
+
+    key: str
+    activation_name: str
+    activation: Any  # the user's object (serial path)
+    dataset_name: str
+    data: Any  # (X, y, val): arrays (val None or a pair)
+    seed: int
+    plan: dict[str, Any]  # sizes, loss, epochs, target..., fit options
+    spec: dict[str, Any] = field(default_factory=dict)
+
+
+def _formula_text(act: Any) -> str:
+    if isinstance(act, str) or act is None:
+        return str(act)
+    if isinstance(act, (list, tuple)):
+        return "[" + ", ".join(_formula_text(a) for a in act) + "]"
+    return str(getattr(act, "text", act))
+
+
+def train_run(
+    activation: Any,
+    data: Any,
+    seed: int,
+    plan: dict[str, Any],
+    activation_name: str,
+    dataset_name: str,
+    keep_model: bool = False,
+) -> dict[str, Any]:
+    """Train one model and describe the run as a plain record (JSON-able except the
+    ``model`` entry that ``keep_model`` adds)."""
+    from ..errors import SymnbError
+    from .model import MLP
+
+    X, y, val = data
+    prefix = "val_" if val is not None else ""
+    record: dict[str, Any] = {
+        "activation": activation_name,
+        "formula": _formula_text(activation),
+        "dataset": dataset_name,
+        "seed": int(seed),
+        "status": "ok",
+        "final_loss": float("nan"),
+        "accuracy": float("nan") if plan["classify"] else None,
+        "epochs_to_target": None,
+        "time": 0.0,
+        "history": None,
+        "stop_reason": None,
+        "error": None,
+    }
+    t0 = time.perf_counter()
+    try:
+        model = MLP(
+            plan["sizes"],
+            activation=activation,
+            loss=plan["loss"],
+            backend=plan["backend"],
+            seed=seed,
+            dtype=plan["dtype"],
+        )
+        t0 = time.perf_counter()
+        history = model.fit(
+            X,
+            y,
+            epochs=plan["epochs"],
+            validation_data=val,
+            seed=seed,
+            **plan["fit_options"],
+        )
+    except SymnbError as exc:
+        record["status"] = "error"
+        record["error"] = f"{type(exc).__name__}: {exc}"
+        record["time"] = time.perf_counter() - t0
+        return record
+    record["time"] = time.perf_counter() - t0
+    last = history.last
+    record["final_loss"] = float(last.get(prefix + "loss", float("nan")))
+    if plan["classify"]:
+        record["accuracy"] = float(last.get(prefix + "accuracy", float("nan")))
+    target = plan["target"]
+    if target is not None:
+        record["epochs_to_target"] = history.epochs_to(plan["target_metric"], target)
+    record["history"] = history.as_dict()
+    record["stop_reason"] = history.stop_reason
+    if history.stop_reason == "diverged":
+        record["status"] = "diverged"
+        record["error"] = history.message
+    if keep_model:
+        record["model"] = model
+    return record
+
+
+def _data_of(data: Any) -> Any:
+    return data
+
+
+def train_remote(
+    activation: Any,
+    data: Any,
+    seed: int,
+    plan: dict[str, Any],
+    activation_name: str,
+    dataset_name: str,
+) -> dict[str, Any]:
+    """The task a Dask worker runs: rebuild formulas from text, then :func:`train_run`."""
+    import warnings
+
+    plan = dict(plan, loss=decode_loss(plan["loss"]))
+    with warnings.catch_warnings():
+        # a diverged run is recorded in the result; no warning in the worker log
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return train_run(
+            decode_activation(activation),
+            data,
+            seed,
+            plan,
+            activation_name,
+            dataset_name,
+        )
+
+
+# ----------------------------------------------------------------- cluster
+
+
+def _dask_missing(exc: ImportError) -> ImportError:
+    return ImportError(
+        f"client=... needs Dask ({exc}); install it with: pip install symnb[dask]"
+    )
+
+
+def open_client(client: Any) -> tuple[Any, Callable[[], None]]:
+    """``(client, close)`` for ``client`` given as a ``dask.distributed.Client``,
+    ``"local"`` (a ``LocalCluster`` with one single-threaded worker process per CPU,
+    started with spawn) or a scheduler address such as ``"tcp://scheduler:8786"``."""
+    try:
+        import dask
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise _dask_missing(exc) from None
+    if isinstance(client, Client):
+        return client, lambda: None
+    if client == "local":
+        # spawn, never fork: forking a process in which OpenMP ran can hang libgomp
+        with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}):
+            cluster = LocalCluster(
+                n_workers=max(1, os.cpu_count() or 1),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
+        started = Client(cluster)
+
+        def close() -> None:
+            started.close()
+            cluster.close()
+
+        return started, close
+    if isinstance(client, str) and "://" in client:
+        started = Client(client)
+        return started, started.close
+    raise TypeError(
+        "client must be None (serial), 'local', a scheduler address like "
+        f"'tcp://scheduler:8786', or a dask.distributed.Client; got {client!r}"
+    )
+
+
+# ----------------------------------------------------------------- the sweep
+
+
+class _Progress:
+    """A tqdm.auto bar over runs with the best run so far in its postfix."""
+
+    def __init__(self, total: int, done: int, enabled: bool, higher: bool) -> None:
+        self.higher = higher
+        self.best: tuple[float, str] | None = None
+        self.bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, initial=done, desc="runs", unit="run")
+
+    def update(self, record: dict[str, Any], count: bool = True) -> None:
+        value = record.get("accuracy") if self.higher else record.get("final_loss")
+        if value is not None and math.isfinite(value):
+            score = value if self.higher else -value
+            if self.best is None or score > self.best[0]:
+                self.best = (score, f"{record['activation']}/{record['dataset']}")
+        if self.bar is None:
+            return
+        if self.best is not None:
+            label = "acc" if self.higher else "loss"
+            shown = self.best[0] if self.higher else -self.best[0]
+            self.bar.set_postfix_str(f"best {self.best[1]} {label}={shown:.4g}")
+        if count:
+            self.bar.update(1)
+
+    def advance(self, count: int) -> None:
+        if self.bar is not None and count:
+            self.bar.update(count)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def execute(
+    runs: Sequence[Run],
+    client: Any = None,
+    store: Any = None,
+    progress: Any = True,
+    keep_models: bool = False,
+    higher_is_better: bool = True,
+) -> list[dict[str, Any]]:
+    """Records of ``runs`` in their order: taken from ``store`` where finished there,
+    computed (serially, or one Dask task each) and written to ``store`` otherwise.
+    ``progress``: show a bar (bool), or an open :class:`_Progress` to advance."""
+    from .store import RunStore
+
+    owned_store = store is not None and not isinstance(store, RunStore)
+    if owned_store:
+        store = RunStore(store)
+    try:
+        found = store.get_many(r.key for r in runs) if store is not None else {}
+        todo = [r for r in runs if r.key not in found]
+        results: dict[str, dict[str, Any]] = dict(found)
+        if isinstance(progress, _Progress):
+            bar, own_bar = progress, False  # a search's bar over all its batches
+            bar.advance(len(found))
+        else:
+            bar = _Progress(len(runs), len(found), progress, higher_is_better)
+            own_bar = True
+        for record in found.values():
+            bar.update(record, count=False)
+
+        def finish(run: Run, record: dict[str, Any]) -> None:
+            # names follow this call (the key covers the formula, not its label)
+            record["activation"], record["dataset"] = (
+                run.activation_name,
+                run.dataset_name,
+            )
+            results[run.key] = record
+            if store is not None:
+                stored = {k: v for k, v in record.items() if k != "model"}
+                store.put(run.key, stored, run.spec)
+            bar.update(record)
+
+        try:
+            if client is None:
+                for run in todo:
+                    record = train_run(
+                        run.activation,
+                        run.data,
+                        run.seed,
+                        run.plan,
+                        run.activation_name,
+                        run.dataset_name,
+                        keep_models,
+                    )
+                    finish(run, record)
+            elif todo:
+                _execute_dask(todo, client, finish)
+        finally:
+            if own_bar:
+                bar.close()
+        return [dict(results[r.key]) for r in runs]
+    finally:
+        if owned_store:
+            store.close()
+
+
+def _execute_dask(
+    todo: Sequence[Run], client: Any, finish: Callable[[Run, dict], None]
+) -> None:
+    from dask.distributed import as_completed
+
+    client, close = open_client(client)
+    try:
+        scattered: dict[int, Any] = {}
+        futures = {}
+        for run in todo:
+            # arrays travel once per data set, as a task of their own: unlike
+            # scattered data, the scheduler can recompute it when its worker dies
+            if id(run.data) not in scattered:
+                scattered[id(run.data)] = client.submit(
+                    _data_of, run.data, key=f"symnb-data-{uuid.uuid4().hex}"
+                )
+            data = scattered[id(run.data)]
+            plan = dict(run.plan, loss=encode_loss(run.plan["loss"]))
+            future = client.submit(
+                train_remote,
+                encode_activation(run.activation),
+                data,
+                run.seed,
+                plan,
+                run.activation_name,
+                run.dataset_name,
+                key=f"symnb-run-{run.key[:12]}-{uuid.uuid4().hex[:8]}",
+                pure=False,
+            )
+            futures[future] = run
+        pending = as_completed(futures)
+        try:
+            for future in pending:
+                run = futures[future]
+                try:
+                    record = future.result()
+                except Exception as exc:
+                    raise RuntimeError(
+                        f"run {run.activation_name!r} on {run.dataset_name!r} with "
+                        f"seed {run.seed} failed on the cluster: "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
+                finish(run, record)
+                future.release()
+        finally:
+            for future in futures:
+                if not future.done():
+                    future.cancel()
+    finally:
+        close()

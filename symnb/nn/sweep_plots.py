@@ -1,0 +1,95 @@
+"""Plots of a sweep (``CompareResult``): spread over seeds, best learning curves.
+
+Matplotlib ``Figure`` objects built without pyplot (no global state; show them with
+``symnb.plotting.figure_to_png`` or as the cell's value), one panel per data set.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["plot_best_curves", "plot_spread"]
+
+
+def _panels(result: Any, width: float = 4.2, height: float = 3.4) -> tuple[Any, list]:
+    from matplotlib.figure import Figure
+
+    datasets = result.datasets or ["data"]
+    fig = Figure(figsize=(width * len(datasets), height))
+    axes = np.atleast_1d(fig.subplots(1, len(datasets), squeeze=False)[0])
+    return fig, list(zip(datasets, axes))
+
+
+def _run_value(run: dict[str, Any], metric: str) -> float:
+    key = {"loss": "final_loss"}.get(metric, metric)
+    value = run.get(key)
+    return float(value) if value is not None else math.nan
+
+
+def plot_spread(result: Any, metric: str = "accuracy", jitter: float = 0.08) -> Any:
+    """Per data set: a box per activation over its seeds' final ``metric``
+    (``accuracy`` or ``loss``), with each seed as a point."""
+    fig, panels = _panels(result)
+    rng = np.random.default_rng(0)  # fixed jitter: the same picture every time
+    names = result.activations
+    for label, ax in panels:
+        values = []
+        for name in names:
+            runs = [
+                r
+                for r in result.runs
+                if r["activation"] == name and r["dataset"] == label
+            ]
+            vals = [_run_value(r, metric) for r in runs if r["status"] != "error"]
+            values.append([v for v in vals if math.isfinite(v)])
+        positions = np.arange(1, len(names) + 1)
+        shown = [v if v else [math.nan] for v in values]
+        ax.boxplot(shown, positions=positions, widths=0.5, showfliers=False)
+        for pos, vals in zip(positions, values):
+            xs = pos + rng.uniform(-jitter, jitter, size=len(vals))
+            ax.plot(xs, vals, "o", ms=3.5, alpha=0.7, color="C0")
+        ax.set_xticks(positions)
+        ax.set_xticklabels(names, rotation=35, ha="right", fontsize="small")
+        ax.set_title(f"{label}: {metric} over seeds")
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def plot_best_curves(
+    result: Any, metric: str | None = None, top: int = 3, log: bool = True
+) -> Any:
+    """Per data set: the learning curve (``metric`` per epoch; default ``val_loss``
+    when validation data were given, else ``loss``) of the best seed of the ``top``
+    activations, ranked by their mean final loss on that data set."""
+    from ..plotting import plot_curves
+
+    fig, panels = _panels(result)
+    for label, ax in panels:
+        rows = [r for r in result.rows if r.get("dataset", label) == label]
+        rows = [r for r in rows if not math.isnan(r["loss_mean"])]
+        rows.sort(key=lambda r: r["loss_mean"])
+        curves = {}
+        for row in rows[:top]:
+            runs = [
+                r
+                for r in result.runs
+                if r["activation"] == row["activation"]
+                and r["dataset"] == label
+                and r["status"] != "error"
+            ]
+            best = min(runs, key=lambda r: _nan_last(r["final_loss"]))
+            history = best["history"]
+            key = metric or ("val_loss" if "val_loss" in history else "loss")
+            curves[f"{row['activation']} (seed {best['seed']})"] = history[key]
+        name = metric or "loss"
+        plot_curves(curves, ax=ax, title=f"{label}: best runs", ylabel=name, log=log)
+    fig.tight_layout()
+    return fig
+
+
+def _nan_last(value: Any) -> float:
+    return math.inf if value is None or not math.isfinite(value) else float(value)

@@ -1,0 +1,194 @@
+"""``compare`` with a store (SQLite) and several data sets, serially: runs written as
+they finish, reruns skip them, changed settings give new keys, interrupted sweeps
+resume, and the wire format of formulas (text + constants) round-trips."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import symnb
+from symnb import datasets, nn
+from symnb.nn import sweep
+from tests.nn.sweep_counting import count_trainings
+
+OPTIONS = {
+    "hidden": (6,),
+    "epochs": 4,
+    "lr": 0.05,
+    "backend": "numpy",
+    "progress": False,
+}
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    return count_trainings(monkeypatch)
+
+
+def test_store_holds_every_run_readable_with_sqlite(tmp_path):
+    path = tmp_path / "runs.db"
+    result = nn.compare(["tanh", "relu"], "xor", seeds=(0, 1), store=path, **OPTIONS)
+    with sqlite3.connect(path) as db:  # an independent reader
+        rows = db.execute(
+            "SELECT activation, dataset, seed, status, final_loss, record FROM runs"
+        ).fetchall()
+    assert len(rows) == 4
+    got = {(a, d, s): (st, loss, json.loads(rec)) for a, d, s, st, loss, rec in rows}
+    for run in result.runs:
+        status, loss, record = got[run["activation"], "xor", run["seed"]]
+        assert status == "ok"
+        assert loss == pytest.approx(run["final_loss"], rel=1e-12)
+        assert record["history"]["history"]["loss"] == run["history"]["loss"]
+
+
+def test_rerun_with_the_same_store_trains_nothing(tmp_path, counted):
+    path = tmp_path / "runs.db"
+    first = nn.compare(["tanh", "relu"], "xor", seeds=(0, 1), store=path, **OPTIONS)
+    assert len(counted) == 4
+    again = nn.compare(["tanh", "relu"], "xor", seeds=(0, 1), store=path, **OPTIONS)
+    assert len(counted) == 4
+    strip = [{k: v for k, v in r.items() if k != "time_mean"} for r in first.rows]
+    assert strip == [
+        {k: v for k, v in r.items() if k != "time_mean"} for r in again.rows
+    ]
+    assert [r["history"]["loss"] for r in again.runs] == [
+        r["history"]["loss"] for r in first.runs
+    ]
+
+
+def test_changed_settings_get_new_keys(tmp_path, counted):
+    path = tmp_path / "runs.db"
+    nn.compare(["tanh"], "xor", seeds=(0,), store=path, **OPTIONS)
+    nn.compare(["tanh"], "xor", seeds=(0,), store=path, **dict(OPTIONS, epochs=5))
+    nn.compare(["tanh"], "xor", seeds=(0,), store=path, **dict(OPTIONS, lr=0.01))
+    assert len(counted) == 3
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(DISTINCT key) FROM runs").fetchone()[0] == 3
+
+
+def test_interrupted_sweep_resumes_without_losing_work(tmp_path, monkeypatch):
+    path = tmp_path / "runs.db"
+    calls = []
+    original = sweep.train_run
+
+    def interrupted_on_third(*args, **kwargs):
+        calls.append(args[2])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(sweep, "train_run", interrupted_on_third)
+    with pytest.raises(KeyboardInterrupt):
+        nn.compare(["tanh"], "xor", seeds=(0, 1, 2, 3), store=path, **OPTIONS)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT seed FROM runs ORDER BY seed").fetchall() == [
+            (0,),
+            (1,),
+        ]
+    calls.clear()
+    resumed = nn.compare(["tanh"], "xor", seeds=(0, 1, 2, 3), store=path, **OPTIONS)
+    assert calls == [2, 3]
+    monkeypatch.setattr(sweep, "train_run", original)
+    fresh = nn.compare(["tanh"], "xor", seeds=(0, 1, 2, 3), **OPTIONS)
+    assert [r["history"]["loss"] for r in resumed.runs] == [
+        r["history"]["loss"] for r in fresh.runs
+    ]
+
+
+def test_several_data_sets_give_column_groups():
+    X, y = datasets.circles(n=80, noise=0.1, seed=1)
+    result = nn.compare(
+        {"t": "tanh", "r": "relu"}, ["xor", (X, y)], seeds=(0, 1), **OPTIONS
+    )
+    assert [(r["activation"], r["dataset"]) for r in result.rows] == [
+        ("t", "xor"),
+        ("t", "data1"),
+        ("r", "xor"),
+        ("r", "data1"),
+    ]
+    single = nn.compare({"t": "tanh"}, (X, y), seeds=(0, 1), **OPTIONS)
+    assert result["t", "data1"]["loss_mean"] == single["t"]["loss_mean"]
+    table = result.to_pandas()
+    assert list(table.index) == ["t", "r"]
+    assert list(dict.fromkeys(table.columns.get_level_values(0))) == ["xor", "data1"]
+    assert table[("data1", "accuracy_mean")]["t"] == single["t"]["accuracy_mean"]
+    assert result.to_pandas(wide=False).shape[0] == 4
+    assert 'colspan="' in result._repr_html_()
+    with pytest.raises(KeyError, match="several data sets"):
+        result["t"]
+    assert result.best() in ("t", "r")
+
+
+def test_plots_show_every_activation_and_the_best_curves():
+    result = nn.compare(
+        ["tanh", "relu", "sin"],
+        {"a": "xor", "b": "two_moons"},
+        seeds=(0, 1, 2),
+        **OPTIONS,
+    )
+    fig = result.plot_spread("accuracy")
+    axes = fig.axes
+    assert len(axes) == 2
+    labels = [t.get_text() for t in axes[0].get_xticklabels()]
+    assert labels == ["tanh", "relu", "sin"]
+    points = [line for line in axes[1].lines if line.get_marker() == "o"]
+    assert sum(len(line.get_xdata()) for line in points) == 9  # 3 x 3 seeds
+    curves = result.plot_curves(top=2)
+    assert [len(ax.get_lines()) for ax in curves.axes] == [2, 2]
+    best = min(
+        (r for r in result.rows if r["dataset"] == "a"), key=lambda r: r["loss_mean"]
+    )["activation"]
+    assert curves.axes[0].get_legend().get_texts()[0].get_text().startswith(best)
+
+
+def test_bad_options_are_clear_errors(tmp_path):
+    with pytest.raises(ValueError, match="keep_models"):
+        nn.compare(["tanh"], "xor", keep_models=True, client="local")
+    with pytest.raises(TypeError, match="client must be"):
+        nn.compare(["tanh"], "xor", client="bogus", **OPTIONS)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        nn.compare(["tanh"], "xor", store=tmp_path / "no" / "runs.db", **OPTIONS)
+    junk = tmp_path / "junk.db"
+    junk.write_text("not a database " * 100)
+    with pytest.raises(ValueError, match="not a symnb run store"):
+        nn.compare(["tanh"], "xor", store=junk, **OPTIONS)
+    with pytest.raises(ValueError, match="share a name"):
+        nn.compare(["tanh", "tanh"], "xor", **OPTIONS)
+    with pytest.raises(ValueError, match="unknown activation"):
+        nn.compare(["tahn"], "xor", **OPTIONS)
+
+
+def test_keep_models_serial():
+    result = nn.compare(["tanh"], "xor", seeds=(0,), keep_models=True, **OPTIONS)
+    model = result.runs[0]["model"]
+    X, y = datasets.load("xor")
+    # the metrics after the last epoch are the kept model's metrics
+    assert model.evaluate(X, y)["accuracy"] == result.runs[0]["accuracy"]
+
+
+def test_formulas_travel_as_text_and_constants():
+    act = symnb.Activation(
+        "x*sigmoid(beta*x)", name="swish", beta=symnb.learnable(1.7, per="neuron")
+    )
+    wire = sweep.encode_activation([act, "relu", [act, "tanh"]])
+    text = json.dumps(wire)  # plain JSON: no pickled SymPy objects or kernels
+    back = sweep.decode_activation(json.loads(text))
+    assert back[1] == "relu" and back[2][1] == "tanh"
+    rebuilt = back[0]
+    assert sp.simplify(rebuilt.expr - act.expr) == 0
+    assert rebuilt.constants == {"beta": 1.7}
+    assert rebuilt.learnable["beta"].per == "neuron"
+    loss = symnb.loss("huber", delta=0.5)
+    decoded = sweep.decode_loss(json.loads(json.dumps(sweep.encode_loss(loss))))
+    assert decoded.constants == {"delta": 0.5}
+    assert sp.simplify(decoded.expr - loss.expr) == 0
+    x = np.linspace(-3, 3, 7).astype(np.float32)
+    np.testing.assert_array_equal(
+        rebuilt.compile(backend="numpy").forward(x),
+        act.compile(backend="numpy").forward(x),
+    )

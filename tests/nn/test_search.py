@@ -1,0 +1,135 @@
+"""``symnb.nn.search``: canonical-form dedup, float32 rejection before training,
+reproducibility for a seed, and the leaderboard table."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import symnb
+from symnb import nn
+from symnb.nn import activation_search as search_mod
+from tests.nn.sweep_counting import count_trainings
+
+OPTIONS = {
+    "hidden": (6,),
+    "epochs": 3,
+    "lr": 0.05,
+    "backend": "numpy",
+    "progress": False,
+}
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    return count_trainings(monkeypatch)
+
+
+def test_equal_formulas_train_once(counted):
+    board = nn.search(
+        "xor",
+        budget=20,
+        include=["x*sigmoid(x)", "sigmoid(x)*x"],
+        unary=("x", "sigmoid"),
+        binary=("*",),
+        units=(1,),
+        baselines=(),
+        seeds=(0,),
+        **OPTIONS,
+    )
+    # the space b(u1(x), u2(x)) with u in {x, sigmoid}, b = * has 4 trees and 3
+    # distinct functions: x**2, x*sigmoid(x), sigmoid(x)**2
+    assert len(board) == 3 and board.duplicates >= 1
+    assert sorted(c[0] for c in counted) == sorted(board.formulas())
+    # independently: each trained formula matches exactly one of the three functions
+    # (numerically, against NumPy), so no function was trained twice
+    x = np.linspace(-4, 4, 81)
+    sig = 1 / (1 + np.exp(-x))
+    expected = [x**2, x * sig, sig**2]
+    matched = []
+    for formula in board.formulas():
+        values = symnb.Activation(formula).compile(backend="numpy", dtype="float64")
+        got = values.forward(x)
+        matched.append(
+            [i for i, e in enumerate(expected) if np.allclose(got, e, rtol=1e-12)]
+        )
+    assert sorted(m[0] for m in matched) == [0, 1, 2]
+    assert all(len(m) == 1 for m in matched)
+
+
+def test_float32_failures_are_rejected_before_training(counted):
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(np.float32(89.1)) * np.float32(89.1))
+    assert np.isfinite(np.exp(89.1) * 89.1)  # float64 is fine there
+    board = nn.search(
+        "xor",
+        budget=1,
+        include=["exp(x)*x", "sqrt(x)", "x + x", "sin(x) - sin(x)"],
+        baselines=(),
+        seeds=(0,),
+        **OPTIONS,
+    )
+    reasons = dict(board.rejected)
+    assert "float32" in reasons["x*exp(x)"]
+    assert "not finite" in reasons["sqrt(x)"] and "float64" in reasons["sqrt(x)"]
+    assert reasons["2*x"] == "linear function"
+    assert reasons["0"] == "constant function"
+    assert not {c[0] for c in counted} & set(reasons)  # none of them was trained
+    assert len(counted) == 1  # the one random candidate the budget allows
+
+
+def test_float32_check_accepts_stable_formulas():
+    assert search_mod.float32_problem(symnb.Activation("x*sigmoid(x)")) is None
+    assert search_mod.float32_problem(symnb.activation("gelu")) is None
+    assert "float32" in search_mod.float32_problem(symnb.Activation("exp(x)*x"))
+
+
+@pytest.mark.slow
+def test_search_is_reproducible_for_a_seed():
+    def run(seed):
+        board = nn.search(
+            "xor", budget=5, seed=seed, population=3, seeds=(0,), **OPTIONS
+        )
+        return board.formulas(), [e.score for e in board.entries]
+
+    first, again = run(11), run(11)
+    assert first == again
+    other, _ = run(12)
+    assert other[0] != first[0] or set(other) != set(first[0])
+
+
+def test_leaderboard_is_a_ranked_table_with_latex():
+    board = nn.search(
+        "xor",
+        budget=2,
+        seed=1,
+        include=["x*sigmoid(x)"],
+        baselines=("relu",),
+        seeds=(0, 1),
+        strategy="random",
+        **OPTIONS,
+    )
+    scores = [e.score for e in board.entries if not np.isnan(e.score)]
+    assert scores == sorted(scores, reverse=True)
+    page = board._repr_html_()
+    assert "<table" in page and "(baseline)" in page
+    latex = sp.latex(symnb.Activation("x*sigmoid(x)").expr)
+    assert f"${html.escape(latex)}$" in page
+    frame = board.to_pandas()
+    assert {"formula", "latex", "score", "xor mean", "xor std"} <= set(frame.columns)
+    assert set(board.formulas()) >= {"relu", "x*sigmoid(x)"}
+    assert board.result.runs and len(board.result.runs) == 2 * len(board)
+    best = board.best(1)[0]
+    assert isinstance(best, symnb.Activation)
+
+
+def test_bad_search_options():
+    with pytest.raises(ValueError, match="unknown block"):
+        nn.search("xor", unary=("x", "gamma"), **OPTIONS)
+    with pytest.raises(ValueError, match="strategy"):
+        nn.search("xor", strategy="annealing", **OPTIONS)
+    with pytest.raises(ValueError, match="less than one candidate"):
+        nn.search(["xor", "two_moons"], budget=3, seeds=(0, 1), **OPTIONS)

@@ -1,0 +1,195 @@
+"""``compare`` on a Dask cluster: rows equal the serial rows, a killed worker's tasks
+rerun, a partly filled store resumes without recomputing, faults are recorded.
+
+One ``LocalCluster(n_workers=2, processes=True)`` (spawned workers) serves the module.
+The serial results are the reference: the same seeds must give the same numbers in a
+worker process, after the formulas travelled as text.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import symnb
+from symnb import datasets, nn
+
+distributed = pytest.importorskip("distributed", reason="needs symnb[dask]")
+
+pytestmark = pytest.mark.slow
+
+OPTIONS = {
+    "hidden": (8,),
+    "epochs": 8,
+    "lr": 0.02,
+    "backend": "numpy",
+    "progress": False,
+}
+SWISH = symnb.Activation("x*sigmoid(beta*x)", name="swish_b", beta=1.5)
+
+
+def _circles_split():
+    X, y = datasets.circles(n=120, noise=0.1, seed=3)
+    X_train, X_val, y_train, y_val = datasets.train_test_split(
+        X, y, test_size=0.25, seed=0
+    )
+    return X_train, y_train, X_val, y_val
+
+
+DATA = {"moons": "two_moons", "circles": _circles_split()}
+
+
+@pytest.fixture(scope="module")
+def client():
+    from dask.distributed import Client, LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    c = Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _without_time(rows):
+    return [{k: v for k, v in row.items() if k != "time_mean"} for row in rows]
+
+
+def _curves(result):
+    return [
+        (r["activation"], r["dataset"], r["seed"], r["status"], r["history"]["loss"])
+        for r in result.runs
+    ]
+
+
+def _task_count(client, run):
+    from dask.distributed import get_task_stream
+
+    with get_task_stream(client) as stream:
+        result = run()
+    keys = [str(t["key"]) for t in stream.data]
+    return result, sum("symnb-run" in k for k in keys)
+
+
+def test_distributed_rows_equal_serial_rows(client):
+    acts = ["relu", "tanh", SWISH]
+    serial = nn.compare(acts, DATA, seeds=(0, 1), **OPTIONS)
+    spread = nn.compare(acts, DATA, seeds=(0, 1), client=client, **OPTIONS)
+    assert len(spread.rows) == 6  # one row per (activation, data set)
+    assert _without_time(spread.rows) == _without_time(serial.rows)
+    assert _curves(spread) == _curves(serial)
+    # the validation split of "circles" was used: val_ metrics in the history
+    circles = [r for r in spread.runs if r["dataset"] == "circles"]
+    assert all("val_loss" in r["history"] for r in circles)
+
+
+def test_resume_from_partly_filled_store_without_recomputing(client, tmp_path):
+    store = tmp_path / "runs.db"
+    acts = ["tanh", SWISH]
+
+    def sweep(seeds):
+        return nn.compare(
+            acts, "two_moons", seeds=seeds, client=client, store=store, **OPTIONS
+        )
+
+    _, first = _task_count(client, lambda: sweep((0,)))
+    assert first == 2
+    resumed, second = _task_count(client, lambda: sweep((0, 1, 2)))
+    assert second == 4  # only the missing seeds ran
+    _, third = _task_count(client, lambda: sweep((0, 1, 2)))
+    assert third == 0
+    fresh = nn.compare(acts, "two_moons", seeds=(0, 1, 2), **OPTIONS)
+    assert _without_time(resumed.rows) == _without_time(fresh.rows)
+    assert _curves(resumed) == _curves(fresh)
+
+
+def test_worker_killed_mid_sweep_reruns_its_task(client):
+    X, y = datasets.two_moons(n=1500, noise=0.2, seed=4)
+    options = dict(OPTIONS, epochs=20, batch_size=8)  # ~0.4 s a run
+    acts = ["tanh", SWISH]
+    pids = client.run(os.getpid)
+    killed = {}
+
+    def kill_when_busy():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            busy = [w for w, tasks in client.processing().items() if tasks]
+            if busy and busy[0] in pids:
+                time.sleep(0.05)  # inside the task
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed[busy[0]] = pids[busy[0]]
+                return
+            time.sleep(0.02)
+
+    killer = threading.Thread(target=kill_when_busy, daemon=True)
+    killer.start()
+    spread = nn.compare(acts, (X, y), seeds=(0, 1), client=client, **options)
+    killer.join(timeout=5)
+    assert killed, "no worker was killed during the sweep"
+    ((_address, pid),) = killed.items()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # that worker process is gone
+    serial = nn.compare(acts, (X, y), seeds=(0, 1), **options)
+    assert _without_time(spread.rows) == _without_time(serial.rows)
+    assert _curves(spread) == _curves(serial)
+    client.wait_for_workers(2, timeout=60)
+
+
+def _break_compiles(marker):
+    """In this process, make every backend fail to build kernels for a form named
+    ``marker`` (a fault injected into the compiler step, as a broken g++ would)."""
+    from symnb.backends import cpp
+    from symnb.backends import numpy_ as numpy_backend
+    from symnb.errors import CompileError
+
+    for module in (cpp, numpy_backend):
+        original = getattr(module, "_unbroken_build", module.build)
+        module._unbroken_build = original
+
+        def build(forms, kind, *args, _original=original, **kwargs):
+            if any(getattr(f, "name", None) == marker for f in forms):
+                raise CompileError("injected failure", compiler="test-compiler")
+            return _original(forms, kind, *args, **kwargs)
+
+        module.build = build
+
+
+def _restore_compiles():
+    from symnb.backends import cpp
+    from symnb.backends import numpy_ as numpy_backend
+
+    for module in (cpp, numpy_backend):
+        if hasattr(module, "_unbroken_build"):
+            module.build = module._unbroken_build
+            del module._unbroken_build
+
+
+def test_diverging_and_non_compiling_activations_are_recorded(client):
+    broken = symnb.Activation("x*tanh(x) + 0.0123*x", name="broken_on_worker")
+    acts = {"tanh": "tanh", "diverges": "exp(x**2)", "broken": broken}
+    client.run(_break_compiles, "broken_on_worker")
+    try:
+        result = nn.compare(
+            acts, "two_moons", seeds=(0, 1), client=client, **dict(OPTIONS, lr=100.0)
+        )
+    finally:
+        client.run(_restore_compiles)
+    status = {(r["activation"], r["seed"]): r["status"] for r in result.runs}
+    assert status[("diverges", 0)] == status[("diverges", 1)] == "diverged"
+    assert status[("broken", 0)] == status[("broken", 1)] == "error"
+    assert status[("tanh", 0)] != "error"
+    row = result["broken"]
+    assert row["failed"] == 2 and "injected failure" in row["error"]
+    assert np.isnan(row["loss_mean"])
+    assert result["diverges"]["diverged"] == 2
+    assert all(
+        "NaN or infinite" in r["error"]
+        for r in result.runs
+        if r["activation"] == "diverges"
+    )
