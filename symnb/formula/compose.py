@@ -27,6 +27,7 @@ from __future__ import annotations
 import keyword
 import math
 import threading
+import weakref
 from typing import Any
 
 import sympy as sp
@@ -43,6 +44,9 @@ _PROBES = (-3.7, -1.3, -0.4, 0.0, 0.3, 0.9, 1.7, 2.9, 5.3)
 _lock = threading.Lock()
 _user: dict[str, Any] = {}  # name -> Activation, in definition order
 _library_cache: dict[str, Any] = {}
+# activation -> its caller; weak, so the (unpicklable) generated classes stay out of the
+# Activation objects themselves
+_callers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class ComposedFunction(sp.Function):
@@ -64,11 +68,6 @@ class ComposedFunction(sp.Function):
     def _eval_evalf(self, prec):
         return self.expand_definition()._eval_evalf(prec)
 
-    def _latex(self, printer, exp=None):
-        name = type(self).__name__.replace("_", r"\_")
-        power = "" if exp is None else f"^{{{exp}}}"
-        return rf"\operatorname{{{name}}}{power}\left({printer._print(self.args[0])}\right)"
-
 
 def _values(act: Any) -> dict[sp.Symbol, sp.Expr]:
     form = act.internal
@@ -77,9 +76,9 @@ def _values(act: Any) -> dict[sp.Symbol, sp.Expr]:
 
 def _caller(act: Any):
     """The callable a formula uses for ``name(u)`` (made once per activation object)."""
-    cached = act.__dict__.get("_composed_caller")
+    cached = _callers.get(act)
     if cached is None:
-        cached = act.__dict__["_composed_caller"] = _make_caller(act)
+        cached = _callers[act] = _make_caller(act)
     return cached
 
 
@@ -147,6 +146,16 @@ def function_table(exclude: set[str] | frozenset[str] = frozenset()) -> dict[str
         if name not in exclude or name in ALLOWED_FUNCTIONS:
             table[name] = _caller(act)
     return table
+
+
+def display_form(expr: sp.Expr) -> sp.Expr:
+    """The composed calls as plain named SymPy functions: for LaTeX, and picklable."""
+    if not expr.has(ComposedFunction):
+        return expr
+    return expr.replace(
+        lambda e: isinstance(e, ComposedFunction),
+        lambda e: sp.Function(type(e).__name__, real=True)(*e.args),
+    )
 
 
 def expand_composed(expr: sp.Expr) -> sp.Expr:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from symnb.errors import FormulaError
 from symnb.formula import compose, library
@@ -338,7 +339,8 @@ class _Formula:
 
         stable, notes = stabilize(user_expr)
         self.notes: list[str] = list(notes)
-        self._display = stable  # keeps the names of composed activations (LaTeX)
+        # keeps the names of composed activations, for LaTeX
+        self._display = compose.display_form(stable)
         f = stable.xreplace(to_internal)
         _check_printable(f, what)
         var = self._internal_inputs[0]
@@ -432,7 +434,7 @@ class _Formula:
     @property
     def latex(self) -> str:
         """LaTeX of the function (composed activations keep their names)."""
-        if self._display.has(compose.ComposedFunction):
+        if self._display.atoms(AppliedUndef):
             return formula_latex(self._display)
         return formula_latex(self.expr)
 

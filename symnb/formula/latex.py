@@ -1,4 +1,4 @@
-"""LaTeX of formulas as students read them.
+r"""LaTeX of formulas as students read them.
 
 A subclass of SymPy's ``LatexPrinter`` (its printing habit: ``_print_X`` methods, never
 edits of printed strings):
@@ -7,6 +7,7 @@ edits of printed strings):
   shown as a subscript, ``H_{1/2}(u)``;
 - ``log1p(u)`` prints as ``log(1 + u)`` and ``expm1(u)`` as ``(e^u - 1)``: the stable
   functions are how the kernels compute, not what the formula means;
+- activations called by name in a formula print as ``\operatorname{name}(u)``;
 - every power of these and of ``sigmoid``, ``softplus``, ``logsigmoid`` prints (SymPy
   passes ``exp=`` when it prints a power of a function call).
 """
@@ -14,6 +15,7 @@ edits of printed strings):
 from __future__ import annotations
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 from sympy.printing.latex import LatexPrinter
 
 
@@ -26,6 +28,15 @@ class FormulaLatexPrinter(LatexPrinter):
         sub = "" if h0 == 0 else f"_{{{self._print(h0)}}}"
         text = rf"H{sub}\left({arg}\right)"
         return text if exp is None else rf"{text}^{{{exp}}}"
+
+    def _print_Function(self, expr, exp=None):
+        if not isinstance(expr, AppliedUndef):
+            return super()._print_Function(expr, exp)
+        # a named activation called in a formula: its name as written (gelu, leaky_relu)
+        name = type(expr).__name__.replace("_", r"\_")
+        power = "" if exp is None else f"^{{{exp}}}"
+        args = ", ".join(self._print(a) for a in expr.args)
+        return rf"\operatorname{{{name}}}{power}\left({args}\right)"
 
     def _print_log1p(self, expr, exp=None):
         inner = self._print(sp.Add(sp.S.One, expr.args[0], evaluate=False))

@@ -222,3 +222,27 @@ def test_names_formulas_cannot_call_are_display_names_only():
 def test_unknown_composed_name_still_suggests():
     with pytest.raises(FormulaError, match="did you mean 'gelu'"):
         symnb.Activation("gelw(x)")
+
+
+def test_composed_activation_pickles_and_prints_its_powers():
+    import pickle
+
+    act = symnb.Activation("gelu(x) + leaky_relu(2*x)**2")
+    back = pickle.loads(pickle.dumps(act))
+    assert back.expr == act.expr and back.derivative == act.derivative
+    assert back.latex == (
+        r"\operatorname{gelu}\left(x\right) + \operatorname{leaky\_relu}^{2}"
+        r"\left(2 x\right)"
+    )
+
+
+def test_losses_can_call_activations():
+    lo = symnb.Loss("softsign(y_pred - y_true)**2")
+    k = lo.compile("numpy", dtype="float64")
+    p, t = np.array([0.5, -2.0]), np.array([1.0, 1.0])
+    d = p - t
+    s = d / (1 + np.abs(d))
+    np.testing.assert_allclose(k.value(p, t), np.mean(s**2), rtol=1e-13)
+    np.testing.assert_allclose(
+        k.gradient(p, t), 2 * s / (1 + np.abs(d)) ** 2 / len(p), rtol=1e-12
+    )
