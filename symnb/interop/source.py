@@ -1,6 +1,7 @@
 """``Activation.to_source``: a self-contained C++ or CUDA header with f and f'.
 
-The header holds, inside ``namespace symnb_<name>``, the same device functions the
+The header holds, inside ``namespace symnb_<name>`` (``symnb_<name>_f64`` for
+float64), the same device functions the
 kernels use (``symnb.codegen.kernels.render_form_functions`` and the helper
 prelude), wrapped as
 
@@ -104,17 +105,25 @@ def _api(n_params: int, defaults: tuple[str, ...]) -> str:
         pack = "    const symnb_real* c = 0;\n"
     bound = "".join(f", {v}" for v in defaults)
     lines = [
-        (f"SYMNB_FN symnb_real f(symnb_real x{params}) {{\n{pack}"
-        "    return symnb_f0(x, c);\n}"),
-        (f"SYMNB_FN symnb_real df(symnb_real x{params}) {{\n{pack}"
-        "    return symnb_df0(x, c);\n}"),
-        (f"SYMNB_FN void fdf(symnb_real x{params}, symnb_real* y, symnb_real* dy) {{\n"
-        f"{pack}    symnb_fdf0(x, c, y, dy);\n}}"),
+        (
+            f"SYMNB_FN symnb_real f(symnb_real x{params}) {{\n{pack}"
+            "    return symnb_f0(x, c);\n}"
+        ),
+        (
+            f"SYMNB_FN symnb_real df(symnb_real x{params}) {{\n{pack}"
+            "    return symnb_df0(x, c);\n}"
+        ),
+        (
+            f"SYMNB_FN void fdf(symnb_real x{params}, symnb_real* y, symnb_real* dy) {{\n"
+            f"{pack}    symnb_fdf0(x, c, y, dy);\n}}"
+        ),
     ]
     if n_params:
         lines += [
-            (f"SYMNB_FN void dconstants(symnb_real x{params}, symnb_real* d) {{\n"
-            f"{pack}    symnb_dc0(x, c, d);\n}}"),
+            (
+                f"SYMNB_FN void dconstants(symnb_real x{params}, symnb_real* d) {{\n"
+                f"{pack}    symnb_dc0(x, c, d);\n}}"
+            ),
             f"SYMNB_FN symnb_real f(symnb_real x) {{ return f(x{bound}); }}",
             f"SYMNB_FN symnb_real df(symnb_real x) {{ return df(x{bound}); }}",
         ]
@@ -151,7 +160,7 @@ def to_source(activation: Any, dialect: str = "cpp", dtype: str = "float32") -> 
         guard=f"SYMNB_{name.upper()}_{dialect.upper()}_{dtype.upper()}_H",
         includes="#include <math.h>" if dialect == "cpp" else _CUDA_INCLUDES,
         macros=string.Template(macros).substitute(_CONSTANTS[dtype]),
-        namespace=f"symnb_{name}",
+        namespace=f"symnb_{name}" + ("" if dtype == "float32" else "_f64"),
         ctype="float" if dtype == "float32" else "double",
         prelude=prelude(dtype, helpers_used(body)),
         functions=body,

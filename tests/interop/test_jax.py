@@ -1,0 +1,83 @@
+"""Activation.to_jax: jit, grad and vmap against symnb's derivative (float64 kernels),
+constant gradients, kink conventions, NaN propagation and errors."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import symnb
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+X = np.concatenate([np.linspace(-6, 6, 49), [0.0, -40.0, 40.0, 1e-4]]).astype(
+    np.float32
+)
+
+
+def reference(act, x=X):
+    k = act.compile(backend="numpy", dtype="float64")
+    return k.forward_with_derivative(np.asarray(x, dtype=np.float64)), k
+
+
+@pytest.mark.parametrize(
+    "name", ["swish", "mish", "gelu", "elu", "softplus", "logsigmoid", "hardswish"]
+)
+def test_jit_grad_vmap_match_the_derivative(name):
+    act = symnb.activation(name)
+    f = act.to_jax()
+    (y_ref, dy_ref), _ = reference(act)
+    y = jax.jit(f)(X)
+    dy = jax.vmap(jax.grad(f))(X)
+    np.testing.assert_allclose(y, y_ref, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(dy, dy_ref, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(jax.jit(f.derivative)(X), dy_ref, rtol=2e-6, atol=1e-6)
+
+
+def test_kinks_and_surrogates_match_the_kernels():
+    relu = symnb.activation("relu").to_jax()
+    leaky = symnb.activation("leaky_relu", alpha=0.2).to_jax()
+    assert float(jax.grad(relu)(0.0)) == 0.0
+    assert float(jax.grad(leaky)(0.0)) == pytest.approx(0.2)
+    step = symnb.activation("step")
+    (_, dy_ref), _ = reference(step)
+    np.testing.assert_allclose(
+        jax.vmap(jax.grad(step.to_jax()))(X), dy_ref, rtol=1e-6, atol=1e-7
+    )
+    assert np.abs(dy_ref).max() > 0  # the surrogate, not 0
+
+
+def test_constants_are_arguments_with_gradients():
+    act = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.5)
+    f = act.to_jax()
+    assert f.constant_names == ("beta",) and f.constants == {"beta": 1.5}
+    x = jnp.asarray(X)
+    np.testing.assert_allclose(
+        jax.jit(f)(x, beta=2.0), X * (1 / (1 + np.exp(-2.0 * X))), rtol=1e-5, atol=1e-6
+    )
+    g = jax.grad(lambda b: jnp.sum(f(x, beta=b) ** 2))(1.5)
+    (y, _), k = reference(act)
+    expected = k.constant_gradient(X.astype(np.float64), 2 * y)["beta"]
+    assert float(g) == pytest.approx(expected, rel=1e-4)
+    per_row = jax.vmap(lambda b: f(x, beta=b))(jnp.array([0.5, 1.0]))
+    assert per_row.shape == (2, X.size)
+
+
+def test_nan_in_nan_out():
+    f = symnb.activation("relu").to_jax()
+    assert np.isnan(f(jnp.nan)) and np.isnan(jax.grad(f)(jnp.nan))
+
+
+def test_unknown_constant():
+    f = symnb.activation("elu").to_jax()
+    with pytest.raises(symnb.FormulaError, match="gamma"):
+        f(1.0, gamma=2.0)
+
+
+def test_missing_jax_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "jax", None)
+    with pytest.raises(ImportError, match=r"pip install symnb\[jax\]"):
+        symnb.activation("relu").to_jax()

@@ -1,0 +1,110 @@
+"""Activation.to_numba: scalar f and f' inside numba.njit code (against NumPy float64
+kernels) and compiled as numba.cuda device functions where numba-cuda can compile
+without a GPU."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import symnb
+
+numba = pytest.importorskip("numba")
+
+X = np.concatenate([np.linspace(-8, 8, 97), [0.0, -60.0, 60.0, np.nan]])
+NAMES = ["swish", "mish", "leaky_relu", "gelu", "hardswish", "step"]
+
+
+def _loop(f, df):
+    @numba.njit
+    def run(x, y, dy):
+        for i in range(x.size):
+            y[i] = f(x[i])
+            dy[i] = df(x[i])
+
+    return run
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_njit_bound_functions_match_the_kernels(name):
+    act = symnb.activation(name)
+    fns = act.to_numba().bind()
+    y, dy = np.empty_like(X), np.empty_like(X)
+    _loop(fns.f, fns.df)(X, y, dy)
+    y_ref, dy_ref = act.compile(
+        backend="numpy", dtype="float64"
+    ).forward_with_derivative(X)
+    np.testing.assert_allclose(y, y_ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dy, dy_ref, rtol=1e-12, atol=1e-14)
+
+
+def test_constants_as_arguments_and_their_derivatives():
+    act = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.5)
+    fns = act.to_numba()
+    assert fns.constant_names == ("beta",) and fns.constants == {"beta": 1.5}
+    f, df, dbeta = fns.f, fns.df, fns.dconstants[0]
+
+    @numba.njit
+    def run(x, beta, out):
+        for i in range(x.size):
+            out[0, i] = f(x[i], beta)
+            out[1, i] = df(x[i], beta)
+            out[2, i] = dbeta(x[i], beta)
+
+    out = np.empty((3, X.size))
+    run(X, 2.0, out)
+    kernel = act.with_constants(beta=2.0).compile(backend="numpy", dtype="float64")
+    y_ref, dy_ref = kernel.forward_with_derivative(X)
+    np.testing.assert_allclose(out[0], y_ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(out[1], dy_ref, rtol=1e-12, atol=1e-14)
+    finite = X[:-1]
+    expect = finite**2 / (1 + np.exp(-2 * finite)) / (1 + np.exp(2 * finite))
+    np.testing.assert_allclose(out[2, :-1], expect, rtol=1e-12, atol=1e-14)
+    with pytest.raises(symnb.FormulaError, match="gamma"):
+        fns.bind(gamma=1.0)
+
+
+def _cuda_compiler():
+    """numba-cuda's compile_ptx, or the reason it cannot compile here."""
+    try:
+        from numba import cuda
+
+        def probe(x):
+            return x + 1.0
+
+        cuda.compile_ptx(probe, "(float64,)", device=True, cc=(8, 0))
+        return cuda, ""
+    except Exception as exc:  # noqa: BLE001 - any failure means: cannot compile here
+        return (
+            None,
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+        )
+
+
+CUDA, CUDA_WHY = _cuda_compiler()
+
+
+@pytest.mark.skipif(
+    CUDA is None,
+    reason=f"numba-cuda cannot compile without a GPU here (needs numba-cuda and "
+    f"NVVM from the CUDA toolkit): {CUDA_WHY}",
+)
+@pytest.mark.parametrize("name", ["swish", "mish", "gelu", "step"])
+def test_cuda_device_functions_compile(name):
+    act = symnb.activation(name)
+    fns = act.to_numba(target="cuda")
+    sig = "(float32" + ", float32" * len(fns.constant_names) + ",)"
+    for fn in (fns.f, fns.df, *fns.dconstants):
+        ptx, _ = CUDA.compile_ptx(fn.py_func, sig, device=True, cc=(8, 0))
+        assert ".func" in ptx
+
+
+def test_unknown_target_and_missing_numba(monkeypatch):
+    act = symnb.activation("relu")
+    with pytest.raises(ValueError, match="target"):
+        act.to_numba(target="opencl")
+    monkeypatch.setitem(sys.modules, "numba", None)
+    with pytest.raises(ImportError, match=r"pip install symnb\[numba\]"):
+        act.to_numba()
