@@ -9,12 +9,14 @@ the delta become a surrogate gradient (see ``symnb.formula.formula.SURROGATES``)
 
 g is evaluated at the solutions of u = 0 (``solveset`` over the reals; for periodic
 solutions, five periods); where g itself has a step there, the mean of its one-sided limits
-is used (that is the jump of f). When the solutions cannot be found (too many, of unknown
-form, or out of time), the surrogate is kept.
+is used (that is the jump of f). Where u = 0 has no closed form and no constants are
+involved, the solutions are found numerically in [-1e3, 1e3]. When the solutions cannot be
+found (too many, constants without a closed form, out of time), the surrogate is kept.
 """
 
 from __future__ import annotations
 
+import mpmath
 import sympy as sp
 
 from symnb.errors import FormulaError
@@ -27,6 +29,9 @@ MAX_STEP_LOCATIONS = 8
 
 #: Periods checked when the steps repeat (``sign(sin(x))``): n = -2 ... 2.
 PERIODS = range(-2, 3)
+
+# grid of the numeric search: +-10**e for e in -6 ... 3, 24 points per decade
+_EXPONENTS = [k / 24 for k in range(-6 * 24, 3 * 24 + 1)]
 
 _JUMPY = (sp.sign, sp.Heaviside, sp.Piecewise, sp.floor, sp.ceiling, sp.frac)
 
@@ -57,8 +62,41 @@ def _jump_vanishes(g: sp.Expr, u: sp.Expr, var: sp.Symbol) -> bool:
         return _is_zero(g)
     roots = _locations(sp.solveset(u, var, domain=sp.S.Reals))
     if roots is None:
-        return False
+        return _jump_vanishes_numerically(g, u, var)
     return all(_is_zero(_value_at(g, var, r)) for r in roots)
+
+
+def _jump_vanishes_numerically(g: sp.Expr, u: sp.Expr, var: sp.Symbol) -> bool:
+    """Where u = 0 has no closed form (``x + exp(x)``): find its sign changes on a grid
+    over [-1e3, 1e3], refine each by bisection in 40 digits, and check that the mean of g
+    just left and right of it is 0. Only without constants (the decision must hold for
+    every constant value); otherwise, or when anything fails, False (surrogate kept)."""
+    if (u.free_symbols | g.free_symbols) - {var}:
+        return False
+    try:
+        fu = sp.lambdify(var, u.rewrite(sp.exp), modules="mpmath")
+        fg = sp.lambdify(var, g.rewrite(sp.exp), modules="mpmath")
+        with mpmath.workdps(40):
+            grid = sorted({0.0, *(s * 10.0**e for s in (-1, 1) for e in _EXPONENTS)})
+            values = [mpmath.mpf(fu(mpmath.mpf(t))) for t in grid]
+            brackets = [
+                (a, b)
+                for (a, va), (b, vb) in zip(
+                    zip(grid, values), zip(grid[1:], values[1:])
+                )
+                if va == 0 or va * vb < 0
+            ]
+            if not brackets or len(brackets) > MAX_STEP_LOCATIONS:
+                return not brackets and all(v != 0 for v in values)
+            for a, b in brackets:
+                r = mpmath.findroot(fu, (a, b), solver="bisect") if fu(a) != 0 else a
+                h = mpmath.mpf(10) ** -20 * (1 + abs(r))
+                mean = (fg(r - h) + fg(r + h)) / 2
+                if not abs(mean) <= 1e-12:
+                    return False
+    except Exception:  # noqa: BLE001 - any failure: undecided, keep the surrogate
+        return False
+    return True
 
 
 def _locations(solutions: sp.Set) -> list[sp.Expr] | None:
@@ -68,16 +106,19 @@ def _locations(solutions: sp.Set) -> list[sp.Expr] | None:
     if isinstance(solutions, sp.FiniteSet):
         found = list(solutions)
         return found if len(found) <= MAX_STEP_LOCATIONS else None
-    parts = solutions.args if isinstance(solutions, sp.Union) else (solutions,)
+    if isinstance(solutions, sp.ImageSet):
+        if solutions.base_sets != (sp.S.Integers,):
+            return None
+        return [solutions.lamda(n) for n in PERIODS]
+    if not isinstance(solutions, sp.Union):
+        return None  # a ConditionSet, an interval...
     found = []
-    for part in parts:
-        sub = _locations(part) if not isinstance(part, sp.ImageSet) else None
-        if isinstance(part, sp.ImageSet) and part.base_sets == (sp.S.Integers,):
-            sub = [part.lamda(n) for n in PERIODS]
+    for part in solutions.args:
+        sub = _locations(part)
         if sub is None:
             return None
         found += sub
-    return found
+    return found if len(found) <= MAX_STEP_LOCATIONS * len(PERIODS) else None
 
 
 def drop_continuous_steps(

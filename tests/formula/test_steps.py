@@ -17,6 +17,7 @@ import symnb
 XS = np.concatenate([-np.linspace(3.0, 0.15, 23), np.linspace(0.15, 3.0, 23)])
 XS = XS[np.abs(np.abs(XS) - 1.0) > 0.05]  # steps at +-1 too
 XS = XS[np.abs(np.sin(XS)) > 0.05]
+XS = XS[np.abs(XS + 0.5671432904097838) > 0.05]  # x + exp(x) = 0
 
 
 def _atan(u):
@@ -42,6 +43,8 @@ CONTINUOUS = {
     "heaviside(x**2 - 1)*(x**2 - 1)": lambda x: (x**2 > 1) * (x**2 - 1),
     "sign(sin(x))*sin(x)": lambda x: np.abs(np.sin(x)),
     "sign(x)*heaviside(x)*x": lambda x: np.maximum(x, 0),
+    # no closed-form step location (x = -W(1)): found numerically
+    "sign(x + exp(x))*(x + exp(x))": lambda x: np.abs(x + np.exp(x)),
 }
 
 
@@ -73,6 +76,16 @@ DISCONTINUOUS = {
         lambda x: x,
     ),
     "heaviside(x - 1)*x": (lambda x: (x > 1) * x, lambda x: x, lambda x: x - 1),
+    "sign(sin(x))": (
+        lambda x: np.sign(np.sin(x)),
+        lambda x: 2 * np.cos(x),
+        np.sin,
+    ),
+    "sign(x + exp(x))": (
+        lambda x: np.sign(x + np.exp(x)),
+        lambda x: 2 * (1 + np.exp(x)),
+        lambda x: x + np.exp(x),
+    ),
 }
 
 
