@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import keyword
 import math
+import re
 import threading
 import weakref
+from collections.abc import Mapping
 from typing import Any
 
 import sympy as sp
@@ -130,19 +132,21 @@ _LIBRARY_CALLS = {
 }
 
 
-def function_table(exclude: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+def function_table(
+    exclude: set[str] | frozenset[str] = frozenset(),
+    users: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Every function a formula may call: built-ins, library and user activations.
 
     Names in ``exclude`` (the formula's own constants and variables) are left out unless
-    they are built-in functions.
+    they are built-in functions. ``users`` replaces the registry (a formula's own snapshot,
+    so that ``with_constants`` reads the text with the definitions it was built with).
     """
     table: dict[str, Any] = dict(ALLOWED_FUNCTIONS)
     for name, call in _LIBRARY_CALLS.items():
         if name not in exclude:
             table[name] = call
-    with _lock:
-        users = list(_user.items())
-    for name, act in users:
+    for name, act in (registered() if users is None else users).items():
         if name not in exclude or name in ALLOWED_FUNCTIONS:
             table[name] = _caller(act)
     return table
@@ -249,6 +253,12 @@ def register(act: Any, replace: bool = False) -> None:
     with _lock:
         _user.pop(name, None)
         _user[name] = act
+
+
+def used_names(text: str, users: Mapping[str, Any]) -> dict[str, Any]:
+    """The user activations that ``text`` calls (by name), for a formula's snapshot."""
+    called = set(re.findall(r"([A-Za-z_]\w*)\s*\(", text))
+    return {n: a for n, a in users.items() if n in called}
 
 
 def registered() -> dict[str, Any]:

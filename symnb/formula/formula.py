@@ -245,6 +245,7 @@ class _Formula:
         surrogate: str | None = None,
         replace: bool = False,
         _register: bool = True,
+        _users: Mapping[str, Any] | None = None,
         **constants: Any,
     ) -> None:
         from symnb.formula.parse import parse_formula
@@ -286,6 +287,10 @@ class _Formula:
             if isinstance(derivative, str) or derivative is None
             else sp.sstr(derivative)
         )
+        # the named activations this formula calls, as they are now (see with_constants)
+        users = compose.registered() if _users is None else dict(_users)
+        texts = [t for t in (self.text, self.derivative_text) if isinstance(t, str)]
+        self._users = compose.used_names(" ".join(texts), users)
         # one budget for the whole symbolic pipeline (parse, rewrites, diff, limits)
         with Budget(
             f"read and differentiate {self.kind} {self.name!r}", SYMBOLIC_TIME_BUDGET
@@ -308,7 +313,8 @@ class _Formula:
     def _functions(self) -> dict[str, Any]:
         """Functions this formula may call: built-ins, library and named activations
         (``symnb.formula.compose``); its own constants and variables take precedence."""
-        return compose.function_table(frozenset(self._constants) | set(self.variables))
+        exclude = frozenset(self._constants) | set(self.variables)
+        return compose.function_table(exclude, self._users)
 
     def _default_name(self) -> str:
         return "f" if self.kind == "activation" else "loss"
@@ -479,6 +485,7 @@ class _Formula:
             derivative=self.derivative_text,
             surrogate=self.surrogate,
             _register=False,  # a variant: later formulas keep the registered values
+            _users=self._users,  # the same definitions, even if a name was redefined
             **merged,
         )
 

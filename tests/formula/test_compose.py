@@ -246,3 +246,11 @@ def test_losses_can_call_activations():
     np.testing.assert_allclose(
         k.gradient(p, t), 2 * s / (1 + np.abs(d)) ** 2 / len(p), rtol=1e-12
     )
+
+
+def test_with_constants_keeps_the_definitions_the_formula_was_built_with():
+    symnb.Activation("2*x", name="scale")
+    act = symnb.Activation("beta*scale(x)", beta=1.0)
+    symnb.Activation("3*x", name="scale")  # redefined afterwards
+    x = sp.Symbol("x", real=True)
+    assert act.with_constants(beta=5.0).expr == 2 * x * sp.Symbol("beta", real=True)
