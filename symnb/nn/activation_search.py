@@ -256,9 +256,11 @@ class Leaderboard:
         return pd.DataFrame(rows).set_index("rank")
 
     def _summary(self) -> str:
+        baselines = sum(e.origin == "baseline" for e in self.entries)
         return (
-            f"{len(self.entries)} candidates trained ({self.duplicates} duplicates "
-            f"skipped, {len(self.rejected)} rejected before training) in "
+            f"{len(self.entries) - baselines} candidates and {baselines} baseline(s) "
+            f"trained ({self.duplicates} duplicates skipped, {len(self.rejected)} "
+            "rejected before training) in "
             f"{self.seconds:.1f} s; score: mean {self.metric} over "
             f"{', '.join(self.datasets)} and seeds"
         )

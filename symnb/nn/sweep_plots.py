@@ -7,6 +7,7 @@ Matplotlib ``Figure`` objects built without pyplot (no global state; show them w
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -29,12 +30,20 @@ def _run_value(run: dict[str, Any], metric: str) -> float:
     return float(value) if value is not None else math.nan
 
 
-def plot_spread(result: Any, metric: str = "accuracy", jitter: float = 0.08) -> Any:
-    """Per data set: a box per activation over its seeds' final ``metric``
-    (``accuracy`` or ``loss``), with each seed as a point."""
-    fig, panels = _panels(result)
+def plot_spread(
+    result: Any,
+    metric: str = "accuracy",
+    activations: Sequence[str] | None = None,
+    jitter: float = 0.08,
+) -> Any:
+    """Per data set: a box per activation (all, or the names in ``activations``)
+    over its seeds' final ``metric`` (``accuracy`` or ``loss``), each seed a point."""
+    names = list(activations) if activations is not None else result.activations
+    unknown = [n for n in names if n not in result.activations]
+    if unknown:
+        raise KeyError(f"activations {unknown} are not in this result")
+    fig, panels = _panels(result, width=max(4.2, 0.55 * len(names) + 1.5))
     rng = np.random.default_rng(0)  # fixed jitter: the same picture every time
-    names = result.activations
     for label, ax in panels:
         values = []
         for name in names:
