@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Run notebooks/01_quickstart.ipynb headless with nbclient and save the executed copy to
 # notebooks/01_quickstart.executed.ipynb (outputs, LaTeX and PNG plots included).
-# Exits non-zero when a cell fails. Usage: scripts/quickstart.sh [TIMEOUT_SECONDS]
+# Exits non-zero when a cell fails, and ends by printing the one command that opens the
+# quickstart in JupyterLab (installed by the notebook extra).
+# Usage: scripts/quickstart.sh [TIMEOUT_SECONDS]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Set up .venv with symnb first (idempotent; skip with SYMNB_SKIP_SETUP=1).
@@ -11,7 +13,8 @@ if [[ -z "$PYTHON" ]]; then
   if [[ -x "$ROOT/.venv/bin/python" ]]; then PYTHON="$ROOT/.venv/bin/python"; else PYTHON=python3; fi
 fi
 export MPLBACKEND=Agg
-exec "$PYTHON" - "$ROOT" "${1:-600}" <<'PY'
+status=0
+"$PYTHON" - "$ROOT" "${1:-600}" <<'PY' || status=$?
 import sys
 import time
 from pathlib import Path
@@ -49,3 +52,11 @@ print(f"quickstart: {'ok' if status == 0 else 'FAILED'} in {time.perf_counter() 
       f"{n_png} plot(s); saved {dst.relative_to(root)}")
 sys.exit(status)
 PY
+# The one command that opens the notebook interactively (--allow-root only as root).
+JUPYTER="$(dirname "$PYTHON")/jupyter"
+[[ -x "$JUPYTER" ]] || JUPYTER=jupyter
+allow_root=""
+[[ "$(id -u)" == "0" ]] && allow_root=" --allow-root"
+echo "quickstart: open it in JupyterLab with:"
+echo "  $JUPYTER lab$allow_root $ROOT/notebooks/01_quickstart.ipynb"
+exit "$status"

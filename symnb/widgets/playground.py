@@ -403,7 +403,10 @@ class Playground(W.VBox):
             )
             for name in data.FEATURES
         }
-        self.loss_label = cls(W.HTML(value=""), "symnb-loss")
+        # the view shows the losses large; this text copy is for scripts and tests
+        self.loss_label = cls(
+            W.HTML(value="", layout=W.Layout(display="none")), "symnb-loss"
+        )
         self.show_test = cls(
             W.Checkbox(
                 value=False,
@@ -496,7 +499,7 @@ class Playground(W.VBox):
                 self.view,
                 W.HBox([self.loss_label, self.show_test, self.discretize], layout=row),
             ],
-            layout=W.Layout(flex="1 1 auto", min_width="0"),
+            layout=W.Layout(flex="1 1 560px", min_width="0"),
         )
         self.body = W.HBox(
             [self.data_column, self.view_column],

@@ -123,7 +123,7 @@ function drawLoss(canvas, train, test, step, font) {
   ctx.fillText(hi.toPrecision(2), left - 3, top + font * 0.8);
   ctx.fillText("0", left - 3, h - bottom);
   ctx.textAlign = "center";
-  const epochs = Math.max(1, train.length * step);
+  const epochs = train.length * step;
   ctx.fillText(`epoch ${epochs}`, (left + w) / 2, h - 3);
   const series = [[test, "#999"], [train, "#222"]];
   for (const [a, stroke] of series) {
@@ -164,8 +164,8 @@ function drawLegend(canvas, font) {
 function sizes(p) {
   // map sizes in CSS pixels for the normal and the projector layout
   return p
-    ? { node: 44, out: 300, loss: [300, 96], font: 16, hover: 260, legend: [300, 34] }
-    : { node: 36, out: 260, loss: [260, 80], font: 11, hover: 200, legend: [260, 26] };
+    ? { node: 40, out: 290, loss: [290, 90], font: 16, hover: 260, legend: [290, 34] }
+    : { node: 36, out: 240, loss: [240, 80], font: 11, hover: 200, legend: [240, 26] };
 }
 
 function renderPlayground({ model, el: root }) {
@@ -582,6 +582,7 @@ function renderPlayground({ model, el: root }) {
   }
 
   function structureChanged() {
+    view.dataset.ack = model.get("ack");
     if (pending()) return; // our own change is on its way: keep what the user sees
     fromModel();
     build();
