@@ -47,6 +47,9 @@ NAME = "cpp"
 #: Seconds a compiler run may take before it is killed (with its whole process group).
 COMPILE_TIMEOUT = 120.0
 
+#: Extra seconds of compile timeout per additional translation unit and core.
+UNIT_TIMEOUT = 10.0
+
 #: Seconds the probe's small test compiles may take.
 PROBE_TIMEOUT = 30.0
 
@@ -835,7 +838,9 @@ def compile_units(
     from symnb.backends.cache import write_artifact
 
     status = status or probe()
-    timeout = COMPILE_TIMEOUT if timeout is None else timeout
+    if timeout is None:  # more units (a layer of many forms): proportionally longer
+        jobs = os.cpu_count() or 1
+        timeout = COMPILE_TIMEOUT + UNIT_TIMEOUT * (len(units) - 1) / jobs
     workdir = Path(tempfile.mkdtemp(prefix="symnb-cpp-"))
     try:
         library, command = _compile_in(workdir, list(units), status, timeout)
@@ -879,13 +884,16 @@ def _compile_in(
             )
         except subprocess.TimeoutExpired:
             raise _compile_error(
-                f"compilation took more than {timeout:g} s and was stopped",
+                f"compilation took more than {timeout:g} s and was stopped "
+                f"({len(units)} translation unit(s)); nothing was built. Use "
+                "backend='numpy', or fewer distinct formulas in one layer",
                 cxx,
                 commands[0],
                 "",
                 units,
                 sources,
                 0,
+                timed_out=True,
             ) from None
         except OSError as exc:
             raise _compile_error(
@@ -919,9 +927,10 @@ def _compile_error(
     units: list[str],
     sources: list[Path],
     index: int,
+    timed_out: bool = False,
 ) -> CompileError:
     index = min(index, len(units) - 1)
-    return CompileError(
+    error = CompileError(
         message,
         compiler=cxx[0],
         command=command,
@@ -929,6 +938,10 @@ def _compile_error(
         source=units[index],
         source_path=str(sources[index]),
     )
+    # A timeout is not a reason to fall back to another backend silently: the
+    # selection in symnb.backends.select re-raises errors marked like this.
+    error.timed_out = timed_out
+    return error
 
 
 def key_parts(kernel_source: KernelSource, status: BackendStatus) -> dict[str, str]:
@@ -974,7 +987,7 @@ def build(
     started = time.perf_counter()
 
     def _build(tmp_path: Path) -> None:
-        compile_source(ks.text, Path(tmp_path), status)
+        compile_units(list(ks.units) or [ks.text], Path(tmp_path), status)
 
     path, hit = _get_or_build(key_parts(ks, status), _build)
     seconds = 0.0 if hit else time.perf_counter() - started

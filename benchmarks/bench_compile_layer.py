@@ -1,0 +1,137 @@
+"""Cold compile time of a cpp layer with many distinct formulas (run by hand, not a test).
+
+    .venv/bin/python benchmarks/bench_compile_layer.py                  # 256 forms, ~1-3 min
+    .venv/bin/python benchmarks/bench_compile_layer.py --forms 64 --repeats 3
+
+Every measurement runs in a fresh Python process with an empty kernel cache, so it
+includes building the formulas (parse, derivative), rendering the C++ and g++. The peer
+is the single-translation-unit layout (``LAYER_SPLIT_FORMS`` raised above the number of
+forms) at ``--peer-forms`` forms; both layouts are timed there too, interleaved, and
+the table gives medians and their ratio. The load average is printed: this machine is
+shared, and compile times scale with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Different structures and numbers: every formula is its own form.
+TEMPLATES = (
+    "x*sigmoid({a}*x) + {b}*sin(x)",
+    "tanh({a}*x)*x + {b}*cos(x)",
+    "x/(1 + abs({a}*x)) + {b}*exp(-x**2)",
+    "softplus({a}*x) - {b}*atan(x)",
+    "x*erf({a}*x) + {b}*x",
+    "log1p({a}*x**2) + {b}*tanh(x)",
+    "Max(0, x) + {b}*sin({a}*x)",
+    "x*tanh(softplus({a}*x)) + {b}",
+)
+
+
+def formulas(n: int) -> list[str]:
+    """``n`` distinct formula texts."""
+    return [
+        TEMPLATES[i % len(TEMPLATES)].format(a=i // len(TEMPLATES) + 2, b=i % 5 + 1)
+        for i in range(n)
+    ]
+
+
+def child(n: int, layout: str) -> dict:
+    """One cold measurement in this (fresh) process."""
+    sys.path.insert(0, str(ROOT))
+    import symnb
+    from symnb.codegen import kernels
+
+    if layout == "single":
+        kernels.LAYER_SPLIT_FORMS = 10**9
+    t0 = time.perf_counter()
+    acts = [symnb.Activation(text) for text in formulas(n)]
+    t1 = time.perf_counter()
+    kernels.render_program(tuple(a.internal for a in acts), "layer", "cpp", "float32")
+    t2 = time.perf_counter()
+    layer = symnb.compile_layer(acts, backend="cpp", strict=True)  # text: memoised
+    t3 = time.perf_counter()
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    compilers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "formulas_s": t1 - t0,
+        "render_s": t2 - t1,
+        "compiler_s": t3 - t2,
+        "total_s": t3 - t0,
+        "cpu_s": own.ru_utime + own.ru_stime + compilers.ru_utime + compilers.ru_stime,
+        "units": len(layer._program.kernel_source.units) or 1,
+    }
+
+
+def measure(n: int, layout: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix="symnb-bench-cache-") as cache:
+        env = {**os.environ, "SYMNB_CACHE_DIR": cache}
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", layout, "--forms", str(n)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--forms", type=int, default=256)
+    parser.add_argument("--peer-forms", type=int, default=32)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--child", choices=("split", "single"))
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.forms, args.child)))
+        return
+    runs: dict[tuple[int, str], list[dict]] = {}
+    cases = [
+        (args.forms, "split"),
+        (args.peer_forms, "split"),
+        (args.peer_forms, "single"),
+    ]
+    print(f"load average before: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
+    for _ in range(args.repeats):
+        for case in cases:  # interleaved
+            runs.setdefault(case, []).append(measure(*case))
+    print(f"load average after: {os.getloadavg()[0]:.1f}\n")
+    print(
+        "| forms | layout | units | formulas (s) | render C++ (s) | g++ and load (s) "
+        "| total wall (s) | total CPU (s) |"
+    )
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    medians = {}
+    for (n, layout), rs in runs.items():
+        med = {
+            k: statistics.median(r[k] for r in rs) for k in rs[0] if k.endswith("_s")
+        }
+        medians[(n, layout)] = med
+        print(
+            f"| {n} | {layout} | {rs[0]['units']} | {med['formulas_s']:.1f} | "
+            f"{med['render_s']:.1f} | {med['compiler_s']:.1f} | {med['total_s']:.1f} "
+            f"| {med['cpu_s']:.1f} |"
+        )
+    for key in ("compiler_s", "cpu_s"):
+        single = medians[(args.peer_forms, "single")][key]
+        split = medians[(args.peer_forms, "split")][key]
+        print(
+            f"\nat {args.peer_forms} forms, {key[:-2]} single unit / split: "
+            f"{single / split:.2f}x (medians of {args.repeats})"
+        )
+
+
+if __name__ == "__main__":
+    main()
