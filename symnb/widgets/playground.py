@@ -220,6 +220,7 @@ class Playground(W.VBox):
         if source is None and cfg["dataset"] == "formula":
             source = DataSource.from_formula(cfg["data_formula"])
         self._lock = threading.RLock()
+        self._send_lock = threading.Lock()  # one view update at a time
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._builder: threading.Thread | None = None
@@ -941,7 +942,8 @@ class Playground(W.VBox):
             if not keep_weights:
                 self._epoch = 0
                 self._history = {"train": [], "test": []}
-            quick = requested if requested == "numpy" else "numpy"
+            quick = "numpy"
+            failed = False
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
@@ -949,10 +951,13 @@ class Playground(W.VBox):
             except Exception as exc:  # noqa: BLE001 - shown in the widget
                 self._model = None
                 self._report(exc)
-                self.pause()
-                self.render()
-                return
-            self._set_status(caught)
+                failed = True
+            else:
+                self._set_status(caught)
+        if failed:  # the training thread stops by itself (no model); not under the lock
+            self.pause()
+            self.render()
+            return
         if quick != requested:
             self._builder = threading.Thread(
                 target=self._build_in_background,
@@ -1244,7 +1249,7 @@ class Playground(W.VBox):
         train, step = decimate(snap.train)
         test, _ = decimate(snap.test)
         v = self.view
-        with v.hold_sync():
+        with self._send_lock, v.hold_sync():
             v.output_map = f32(snap.output) if snap.output is not None else b""
             v.neuron_maps = f32(snap.neurons)
             v.weights = b"".join(f32(w) for w in snap.weights)
@@ -1252,7 +1257,7 @@ class Playground(W.VBox):
             v.epoch = snap.epoch
             v.backend_text = snap.backend
             v.frame = v.frame + 1
-        self._frames += 1
+            self._frames += 1
         if text:
             self._last_text = time.monotonic()
             self._render_text(snap)

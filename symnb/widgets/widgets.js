@@ -469,6 +469,7 @@ function renderPlayground({ model, el: root }) {
   }
 
   function showNeuronMenu(l, j, tile, ev) {
+    hideHover();
     const menu = parts.menu;
     menu.textContent = "";
     const sel = el("select", "symnb-neuron-activation");
