@@ -168,19 +168,79 @@ def _constant_grad_tensor(grad: Any, like: Tensor) -> Tensor:
     return torch.from_numpy(host).to(device=like.device, dtype=like.dtype)
 
 
-# ------------------------------------------------------------------ elementwise op
+# ------------------------------------------------------------------ implementations
+# dim=-1 with handle of kind "elementwise": the whole tensor; otherwise ``dim`` is the
+# feature dimension of a layer (moved last, as rows of the LayerKernel).
+
+
+def _to_rows(t: Tensor, dim: int, n: int) -> Tensor:
+    """(…, n) rows of ``t`` with feature dimension ``dim`` last, C-contiguous."""
+    return t.movedim(dim, -1).contiguous().view(-1, n)
+
+
+def _from_rows(rows: Tensor, like: Tensor, dim: int) -> Tensor:
+    shape = like.movedim(dim, -1).shape
+    return rows.view(shape).movedim(-1, dim).contiguous()
+
+
+def _forward_impl(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor:
+    entry = _entry(handle)
+    xc = _compute(x)
+    kernel = entry.kernel(xc.device, xc.dtype)
+    xk = xc if entry.kind == "elementwise" else _to_rows(xc, dim, entry.n)
+    y = torch.empty_like(xk)
+    with _arrays(xc.device) as arr:
+        _write_params(kernel, arr(_compute(constants, xc.dtype)))
+        kernel.forward(arr(xk), out=arr(y))
+    if entry.kind != "elementwise":
+        y = _from_rows(y, xc, dim)
+    return y.to(x.dtype)
+
+
+def _backward_impl(
+    x: Tensor,
+    grad: Tensor,
+    constants: Tensor,
+    handle: int,
+    dim: int,
+    constants_grad: bool,
+) -> tuple[Tensor, Tensor]:
+    entry = _entry(handle)
+    xc = _compute(x)
+    gc = _compute(grad, xc.dtype)
+    kernel = entry.kernel(xc.device, xc.dtype)
+    if entry.kind != "elementwise":
+        xc, gc = _to_rows(xc, dim, entry.n), _to_rows(gc, dim, entry.n)
+    dx = torch.empty_like(xc)
+    with _arrays(xc.device) as arr:
+        _write_params(kernel, arr(_compute(constants, xc.dtype)))
+        kernel.backward(arr(xc), arr(gc), out=arr(dx))
+        if constants_grad and constants.numel():
+            sums = kernel.constant_gradient(arr(xc), arr(gc))
+            if isinstance(sums, dict):
+                sums = list(sums.values())
+            dc = _constant_grad_tensor(sums, constants)
+        else:
+            dc = torch.zeros_like(constants)
+    if entry.kind != "elementwise":
+        dx = _from_rows(dx, x, dim)
+    return dx.to(x.dtype), dc
+
+
+def _fake_pair(x: Tensor, constants: Tensor) -> tuple[Tensor, Tensor]:
+    return (
+        torch.empty_like(x, memory_format=torch.contiguous_format),
+        torch.empty_like(constants),
+    )
+
+
+# ------------------------------------------------------------------ custom operators
 
 
 @torch.library.custom_op("symnb::elementwise", mutates_args=())
 def elementwise(x: Tensor, constants: Tensor, handle: int) -> Tensor:
     """f(x) elementwise with the formula ``handle`` and its constants."""
-    xc = _compute(x)
-    kernel = _entry(handle).kernel(xc.device, xc.dtype)
-    y = torch.empty_like(xc)
-    with _arrays(xc.device) as arr:
-        _write_params(kernel, arr(_compute(constants, xc.dtype)))
-        kernel.forward(arr(xc), out=arr(y))
-    return y.to(x.dtype)
+    return _forward_impl(x, constants, handle, -1)
 
 
 @elementwise.register_fake
@@ -193,27 +253,12 @@ def elementwise_backward(
     x: Tensor, grad: Tensor, constants: Tensor, handle: int, constants_grad: bool
 ) -> tuple[Tensor, Tensor]:
     """(grad * f'(x), sum(grad * df/dc)) for the formula ``handle``."""
-    xc = _compute(x)
-    gc = _compute(grad, xc.dtype)
-    kernel = _entry(handle).kernel(xc.device, xc.dtype)
-    dx = torch.empty_like(xc)
-    with _arrays(xc.device) as arr:
-        _write_params(kernel, arr(_compute(constants, xc.dtype)))
-        kernel.backward(arr(xc), arr(gc), out=arr(dx))
-        if constants_grad and constants.numel():
-            sums = kernel.constant_gradient(arr(xc), arr(gc))
-            dc = _constant_grad_tensor(sums.values(), constants)
-        else:
-            dc = torch.zeros_like(constants)
-    return dx.to(x.dtype), dc
+    return _backward_impl(x, grad, constants, handle, -1, constants_grad)
 
 
 @elementwise_backward.register_fake
 def _(x, grad, constants, handle, constants_grad):
-    return (
-        torch.empty_like(x, memory_format=torch.contiguous_format),
-        torch.empty_like(constants),
-    )
+    return _fake_pair(x, constants)
 
 
 def _elementwise_setup(ctx, inputs, output) -> None:
@@ -232,31 +277,10 @@ def _elementwise_grad(ctx, grad: Tensor):
 elementwise.register_autograd(_elementwise_grad, setup_context=_elementwise_setup)
 
 
-# ------------------------------------------------------------------ layer op
-
-
-def _to_rows(t: Tensor, dim: int, n: int) -> Tensor:
-    """(…, n) rows of ``t`` with feature dimension ``dim`` last, C-contiguous."""
-    return t.movedim(dim, -1).contiguous().view(-1, n)
-
-
-def _from_rows(rows: Tensor, like: Tensor, dim: int) -> Tensor:
-    shape = like.movedim(dim, -1).shape
-    return rows.view(shape).movedim(-1, dim).contiguous()
-
-
 @torch.library.custom_op("symnb::layer", mutates_args=())
 def layer(x: Tensor, params: Tensor, handle: int, dim: int) -> Tensor:
     """Feature j along ``dim`` uses activation j of the layer ``handle``."""
-    entry = _entry(handle)
-    xc = _compute(x)
-    kernel = entry.kernel(xc.device, xc.dtype)
-    x2 = _to_rows(xc, dim, entry.n)
-    y2 = torch.empty_like(x2)
-    with _arrays(xc.device) as arr:
-        _write_params(kernel, arr(_compute(params, xc.dtype)))
-        kernel.forward(arr(x2), out=arr(y2))
-    return _from_rows(y2, xc, dim).to(x.dtype)
+    return _forward_impl(x, params, handle, dim)
 
 
 @layer.register_fake
@@ -274,30 +298,12 @@ def layer_backward(
     constants_grad: bool,
 ) -> tuple[Tensor, Tensor]:
     """(grad * f_j'(x), per-neuron sums of grad * df_j/dc) for the layer ``handle``."""
-    entry = _entry(handle)
-    xc = _compute(x)
-    kernel = entry.kernel(xc.device, xc.dtype)
-    x2 = _to_rows(xc, dim, entry.n)
-    g2 = _to_rows(_compute(grad, xc.dtype), dim, entry.n)
-    dx2 = torch.empty_like(x2)
-    with _arrays(xc.device) as arr:
-        _write_params(kernel, arr(_compute(params, xc.dtype)))
-        kernel.backward(arr(x2), arr(g2), out=arr(dx2))
-        if constants_grad and params.numel():
-            dc = _constant_grad_tensor(
-                kernel.constant_gradient(arr(x2), arr(g2)), params
-            )
-        else:
-            dc = torch.zeros_like(params)
-    return _from_rows(dx2, xc, dim).to(x.dtype), dc
+    return _backward_impl(x, grad, params, handle, dim, constants_grad)
 
 
 @layer_backward.register_fake
 def _(x, grad, params, handle, dim, constants_grad):
-    return (
-        torch.empty_like(x, memory_format=torch.contiguous_format),
-        torch.empty_like(params),
-    )
+    return _fake_pair(x, params)
 
 
 def _layer_setup(ctx, inputs, output) -> None:
@@ -314,6 +320,44 @@ def _layer_grad(ctx, grad: Tensor):
 
 
 layer.register_autograd(_layer_grad, setup_context=_layer_setup)
+
+
+# ------------------------------------------------------------------ eager fast path
+
+
+class _Eager(torch.autograd.Function):
+    """The same implementations without the dispatcher round trips of a custom op
+    (about 50 us per call on the CPU); used in eager mode only, the custom operators
+    whenever torch.compile, export or fake tensors trace the model."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor:
+        ctx.save_for_backward(x, constants)
+        ctx.handle, ctx.dim = handle, dim
+        return _forward_impl(x, constants, handle, dim)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad: Tensor):
+        x, constants = ctx.saved_tensors
+        need_x, need_c = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        dx, dc = _backward_impl(x, grad, constants, ctx.handle, ctx.dim, need_c)
+        return (dx if need_x else None), (dc if need_c else None), None, None
+
+
+def _plain(t: Tensor) -> bool:
+    return type(t) in (Tensor, nn.Parameter) and t.device.type in ("cpu", "cuda")
+
+
+def apply(x: Tensor, constants: Tensor, handle: int, dim: int = -1) -> Tensor:
+    """Run the formula or layer ``handle`` on ``x``: the custom operator under
+    torch.compile/export and for tensor subclasses, a plain autograd.Function in eager
+    mode (same kernels, same saved tensors)."""
+    if torch.compiler.is_compiling() or not (_plain(x) and _plain(constants)):
+        if _entry(handle).kind == "elementwise":
+            return elementwise(x, constants, handle)
+        return layer(x, constants, handle, dim)
+    return _Eager.apply(x, constants, handle, dim)
 
 
 # ------------------------------------------------------------------ modules
@@ -414,7 +458,7 @@ class TorchActivation(nn.Module):
         _check_input(x, f"symnb activation {self.activation.name!r}")
         c = self.constant_vector()
         _check_device(x, c, f"activation {self.activation.name!r}")
-        return elementwise(x, c.to(device=x.device), self.handle)
+        return apply(x, c.to(device=x.device), self.handle)
 
     def __setstate__(self, state: dict) -> None:  # unpickled in another process
         super().__setstate__(state)
@@ -509,7 +553,7 @@ class TorchLayer(nn.Module):
             )
         c = self.constant_vector()
         _check_device(x, c, "this layer")
-        return layer(x, c.to(device=x.device), self.handle, dim)
+        return apply(x, c.to(device=x.device), self.handle, dim)
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)

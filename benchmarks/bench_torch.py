@@ -1,0 +1,387 @@
+"""Training steps in PyTorch with symnb activations against composite ops, torch.compile,
+PyTorch's built-ins and JAX (CPU, one run).
+
+Models (SGD, cross-entropy on random data, the same initial weights for every variant):
+
+* ``mlp``: 1024 -> 4 x (Linear 1024 + activation) -> 10, batch 256;
+* ``cnn``: 3 x (Conv 3x3 + activation) with 32/64/64 channels on 3x32x32, then global
+  average pooling and Linear -> 10, batch 64.
+
+Activations: swish with a learnable beta (``x * sigmoid(beta * x)``), mish, and a
+PAU-style rational 5/4 with 10 learnable coefficients,
+``(a0 + a1 x + ... + a5 x^5) / (1 + |b1 x| + |b2 x^2| + |b3 x^3| + |b4 x^4|)``
+(Molina et al., "Padé Activation Units", ICLR 2020).
+
+Variants: ``symnb`` (``Activation.to_torch``: the ``symnb::elementwise`` custom op over
+the cpp kernels); ``composite`` (the same formula as PyTorch ops, eager);
+``compiled`` (``torch.compile`` of the composite model); ``builtin`` (``F.silu`` with
+beta fixed at 1, ``F.mish``; none for the rational); ``jax`` (the same model in JAX with
+``Activation.to_jax``, the whole step under ``jax.jit``).
+
+Reported: the median time per training step over interleaved repeats (every variant
+runs once per round, so load changes on a shared machine hit all alike), ratios against
+symnb, and what the activations keep for backward in eager mode (counted with
+``torch.autograd.graph.saved_tensors_hooks`` around the activation modules only):
+input-sized tensors per activation call and MB per step.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_torch.py               # full run (several minutes)
+    .venv/bin/python benchmarks/bench_torch.py --quick       # smaller models, fewer repeats
+    .venv/bin/python benchmarks/bench_torch.py --no-compile --no-jax
+    .venv/bin/python benchmarks/bench_torch.py --threads 1    # one thread everywhere
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def _threads_from_argv() -> str | None:
+    for i, arg in enumerate(sys.argv):
+        if arg == "--threads" and i + 1 < len(sys.argv):
+            return sys.argv[i + 1]
+        if arg.startswith("--threads="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+# thread counts must be fixed before OpenMP, BLAS, PyTorch and XLA load
+_THREADS = _threads_from_argv()
+if _THREADS:
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = _THREADS
+    if _THREADS == "1":
+        os.environ["XLA_FLAGS"] = (
+            os.environ.get("XLA_FLAGS", "")
+            + " --xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+        )
+
+import argparse
+import itertools
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+import symnb
+
+PAU_NUMERATOR = (0.0298, 0.6184, 2.3233, 3.0520, 1.4854, 0.2510)
+PAU_DENOMINATOR = (1.1420, 4.3934, 0.8715, 0.3472)
+PAU_TEXT = (
+    "(a0 + a1*x + a2*x**2 + a3*x**3 + a4*x**4 + a5*x**5)"
+    " / (1 + Abs(b1*x) + Abs(b2*x**2) + Abs(b3*x**3) + Abs(b4*x**4))"
+)
+
+
+def symnb_activation(name: str):
+    if name == "swish":
+        return symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.0)
+    if name == "mish":
+        return symnb.activation("mish")
+    constants = {f"a{k}": v for k, v in enumerate(PAU_NUMERATOR)}
+    constants.update({f"b{k + 1}": v for k, v in enumerate(PAU_DENOMINATOR)})
+    return symnb.Activation(PAU_TEXT, name="pau", **constants)
+
+
+# ------------------------------------------------------------------ PyTorch modules
+
+
+def torch_activation(name: str, variant: str):
+    """A fresh activation module of ``variant`` ("symnb", "composite", "builtin")."""
+    import torch
+    from torch import nn
+
+    F = torch.nn.functional
+    if variant == "symnb":
+        return symnb_activation(name).to_torch(learnable=True)
+    if variant == "builtin":
+        return {"swish": nn.SiLU, "mish": nn.Mish}[name]()
+
+    class Composite(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            if name == "swish":
+                self.beta = nn.Parameter(torch.tensor(1.0))
+            elif name == "pau":
+                self.a = nn.Parameter(torch.tensor(PAU_NUMERATOR))
+                self.b = nn.Parameter(torch.tensor(PAU_DENOMINATOR))
+
+        def forward(self, x):
+            if name == "swish":
+                return x * torch.sigmoid(self.beta * x)
+            if name == "mish":
+                return x * torch.tanh(F.softplus(x))
+            a, b = self.a, self.b
+            num = a[5]
+            for k in range(4, -1, -1):
+                num = num * x + a[k]
+            x2 = x * x
+            den = 1 + (b[0] * x).abs() + (b[1] * x2).abs()
+            den = den + (b[2] * x2 * x).abs() + (b[3] * x2 * x2).abs()
+            return num / den
+
+    return Composite()
+
+
+def torch_model(kind: str, act: Callable[[], object], width: int):
+    from torch import nn
+
+    if kind == "mlp":
+        layers: list = []
+        for _ in range(4):
+            layers += [nn.Linear(width, width), act()]
+        return nn.Sequential(*layers, nn.Linear(width, 10))
+    chans = [3, width // 32, width // 16, width // 16]
+    layers = []
+    for cin, cout in itertools.pairwise(chans):
+        layers += [nn.Conv2d(cin, cout, 3, padding=1), act()]
+    return nn.Sequential(
+        *layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(chans[-1], 10)
+    )
+
+
+def torch_data(kind: str, width: int, batch: int, side: int):
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    shape = (batch, width) if kind == "mlp" else (batch, 3, side, side)
+    return torch.randn(*shape, generator=g), torch.randint(0, 10, (batch,), generator=g)
+
+
+def torch_step(model, x, y, opt):
+    import torch
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def saved_by_activations(model, x, y, acts) -> tuple[float, float]:
+    """(input-sized tensors saved per activation call, MB saved per step)."""
+    import torch
+
+    counts: list[int] = []
+    total = [0]
+
+    def wrap(module):
+        inner = module.forward
+
+        def forward(inp):
+            big = [0]
+
+            def pack(t):
+                total[0] += t.numel() * t.element_size()
+                if t.numel() == inp.numel():
+                    big[0] += 1
+                return t
+
+            with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                out = inner(inp)
+            counts.append(big[0])
+            return out
+
+        module.forward = forward
+        return inner
+
+    originals = [(m, wrap(m)) for m in acts]
+    try:
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+    finally:
+        for m, inner in originals:
+            m.forward = inner
+    model.zero_grad(set_to_none=True)
+    return statistics.mean(counts), total[0] / 2**20
+
+
+# ------------------------------------------------------------------ JAX
+
+
+def jax_step(kind: str, name: str, width: int, batch: int, side: int):
+    import jax
+    import jax.numpy as jnp
+
+    f = symnb_activation(name).to_jax()
+    consts = {k: jnp.float32(v) for k, v in f.constants.items()}
+    key = jax.random.PRNGKey(0)
+    params: dict = {"c": consts, "w": []}
+    if kind == "mlp":
+        dims = [width] * 5 + [10]
+        for i in range(5):
+            key, sub = jax.random.split(key)
+            w = jax.random.normal(sub, (dims[i], dims[i + 1])) / np.sqrt(dims[i])
+            params["w"].append((w, jnp.zeros(dims[i + 1])))
+        x = jax.random.normal(key, (batch, width))
+    else:
+        chans = [3, width // 32, width // 16, width // 16]
+        for cin, cout in itertools.pairwise(chans):
+            key, sub = jax.random.split(key)
+            w = jax.random.normal(sub, (cout, cin, 3, 3)) / np.sqrt(9 * cin)
+            params["w"].append((w, jnp.zeros(cout)))
+        key, sub = jax.random.split(key)
+        params["w"].append(
+            (jax.random.normal(sub, (chans[-1], 10)) * 0.1, jnp.zeros(10))
+        )
+        x = jax.random.normal(key, (batch, 3, side, side))
+    y = jax.random.randint(key, (batch,), 0, 10)
+
+    def forward(p, x):
+        h = x
+        for i, (w, b) in enumerate(p["w"][:-1]):
+            if kind == "mlp":
+                h = h @ w + b
+            else:
+                h = jax.lax.conv_general_dilated(h, w, (1, 1), "SAME")
+                h = h + b[None, :, None, None]
+            h = f(h, **p["c"])
+        if kind == "cnn":
+            h = h.mean(axis=(2, 3))
+        w, b = p["w"][-1]
+        return h @ w + b
+
+    def loss(p, x, y):
+        logits = forward(p, x)
+        return -jnp.mean(jax.nn.log_softmax(logits)[jnp.arange(y.size), y])
+
+    @jax.jit
+    def update(p, x, y):
+        value, grads = jax.value_and_grad(loss)(p, x, y)
+        return jax.tree_util.tree_map(lambda a, g: a - 0.01 * g, p, grads), value
+
+    state = {"p": params}
+
+    def step():
+        state["p"], value = update(state["p"], x, y)
+        value.block_until_ready()
+
+    return step
+
+
+# ------------------------------------------------------------------ driver
+
+
+def fmt_ms(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds * 1e3:.1f}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="width 256, 3 repeats")
+    ap.add_argument("--repeats", type=int, default=None)
+    ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--no-jax", action="store_true", help="skip JAX")
+    ap.add_argument("--models", default="mlp,cnn")
+    ap.add_argument("--activations", default="swish,mish,pau")
+    ap.add_argument("--threads", default=None, help="threads for every library")
+    args = ap.parse_args()
+
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(int(args.threads))
+
+    width = 256 if args.quick else 1024
+    repeats = args.repeats or (3 if args.quick else 7)
+    batches = {"mlp": 256, "cnn": 16 if args.quick else 64}
+    side = 32
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads; width "
+        f"{width}, {repeats} interleaved repeats"
+    )
+    rows = []
+    for kind in args.models.split(","):
+        batch = batches[kind]
+        for name in args.activations.split(","):
+            variants: dict[str, Callable[[], object]] = {}
+            saved: dict[str, tuple[float, float]] = {}
+            x, y = torch_data(kind, width, batch, side)
+            base = None
+            for variant in ("symnb", "composite", "compiled", "builtin"):
+                if variant == "builtin" and name == "pau":
+                    continue
+                if variant == "compiled" and args.no_compile:
+                    continue
+                source = "composite" if variant == "compiled" else variant
+                torch.manual_seed(0)
+                acts: list = []
+
+                def make(s=source, acts=acts, name=name):
+                    acts.append(torch_activation(name, s))
+                    return acts[-1]
+
+                model = torch_model(kind, make, width)
+                if base is None:
+                    base = model.state_dict()
+                else:
+                    model.load_state_dict(
+                        {k: v for k, v in base.items() if "constants" not in k},
+                        strict=False,
+                    )
+                if variant != "compiled":
+                    saved[variant] = saved_by_activations(model, x, y, acts)
+                else:
+                    t0 = time.perf_counter()
+                    model = torch.compile(model)
+                opt = torch.optim.SGD(model.parameters(), lr=0.01)
+                step = torch_step(model, x, y, opt)
+                step()  # warm-up (compiles the kernels / the graph)
+                step()
+                if variant == "compiled":
+                    print(
+                        f"  {kind}/{name}: torch.compile took "
+                        f"{time.perf_counter() - t0:.0f} s"
+                    )
+                variants[variant] = step
+            if not args.no_jax:
+                step = jax_step(kind, name, width, batch, side)
+                step()
+                step()
+                variants["jax"] = step
+            times: dict[str, list[float]] = {v: [] for v in variants}
+            for _ in range(repeats):
+                for v, step in variants.items():
+                    t0 = time.perf_counter()
+                    step()
+                    times[v].append(time.perf_counter() - t0)
+            med = {v: statistics.median(t) for v, t in times.items()}
+            rows.append((kind, name, med, saved))
+            print(
+                f"  {kind}/{name}: "
+                + ", ".join(f"{v} {fmt_ms(t)} ms" for v, t in med.items())
+            )
+
+    print(
+        "\n| model | activation | symnb ms | composite ms | compiled ms | builtin ms "
+        "| jax ms | composite / symnb | compiled / symnb | builtin / symnb "
+        "| saved per act. (symnb / composite / builtin) | MB saved (symnb / composite) |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    for kind, name, med, saved in rows:
+        s = med["symnb"]
+
+        def ratio(v: str, s: float = s, med: dict = med) -> str:
+            return f"{med[v] / s:.2f}x" if v in med else "—"
+
+        tensors = " / ".join(
+            f"{saved[v][0]:.0f}" if v in saved else "—"
+            for v in ("symnb", "composite", "builtin")
+        )
+        mb = f"{saved['symnb'][1]:.1f} / {saved['composite'][1]:.1f}"
+        print(
+            f"| {kind} | {name} | {fmt_ms(s)} | {fmt_ms(med.get('composite'))} "
+            f"| {fmt_ms(med.get('compiled'))} | {fmt_ms(med.get('builtin'))} "
+            f"| {fmt_ms(med.get('jax'))} | {ratio('composite')} | {ratio('compiled')} "
+            f"| {ratio('builtin')} | {tensors} | {mb} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
