@@ -155,6 +155,23 @@ def _formula_text(act: Any) -> str:
     return str(getattr(act, "text", act))
 
 
+@functools.lru_cache(maxsize=256)
+def _resolve_name(text: str) -> Any:
+    from .layers import resolve_activation
+
+    return resolve_activation(text)
+
+
+def resolve_spec(spec: Any) -> Any:
+    """Library names and formula texts as ``Activation`` objects, built once per
+    process (MLP would parse them again for every run)."""
+    if isinstance(spec, str):
+        return _resolve_name(spec)
+    if isinstance(spec, (list, tuple)):
+        return [resolve_spec(s) for s in spec]
+    return spec
+
+
 def train_run(
     activation: Any,
     data: Any,
@@ -189,7 +206,7 @@ def train_run(
     try:
         model = MLP(
             plan["sizes"],
-            activation=activation,
+            activation=resolve_spec(activation),
             loss=plan["loss"],
             backend=plan["backend"],
             seed=seed,

@@ -193,3 +193,16 @@ def test_diverging_and_non_compiling_activations_are_recorded(client):
         for r in result.runs
         if r["activation"] == "diverges"
     )
+
+
+def test_search_on_the_cluster_equals_the_serial_search(client, tmp_path):
+    options = dict(OPTIONS, epochs=3, seeds=(0, 1), budget=6, seed=2, population=3)
+    serial = nn.search("xor", **options)
+    store = tmp_path / "search.db"
+    spread = nn.search("xor", client=client, store=store, **options)
+    assert spread.formulas() == serial.formulas()
+    assert [e.score for e in spread.entries] == [e.score for e in serial.entries]
+    again, tasks = _task_count(
+        client, lambda: nn.search("xor", client=client, store=store, **options)
+    )
+    assert tasks == 0 and again.formulas() == serial.formulas()
