@@ -133,3 +133,21 @@ def test_bad_search_options():
         nn.search("xor", strategy="annealing", **OPTIONS)
     with pytest.raises(ValueError, match="less than one candidate"):
         nn.search(["xor", "two_moons"], budget=3, seeds=(0, 1), **OPTIONS)
+
+
+def test_time_budget_stops_after_the_batch_that_passes_it(counted):
+    board = nn.search(
+        "xor",
+        budget=50,
+        time_budget=0.0,
+        include=["x*sigmoid(x)", "tanh(x)*x"],
+        baselines=(),
+        seeds=(0,),
+        **OPTIONS,
+    )
+    # the first batch (the included formulas) runs, then the clock stops the search
+    assert board.formulas() in (
+        ["x*sigmoid(x)", "x*tanh(x)"],
+        ["x*tanh(x)", "x*sigmoid(x)"],
+    )
+    assert len(counted) == 2
