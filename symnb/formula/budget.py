@@ -2,14 +2,14 @@
 expensive SymPy calls.
 
 SymPy has no cancellation, and ``SIGALRM`` only reaches the main thread, while widgets and
-training run formulas in other threads. :class:`Budget` therefore uses a watchdog timer that
-raises an exception *inside* the working thread (``PyThreadState_SetAsyncExc``, delivered
+training run formulas in other threads. :class:`Budget` therefore uses a watchdog thread
+that raises an exception *inside* the working thread (``PyThreadState_SetAsyncExc``, delivered
 between Python bytecodes; SymPy is pure Python). The exception derives from
 ``BaseException`` so that SymPy's own ``except Exception`` blocks cannot swallow it; it
 becomes a :class:`~symnb.errors.FormulaError` when the block exits.
 
-Budgets nest: an inner budget never outlives the outer one, and an outer deadline that
-expires inside an inner block is reported by the outer block.
+Budgets nest: each has its own deadline, and an outer deadline that expires inside an
+inner block is reported by the outer block.
 
 Checks before calls that a deadline cannot interrupt well (one huge C-level or quadratic
 step): :func:`predicted_terms` (the number of terms ``expand`` would produce) and
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 import platform
 import threading
 import time
@@ -36,10 +37,18 @@ SYMBOLIC_TIME_BUDGET = 10.0
 #: took 3.5 s to differentiate here, 32 over 10 s.
 MAX_MINMAX_ARGS = 12
 #: Most terms an ``expand`` may produce before symnb refuses to call it.
-MAX_EXPAND_TERMS = 2000
+MAX_EXPAND_TERMS = 200
 
 _CAN_INTERRUPT = platform.python_implementation() == "CPython"
-_local = threading.local()
+#: Seconds between the watchdog's checks while a budget runs, and when none does.
+_POLL_SECONDS = 0.02
+_IDLE_SECONDS = 0.2
+#: Seconds between repeated interrupts of a block that swallowed one.
+_REPEAT_SECONDS = 0.25
+
+_lock = threading.Lock()
+_active: dict[int, Budget] = {}  # id(budget) -> running budget
+_watchdog_started = False
 
 
 class _Deadline(BaseException):
@@ -53,80 +62,98 @@ def _set_async_exc(thread_id: int, exc: type[BaseException] | None) -> None:
     )
 
 
+def _watch() -> None:
+    """The one watchdog thread: interrupts every running block past its deadline."""
+    while True:
+        time.sleep(_POLL_SECONDS if _active else _IDLE_SECONDS)
+        now = time.monotonic()
+        with _lock:
+            for budget in list(_active.values()):
+                if now >= budget._next_interrupt:
+                    budget._fired = True
+                    _set_async_exc(budget._thread_id, budget._exc)
+                    budget._next_interrupt = now + _REPEAT_SECONDS
+
+
+def _ensure_watchdog() -> None:
+    global _watchdog_started
+    if _watchdog_started:
+        return
+    with _lock:
+        if _watchdog_started:
+            return
+        _watchdog_started = True
+    threading.Thread(target=_watch, name="symnb-budget", daemon=True).start()
+
+
+def _after_fork_in_child() -> None:
+    global _lock, _watchdog_started
+    _lock = threading.Lock()
+    _active.clear()
+    _watchdog_started = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class Budget:
     """``with Budget("differentiate f"):`` -- a deadline that really interrupts.
 
     Past ``seconds`` the block is interrupted and a ``FormulaError`` says what could not be
     done. Any other exception from SymPy (``RecursionError``, ``MemoryError`` included)
-    also becomes a ``FormulaError``. Works in every thread (CPython).
+    also becomes a ``FormulaError``. Works in every thread (CPython). The working thread
+    never starts, waits for or cancels a thread itself (an interrupt landing inside
+    ``threading`` internals could leave a lock held): one watchdog thread does that.
     """
 
     def __init__(self, what: str, seconds: float = SYMBOLIC_TIME_BUDGET) -> None:
         self.what = what
         self.seconds = float(seconds)
         self._exc = type("SymbolicDeadline", (_Deadline,), {})
-        self._lock = threading.Lock()
-        self._active = False
         self._fired = False
-        self._timer: threading.Timer | None = None
         self._thread_id = 0
-
-    # -- timer ---------------------------------------------------------------------
-
-    def _fire(self) -> None:
-        with self._lock:
-            if not self._active:
-                return
-            self._fired = True
-            _set_async_exc(self._thread_id, self._exc)
-            # fire again if something swallowed it (a bare except somewhere in SymPy)
-            self._timer = threading.Timer(0.25, self._fire)
-            self._timer.daemon = True
-            self._timer.start()
+        self._next_interrupt = math.inf
 
     def remaining(self) -> float:
         """Seconds left (inf when the budget is not running)."""
-        end = getattr(self, "_end", None)
-        return math.inf if end is None else max(0.0, end - time.monotonic())
+        return max(0.0, self._next_interrupt - time.monotonic())
 
     def __enter__(self) -> Budget:  # noqa: PYI034
-        stack = getattr(_local, "stack", None)
-        if stack is None:
-            stack = _local.stack = []
-        outer = stack[-1].remaining() if stack else math.inf
-        seconds = min(self.seconds, outer)
-        self._end = time.monotonic() + seconds
-        stack.append(self)
+        self._thread_id = threading.get_ident()
+        self._next_interrupt = time.monotonic() + self.seconds
         if _CAN_INTERRUPT:
-            self._thread_id = threading.get_ident()
-            self._timer = threading.Timer(seconds, self._fire)
-            self._timer.daemon = True
+            _ensure_watchdog()  # before registering: nothing can interrupt this yet
             try:
-                with self._lock:  # no interrupt before the block has started
-                    self._active = True
-                    self._timer.start()
-            except self._exc:  # pragma: no cover - a budget of (almost) 0 s
-                self.__exit__(self._exc, None, None)
+                with _lock:
+                    _active[id(self)] = self
+            except BaseException:  # an outer budget's interrupt landed here
+                self._unregister()
+                raise
         return self
 
-    def _stop(self) -> None:
-        with self._lock:
-            self._active = False
-            if self._timer is not None:
-                self._timer.cancel()
-            if self._fired:
-                _set_async_exc(self._thread_id, None)  # not delivered yet: drop it
+    def _unregister(self) -> BaseException | None:
+        """Stop interrupting this block and drop an interrupt not yet delivered.
 
-    def __exit__(self, exc_type, exc, tb):
+        Returns an outer budget's interrupt that landed meanwhile (to be raised)."""
+        other = None
         while True:
             try:
-                self._stop()
-                break
-            except self._exc:  # fired just as the block ended: it finished, stop again
+                with _lock:
+                    _active.pop(id(self), None)
+                    if self._fired:
+                        _set_async_exc(self._thread_id, None)
+                return other
+            except self._exc:  # ours, landing as the block ended: it finished
                 continue
-        stack = _local.stack
-        if stack and stack[-1] is self:
-            stack.pop()
+            except BaseException as exc:  # noqa: BLE001 - an outer one: keep it
+                other = exc
+
+    def __exit__(self, exc_type, exc, tb):
+        self._next_interrupt = math.inf
+        other = self._unregister() if _CAN_INTERRUPT else None
+        if other is not None:
+            raise other
         if exc_type is not None and issubclass(exc_type, self._exc):
             raise FormulaError(
                 f"could not {self.what}: the symbolic stage took longer than "
@@ -150,7 +177,8 @@ def predicted_terms(expr: sp.Basic) -> int:
     """An upper bound of the number of terms ``sp.expand(expr)`` gives, without expanding.
 
     A sum adds, a product multiplies, ``(a1+...+an)**k`` gives C(n+k-1, k) (the multinomial
-    count) for a positive integer k. Other nodes count as one term (expand also expands
+    count) for an integer |k| >= 1 (the integer part of a rational k: expand also expands
+    ``(a + b)**-3`` and ``(a + b)**(5/2)``). Other nodes count as one term (expand also expands
     inside function arguments, which is bounded separately by the same rule).
     """
     cache: dict[sp.Basic, int] = {}
@@ -166,9 +194,9 @@ def predicted_terms(expr: sp.Basic) -> int:
                 n *= count(a)
                 if n > 10**12:
                     break
-        elif isinstance(e, sp.Pow) and e.exp.is_Integer and e.exp > 0:
+        elif isinstance(e, sp.Pow) and e.exp.is_Rational and abs(e.exp) >= 1:
             base = count(e.base)
-            k = int(e.exp)
+            k = abs(int(e.exp))
             n = 1 if base == 1 else math.comb(base + k - 1, min(k, base - 1))
         else:
             n = 1

@@ -160,6 +160,7 @@ def test_predicted_terms_refuses_the_multinomial_explosion():
     e = (x + sp.sin(x) + sp.cos(x)) ** 1000
     assert budget.predicted_terms(e) == math.comb(1002, 2)
     assert budget.bounded_expand(e) is None
+    assert budget.bounded_expand(1 / e) is None  # expand expands denominators too
 
 
 @pytest.mark.parametrize("base", ["0", "1", "-2", "2 - 2", "1.0", "-E"])
