@@ -222,23 +222,28 @@ def _check_values(
             v, (int, float, np.integer, np.floating)
         ):
             raise FormulaError(f"constant {k!r} must be a number, got {v!r}")
-        _check_fits(f"constant {k!r}", float(v), dtype)
+        _check_fits(f"constant {k!r}", v, dtype)
 
 
-def _check_fits(what: str, value: float, dtype: np.dtype) -> None:
+def _check_fits(what: str, value: Any, dtype: np.dtype) -> None:
     """Refuse a value that is not finite or that ``dtype`` cannot hold.
 
     A float32 kernel would otherwise turn ``1e300`` into inf and ``1e-50`` into 0
     without a word.
     """
-    if not math.isfinite(value):
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond even float64
+        number = None
+    if number is not None and not math.isfinite(number):
         raise FormulaError(f"{what} must be finite, got {value!r}")
     with np.errstate(over="ignore", under="ignore"):
-        stored = float(dtype.type(value))
-    if not math.isfinite(stored) or (value != 0.0 and stored == 0.0):
+        stored = math.inf if number is None else float(dtype.type(number))
+    if not math.isfinite(stored) or (number != 0.0 and stored == 0.0):
         info = np.finfo(dtype)
+        shown = repr(value) if len(repr(value)) <= 30 else repr(value)[:27] + "..."
         raise FormulaError(
-            f"{what} = {value!r} does not fit the kernel's {dtype} (finite values "
+            f"{what} = {shown} does not fit the kernel's {dtype} (finite values "
             f"from {info.smallest_subnormal:.3g} to {info.max:.4g} in magnitude)",
             suggestion="use a value in that range, or compile with dtype='float64'",
         )
