@@ -189,6 +189,13 @@ def test_shadowing_a_library_name_is_an_error_unless_replace():
     assert symnb.Activation("gelu(x)").expr == 2 * sp.Symbol("x", real=True)
     compose.unregister("gelu")
     assert symnb.Activation("gelu(x)").expr.has(sp.erfc)
+    # the brief's example: a relu of your own, made explicit
+    with pytest.raises(FormulaError, match="shadows the library activation 'relu'"):
+        symnb.Activation("x*heaviside(x) + 0.1*x", name="relu")
+    symnb.Activation("x*heaviside(x) + 0.1*x", name="relu", replace=True)
+    y = _f64(symnb.Activation("relu(x - 1)")).forward(np.array([0.0, 3.0]))
+    np.testing.assert_allclose(y, [-0.1, 2.2])
+    assert symnb.Activation("max(0, x)").expr == sp.Max(0, sp.Symbol("x", real=True))
 
 
 def test_library_formula_under_its_own_name_is_not_a_shadow():
