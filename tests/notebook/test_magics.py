@@ -569,7 +569,7 @@ def test_symact_names_are_usable_in_later_formulas(shell):
         run(shell, "--no-compile -q", "cbump(x; a=2.0) = exp(-a*x**2)")
         run(shell, "--backend numpy -q", "ctwice(x) = cbump(2*x) + gelu(x)")
         k = shell.user_ns["ctwice"].kernel
-        x = np.array([-1.0, 0.0, 0.5], dtype=np.float64)
+        x = np.array([-1.0, 0.0, 0.5], dtype=np.float32)
         gelu = np.array([-0.15865525393145707, 0.0, 0.34573123063700656])
         np.testing.assert_allclose(k.forward(x), np.exp(-8 * x**2) + gelu, rtol=1e-6)
         with pytest.raises(UsageError, match="shadows the library activation"):
