@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import sympy as sp
+from sympy.core.evalf import prec_to_dps
 
 from symnb.errors import FormulaError
 from symnb.formula import library
@@ -52,7 +53,7 @@ _callers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class ComposedFunction(sp.Function):
-    """A named activation called inside a formula; see :func:`inline`."""
+    """A named activation called inside a formula; :func:`expand_composed` inlines it."""
 
     nargs = 1
     _definition: sp.Expr = sp.S.Zero  # in terms of X, constants substituted
@@ -68,7 +69,7 @@ class ComposedFunction(sp.Function):
         return self.args[0].is_real
 
     def _eval_evalf(self, prec):
-        return self.expand_definition()._eval_evalf(prec)
+        return self.expand_definition().evalf(prec_to_dps(prec))
 
 
 def _values(act: Any) -> dict[sp.Symbol, sp.Expr]:
