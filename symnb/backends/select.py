@@ -129,7 +129,9 @@ def _build(
             _programs.move_to_end(key)
             return prog, backend
     try:
-        prog = _module(backend).build(forms, kind, dtype, device)
+        from symnb.robust import lower_all  # numerical robustness (issue 8)
+
+        prog = _module(backend).build(lower_all(forms, dtype), kind, dtype, device)
     except (CompileError, BackendUnavailable) as exc:
         if strict or backend == "numpy" or getattr(exc, "timed_out", False):
             raise  # a compile timeout is reported, never silently replaced

@@ -4,6 +4,7 @@ Public entry points:
 
 ``lower(form, dtype)``            the InternalForm to compile for dtype (same params)
 ``lower_with_report(form, dtype)`` the same and its :class:`FormReport`
+``lower_all(forms, dtype)``       several forms (a layer) within one total budget
 ``accuracy(formula)``             an :class:`AccuracyReport` for float32 and float64
 ``check_accuracy(formula, dtype)`` raise :class:`AccuracyError` when the rule still fails
 """
@@ -15,6 +16,7 @@ from symnb.robust.engine import (
     analyse,
     clear_memory_cache,
     lower,
+    lower_all,
     lower_with_report,
     report_for,
 )
@@ -58,6 +60,7 @@ __all__ = [
     "check_accuracy",
     "clear_memory_cache",
     "lower",
+    "lower_all",
     "lower_with_report",
     "notes_for",
     "report_for",

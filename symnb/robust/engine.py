@@ -29,6 +29,7 @@ import sympy as sp
 
 from symnb.formula.internal import InternalForm
 from symnb.robust import codec, measure, regimes, rewrite
+from symnb.robust.deadline import OutOfTime, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
@@ -37,13 +38,15 @@ ENGINE_VERSION = "1"
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
 
+#: Seconds all forms of one compile (a layer) may spend in analysis together.
+TOTAL_BUDGET_SECONDS = 10.0
+
 _memo: dict[str, tuple[InternalForm, FormReport]] = {}
 _problems: dict[str, tuple] = {}
 _lock = threading.RLock()
 
 
-class _OutOfTime(Exception):
-    pass
+_OutOfTime = OutOfTime
 
 
 def _key(form: InternalForm, dtype: str) -> str:
@@ -69,8 +72,8 @@ def _problems_for(form: InternalForm) -> tuple:
     subs = dict(zip(form.params, form.param_values))
     cols = measure.input_columns(form.kind, [form.f, form.df], form.inputs, subs)
     args = (form.inputs, form.params, form.param_values, cols)
-    pf = measure.make_problem(form.f, form.df, *args)
     pd = measure.make_problem(form.df, _second_derivative(form.df, var), *args)
+    pf = measure.make_problem(form.f, form.df, *args, derivative_values=pd.ref_hi)
     with _lock:
         if len(_problems) > 64:
             _problems.clear()
@@ -78,26 +81,76 @@ def _problems_for(form: InternalForm) -> tuple:
     return pf, pd
 
 
-def _no_worse(new: measure.Measurement, old: measure.Measurement) -> bool:
-    """Fewer failing points and no point that passed now fails."""
-    return new.n_bad < old.n_bad and not (new.bad & ~old.bad).any()
+def _accept(new: measure.Measurement, cur: measure.Measurement, orig) -> bool:
+    """Fewer failing points than now, and no point failing that passed originally."""
+    return new.n_bad < cur.n_bad and not (new.bad & ~orig.bad).any()
 
 
-def _ok_at_factory(problem: measure.Problem, reference_expr, dtype: str):
-    """ok-mask of an expression at new points of the first input (fresh references)."""
-    form_inputs, params, values = problem.inputs, problem.params, problem.values
+class _Probe:
+    """Measurement at new points of the first input (fresh references), for regimes."""
 
-    def ok_at(expr: sp.Expr, pts: np.ndarray) -> np.ndarray:
+    def __init__(self, problem: measure.Problem, reference_expr: tuple, dtype: str):
+        self.problem = problem
+        self.ref, self.deriv = reference_expr
+        self.dtype = dtype
+
+    def _cols(self, pts: np.ndarray) -> tuple:
         pts = np.asarray(pts, dtype=np.float64)
-        if dtype == "float32":
-            pts = pts.astype(np.float32).astype(np.float64)
-        cols = [pts] + [np.full(pts.size, float(c[0])) for c in problem.columns[1:]]
-        ref, deriv = reference_expr
-        p = measure.make_problem(ref, deriv, form_inputs, params, values, tuple(cols))
-        m = p.measure(expr, dtype)
+        extra = [np.full(pts.size, float(c[0])) for c in self.problem.columns[1:]]
+        return (pts, *extra)
+
+    def ok_at(self, expr: sp.Expr, pts: np.ndarray) -> np.ndarray:
+        """Rule mask of ``expr`` at ``pts`` (points without a reference count as ok)."""
+        pts = np.asarray(pts, dtype=np.float64)
+        if self.dtype == "float32":
+            with np.errstate(all="ignore"):
+                pts = pts.astype(np.float32).astype(np.float64)
+        pr = self.problem
+        p = measure.make_problem(
+            self.ref, self.deriv, pr.inputs, pr.params, pr.values, self._cols(pts)
+        )
+        m = p.measure(expr, self.dtype)
         return m.ok | ~m.defined
 
-    return ok_at
+    def ref_at(self, pts: np.ndarray, exact: bool = False):
+        """Reference values at ``pts``: float64 array, or mpf list when exact."""
+        pr = self.problem
+        cols = self._cols(pts)
+        if exact:
+            return measure.reference_values(
+                self.ref, pr.inputs, pr.params, pr.values, cols
+            )
+        return measure.reference(self.ref, pr.inputs, pr.params, pr.values, cols)[0]
+
+
+def _split(
+    cand: sp.Expr,
+    cur: sp.Expr,
+    mc: measure.Measurement,
+    mcur: measure.Measurement,
+    var: sp.Symbol,
+) -> sp.Expr | None:
+    """Regime of two equal expressions: the better one on each side of one threshold."""
+    x = mc.columns[0]
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    a_ok = (mc.ok | ~mc.defined)[order]
+    b_ok = (mcur.ok | ~mcur.defined)[order]
+    n = xs.size
+    best, choice = -1, None
+    for lo_ok, hi_ok, first in ((a_ok, b_ok, True), (b_ok, a_ok, False)):
+        left = np.concatenate([[0], np.cumsum(lo_ok)])
+        right = np.concatenate([np.cumsum(hi_ok[::-1])[::-1], [0]])
+        score = left + right
+        i = int(np.argmax(score))
+        if score[i] > best and 0 < i < n:
+            best, choice = int(score[i]), (i, first)
+    if choice is None:
+        return None
+    i, cand_below = choice
+    t = 0.5 * (xs[i - 1] + xs[i])
+    below, above = (cand, cur) if cand_below else (cur, cand)
+    return sp.Piecewise((below, var < sp.Float(t, 17)), (above, True))
 
 
 def _improve(
@@ -111,57 +164,83 @@ def _improve(
     values: tuple,
     extra: list | None = None,
 ) -> tuple[sp.Expr, list[tuple[str, str]], measure.Measurement]:
-    """Greedy search: apply candidates that help until none does or the rule holds."""
+    """Greedy search: keep candidates that help until none does or the rule holds."""
     cur = expr
-    cm = problem.measure(cur, dtype)
+    m0 = cm = problem.measure(cur, dtype)
     applied: list[tuple[str, str]] = []
     if cm.passes:
         return cur, applied, cm
+    single = len(problem.columns) == 1
 
     def exact_candidates(e):
         for name, note, fn in rewrite.EXACT_REWRITES:
             try:
                 yield name, note, fn(e, var)
-            except Exception:  # noqa: BLE001 - a rewrite that fails is skipped
+            except Exception:  # noqa: BLE001, S112 - a rewrite that fails is skipped
                 continue
 
-    for _round in range(6):
+    def check_time():
+        if time.perf_counter() > deadline:
+            raise _OutOfTime
+
+    for round_ in range(6):
         if cm.passes:
             break
         progress = False
-        pool = list(extra or []) if _round == 0 else []
+        pool = list(extra or []) if round_ == 0 else []
         for name, note, cand in [*pool, *exact_candidates(cur)]:
-            if time.perf_counter() > deadline:
-                raise _OutOfTime
+            check_time()
             if cand is None or cand == cur:
                 continue
             m = problem.measure(cand, dtype)
-            if _no_worse(m, cm):
+            if not _accept(m, cm, m0) and single and (cm.bad & ~m.bad).any():
+                # better somewhere, worse elsewhere: the better of both on each side
+                merged = _split(cand, cur, m, cm, var)
+                if merged is not None:
+                    m = problem.measure(merged, dtype)
+                    cand = merged
+                    note = f"{note} (where it is more accurate)"
+            if _accept(m, cm, m0):
                 cur, cm = cand, m
                 applied.append((name, note))
                 progress = True
                 break
         if not progress:
             break
-    if not cm.passes and problem.columns and len(problem.columns) == 1:
-        ok_at = _ok_at_factory(problem, reference_expr, dtype)
-        for gen in (
-            lambda e: regimes.taylor_candidates(
-                e, var, params, values, ok_at, deadline
-            ),
-            lambda e: regimes.asymptotic_candidates(
-                e, var, params, values, problem.x, cm.bad, ok_at, deadline
-            ),
-        ):
-            if cm.passes:
+    if cm.passes or not single:
+        return cur, applied, cm
+    probe = _Probe(problem, reference_expr, dtype)
+    starts = [cur] if cur == expr else [cur, expr]
+    for gen in ("taylor", "asymptote", "asymptote"):
+        progress = False
+        for start in starts:
+            if cm.passes or progress:
                 break
-            if time.perf_counter() > deadline:
-                raise _OutOfTime
-            for name, note, cand in gen(cur):
+            check_time()
+            if gen == "taylor":
+                cands = regimes.taylor_candidates(
+                    start, var, params, values, probe.ok_at, deadline
+                )
+            else:
+                cands = regimes.asymptotic_candidates(
+                    start,
+                    var,
+                    params,
+                    values,
+                    problem.x,
+                    cm.bad,
+                    probe.ok_at,
+                    probe.ref_at,
+                    deadline,
+                )
+            for name, note, cand in cands:
                 m = problem.measure(cand, dtype)
-                if _no_worse(m, cm):
+                if _accept(m, cm, m0):
                     cur, cm = cand, m
                     applied.append((name, note))
+                    progress = True
+                    break
+        starts = [cur]
     return cur, applied, cm
 
 
@@ -201,8 +280,33 @@ def analyse(
     """Measure and rewrite one form for one dtype (no caching; see :func:`lower`)."""
     t0 = time.perf_counter()
     deadline = t0 + (BUDGET_SECONDS if budget is None else budget)
-    var = form.inputs[0]
     try:
+        with time_limit(deadline - t0):
+            return _analyse(form, dtype, t0, deadline)
+    except _OutOfTime as exc:
+        over = time.perf_counter() >= deadline - 1e-3
+        why = (
+            f"time budget of {deadline - t0:.3g} s exceeded"
+            if over or not str(exc)
+            else str(exc)
+        )
+        report = FormReport(
+            form.name,
+            form.kind,
+            dtype,
+            analysed=False,
+            reason=f"not analysed: {why}",
+            seconds=time.perf_counter() - t0,
+            targets=[TargetReport("f", dtype, False), TargetReport("df", dtype, False)],
+        )
+        return form, report
+
+
+def _analyse(
+    form: InternalForm, dtype: str, t0: float, deadline: float
+) -> tuple[InternalForm, FormReport]:
+    var = form.inputs[0]
+    if True:
         pf, pd = _problems_for(form)
         if time.perf_counter() > deadline:
             raise _OutOfTime
@@ -225,17 +329,6 @@ def analyse(
         df_new, d_applied, d_m = _improve(
             form.df, pd, var, dtype, deadline, (form.df, d2), *pv, extra=extra
         )
-    except _OutOfTime:
-        report = FormReport(
-            form.name,
-            form.kind,
-            dtype,
-            analysed=False,
-            reason=f"not analysed: time budget of {deadline - t0:.3g} s exceeded",
-            seconds=time.perf_counter() - t0,
-            targets=[TargetReport("f", dtype, False), TargetReport("df", dtype, False)],
-        )
-        return form, report
     notes = []
     for what, applied in (("f", f_applied), ("f'", d_applied)):
         for name, note in applied:
@@ -337,12 +430,39 @@ def lower_with_report(
         if len(_memo) > 1024:
             _memo.clear()
         _memo[key] = result
+        if result[0] is not form:  # lowering the lowered form again changes nothing
+            _memo.setdefault(_key(result[0], dtype), result)
     return result
 
 
 def lower(form: InternalForm, dtype: str, budget: float | None = None) -> InternalForm:
     """The form to compile for ``dtype``: f and f' rewritten where that measurably helps."""
     return lower_with_report(form, dtype, budget)[0]
+
+
+def lower_all(
+    forms, dtype: str, total_budget: float | None = None
+) -> tuple[InternalForm, ...]:
+    """:func:`lower` for several forms (a layer) within one total time budget.
+
+    Forms reached after ``total_budget`` (default :data:`TOTAL_BUDGET_SECONDS`) is spent
+    are compiled as they are (their analysis is not recorded, so a later compile of the
+    formula on its own analyses it).
+    """
+    total = TOTAL_BUDGET_SECONDS if total_budget is None else total_budget
+    end = time.perf_counter() + total
+    out = []
+    for form in forms:
+        left = end - time.perf_counter()
+        with _lock:
+            hit = _memo.get(_key(form, dtype))
+        if hit is not None:
+            out.append(hit[0])
+        elif left <= 0:
+            out.append(form)
+        else:
+            out.append(lower(form, dtype, min(BUDGET_SECONDS, left)))
+    return tuple(out)
 
 
 def report_for(form: InternalForm, dtype: str) -> FormReport:
@@ -359,7 +479,9 @@ def clear_memory_cache() -> None:
 
 __all__ = [
     "BUDGET_SECONDS",
+    "TOTAL_BUDGET_SECONDS",
     "analyse",
+    "lower_all",
     "clear_memory_cache",
     "lower",
     "lower_with_report",

@@ -47,7 +47,9 @@ LOSS_TARGETS = (0.0, 1.0, 0.3, -1.0)
 #: At most this many critical points per subexpression are sampled around.
 MAX_ROOTS = 12
 
-_MAX_EXP_ARG = 1e300  # mpmath cannot hold exp(exp(1e300)): beyond this exp is inf / 0
+_MAX_EXP_ARG = mpmath.mpf(
+    "1e320"
+)  # mpmath cannot hold exp(exp(1e300)): beyond this exp is inf / 0
 
 
 # ------------------------------------------------------------------ the sample points
@@ -55,7 +57,7 @@ _MAX_EXP_ARG = 1e300  # mpmath cannot hold exp(exp(1e300)): beyond this exp is i
 
 def _grid() -> np.ndarray:
     """Exponent-uniform magnitudes of both signs, up to float64's overflow edge."""
-    dense = 10.0 ** np.arange(-8.0, 8.001, 0.25)
+    dense = 10.0 ** np.arange(-8.0, 8.001, 1.0 / 3.0)
     outer = np.concatenate(
         [
             10.0 ** np.arange(-38.0, -8.0, 3.0),
@@ -68,7 +70,7 @@ def _grid() -> np.ndarray:
     # a deterministic jitter moves points off round decimal values (bit-pattern spread)
     rng = np.random.default_rng(12345)
     jitter = 1.0 + 0.37 * rng.random(dense.size)
-    mags = np.concatenate([dense * jitter, dense, outer])
+    mags = np.concatenate([dense * jitter, 10.0 ** np.arange(-8.0, 8.001), outer])
     # exp's overflow/underflow edges in both dtypes, and values just around them
     edges = np.array([20.0, 40.0, 50.0, 87.0, 88.7, 89.5, 103.0, 104.5, 200.0])
     edges64 = np.array([700.0, 709.7, 710.5, 745.2, 746.0, 1000.0, 1e4])
@@ -242,7 +244,15 @@ def _mp_exp(u):
         return mpmath.inf
     if u < -_MAX_EXP_ARG:
         return mpmath.mpf(0)
-    return mpmath.exp(u)
+    if abs(u) < 1e4:
+        return mpmath.exp(u)
+    # exp(u) = 2**k exp(r): mpmath's own exp of a huge argument is slow (integer powers)
+    extra = int(mpmath.log10(abs(u))) + 10
+    with mpmath.extradps(extra):
+        k = int(mpmath.floor(u / mpmath.ln2))
+        r = u - k * mpmath.ln2
+        out = mpmath.ldexp(mpmath.exp(r), k)
+    return +out
 
 
 def _guarded(fn, low, high, limit: float = 1e8):
@@ -366,19 +376,53 @@ def reference(
         fn = _mp_function(expr, tuple(inputs) + tuple(params))
     except Exception:  # noqa: BLE001 - not translatable: no reference
         return hi, lo
-    with mpmath.workdps(REFERENCE_DIGITS):
-        consts = [mpmath.mpf(float(v)) for v in values]
-        for i in range(n):
+    consts = [mpmath.mpf(float(v)) for v in values]
+    for i in range(n):
+        point = [float(c[i]) for c in columns]
+        with mpmath.workdps(_digits_for(point, REFERENCE_DIGITS)):
             try:
-                args = [mpmath.mpf(float(c[i])) for c in columns]
-                v = fn(*args, *consts)
+                v = fn(*[mpmath.mpf(p) for p in point], *consts)
                 v = mpmath.mpf(v) if not isinstance(v, mpmath.mpf) else v
-            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
-                continue
-            except Exception:  # noqa: BLE001 - any other failure: point undefined
+            except Exception:  # noqa: BLE001, S112 - a failure: point undefined
                 continue
             hi[i], lo[i] = _to_double_double(v)
     return hi, lo
+
+
+def _digits_for(point: Sequence[float], digits: int) -> int:
+    """Working digits at a point: ``digits`` plus the decimal magnitude of its inputs.
+
+    ``exp(a*(x - 1))/exp(a*x)`` at x = 1e45 needs x - 1 and exp's argument reduction
+    exact to 45 more digits than the result.
+    """
+    big = max((abs(p) for p in point if math.isfinite(p)), default=0.0)
+    return digits + (int(math.log10(big)) + 5 if big > 1.0 else 0)
+
+
+def reference_values(
+    expr: sp.Expr,
+    inputs: tuple[sp.Symbol, ...],
+    params: tuple[sp.Symbol, ...],
+    values: Sequence[float],
+    columns: Sequence[np.ndarray],
+    digits: int = 60,
+) -> list | None:
+    """mpmath values of ``expr`` at the points (None when one cannot be computed)."""
+    try:
+        fn = _mp_function(expr, tuple(inputs) + tuple(params))
+    except Exception:  # noqa: BLE001 - not translatable
+        return None
+    out = []
+    consts = [mpmath.mpf(float(v)) for v in values]
+    for i in range(len(columns[0])):
+        point = [float(c[i]) for c in columns]
+        with mpmath.workdps(_digits_for(point, digits)):
+            try:
+                v = fn(*[mpmath.mpf(p) for p in point], *consts)
+                out.append(mpmath.mpf(v))
+            except Exception:  # noqa: BLE001 - undefined there
+                return None
+    return out
 
 
 # ------------------------------------------------------------------ the rule
@@ -501,10 +545,19 @@ def make_problem(
     params: tuple[sp.Symbol, ...],
     values: Sequence[float],
     columns: tuple[np.ndarray, ...],
+    derivative_values: np.ndarray | None = None,
 ) -> Problem:
-    """A Problem with reference values of ``expr`` and the scale from ``derivative``."""
+    """A Problem with reference values of ``expr`` and the scale from ``derivative``.
+
+    The scale needs only the derivative's magnitude: unless its (reference) values are
+    given, it is evaluated in float64 with NumPy (non-finite values count as 0).
+    """
     hi, lo = reference(expr, inputs, params, values, columns)
-    dhi, _ = reference(derivative, inputs, params, values, columns)
+    if derivative_values is None:
+        derivative_values = evaluate(
+            derivative, inputs, params, values, columns, "float64"
+        )
+    dhi = derivative_values
     return Problem(
         tuple(inputs),
         tuple(params),

@@ -19,6 +19,7 @@ import math
 import time
 from collections.abc import Callable
 
+import mpmath
 import numpy as np
 import sympy as sp
 
@@ -29,13 +30,21 @@ TAYLOR_ORDER = 8
 BISECTION_STEPS = 12
 
 
-def _guard(cond, expr: sp.Expr, params: tuple, values: tuple):
-    """``cond``, and the constants used by ``expr``/``cond`` equal to their values."""
-    used = (expr.free_symbols | getattr(cond, "free_symbols", set())) & set(params)
-    extra = [
-        sp.Eq(p, sp.Float(values[params.index(p)], 17)) for p in params if p in used
-    ]
-    return sp.And(cond, *extra) if extra else cond
+def _branch(
+    branch: sp.Expr, cond, rest: sp.Expr, params: tuple, values: tuple
+) -> sp.Expr:
+    """``branch`` where ``cond`` holds, else ``rest``; guarded by the constants' values.
+
+    When ``rest`` uses constants, the branch was only measured for their analysed values,
+    so it applies only while the constants equal them (a separate, input-free condition:
+    NumPy's ``select`` cannot mix scalar and array conditions in one ``And``).
+    """
+    inner = sp.Piecewise((branch, cond), (rest, True))
+    used = (rest.free_symbols | branch.free_symbols) & set(params)
+    if not used:
+        return inner
+    eqs = [sp.Eq(p, sp.Float(values[params.index(p)], 17)) for p in params if p in used]
+    return sp.Piecewise((inner, sp.And(*eqs)), (rest, True))
 
 
 def _main_branch(expr: sp.Expr) -> sp.Expr:
@@ -140,8 +149,8 @@ def taylor_candidates(
         # a margin of 2, kept only if the polynomial is still good there
         if bool(ok_at(ser, np.array([x0v + 2 * r, x0v - 2 * r])).all()):
             r = 2 * r
-        cond = _guard(sp.Abs(var - x0) < sp.Float(r, 17), ser, params, values)
-        cand = sp.Piecewise((ser, cond), (expr, True))
+        cond = sp.Abs(var - x0) < sp.Float(r, 17)
+        cand = _branch(ser, cond, expr, params, values)
         out.append(
             (
                 "taylor",
@@ -153,45 +162,43 @@ def taylor_candidates(
     return out
 
 
-def _signed_params(params: tuple, values: tuple) -> dict:
-    """Constants as positive/negative symbols by their analysed values' signs."""
-    out = {}
-    for p, v in zip(params, values):
-        if v > 0:
-            out[p] = sp.Symbol(p.name, positive=True)
-        elif v < 0:
-            out[p] = -sp.Symbol(p.name, positive=True)
-        else:
-            out[p] = sp.Integer(0)
-    return out
+def _converged(vals: list[float], tol: float = 1e-13) -> bool:
+    last = vals[-1]
+    return all(
+        math.isfinite(v) and abs(v - last) <= tol * max(1.0, abs(last)) for v in vals
+    )
 
 
-def _asymptote(
-    expr: sp.Expr, var: sp.Symbol, direction, params, values
+def numeric_asymptote(
+    ref_at: Callable[[np.ndarray], np.ndarray], var: sp.Symbol, sign: int
 ) -> sp.Expr | None:
-    """The limit at +-oo, or a*x + b, with the constants' signs assumed as analysed."""
-    signed = _signed_params(params, values)
-    back = {v: k for k, v in signed.items() if isinstance(v, sp.Symbol)}
-    back.update({-v: -k for k, v in signed.items() if isinstance(v, sp.Mul)})
-    e = _main_branch(expr).xreplace(signed)
-    try:
-        lim = sp.limit(e, var, direction)
-        if lim.is_finite:
-            asym = lim
-        else:
-            a = sp.limit(e / var, var, direction)
-            if not a.is_finite:
-                return None
-            b = sp.limit(e - a * var, var, direction)
-            if not b.is_finite:
-                return None
-            asym = a * var + b
-    except Exception:  # noqa: BLE001 - SymPy cannot find it: no candidate
+    """The asymptote c or a*x + b at sign*oo, read off high-precision values far out.
+
+    ``ref_at`` gives reference values (mpmath, 40 digits) at points; the value is taken
+    as a constant when it no longer changes from 1e20 to 1e60, as a line when f/x and
+    f - a x no longer change from 1e8 to 1e12 (a is rounded to a float64, b measured
+    as the value at 1e12 minus a*1e12 in high precision).
+    """
+    far = sign * 10.0 ** np.array([20.0, 30.0, 45.0, 60.0])
+    v = [float(t) for t in ref_at(far)]
+    if _converged(v):
+        return sp.Float(v[-1], 17)
+    mid = sign * 10.0 ** np.array([8.0, 9.0, 10.0, 11.0, 12.0])
+    vm = ref_at(mid, exact=True)
+    if vm is None or any(not mpmath.isfinite(t) for t in vm):
         return None
-    if asym.has(sp.AccumBounds, sp.Limit, sp.nan, sp.zoo):
+    with mpmath.workdps(60):
+        slopes = [float(t / mpmath.mpf(float(m))) for t, m in zip(vm, mid)]
+        if not _converged(slopes, 1e-9):
+            return None
+        a = slopes[-1]
+        intercepts = [
+            float(t - mpmath.mpf(a) * mpmath.mpf(float(m))) for t, m in zip(vm, mid)
+        ]
+    if not _converged(intercepts[-3:], 1e-9):
         return None
-    inv = {s: p for p, s in signed.items() if isinstance(s, sp.Symbol)}
-    return asym.xreplace(inv)
+    b = intercepts[-1]
+    return sp.Float(a, 17) * var + sp.Float(b, 17)
 
 
 def asymptotic_candidates(
@@ -202,6 +209,7 @@ def asymptotic_candidates(
     x: np.ndarray,
     bad: np.ndarray,
     ok_at: MeasureFn,
+    ref_at: Callable,
     deadline: float,
 ) -> list[tuple[str, str, sp.Expr]]:
     """Asymptotic branches at +oo / -oo where the sample points there fail."""
@@ -210,7 +218,7 @@ def asymptotic_candidates(
         side = (np.sign(x) == sign) & (np.abs(x) >= 1)
         if not (bad & side).any() or time.perf_counter() > deadline:
             continue
-        asym = _asymptote(expr, var, direction, params, values)
+        asym = numeric_asymptote(ref_at, var, sign)
         if asym is None:
             continue
         xs = np.sort(np.abs(x[side]))
@@ -234,8 +242,7 @@ def asymptotic_candidates(
 
         t = lo if asym_good(lo) else _bisect(asym_good, lo, hi)
         cond_x = var > sp.Float(t, 17) if sign > 0 else var < sp.Float(-t, 17)
-        cond = _guard(cond_x, asym, params, values)
-        cand = sp.Piecewise((asym, cond), (expr, True))
+        cand = _branch(asym, cond_x, expr, params, values)
         where = f"x > {t:.4g}" if sign > 0 else f"x < {-t:.4g}"
         out.append(
             (
