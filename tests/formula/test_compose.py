@@ -57,8 +57,11 @@ def test_every_library_activation_composes_with_the_chain_rule(name):
     _only_printable(act)
     y, dy = _f64(act).forward_with_derivative(XS)
     ly, ldy = lib.forward_with_derivative(2 * XS - 0.5)
-    np.testing.assert_allclose(y, ly, rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose(dy, 2 * ldy, rtol=1e-13, atol=1e-15)
+    # issue 8's float64 rule (|got - ref| <= 1e-9 |ref| + 1e-12 S): the compile-time
+    # accuracy stage may choose different regimes for the two spellings
+    scale = 1 + np.abs(2 * XS - 0.5)
+    assert np.all(np.abs(y - ly) <= 1e-9 * np.abs(ly) + 1e-12 * scale)
+    assert np.all(np.abs(dy - 2 * ldy) <= 1e-9 * np.abs(2 * ldy) + 1e-12 * scale)
 
 
 def _mp_gelu(t):
