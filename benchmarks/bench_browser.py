@@ -52,8 +52,9 @@ def kernel_json(page, expr: str):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def frames_per_second(page, seconds: float) -> tuple[float, float]:
-    """Frames drawn by the playground view per second, and epochs per second."""
+def frames_per_second(page, seconds: float) -> tuple[float, float, float]:
+    """Frames drawn by the playground view per second, epochs per second and view
+    updates sent per second by the kernel."""
     run_in_kernel(page, "pg.speed = None\npg.play()")
     page.wait_for_timeout(1000)
 
@@ -65,11 +66,13 @@ def frames_per_second(page, seconds: float) -> tuple[float, float]:
             time.monotonic(),
         )
 
+    s0 = kernel_json(page, "pg.stats()['frames']")
     f0, e0, t0 = read()
     page.wait_for_timeout(seconds * 1000)
     f1, e1, t1 = read()
+    s1 = kernel_json(page, "pg.stats()['frames']")
     run_in_kernel(page, "pg.pause()")
-    return (f1 - f0) / (t1 - t0), (e1 - e0) / (t1 - t0)
+    return (f1 - f0) / (t1 - t0), (e1 - e0) / (t1 - t0), (s1 - s0) / (t1 - t0)
 
 
 def add_neuron_latency(page) -> tuple[float, float]:
@@ -98,31 +101,41 @@ def add_neuron_latency(page) -> tuple[float, float]:
     return result[0], result[1]
 
 
-def editor_fps(page, seconds: float) -> float:
-    """Curves drawn per second while the slider handle is dragged back and forth."""
+def editor_fps(page, seconds: float) -> tuple[float, float]:
+    """Curves drawn per second while a constant's slider is dragged back and forth,
+    and slider input events per second (one per animation frame, as a hand's drag;
+    dispatched in the page, so Playwright's round trips do not limit the rate)."""
     editor = page.locator(".symnb-editor").first
     editor.scroll_into_view_if_needed()
-    handle = editor.locator(".symnb-constant .noUi-handle")  # ipywidgets 8 slider
-    track = editor.locator(".symnb-constant .noUi-target")
-    box = track.first.bounding_box()
-    hb = handle.first.bounding_box()
-    curves = editor.locator(".symnb-curves").first
-    page.mouse.move(hb["x"] + hb["width"] / 2, hb["y"] + hb["height"] / 2)
-    page.mouse.down()
-    f0 = int(curves.get_attribute("data-frames-drawn") or 0)
-    t0 = time.monotonic()
-    x = box["x"] + box["width"] / 2
-    direction = 1
-    while time.monotonic() - t0 < seconds:
-        x += direction * box["width"] / 60
-        if not box["x"] + 5 < x < box["x"] + box["width"] - 5:
-            direction = -direction
-        page.mouse.move(x, hb["y"] + hb["height"] / 2)
-        page.wait_for_timeout(8)
-    f1 = int(curves.get_attribute("data-frames-drawn") or 0)
-    elapsed = time.monotonic() - t0
-    page.mouse.up()
-    return (f1 - f0) / elapsed
+    return tuple(
+        page.evaluate(
+            """(seconds) => new Promise((resolve) => {
+                const range = document.querySelector(
+                    '.symnb-editor .symnb-constant-range');
+                const curves = document.querySelector('.symnb-editor .symnb-curves');
+                const lo = +range.min, hi = +range.max;
+                let v = +range.value, dir = 1, moves = 0;
+                const f0 = +(curves.dataset.framesDrawn || 0);
+                const t0 = performance.now();
+                function step() {
+                    v += dir * (hi - lo) / 90;
+                    if (v > hi || v < lo) { dir = -dir; v += 2 * dir * (hi - lo) / 90; }
+                    range.value = v;
+                    range.dispatchEvent(new Event('input', {bubbles: true}));
+                    moves += 1;
+                    if (performance.now() - t0 < seconds * 1000) {
+                        requestAnimationFrame(step);
+                        return;
+                    }
+                    const dt = (performance.now() - t0) / 1000;
+                    const frames = +(curves.dataset.framesDrawn || 0) - f0;
+                    resolve([frames / dt, moves / dt]);
+                }
+                requestAnimationFrame(step);
+            })""",
+            seconds,
+        )
+    )
 
 
 def main() -> None:
@@ -152,8 +165,9 @@ def main() -> None:
             page.wait_for_selector(".symnb-pgv .symnb-boundary")
             page.locator(".symnb-playground").first.scroll_into_view_if_needed()
             for _ in range(args.repeats):  # interleaved repeats
-                fps, eps = frames_per_second(page, args.seconds)
+                fps, eps, sent = frames_per_second(page, args.seconds)
                 results.setdefault("view updates drawn / s", []).append(fps)
+                results.setdefault("view updates sent / s", []).append(sent)
                 results.setdefault("epochs / s while drawn", []).append(eps)
                 painted, acked = add_neuron_latency(page)
                 results.setdefault("+ neuron: click to painted (ms)", []).append(
@@ -162,9 +176,9 @@ def main() -> None:
                 results.setdefault("+ neuron: click to kernel ack (ms)", []).append(
                     acked
                 )
-                results.setdefault("editor frames / s (slider drag)", []).append(
-                    editor_fps(page, args.seconds)
-                )
+                fps, moves = editor_fps(page, args.seconds)
+                results.setdefault("editor frames / s (slider drag)", []).append(fps)
+                results.setdefault("editor: slider input events / s", []).append(moves)
                 page.locator(".symnb-playground").first.scroll_into_view_if_needed()
             stats = kernel_json(page, "pg.stats()")
             share = stats["draw_seconds"] / (

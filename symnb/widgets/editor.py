@@ -143,6 +143,8 @@ class ActivationEditor(W.VBox):
         self.slider_box.add_class("symnb-constants")
         self.plot = CurveView(presentation=self._presentation)
         self.plot.add_class("symnb-plot")
+        # the browser's own sliders send values without waiting for the kernel
+        # (ipywidgets sliders send one value per kernel round trip)
         self.value_boxes: dict[str, W.FloatText] = {}
         self._rows: dict[str, W.HBox] = {}
 
@@ -174,6 +176,7 @@ class ActivationEditor(W.VBox):
         self.output = W.Output()
         self.output.add_class("symnb-output")
         self.errors = ErrorSink(self.output)
+        self.plot.listen(self.errors.guard(self._on_plot_message))
 
         self._debounce = Debounce(self.errors.guard(self.refresh), delay=debounce)
         self._plot_throttle = Throttle(
@@ -344,6 +347,25 @@ class ActivationEditor(W.VBox):
             with slider.hold_trait_notifications():
                 slider.max = span
                 slider.min = -span
+            self._publish_constants()
+
+    def _constants_state(self) -> list[dict]:
+        """Names, values and ranges of the constants for the browser's sliders."""
+        return [
+            {"name": k, "value": s.value, "min": s.min, "max": s.max, "step": s.step}
+            for k, s in self.sliders.items()
+        ]
+
+    def _publish_constants(self) -> None:
+        self.plot.constants = self._constants_state()
+
+    def _on_plot_message(self, msg: dict) -> None:
+        """A value from the browser's slider."""
+        name = msg.get("name")
+        if msg.get("kind") == "constant" and name in self.sliders:
+            value = float(msg["value"])
+            self._ensure_range(self.sliders[name], value)
+            self.sliders[name].value = value
 
     def _sync_sliders(self, names: list[str]) -> None:
         old: list[W.Widget] = []
@@ -366,11 +388,16 @@ class ActivationEditor(W.VBox):
                 description=k,
                 continuous_update=True,
                 readout=False,
-                layout=W.Layout(width="400px"),
+                layout=W.Layout(width="400px", display="none"),
             )
             s.add_class("symnb-constant")
             s.observe(self.errors.guard(self._on_slider), names="value")
-            box = W.FloatText(value=v, layout=W.Layout(width="90px"))
+            box = W.FloatText(
+                value=v,
+                description=f"{k} =",
+                style={"description_width": "initial"},
+                layout=W.Layout(width="160px"),
+            )
             box.add_class("symnb-constant-value")
             box.observe(self.errors.guard(self._on_value_box), names="value")
             self.sliders[k] = s
@@ -379,6 +406,7 @@ class ActivationEditor(W.VBox):
         self.slider_box.children = tuple(self._rows[k] for k in names)
         for widget in old:
             close_tree(widget)
+        self._publish_constants()
 
     def _on_value_box(self, change: dict) -> None:
         """A typed value: the slider's range grows to include it."""
@@ -455,6 +483,7 @@ class ActivationEditor(W.VBox):
             v.dashed = [n == "f'" for n in names]
             v.title = title
             v.error = ""
+            v.constants = self._constants_state()
             v.frame = v.frame + 1
 
     def plot_png(self) -> bytes | None:

@@ -111,5 +111,7 @@ class CurveView(_MessageMixin, anywidget.AnyWidget):
     dashed = T.List(T.Bool()).tag(sync=True)
     title = T.Unicode("").tag(sync=True)
     error = T.Unicode("").tag(sync=True)
+    #: the constants' sliders: [{"name", "value", "min", "max", "step"}, ...]
+    constants = T.List(T.Dict()).tag(sync=True)
     frame = T.Int(0).tag(sync=True)
     presentation = T.Bool(False).tag(sync=True)

@@ -627,7 +627,53 @@ function renderCurves({ model, el: root }) {
   readout.className = "symnb-curves-readout";
   const error = document.createElement("div");
   error.className = "symnb-curves-error";
-  box.append(canvas, readout, error);
+  const sliders = document.createElement("div");
+  sliders.className = "symnb-curves-sliders";
+  box.append(sliders, canvas, readout, error);
+  const inputs = {}; // name -> [range input, readout]
+  let lastInput = 0;
+
+  // The constants' sliders: values go to the kernel as custom messages, without
+  // waiting for the previous one (a drag is not limited by the kernel's round trip).
+  function syncSliders() {
+    const specs = model.get("constants");
+    const names = specs.map((c) => c.name).join(",");
+    if (names !== Object.keys(inputs).join(",")) {
+      sliders.textContent = "";
+      for (const key of Object.keys(inputs)) delete inputs[key];
+      for (const c of specs) {
+        const row = document.createElement("label");
+        row.className = "symnb-curves-slider";
+        const name = document.createElement("span");
+        name.textContent = c.name;
+        const range = document.createElement("input");
+        range.type = "range";
+        range.className = "symnb-constant-range";
+        range.dataset.name = c.name;
+        const value = document.createElement("span");
+        value.className = "symnb-constant-readout";
+        range.addEventListener("input", () => {
+          lastInput = performance.now();
+          value.textContent = (+range.value).toFixed(3);
+          model.send({ kind: "constant", name: c.name, value: +range.value });
+        });
+        row.append(name, range, value);
+        sliders.appendChild(row);
+        inputs[c.name] = [range, value];
+      }
+    }
+    const busy = performance.now() - lastInput < 400; // the user is dragging
+    for (const c of specs) {
+      const [range, value] = inputs[c.name];
+      range.min = c.min;
+      range.max = c.max;
+      range.step = c.step || 0.01;
+      if (!busy) {
+        range.value = c.value;
+        value.textContent = (+c.value).toFixed(3);
+      }
+    }
+  }
   root.appendChild(box);
   let scheduled = false;
   let drawn = 0;
@@ -770,9 +816,12 @@ function renderCurves({ model, el: root }) {
   canvas.addEventListener("mouseleave", () => (readout.textContent = ""));
   const names = ["frame", "error", "presentation"];
   for (const name of names) model.on(`change:${name}`, schedule);
+  model.on("change:constants", syncSliders);
+  syncSliders();
   draw();
   return () => {
     for (const name of names) model.off(`change:${name}`, schedule);
+    model.off("change:constants", syncSliders);
   };
 }
 

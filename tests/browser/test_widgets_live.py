@@ -260,6 +260,16 @@ def test_editor_curves_hover_and_errors(nb):
     relu = float(re.search(r"relu = (-?[\d.e+-]+)", text).group(1))
     assert abs(relu - max(x, 0.0)) < 1e-3, text
     _shot(nb, "39-editor-hover")
+    # the browser's slider: a drag's input events reach the kernel and the curves
+    frames = int(editor.locator(".symnb-curves").get_attribute("data-frames-drawn"))
+    editor.locator(".symnb-constant-range").evaluate(
+        """r => { for (const v of [1.5, 2, 2.5, 3]) { r.value = v;
+                  r.dispatchEvent(new Event('input', {bubbles: true})); } }"""
+    )
+    nb.wait_for_timeout(1500)
+    assert kernel_json(nb, "ed.constants['beta']") == 3.0
+    drawn = int(editor.locator(".symnb-curves").get_attribute("data-frames-drawn"))
+    assert drawn > frames
     # a typed value beyond the slider's range
     value = editor.locator(".symnb-constant-value input")
     value.fill("10")

@@ -113,6 +113,28 @@ def test_typed_value_grows_the_slider_range(editor) -> None:
     assert editor.value_boxes["beta"].value == 2.0
 
 
+def test_browser_slider_messages_move_the_curves(editor) -> None:
+    """The browser's own sliders send values as messages (no ipywidgets round trip)."""
+    assert editor.plot.constants == [
+        {"name": "beta", "value": 1.0, "min": -5.0, "max": 5.0, "step": 0.01}
+    ]
+    editor.plot._handle_custom_msg(
+        {"kind": "constant", "name": "beta", "value": 2.5}, []
+    )
+    editor._plot_throttle.flush()
+    assert editor.constants == {"beta": 2.5}
+    assert editor.plot.constants[0]["value"] == 2.5
+    x = np.frombuffer(editor.plot.xs, dtype=np.float32).astype(float)
+    f = np.frombuffer(editor.plot.ys, dtype=np.float32)[: len(x)]
+    np.testing.assert_allclose(f, x * sigmoid(2.5 * x), rtol=1e-5, atol=1e-6)
+    editor.plot._handle_custom_msg(
+        {"kind": "constant", "name": "beta", "value": 30}, []
+    )
+    assert editor.plot.constants[0]["max"] >= 30  # the range grew
+    editor.plot._handle_custom_msg({"kind": "constant", "name": "nope", "value": 1}, [])
+    assert editor.constants == {"beta": 30.0}
+
+
 def test_broken_formula_keeps_the_last_good_curves(editor) -> None:
     good = bytes(editor.plot.ys)
     editor.formula.value = "x*(1+"

@@ -106,8 +106,25 @@ def test_stats_and_frames(pg) -> None:
     frames = stats["frames"]
     pg.step()
     assert pg.stats()["epoch"] == 1 and pg.stats()["frames"] == frames + 1
-    pg.view._handle_custom_msg({"kind": "drawn", "frame": 3}, [])
+    pg.view._handle_custom_msg({"kind": "drawn", "frame": pg.view.frame}, [])
     assert pg.stats()["frames_drawn"] == 1
+
+
+def test_frames_wait_for_a_slow_browser(pg, fake_nn) -> None:
+    """Python sends no more than a few frames ahead of what the browser drew (it
+    draws only the newest of the frames that arrived)."""
+    pg.frame_interval = 0.0
+    pg.view._handle_custom_msg({"kind": "drawn", "frame": pg.view.frame}, [])
+    acked = pg.view.frame
+    for _ in range(20):
+        pg.step()  # a step always sends (force); training frames are throttled
+    for _ in range(20):
+        pg._send_frame()
+    assert pg.view.frame == acked + 20  # nothing beyond the forced frames
+    pg.view._handle_custom_msg({"kind": "drawn", "frame": pg.view.frame}, [])
+    for _ in range(20):
+        pg._send_frame()
+    assert pg.view.frame == acked + 20 + 5  # up to 4 frames not yet drawn, then wait
 
 
 def test_to_code_rebuilds_the_same_setup(fake_nn) -> None:
