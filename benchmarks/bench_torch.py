@@ -22,7 +22,9 @@ Reported: the median time per training step over interleaved repeats (every vari
 runs once per round, so load changes on a shared machine hit all alike), ratios against
 symnb, and what the activations keep for backward in eager mode (counted with
 ``torch.autograd.graph.saved_tensors_hooks`` around the activation modules only):
-input-sized tensors per activation call and MB per step.
+input-sized tensors per activation call and MB per step. A second table times the
+activation alone (forward + backward with the constants' gradients) on the MLP's and
+the last conv layer's activation shapes, where the matrix products do not hide it.
 
 Usage::
 
@@ -264,11 +266,63 @@ def jax_step(kind: str, name: str, width: int, batch: int, side: int):
     return step
 
 
+# ------------------------------------------------------------------ activation alone
+
+
+def activation_alone(name: str, shape: tuple, repeats: int, compile_: bool, jax_: bool):
+    """Median seconds of forward + backward (input and constants' gradients) of the
+    activation alone on a tensor of ``shape``, per variant."""
+    import torch
+
+    x = torch.randn(*shape).requires_grad_()
+    g = torch.randn(*shape)
+    steps: dict[str, Callable[[], object]] = {}
+    for variant in ("symnb", "composite", "compiled", "builtin"):
+        if (variant == "builtin" and name == "pau") or (
+            variant == "compiled" and not compile_
+        ):
+            continue
+        act = torch_activation(name, "composite" if variant == "compiled" else variant)
+        fn = torch.compile(act) if variant == "compiled" else act
+        params = [x, *act.parameters()]
+
+        def step(fn=fn, params=params) -> None:
+            torch.autograd.grad(fn(x), params, g)
+
+        step()
+        step()
+        steps[variant] = step
+    if jax_:
+        import jax
+        import jax.numpy as jnp
+
+        f = symnb_activation(name).to_jax()
+        consts = {k: jnp.float32(v) for k, v in f.constants.items()}
+        xj, gj = jnp.asarray(x.detach().numpy()), jnp.asarray(g.numpy())
+        vjp = jax.jit(lambda xv, c: jax.vjp(lambda a, cc: f(a, **cc), xv, c)[1](gj))
+
+        def jax_step() -> None:
+            jax.block_until_ready(vjp(xj, consts))
+
+        jax_step()
+        jax_step()
+        steps["jax"] = jax_step
+    times: dict[str, list[float]] = {v: [] for v in steps}
+    for _ in range(repeats):
+        for v, step in steps.items():
+            t0 = time.perf_counter()
+            step()
+            times[v].append(time.perf_counter() - t0)
+    return {v: statistics.median(t) for v, t in times.items()}
+
+
 # ------------------------------------------------------------------ driver
 
 
 def fmt_ms(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{seconds * 1e3:.1f}"
+    if seconds is None:
+        return "—"
+    return f"{seconds * 1e3:.1f}" if seconds >= 0.01 else f"{seconds * 1e3:.2f}"
 
 
 def main() -> int:
@@ -277,6 +331,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=None)
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     ap.add_argument("--no-jax", action="store_true", help="skip JAX")
+    ap.add_argument(
+        "--no-micro", action="store_true", help="skip the activation-alone table"
+    )
     ap.add_argument("--models", default="mlp,cnn")
     ap.add_argument("--activations", default="swish,mish,pau")
     ap.add_argument("--threads", default=None, help="threads for every library")
@@ -380,8 +437,32 @@ def main() -> int:
             f"| {fmt_ms(med.get('jax'))} | {ratio('composite')} | {ratio('compiled')} "
             f"| {ratio('builtin')} | {tensors} | {mb} |"
         )
+
+    if args.no_micro:
+        return 0
+    print(
+        "\nActivation alone (forward + backward, with constants' gradients), ms:\n"
+        "\n| shape | activation | symnb | composite | compiled | builtin | jax "
+        "| composite / symnb | compiled / symnb | builtin / symnb |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    shapes = [(256, width), (batches["cnn"], width // 16, side, side)]
+    for shape in shapes:
+        for name in args.activations.split(","):
+            med = activation_alone(
+                name, shape, repeats * 3, not args.no_compile, not args.no_jax
+            )
+            s = med["symnb"]
+            cells = " | ".join(fmt_ms(med.get(v)) for v in VARIANTS)
+            ratios = " | ".join(
+                f"{med[v] / s:.2f}x" if v in med else "—"
+                for v in ("composite", "compiled", "builtin")
+            )
+            print(f"| {'x'.join(map(str, shape))} | {name} | {cells} | {ratios} |")
     return 0
 
+
+VARIANTS = ("symnb", "composite", "compiled", "builtin", "jax")
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -614,6 +614,10 @@ def main() -> int:
     print(f"  ({counter.calls} NVRTC compilations, {time.perf_counter() - t0:.1f} s)")
     check("set_constants")(check_constants_without_recompiling, symnb, cp, counter)
     check("subnormals")(check_subnormals, symnb, cp)
+    if BACKEND == "cuda":  # torch/to_source/numba interop (gpu_check_interop.py)
+        from gpu_check_interop import run_all
+
+        run_all(check, record, symnb, cp)
 
     if not args.quick:
         check("throughput")(throughput, symnb, cp, act_names)

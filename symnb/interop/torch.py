@@ -140,13 +140,34 @@ def _compute(t: Tensor, dtype: Any = None) -> Tensor:
     return t.detach().to(dtype).contiguous()
 
 
-@contextlib.contextmanager
+def _numpy(t: Tensor) -> np.ndarray:
+    return t.numpy()
+
+
+class _CpuArrays:
+    """``with _arrays(cpu) as arr``: ``arr = Tensor.numpy`` (no generator overhead on
+    the hot CPU path)."""
+
+    def __enter__(self):
+        return _numpy
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_CPU_ARRAYS = _CpuArrays()
+
+
 def _arrays(device: Any):
     """A function tensor -> array sharing its memory: NumPy on the CPU, CuPy (DLPack)
     on a GPU, inside PyTorch's current stream and the tensor's device."""
     if device.type == "cpu":
-        yield lambda t: t.numpy()
-        return
+        return _CPU_ARRAYS
+    return _cuda_arrays(device)
+
+
+@contextlib.contextmanager
+def _cuda_arrays(device: Any):
     cupy = require("cupy")
     stream = torch.cuda.current_stream(device)
     with (
