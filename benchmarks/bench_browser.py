@@ -52,9 +52,9 @@ def kernel_json(page, expr: str):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def frames_per_second(page, seconds: float) -> tuple[float, float, float]:
-    """Frames drawn by the playground view per second, epochs per second and view
-    updates sent per second by the kernel."""
+def frames_per_second(page, seconds: float) -> tuple[float, float, float, float]:
+    """Frames drawn by the playground view per second, epochs per second, view
+    updates sent per second by the kernel, and the browser's ms per draw."""
     run_in_kernel(page, "pg.speed = None\npg.play()")
     page.wait_for_timeout(1000)
 
@@ -72,7 +72,13 @@ def frames_per_second(page, seconds: float) -> tuple[float, float, float]:
     f1, e1, t1 = read()
     s1 = kernel_json(page, "pg.stats()['frames']")
     run_in_kernel(page, "pg.pause()")
-    return (f1 - f0) / (t1 - t0), (e1 - e0) / (t1 - t0), (s1 - s0) / (t1 - t0)
+    draw_ms = float(page.locator(".symnb-pgv").first.get_attribute("data-draw-ms"))
+    return (
+        (f1 - f0) / (t1 - t0),
+        (e1 - e0) / (t1 - t0),
+        (s1 - s0) / (t1 - t0),
+        draw_ms,
+    )
 
 
 def add_neuron_latency(page) -> tuple[float, float]:
@@ -165,9 +171,10 @@ def main() -> None:
             page.wait_for_selector(".symnb-pgv .symnb-boundary")
             page.locator(".symnb-playground").first.scroll_into_view_if_needed()
             for _ in range(args.repeats):  # interleaved repeats
-                fps, eps, sent = frames_per_second(page, args.seconds)
+                fps, eps, sent, draw_ms = frames_per_second(page, args.seconds)
                 results.setdefault("view updates drawn / s", []).append(fps)
                 results.setdefault("view updates sent / s", []).append(sent)
+                results.setdefault("browser ms per playground draw", []).append(draw_ms)
                 results.setdefault("epochs / s while drawn", []).append(eps)
                 painted, acked = add_neuron_latency(page)
                 results.setdefault("+ neuron: click to painted (ms)", []).append(
@@ -176,8 +183,13 @@ def main() -> None:
                 results.setdefault("+ neuron: click to kernel ack (ms)", []).append(
                     acked
                 )
+                sent0, t0 = kernel_json(page, "ed.plot.frame"), time.monotonic()
                 fps, moves = editor_fps(page, args.seconds)
+                sent = (kernel_json(page, "ed.plot.frame") - sent0) / (
+                    time.monotonic() - t0
+                )
                 results.setdefault("editor frames / s (slider drag)", []).append(fps)
+                results.setdefault("editor curve updates sent / s", []).append(sent)
                 results.setdefault("editor: slider input events / s", []).append(moves)
                 page.locator(".symnb-playground").first.scroll_into_view_if_needed()
             stats = kernel_json(page, "pg.stats()")

@@ -81,6 +81,8 @@ EXTENT = (-6.0, 6.0, -6.0, 6.0)
 #: Output map resolution (points per side) and neuron map resolution.
 GRID = 100
 NEURON_GRID = 30
+#: Largest share of the kernel's time spent preparing view updates while training.
+VIEW_SHARE = 0.2
 #: Speed slider choices (epochs per second; the slider's 0 is "max": no limit).
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 300)
 
@@ -247,6 +249,7 @@ class Playground(W.VBox):
         self._frames = 0
         self._frames_drawn = 0
         self._acked_frame = 0  # the newest frame number the browser drew
+        self._view_cost = 0.0  # running mean of the seconds one view update takes
         self._last_ack = 0.0
         self._last_frame = 0.0
         self._last_text = 0.0
@@ -1234,11 +1237,14 @@ class Playground(W.VBox):
                 self._send_structure(ack=int(seq))
 
     def _send_frame(self, force: bool = False) -> None:
-        """A view update, at most every ``frame_interval`` seconds, and no faster than
-        the browser reports frames drawn (when it reports them)."""
+        """A view update, at most every ``frame_interval`` seconds, no faster than the
+        browser reports frames drawn (when it reports them), and spending at most
+        about :data:`VIEW_SHARE` of the kernel's time on views (training comes
+        first)."""
         now = time.monotonic()
         if not force:
-            if now - self._last_frame < self.frame_interval:
+            interval = max(self.frame_interval, self._view_cost / VIEW_SHARE)
+            if now - self._last_frame < interval:
                 return
             # the browser draws the newest frame only: count frames not yet drawn
             in_flight = self.view.frame - self._acked_frame
@@ -1248,7 +1254,11 @@ class Playground(W.VBox):
         self._last_frame = now
         snap = self.snapshot()
         self._show(snap, text=force or now - self._last_text >= self.refresh_interval)
-        self._draw_seconds += time.perf_counter() - start
+        cost = time.perf_counter() - start
+        self._draw_seconds += cost
+        self._view_cost = (
+            0.8 * self._view_cost + 0.2 * cost if self._view_cost else cost
+        )
 
     def _show(self, snap: Snapshot, text: bool = True) -> None:
         train, step = decimate(snap.train)

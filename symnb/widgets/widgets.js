@@ -30,6 +30,11 @@ function colour(v) {
   return [0, 1, 2].map((k) => NEUTRAL[k] + (c[k] - NEUTRAL[k]) * t);
 }
 
+// colour(v) for v in [-1, 1] in LEVELS steps, as RGB bytes (no allocation per pixel)
+const LEVELS = 512;
+const LUT = new Uint8ClampedArray(3 * (LEVELS + 1));
+for (let i = 0; i <= LEVELS; i++) LUT.set(colour((2 * i) / LEVELS - 1), 3 * i);
+
 function css(rgb) {
   return `rgb(${rgb[0] | 0},${rgb[1] | 0},${rgb[2] | 0})`;
 }
@@ -59,24 +64,35 @@ function paintMap(canvas, values, offset, n, opts) {
     }
     scale = m > 1e-12 ? m : 1;
   }
-  const off = paintMap.buffer || (paintMap.buffer = document.createElement("canvas"));
-  off.width = n;
-  off.height = n;
-  const octx = off.getContext("2d");
-  const img = octx.createImageData(n, n);
+  // one offscreen canvas and one ImageData per map size, reused every frame
+  const cache = paintMap.cache || (paintMap.cache = {});
+  if (!cache[n]) {
+    const off = document.createElement("canvas");
+    off.width = off.height = n;
+    cache[n] = { off, img: off.getContext("2d").createImageData(n, n) };
+  }
+  const { off, img } = cache[n];
+  const data = img.data;
+  const inv = 1 / scale;
   for (let iy = 0; iy < n; iy++) {
-    for (let ix = 0; ix < n; ix++) {
-      let v = values[offset + iy * n + ix] / scale;
+    let p = (n - 1 - iy) * n * 4;
+    let q = offset + iy * n;
+    for (let ix = 0; ix < n; ix++, p += 4, q++) {
+      let v = values[q] * inv;
       if (opts.discretize) v = v > 0 ? 1 : v < 0 ? -1 : 0;
-      const c = colour(v);
-      const p = ((n - 1 - iy) * n + ix) * 4;
-      img.data[p] = c[0];
-      img.data[p + 1] = c[1];
-      img.data[p + 2] = c[2];
-      img.data[p + 3] = 255;
+      let k;
+      if (v !== v) {
+        data[p] = data[p + 1] = data[p + 2] = 160; // NaN: grey
+      } else {
+        k = 3 * Math.round(((v < -1 ? -1 : v > 1 ? 1 : v) + 1) * 0.5 * LEVELS);
+        data[p] = LUT[k];
+        data[p + 1] = LUT[k + 1];
+        data[p + 2] = LUT[k + 2];
+      }
+      data[p + 3] = 255;
     }
   }
-  octx.putImageData(img, 0, 0);
+  off.getContext("2d").putImageData(img, 0, 0);
   ctx.imageSmoothingEnabled = true;
   ctx.imageSmoothingQuality = "high";
   ctx.clearRect(0, 0, w, h);
@@ -529,9 +545,12 @@ function renderPlayground({ model, el: root }) {
   }
 
   // ---------------------------------------------------------------- frames
+  let drawMs = 0; // a running mean of the time one draw takes
+
   function draw() {
     scheduled = false;
     if (!parts) return;
+    const started = performance.now();
     const n = model.get("grid");
     const ng = model.get("neuron_grid");
     const disc = model.get("discretize");
@@ -549,8 +568,10 @@ function renderPlayground({ model, el: root }) {
       }
     });
     const outNode = parts.nodes[parts.nodes.length - 1][0];
-    paintMap(outNode, out, 0, n, { normalise: false, discretize: disc });
     paintMap(parts.boundary, out, 0, n, { normalise: false, discretize: disc });
+    const small = outNode.getContext("2d");
+    small.imageSmoothingEnabled = true;
+    small.drawImage(parts.boundary, 0, 0, outNode.width, outNode.height);
     const extent = model.get("extent");
     drawPoints(parts.boundary, floats(model, "train_points"), extent, "#fff");
     if (model.get("show_test")) {
@@ -570,6 +591,8 @@ function renderPlayground({ model, el: root }) {
     styleLinks();
     paintHover();
     drawn += 1;
+    drawMs = drawMs ? 0.9 * drawMs + 0.1 * (performance.now() - started) : performance.now() - started;
+    view.dataset.drawMs = drawMs.toFixed(2);
     view.dataset.framesDrawn = drawn;
     view.dataset.epoch = model.get("epoch");
     view.dataset.frame = model.get("frame");
@@ -687,9 +710,10 @@ function renderCurves({ model, el: root }) {
 
   function draw() {
     scheduled = false;
+    const started = performance.now();
     const [w, h, font] = size();
-    canvas.width = w;
-    canvas.height = h;
+    if (canvas.width !== w) canvas.width = w;
+    if (canvas.height !== h) canvas.height = h;
     const err = model.get("error");
     error.textContent = err;
     error.style.display = err ? "block" : "none";
@@ -790,6 +814,7 @@ function renderCurves({ model, el: root }) {
     ctx.fillText(model.get("title"), w - right, top - font * 0.5);
     frame = { xs, ys, names, n, px, left, right, w };
     drawn += 1;
+    box.dataset.drawMs = (performance.now() - started).toFixed(2);
     box.dataset.framesDrawn = drawn;
     box.dataset.frame = model.get("frame");
   }

@@ -110,19 +110,36 @@ def test_stats_and_frames(pg) -> None:
     assert pg.stats()["frames_drawn"] == 1
 
 
+def test_views_take_a_bounded_share_of_the_kernel(pg, fake_nn) -> None:
+    """A view update that costs c seconds is sent at most every c / VIEW_SHARE s."""
+    pg.frame_interval = 0.0
+    pg._view_cost = 0.1
+    frame = pg.view.frame
+    pg._last_frame = time.monotonic() - 0.2  # 0.2 s < 0.1 / 0.2 = 0.5 s
+    pg._send_frame()
+    assert pg.view.frame == frame
+    pg._last_frame = time.monotonic() - 0.6
+    pg._send_frame()
+    assert pg.view.frame == frame + 1
+    assert 0 < pg._view_cost < 0.1  # the running mean follows the real cost
+
+
 def test_frames_wait_for_a_slow_browser(pg, fake_nn) -> None:
     """Python sends no more than a few frames ahead of what the browser drew (it
     draws only the newest of the frames that arrived)."""
     pg.frame_interval = 0.0
+    pg._view_cost = 0.0
     pg.view._handle_custom_msg({"kind": "drawn", "frame": pg.view.frame}, [])
     acked = pg.view.frame
     for _ in range(20):
         pg.step()  # a step always sends (force); training frames are throttled
     for _ in range(20):
+        pg._view_cost = 0.0  # (cheap views: only the browser holds frames back)
         pg._send_frame()
     assert pg.view.frame == acked + 20  # nothing beyond the forced frames
     pg.view._handle_custom_msg({"kind": "drawn", "frame": pg.view.frame}, [])
     for _ in range(20):
+        pg._view_cost = 0.0  # (cheap views: only the browser holds frames back)
         pg._send_frame()
     assert pg.view.frame == acked + 20 + 5  # up to 4 frames not yet drawn, then wait
 
