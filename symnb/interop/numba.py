@@ -10,7 +10,8 @@ its helpers as inner functions, so it is self-contained: ``numba.cuda.compile_pt
 compile a dispatcher's ``py_func`` without a GPU.
 
 Constants are trailing parameters: ``f(x, c0, c1, ...)`` in the order of
-``constant_names``; ``bind(**values)`` gives ``f(x)``/``df(x)`` with the values baked in.
+``constant_names``, defaulting to the activation's values (``f(x)`` works too);
+``bind(**values)`` gives ``f(x)``/``df(x)`` with other values baked in.
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ def _source(form: Any, bound: dict | None) -> str:
         )
         args = "x"
     else:
-        args = ", ".join(["x"] + [str(p) for p in params])
+        defaults = [repr(float(v)) for v in form.param_values]
+        args = ", ".join(["x"] + [f"{p}={d}" for p, d in zip(params, defaults)])
     lines = []
     exprs = [("symnb_f", form.f), ("symnb_df", form.df)]
     exprs += [(f"symnb_dc{k}", d) for k, d in enumerate(form.dparams)]

@@ -23,9 +23,7 @@ def reference(act, x=X):
     return k.forward_with_derivative(np.asarray(x, dtype=np.float64)), k
 
 
-@pytest.mark.parametrize(
-    "name", ["swish", "mish", "gelu", "elu", "softplus", "logsigmoid", "hardswish"]
-)
+@pytest.mark.parametrize("name", ["swish", "mish", "gelu", "hardswish"])
 def test_jit_grad_vmap_match_the_derivative(name):
     act = symnb.activation(name)
     f = act.to_jax()
