@@ -117,7 +117,7 @@ function drawPoints(canvas, pts, extent, outline) {
   }
 }
 
-function drawLoss(canvas, train, test, step, font) {
+function drawLoss(canvas, train, test, epochs, font) {
   const ctx = canvas.getContext("2d");
   const w = canvas.width, h = canvas.height;
   ctx.clearRect(0, 0, w, h);
@@ -139,7 +139,6 @@ function drawLoss(canvas, train, test, step, font) {
   ctx.fillText(hi.toPrecision(2), left - 3, top + font * 0.8);
   ctx.fillText("0", left - 3, h - bottom);
   ctx.textAlign = "center";
-  const epochs = train.length * step;
   ctx.fillText(`epoch ${epochs}`, (left + w) / 2, h - 3);
   const series = [[test, "#999"], [train, "#222"]];
   for (const [a, stroke] of series) {
@@ -579,7 +578,7 @@ function renderPlayground({ model, el: root }) {
     }
     const train = floats(model, "loss_train");
     const test = floats(model, "loss_test");
-    drawLoss(parts.lossCanvas, train, test, model.get("loss_step"), parts.sz.font);
+    drawLoss(parts.lossCanvas, train, test, model.get("epoch"), parts.sz.font);
     const fmt = (a) => (a.length ? a[a.length - 1].toFixed(3) : "\u2013");
     parts.lossText.textContent = "";
     parts.lossText.append(
