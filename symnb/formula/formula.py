@@ -495,19 +495,32 @@ class _Formula:
         device: int = 0,
         dtype: str = "float32",
         strict: bool = False,
+        accuracy: str = "permissive",
     ):
         """Compile kernels on a backend ("auto", "numpy", "cpp", "cuda").
 
         ``strict=True`` raises ``BackendUnavailable`` instead of falling back.
+        ``accuracy="strict"`` raises ``symnb.robust.AccuracyError`` (a ``FormulaError``
+        holding the report) when the error in ``dtype`` stays above the accuracy rule.
         """
+        from symnb import robust
         from symnb.backends import select
 
+        robust.before_compile(self, dtype, accuracy)
         fn = (
             select.compile_activation
             if self.kind == "activation"
             else select.compile_loss
         )
-        return fn(self, backend=backend, device=device, dtype=dtype, strict=strict)
+        kernel = fn(self, backend=backend, device=device, dtype=dtype, strict=strict)
+        robust.after_compile(self, dtype)
+        return kernel
+
+    def accuracy(self, dtypes=("float32", "float64")):
+        """Measured error of the kernels' f and f' (``symnb.robust.AccuracyReport``)."""
+        from symnb import robust
+
+        return robust.accuracy(self, dtypes)
 
 
 class Activation(_Formula):

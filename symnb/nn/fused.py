@@ -91,6 +91,8 @@ def unsupported_reason(model: Any) -> str | None:
 
 def build_spec(model: Any) -> StepSpec:
     """The :class:`StepSpec` of ``model`` (see :func:`unsupported_reason` first)."""
+    from symnb.robust import lower_all  # the forms as the kernels compile them
+
     layers = []
     sizes = model.sizes
     n_w = model._n_weights
@@ -111,6 +113,7 @@ def build_spec(model: Any) -> StepSpec:
                 ids = tuple(int(v) for v in kernel.ids)
                 offsets = tuple(int(v) for v in kernel.offsets)
                 n_params = int(kernel.params.size)
+            forms = lower_all(forms, model.dtype.name)  # numerical robustness
             kw = {"forms": forms, "ids": ids, "offsets": offsets, "n_params": n_params}
             if la.n_learnable:
                 kw["learn_positions"] = tuple(int(v) for v in np.asarray(la._positions))
@@ -137,6 +140,7 @@ def build_spec(model: Any) -> StepSpec:
         loss_kind, loss_form, eps = "softmax", None, loss.label_smoothing
     else:
         loss_kind, loss_form, eps = "elementwise", loss.kernel.loss.internal, 0.0
+        loss_form = lower_all((loss_form,), model.dtype.name)[0]
     return StepSpec(
         layers=tuple(layers),
         loss=loss_kind,

@@ -28,7 +28,7 @@ import numpy as np
 import sympy as sp
 
 from symnb.formula.internal import InternalForm
-from symnb.robust import codec, measure, regimes, rewrite
+from symnb.robust import codec, measure, prebuilt, regimes, rewrite
 from symnb.robust.deadline import OutOfTime, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
@@ -102,8 +102,10 @@ class _Probe:
     def ok_at(self, expr: sp.Expr, pts: np.ndarray) -> np.ndarray:
         """Rule mask of ``expr`` at ``pts`` (points without a reference count as ok)."""
         pts = np.asarray(pts, dtype=np.float64)
-        if self.dtype == "float32":
-            with np.errstate(all="ignore"):
+        big = float(np.finfo(self.dtype).max)
+        with np.errstate(all="ignore"):
+            pts = np.clip(pts, -big, big)
+            if self.dtype == "float32":
                 pts = pts.astype(np.float32).astype(np.float64)
         pr = self.problem
         p = measure.make_problem(
@@ -148,7 +150,7 @@ def _split(
     if choice is None:
         return None
     i, cand_below = choice
-    t = 0.5 * (xs[i - 1] + xs[i])
+    t = 0.5 * xs[i - 1] + 0.5 * xs[i]
     below, above = (cand, cur) if cand_below else (cur, cand)
     return sp.Piecewise((below, var < sp.Float(t, 17)), (above, True))
 
@@ -163,13 +165,17 @@ def _improve(
     params: tuple,
     values: tuple,
     extra: list | None = None,
-) -> tuple[sp.Expr, list[tuple[str, str]], measure.Measurement]:
-    """Greedy search: keep candidates that help until none does or the rule holds."""
+) -> tuple[sp.Expr, list[tuple[str, str]], measure.Measurement, sp.Expr]:
+    """Greedy search: keep candidates that help until none does or the rule holds.
+
+    Returns the expression, the rewrites applied (name, note), its measurement, and the
+    expression after the exact rewrites only (before any regime branch).
+    """
     cur = expr
     m0 = cm = problem.measure(cur, dtype)
     applied: list[tuple[str, str]] = []
     if cm.passes:
-        return cur, applied, cm
+        return cur, applied, cm, cur
     single = len(problem.columns) == 1
 
     def exact_candidates(e):
@@ -207,8 +213,9 @@ def _improve(
                 break
         if not progress:
             break
+    exact = cur
     if cm.passes or not single:
-        return cur, applied, cm
+        return cur, applied, cm, exact
     probe = _Probe(problem, reference_expr, dtype)
     starts = [cur] if cur == expr else [cur, expr]
     for gen in ("taylor", "asymptote", "asymptote"):
@@ -241,7 +248,7 @@ def _improve(
                     progress = True
                     break
         starts = [cur]
-    return cur, applied, cm
+    return cur, applied, cm, exact
 
 
 def _rederived(f_new: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
@@ -311,12 +318,14 @@ def _analyse(
         if time.perf_counter() > deadline:
             raise _OutOfTime
         pv = (form.params, form.param_values)
-        f_new, f_applied, f_m = _improve(
+        f_new, f_applied, f_m, f_exact = _improve(
             form.f, pf, var, dtype, deadline, (form.f, form.df), *pv
         )
         extra = []
-        if f_applied:
-            d = _rederived(f_new, var)
+        # f' again from f's exact rewrites; regime branches of f (Taylor radius,
+        # asymptote threshold) were measured for f, so f' finds its own
+        if f_exact != form.f:
+            d = _rederived(f_exact, var)
             if d is not None:
                 extra.append(
                     (
@@ -326,7 +335,7 @@ def _analyse(
                     )
                 )
         d2 = _second_derivative(form.df, var)
-        df_new, d_applied, d_m = _improve(
+        df_new, d_applied, d_m, _ = _improve(
             form.df, pd, var, dtype, deadline, (form.df, d2), *pv, extra=extra
         )
     notes = []
@@ -384,6 +393,10 @@ def _load(form: InternalForm, raw: bytes) -> tuple[InternalForm, FormReport]:
     return new, report
 
 
+class _Done(Exception):
+    pass
+
+
 class _NotStored(Exception):
     def __init__(self, result) -> None:
         self.result = result
@@ -402,7 +415,16 @@ def lower_with_report(
         return hit
     t0 = time.perf_counter()
     result: tuple[InternalForm, FormReport] | None = None
+    shipped = prebuilt.table().get(key)
+    if shipped is not None:
+        try:
+            result = _load(form, shipped.encode())
+            result[1].seconds = time.perf_counter() - t0
+        except (ValueError, KeyError, TypeError, codec.DecodeError):
+            result = None
     try:
+        if result is not None:
+            raise _Done
         from symnb.backends.cache import default_cache
 
         cache = default_cache()
@@ -421,6 +443,8 @@ def lower_with_report(
             except (ValueError, KeyError, TypeError, codec.DecodeError, OSError):
                 result = analyse(form, dtype, budget)
             result[1].seconds = time.perf_counter() - t0
+    except _Done:
+        pass
     except _NotStored as exc:
         result = exc.result
     except Exception:  # noqa: BLE001 - a cache failure must not stop a compile
@@ -465,6 +489,13 @@ def lower_all(
     return tuple(out)
 
 
+def cached_report(form: InternalForm, dtype: str) -> FormReport | None:
+    """The report of an analysis already made in this process (None: not made)."""
+    with _lock:
+        hit = _memo.get(_key(form, dtype))
+    return None if hit is None else hit[1]
+
+
 def report_for(form: InternalForm, dtype: str) -> FormReport:
     """The report of :func:`lower` for this form and dtype (analysing if needed)."""
     return lower_with_report(form, dtype)[1]
@@ -481,9 +512,10 @@ __all__ = [
     "BUDGET_SECONDS",
     "TOTAL_BUDGET_SECONDS",
     "analyse",
-    "lower_all",
+    "cached_report",
     "clear_memory_cache",
     "lower",
+    "lower_all",
     "lower_with_report",
     "report_for",
 ]

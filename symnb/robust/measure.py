@@ -99,10 +99,15 @@ def _critical_subexpressions(expr: sp.Expr) -> list[sp.Expr]:
         elif isinstance(node, (sp.Max, sp.Min)):
             a = node.args
             out.extend(a[i] - a[j] for i in range(len(a)) for j in range(i + 1, len(a)))
-        elif isinstance(node, sp.Pow) and node.exp.is_number and node.exp.is_negative:
-            out.append(node.base)
         elif (
-            isinstance(node, sp.Pow) and node.exp.is_number and not node.exp.is_integer
+            isinstance(node, sp.Pow)
+            and node.exp.is_number
+            and node.exp.is_negative
+            or (
+                isinstance(node, sp.Pow)
+                and node.exp.is_number
+                and not node.exp.is_integer
+            )
         ):
             out.append(node.base)
         elif isinstance(node, sp.log):
@@ -321,7 +326,7 @@ class _RefPrinter(MpmathPrinter):
             return f"exp({self._print(e.exp)})"
         return super()._print_Pow(e, rational=rational)
 
-    def _fn(name):  # noqa: N805 - a method factory used in the class body
+    def _fn(name):
         def p(self, e):
             return f"{name}({', '.join(self._print(a) for a in e.args)})"
 

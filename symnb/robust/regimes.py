@@ -26,6 +26,11 @@ import sympy as sp
 #: Order of the Taylor polynomials (terms up to (x - x0)**(TAYLOR_ORDER - 1)).
 TAYLOR_ORDER = 8
 
+_MAX = float(np.finfo(np.float64).max)
+
+#: Points of the dense grid that checks a branch across its boundary.
+DENSE_POINTS = 40
+
 #: Bisection steps when refining a threshold.
 BISECTION_STEPS = 12
 
@@ -90,7 +95,7 @@ def _bisect(
 ) -> float:
     """Boundary between ``lo`` (ok_a false) and ``hi`` (ok_a true), geometric steps."""
     for _ in range(steps):
-        mid = math.sqrt(lo * hi) if lo > 0 else 0.5 * (lo + hi)
+        mid = math.sqrt(lo) * math.sqrt(hi) if lo > 0 else 0.5 * lo + 0.5 * hi
         if ok_a(mid):
             hi = mid
         else:
@@ -121,7 +126,7 @@ def taylor_candidates(
             continue
         try:
             ser = sp.series(body, var, x0, TAYLOR_ORDER).removeO()
-        except Exception:  # noqa: BLE001 - no series: no candidate
+        except Exception:  # noqa: BLE001, S112 - no series: no candidate
             continue
         if ser.has(
             sp.oo, -sp.oo, sp.zoo, sp.nan, sp.log, sp.Order
@@ -142,20 +147,28 @@ def taylor_candidates(
             continue
         lo, hi = float(dists[last_bad]), float(dists[last_bad + 1])
 
-        def direct_good(d: float) -> bool:
+        def direct_good(d: float, x0v: float = x0v) -> bool:
             return bool(ok_at(expr, np.array([x0v + d, x0v - d])).all())
 
-        r = _bisect(direct_good, lo, hi)
-        # a margin of 2, kept only if the polynomial is still good there
-        if bool(ok_at(ser, np.array([x0v + 2 * r, x0v - 2 * r])).all()):
-            r = 2 * r
-        cond = sp.Abs(var - x0) < sp.Float(r, 17)
-        cand = _branch(ser, cond, expr, params, values)
+        r0 = _bisect(direct_good, lo, hi)
+        # checked on a dense grid across the boundary; a wider radius if that fails
+        cand = None
+        for r in (2 * r0, 4 * r0, 8 * r0, r0):
+            cond = sp.Abs(var - x0) < sp.Float(r, 17)
+            trial = _branch(ser, cond, expr, params, values)
+            dense = r * np.geomspace(1e-3, 10.0, DENSE_POINTS)
+            if ok_at(trial, np.concatenate([x0v + dense, x0v - dense])).all():
+                cand = trial
+                break
+        if cand is None:
+            continue
         out.append(
             (
                 "taylor",
-                f"near x = {sp.sstr(x0)} (|x - x0| < {r:.3g}) a Taylor polynomial of "
-                f"degree {TAYLOR_ORDER - 1} replaces a 0/0 or a cancelling difference",
+                (
+                    f"near x = {sp.sstr(x0)} (|x - x0| < {r:.3g}) a Taylor polynomial of "
+                    f"degree {TAYLOR_ORDER - 1} replaces a 0/0 or a cancelling difference"
+                ),
                 cand,
             )
         )
@@ -231,24 +244,46 @@ def asymptotic_candidates(
         best = max(score)
         if best < n:  # neither form is good on one side of every split
             continue
-        i = score.index(best)
+        # the latest best split: the asymptote only where the direct formula fails
+        i = n - score[::-1].index(best)
         if i == n:
             continue
         lo = float(xs[i - 1]) if i > 0 else 1.0
         hi = float(xs[i])
 
-        def asym_good(t: float) -> bool:
+        def asym_good(t: float, asym=asym, sign=sign) -> bool:
             return bool(ok_at(asym, np.array([sign * t])).all())
 
-        t = lo if asym_good(lo) else _bisect(asym_good, lo, hi)
-        cond_x = var > sp.Float(t, 17) if sign > 0 else var < sp.Float(-t, 17)
-        cand = _branch(asym, cond_x, expr, params, values)
-        where = f"x > {t:.4g}" if sign > 0 else f"x < {-t:.4g}"
+        def direct_bad(t: float, sign=sign) -> bool:
+            return not bool(ok_at(expr, np.array([sign * t])).all())
+
+        # bisection for where the direct formula starts failing; the asymptote from there
+        t = _bisect(direct_bad, lo, hi) if i > 0 and not direct_bad(lo) else hi
+        if not asym_good(t):
+            t = hi
+        cand = None
+        for t_try in (t, 2 * t, 8 * t, 64 * t):
+            if not math.isfinite(t_try) or t_try > _MAX:
+                break
+            cond_x = (
+                var >= sp.Float(t_try, 17) if sign > 0 else var <= sp.Float(-t_try, 17)
+            )
+            trial = _branch(asym, cond_x, expr, params, values)
+            with np.errstate(over="ignore"):
+                dense = sign * t_try * np.geomspace(0.2, 1e3, DENSE_POINTS)
+            if ok_at(trial, dense).all():
+                cand, t = trial, t_try
+                break
+        if cand is None:
+            continue
+        where = f"x >= {t:.4g}" if sign > 0 else f"x <= {-t:.4g}"
         out.append(
             (
                 "asymptote",
-                f"for {where} its asymptote {sp.sstr(asym)} is used (the direct formula "
-                "overflows there)",
+                (
+                    f"for {where} its asymptote {sp.sstr(asym)} is used (the direct formula "
+                    "overflows there)"
+                ),
                 cand,
             )
         )

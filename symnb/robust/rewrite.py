@@ -235,32 +235,42 @@ def factor_dominant_exp(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
 EXACT_REWRITES = (
     (
         "steps_to_branches",
-        "products with a step (from max/min/Heaviside) are split into branches, so "
-        "an overflowing factor times 0 gives 0 instead of NaN",
+        (
+            "products with a step (from max/min/Heaviside) are split into branches, so "
+            "an overflowing factor times 0 gives 0 instead of NaN"
+        ),
         lambda e, v: steps_to_branches(e),
     ),
     (
         "log_forms",
-        "logarithms of products and of sums of exponentials are evaluated as sums of "
-        "softplus/logsigmoid terms (log-sum-exp), which do not overflow",
+        (
+            "logarithms of products and of sums of exponentials are evaluated as sums of "
+            "softplus/logsigmoid terms (log-sum-exp), which do not overflow"
+        ),
         lambda e, v: log_forms(e),
     ),
     (
         "single_exponential",
-        "products and ratios of exponentials (and sigmoid, cosh, powers of 1 + exp) "
-        "are combined into a single exponential of a sum",
+        (
+            "products and ratios of exponentials (and sigmoid, cosh, powers of 1 + exp) "
+            "are combined into a single exponential of a sum"
+        ),
         lambda e, v: single_exponential(e),
     ),
     (
         "distribute_exponentials",
-        "exponential factors multiplying a sum of exponentials are distributed into "
-        "it and combined, so a huge and a tiny factor never meet",
+        (
+            "exponential factors multiplying a sum of exponentials are distributed into "
+            "it and combined, so a huge and a tiny factor never meet"
+        ),
         lambda e, v: distribute_exponentials(e),
     ),
     (
         "factor_dominant_exp",
-        "a sum with an exponential raised to a negative power is divided by that "
-        "exponential where it is large (a regime in its argument)",
+        (
+            "a sum with an exponential raised to a negative power is divided by that "
+            "exponential where it is large (a regime in its argument)"
+        ),
         lambda e, v: factor_dominant_exp(steps_to_branches(e), v),
     ),
 )
