@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_compile_layer.py                  # 256 forms, ~1-3 min
     .venv/bin/python benchmarks/bench_compile_layer.py --forms 64 --repeats 3
+    .venv/bin/python benchmarks/bench_compile_layer.py --cuda   # + NVRTC (CUDA layer)
 
 Every measurement runs in a fresh Python process with an empty kernel cache, so it
 includes building the formulas (parse, derivative), rendering the C++ and g++. The peer
@@ -53,8 +54,10 @@ def child(n: int, layout: str) -> dict:
     import symnb
     from symnb.codegen import kernels
 
-    if layout == "single":
+    if layout.endswith("single"):
         kernels.LAYER_SPLIT_FORMS = 10**9
+    if layout.startswith("cuda"):
+        return cuda_child(n, symnb, kernels)
     t0 = time.perf_counter()
     acts = [symnb.Activation(text) for text in formulas(n)]
     t1 = time.perf_counter()
@@ -71,6 +74,31 @@ def child(n: int, layout: str) -> dict:
         "total_s": t3 - t0,
         "cpu_s": own.ru_utime + own.ru_stime + compilers.ru_utime + compilers.ru_stime,
         "units": len(layer._program.kernel_source.units) or 1,
+    }
+
+
+def cuda_child(n: int, symnb, kernels) -> dict:
+    """NVRTC only (no GPU needed): render the CUDA layer and compile its module(s)."""
+    from symnb.backends import cuda
+
+    t0 = time.perf_counter()
+    acts = [symnb.Activation(text) for text in formulas(n)]
+    t1 = time.perf_counter()
+    src = kernels.render_program(
+        tuple(a.internal for a in acts), "layer", "cuda", "float32"
+    )
+    t2 = time.perf_counter()
+    parts = [cuda._Unit(u) for u in src.units] or [src]
+    cuda.compile_sources(parts, "sm_90")
+    t3 = time.perf_counter()
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "formulas_s": t1 - t0,
+        "render_s": t2 - t1,
+        "compiler_s": t3 - t2,
+        "total_s": t3 - t0,
+        "cpu_s": own.ru_utime + own.ru_stime,
+        "units": len(parts),
     }
 
 
@@ -92,7 +120,12 @@ def main() -> None:
     parser.add_argument("--forms", type=int, default=256)
     parser.add_argument("--peer-forms", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--child", choices=("split", "single"))
+    parser.add_argument(
+        "--cuda", action="store_true", help="also NVRTC for the CUDA layer (no GPU)"
+    )
+    parser.add_argument(
+        "--child", choices=("split", "single", "cuda-split", "cuda-single")
+    )
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.forms, args.child)))
@@ -103,6 +136,8 @@ def main() -> None:
         (args.peer_forms, "split"),
         (args.peer_forms, "single"),
     ]
+    if args.cuda:
+        cases += [(args.forms, "cuda-split"), (args.peer_forms * 2, "cuda-single")]
     print(f"load average before: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
     for _ in range(args.repeats):
         for case in cases:  # interleaved
@@ -124,6 +159,7 @@ def main() -> None:
             f"{med['render_s']:.1f} | {med['compiler_s']:.1f} | {med['total_s']:.1f} "
             f"| {med['cpu_s']:.1f} |"
         )
+    print("(cuda rows: NVRTC for sm_90 in this process, no GPU; CPU is the process's)")
     for key in ("compiler_s", "cpu_s"):
         single = medians[(args.peer_forms, "single")][key]
         split = medians[(args.peer_forms, "split")][key]

@@ -328,6 +328,11 @@ class KernelCache:
         except (OSError, ValueError, UnicodeDecodeError):
             return False
 
+    def has(self, key_parts: Mapping[str, str], suffix: str) -> bool:
+        """Whether a valid entry for ``key_parts`` is in the cache now."""
+        with self._lock:
+            return self._valid(self.path_for(key_parts, suffix))
+
     def _touch(self, artifact: Path) -> None:
         try:
             os.utime(artifact)

@@ -18,9 +18,12 @@ load and the Program's calls need one.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -221,28 +224,22 @@ def compile_source(
     *,
     cache: KernelCache | None = None,
     options: Sequence[str] = (),
+    precompiled: Any = None,
 ) -> CompiledModule:
     """Compile a ``KernelSource`` (``.text``, ``.digest``) for ``arch``, cached.
 
     ``arch`` ``sm_XX`` stores a cubin, ``compute_XX`` a PTX file. Raises
-    :class:`~symnb.errors.CompileError` with NVRTC's log on failure.
+    :class:`~symnb.errors.CompileError` with NVRTC's log on failure. ``precompiled``
+    (an NVRTC result for this text) is stored instead of compiling again.
     """
     cache = cache or default_cache()
     opts = tuple(nvrtc.SYMNB_OPTIONS) + tuple(options)
-    nv_version = nvrtc.version()
-    suffix = ".cubin" if arch.startswith("sm_") else ".ptx"
+    key, suffix = _module_key(source, arch, opts)
     text = source.text
-    key = {
-        "artifact": "cuda-module",
-        "source_sha256": getattr(source, "digest", None) or _sha256(text),
-        "arch": arch,
-        "options": " ".join(opts),
-        "nvrtc": ".".join(map(str, nv_version or ())),
-    }
     logs: list[str] = []
 
     def build(tmp: Path) -> None:
-        result = nvrtc.compile(text, arch, options)
+        result = precompiled or nvrtc.compile(text, arch, options)
         logs.append(result.log)
         if suffix == ".cubin":
             if not result.cubin:
@@ -262,6 +259,42 @@ def compile_source(
         seconds,
         logs[0] if logs else "",
     )
+
+
+def _module_key(source: Any, arch: str, opts: tuple) -> tuple[dict[str, str], str]:
+    """The cache key parts and file suffix of one module."""
+    key = {
+        "artifact": "cuda-module",
+        "source_sha256": getattr(source, "digest", None) or _sha256(source.text),
+        "arch": arch,
+        "options": " ".join(opts),
+        "nvrtc": ".".join(map(str, nvrtc.version() or ())),
+    }
+    return key, ".cubin" if arch.startswith("sm_") else ".ptx"
+
+
+def compile_sources(
+    sources: Sequence[Any], arch: str, *, cache: KernelCache | None = None
+) -> list[CompiledModule]:
+    """:func:`compile_source` for several modules (a layer of many forms): the ones
+    not in the cache are compiled in parallel threads first (NVRTC is thread-safe and
+    runs without the GIL; the cache serialises its own writes), then stored."""
+    cache = cache or default_cache()
+    if len(sources) > 1:
+        opts = tuple(nvrtc.SYMNB_OPTIONS)
+        missing = [s for s in sources if not cache.has(*_module_key(s, arch, opts))]
+        jobs = min(len(missing), os.cpu_count() or 1)
+        if jobs > 1:
+            with ThreadPoolExecutor(jobs) as pool:
+                results = list(
+                    pool.map(lambda s: nvrtc.compile(s.text, arch, ()), missing)
+                )
+            done = {id(s): r for s, r in zip(missing, results)}
+            return [
+                compile_source(s, arch, cache=cache, precompiled=done.get(id(s)))
+                for s in sources
+            ]
+    return [compile_source(s, arch, cache=cache) for s in sources]
 
 
 def _sha256(text: str) -> str:
@@ -307,7 +340,7 @@ class CudaProgram(Program):
         kind: str,
         dtype: str,
         device: int,
-        functions: dict[str, Callable[..., Any]],
+        functions: dict[str, Callable[..., Any]] | list[dict[str, Callable[..., Any]]],
         source: str,
         cache_hit: bool,
         compile_seconds: float,
@@ -329,7 +362,9 @@ class CudaProgram(Program):
         self.artifact = artifact
         self.arch = arch
         self.n_params = n_params
-        self._functions = functions
+        # A layer of many forms has one function set per module, launched in turn.
+        self._function_sets = functions if isinstance(functions, list) else [functions]
+        self._functions = self._function_sets[0]
         self._module = module  # keeps the loaded module alive as long as the Program
         if xp is None:
             import cupy as xp
@@ -339,17 +374,15 @@ class CudaProgram(Program):
     # -- helpers --------------------------------------------------------------------
 
     def _launch(self, name: str, n: int, args: tuple) -> None:
-        fn = self._functions.get(name)
-        if fn is None:
+        fns = [f.get(name) for f in self._function_sets]
+        if None in fns:
             raise AttributeError(
                 f"this {self.kind} program has no {name!r} entry point"
             )
         per_sm = REDUCTION_BLOCKS_PER_SM if name in _REDUCTIONS else BLOCKS_PER_SM
         grid, block = launch_config(n, self.multiprocessors, blocks_per_sm=per_sm)
-        if self._device_context is None:
-            fn(grid, block, args)
-        else:
-            with self._device_context():
+        with self._device_context() if self._device_context else nullcontext():
+            for fn in fns:  # same stream: each module sees the previous one's writes
                 fn(grid, block, args)
 
     def _zeros(self, k: int):
@@ -483,6 +516,14 @@ def _load_functions(
         return mod, {logical: mod.get_function(sym) for logical, sym in symbols.items()}
 
 
+class _Unit:
+    """One module's text of a split layer, shaped like a ``KernelSource``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.digest = _sha256(text)
+
+
 def _array_module() -> Any:
     import cupy
 
@@ -532,7 +573,10 @@ def build(
     start = time.perf_counter()
     source = render(forms, kind, dtype)
     arch = choose_arch(cc, nvrtc.version())
-    compiled = compile_source(source, arch, cache=cache)
+    # A layer of many forms comes as several modules (one per group of forms).
+    parts = [_Unit(u) for u in source.units] or [source]
+    modules = compile_sources(parts, arch, cache=cache)
+    compiled = modules[0]
     entry = dict(source.entry_points)
     symbols = {}
     for logical in ENTRY_POINTS[kind]:
@@ -543,20 +587,21 @@ def build(
                 f"(entry points: {sorted(entry)})"
             )
         symbols[logical] = symbol
-    module, functions = _load_functions(compiled.path, device, symbols)
+    loaded = [_load_functions(m.path, device, symbols) for m in modules]
+    module, functions = loaded[0]
     seconds = time.perf_counter() - start
     return CudaProgram(
         kind=kind,
         dtype=dtype,
         device=device,
-        functions=functions,
+        functions=functions if len(loaded) == 1 else [f for _, f in loaded],
         source=source.text,
-        cache_hit=compiled.cache_hit,
+        cache_hit=all(m.cache_hit for m in modules),
         compile_seconds=seconds,
         multiprocessors=int(info.get("multiprocessors") or 1),
         xp=_array_module(),
         device_context=functools.partial(_device_context, device),
-        module=module,
+        module=module if len(loaded) == 1 else [m for m, _ in loaded],
         artifact=compiled.path,
         arch=compiled.arch,
         n_params=sum(len(getattr(f, "params", ())) for f in forms),
@@ -570,6 +615,7 @@ __all__ = [
     "build",
     "choose_arch",
     "compile_source",
+    "compile_sources",
     "launch_config",
     "probe",
     "render",

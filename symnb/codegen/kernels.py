@@ -256,8 +256,9 @@ class KernelSource:
     dialect: str = "cpp"
     dtype: str = "float32"
     kind: str = "elementwise"
-    #: Separate translation units to compile and link together (C++ layers with many
-    #: forms, see :data:`LAYER_SPLIT_FORMS`); empty: ``text`` is the only unit.
+    #: Layers with many forms (see :data:`LAYER_SPLIT_FORMS`): C++ translation units
+    #: compiled and linked into one library, or complete CUDA modules (one per group
+    #: of forms, each launched in turn). Empty: ``text`` is the only unit.
     units: tuple = ()
 
     def __hash__(self) -> int:  # dict field: hash by digest
@@ -575,8 +576,6 @@ _LAYER_CONSTANT_GRADIENT = string.Template(
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
         const symnb_real* SYMNB_RESTRICT params) {
     ${column_loop}
-        const symnb_real* cj = params + offsets[j];
-        double* oj = out + offsets[j];
         switch (ids[j]) {
 ${gradient_cases}
         default: break;
@@ -588,6 +587,8 @@ ${gradient_cases}
 
 _LAYER_GRADIENT_CASE = string.Template(
     """        case ${index}: {
+            const symnb_real* cj = params + offsets[j];
+            double* oj = out + offsets[j];
             ${acc_decl}
             for (symnb_i64 r = 0; r < rows; ++r) {
                 const symnb_i64 i = r * cols + j;
@@ -656,11 +657,18 @@ def render_elementwise(dialect: str, n_params: int) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def render_layer(dialect: str, n_params: tuple[int, ...]) -> str:
+def render_layer(
+    dialect: str, n_params: tuple[int, ...], first: int = 0, total: int | None = None
+) -> str:
     """The four layer entry points: per row, one switch per run of columns that share
     a form (a SIMD loop over the run in C++; one element per thread in CUDA). The C++
     dialect switches to column-by-column SIMD loops over the rows when the forms
-    alternate too often for runs to vectorise."""
+    alternate too often for runs to vectorise.
+
+    ``first`` and ``total`` render one group of a split layer (forms ``first`` ..
+    ``first + len(n_params) - 1`` of ``total``): columns of other groups' forms are
+    left alone, ids outside ``[0, total)`` still give NaN.
+    """
     d = DIALECTS[dialect]
     statements = {  # per entry point: (statement for form i, statement for a bad id)
         "forward": (lambda i: f"y[i] = symnb_f{i}(x[i], cj);", "y[i] = SYMNB_NAN;"),
@@ -677,11 +685,15 @@ def render_layer(dialect: str, n_params: tuple[int, ...]) -> str:
         ),
     }
 
+    indices = range(first, first + len(n_params))
+
     def cases(key: str, inner: str) -> str:
         stmt, default = statements[key]
+        if total is not None:  # a group: only ids no group has are bad
+            default = f"if (ids[j] < 0 || ids[j] >= {total}) {{ {default} }}"
         out = [
             _LAYER_CASE.substitute(index=i, inner=inner, statement=stmt(i))
-            for i in range(len(n_params))
+            for i in indices
         ]
         out.append(_LAYER_DEFAULT.substitute(inner=inner, statement=default))
         return "\n".join(out)
@@ -705,7 +717,7 @@ def render_layer(dialect: str, n_params: tuple[int, ...]) -> str:
             )
         )
     grad = []
-    for i, k in enumerate(n_params):
+    for i, k in zip(indices, n_params):
         if not k:
             grad.append(f"        case {i}: break;")
             continue
@@ -984,6 +996,43 @@ def _render_split_layer(
     )
 
 
+def _render_cuda_groups(
+    forms: list, dtype: str, max_operations: int, per_unit: int
+) -> KernelSource:
+    """A CUDA layer of many forms as one complete module per group of ``per_unit``
+    forms, each with all four entry points for its own columns (NVRTC time grows
+    faster than linearly with the forms of one module: 256 forms took 130 s, sixteen
+    modules of 16 about a third of that). The Program launches every module in turn."""
+    n = len(forms)
+    units = []
+    for a in range(0, n, per_unit):
+        group = range(a, min(a + per_unit, n))
+        body = "\n".join(
+            f"/* ---- form {i} ---- */\n"
+            + _form_text(i, forms[i], dtype, True, max_operations)
+            for i in group
+        )
+        layer = render_layer("cuda", tuple(len(forms[i].params) for i in group), a, n)
+        units.append(
+            "\n".join(
+                [
+                    render_header("cuda", dtype, parallel_threshold(body)),
+                    prelude(dtype, helpers_used(body)),
+                    body,
+                    f"/* ---- entry points for forms {a} .. {group[-1]} of {n} ---- */",
+                    layer,
+                ]
+            )
+        )
+    text = "\n".join(
+        f"/* ==== module {k} of {len(units)} ==== */\n{u}" for k, u in enumerate(units)
+    )
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return KernelSource(
+        text, entry_points("layer"), digest, "cuda", dtype, "layer", tuple(units)
+    )
+
+
 def render_program(
     forms,
     kind: str,
@@ -1061,8 +1110,10 @@ def _render_by_key(
             self.inputs, self.params, self.f, self.df, self.dparams = key
 
     forms = [_F(k) for k in keys]
-    if kind == "layer" and dialect == "cpp" and len(forms) > split[0]:
-        return _render_split_layer(forms, dtype, max_operations, split[1])
+    if kind == "layer" and len(forms) > split[0]:
+        if dialect == "cpp":
+            return _render_split_layer(forms, dtype, max_operations, split[1])
+        return _render_cuda_groups(forms, dtype, max_operations, split[1])
     parts = []
     with_dparams = kind != "loss"
     for i, form in enumerate(forms):

@@ -302,9 +302,14 @@ def test_ptx_checker_flags_double_math():
 # NVRTC
 
 
+def _modules(source) -> tuple[str, ...]:
+    """The module texts of a CUDA source (a layer of many forms has several)."""
+    return source.units or (source.text,)
+
+
 def _nvrtc_check(source, dtype: str) -> None:
-    for arch in ARCHS:
-        ptx, log = nvrtc.compile_check(source.text, arch)
+    for arch, text in ((a, t) for a in ARCHS for t in _modules(source)):
+        ptx, log = nvrtc.compile_check(text, arch)
         assert log == "", f"NVRTC {arch} warnings:\n{log}"
         assert ".entry" in ptx
         for symbol in source.entry_points.values():
@@ -382,9 +387,10 @@ def test_nvrtc_error_keeps_log_and_source():
 
 
 def _nvcc(source) -> None:
-    ptx, log = nvrtc.nvcc_check(source.text, "sm_90")
-    assert ".entry" in ptx
-    assert "warning" not in log.lower(), log
+    for text in _modules(source):
+        ptx, log = nvrtc.nvcc_check(text, "sm_90")
+        assert ".entry" in ptx
+        assert "warning" not in log.lower(), log
 
 
 def _forms_for_nvcc(kind: str) -> tuple[InternalForm, ...]:
@@ -531,9 +537,20 @@ def _layer_setup(forms, dtype):
     )
 
 
+class _Modules:
+    """Calls an entry point of every module in turn (as CudaProgram launches them)."""
+
+    def __init__(self, libs: list) -> None:
+        self.libs = libs
+
+    def __getattr__(self, name: str):
+        fns = [getattr(lib, name) for lib in self.libs]
+        return lambda *args: [fn(*args) for fn in fns]
+
+
 def _check_layer_on_host(forms, dtype, workdir) -> None:
     source = render_program(tuple(forms), "layer", dialect="cuda", dtype=dtype)
-    lib = _host_library(source.text, workdir)
+    lib = _Modules([_host_library(text, workdir) for text in _modules(source)])
     ids, offsets, params, col_values = _layer_setup(forms, dtype)
     rows, cols = 97, len(ids)
     x = np.ascontiguousarray(np.repeat(_grid(rows)[:, None], cols, axis=1), dtype=dtype)
@@ -1028,3 +1045,60 @@ def test_program_calls_run_the_kernels(dtype, monkeypatch, tmp_path, host_dir):
     np.testing.assert_allclose(
         gp, 0.02 * _reference(huber.df, huber)(pd, td, 0.7), **tol
     )
+
+
+@needs_nvrtc
+@needs_cxx
+def test_layer_of_many_forms_runs_one_module_per_group(monkeypatch, tmp_path, host_dir):
+    """A layer with more forms than LAYER_SPLIT_FORMS becomes several NVRTC modules;
+    the Program launches each in turn and together they give every column."""
+    from symnb.codegen import kernels
+
+    monkeypatch.setattr(kernels, "LAYER_SPLIT_FORMS", 2)
+    monkeypatch.setattr(kernels, "LAYER_UNIT_FORMS", 2)
+    cache, _ = _pretend_gpu(monkeypatch, tmp_path)
+    sources: list = []
+    real_render = cuda.render
+
+    def recording_render(forms, kind, dt):
+        src = real_render(forms, kind, dt)
+        sources.append(src)
+        return src
+
+    loads: list = []
+
+    def host_load(path, device, symbols):
+        unit = sources[-1].units[len(loads)]  # modules load in order
+        loads.append(path)
+        lib = _host_library(unit, host_dir)
+        return lib, {n: _HostRawKernel(getattr(lib, s)) for n, s in symbols.items()}
+
+    monkeypatch.setattr(cuda, "render", recording_render)
+    monkeypatch.setattr(cuda, "_load_functions", host_load)
+    acts = local_activations()
+    forms = (acts["hardtanh"], acts["relu"], acts["swish"])
+    layer = cuda.build(forms, "layer", "float32", 0, cache=cache)
+    assert len(sources[-1].units) == 2 and len(set(loads)) == 2  # two cubins
+    ids = np.array([2, 0, 1, 2, 7], np.int32)  # 7: no such form -> NaN
+    offsets = np.array([0, 1, 3, 3, 4], np.int32)
+    params = np.array([2.0, -0.5, 0.75, 0.5, 0.0], np.float32)
+    x = np.ascontiguousarray(np.repeat(_grid(41)[:, None], 5, axis=1).astype("float32"))
+    g = np.random.default_rng(3).standard_normal(x.shape).astype(np.float32)
+    y, dy, dx = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    layer.layer_forward_derivative(x, y, dy, ids, offsets, params)
+    layer.layer_backward(x, g, dx, ids, offsets, params)
+    xd = x[:, 0].astype(np.float64)
+    swish = forms[2]
+    tol = _tol("float32")
+    for j, beta in ((0, 2.0), (3, 0.5)):
+        np.testing.assert_allclose(y[:, j], _reference(swish.f, swish)(xd, beta), **tol)
+        ref_df = _reference(swish.df, swish)(xd, beta)
+        np.testing.assert_allclose(dy[:, j], ref_df, **tol)
+        np.testing.assert_allclose(dx[:, j], g[:, j] * ref_df, **tol)
+    np.testing.assert_allclose(y[:, 1], np.clip(xd, -0.5, 0.75), **tol)
+    np.testing.assert_allclose(y[:, 2], np.maximum(xd, 0), **tol)
+    assert np.isnan(y[:, 4]).all() and np.isnan(dx[:, 4]).all()
+    out = layer.layer_constant_gradient(x, g, ids, offsets, params)
+    want = float(np.sum(g[:, 0] * _reference(swish.dparams[0], swish)(xd, 2.0)))
+    assert out[0] == pytest.approx(want, rel=1e-4)
+    assert out[1] == pytest.approx(float(np.sum(g[:, 1] * (xd <= -0.5))), rel=1e-5)
