@@ -179,6 +179,8 @@ class ActivationEditor(W.VBox):
         self.plot.listen(self.errors.guard(self._on_plot_message))
 
         self._debounce = Debounce(self.errors.guard(self.refresh), delay=debounce)
+        self._dragging = False
+        self._box_debounce = Debounce(self.errors.guard(self._sync_boxes), delay=0.25)
         self._plot_throttle = Throttle(
             self.errors.guard(self._draw_plot), interval=plot_interval
         )
@@ -365,7 +367,12 @@ class ActivationEditor(W.VBox):
         if msg.get("kind") == "constant" and name in self.sliders:
             value = float(msg["value"])
             self._ensure_range(self.sliders[name], value)
-            self.sliders[name].value = value
+            self._dragging = True  # the typed box follows once the drag pauses
+            try:
+                self.sliders[name].value = value
+            finally:
+                self._dragging = False
+            self._box_debounce()
 
     def _sync_sliders(self, names: list[str]) -> None:
         old: list[W.Widget] = []
@@ -425,11 +432,16 @@ class ActivationEditor(W.VBox):
             self._values.update(vals)
             if self._kernel is not None:
                 self._kernel.set_constants(**vals)
+        if not self._dragging:
+            self._sync_boxes()
+        self._plot_throttle()
+
+    def _sync_boxes(self) -> None:
+        """The typed-value boxes show the sliders' values."""
         for k, slider in self.sliders.items():
             box = self.value_boxes.get(k)
-            if slider is change["owner"] and box is not None:
-                box.value = round(float(change["new"]), 6)
-        self._plot_throttle()
+            if box is not None:
+                box.value = round(float(slider.value), 6)
 
     # ------------------------------------------------------------------ plot
     @staticmethod
@@ -561,6 +573,7 @@ class ActivationEditor(W.VBox):
     def close(self) -> None:
         """Cancel pending updates and close the editor and all its parts."""
         self._debounce.cancel()
+        self._box_debounce.cancel()
         self._plot_throttle.cancel()
         for child in list(self.children):
             close_tree(child)

@@ -127,6 +127,9 @@ def test_browser_slider_messages_move_the_curves(editor) -> None:
     x = np.frombuffer(editor.plot.xs, dtype=np.float32).astype(float)
     f = np.frombuffer(editor.plot.ys, dtype=np.float32)[: len(x)]
     np.testing.assert_allclose(f, x * sigmoid(2.5 * x), rtol=1e-5, atol=1e-6)
+    assert editor.value_boxes["beta"].value == 1.0  # not during the drag ...
+    editor._box_debounce.flush()
+    assert editor.value_boxes["beta"].value == 2.5  # ... once it pauses
     editor.plot._handle_custom_msg(
         {"kind": "constant", "name": "beta", "value": 30}, []
     )
