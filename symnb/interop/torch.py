@@ -372,9 +372,13 @@ def _plain(t: Tensor) -> bool:
 
 def apply(x: Tensor, constants: Tensor, handle: int, dim: int = -1) -> Tensor:
     """Run the formula or layer ``handle`` on ``x``: the custom operator under
-    torch.compile/export and for tensor subclasses, a plain autograd.Function in eager
-    mode (same kernels, same saved tensors)."""
-    if torch.compiler.is_compiling() or not (_plain(x) and _plain(constants)):
+    torch.compile/export, torch.func transforms and for tensor subclasses, a plain
+    autograd.Function in eager mode (same kernels, same saved tensors)."""
+    if (
+        torch.compiler.is_compiling()
+        or torch._C._are_functorch_transforms_active()
+        or not (_plain(x) and _plain(constants))
+    ):
         if _entry(handle).kind == "elementwise":
             return elementwise(x, constants, handle)
         return layer(x, constants, handle, dim)

@@ -339,6 +339,12 @@ def test_fake_tensors_give_shapes_only():
         assert y.shape == (3, 5) and y.dtype == torch.float32
 
 
+def test_vmap_goes_through_the_custom_operator():
+    module = swish(1.5).to_torch()
+    x = _points(torch.float32, (3, 4))
+    torch.testing.assert_close(torch.func.vmap(module)(x), x * torch.sigmoid(1.5 * x))
+
+
 # ------------------------------------------------------------------ errors
 
 
