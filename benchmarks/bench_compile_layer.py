@@ -65,15 +65,27 @@ def child(n: int, layout: str) -> dict:
     t2 = time.perf_counter()
     layer = symnb.compile_layer(acts, backend="cpp", strict=True)  # text: memoised
     t3 = time.perf_counter()
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    compilers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return _result((t0, t1, t2, t3), len(layer._program.kernel_source.units) or 1)
+
+
+def _result(times: tuple, units: int) -> dict:
+    """Phase times from the four time stamps, CPU seconds of this process and its
+    children (the compilers)."""
+    t0, t1, t2, t3 = times
+    cpu = sum(
+        r.ru_utime + r.ru_stime
+        for r in (
+            resource.getrusage(resource.RUSAGE_SELF),
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+        )
+    )
     return {
         "formulas_s": t1 - t0,
         "render_s": t2 - t1,
         "compiler_s": t3 - t2,
         "total_s": t3 - t0,
-        "cpu_s": own.ru_utime + own.ru_stime + compilers.ru_utime + compilers.ru_stime,
-        "units": len(layer._program.kernel_source.units) or 1,
+        "cpu_s": cpu,
+        "units": units,
     }
 
 
@@ -90,16 +102,7 @@ def cuda_child(n: int, symnb, kernels) -> dict:
     t2 = time.perf_counter()
     parts = [cuda._Unit(u) for u in src.units] or [src]
     cuda.compile_sources(parts, "sm_90")
-    t3 = time.perf_counter()
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    return {
-        "formulas_s": t1 - t0,
-        "render_s": t2 - t1,
-        "compiler_s": t3 - t2,
-        "total_s": t3 - t0,
-        "cpu_s": own.ru_utime + own.ru_stime,
-        "units": len(parts),
-    }
+    return _result((t0, t1, t2, time.perf_counter()), len(parts))
 
 
 def measure(n: int, layout: str) -> dict:
@@ -159,7 +162,7 @@ def main() -> None:
             f"{med['render_s']:.1f} | {med['compiler_s']:.1f} | {med['total_s']:.1f} "
             f"| {med['cpu_s']:.1f} |"
         )
-    print("(cuda rows: NVRTC for sm_90 in this process, no GPU; CPU is the process's)")
+    print("(cuda rows: NVRTC for sm_90 in this process, no GPU)")
     for key in ("compiler_s", "cpu_s"):
         single = medians[(args.peer_forms, "single")][key]
         split = medians[(args.peer_forms, "split")][key]

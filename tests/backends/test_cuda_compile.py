@@ -973,26 +973,36 @@ class _HostRawKernel:
         self.fn(*conv)
 
 
+def _run_on_host(monkeypatch, host_dir) -> tuple[list, list]:
+    """Make cuda.build load host (g++) builds of the modules it compiled, in order:
+    returns the rendered sources and the loaded paths of the last build."""
+    sources: list = []
+    loads: list = []
+    real_render = cuda.render
+
+    def recording_render(forms, kind, dt):
+        src = real_render(forms, kind, dt)
+        sources.append(src)
+        loads.clear()
+        return src
+
+    def host_load(path, device, symbols):
+        lib = _host_library(_modules(sources[-1])[len(loads)], host_dir)
+        loads.append(path)
+        return lib, {n: _HostRawKernel(getattr(lib, s)) for n, s in symbols.items()}
+
+    monkeypatch.setattr(cuda, "render", recording_render)
+    monkeypatch.setattr(cuda, "_load_functions", host_load)
+    return sources, loads
+
+
 @needs_nvrtc
 @needs_cxx
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_program_calls_run_the_kernels(dtype, monkeypatch, tmp_path, host_dir):
     """CudaProgram's argument lists drive the real kernel code (built for the host)."""
     cache, _ = _pretend_gpu(monkeypatch, tmp_path)
-    sources: list = []
-    real_render = cuda.render
-
-    def recording_render(forms, kind, dt):
-        src = real_render(forms, kind, dt)
-        sources.append(src)
-        return src
-
-    def host_load(path, device, symbols):
-        lib = _host_library(sources[-1].text, host_dir)
-        return lib, {n: _HostRawKernel(getattr(lib, s)) for n, s in symbols.items()}
-
-    monkeypatch.setattr(cuda, "render", recording_render)
-    monkeypatch.setattr(cuda, "_load_functions", host_load)
+    _run_on_host(monkeypatch, host_dir)
     tol = _tol(dtype)
     rng = np.random.default_rng(5)
 
@@ -1057,24 +1067,7 @@ def test_layer_of_many_forms_runs_one_module_per_group(monkeypatch, tmp_path, ho
     monkeypatch.setattr(kernels, "LAYER_SPLIT_FORMS", 2)
     monkeypatch.setattr(kernels, "LAYER_UNIT_FORMS", 2)
     cache, _ = _pretend_gpu(monkeypatch, tmp_path)
-    sources: list = []
-    real_render = cuda.render
-
-    def recording_render(forms, kind, dt):
-        src = real_render(forms, kind, dt)
-        sources.append(src)
-        return src
-
-    loads: list = []
-
-    def host_load(path, device, symbols):
-        unit = sources[-1].units[len(loads)]  # modules load in order
-        loads.append(path)
-        lib = _host_library(unit, host_dir)
-        return lib, {n: _HostRawKernel(getattr(lib, s)) for n, s in symbols.items()}
-
-    monkeypatch.setattr(cuda, "render", recording_render)
-    monkeypatch.setattr(cuda, "_load_functions", host_load)
+    sources, loads = _run_on_host(monkeypatch, host_dir)
     acts = local_activations()
     forms = (acts["hardtanh"], acts["relu"], acts["swish"])
     layer = cuda.build(forms, "layer", "float32", 0, cache=cache)
