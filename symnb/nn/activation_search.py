@@ -8,8 +8,8 @@ mutated), and each one is
 
 * put in canonical form by SymPy, so equal formulas (``x*sigmoid(x)`` and
   ``sigmoid(x)*x``) train once; constant and linear functions are dropped;
-* checked in float32 before any training (:func:`float32_problem`): rejected when the
-  float32 kernel gives inf/NaN where the float64 one is finite, or when the function is
+* checked before any training (:func:`float32_problem`): rejected when its float32
+  accuracy report (:func:`symnb.robust.accuracy`) fails, or when the function is
   undefined on the training range;
 * trained by :func:`symnb.nn.compare` on every data set and seed (same ``client``,
   ``store``, progress bar), and scored by its mean accuracy (loss for regression).
@@ -25,6 +25,7 @@ from __future__ import annotations
 import html
 import math
 import time
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -145,34 +146,69 @@ _WIDE = np.concatenate(
 )
 
 
-def float32_problem(activation: Any) -> str | None:
-    """Why ``activation`` should not be trained in float32, or ``None``.
+#: Seconds the accuracy analysis (:func:`symnb.robust.accuracy`) may take a candidate.
+ACCURACY_BUDGET = 1.5
 
-    f and f' are evaluated by the numpy backend's float32 and float64 kernels on
-    ``[-1e4, 1e4]`` (exponent-spaced) and on the training range ``[-10, 10]``. A problem
-    is a non-finite float32 value where float64 is finite (overflow, 0*inf, inf-inf)
-    or a non-finite float64 value on the training range (undefined there, e.g.
-    ``sqrt(x)`` for x < 0).
-    """
+
+def _kernel_values(activation: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     values = {}
     for dtype in ("float32", "float64"):
         kernel = activation.compile(backend="numpy", dtype=dtype)
-        x = _WIDE.astype(dtype)
         with np.errstate(all="ignore"):
-            f, df = kernel.forward_with_derivative(x)
+            f, df = kernel.forward_with_derivative(_WIDE.astype(dtype))
         values[dtype] = (np.asarray(f, np.float64), np.asarray(df, np.float64))
-    f32, df32 = values["float32"]
-    f64, df64 = values["float64"]
+    return values
+
+
+def check_formula(formula: str) -> str | None:
+    """:func:`float32_problem` of a formula text (a task a Dask worker can run: text
+    in, text out), or the error building it."""
+    import symnb
+
+    try:
+        return float32_problem(symnb.Activation(formula, name=formula))
+    except symnb.SymnbError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def float32_problem(activation: Any) -> str | None:
+    """Why ``activation`` should not be trained in float32, or ``None``.
+
+    1. Undefined on the training range: f or f' (numpy backend, float64) is not
+       finite somewhere on ``[-10, 10]`` (``sqrt(x)`` for x < 0).
+    2. The float32 accuracy report of :func:`symnb.robust.accuracy` fails: f or f'
+       as the kernels compute them is off the mpmath reference by more than the
+       rule somewhere on the float32 range.
+    3. When that analysis does not finish within :data:`ACCURACY_BUDGET` seconds: the
+       float32 kernel gives inf/NaN where the float64 one is finite on
+       ``[-1e4, 1e4]`` (overflow, 0*inf, inf-inf).
+    """
+    from ..robust import accuracy
+
+    values = _kernel_values(activation)
     in_range = np.abs(_WIDE) <= 10.0
-    for label, v32, v64 in (("f", f32, f64), ("f'", df32, df64)):
+    for label, v64 in zip(("f", "f'"), values["float64"]):
         bad = ~np.isfinite(v64) & in_range
         if bad.any():
             return f"{label} is not finite at x = {_WIDE[bad][0]:.3g} (float64)"
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # the analysis probes overflow
+        report = accuracy(activation, ("float32",), budget=ACCURACY_BUDGET)
+    if report.analysed:
+        for row in report.rows():
+            if row["failing"]:
+                where = f", {row['regions'][0]}" if row["regions"] else ""
+                return (
+                    f"float32 accuracy report fails: {row['what']} is above the rule "
+                    f"at {row['failing']} of {row['points']} points{where}"
+                )
+        return None
+    for label, v32, v64 in zip(("f", "f'"), values["float32"], values["float64"]):
         bad = ~np.isfinite(v32) & np.isfinite(v64)
         if bad.any():
             return (
                 f"{label} is not finite in float32 at x = {_WIDE[bad][0]:.3g} where "
-                "float64 is finite"
+                "float64 is finite (accuracy analysis over its time budget)"
             )
     return None
 
@@ -369,7 +405,7 @@ def search(
     import symnb
 
     from .compare import _split_datasets, compare
-    from .store import RunStore
+    from .store import RunStore, run_key
     from .sweep import _Progress, open_client
 
     if strategy not in ("random", "evolution"):
@@ -402,8 +438,8 @@ def search(
     trees: dict[str, tuple] = {}  # formula -> tree (for mutation)
     duplicates = 0
 
-    def admit(text: str) -> tuple[str, Any] | None:
-        """(formula, Activation) of a new, valid candidate, or None."""
+    def propose(text: str) -> str | None:
+        """The canonical formula of a new, non-trivial candidate, or None."""
         nonlocal duplicates
         import sympy as sp
 
@@ -419,43 +455,69 @@ def search(
         formula = sp.sstr(expr)
         seen[key] = formula
         problem = _structural_problem(expr)
-        act = None
-        if problem is None:
-            try:
-                act = symnb.Activation(formula, name=formula)
-                problem = float32_problem(act)
-            except symnb.SymnbError as exc:
-                problem = f"{type(exc).__name__}: {exc}"
         if problem is not None:
             rejected.append((formula, problem))
             return None
-        return formula, act
+        return formula
+
+    def admit(formulas: list[str]) -> list[tuple[str, Any]]:
+        """(formula, Activation) of those that pass the checks (run on the cluster
+        when there is one: the accuracy analysis costs up to a second each)."""
+        keys = {f: run_key({"check": f, "symnb": symnb.__version__}) for f in formulas}
+        known = run_store.get_checks(keys) if run_store is not None else {}
+        todo = [f for f in formulas if f not in known]
+        if client_obj is not None and len(todo) > 1:
+            futures = client_obj.map(check_formula, todo, pure=False)
+            problems = dict(zip(todo, client_obj.gather(futures)))
+        else:
+            problems = {f: check_formula(f) for f in todo}
+        if run_store is not None:
+            for f in todo:
+                run_store.put_check(keys[f], f, problems[f])
+        problems.update(known)
+        out = []
+        for formula in formulas:
+            problem = problems[formula]
+            if problem is None:
+                try:
+                    out.append((formula, symnb.Activation(formula, name=formula)))
+                    continue
+                except symnb.SymnbError as exc:
+                    problem = f"{type(exc).__name__}: {exc}"
+            rejected.append((formula, problem))
+        return out
 
     def draw(count: int, scores: dict[str, float], higher: bool) -> list[tuple]:
         out: list[tuple] = []
         misses = 0
         while len(out) < count and misses < 200:
-            # parents: drawn candidates (``include`` formulas have no block tree)
-            drawn = [f for f in scores if f in trees]
-            if strategy == "evolution" and len(drawn) >= 2:
-                ranked = [f for f in drawn if not math.isnan(scores[f])]
-                pool = ranked or drawn
-                picks = rng.choice(len(pool), size=min(3, len(pool)), replace=False)
-                sign = 1.0 if higher else -1.0
-                parent = max(
-                    (pool[i] for i in picks),
-                    key=lambda f: sign * _nan_low(scores[f], higher),
-                )
-                tree = _mutate(trees[parent], rng, unary, binary)
-            else:
-                tree = _random_candidate(rng, unary, binary, units)
-            admitted = admit(_text(tree))
-            if admitted is None:
-                misses += 1
-                continue
-            misses = 0
-            trees[admitted[0]] = tree
-            out.append(admitted)
+            proposals: list[tuple[str, tuple]] = []
+            while len(out) + len(proposals) < count and misses < 200:
+                # parents: drawn candidates (``include`` formulas have no block tree)
+                drawn = [f for f in scores if f in trees]
+                if strategy == "evolution" and len(drawn) >= 2:
+                    ranked = [f for f in drawn if not math.isnan(scores[f])]
+                    pool = ranked or drawn
+                    picks = rng.choice(len(pool), size=min(3, len(pool)), replace=False)
+                    parent = max(
+                        (pool[i] for i in picks),
+                        key=lambda f: (
+                            _nan_low(scores[f], higher) * (1 if higher else -1)
+                        ),
+                    )
+                    tree = _mutate(trees[parent], rng, unary, binary)
+                else:
+                    tree = _random_candidate(rng, unary, binary, units)
+                formula = propose(_text(tree))
+                if formula is None:
+                    misses += 1
+                    continue
+                misses = 0
+                proposals.append((formula, tree))
+            trees_of = dict(proposals)
+            for formula, act in admit([f for f, _ in proposals]):
+                trees[formula] = trees_of[formula]
+                out.append((formula, act))
         return out
 
     client_obj, close_client = (None, lambda: None)
@@ -474,10 +536,9 @@ def search(
         first: list[tuple[str, Any, str]] = []
         for text in baselines:
             first.append((text, text, "baseline"))
-        for text in include:
-            admitted = admit(text)
-            if admitted is not None:
-                first.append((*admitted, "include"))
+        proposed = [propose(text) for text in include]
+        for formula, act in admit([f for f in proposed if f is not None]):
+            first.append((formula, act, "include"))
         bar = _Progress(
             (len(first) + max_candidates) * per_candidate, 0, progress, True
         )

@@ -8,7 +8,8 @@ changed settings give new keys, so old and new results never mix.
 
 The file opens anywhere SQLite does (``sqlite3 runs.db``, ``pandas.read_sql``); the
 ``runs`` table has one column per scalar result and the full record (learning curves
-included) as JSON in ``record``. Only the process that drives the sweep writes (Dask
+included) as JSON in ``record``; ``checks`` keeps the outcome of the checks a search runs
+before training (formula, problem or NULL). Only the process that drives the sweep writes (Dask
 workers return their results to it), so there is one writer per sweep; SQLite's own
 locking keeps two sweeps sharing a file safe.
 """
@@ -108,6 +109,10 @@ class RunStore:
                 raise sqlite3.DatabaseError(
                     f"schema version {row[0]}, this symnb reads {SCHEMA_VERSION}"
                 )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS checks "
+                "(key TEXT PRIMARY KEY, formula TEXT, problem TEXT)"
+            )
             have = {r[1] for r in self._db.execute("PRAGMA table_info(runs)")}
             missing = [name for name, _ in _COLUMNS if name not in have]
             if missing:
@@ -157,6 +162,27 @@ class RunStore:
         marks = ",".join("?" * len(values))
         with self._db:
             self._db.execute(f"INSERT OR REPLACE INTO runs VALUES ({marks})", values)
+
+    def get_checks(self, keys: dict[str, str]) -> dict[str, str | None]:
+        """Stored outcomes of pre-training checks (``symnb.nn.search``): ``keys`` maps
+        formula -> check key; the result maps formula -> problem (``None``: passed)
+        for the formulas found."""
+        found: dict[str, str | None] = {}
+        for formula, key in keys.items():
+            row = self._db.execute(
+                "SELECT problem FROM checks WHERE key = ?", (key,)
+            ).fetchone()
+            if row is not None:
+                found[formula] = row[0]
+        return found
+
+    def put_check(self, key: str, formula: str, problem: str | None) -> None:
+        """Keep the outcome of a pre-training check (a resumed search skips it)."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO checks VALUES (?, ?, ?)",
+                (key, formula, problem),
+            )
 
     def to_pandas(self):
         """All stored runs as a ``pandas.DataFrame`` (one row per run)."""

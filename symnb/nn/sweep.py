@@ -300,7 +300,9 @@ def open_client(client: Any) -> tuple[Any, Callable[[], None]]:
                 n_workers=max(1, os.cpu_count() or 1),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                # any free port: None still binds the scheduler's HTTP server to the
+                # default 8787 (a warning when another cluster holds it)
+                dashboard_address=":0",
             )
         started = Client(cluster)
 

@@ -197,6 +197,10 @@ def test_diverging_and_non_compiling_activations_are_recorded(client):
 
 def test_search_on_the_cluster_equals_the_serial_search(client, tmp_path):
     options = dict(OPTIONS, epochs=3, seeds=(0, 1), budget=6, seed=2, population=3)
+    # blocks whose accuracy analysis is quick
+    options.update(
+        unary=("x", "-x", "x^2", "sigmoid", "tanh"), binary=("+", "*", "max")
+    )
     serial = nn.search("xor", **options)
     store = tmp_path / "search.db"
     spread = nn.search("xor", client=client, store=store, **options)
