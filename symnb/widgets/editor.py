@@ -180,6 +180,7 @@ class ActivationEditor(W.VBox):
 
         self._debounce = Debounce(self.errors.guard(self.refresh), delay=debounce)
         self._dragging = False
+        self._browser_seq: dict[str, int] = {}  # newest message per browser view
         self._box_debounce = Debounce(self.errors.guard(self._sync_boxes), delay=0.25)
         self._plot_throttle = Throttle(
             self.errors.guard(self._draw_plot), interval=plot_interval
@@ -364,6 +365,11 @@ class ActivationEditor(W.VBox):
     def _on_plot_message(self, msg: dict) -> None:
         """A value from the browser's slider."""
         name = msg.get("name")
+        session, seq = str(msg.get("session")), msg.get("seq")
+        if isinstance(seq, int):  # messages can arrive out of order: newest wins
+            if seq <= self._browser_seq.get(session, 0):
+                return
+            self._browser_seq[session] = seq
         if msg.get("kind") == "constant" and name in self.sliders:
             value = float(msg["value"])
             self._ensure_range(self.sliders[name], value)

@@ -654,6 +654,9 @@ function renderCurves({ model, el: root }) {
   box.append(sliders, canvas, readout, error);
   const inputs = {}; // name -> [range input, readout]
   let lastInput = 0;
+  // messages may arrive out of order: the kernel keeps the newest of this view's
+  const session = Math.random().toString(36).slice(2);
+  let sendSeq = 0;
 
   // The constants' sliders: values go to the kernel as custom messages, without
   // waiting for the previous one (a drag is not limited by the kernel's round trip).
@@ -677,7 +680,8 @@ function renderCurves({ model, el: root }) {
         range.addEventListener("input", () => {
           lastInput = performance.now();
           value.textContent = (+range.value).toFixed(3);
-          model.send({ kind: "constant", name: c.name, value: +range.value });
+          sendSeq += 1;
+          model.send({ kind: "constant", name: c.name, value: +range.value, session, seq: sendSeq });
         });
         row.append(name, range, value);
         sliders.appendChild(row);

@@ -261,12 +261,20 @@ def test_editor_curves_hover_and_errors(nb):
     assert abs(relu - max(x, 0.0)) < 1e-3, text
     _shot(nb, "39-editor-hover")
     # the browser's slider: a drag's input events reach the kernel and the curves
+    run_in_kernel(
+        nb,
+        "_seen = []\ned.sliders['beta'].observe("
+        "lambda c: _seen.append(c['new']), names='value')",
+    )
     frames = int(editor.locator(".symnb-curves").get_attribute("data-frames-drawn"))
     editor.locator(".symnb-constant-range").evaluate(
         """r => { for (const v of [1.5, 2, 2.5, 3]) { r.value = v;
                   r.dispatchEvent(new Event('input', {bubbles: true})); } }"""
     )
     nb.wait_for_timeout(1500)
+    seen = kernel_json(nb, "_seen")
+    # in order (a value that arrives late is dropped), the last one kept
+    assert seen == sorted(seen) and seen[-1] == 3.0, seen
     assert kernel_json(nb, "ed.constants['beta']") == 3.0
     drawn = int(editor.locator(".symnb-curves").get_attribute("data-frames-drawn"))
     assert drawn > frames

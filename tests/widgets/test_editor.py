@@ -136,6 +136,13 @@ def test_browser_slider_messages_move_the_curves(editor) -> None:
     assert editor.plot.constants[0]["max"] >= 30  # the range grew
     editor.plot._handle_custom_msg({"kind": "constant", "name": "nope", "value": 1}, [])
     assert editor.constants == {"beta": 30.0}
+    # a value that arrives after a newer one (transport reordering) is dropped
+    msg = {"kind": "constant", "name": "beta", "session": "s1"}
+    editor.plot._handle_custom_msg(dict(msg, value=4.0, seq=2), [])
+    editor.plot._handle_custom_msg(dict(msg, value=3.0, seq=1), [])
+    assert editor.constants == {"beta": 4.0}
+    editor.plot._handle_custom_msg(dict(msg, session="s2", value=2.0, seq=1), [])
+    assert editor.constants == {"beta": 2.0}  # another view counts on its own
 
 
 def test_broken_formula_keeps_the_last_good_curves(editor) -> None:
