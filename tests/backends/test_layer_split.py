@@ -5,7 +5,9 @@ fallback (issue 8, "compile_layer with 256 distinct activations")."""
 from __future__ import annotations
 
 import math
+import shutil
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -123,3 +125,15 @@ def test_forty_distinct_forms_with_the_default_split():
     per_unit = kernels.LAYER_UNIT_FORMS
     assert len(layer._program.kernel_source.units) == math.ceil(40 / per_unit) + 1
     _check_against_numpy(acts, rows=70)
+
+
+def test_a_failing_unit_is_reported_with_its_own_source(tmp_path):
+    with pytest.raises(symnb.CompileError, match="compilation failed") as info:
+        cpp.compile_units(
+            ["int symnb_ok = 1;", "this is not C++;"], tmp_path / "out.so"
+        )
+    err = info.value
+    assert err.source == "this is not C++;"
+    assert err.source_path.endswith("unit1.cpp") and "-c" in err.command
+    assert not (tmp_path / "out.so").exists()
+    shutil.rmtree(Path(err.source_path).parent)  # kept for the report; tidy up here
