@@ -250,6 +250,7 @@ class Playground(W.VBox):
         self._frames_drawn = 0
         self._acked_frame = 0  # the newest frame number the browser drew
         self._view_cost = 0.0  # running mean of the seconds one view update takes
+        self._activation_seq: dict[tuple, int] = {}  # newest activation message
         self._last_ack = 0.0
         self._last_frame = 0.0
         self._last_text = 0.0
@@ -1213,6 +1214,13 @@ class Playground(W.VBox):
         if kind == "weight":
             self.set_weight(msg["layer"], msg["source"], msg["target"], msg["value"])
             return
+        if kind == "activation" and isinstance(seq, int):
+            # messages can arrive out of order: an older choice must not win
+            key = (str(msg.get("session")), msg.get("layer"), msg.get("neuron"))
+            if seq <= self._activation_seq.get(key, 0):
+                self._send_structure(ack=seq)
+                return
+            self._activation_seq[key] = seq
         try:
             if kind == "neurons":
                 layer = int(msg["layer"])

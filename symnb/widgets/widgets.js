@@ -187,6 +187,7 @@ function renderPlayground({ model, el: root }) {
   const view = el("div", "symnb-pgv");
   root.appendChild(view);
   const st = { hidden: [], lacts: [], nacts: [], seq: 0 };
+  const session = Math.random().toString(36).slice(2); // this view's messages
   let parts = null; // DOM handles of the current structure
   let scheduled = false;
   let drawn = 0;
@@ -200,6 +201,7 @@ function renderPlayground({ model, el: root }) {
   function send(msg) {
     st.seq += 1;
     msg.seq = st.seq;
+    msg.session = session;
     model.send(msg);
   }
 

@@ -192,11 +192,17 @@ def test_structure_messages_are_acknowledged(pg, fake_nn) -> None:
     pg.wait_for_build()
     assert pg.view.ack == 6
     assert pg.model.activation == ["sigmoid", "tanh", ["tanh", "relu"]]
+    # an older activation choice that arrives late does not win
+    late = {"kind": "activation", "layer": 1, "neuron": -1, "session": "v"}
+    pg.view._handle_custom_msg(dict(late, name="relu", seq=9), [])
+    pg.view._handle_custom_msg(dict(late, name="sigmoid", seq=8), [])
+    pg.wait_for_build()
+    assert pg.model.activation[1] == "relu" and pg.view.ack == 9
     # a bad message is shown, not lost, and still acknowledged
     pg.view._handle_custom_msg(
-        {"kind": "neurons", "layer": 9, "delta": 1, "seq": 7}, []
+        {"kind": "neurons", "layer": 9, "delta": 1, "seq": 10}, []
     )
-    assert pg.view.ack == 7 and isinstance(pg.errors[-1], IndexError)
+    assert pg.view.ack == 10 and isinstance(pg.errors[-1], IndexError)
 
 
 def test_activation_change_keeps_training_while_the_backend_builds(
