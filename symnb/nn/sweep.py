@@ -398,7 +398,6 @@ def execute(
             bar.update(record, count=False)
 
         def finish(run: Run, record: dict[str, Any]) -> None:
-            # names follow this call (the key covers the formula, not its label)
             record["activation"], record["dataset"] = (
                 run.activation_name,
                 run.dataset_name,
@@ -427,7 +426,11 @@ def execute(
         finally:
             if own_bar:
                 bar.close()
-        return [dict(results[r.key]) for r in runs]
+        # names follow this call (a key covers the formula and data, not their labels)
+        return [
+            dict(results[r.key], activation=r.activation_name, dataset=r.dataset_name)
+            for r in runs
+        ]
     finally:
         if owned_store:
             store.close()

@@ -61,6 +61,15 @@ def test_rerun_with_the_same_store_trains_nothing(tmp_path, counted):
     ]
 
 
+def test_stored_runs_take_the_labels_of_the_new_call(tmp_path, counted):
+    path = tmp_path / "runs.db"
+    first = nn.compare({"a": "tanh"}, {"one": "xor"}, seeds=(0,), store=path, **OPTIONS)
+    again = nn.compare({"b": "tanh"}, {"two": "xor"}, seeds=(0,), store=path, **OPTIONS)
+    assert len(counted) == 1
+    assert (again.rows[0]["activation"], again.rows[0]["dataset"]) == ("b", "two")
+    assert again["b", "two"]["loss_mean"] == first["a", "one"]["loss_mean"]
+
+
 def test_changed_settings_get_new_keys(tmp_path, counted):
     path = tmp_path / "runs.db"
     nn.compare(["tanh"], "xor", seeds=(0,), store=path, **OPTIONS)
