@@ -5,7 +5,8 @@
     .venv/bin/python benchmarks/bench_compile_layer.py --cuda   # + NVRTC (CUDA layer)
 
 Every measurement runs in a fresh Python process with an empty kernel cache, so it
-includes building the formulas (parse, derivative), rendering the C++ and g++. The peer
+includes building the formulas (parse, derivative), symnb.robust's analysis (bounded by
+its own total budget per layer), rendering the source and the compiler. The peer
 is the single-translation-unit layout (``LAYER_SPLIT_FORMS`` raised above the number of
 forms) at ``--peer-forms`` forms; both layouts are timed there too, interleaved, and
 the table gives medians and their ratio. The load average is printed: this machine is
@@ -48,30 +49,52 @@ def formulas(n: int) -> list[str]:
     ]
 
 
+def _timed(owner, name: str, spent: dict) -> None:
+    """Wrap ``owner.name`` so that the seconds spent in it add up in ``spent[name]``."""
+    real = getattr(owner, name)
+
+    def wrapper(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            spent[name] = spent.get(name, 0.0) + time.perf_counter() - start
+
+    setattr(owner, name, wrapper)
+
+
 def child(n: int, layout: str) -> dict:
-    """One cold measurement in this (fresh) process."""
+    """One cold measurement in this (fresh) process, stage by stage: the formulas
+    (parse, derivative), the numerical-robustness analysis (``symnb.robust``, its own
+    time budget), rendering the source, and the compiler (g++, or NVRTC for cuda)."""
     sys.path.insert(0, str(ROOT))
     import symnb
+    import symnb.robust
+    from symnb.backends import cpp, cuda
     from symnb.codegen import kernels
 
     if layout.endswith("single"):
         kernels.LAYER_SPLIT_FORMS = 10**9
-    if layout.startswith("cuda"):
-        return cuda_child(n, symnb, kernels)
+    spent: dict[str, float] = {}
+    _timed(symnb.robust, "lower_all", spent)
+    _timed(cpp, "render_program", spent)
+    _timed(cpp, "compile_units", spent)
+    _timed(cuda, "compile_sources", spent)
     t0 = time.perf_counter()
     acts = [symnb.Activation(text) for text in formulas(n)]
     t1 = time.perf_counter()
-    kernels.render_program(tuple(a.internal for a in acts), "layer", "cpp", "float32")
+    if layout.startswith("cuda"):  # NVRTC only, no GPU needed
+        forms = symnb.robust.lower_all(tuple(a.internal for a in acts), "float32")
+        start = time.perf_counter()
+        src = kernels.render_program(forms, "layer", "cuda", "float32")
+        spent["render_program"] = time.perf_counter() - start
+        parts = [cuda._Unit(u) for u in src.units] or [src]
+        cuda.compile_sources(parts, "sm_90")
+        units = len(parts)
+    else:
+        layer = symnb.compile_layer(acts, backend="cpp", strict=True)
+        units = len(layer._program.kernel_source.units) or 1
     t2 = time.perf_counter()
-    layer = symnb.compile_layer(acts, backend="cpp", strict=True)  # text: memoised
-    t3 = time.perf_counter()
-    return _result((t0, t1, t2, t3), len(layer._program.kernel_source.units) or 1)
-
-
-def _result(times: tuple, units: int) -> dict:
-    """Phase times from the four time stamps, CPU seconds of this process and its
-    children (the compilers)."""
-    t0, t1, t2, t3 = times
     cpu = sum(
         r.ru_utime + r.ru_stime
         for r in (
@@ -81,28 +104,14 @@ def _result(times: tuple, units: int) -> dict:
     )
     return {
         "formulas_s": t1 - t0,
-        "render_s": t2 - t1,
-        "compiler_s": t3 - t2,
-        "total_s": t3 - t0,
+        "analysis_s": spent.get("lower_all", 0.0),
+        "render_s": spent.get("render_program", 0.0),
+        "compiler_s": spent.get("compile_units", 0.0)
+        + spent.get("compile_sources", 0.0),
+        "total_s": t2 - t0,
         "cpu_s": cpu,
         "units": units,
     }
-
-
-def cuda_child(n: int, symnb, kernels) -> dict:
-    """NVRTC only (no GPU needed): render the CUDA layer and compile its module(s)."""
-    from symnb.backends import cuda
-
-    t0 = time.perf_counter()
-    acts = [symnb.Activation(text) for text in formulas(n)]
-    t1 = time.perf_counter()
-    src = kernels.render_program(
-        tuple(a.internal for a in acts), "layer", "cuda", "float32"
-    )
-    t2 = time.perf_counter()
-    parts = [cuda._Unit(u) for u in src.units] or [src]
-    cuda.compile_sources(parts, "sm_90")
-    return _result((t0, t1, t2, time.perf_counter()), len(parts))
 
 
 def measure(n: int, layout: str) -> dict:
@@ -147,10 +156,10 @@ def main() -> None:
             runs.setdefault(case, []).append(measure(*case))
     print(f"load average after: {os.getloadavg()[0]:.1f}\n")
     print(
-        "| forms | layout | units | formulas (s) | render C++ (s) | g++ and load (s) "
-        "| total wall (s) | total CPU (s) |"
+        "| forms | layout | units | formulas (s) | robust analysis (s) | render (s) "
+        "| compiler (s) | total wall (s) | total CPU (s) |"
     )
-    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     medians = {}
     for (n, layout), rs in runs.items():
         med = {
@@ -159,10 +168,10 @@ def main() -> None:
         medians[(n, layout)] = med
         print(
             f"| {n} | {layout} | {rs[0]['units']} | {med['formulas_s']:.1f} | "
-            f"{med['render_s']:.1f} | {med['compiler_s']:.1f} | {med['total_s']:.1f} "
-            f"| {med['cpu_s']:.1f} |"
+            f"{med['analysis_s']:.1f} | {med['render_s']:.1f} | "
+            f"{med['compiler_s']:.1f} | {med['total_s']:.1f} | {med['cpu_s']:.1f} |"
         )
-    print("(cuda rows: NVRTC for sm_90 in this process, no GPU)")
+    print("(cuda rows: NVRTC for sm_90 in this process, no GPU; compiler = NVRTC)")
     for key in ("compiler_s", "cpu_s"):
         single = medians[(args.peer_forms, "single")][key]
         split = medians[(args.peer_forms, "split")][key]

@@ -23,9 +23,11 @@ C statements plus the final expressions.
 from __future__ import annotations
 
 import functools
+import math
 import string
 from dataclasses import dataclass
 
+import numpy as np
 import sympy as sp
 from sympy.codegen.ast import float32, float64, real
 from sympy.printing.c import C99CodePrinter
@@ -130,6 +132,20 @@ class KernelPrinter(C99CodePrinter):
     def literal(self, value: float) -> str:
         """A floating literal of the kernel type (``2.0F`` or ``2.0``)."""
         return self._print_Float(sp.Float(value))
+
+    def _print_Float(self, expr: sp.Float) -> str:
+        """The literal, or what it rounds to in the kernel type when it is beyond the
+        type's range: NVRTC rejects ``2.5e-121F`` ("floating constant is out of
+        range") where g++ silently gives 0, so both get 0 (or inf) spelled out."""
+        value = float(expr)  # beyond float64: inf or 0 already
+        with np.errstate(over="ignore", under="ignore"):
+            stored = float(np.float32(value)) if self.dtype == "float32" else value
+        if math.isinf(stored):
+            return "(-SYMNB_INF)" if expr.is_negative else "SYMNB_INF"
+        if stored == 0.0 and not expr.is_zero:
+            zero = super()._print_Float(sp.Float(0))
+            return f"(-{zero})" if expr.is_negative else zero
+        return super()._print_Float(expr)
 
     def _print_Integer(self, expr: sp.Integer) -> str:
         return self._print_Float(sp.Float(int(expr)))

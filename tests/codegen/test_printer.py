@@ -188,3 +188,46 @@ def test_prelude_has_same_helpers_in_both_types() -> None:
 def test_unknown_dtype_is_refused() -> None:
     with pytest.raises(ValueError):
         KernelPrinter("float16")
+
+
+@pytest.mark.parametrize(
+    ("value", "float32", "float64"),
+    [
+        ("2.5e-121", "0.0F", "2.4999999999999999e-121"),
+        ("-2.5e-121", "(-0.0F)", "-2.4999999999999999e-121"),
+        ("1e39", "SYMNB_INF", "1.0e+39"),
+        ("-1e39", "(-SYMNB_INF)", "-1.0e+39"),
+        ("1e-400", "0.0F", "0.0"),
+        ("1e400", "SYMNB_INF", "SYMNB_INF"),
+        ("1.5", "1.5F", "1.5"),
+    ],
+)
+def test_literals_beyond_the_type_print_as_what_they_round_to(value, float32, float64):
+    """NVRTC refuses 2.5e-121F ('floating constant is out of range'; g++ gives 0):
+    such a constant (a robustness regime's tail value) prints as 0 or inf."""
+    number = sp.Float(value)
+    assert KernelPrinter("float32", NAMES).doprint(number) == float32
+    assert KernelPrinter("float64", NAMES).doprint(number) == float64
+
+
+def test_out_of_range_literal_compiles_with_nvrtc() -> None:
+    try:
+        from symnb.backends import nvrtc
+    except Exception as exc:  # noqa: BLE001 - module missing or broken: skip
+        pytest.skip(f"symnb.backends.nvrtc unavailable: {exc}")
+    ok, why = nvrtc.available()
+    if not ok:
+        pytest.skip(why)
+    from symnb.codegen.kernels import render_form_functions, render_header
+
+    expr = sp.Piecewise((sp.Float("2.5e-121"), X < -40), (X * sp.exp(X), True))
+    body = render_form_functions(
+        0, (X,), (), expr, sp.diff(expr, X), (), "float32", False
+    )
+    assert "2.5e-121" not in body and "0.0F" in body
+    text = (
+        render_header("cuda", "float32")
+        + prelude("float32", printer.helpers_used(body))
+        + body
+    )
+    nvrtc.compile(text, "sm_90", ())
