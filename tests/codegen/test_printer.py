@@ -211,14 +211,10 @@ def test_literals_beyond_the_type_print_as_what_they_round_to(value, float32, fl
 
 
 def test_out_of_range_literal_compiles_with_nvrtc() -> None:
-    try:
-        from symnb.backends import nvrtc
-    except Exception as exc:  # noqa: BLE001 - module missing or broken: skip
-        pytest.skip(f"symnb.backends.nvrtc unavailable: {exc}")
-    ok, why = nvrtc.available()
-    if not ok:
-        pytest.skip(why)
     from symnb.codegen.kernels import render_form_functions, render_header
+    from tests.codegen.test_cuda_text_on_cpu import _nvrtc
+
+    nvrtc = _nvrtc()  # skips, saying why, without NVRTC
 
     expr = sp.Piecewise((sp.Float("2.5e-121"), X < -40), (X * sp.exp(X), True))
     body = render_form_functions(
