@@ -125,6 +125,10 @@ class _Probe:
         return measure.reference(self.ref, pr.inputs, pr.params, pr.values, cols)[0]
 
 
+def _ok_or_undefined(m: measure.Measurement) -> np.ndarray:
+    return m.ok | ~m.defined
+
+
 def _split(
     cand: sp.Expr,
     cur: sp.Expr,
@@ -239,6 +243,7 @@ def _improve(
                     probe.ok_at,
                     probe.ref_at,
                     deadline,
+                    lambda e: _ok_or_undefined(problem.measure(e, dtype)),
                 )
             for name, note, cand in cands:
                 m = problem.measure(cand, dtype)

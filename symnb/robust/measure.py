@@ -172,10 +172,9 @@ def _around(x0: float) -> list[float]:
         pts += [float(up), float(dn)]
     pts += [np.nextafter(x0, np.inf), np.nextafter(x0, -np.inf)]
     scale = max(1.0, abs(x0))
-    for k in range(1, 9):
-        d = scale * 10.0**-k
-        for m in (1.0, 3.0):
-            pts += [x0 + m * d, x0 - m * d]
+    for k in range(1, 11):  # distances 10**-0.8 ... 10**-8, evenly in exponent
+        d = scale * 10.0 ** (-0.8 * k)
+        pts += [x0 + d, x0 - d]
     return pts
 
 
@@ -252,7 +251,7 @@ def _mp_exp(u):
     if abs(u) < 1e4:
         return mpmath.exp(u)
     # exp(u) = 2**k exp(r): mpmath's own exp of a huge argument is slow (integer powers)
-    extra = int(mpmath.log10(abs(u))) + 10
+    extra = int(math.log10(min(float(abs(u)), 1e308))) + 10
     with mpmath.extradps(extra):
         k = int(mpmath.floor(u / mpmath.ln2))
         r = u - k * mpmath.ln2
@@ -269,6 +268,15 @@ def _guarded(fn, low, high, limit: float = 1e8):
         if u < -limit:
             return low
         return fn(u)
+
+    return g
+
+
+def _large(fn, big):
+    """fn for moderate |u|; ``big(u)`` (built on the fast exp) beyond |u| > 1e4."""
+
+    def g(u):
+        return fn(u) if abs(u) < 1e4 else big(u)
 
     return g
 
@@ -294,12 +302,14 @@ _MP_NAMESPACE = {
     "symnb_min": lambda *a: _mp_nan_or(a, min),
     "sign": lambda u: mpmath.mpf(mpmath.sign(u)),
     "log1p": mpmath.log1p,
-    "expm1": _guarded(mpmath.expm1, mpmath.mpf(-1), mpmath.inf, _MAX_EXP_ARG),
+    "expm1": _large(mpmath.expm1, lambda u: _mp_exp(u) - 1),
     "erf": _guarded(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1)),
     "erfc": _guarded(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0)),
-    "tanh": _guarded(mpmath.tanh, mpmath.mpf(-1), mpmath.mpf(1)),
-    "cosh": _guarded(mpmath.cosh, mpmath.inf, mpmath.inf),
-    "sinh": _guarded(mpmath.sinh, -mpmath.inf, mpmath.inf),
+    "tanh": _large(
+        mpmath.tanh, lambda u: mpmath.sign(u) * (1 - 2 / (1 + _mp_exp(2 * abs(u))))
+    ),
+    "cosh": _large(mpmath.cosh, lambda u: (_mp_exp(u) + _mp_exp(-u)) / 2),
+    "sinh": _large(mpmath.sinh, lambda u: (_mp_exp(u) - _mp_exp(-u)) / 2),
 }
 
 

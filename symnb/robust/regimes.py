@@ -29,7 +29,7 @@ TAYLOR_ORDER = 8
 _MAX = float(np.finfo(np.float64).max)
 
 #: Points of the dense grid that checks a branch across its boundary.
-DENSE_POINTS = 40
+DENSE_POINTS = 24
 
 #: Bisection steps when refining a threshold.
 BISECTION_STEPS = 12
@@ -224,8 +224,13 @@ def asymptotic_candidates(
     ok_at: MeasureFn,
     ref_at: Callable,
     deadline: float,
+    ok_at_samples: Callable[[sp.Expr], np.ndarray] | None = None,
 ) -> list[tuple[str, str, sp.Expr]]:
-    """Asymptotic branches at +oo / -oo where the sample points there fail."""
+    """Asymptotic branches at +oo / -oo where the sample points there fail.
+
+    ``ok_at_samples(expr)`` is the rule mask at the sample points ``x`` (their
+    references are already known); without it they are measured again with ``ok_at``.
+    """
     out = []
     for sign, direction in ((1, sp.oo), (-1, -sp.oo)):
         side = (np.sign(x) == sign) & (np.abs(x) >= 1)
@@ -234,10 +239,14 @@ def asymptotic_candidates(
         asym = numeric_asymptote(ref_at, var, sign)
         if asym is None:
             continue
-        xs = np.sort(np.abs(x[side]))
-        pts = sign * xs
-        d_ok = ok_at(expr, pts)
-        a_ok = ok_at(asym, pts)
+        order = np.argsort(np.abs(x[side]), kind="stable")
+        xs = np.abs(x[side])[order]
+        if ok_at_samples is not None:
+            d_ok = ok_at_samples(expr)[side][order]
+            a_ok = ok_at_samples(asym)[side][order]
+        else:
+            d_ok = ok_at(expr, sign * xs)
+            a_ok = ok_at(asym, sign * xs)
         # one split: direct up to |x| = xs[i], the asymptote beyond; the best split wins
         n = xs.size
         score = [int(d_ok[:i].sum() + a_ok[i:].sum()) for i in range(n + 1)]
