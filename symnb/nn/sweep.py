@@ -37,7 +37,11 @@ def _formula_entry(formula: Any) -> dict[str, Any]:
     """An Activation or Loss as text, name, constants (learnable ones marked with
     their ``per``), given derivative and surrogate."""
     learn = dict(getattr(formula, "learnable", None) or {})
+    # the named activations its text calls (symnb.formula.compose): a worker process
+    # has none of this process's names, so they travel with it
+    uses = dict(getattr(formula, "_users", None) or {})
     return {
+        "uses": {name: _formula_entry(act) for name, act in uses.items()},
         "text": formula.text,
         "name": formula.name,
         "constants": {k: float(v) for k, v in formula.constants.items()},
@@ -53,7 +57,14 @@ def _formula_from(entry: dict[str, Any], cls: Any) -> Any:
     constants: dict[str, Any] = dict(entry["constants"])
     for name, per in entry.get("learnable", {}).items():
         constants[name] = symnb.learnable(constants[name], per=per)
-    options = {k: entry[k] for k in ("derivative", "surrogate") if entry.get(k)}
+    options: dict[str, Any] = {
+        k: entry[k] for k in ("derivative", "surrogate") if entry.get(k)
+    }
+    if entry.get("uses"):
+        options["_users"] = {
+            name: _formula_from(dep, symnb.Activation)
+            for name, dep in entry["uses"].items()
+        }
     return cls(entry["text"], name=entry["name"], **options, **constants)
 
 
@@ -150,6 +161,8 @@ class Run:
 def _formula_text(act: Any) -> str:
     if isinstance(act, str) or act is None:
         return str(act)
+    if isinstance(act, dict):  # the wire format
+        return str(act["formula"]["text"])
     if isinstance(act, (list, tuple)):
         return "[" + ", ".join(_formula_text(a) for a in act) + "]"
     return str(getattr(act, "text", act))
@@ -180,9 +193,12 @@ def train_run(
     activation_name: str,
     dataset_name: str,
     keep_model: bool = False,
+    encoded: bool = False,
 ) -> dict[str, Any]:
     """Train one model and describe the run as a plain record (JSON-able except the
-    ``model`` entry that ``keep_model`` adds)."""
+    ``model`` entry that ``keep_model`` adds). ``encoded``: activation and loss are
+    in the wire format (rebuilt here, so that a formula a worker cannot read is
+    recorded as that run's error)."""
     from ..errors import SymnbError
     from .model import MLP
 
@@ -204,6 +220,9 @@ def train_run(
     }
     t0 = time.perf_counter()
     try:
+        if encoded:
+            activation = decode_activation(activation)
+            plan = dict(plan, loss=decode_loss(plan["loss"]))
         model = MLP(
             plan["sizes"],
             activation=resolve_spec(activation),
@@ -259,17 +278,11 @@ def train_remote(
     """The task a Dask worker runs: rebuild formulas from text, then :func:`train_run`."""
     import warnings
 
-    plan = dict(plan, loss=decode_loss(plan["loss"]))
     with warnings.catch_warnings():
         # a diverged run is recorded in the result; no warning in the worker log
         warnings.simplefilter("ignore", RuntimeWarning)
         return train_run(
-            decode_activation(activation),
-            data,
-            seed,
-            plan,
-            activation_name,
-            dataset_name,
+            activation, data, seed, plan, activation_name, dataset_name, encoded=True
         )
 
 

@@ -201,3 +201,17 @@ def test_formulas_travel_as_text_and_constants():
         rebuilt.compile(backend="numpy").forward(x),
         act.compile(backend="numpy").forward(x),
     )
+
+
+def test_formulas_calling_named_activations_travel_with_them():
+    from symnb.formula import compose
+
+    bump = symnb.Activation("exp(-x**2/w)", name="bump_wire", w=2.0)
+    user = symnb.Activation("x + bump_wire(x)", name="uses_bump_wire")
+    wire = json.dumps(sweep.encode_activation(user))
+    compose.unregister("bump_wire")  # as in a fresh worker process: the name is unknown
+    rebuilt = sweep.decode_activation(json.loads(wire))
+    x = np.linspace(-3, 3, 13)
+    got = rebuilt.compile(backend="numpy", dtype="float64").forward(x)
+    np.testing.assert_allclose(got, x + np.exp(-(x**2) / 2.0), rtol=1e-12)
+    assert bump.name == "bump_wire"

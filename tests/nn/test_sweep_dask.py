@@ -31,6 +31,9 @@ OPTIONS = {
     "progress": False,
 }
 SWISH = symnb.Activation("x*sigmoid(beta*x)", name="swish_b", beta=1.5)
+BUMP = symnb.Activation("exp(-x**2/w)", name="bump_sweep", w=2.0)
+# calls a name that only this process defined: the definition travels with the formula
+WITH_BUMP = symnb.Activation("x + bump_sweep(x)", name="with_bump")
 
 
 def _circles_split():
@@ -78,10 +81,11 @@ def _task_count(client, run):
 
 
 def test_distributed_rows_equal_serial_rows(client):
-    acts = ["relu", "tanh", SWISH]
+    acts = ["relu", "tanh", SWISH, WITH_BUMP]
     serial = nn.compare(acts, DATA, seeds=(0, 1), **OPTIONS)
     spread = nn.compare(acts, DATA, seeds=(0, 1), client=client, **OPTIONS)
-    assert len(spread.rows) == 6  # one row per (activation, data set)
+    assert len(spread.rows) == 8  # one row per (activation, data set)
+    assert all(r["status"] == "ok" for r in spread.runs)
     assert _without_time(spread.rows) == _without_time(serial.rows)
     assert _curves(spread) == _curves(serial)
     # the validation split of "circles" was used: val_ metrics in the history
