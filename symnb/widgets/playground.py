@@ -871,8 +871,10 @@ class Playground(W.VBox):
         loss = "bce_with_logits" if self.problem.value == "classification" else "mse"
         return sizes, layers, loss
 
-    def _new_model(self, backend: str) -> Any:
-        sizes, layers, loss = self._model_layers()
+    def _new_model(self, backend: str, spec: tuple | None = None) -> Any:
+        """A model of the current network (or of ``spec``, from
+        :meth:`_model_layers`, taken earlier on the main thread)."""
+        sizes, layers, loss = spec if spec is not None else self._model_layers()
         return build_model(
             sizes,
             layers,
@@ -964,22 +966,24 @@ class Playground(W.VBox):
             self.render()
             return
         if quick != requested:
+            spec = self._model_layers()  # taken here: the thread reads no live state
             self._builder = threading.Thread(
                 target=self._build_in_background,
-                args=(requested, generation),
+                args=(requested, generation, spec),
                 name="symnb-playground-build",
                 daemon=True,
             )
             self._builder.start()
         self._send_frame(force=True)
 
-    def _build_in_background(self, backend: str, generation: int) -> None:
+    def _build_in_background(self, backend: str, generation: int, spec: tuple) -> None:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                model = self._new_model(backend)
+                model = self._new_model(backend, spec)
         except Exception as exc:  # noqa: BLE001 - numpy keeps training; say why
-            self._report(exc)
+            if generation == self._generation:  # still the network the user wants
+                self._report(exc)
             return
         with self._lock:
             if generation != self._generation or self._model is None:

@@ -251,7 +251,7 @@ def test_structure_controls(pg, fake_nn) -> None:
     pg.add_neuron(0)
     pg.add_neuron(0)
     pg.feature_boxes["x1*x2"].value = True
-    assert fake_nn.instances[-1].sizes == [3, 5, 1]
+    assert pg.model.sizes == [3, 5, 1]
     # the last feature cannot be unchecked
     for name in ("x1", "x2", "x1*x2"):
         pg.feature_boxes[name].value = False
