@@ -167,6 +167,13 @@ class ActivationEditor(W.VBox):
             self.device.value = device
         self.backend_note = W.HTML(value=note)
         self.backend_note.add_class("symnb-backend-note")
+        self.presentation_button = W.ToggleButton(
+            value=self._presentation,
+            description="Projector",
+            icon="television",
+            tooltip="LaTeX at display size, a large plot",
+        )
+        self.presentation_button.add_class("symnb-presentation")
         self.compile_button = W.Button(
             description="Compile", button_style="primary", icon="cogs"
         )
@@ -190,6 +197,10 @@ class ActivationEditor(W.VBox):
         self.name_box.observe(self.errors.guard(self._on_name), names="value")
         self.backend.observe(self.errors.guard(self._on_backend), names="value")
         self.compile_button.on_click(self.errors.guard(lambda _b: self.compile()))
+        self.presentation_button.observe(
+            self.errors.guard(lambda c: self._apply_presentation(bool(c["new"]))),
+            names="value",
+        )
 
         super().__init__(
             [
@@ -200,7 +211,14 @@ class ActivationEditor(W.VBox):
                 self.notes,
                 self.slider_box,
                 self.plot,
-                W.HBox([self.backend, self.device, self.compile_button]),
+                W.HBox(
+                    [
+                        self.backend,
+                        self.device,
+                        self.compile_button,
+                        self.presentation_button,
+                    ]
+                ),
                 self.backend_note,
                 self.status,
                 self.output,
@@ -521,8 +539,15 @@ class ActivationEditor(W.VBox):
 
     @presentation.setter
     def presentation(self, on: bool) -> None:
-        self._presentation = bool(on)
-        self.plot.presentation = self._presentation
+        on = bool(on)
+        if self.presentation_button.value != on:
+            self.presentation_button.value = on  # its observer applies it
+        else:
+            self._apply_presentation(on)
+
+    def _apply_presentation(self, on: bool) -> None:
+        self._presentation = on
+        self.plot.presentation = on
         self._parsed_text = None
         self.refresh()
 

@@ -176,6 +176,8 @@ def test_presentation_shows_display_size_latex() -> None:
     assert ed.plot.presentation
     ed.presentation = False
     assert ed.latex.value.startswith("$f(x) = ") and not ed.plot.presentation
+    ed.presentation_button.value = True  # the toggle in the editor
+    assert ed.presentation and "$$f(x) = " in ed.latex.value and ed.plot.presentation
 
 
 @pytest.mark.parametrize(
