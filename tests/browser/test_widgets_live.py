@@ -295,6 +295,18 @@ def test_editor_curves_hover_and_errors(nb):
     _shot(nb, "40-editor-broken-formula")
     field.fill("x*sigmoid(beta*x)")
     error.wait_for(state="hidden", timeout=20_000)
+    # projector mode: LaTeX at display size, a large plot
+    normal = editor.locator(".symnb-latex mjx-container").first.bounding_box()
+    editor.locator(".symnb-presentation").first.click()
+    display = editor.locator(".symnb-latex-display mjx-container").first
+    display.wait_for(timeout=30_000)
+    nb.wait_for_function(
+        "(c) => c.width >= 800", arg=canvas.element_handle(), timeout=20_000
+    )
+    assert display.bounding_box()["height"] >= 1.4 * normal["height"], normal
+    editor.scroll_into_view_if_needed()
+    _shot(nb, "42-editor-projector")
+    editor.locator(".symnb-presentation").first.click()
 
 
 def test_projector_mode_fits_1280x720(nb):
