@@ -1208,8 +1208,9 @@ class Playground(W.VBox):
         """Messages from the browser view."""
         kind = msg.get("kind")
         seq = msg.get("seq")
-        if kind == "drawn":
-            self._frames_drawn += 1
+        if kind == "drawn":  # the browser reports frames drawn (batched)
+            draws = msg.get("draws", 1)
+            self._frames_drawn += draws if isinstance(draws, int) else 1
             self._last_ack = time.monotonic()
             frame = msg.get("frame")
             if isinstance(frame, int):
@@ -1260,7 +1261,7 @@ class Playground(W.VBox):
                 return
             # the browser draws the newest frame only: count frames not yet drawn
             in_flight = self.view.frame - self._acked_frame
-            if self._frames_drawn and in_flight > 4 and now - self._last_ack < 1.0:
+            if self._frames_drawn and in_flight > 6 and now - self._last_ack < 1.0:
                 return
         start = time.perf_counter()
         self._last_frame = now

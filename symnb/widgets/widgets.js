@@ -597,7 +597,24 @@ function renderPlayground({ model, el: root }) {
     view.dataset.framesDrawn = drawn;
     view.dataset.epoch = model.get("epoch");
     view.dataset.frame = model.get("frame");
-    model.send({ kind: "drawn", frame: model.get("frame") });
+    unacked += 1;
+    acknowledge();
+  }
+
+  // "drawn" goes to the kernel at most every ACK_MS (each message costs the kernel a
+  // busy/idle round), the newest frame always (a trailing timer).
+  const ACK_MS = 80;
+  let unacked = 0, lastAck = 0, ackTimer = null;
+  function acknowledge() {
+    const wait = lastAck + ACK_MS - performance.now();
+    if (wait > 0) {
+      if (!ackTimer) ackTimer = setTimeout(() => { ackTimer = null; acknowledge(); }, wait);
+      return;
+    }
+    if (!unacked) return;
+    lastAck = performance.now();
+    model.send({ kind: "drawn", frame: model.get("frame"), draws: unacked });
+    unacked = 0;
   }
 
   function schedule() {

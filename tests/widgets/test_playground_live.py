@@ -108,6 +108,10 @@ def test_stats_and_frames(pg) -> None:
     assert pg.stats()["epoch"] == 1 and pg.stats()["frames"] == frames + 1
     pg.view._handle_custom_msg({"kind": "drawn", "frame": pg.view.frame}, [])
     assert pg.stats()["frames_drawn"] == 1
+    pg.view._handle_custom_msg(
+        {"kind": "drawn", "frame": pg.view.frame, "draws": 3}, []
+    )
+    assert pg.stats()["frames_drawn"] == 4  # reports are batched
 
 
 def test_views_take_a_bounded_share_of_the_kernel(pg, fake_nn) -> None:
@@ -141,7 +145,7 @@ def test_frames_wait_for_a_slow_browser(pg, fake_nn) -> None:
     for _ in range(20):
         pg._view_cost = 0.0  # (cheap views: only the browser holds frames back)
         pg._send_frame()
-    assert pg.view.frame == acked + 20 + 5  # up to 4 frames not yet drawn, then wait
+    assert pg.view.frame == acked + 20 + 7  # up to 6 frames not yet drawn, then wait
 
 
 def test_to_code_rebuilds_the_same_setup(fake_nn) -> None:
