@@ -676,6 +676,24 @@ function renderCurves({ model, el: root }) {
   // messages may arrive out of order: the kernel keeps the newest of this view's
   const session = Math.random().toString(36).slice(2);
   let sendSeq = 0;
+  // at most one value every SEND_MS per constant (the newest, a trailing timer):
+  // every message costs the kernel a busy/idle round
+  const SEND_MS = 30;
+  const pendingValues = {};
+  let lastSend = 0, sendTimer = null;
+  function sendValues() {
+    const wait = lastSend + SEND_MS - performance.now();
+    if (wait > 0) {
+      if (!sendTimer) sendTimer = setTimeout(() => { sendTimer = null; sendValues(); }, wait);
+      return;
+    }
+    lastSend = performance.now();
+    for (const name of Object.keys(pendingValues)) {
+      sendSeq += 1;
+      model.send({ kind: "constant", name, value: pendingValues[name], session, seq: sendSeq });
+      delete pendingValues[name];
+    }
+  }
 
   // The constants' sliders: values go to the kernel as custom messages, without
   // waiting for the previous one (a drag is not limited by the kernel's round trip).
@@ -699,8 +717,8 @@ function renderCurves({ model, el: root }) {
         range.addEventListener("input", () => {
           lastInput = performance.now();
           value.textContent = (+range.value).toFixed(3);
-          sendSeq += 1;
-          model.send({ kind: "constant", name: c.name, value: +range.value, session, seq: sendSeq });
+          pendingValues[c.name] = +range.value;
+          sendValues();
         });
         row.append(name, range, value);
         sliders.appendChild(row);
