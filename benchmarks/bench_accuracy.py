@@ -304,6 +304,7 @@ def write_failures(path: Path, rows: list[dict]) -> None:
             f"{len(rows) - len(failing)} of {len(rows)} corpus formulas pass on numpy and "
             "cpp, float32 and float64."
         ),
+        "Reproduce one: `.venv/bin/python -m pytest tests/robust/test_corpus.py -k NAME`.",
         "",
     ]
     by_name = {e.name: e for e in ALL}

@@ -64,6 +64,8 @@ def check_entry(name: str, backend: str, dtype: str) -> list[str]:
     return out
 
 
+# the whole file takes 1-2 minutes on 2 busy cores (references ~1 s per formula, g++)
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", backend_params())
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", [e.name for e in ALL])
