@@ -230,7 +230,7 @@ def _improve(
             check_time()
             if gen == "taylor":
                 cands = regimes.taylor_candidates(
-                    start, var, params, values, probe.ok_at, deadline
+                    start, var, params, values, probe.ok_at, deadline, expr
                 )
             else:
                 cands = regimes.asymptotic_candidates(

@@ -408,10 +408,16 @@ def _digits_for(point: Sequence[float], digits: int) -> int:
     """Working digits at a point: ``digits`` plus the decimal magnitude of its inputs.
 
     ``exp(a*(x - 1))/exp(a*x)`` at x = 1e45 needs x - 1 and exp's argument reduction
-    exact to 45 more digits than the result.
+    exact to 45 more digits than the result; tiny inputs get three digits per decade.
     """
-    big = max((abs(p) for p in point if math.isfinite(p)), default=0.0)
-    return digits + (int(math.log10(big)) + 5 if big > 1.0 else 0)
+    mags = [abs(p) for p in point if math.isfinite(p) and p != 0]
+    big = max(mags, default=0.0)
+    small = min(mags, default=1.0)
+    extra = int(math.log10(big)) + 5 if big > 1.0 else 0
+    # a removable singularity at 0 cancels like x**2 or x**3: (1 - cos(x))/x**2 at 1e-20
+    # needs 40 more digits than the result
+    extra += 3 * int(-math.log10(small)) + 5 if small < 1.0 else 0
+    return min(digits + extra, 1100)
 
 
 def reference_values(

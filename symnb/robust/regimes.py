@@ -77,6 +77,13 @@ def _denominator_roots(expr: sp.Expr, var: sp.Symbol) -> list[sp.Expr]:
             try:
                 poly = sp.Poly(node.base, var)
             except sp.PolynomialError:
+                # not a polynomial (expm1(x), sin(x)): 0 is the common removable point
+                try:
+                    at0 = node.base.xreplace({var: sp.Integer(0)})
+                except Exception:  # noqa: BLE001 - cannot tell: no root
+                    at0 = None
+                if at0 is not None and at0.is_zero and sp.Integer(0) not in roots:
+                    roots.append(sp.Integer(0))
                 continue
             if poly.degree() > 2:
                 continue
@@ -110,11 +117,16 @@ def taylor_candidates(
     values: tuple,
     ok_at: MeasureFn,
     deadline: float,
+    series_of: sp.Expr | None = None,
 ) -> list[tuple[str, str, sp.Expr]]:
-    """Taylor branches around the real zeros of denominators, radius by measurement."""
+    """Taylor branches around the real zeros of denominators, radius by measurement.
+
+    The polynomial is the series of ``series_of`` (the unrewritten expression, equal to
+    ``expr`` and usually much cheaper to expand) when given.
+    """
     out = []
     subs = {p: sp.Float(v) for p, v in zip(params, values)}
-    body = _main_branch(expr)
+    body = _main_branch(expr if series_of is None else series_of)
     for x0 in _denominator_roots(body, var):
         if time.perf_counter() > deadline:
             break
@@ -188,9 +200,9 @@ def numeric_asymptote(
     """The asymptote c or a*x + b at sign*oo, read off high-precision values far out.
 
     ``ref_at`` gives reference values (mpmath, 40 digits) at points; the value is taken
-    as a constant when it no longer changes from 1e20 to 1e60, as a line when f/x and
-    f - a x no longer change from 1e8 to 1e12 (a is rounded to a float64, b measured
-    as the value at 1e12 minus a*1e12 in high precision).
+    as a constant when it no longer changes from 1e20 to 1e60, as the line through the
+    values at 1e11 and 1e12 (slope rounded to a float64) when that line also matches the
+    values at 1e8 to 1e10.
     """
     far = sign * 10.0 ** np.array([20.0, 30.0, 45.0, 60.0])
     v = [float(t) for t in ref_at(far)]
@@ -201,16 +213,15 @@ def numeric_asymptote(
     if vm is None or any(not mpmath.isfinite(t) for t in vm):
         return None
     with mpmath.workdps(60):
-        slopes = [float(t / mpmath.mpf(float(m))) for t, m in zip(vm, mid)]
-        if not _converged(slopes, 1e-9):
-            return None
-        a = slopes[-1]
-        intercepts = [
-            float(t - mpmath.mpf(a) * mpmath.mpf(float(m))) for t, m in zip(vm, mid)
-        ]
-    if not _converged(intercepts[-3:], 1e-9):
-        return None
-    b = intercepts[-1]
+        xm = [mpmath.mpf(float(m)) for m in mid]
+        # the line through the two farthest points, checked at the nearer ones
+        slope = (vm[-1] - vm[-2]) / (xm[-1] - xm[-2])
+        a = float(slope)
+        b = float(vm[-1] - mpmath.mpf(a) * xm[-1])
+        for t, m in zip(vm[:-2], xm[:-2]):
+            pred = mpmath.mpf(a) * m + b
+            if abs(t - pred) > 1e-6 * max(1.0, abs(b)) + 1e-12 * abs(t):
+                return None
     return sp.Float(a, 17) * var + sp.Float(b, 17)
 
 
