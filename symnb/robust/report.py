@@ -91,6 +91,8 @@ def _fmt_ulps(v: float) -> str:
         return "inf"
     if v >= 1e6:
         return f"{v:.2e}"
+    if v < 0.01:  # below a hundredth of an ulp: exact for all purposes
+        return "0"
     return f"{v:.3g}"
 
 
