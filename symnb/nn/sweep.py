@@ -457,7 +457,6 @@ def _execute_dask(
     client, close = open_client(client)
     try:
         scattered: dict[int, Any] = {}
-        futures = {}
         for run in todo:
             # arrays travel once per data set, as a task of their own: unlike
             # scattered data, the scheduler can recompute it when its worker dies
@@ -465,20 +464,19 @@ def _execute_dask(
                 scattered[id(run.data)] = client.submit(
                     _data_of, run.data, key=f"symnb-data-{uuid.uuid4().hex}"
                 )
-            data = scattered[id(run.data)]
-            plan = dict(run.plan, loss=encode_loss(run.plan["loss"]))
-            future = client.submit(
-                train_remote,
-                encode_activation(run.activation),
-                data,
-                run.seed,
-                plan,
-                run.activation_name,
-                run.dataset_name,
-                key=f"symnb-run-{run.key[:12]}-{uuid.uuid4().hex[:8]}",
-                pure=False,
-            )
-            futures[future] = run
+        # one map call: one message to the scheduler for the whole sweep
+        submitted = client.map(
+            train_remote,
+            [encode_activation(run.activation) for run in todo],
+            [scattered[id(run.data)] for run in todo],
+            [run.seed for run in todo],
+            [dict(run.plan, loss=encode_loss(run.plan["loss"])) for run in todo],
+            [run.activation_name for run in todo],
+            [run.dataset_name for run in todo],
+            key=[f"symnb-run-{run.key[:12]}-{uuid.uuid4().hex[:8]}" for run in todo],
+            pure=False,
+        )
+        futures = dict(zip(submitted, todo))
         pending = as_completed(futures)
         try:
             for future in pending:
