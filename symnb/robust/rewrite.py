@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symnb.formula.functions import logsigmoid, sigmoid, softplus
+from symnb.formula.functions import expm1, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
 
 # ------------------------------------------------------------------ helpers
@@ -213,6 +213,24 @@ def distribute_exponentials(expr: sp.Expr) -> sp.Expr:
     return _bottom_up(expr, _distribute_exp)
 
 
+def collect_exponentials(expr: sp.Expr) -> sp.Expr:
+    """Sums of exponential terms with a common exp(u) factor it out: no inf - inf.
+
+    ``exp(x)/x - expm1(x)/x**2`` -> ``exp(x)*(1/x - 1/x**2) + 1/x**2``.
+    """
+
+    def rule(e: sp.Expr) -> sp.Expr:
+        if not isinstance(e, sp.Add) or not e.has(sp.exp, expm1):
+            return e
+        opened = sp.expand_mul(e.replace(expm1, lambda u: sp.exp(u) - 1))
+        exps = sorted(opened.atoms(sp.exp), key=sp.default_sort_key)
+        if not exps:
+            return e
+        return sp.collect(opened, exps)
+
+    return _bottom_up(expr, rule)
+
+
 def factor_dominant_exp(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """(r + exp(v))**p, p < 0 -> exp(p v) (r exp(-v) + 1)**p where v > 0."""
 
@@ -266,6 +284,14 @@ EXACT_REWRITES = (
         lambda e, v: distribute_exponentials(e),
     ),
     (
+        "collect_exponentials",
+        (
+            "terms sharing an exponential factor are collected under it, so two "
+            "overflowing terms never subtract (inf - inf)"
+        ),
+        lambda e, v: collect_exponentials(e),
+    ),
+    (
         "factor_dominant_exp",
         (
             "a sum with an exponential raised to a negative power is divided by that "
@@ -277,6 +303,7 @@ EXACT_REWRITES = (
 
 __all__ = [
     "EXACT_REWRITES",
+    "collect_exponentials",
     "distribute_exponentials",
     "factor_dominant_exp",
     "log_forms",

@@ -491,3 +491,18 @@ def test_strict_accuracy_refuses_an_inaccurate_formula():
     good.compile(backend="numpy", dtype="float32", accuracy="strict")
     with pytest.raises(ValueError, match="accuracy="):
         good.compile(backend="numpy", accuracy="exact")
+
+
+def test_collected_exponentials_avoid_inf_minus_inf():
+    act = symnb.Activation("(exp(x) - 1)/x", name="exprel")
+    _, report = lower_with_report(act.internal, "float64")
+    assert "collect_exponentials" in report.targets[1].rewrites
+    kernel = act.compile(backend="numpy", dtype="float64")
+    x = np.array([700.0, 1e7, 1e-3])
+    _, dy = kernel.forward_with_derivative(x)
+
+    def fn(t):
+        return mp.expm1(t) / t
+
+    for xi, got in zip(x, dy):
+        assert _within(float(got), _ref(fn, xi, 1), xi, _ref(fn, xi, 2), "float64")
