@@ -11,7 +11,13 @@ from typing import Any
 
 from symnb.backends.kernel import Kernel, LayerKernel, LossKernel
 from symnb.backends.select import compile_layer
-from symnb.errors import BackendUnavailable, CompileError, FormulaError, SymnbError
+from symnb.errors import (
+    BackendUnavailable,
+    CompileError,
+    FormulaError,
+    ModelFileError,
+    SymnbError,
+)
 from symnb.formula.formula import (
     Activation,
     Learnable,
@@ -73,6 +79,7 @@ __all__ = [
     "Learnable",
     "Loss",
     "LossKernel",
+    "ModelFileError",
     "SymnbError",
     "activation",
     "compile_layer",
