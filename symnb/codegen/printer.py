@@ -483,6 +483,33 @@ def _hoist_power_bases(
     return out, new_results
 
 
+def _inline_reciprocals(
+    assignments: list, results: list
+) -> tuple[list, list]:
+    """Put shared reciprocals ``t = 1/b`` back into their uses as divisions.
+
+    CSE turns ``sin(x)/x`` and ``cos(x)/x`` into ``t = 1/x`` times each numerator;
+    ``1/x`` overflows for tiny (subnormal) ``x`` although every quotient is finite,
+    so ``inf*0``-like results appear that the typed formula never had. A division
+    per use costs little next to a wrong value.
+    """
+    kept: list = []
+    subs: dict = {}
+    for sym, rhs in assignments:
+        rhs = rhs.xreplace(subs) if subs else rhs
+        if (
+            isinstance(rhs, sp.Pow)
+            and rhs.exp.is_Integer
+            and rhs.exp < 0
+        ):
+            subs[sym] = rhs
+            continue
+        kept.append((sym, rhs))
+    if not subs:
+        return assignments, results
+    return kept, [r.xreplace(subs) for r in results]
+
+
 @functools.lru_cache(maxsize=512)
 def lower(
     exprs: tuple[sp.Expr, ...],
@@ -517,9 +544,8 @@ def lower(
         ) from None
     except Exception as exc:  # noqa: BLE001 - any SymPy failure is the formula's
         raise FormulaError(f"could not compile {what}: {exc}") from None
-    assignments, reduced = _hoist_power_bases(
-        list(assignments), list(reduced), temps_names
-    )
+    assignments, reduced = _inline_reciprocals(list(assignments), list(reduced))
+    assignments, reduced = _hoist_power_bases(assignments, reduced, temps_names)
     n_ops = count_operations([rhs for _, rhs in assignments] + list(reduced))
     if n_ops > max_operations:
         raise FormulaError(
