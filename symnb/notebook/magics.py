@@ -88,7 +88,10 @@ def _format_formula_error(
             f"declare it as a constant: {definition.name}"
             f"({', '.join(definition.inputs)}; {', '.join(consts)}) = ..."
         )
-    if suggestion:
+    if suggestion:  # in a cell, replace=True is spelled --replace
+        suggestion = suggestion.replace(
+            "pass replace=True", "add --replace to the %%symact line"
+        )
         out.append(f"hint: {suggestion}")
     return "\n".join(out)
 
@@ -155,6 +158,12 @@ class SymnbMagics(Magics):
     @argument(
         "-q", "--quiet", action="store_true", help="show only one status line each"
     )
+    @argument(
+        "--replace",
+        action="store_true",
+        help="let a definition replace a library activation of the same name "
+        "(later formulas then use yours)",
+    )
     @argument("-h", "--help", action="store_true", help="show this help")
     @line_cell_magic
     def symact(self, line: str, cell: str | None = None) -> None:
@@ -171,7 +180,9 @@ class SymnbMagics(Magics):
             my_mse(y_pred, y_true) = (y_pred - y_true)**2
 
         One definition per line, ``name(x; k=v, ...) = formula``; blank lines and ``\\``
-        line continuations are allowed (see ``symnb.notebook.syntax``). Each name is
+        line continuations are allowed (see ``symnb.notebook.syntax``). A name that
+        shadows a library activation with a different function (``gelu(x) = 2*x``) is
+        refused unless ``--replace`` is given; then later formulas use yours. Each name is
         bound in the notebook as a ``symnb.Activation`` (``--loss``: ``symnb.Loss``)
         whose compiled kernel is its ``.kernel``; when a definition is wrong, nothing is
         bound.
@@ -229,7 +240,7 @@ class SymnbMagics(Magics):
         cell_lines = [f"%%symact {line}".rstrip()] + cell.replace("\r\n", "\n").split(
             "\n"
         )
-        built = self._build_all(definitions, cell_lines, args.loss)
+        built = self._build_all(definitions, cell_lines, args.loss, args.replace)
         kernels = self._compile_all(built, args, backend, device)
 
         # all definitions are good: bind them, then show them
@@ -285,9 +296,15 @@ class SymnbMagics(Magics):
             )
 
     def _build_all(
-        self, definitions: list[Any], cell_lines: list[str], loss: bool
+        self,
+        definitions: list[Any],
+        cell_lines: list[str],
+        loss: bool,
+        replace: bool = False,
     ) -> list[tuple[Any, Any, list[str]]]:
-        """Build every Activation/Loss; on any FormulaError, raise one UsageError."""
+        """Build every Activation/Loss; on any FormulaError, raise one UsageError.
+
+        ``replace`` (``--replace``) lets a name shadow a library activation."""
         import symnb
         from symnb.errors import FormulaError
 
@@ -300,7 +317,7 @@ class SymnbMagics(Magics):
                 constants = {c.name: c.as_value() for c in d.constants}
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
-                    obj = cls(text, name=d.name, **constants)
+                    obj = cls(text, name=d.name, replace=replace, **constants)
             except FormulaError as exc:
                 errors.append(_format_formula_error(exc, d, moves, cell_lines))
                 continue

@@ -577,3 +577,30 @@ def test_symact_names_are_usable_in_later_formulas(shell):
     finally:
         compose.unregister("cbump")
         compose.unregister("ctwice")
+
+
+def test_symact_replace_shadows_a_library_activation(shell):
+    """Without --replace a shadowing cell is refused at its line and binds nothing;
+    with --replace later formulas use the user's definition."""
+    from symnb.formula import compose
+
+    shell.user_ns.pop("softsign", None)
+    cell = "cok(x) = x\nsoftsign(x) = 3*x"
+    try:
+        with pytest.raises(UsageError, match="shadows the library") as err:
+            run(shell, "--no-compile -q", cell)
+        # line 1 is the %%symact line, so the second definition is line 3
+        assert "(line 3, column" in str(err.value)
+        assert "softsign(x) = 3*x" in str(err.value)
+        assert "add --replace to the %%symact line" in str(err.value)
+        assert "softsign" not in shell.user_ns and "cok" not in shell.user_ns
+        run(shell, "--no-compile -q --replace", cell)
+        run(shell, "--backend numpy -q", "cuse(x) = softsign(x) + 1")
+        x = np.array([-2.0, 0.0, 0.5], dtype=np.float32)
+        k = shell.user_ns["cuse"].kernel
+        np.testing.assert_allclose(k.forward(x), 3 * x + 1, rtol=1e-6)
+        g = np.ones(3, dtype=np.float32)
+        np.testing.assert_allclose(k.backward(x, g), np.full(3, 3.0), rtol=1e-6)
+    finally:
+        for name in ("cok", "softsign", "cuse"):
+            compose.unregister(name)
