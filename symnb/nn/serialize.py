@@ -4,7 +4,10 @@ Contents: ``meta`` (a JSON text: format tag and version, sizes, dtype, task, bac
 the activation formulas as text with their constants and learnable markers, the loss),
 the flat ``parameters`` array (weights, biases, learned constants), and ``mask_<i>`` for
 masked layers. Loading parses the formulas again (through the safe parser) and
-recompiles the kernels.
+recompiles the kernels. A formula that calls named activations (``gelu(x) + my_act(x)``)
+stores each of them under ``uses`` (text, constant values, derivative, surrogate), so it
+loads in a fresh process with the same functions and derivatives; loading reads no
+session name and registers none.
 
 A file is not trusted: every field is checked, array sizes are compared with the
 declared network from the ``.npy`` headers before anything is decompressed or allocated
@@ -53,7 +56,29 @@ def _activation_entry(act: Any) -> dict[str, Any]:
         },
         "derivative": getattr(act, "derivative_text", None),
         "surrogate": getattr(act, "surrogate", None),
+        "uses": _uses_entries(act),
     }
+
+
+def _uses_entries(act: Any) -> dict[str, Any]:
+    """The named activations ``act`` calls (``gelu(x) + my_act(x)``), each saved with
+    its own text, constant values, derivative and surrogate (and what it calls in
+    turn): the file then reads back in a fresh process, without the session's names,
+    and a name that replaced a library activation keeps the user's meaning."""
+    uses: dict[str, Any] = {}
+    for name, dep in (getattr(act, "_users", None) or {}).items():
+        form = dep.internal  # the values it was composed with (learnables fixed)
+        uses[name] = {
+            "text": dep.text,
+            "name": dep.name,
+            "constants": {
+                k: float(v) for k, v in zip(form.param_names, form.param_values)
+            },
+            "derivative": dep.derivative_text,
+            "surrogate": dep.surrogate,
+            "uses": _uses_entries(dep),
+        }
+    return uses
 
 
 def model_to_arrays(model: Any) -> dict[str, np.ndarray]:
@@ -185,11 +210,52 @@ def _read_meta(members: NpzMembers) -> _Fields:
     return fields
 
 
+MAX_USES_DEPTH = 8
+MAX_USES = 64
+
+
+def _read_uses(fields: _Fields, budget: list[int], depth: int = 0) -> dict[str, Any]:
+    """The named activations an entry calls, rebuilt (not registered) from the file
+    alone; a broken one is a ``ModelFileError``, never a library substitute."""
+    table = fields.get("uses", (dict,), {})
+    if table and depth >= MAX_USES_DEPTH:
+        fields.fail(f"nests named activations deeper than {MAX_USES_DEPTH}", "uses")
+    uses: dict[str, Any] = {}
+    for name, entry in table.items():
+        budget[0] -= 1
+        if budget[0] < 0:
+            fields.fail(f"lists more than {MAX_USES} named activations", "uses")
+        if not (name.isascii() and name.isidentifier()):
+            fields.fail(f"names {name!r:.40}, not an activation name", "uses")
+        sub = _Fields(fields.path, f"{fields.where}uses[{name!r}] ", entry)
+        kwargs: dict[str, Any] = {"expr": sub.text("text", optional=False)}
+        for key in ("derivative", "surrogate"):
+            value = sub.text(key)
+            if value is not None:
+                kwargs[key] = value
+        constants = sub.number_map("constants")
+        if any(k in ("expr", "name", "derivative", "surrogate") for k in constants):
+            sub.fail("has a reserved constant name", "constants")
+        inner = _read_uses(sub, budget, depth + 1)
+        try:
+            uses[name] = _symnb().Activation(
+                **kwargs, name=name, _register=False, _users=inner, **constants
+            )
+        except (ValueError, TypeError) as exc:
+            sub.fail(f"cannot be rebuilt: {exc}")
+    return uses
+
+
 def _activation_kwargs(path: str, index: int, entry: Any) -> dict[str, Any]:
-    """Arguments of ``symnb.Activation`` for entry ``index`` of the activation table."""
+    """Arguments of ``symnb.Activation`` for entry ``index`` of the activation table.
+
+    The entry is rebuilt with the named activations the file lists (``_users``), never
+    the session's, and is not registered: loading changes no name of the session."""
     symnb = _symnb()
     fields = _Fields(path, f"activation {index} ", entry)
     kwargs: dict[str, Any] = {"expr": fields.text("text", optional=False)}
+    kwargs["_users"] = _read_uses(fields, [MAX_USES])
+    kwargs["_register"] = False
     for key in ("name", "derivative", "surrogate"):
         value = fields.text(key)
         if value is not None:
@@ -205,7 +271,7 @@ def _activation_kwargs(path: str, index: int, entry: Any) -> dict[str, Any]:
             learned.get(name, constants.get(name, 0.0)), per=per
         )
     for name in constants:
-        if name in ("expr", "name", "derivative", "surrogate"):
+        if name in ("expr", "name", "derivative", "surrogate") or name[:1] == "_":
             fields.fail(f"has a constant named {name!r}", "constants")
     return {**kwargs, **constants}
 

@@ -433,3 +433,112 @@ def test_every_library_activation_round_trips(tmp_path):
     np.testing.assert_array_equal(
         loaded.hidden_outputs(X)[0], model.hidden_outputs(X)[0]
     )
+
+
+_LOAD_IN_FRESH_PROCESS = """
+import sys, numpy as np
+from symnb import nn
+from symnb.formula import compose
+m = nn.load(sys.argv[1])
+d = np.load(sys.argv[2])
+loss, grad = m.loss_and_gradient(d["X"], d["y"])
+acts = [m.layers[0].activation.activations[i] for i in (0, 1)]
+fd = [a.compile(backend="numpy", dtype="float64").forward_with_derivative(d["t"])
+      for a in acts]
+np.savez(sys.argv[3], out=m.decision_function(d["X"]), loss=loss, grad=grad,
+         f=np.array([p[0] for p in fd]), df=np.array([p[1] for p in fd]),
+         names=np.array([a.name for a in acts]), registered=len(compose.registered()))
+"""
+
+
+def test_composed_activations_load_in_a_fresh_process(tmp_path):
+    """An MLP whose activations call session-named activations (a kink, a step with a
+    surrogate, a name that replaced a library activation) loads in a process without
+    those names with the same outputs, gradients and derivative conventions."""
+    import subprocess
+    import sys
+
+    from symnb.formula import compose
+
+    names = ("cmp_kink", "cmp_step", "softsign", "cmp_one", "cmp_two")
+    try:
+        symnb.Activation("Max(0, x) + a*Min(0, x)", name="cmp_kink", a=0.2)
+        symnb.Activation("x + sign(x)", name="cmp_step", surrogate="sigmoid")
+        symnb.Activation("2*x + sin(x)", name="softsign", replace=True)
+        one = symnb.Activation("gelu(x) + cmp_kink(x) + cmp_step(x)", name="cmp_one")
+        two = symnb.Activation(
+            "c*softsign(x) + cmp_kink(2*x)", name="cmp_two", c=symnb.learnable(0.5)
+        )
+        model = nn.MLP(
+            [3, 4, 1],
+            activation=[[one, two, one, two]],
+            loss="mse",
+            backend="numpy",
+            dtype="float64",
+            seed=3,
+        )
+        rng = np.random.default_rng(0)
+        X, y = rng.normal(size=(16, 3)), rng.normal(size=(16, 1))
+        t = np.array([-1.5, -0.25, 0.0, 0.25, 1.5])
+        path, data, result = (tmp_path / n for n in ("m.npz", "d.npz", "r.npz"))
+        model.save(path)
+        np.savez(data, X=X, y=y, t=t)
+        loss, grad = model.loss_and_gradient(X, y)
+        fd = [
+            a.compile(backend="numpy", dtype="float64").forward_with_derivative(t)
+            for a in (one, two)
+        ]
+    finally:
+        for name in names:
+            compose.unregister(name)
+    done = subprocess.run(
+        [sys.executable, "-c", _LOAD_IN_FRESH_PROCESS, path, data, result],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    r = np.load(result)
+    assert list(r["names"]) == ["cmp_one", "cmp_two"]
+    assert int(r["registered"]) == 0  # loading binds no session name
+    np.testing.assert_allclose(r["out"], model.decision_function(X), rtol=1e-12)
+    np.testing.assert_allclose(r["loss"], loss, rtol=1e-12)
+    np.testing.assert_allclose(r["grad"], grad, rtol=1e-12, atol=1e-15)
+    # kinks (t = 0) and the step's surrogate derivative as in the saving process
+    np.testing.assert_allclose(r["f"], [p[0] for p in fd], rtol=1e-12)
+    np.testing.assert_allclose(r["df"], [p[1] for p in fd], rtol=1e-12)
+    # independent references: the user's softsign (2x + sin x), not the library's
+    c, x = 0.5, t
+    kink2 = np.where(2 * x > 0, 2 * x, 0.2 * 2 * x)
+    np.testing.assert_allclose(r["f"][1], c * (2 * x + np.sin(x)) + kink2, rtol=1e-6)
+    dkink2 = np.where(x > 0, 2.0, 0.4)
+    np.testing.assert_allclose(
+        r["df"][1][t != 0], (c * (2 + np.cos(x)) + dkink2)[t != 0], rtol=1e-6
+    )
+
+
+def test_composed_activation_entry_must_be_complete(saved, tmp_path):
+    """A saved composite whose named activation is missing from the file fails to
+    load with one ModelFileError; no library or session function is used instead."""
+    from symnb.formula import compose
+
+    try:
+        symnb.Activation("x + 1", name="cmp_gone")
+        act = symnb.Activation("cmp_gone(x)*2", name="cmp_user")
+        model = nn.MLP([1, 2, 1], activation=act, backend="numpy", seed=0)
+        path = tmp_path / "c.npz"
+        model.save(path)
+        with np.load(path) as f:
+            meta = json.loads(str(f["meta"][()]))
+            arrays = {k: f[k] for k in f.files}
+        assert meta["activations"][0]["uses"]["cmp_gone"]["text"] == "x + 1"
+        del meta["activations"][0]["uses"]["cmp_gone"]
+        arrays["meta"] = np.array(json.dumps(meta))
+        np.savez(tmp_path / "broken.npz", **arrays)
+        # cmp_gone is still registered in this session; the file must not borrow it
+        with pytest.raises(ModelFileError, match="cmp_gone"):
+            nn.load(tmp_path / "broken.npz")
+    finally:
+        compose.unregister("cmp_gone")
+        compose.unregister("cmp_user")
