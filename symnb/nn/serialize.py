@@ -34,7 +34,10 @@ from symnb.formula.formula import Learnable
 from .safe_npz import NpzMembers
 
 FORMAT_TAG = "symnb.nn.MLP"
-FORMAT_VERSION = 1
+#: 2: activation entries may list the named activations they call (``uses``); a file
+#: with such entries is written as version 2, so that an older symnb, which would read
+#: the names with the library's meaning, refuses it. Other files stay version 1.
+FORMAT_VERSION = 2
 
 
 def _symnb():
@@ -100,7 +103,7 @@ def model_to_arrays(model: Any) -> dict[str, np.ndarray]:
         layers.append(ids)
     meta = {
         "format": FORMAT_TAG,
-        "version": FORMAT_VERSION,
+        "version": 2 if any(entry["uses"] for entry in table) else 1,
         "symnb_version": getattr(symnb, "__version__", "?"),
         "sizes": model.sizes,
         "dtype": model.dtype.name,

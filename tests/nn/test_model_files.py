@@ -533,6 +533,7 @@ def test_composed_activation_entry_must_be_complete(saved, tmp_path):
             meta = json.loads(str(f["meta"][()]))
             arrays = {k: f[k] for k in f.files}
         assert meta["activations"][0]["uses"]["cmp_gone"]["text"] == "x + 1"
+        assert meta["version"] == 2  # an older symnb refuses the file
         del meta["activations"][0]["uses"]["cmp_gone"]
         arrays["meta"] = np.array(json.dumps(meta))
         np.savez(tmp_path / "broken.npz", **arrays)
