@@ -64,11 +64,49 @@ def check_entry(name: str, backend: str, dtype: str) -> list[str]:
     return out
 
 
+# Open defects of the robustness stage (issue 8 stays open until these pass). Each is a
+# strict xfail: the test still runs, and the suite fails as soon as one starts passing,
+# so this list cannot go stale. Reasons name what is wrong, not a workaround.
+_OPEN = {
+    "pelu": (
+        ("cpp",),
+        "a/b*x at the float max: an intermediate of the cpp operation order overflows",
+    ),
+    "hard_swish": (
+        ("numpy", "cpp"),
+        "f' one ulp below the kink at 3: the branch is chosen on the rounded x + 3",
+    ),
+    "siren": (
+        ("numpy", "cpp"),
+        "sin(w0*x) at the float max: the argument w0*x overflows to inf",
+    ),
+    "exprel": (
+        ("numpy", "cpp"),
+        "(exp(x)-1)/x where exp(x) overflows but the quotient is finite: no "
+        "exp(x - log x) regime yet",
+    ),
+}
+_OPEN_FLOAT64 = {
+    "pau_5_4": "f' at subnormal x: b1*x underflows to 0, so sign(b1*x) picks no side",
+}
+
+
+def _open_defect(name: str, dtype: str, backend: str) -> str | None:
+    if name in _OPEN and backend in _OPEN[name][0]:
+        return _OPEN[name][1]
+    if dtype == "float64" and name in _OPEN_FLOAT64 and backend != "cuda":
+        return _OPEN_FLOAT64[name]
+    return None
+
+
 # the whole file takes 1-2 minutes on 2 busy cores (references ~1 s per formula, g++)
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", backend_params())
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", [e.name for e in ALL])
-def test_corpus_formula_meets_the_accuracy_rule(name, dtype, backend):
+def test_corpus_formula_meets_the_accuracy_rule(name, dtype, backend, request):
+    reason = _open_defect(name, dtype, backend)
+    if reason is not None:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="open: " + reason))
     problems = check_entry(name, backend, dtype)
     assert not problems, f"{name} on {backend} {dtype}:\n" + "\n".join(problems)
