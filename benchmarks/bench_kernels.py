@@ -182,6 +182,126 @@ def torch_kernels(name: str):
 
 
 # ------------------------------------------------------------------------------------
+# torch.compile and JAX jit peers (``--peers``): interleaved repeats, medians
+# ------------------------------------------------------------------------------------
+
+
+def _peer_fns(name: str):
+    """(torch function, jax function) of the library activation ``name``."""
+    import jax
+    import jax.numpy as jnp
+    import torch.nn.functional as F
+
+    tf = {
+        "relu": F.relu,
+        "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
+        "silu": F.silu,
+        "softplus": F.softplus,
+        "mish": F.mish,
+        "elu": F.elu,
+    }[name]
+    jf = {
+        "relu": jax.nn.relu,
+        "gelu_tanh": lambda v: jax.nn.gelu(v, approximate=True),
+        "silu": jax.nn.silu,
+        "softplus": jax.nn.softplus,
+        "mish": lambda v: v * jnp.tanh(jax.nn.softplus(v)),
+        "elu": jax.nn.elu,
+    }[name]
+    return tf, jf
+
+
+def peer_contenders(name: str, x: np.ndarray, g: np.ndarray):
+    """name -> zero-argument callable: symnb cpp, torch.compile and jax.jit, for
+    forward ('f') and forward+backward ('fb': the value and g * f'(x))."""
+    import jax
+    import torch
+
+    tf, jf = _peer_fns(name)
+    k, _ = symnb_kernel(name, "cpp")
+    fwd, bwd = k
+    out, out2 = np.empty_like(x), np.empty_like(x)
+    xt, gt = torch.from_numpy(x), torch.from_numpy(g)
+    ctf = torch.compile(tf)
+
+    def torch_fb():
+        xr = xt.detach().requires_grad_(True)
+        y = ctf(xr)
+        return y, torch.autograd.grad(y, xr, gt)[0]
+
+    def jfb(v, w):
+        y, vjp = jax.vjp(jf, v)
+        return y, vjp(w)[0]
+
+    jx, jg = jax.device_put(x), jax.device_put(g)
+    jfj, jfbj = jax.jit(jf), jax.jit(jfb)
+
+    def with_torch_no_grad():
+        with torch.no_grad():
+            return ctf(xt)
+
+    return {
+        "f": {
+            "symnb": lambda: fwd(x, out),
+            "torch.compile": with_torch_no_grad,
+            "jax.jit": lambda: jfj(jx).block_until_ready(),
+        },
+        "fb": {
+            "symnb": lambda: (fwd(x, out), bwd(x, g, out2)),
+            "torch.compile": torch_fb,
+            "jax.jit": lambda: jax.block_until_ready(jfbj(jx, jg)),
+        },
+    }
+
+
+def interleaved(fns: dict, rounds: int, budget: float) -> dict[str, float]:
+    """Median over ``rounds`` of each contender's median, contenders interleaved
+    round by round so that load on a shared machine hits them alike."""
+    for f in fns.values():  # warm-up (compiles torch.compile / jit)
+        f()
+        f()
+    per: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, f in fns.items():
+            per[k].append(timeit(f, budget, min_reps=3))
+    return {k: statistics.median(v) for k, v in per.items()}
+
+
+def peers_main(names, sizes, rounds: int, budget: float, threads) -> None:
+    import jax
+    import torch
+
+    print(f"# symnb cpp vs torch.compile vs jax.jit ({time.strftime('%F %T')})\n")
+    print(
+        f"- torch {torch.__version__} ({torch.get_num_threads()} threads), "
+        f"jax {jax.__version__}, threads requested: {threads or 'all'}"
+    )
+    print(
+        f"- float32; {rounds} interleaved rounds, median of medians; "
+        "ratio = best peer time / symnb time (> 1: symnb faster)\n"
+    )
+    print(
+        "| activation | n | pass | symnb cpp | torch.compile | jax.jit | best peer / symnb |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|")
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        x = rng.normal(0, 3, n).astype(np.float32)
+        g = rng.normal(0, 1, n).astype(np.float32)
+        for name in names:
+            cont = peer_contenders(name, x, g)
+            for key, label in (("f", "fwd"), ("fb", "fwd+bwd")):
+                r = interleaved(cont[key], rounds, budget)
+                best = min(r["torch.compile"], r["jax.jit"])
+                print(
+                    f"| {name} | {n:.0e} | {label} | {fmt_time(r['symnb'])} | "
+                    f"{fmt_time(r['torch.compile'])} | {fmt_time(r['jax.jit'])} | "
+                    f"{best / r['symnb']:.2f}x |",
+                    flush=True,
+                )
+
+
+# ------------------------------------------------------------------------------------
 
 
 def fmt_time(s: float) -> str:
@@ -222,8 +342,27 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-lambdify", action="store_true")
+    ap.add_argument(
+        "--peers",
+        action="store_true",
+        help="only the symnb cpp / torch.compile / jax.jit table (forward, fwd+bwd)",
+    )
+    ap.add_argument(
+        "--rounds", type=int, default=5, help="interleaved rounds (--peers)"
+    )
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes]
+    if args.peers:
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
+            os.environ.setdefault(
+                "XLA_FLAGS",
+                "--xla_cpu_multi_thread_eigen=false" if threads == 1 else "",
+            )
+        peers_main(args.names, sizes, args.rounds, args.budget, threads)
+        return
 
     try:
         import torch
