@@ -151,19 +151,24 @@ def lambdify_kernel(name: str):
     return fwd, bwd
 
 
-def torch_kernels(name: str):
-    import torch
+def torch_fn(name: str):
+    """PyTorch's built-in function for the library activation ``name``."""
     import torch.nn.functional as F
 
-    fns = {
+    return {
         "relu": F.relu,
         "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
         "silu": F.silu,
         "softplus": F.softplus,
         "mish": F.mish,
         "elu": F.elu,
-    }
-    f = fns[name]
+    }[name]
+
+
+def torch_kernels(name: str):
+    import torch
+
+    f = torch_fn(name)
 
     def fwd(xt, out):
         with torch.no_grad():
@@ -190,16 +195,8 @@ def _peer_fns(name: str):
     """(torch function, jax function) of the library activation ``name``."""
     import jax
     import jax.numpy as jnp
-    import torch.nn.functional as F
 
-    tf = {
-        "relu": F.relu,
-        "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
-        "silu": F.silu,
-        "softplus": F.softplus,
-        "mish": F.mish,
-        "elu": F.elu,
-    }[name]
+    tf = torch_fn(name)
     jf = {
         "relu": jax.nn.relu,
         "gelu_tanh": lambda v: jax.nn.gelu(v, approximate=True),
