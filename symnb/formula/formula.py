@@ -113,6 +113,34 @@ SURROGATES: dict[str, Callable[[sp.Expr], sp.Expr]] = {
 # ---------------------------------------------------------------- symbolic helpers
 
 
+def _extreme_term(v: sp.Expr):
+    """The one ``-Max(...)`` or ``+Min(...)`` term of ``v`` (a sum), if there is one."""
+    terms = sp.Add.make_args(v)
+    found = [
+        t
+        for t in terms
+        if isinstance(t, sp.Min)
+        or (isinstance(-t, sp.Max) and t.could_extract_minus_sign())
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _split_extreme_step(h: sp.Heaviside) -> sp.Expr:
+    """H(c - max(a, b)) = H(c - a) H(c - b), and H(c + min(a, b)) likewise.
+
+    Exact for H(u, 0) (u > 0 for every argument), NaN included. It matters in float
+    arithmetic: hardswish's derivative tested ``6 - max(x + 3, 0) > 0``, and x + 3
+    rounds to 6 one ulp below the kink, which picked the wrong slope; ``3 - x > 0``
+    does not round.
+    """
+    v = h.args[0]
+    term = _extreme_term(v)
+    rest = v - term
+    inner = term.args if isinstance(term, sp.Min) else (-term).args
+    sign = 1 if isinstance(term, sp.Min) else -1
+    return sp.Mul(*[sp.Heaviside(rest + sign * a, 0) for a in inner])
+
+
 def _fix_kinks(
     expr: sp.Expr, surrogate: str, what: str, var: sp.Symbol
 ) -> tuple[sp.Expr, list[str]]:
@@ -126,6 +154,10 @@ def _fix_kinks(
     expr = expr.replace(
         lambda e: isinstance(e, sp.Heaviside) and len(e.args) == 2 and e.args[1] != 0,
         lambda e: sp.Heaviside(e.args[0], 0),
+    )
+    expr = expr.replace(
+        lambda e: isinstance(e, sp.Heaviside) and _extreme_term(e.args[0]) is not None,
+        _split_extreme_step,
     )
     expr, continuous = drop_continuous_steps(expr, var)
     if continuous:

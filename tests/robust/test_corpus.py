@@ -72,10 +72,6 @@ _OPEN = {
         ("cpp",),
         "a/b*x at the float max: an intermediate of the cpp operation order overflows",
     ),
-    "hard_swish": (
-        ("numpy", "cpp"),
-        "f' one ulp below the kink at 3: the branch is chosen on the rounded x + 3",
-    ),
     "siren": (
         ("numpy", "cpp"),
         "sin(w0*x) at the float max: the argument w0*x overflows to inf",
