@@ -78,8 +78,10 @@ _OPEN = {
     ),
     "exprel": (
         ("numpy", "cpp"),
-        "(exp(x)-1)/x where exp(x) overflows but the quotient is finite: no "
-        "exp(x - log x) regime yet",
+        (
+            "(exp(x)-1)/x where exp(x) overflows but the quotient is finite: no "
+            "exp(x - log x) regime yet"
+        ),
     ),
 }
 _OPEN_FLOAT64 = {
