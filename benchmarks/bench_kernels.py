@@ -268,6 +268,9 @@ def peers_main(names, sizes, rounds: int, budget: float, threads) -> None:
     import jax
     import torch
 
+    # one compiled wrapper per (activation, grad mode, size) recompiles the shared
+    # F.* frames; past the default limit dynamo silently falls back to eager
+    torch._dynamo.config.cache_size_limit = 256
     print(f"# symnb cpp vs torch.compile vs jax.jit ({time.strftime('%F %T')})\n")
     print(
         f"- torch {torch.__version__} ({torch.get_num_threads()} threads), "
