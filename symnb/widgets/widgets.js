@@ -678,7 +678,7 @@ function renderCurves({ model, el: root }) {
   let sendSeq = 0;
   // at most one value every SEND_MS per constant (the newest, a trailing timer):
   // every message costs the kernel a busy/idle round
-  const SEND_MS = 30;
+  const SEND_MS = 20;
   const pendingValues = {};
   let lastSend = 0, sendTimer = null;
   function sendValues() {
