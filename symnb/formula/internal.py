@@ -43,8 +43,16 @@ class InternalForm:
         return len(self.params)
 
     def signature(self) -> str:
-        """A text that identifies the generated code (not the constant values)."""
-        return "|".join(
-            [self.kind, sp.srepr(self.f), sp.srepr(self.df)]
-            + [sp.srepr(d) for d in self.dparams]
-        )
+        """A text that identifies the generated code (not the constant values).
+
+        Computed once per form (``srepr`` of large derivatives is slow, and a network
+        asks once per neuron); the frozen fields cannot change under the cache.
+        """
+        cached = self.__dict__.get("_signature")
+        if cached is None:
+            cached = "|".join(
+                [self.kind, sp.srepr(self.f), sp.srepr(self.df)]
+                + [sp.srepr(d) for d in self.dparams]
+            )
+            self.__dict__["_signature"] = cached
+        return cached
