@@ -14,7 +14,6 @@ import sympy as sp
 import symnb
 from symnb import datasets, nn
 from symnb.nn import sweep
-from tests.nn.sweep_counting import count_trainings
 
 OPTIONS = {
     "hidden": (6,),
@@ -24,10 +23,6 @@ OPTIONS = {
     "progress": False,
 }
 
-
-@pytest.fixture
-def counted(monkeypatch):
-    return count_trainings(monkeypatch)
 
 
 def test_store_holds_every_run_readable_with_sqlite(tmp_path):

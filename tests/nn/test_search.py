@@ -12,7 +12,6 @@ import sympy as sp
 import symnb
 from symnb import nn
 from symnb.nn import activation_search as search_mod
-from tests.nn.sweep_counting import count_trainings
 
 OPTIONS = {
     "hidden": (6,),
@@ -22,10 +21,6 @@ OPTIONS = {
     "progress": False,
 }
 
-
-@pytest.fixture
-def counted(monkeypatch):
-    return count_trainings(monkeypatch)
 
 
 def test_equal_formulas_train_once(counted):
