@@ -360,7 +360,7 @@ def main(argv=None) -> int:
     if args.quick:
         args.epochs, args.repeats = 3, 3
     if args.pin:
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     contenders = _available(args.contenders.split(","))
     versions = [f"numpy {np.__version__}"]
     if any(c.startswith("torch") for c in contenders):

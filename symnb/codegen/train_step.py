@@ -83,6 +83,9 @@ FORWARD_TILES = True
 #: microseconds per minibatch step.
 
 ENTRY_POINT = "symnb_mlp_step"
+EPOCH_ENTRY_POINT = "symnb_mlp_epoch"
+#: Length of the scalar block the caller passes (SCALAR_SLOTS, then spare entries).
+N_SCALARS = 16
 
 
 @dataclass(frozen=True)
@@ -187,6 +190,7 @@ static inline symnb_real symnb_sum(const symnb_real* SYMNB_RESTRICT v, symnb_i64
 #define SYMNB_NAN_D __builtin_nan("")
 #define SYMNB_N_TOTAL ${n_total}
 #define SYMNB_N_WEIGHTS ${n_weights}
+#define SYMNB_N_SCALARS ${n_scalars}
 """
 )
 
@@ -515,7 +519,7 @@ ${accs}
 
 _MAIN = string.Template(
     r"""
-SYMNB_KERNEL double ${entry}(const symnb_real* SYMNB_RESTRICT X, const void* Y,
+static double symnb_step_impl(const symnb_real* SYMNB_RESTRICT X, const void* Y,
         symnb_i64 rows, const symnb_i64* SYMNB_RESTRICT pointers,
         const double* SYMNB_RESTRICT scalars, symnb_i64* SYMNB_RESTRICT status) {
     symnb_real* SYMNB_RESTRICT flat = (symnb_real*)pointers[0];
@@ -630,6 +634,52 @@ ${penalty_masks}
     }
     return loss;
 }
+
+SYMNB_KERNEL double ${entry}(const symnb_real* SYMNB_RESTRICT X, const void* Y,
+        symnb_i64 rows, const symnb_i64* SYMNB_RESTRICT pointers,
+        const double* SYMNB_RESTRICT scalars, symnb_i64* SYMNB_RESTRICT status) {
+    return symnb_step_impl(X, Y, rows, pointers, scalars, status);
+}
+
+/* the whole epoch: minibatches of the rows order[0..n) (or 0..n without order),
+   gathered into xbuf/ybuf; returns the sum over minibatches of (mean loss * rows);
+   status[1] = minibatch steps completed (the failing one is the next) */
+SYMNB_KERNEL double ${epoch_entry}(const symnb_real* SYMNB_RESTRICT X,
+        const void* Y, symnb_i64 n, const symnb_i64* SYMNB_RESTRICT order,
+        symnb_i64 batch, symnb_real* SYMNB_RESTRICT xbuf, void* ybuf,
+        const symnb_i64* SYMNB_RESTRICT pointers,
+        const double* SYMNB_RESTRICT scalars, symnb_i64* SYMNB_RESTRICT status) {
+    double sc[SYMNB_N_SCALARS];
+    memcpy(sc, scalars, sizeof(sc));
+    const double t0 = scalars[6];
+    const ${ytype}* SYMNB_RESTRICT ysrc = (const ${ytype}*)Y;
+    ${ytype}* SYMNB_RESTRICT ydst = (${ytype}*)ybuf;
+    double total = 0.0;
+    symnb_i64 done = 0;
+    status[0] = 0;
+    for (symnb_i64 start = 0; start < n; start += batch) {
+        const symnb_i64 rows = n - start < batch ? n - start : batch;
+        const symnb_real* xb = X + start * ${fi};
+        const void* yb = ysrc + start * ${yw};
+        if (order) {
+            for (symnb_i64 r = 0; r < rows; ++r) {
+                const symnb_i64 src = order[start + r];
+                memcpy(xbuf + r * ${fi}, X + src * ${fi}, sizeof(symnb_real) * ${fi});
+                memcpy(ydst + r * ${yw}, ysrc + src * ${yw}, sizeof(${ytype}) * ${yw});
+            }
+            xb = xbuf;
+            yb = ydst;
+        }
+        sc[6] = t0 + (double)(done + 1);
+        const double loss = symnb_step_impl(xb, yb, rows, pointers, sc, status);
+${sync}
+        if (status[0] != 0) break;
+        total += loss * (double)rows;
+        done += 1;
+    }
+    status[1] = done;
+    return total;
+}
 """
 )
 
@@ -641,6 +691,28 @@ def _math_macros(dtype: str) -> str:
         f"#define SYMNB_LOG(v) log{f}(v)\n"
         f"#define SYMNB_SQRT(v) sqrt{f}(v)\n"
     )
+
+
+def _constants_sync(spec: StepSpec) -> str:
+    """C statements copying learnable constants from the flat buffer into the layers'
+    kernel constants (what ``MLP._sync_constants`` does between per-step calls)."""
+    lines = []
+    for i, ly in enumerate(spec.layers):
+        if not (ly.active and ly.n_learnable):
+            continue
+        cslot, _ = spec.layer_pointer_slots(i)
+        lines.append("        {")
+        lines.append(
+            f"            symnb_real* SYMNB_RESTRICT pc = (symnb_real*)pointers[{cslot}];"
+        )
+        lines.append(
+            "            const symnb_real* SYMNB_RESTRICT fl = "
+            "(const symnb_real*)pointers[0];"
+        )
+        for pos, entry in zip(ly.learn_positions, ly.learn_entries):
+            lines.append(f"            pc[{pos}] = fl[{ly.c_off + entry}];")
+        lines.append("        }")
+    return "\n".join(lines)
 
 
 def _literal(value: float) -> str:
@@ -930,11 +1002,18 @@ def render_train_step(spec: StepSpec) -> KernelSource:
             header,
             prelude(spec.dtype, helpers_used(body)),
             _math_macros(spec.dtype),
-            _PROLOGUE.substitute(n_total=spec.n_total, n_weights=spec.n_weights),
+            _PROLOGUE.substitute(
+                n_total=spec.n_total, n_weights=spec.n_weights, n_scalars=N_SCALARS
+            ),
             body,
             "/* ---- fused training step ---- */",
             _MAIN.substitute(
                 entry=ENTRY_POINT,
+                epoch_entry=EPOCH_ENTRY_POINT,
+                fi=layers[0].fan_in,
+                ytype="symnb_i64" if spec.loss == "softmax" else "symnb_real",
+                yw=1 if spec.loss == "softmax" else last.fan_out,
+                sync=_constants_sync(spec),
                 buffers="\n".join(buf),
                 forward="\n".join(forward),
                 loss="\n".join(loss_lines),
@@ -945,12 +1024,19 @@ def render_train_step(spec: StepSpec) -> KernelSource:
     )
     digest = hashlib.sha256(text.encode()).hexdigest()
     return KernelSource(
-        text, {"mlp_step": ENTRY_POINT}, digest, "cpp", spec.dtype, "train_step"
+        text,
+        {"mlp_step": ENTRY_POINT, "mlp_epoch": EPOCH_ENTRY_POINT},
+        digest,
+        "cpp",
+        spec.dtype,
+        "train_step",
     )
 
 
 __all__ = [
     "ENTRY_POINT",
+    "EPOCH_ENTRY_POINT",
+    "N_SCALARS",
     "POINTER_SLOTS",
     "ROW_BLOCK",
     "SCALAR_SLOTS",

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from symnb.codegen.train_step import (
+    N_SCALARS,
     LayerSpec,
     StepSpec,
     render_train_step,
@@ -190,10 +191,26 @@ class FusedStep:
         ]
         fn.restype = ctypes.c_double
         self._fn = fn
+        efn = self._lib.cdll.symnb_mlp_epoch
+        efn.argtypes = [
+            ctypes.c_void_p,  # X
+            ctypes.c_void_p,  # Y
+            ctypes.c_int64,  # n
+            ctypes.c_void_p,  # order (NULL: rows in order)
+            ctypes.c_int64,  # batch
+            ctypes.c_void_p,  # xbuf
+            ctypes.c_void_p,  # ybuf
+            ctypes.c_void_p,  # pointers
+            ctypes.c_void_p,  # scalars
+            ctypes.c_void_p,  # status
+        ]
+        efn.restype = ctypes.c_double
+        self._epoch_fn = efn
+        self._gather: tuple = ((), None, None)
         self._model = weakref.ref(model)
         self.pointers = np.zeros(self.spec.n_pointers, dtype=np.int64)
-        self.scalars = np.zeros(16, dtype=np.float64)
-        self.status = np.zeros(1, dtype=np.int64)
+        self.scalars = np.zeros(N_SCALARS, dtype=np.float64)
+        self.status = np.zeros(2, dtype=np.int64)
         self._pp = self.pointers.ctypes.data
         self._sp = self.scalars.ctypes.data
         self._stp = self.status.ctypes.data
@@ -348,3 +365,57 @@ class FusedStep:
             return loss
 
         return step_generic_optimizer
+
+    def epoch_runner(
+        self,
+        model: Any,
+        X: np.ndarray,
+        T: np.ndarray,
+        optimizer: Any,
+        l1: float,
+        l2: float,
+        batch_size: int,
+    ):
+        """A function ``epoch(order) -> (loss sum, steps)`` running every minibatch of
+        one epoch in one native call (rows ``order`` of (X, T), or in order for None),
+        or None when the optimizer's update is not fused (the per-step path then runs
+        ``optimizer.step()`` in Python). Raises the trainer's ``_Diverged`` (with the
+        completed steps) on NaN/inf like the per-step path."""
+        from .train import _Diverged as Diverged
+
+        self.bind(model, batch_size)
+        kind = self.configure_optimizer(model, optimizer, l1, l2)
+        if kind is None:
+            return None
+        key = (batch_size, X.shape[1:], X.dtype.str, T.shape[1:], T.dtype.str)
+        if self._gather[0] != key:
+            self._gather = (
+                key,
+                np.empty((batch_size, *X.shape[1:]), dtype=X.dtype),
+                np.empty((batch_size, *T.shape[1:]), dtype=T.dtype),
+            )
+        _, xbuf, ybuf = self._gather
+        fn, pp, sp, stp = self._epoch_fn, self._pp, self._sp, self._stp
+        scalars, status = self.scalars, self.status
+        x0, t0, n = X.ctypes.data, T.ctypes.data, int(X.shape[0])
+        xb, yb = xbuf.ctypes.data, ybuf.ctypes.data
+
+        def epoch(order: np.ndarray | None) -> tuple[float, int]:
+            op = None
+            if order is not None:
+                order = np.ascontiguousarray(order, dtype=np.int64)
+                if order.shape != (n,):
+                    raise ValueError(f"order must hold {n} row indices")
+                op = order.ctypes.data
+            scalars[1] = optimizer._lr
+            scalars[6] = optimizer.steps
+            total = fn(x0, t0, n, op, batch_size, xb, yb, pp, sp, stp)
+            done, what = int(status[1]), int(status[0])
+            # a step whose update made the parameters non-finite still counts (as on
+            # the per-step path: Adam's moments moved)
+            optimizer.steps += done + (what == 3)
+            if what:
+                raise Diverged(_STATUS_WHAT.get(what, "loss"), done, total)
+            return total, done
+
+        return epoch

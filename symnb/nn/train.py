@@ -7,11 +7,16 @@ parameter buffer. Everything else (metrics, validation, callbacks, the live plot
 happens once per epoch, except callbacks' ``on_step_end``, which is called at most
 ``step_rate`` times per second.
 
+On the cpp backend's fused step (``symnb/nn/fused.py``) without per-step callbacks,
+each epoch is one native call (every minibatch and optimizer update); Python runs only
+between epochs. A callback with ``on_step_end`` (or an optimizer the native code does not
+implement) makes it one native call per minibatch instead, with the same results.
+
 Interrupts: during ``fit`` a Ctrl-C (the notebook's stop button) only sets a flag;
-training stops at the next step boundary, so the parameters are those after a complete
-update and the History ends with the last complete epoch (the partial epoch is recorded
-in ``history.partial``). ``fit`` then returns normally with ``history.stop_reason ==
-"interrupted"``.
+training stops at the next step boundary (the next epoch boundary when whole epochs run
+natively), so the parameters are those after a complete update and the History ends
+with the last complete epoch (the partial epoch is recorded in ``history.partial``).
+``fit`` then returns normally with ``history.stop_reason == "interrupted"``.
 
 A NaN or infinite loss, gradient or parameter stops training with a message naming the
 epoch and step; the update that produced it is not kept (the parameters are the last
@@ -377,8 +382,39 @@ class deferred_interrupts:
 
 
 class _Diverged(Exception):
-    def __init__(self, what: str) -> None:
+    """A step went NaN/inf; ``done`` steps of the epoch (and ``total``, their loss
+    sum) completed before it (set by the whole-epoch native call)."""
+
+    def __init__(self, what: str, done: int = 0, total: float = 0.0) -> None:
         self.what = what
+        self.done = done
+        self.total = total
+
+
+def _diverged_error(exc: _Diverged, epoch: int, step: int) -> TrainingDiverged:
+    return TrainingDiverged(
+        f"training stopped: the {exc.what} became NaN or infinite at epoch {epoch}, "
+        f"step {step}; the parameters are those before that step",
+        epoch,
+        step,
+        exc.what,
+    )
+
+
+def _fused_epoch(
+    model: Any, X: Any, T: Any, optimizer: Any, l1: float, l2: float, batch_size: int
+) -> Callable[[np.ndarray | None], tuple[float, int]] | None:
+    """The whole-epoch native call of the cpp fused step, or None (per-step path:
+    not fused, arrays the fused step does not take, an optimizer it does not fuse,
+    or ``_train_step_arrays`` replaced on the instance to see every step)."""
+    if getattr(model, "_fused_reason", "") is not None:
+        return None
+    if "_train_step_arrays" in vars(model) or not model._fused_arrays_ok(X, T):
+        return None
+    impl = model._fused_step()
+    if impl is None:
+        return None
+    return impl.epoch_runner(model, X, T, optimizer, l1, l2, batch_size)
 
 
 def run_epoch(
@@ -404,6 +440,16 @@ def run_epoch(
         total = 0.0
         done = 0
         steps = 0
+        if step_hook is None:
+            # no per-step callback: the whole epoch in one native call when fused
+            whole = _fused_epoch(model, X, T, optimizer, l1, l2, batch_size)
+            if whole is not None:
+                try:
+                    total, steps = whole(order)
+                except _Diverged as exc:
+                    raise _diverged_error(exc, epoch, exc.done + 1) from None
+                stop = "interrupted" if interrupts and interrupts.requested else None
+                return total / n, steps, stop
         step_fn = model._train_step_arrays
         if order is not None:
             # one gather per epoch into reused buffers; minibatches are then contiguous
@@ -426,14 +472,7 @@ def run_epoch(
                         X[start:stop_at], T[start:stop_at], optimizer, l1, l2
                     )
             except _Diverged as exc:
-                raise TrainingDiverged(
-                    f"training stopped: the {exc.what} became NaN or infinite at "
-                    f"epoch {epoch}, "
-                    f"step {steps + 1}; the parameters are those before that step",
-                    epoch,
-                    steps + 1,
-                    exc.what,
-                ) from None
+                raise _diverged_error(exc, epoch, steps + 1) from None
             m = stop_at - start
             total += loss * m
             done += m

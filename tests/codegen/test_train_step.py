@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import symnb
 from symnb import nn
-from symnb.codegen.train_step import ENTRY_POINT, render_train_step
+from symnb.codegen.train_step import (
+    ENTRY_POINT,
+    EPOCH_ENTRY_POINT,
+    render_train_step,
+)
 from symnb.nn.fused import build_spec
 
 
@@ -13,11 +17,12 @@ def _model(**kwargs):
     return nn.MLP([3, 5, 2], activation=act, backend="numpy", **kwargs)
 
 
-def test_one_entry_point_and_compile_time_sizes():
+def test_step_and_epoch_entry_points_and_compile_time_sizes():
     spec = build_spec(_model())
     src = render_train_step(spec)
-    assert src.entry_points == {"mlp_step": ENTRY_POINT}
+    assert src.entry_points == {"mlp_step": ENTRY_POINT, "mlp_epoch": EPOCH_ENTRY_POINT}
     assert f"double {ENTRY_POINT}(" in src.text
+    assert f"double {EPOCH_ENTRY_POINT}(" in src.text
     assert "layer 0: 3 -> 5" in src.text and "layer 1: 5 -> 2" in src.text
     assert f"#define SYMNB_N_TOTAL {spec.n_total}" in src.text
     # user names never reach the source
