@@ -408,6 +408,7 @@ def compare(
     client: Any = None,
     store: Any = None,
     progress: bool = True,
+    runs_per_task: int = 1,
     **fit_options: Any,
 ) -> CompareResult:
     """Train ``[features, *hidden, outputs]`` with each activation, data set and seed.
@@ -444,6 +445,10 @@ def compare(
         formula, data, seed and settings) are not trained again.
     progress:
         a ``tqdm.auto`` bar with runs done/total and the best run so far.
+    runs_per_task:
+        with a ``client``: runs (of one data set) that one Dask task trains in turn.
+        The default 1 is one task per run; a few per task amortise Dask's cost per
+        task (milliseconds) when each run takes only milliseconds.
     fit_options:
         passed to ``MLP.fit`` (``lr``, ``batch_size``, ``optimizer``, ...).
     """
@@ -451,7 +456,7 @@ def compare(
 
     from .layers import resolve_activation
     from .store import run_key
-    from .sweep import Run, encode_activation, encode_loss, execute
+    from .sweep import Run, check_runs_per_task, encode_activation, encode_loss, execute
 
     if isinstance(activations, dict):
         named = list(activations.items())
@@ -465,6 +470,7 @@ def compare(
             f"compare: two activations share a name ({names}); pass a dict "
             "name -> activation"
         )
+    check_runs_per_task(runs_per_task)
     seeds = list(seeds)
     if not seeds:
         raise ValueError("compare needs at least one seed")
@@ -534,6 +540,7 @@ def compare(
         progress=progress,
         keep_models=keep_models,
         higher_is_better=classify_any,
+        runs_per_task=runs_per_task,
     )
     for record in records:
         record["history"] = _history_of(record.get("history"))

@@ -11,7 +11,9 @@ The file opens anywhere SQLite does (``sqlite3 runs.db``, ``pandas.read_sql``); 
 included) as JSON in ``record``; ``checks`` keeps the outcome of the checks a search runs
 before training (formula, problem or NULL). Only the process that drives the sweep writes (Dask
 workers return their results to it), so there is one writer per sweep; SQLite's own
-locking keeps two sweeps sharing a file safe.
+locking keeps two sweeps sharing a file safe. The file is in write-ahead-log mode
+(``runs.db-wal`` beside it until the last connection closes): a commit survives a
+killed process without an fsync per run.
 """
 
 from __future__ import annotations
@@ -84,6 +86,11 @@ class RunStore:
             )
         try:
             self._db = sqlite3.connect(self.path, timeout=30.0)
+            # write-ahead log, synced at checkpoints: a commit costs ~0.03 ms instead
+            # of an fsync (1-10 ms here, as much as a small training run) and
+            # survives a killed process; a power cut may lose the last commits
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._create()
         except sqlite3.DatabaseError as exc:
             raise ValueError(
@@ -143,7 +150,23 @@ class RunStore:
 
     def put(self, key: str, record: dict[str, Any], settings: dict[str, Any]) -> None:
         """Write one finished run (committed at once; a rewrite replaces it)."""
-        values = (
+        self.put_many([(key, record, settings)])
+
+    def put_many(
+        self, items: Iterable[tuple[str, dict[str, Any], dict[str, Any]]]
+    ) -> None:
+        """Write finished runs ``(key, record, settings)`` in one transaction
+        (committed at once; a rewrite replaces a run)."""
+        rows = [self._row(key, record, settings) for key, record, settings in items]
+        if not rows:
+            return
+        marks = ",".join("?" * len(_COLUMNS))
+        with self._db:
+            self._db.executemany(f"INSERT OR REPLACE INTO runs VALUES ({marks})", rows)
+
+    @staticmethod
+    def _row(key: str, record: dict[str, Any], settings: dict[str, Any]) -> tuple:
+        return (
             key,
             time.time(),
             record.get("activation"),
@@ -159,9 +182,6 @@ class RunStore:
             _canonical_json(settings),
             json.dumps(record, default=str),
         )
-        marks = ",".join("?" * len(values))
-        with self._db:
-            self._db.execute(f"INSERT OR REPLACE INTO runs VALUES ({marks})", values)
 
     def get_checks(self, keys: dict[str, str]) -> dict[str, str | None]:
         """Stored outcomes of pre-training checks (``symnb.nn.search``): ``keys`` maps

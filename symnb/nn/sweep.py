@@ -21,6 +21,7 @@ import functools
 import json
 import math
 import os
+import pickle
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -269,23 +270,25 @@ def _data_of(data: Any) -> Any:
     return data
 
 
-def train_remote(
-    activation: Any,
-    data: Any,
-    seed: int,
-    plan: dict[str, Any],
-    activation_name: str,
-    dataset_name: str,
-) -> dict[str, Any]:
-    """The task a Dask worker runs: rebuild formulas from text, then :func:`train_run`."""
+def train_remote(jobs: list[tuple], data: Any) -> bytes:
+    """The task a Dask worker runs: for each job ``(activation, seed, plan,
+    activation_name, dataset_name)`` on ``data``, rebuild the formulas from text and
+    :func:`train_run`. One job per task unless ``runs_per_task`` asks for more.
+
+    The records come back as one pickled list: a ``bytes`` object costs Dask nothing
+    to size (``sizeof`` walks every list of a record's learning curves) or to
+    serialise, in the worker and in the process that gathers it."""
+    import pickle
     import warnings
 
     with warnings.catch_warnings():
         # a diverged run is recorded in the result; no warning in the worker log
         warnings.simplefilter("ignore", RuntimeWarning)
-        return train_run(
-            activation, data, seed, plan, activation_name, dataset_name, encoded=True
-        )
+        records = [
+            train_run(act, data, seed, plan, act_name, data_name, encoded=True)
+            for act, seed, plan, act_name, data_name in jobs
+        ]
+    return pickle.dumps(records, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 # ----------------------------------------------------------------- cluster
@@ -390,10 +393,12 @@ def execute(
     progress: Any = True,
     keep_models: bool = False,
     higher_is_better: bool = True,
+    runs_per_task: int = 1,
 ) -> list[dict[str, Any]]:
     """Records of ``runs`` in their order: taken from ``store`` where finished there,
     computed (serially, or one Dask task each) and written to ``store`` otherwise.
-    ``progress``: show a bar (bool), or an open :class:`_Progress` to advance."""
+    ``progress``: show a bar (bool), or an open :class:`_Progress` to advance.
+    ``runs_per_task``: runs (on one data set) that one Dask task trains in turn."""
     from .store import RunStore
 
     owned_store = store is not None and not isinstance(store, RunStore)
@@ -412,16 +417,19 @@ def execute(
         for record in found.values():
             bar.update(record, count=False)
 
-        def finish(run: Run, record: dict[str, Any]) -> None:
-            record["activation"], record["dataset"] = (
-                run.activation_name,
-                run.dataset_name,
-            )
-            results[run.key] = record
+        def finish(done: list[tuple[Run, dict[str, Any]]]) -> None:
+            """Keep finished runs, write them to the store (one transaction)."""
+            for run, record in done:
+                record["activation"] = run.activation_name
+                record["dataset"] = run.dataset_name
+                results[run.key] = record
             if store is not None:
-                stored = {k: v for k, v in record.items() if k != "model"}
-                store.put(run.key, stored, run.spec)
-            bar.update(record)
+                store.put_many(
+                    (run.key, {k: v for k, v in rec.items() if k != "model"}, run.spec)
+                    for run, rec in done
+                )
+            for _, record in done:
+                bar.update(record)
 
         try:
             if client is None:
@@ -435,9 +443,9 @@ def execute(
                         run.dataset_name,
                         keep_models,
                     )
-                    finish(run, record)
+                    finish([(run, record)])
             elif todo:
-                _execute_dask(todo, client, finish)
+                _execute_dask(todo, client, finish, runs_per_task)
         finally:
             if own_bar:
                 bar.close()
@@ -451,8 +459,44 @@ def execute(
             store.close()
 
 
+#: Seconds the gathering loop waits, once a run has finished, for more to finish: one
+#: gather (a round trip through the scheduler to a worker, about 1 ms of CPU in each
+#: process on a 2-core machine) then fetches them all. The bar and the store lag
+#: that much behind.
+GATHER_WAIT = 0.05
+
+
+def check_runs_per_task(runs_per_task: Any) -> int:
+    """``runs_per_task`` as a positive int, or a clear error."""
+    if (
+        isinstance(runs_per_task, bool)
+        or not isinstance(runs_per_task, int)
+        or runs_per_task < 1
+    ):
+        raise ValueError(
+            f"runs_per_task must be a positive integer (1: one Dask task per run), "
+            f"got {runs_per_task!r}"
+        )
+    return runs_per_task
+
+
+def _chunks(todo: Sequence[Run], size: int) -> list[list[Run]]:
+    """``todo`` in groups of at most ``size`` runs on the same data set."""
+    by_data: dict[int, list[Run]] = {}
+    for run in todo:
+        by_data.setdefault(id(run.data), []).append(run)
+    return [
+        group[i : i + size]
+        for group in by_data.values()
+        for i in range(0, len(group), size)
+    ]
+
+
 def _execute_dask(
-    todo: Sequence[Run], client: Any, finish: Callable[[Run, dict], None]
+    todo: Sequence[Run],
+    client: Any,
+    finish: Callable[[list[tuple[Run, dict]]], None],
+    runs_per_task: int = 1,
 ) -> None:
     from dask.distributed import as_completed
 
@@ -466,33 +510,50 @@ def _execute_dask(
                 scattered[id(run.data)] = client.submit(
                     _data_of, run.data, key=f"symnb-data-{uuid.uuid4().hex}"
                 )
+        chunks = _chunks(todo, runs_per_task)
         # one map call: one message to the scheduler for the whole sweep
         submitted = client.map(
             train_remote,
-            [encode_activation(run.activation) for run in todo],
-            [scattered[id(run.data)] for run in todo],
-            [run.seed for run in todo],
-            [dict(run.plan, loss=encode_loss(run.plan["loss"])) for run in todo],
-            [run.activation_name for run in todo],
-            [run.dataset_name for run in todo],
-            key=[f"symnb-run-{run.key[:12]}-{uuid.uuid4().hex[:8]}" for run in todo],
+            [
+                [
+                    (
+                        encode_activation(run.activation),
+                        run.seed,
+                        dict(run.plan, loss=encode_loss(run.plan["loss"])),
+                        run.activation_name,
+                        run.dataset_name,
+                    )
+                    for run in chunk
+                ]
+                for chunk in chunks
+            ],
+            [scattered[id(chunk[0].data)] for chunk in chunks],
+            key=[
+                f"symnb-run-{chunk[0].key[:12]}-{uuid.uuid4().hex[:8]}"
+                for chunk in chunks
+            ],
             pure=False,
         )
-        futures = dict(zip(submitted, todo))
+        futures = dict(zip(submitted, chunks))
         pending = as_completed(futures)
         try:
-            for future in pending:
-                run = futures[future]
-                try:
-                    record = future.result()
-                except Exception as exc:
-                    raise RuntimeError(
-                        f"run {run.activation_name!r} on {run.dataset_name!r} with "
-                        f"seed {run.seed} failed on the cluster: "
-                        f"{type(exc).__name__}: {exc}"
-                    ) from exc
-                finish(run, record)
-                future.release()
+            for batch in pending.batches():
+                time.sleep(GATHER_WAIT)  # let more finish: one gather for all
+                batch += pending.next_batch(block=False)
+                for future in batch:
+                    if future.status == "error":
+                        run = futures[future][0]
+                        exc = future.exception()
+                        raise RuntimeError(
+                            f"run {run.activation_name!r} on {run.dataset_name!r} "
+                            f"with seed {run.seed} failed on the cluster: "
+                            f"{type(exc).__name__}: {exc}"
+                        ) from exc
+                done = []
+                for future, payload in zip(batch, client.gather(batch)):
+                    done += zip(futures[future], pickle.loads(payload))
+                    future.release()
+                finish(done)
         finally:
             for future in futures:
                 if not future.done():

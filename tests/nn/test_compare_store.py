@@ -24,7 +24,6 @@ OPTIONS = {
 }
 
 
-
 def test_store_holds_every_run_readable_with_sqlite(tmp_path):
     path = tmp_path / "runs.db"
     result = nn.compare(["tanh", "relu"], "xor", seeds=(0, 1), store=path, **OPTIONS)
@@ -104,6 +103,38 @@ def test_interrupted_sweep_resumes_without_losing_work(tmp_path, monkeypatch):
     ]
 
 
+_KILLED_ON_THIRD = """
+import os, signal, sys
+from symnb import nn
+from symnb.nn import sweep
+original, calls = sweep.train_run, []
+def train_run(*args, **kwargs):
+    calls.append(args[2])
+    if len(calls) == 3:
+        os.kill(os.getpid(), signal.SIGKILL)  # no cleanup, no atexit, no close()
+    return original(*args, **kwargs)
+sweep.train_run = train_run
+nn.compare(["tanh"], "xor", seeds=(0, 1, 2, 3), store=sys.argv[1],
+           hidden=(6,), epochs=4, lr=0.05, backend="numpy", progress=False)
+"""
+
+
+@pytest.mark.slow
+def test_runs_finished_before_a_kill_survive_in_the_store(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    path = tmp_path / "runs.db"
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED_ON_THIRD, str(path)], check=False, timeout=300
+    )
+    assert done.returncode == -signal.SIGKILL
+    with sqlite3.connect(path) as db:  # a fresh reader recovers the write-ahead log
+        seeds = db.execute("SELECT seed, status FROM runs ORDER BY seed").fetchall()
+    assert seeds == [(0, "ok"), (1, "ok")]
+
+
 def test_several_data_sets_give_column_groups():
     X, y = datasets.circles(n=80, noise=0.1, seed=1)
     result = nn.compare(
@@ -165,6 +196,9 @@ def test_bad_options_are_clear_errors(tmp_path):
         nn.compare(["tanh", "tanh"], "xor", **OPTIONS)
     with pytest.raises(ValueError, match="unknown activation"):
         nn.compare(["tahn"], "xor", **OPTIONS)
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="runs_per_task must be a positive"):
+            nn.compare(["tanh"], "xor", runs_per_task=bad, **OPTIONS)
 
 
 def test_keep_models_serial():

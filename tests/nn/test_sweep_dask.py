@@ -93,6 +93,20 @@ def test_distributed_rows_equal_serial_rows(client):
     assert all("val_loss" in r["history"] for r in circles)
 
 
+def test_runs_per_task_groups_runs_of_one_data_set(client):
+    acts = ["tanh", SWISH]
+    serial = nn.compare(acts, DATA, seeds=(0, 1, 2), **OPTIONS)
+    grouped, tasks = _task_count(
+        client,
+        lambda: nn.compare(
+            acts, DATA, seeds=(0, 1, 2), client=client, runs_per_task=4, **OPTIONS
+        ),
+    )
+    assert tasks == 4  # 6 runs per data set: a task of 4 and a task of 2, twice
+    assert _without_time(grouped.rows) == _without_time(serial.rows)
+    assert _curves(grouped) == _curves(serial)
+
+
 def test_resume_from_partly_filled_store_without_recomputing(client, tmp_path):
     store = tmp_path / "runs.db"
     acts = ["tanh", SWISH]
