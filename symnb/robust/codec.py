@@ -21,6 +21,7 @@ from sympy.core.relational import (
 )
 
 from symnb.formula.functions import erfc, expm1, log1p, logsigmoid, sigmoid, softplus
+from symnb.robust.widen import wide_cos, wide_sin, wide_tan
 
 _NODES: dict[str, object] = {
     "Add": sp.Add,
@@ -63,6 +64,10 @@ _NODES: dict[str, object] = {
     "And": sp.And,
     "Or": sp.Or,
     "Not": sp.Not,
+    "UnevaluatedExpr": sp.UnevaluatedExpr,
+    "wide_sin": wide_sin,
+    "wide_cos": wide_cos,
+    "wide_tan": wide_tan,
 }
 _CONSTANTS = {
     "pi": sp.pi,

@@ -33,7 +33,7 @@ from symnb.robust.deadline import OutOfTime, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "3"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -222,7 +222,8 @@ def _improve(
         return cur, applied, cm, exact
     probe = _Probe(problem, reference_expr, dtype)
     starts = [cur] if cur == expr else [cur, expr]
-    for gen in ("taylor", "asymptote", "asymptote"):
+    # asymptotes (a constant or a line) before exp(log) forms: cheaper where both work
+    for gen in ("taylor", "asymptote", "asymptote", "log_form", "log_form"):
         progress = False
         for start in starts:
             if cm.passes or progress:
@@ -233,18 +234,14 @@ def _improve(
                     start, var, params, values, probe.ok_at, deadline, expr
                 )
             else:
-                cands = regimes.asymptotic_candidates(
-                    start,
-                    var,
-                    params,
-                    values,
-                    problem.x,
-                    cm.bad,
-                    probe.ok_at,
-                    probe.ref_at,
-                    deadline,
-                    lambda e: _ok_or_undefined(problem.measure(e, dtype)),
-                )
+                tail = (start, var, params, values, problem.x, cm.bad, probe.ok_at)
+                samples = lambda e: _ok_or_undefined(problem.measure(e, dtype))
+                if gen == "log_form":
+                    cands = regimes.log_form_candidates(*tail, deadline, samples)
+                else:
+                    cands = regimes.asymptotic_candidates(
+                        *tail, probe.ref_at, deadline, samples
+                    )
             for name, note, cand in cands:
                 m = problem.measure(cand, dtype)
                 if _accept(m, cm, m0):

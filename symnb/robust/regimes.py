@@ -5,6 +5,8 @@
   the derivative of ``sin(x)/x``): the Taylor polynomial at x0 where ``|x - x0| < r``.
 * :func:`asymptotic_candidates` - where direct evaluation overflows at large ``|x|``: the
   asymptote (the limit, or ``a*x + b`` from two limits) where ``x`` is past a threshold.
+* :func:`log_form_candidates` - where a factor overflows at large ``|x|`` but the result
+  does not (``(exp(x) - 1)/x``): ``sign*exp(log|num| - log|den|)`` past a threshold.
 
 Thresholds (r, or the point past which the asymptote is used) are found by measuring both
 branches against the reference, on the sample points and then by bisection on the boundary,
@@ -225,6 +227,68 @@ def numeric_asymptote(
     return sp.Float(a, 17) * var + sp.Float(b, 17)
 
 
+def _tail_regime(
+    expr: sp.Expr,
+    alt: sp.Expr,
+    sign: int,
+    var: sp.Symbol,
+    params: tuple,
+    values: tuple,
+    x: np.ndarray,
+    ok_at: MeasureFn,
+    ok_at_samples: Callable[[sp.Expr], np.ndarray] | None,
+) -> tuple[sp.Expr, str] | None:
+    """``alt`` for sign*x >= t, ``expr`` before, and "x >= t": t by measurement.
+
+    One split of the sample points on that side (|x| >= 1): ``expr`` up to it, ``alt``
+    beyond, every point within the rule; the boundary is refined by bisection to where
+    ``expr`` starts failing and checked on a dense grid past it.
+    """
+    side = (np.sign(x) == sign) & (np.abs(x) >= 1)
+    order = np.argsort(np.abs(x[side]), kind="stable")
+    xs = np.abs(x[side])[order]
+    if ok_at_samples is not None:
+        d_ok = ok_at_samples(expr)[side][order]
+        a_ok = ok_at_samples(alt)[side][order]
+    else:
+        d_ok = ok_at(expr, sign * xs)
+        a_ok = ok_at(alt, sign * xs)
+    # one split: direct up to |x| = xs[i], the alternative beyond; the best split wins
+    n = xs.size
+    score = [int(d_ok[:i].sum() + a_ok[i:].sum()) for i in range(n + 1)]
+    best = max(score)
+    if best < n:  # neither form is good on one side of every split
+        return None
+    # the latest best split: the alternative only where the direct formula fails
+    i = n - score[::-1].index(best)
+    if i == n:
+        return None
+    lo = float(xs[i - 1]) if i > 0 else 1.0
+    hi = float(xs[i])
+
+    def alt_good(t: float) -> bool:
+        return bool(ok_at(alt, np.array([sign * t])).all())
+
+    def direct_bad(t: float) -> bool:
+        return not bool(ok_at(expr, np.array([sign * t])).all())
+
+    # bisection for where the direct formula starts failing; the alternative from there
+    t = _bisect(direct_bad, lo, hi) if i > 0 and not direct_bad(lo) else hi
+    if not alt_good(t):
+        t = hi
+    for t_try in (t, 2 * t, 8 * t, 64 * t):
+        if not math.isfinite(t_try) or t_try > _MAX:
+            break
+        cond_x = var >= sp.Float(t_try, 17) if sign > 0 else var <= sp.Float(-t_try, 17)
+        trial = _branch(alt, cond_x, expr, params, values)
+        with np.errstate(over="ignore"):
+            dense = sign * t_try * np.geomspace(0.2, 1e3, DENSE_POINTS)
+        if ok_at(trial, dense).all():
+            where = f"x >= {t_try:.4g}" if sign > 0 else f"x <= {-t_try:.4g}"
+            return trial, where
+    return None
+
+
 def asymptotic_candidates(
     expr: sp.Expr,
     var: sp.Symbol,
@@ -242,72 +306,198 @@ def asymptotic_candidates(
     ``ok_at_samples(expr)`` is the rule mask at the sample points ``x`` (their
     references are already known); without it they are measured again with ``ok_at``.
     """
-    out = []
-    for sign, direction in ((1, sp.oo), (-1, -sp.oo)):
-        side = (np.sign(x) == sign) & (np.abs(x) >= 1)
-        if not (bad & side).any() or time.perf_counter() > deadline:
-            continue
+
+    def make(sign: int, pts: np.ndarray):
         asym = numeric_asymptote(ref_at, var, sign)
         if asym is None:
-            continue
-        order = np.argsort(np.abs(x[side]), kind="stable")
-        xs = np.abs(x[side])[order]
-        if ok_at_samples is not None:
-            d_ok = ok_at_samples(expr)[side][order]
-            a_ok = ok_at_samples(asym)[side][order]
-        else:
-            d_ok = ok_at(expr, sign * xs)
-            a_ok = ok_at(asym, sign * xs)
-        # one split: direct up to |x| = xs[i], the asymptote beyond; the best split wins
-        n = xs.size
-        score = [int(d_ok[:i].sum() + a_ok[i:].sum()) for i in range(n + 1)]
-        best = max(score)
-        if best < n:  # neither form is good on one side of every split
-            continue
-        # the latest best split: the asymptote only where the direct formula fails
-        i = n - score[::-1].index(best)
-        if i == n:
-            continue
-        lo = float(xs[i - 1]) if i > 0 else 1.0
-        hi = float(xs[i])
+            return None
+        note = f"its asymptote {sp.sstr(asym)} is used (the direct formula overflows there)"
+        return asym, note
 
-        def asym_good(t: float, asym=asym, sign=sign) -> bool:
-            return bool(ok_at(asym, np.array([sign * t])).all())
+    tail = (expr, var, params, values, x, bad, ok_at, deadline, ok_at_samples)
+    return _tail_candidates("asymptote", make, *tail)
 
-        def direct_bad(t: float, sign=sign) -> bool:
-            return not bool(ok_at(expr, np.array([sign * t])).all())
 
-        # bisection for where the direct formula starts failing; the asymptote from there
-        t = _bisect(direct_bad, lo, hi) if i > 0 and not direct_bad(lo) else hi
-        if not asym_good(t):
-            t = hi
-        cand = None
-        for t_try in (t, 2 * t, 8 * t, 64 * t):
-            if not math.isfinite(t_try) or t_try > _MAX:
-                break
-            cond_x = (
-                var >= sp.Float(t_try, 17) if sign > 0 else var <= sp.Float(-t_try, 17)
-            )
-            trial = _branch(asym, cond_x, expr, params, values)
-            with np.errstate(over="ignore"):
-                dense = sign * t_try * np.geomspace(0.2, 1e3, DENSE_POINTS)
-            if ok_at(trial, dense).all():
-                cand, t = trial, t_try
-                break
-        if cand is None:
+def _tail_candidates(
+    name: str,
+    make: Callable,
+    expr: sp.Expr,
+    var: sp.Symbol,
+    params: tuple,
+    values: tuple,
+    x: np.ndarray,
+    bad: np.ndarray,
+    ok_at: MeasureFn,
+    deadline: float,
+    ok_at_samples: Callable[[sp.Expr], np.ndarray] | None,
+) -> list[tuple[str, str, sp.Expr]]:
+    """For each side with failing points (|x| >= 1): ``make(sign, failing points)``
+    gives (alternative, note) or None; the alternative is used past a measured threshold.
+    """
+    out = []
+    for sign in (1, -1):
+        side = (np.sign(x) == sign) & (np.abs(x) >= 1)
+        pts = x[bad & side]
+        if pts.size == 0 or time.perf_counter() > deadline:
             continue
-        where = f"x >= {t:.4g}" if sign > 0 else f"x <= {-t:.4g}"
-        out.append(
-            (
-                "asymptote",
-                (
-                    f"for {where} its asymptote {sp.sstr(asym)} is used (the direct formula "
-                    "overflows there)"
-                ),
-                cand,
-            )
+        made = make(sign, pts)
+        if made is None:
+            continue
+        alt, note = made
+        found = _tail_regime(
+            expr, alt, sign, var, params, values, x, ok_at, ok_at_samples
         )
+        if found is not None:
+            out.append((name, f"for {found[1]} {note}", found[0]))
     return out
 
 
-__all__ = ["asymptotic_candidates", "taylor_candidates"]
+# ------------------------------------------------------------------ exp(log) forms
+
+
+class _NoLogForm(Exception):
+    pass
+
+
+def _branch_at(expr: sp.Expr, var: sp.Symbol, at: float, subs: dict) -> sp.Expr:
+    """expr with every Piecewise replaced by its branch that holds at ``var = at``."""
+    point = {var: sp.Float(at, 17), **subs}
+
+    def pick(e):
+        for pair in e.args:
+            held = pair.cond.xreplace(point)
+            if held == sp.true:
+                return pair.expr
+            if held != sp.false:
+                raise _NoLogForm
+        raise _NoLogForm
+
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), pick)
+
+
+class _LogForm:
+    """log|e| as a sum that does not overflow, and sign(e), on one side's points."""
+
+    def __init__(self, var: sp.Symbol, subs: dict, pts: np.ndarray) -> None:
+        self.var, self.subs, self.pts = var, subs, pts
+        self.far = float(pts[np.argmax(np.abs(pts))])
+
+    def _values(self, g: sp.Expr, pts: np.ndarray) -> np.ndarray:
+        from symnb.robust.measure import _numpy_function
+
+        fn = _numpy_function(g.xreplace(self.subs), (self.var,))
+        if fn is None:
+            raise _NoLogForm
+        with np.errstate(all="ignore"):
+            try:
+                v = np.asarray(fn(pts), dtype=np.float64) * np.ones_like(pts)
+            except Exception:  # noqa: BLE001 - not evaluable: no log form
+                raise _NoLogForm from None
+        return v
+
+    def sign(self, g: sp.Expr) -> int:
+        """The sign of g at every point of the side (where it is finite)."""
+        v = self._values(g, self.pts)
+        v = v[np.isfinite(v)]
+        if v.size == 0 or (v == 0).any():
+            raise _NoLogForm
+        s = np.sign(v)
+        if not (s == s[0]).all():
+            raise _NoLogForm
+        return int(s[0])
+
+    def split(self, e: sp.Expr, depth: int = 0) -> tuple[int, sp.Expr]:
+        """(s, L) with e = s*exp(L)."""
+        from symnb.formula.functions import expm1
+        from symnb.robust.rewrite import log_of
+
+        if depth > 12:
+            raise _NoLogForm
+        var = self.var
+        if isinstance(e, sp.Piecewise):
+            raise _NoLogForm
+        if isinstance(e, sp.exp):
+            return 1, e.args[0]
+        if isinstance(e, expm1):
+            u = e.args[0]
+            if self.sign(u) > 0:  # exp(u) - 1 = exp(u) (1 - exp(-u))
+                return 1, u + sp.log(-expm1(-u))
+            return -1, sp.log(-expm1(u))
+        if isinstance(e, sp.Mul):
+            s, logs = 1, []
+            for f in e.args:
+                sf, lf = self.split(f, depth + 1)
+                s *= sf
+                logs.append(lf)
+            return s, sp.Add(*logs)
+        if isinstance(e, sp.Pow) and var not in e.exp.free_symbols:
+            sb, lb = self.split(e.base, depth + 1)
+            if sb < 0 and not e.exp.is_integer:
+                raise _NoLogForm
+            return (sb ** int(e.exp) if sb < 0 else 1), e.exp * lb
+        if var in e.free_symbols:
+            lf = log_of(e)
+            if lf is not None:
+                return 1, lf
+        if isinstance(e, sp.Add) and e.has(sp.exp, expm1):
+            opened = sp.expand_mul(e.replace(expm1, lambda u: sp.exp(u) - 1))
+            exps = [a for a in opened.atoms(sp.exp) if var in a.free_symbols]
+            if exps:
+                far = np.array([self.far])
+                args = [float(self._values(a.args[0], far)[0]) for a in exps]
+                k = int(np.nanargmax(args)) if not np.isnan(args).all() else -1
+                if k >= 0 and args[k] > 0:
+                    v = exps[k].args[0]
+                    inner = sp.Add(
+                        *[
+                            sp.expand_mul(t * sp.exp(-v))
+                            for t in sp.Add.make_args(opened)
+                        ]
+                    )
+                    si, li = self.split(inner, depth + 1)
+                    return si, v + li
+        s = self.sign(e)
+        return s, sp.log(s * e)
+
+
+def log_form_candidates(
+    expr: sp.Expr,
+    var: sp.Symbol,
+    params: tuple,
+    values: tuple,
+    x: np.ndarray,
+    bad: np.ndarray,
+    ok_at: MeasureFn,
+    deadline: float,
+    ok_at_samples: Callable[[sp.Expr], np.ndarray] | None = None,
+) -> list[tuple[str, str, sp.Expr]]:
+    """``sign*exp(log|num| - log|den|)`` where a ratio or product overflows in between.
+
+    ``(exp(x) - 1)/x`` at x = 89 in float32: exp(x) overflows, the quotient does not.
+    Its logarithm is the sum of the logarithms of the factors, each written without
+    overflow (``log(expm1(x)) = x + log(-expm1(-x))``; a sum with a dominant exp(v) is
+    ``v + log(sum*exp(-v))``); signs are read off the failing points. Used past a
+    threshold at +oo / -oo found by measurement, like the asymptotes.
+    """
+    subs = {p: sp.Float(v, 17) for p, v in zip(params, values)}
+
+    def make(sign: int, pts: np.ndarray):
+        try:
+            # the branch where the failures start (regimes already found stay below)
+            body = _branch_at(expr, var, float(pts[np.argmin(np.abs(pts))]), subs)
+            s, log_abs = _LogForm(var, subs, pts).split(body)
+        except (_NoLogForm, sp.PolynomialError, TypeError, ValueError):
+            return None
+        # unevaluated: SymPy would pull exp(-log(x)) out as 1/x, overflowing again
+        alt = s * sp.exp(sp.UnevaluatedExpr(log_abs))
+        note = (
+            "it is computed as exp of a sum of logarithms (a factor overflows there "
+            "although the result does not)"
+        )
+        return alt, note
+
+    tail = (expr, var, params, values, x, bad, ok_at, deadline, ok_at_samples)
+    return _tail_candidates("log_form", make, *tail)
+
+
+__all__ = ["asymptotic_candidates", "log_form_candidates", "taylor_candidates"]

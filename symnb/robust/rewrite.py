@@ -16,6 +16,11 @@ the constants), so it can be kept or dropped on measurement alone (see ``engine`
   ``exp(p v) (r exp(-v) + 1)**p`` where ``v > 0`` (a regime in the argument v, so it holds
   for every value of the constants), and exponentials multiplying a sum are distributed
   into it and combined.
+* :func:`factor_lowest_power` - ``sign``/``Abs``/``Heaviside`` of a polynomial vanishing
+  at 0 with the lowest power of x factored out (keeps its sign where terms underflow).
+* :func:`~symnb.robust.widen.widen_trig` - sin/cos/tan of a product computed in a wider
+  type where the product overflows.
+* :func:`group_constant_factors` - constant products computed before they multiply x.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import sympy as sp
 
 from symnb.formula.functions import expm1, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
+from symnb.robust.widen import widen_trig
 
 # ------------------------------------------------------------------ helpers
 
@@ -249,6 +255,68 @@ def factor_dominant_exp(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return single_exponential(out)
 
 
+def _lowest_power(p: sp.Expr, var: sp.Symbol) -> tuple[int, sp.Expr] | None:
+    """(k, q) with p = var**k * q and q(0) != 0, when p is a polynomial in var, p(0) = 0."""
+    if var not in p.free_symbols or p == var:
+        return None
+    try:
+        poly = sp.Poly(p, var)
+    except sp.PolynomialError:
+        return None
+    terms = poly.terms()
+    k = min(m[0] for m, _ in terms)
+    if k == 0:
+        return None
+    q = sp.Add(*[c * var ** (m[0] - k) for m, c in terms])
+    if q == 1:
+        return None
+    return k, q
+
+
+def factor_lowest_power(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """sign/Abs/Heaviside of a polynomial p with p(0) = 0: the lowest power of x factored.
+
+    ``sign(b1*x + b2*x**2)`` is 0 at subnormal x (b1*x underflows) although its sign is
+    that of x: it becomes ``sign(x)*sign(b1 + b2*x)``; ``Abs(p)`` becomes
+    ``Abs(x)**k*Abs(q)`` and ``Heaviside(p)`` ``Heaviside(sign(x)**k*q)``.
+    """
+
+    def rule(e: sp.Expr) -> sp.Expr:
+        if not isinstance(e, (sp.sign, sp.Abs, sp.Heaviside)):
+            return e
+        split = _lowest_power(e.args[0], var)
+        if split is None:
+            return e
+        k, q = split
+        if isinstance(e, sp.sign):
+            return sp.sign(var) ** k * sp.sign(q)
+        if isinstance(e, sp.Abs):
+            return sp.Abs(var) ** k * sp.Abs(q)
+        return sp.Heaviside(sp.sign(var) ** k * q, *e.args[1:])
+
+    return _bottom_up(expr, rule)
+
+
+def _group_constants(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Mul):
+        return e
+    consts = [f for f in e.args if var not in f.free_symbols]
+    rest = [f for f in e.args if var in f.free_symbols]
+    if len(consts) < 2 or not rest or all(f.is_number for f in consts):
+        return e
+    return sp.Mul(sp.UnevaluatedExpr(sp.Mul(*consts)), *rest)
+
+
+def group_constant_factors(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """Products of constants are computed before they multiply the input.
+
+    ``a*x/b`` at the float maximum: the kernel's operation order may compute ``x/b`` first
+    (shared with ``expm1(x/b)``), which overflows for b < 1 although ``(a/b)*x`` does not.
+    The constant product is kept as one unit (``UnevaluatedExpr``), so CSE cannot split it.
+    """
+    return _bottom_up(expr, lambda e: _group_constants(e, var))
+
+
 #: The exact rewrites tried, in order: (name, plain-words note, function of (expr, var)).
 EXACT_REWRITES = (
     (
@@ -299,6 +367,31 @@ EXACT_REWRITES = (
         ),
         lambda e, v: factor_dominant_exp(steps_to_branches(e), v),
     ),
+    (
+        "factor_lowest_power",
+        (
+            "the sign (or absolute value) of a polynomial that vanishes at 0 is taken "
+            "with its lowest power of x factored out, so it keeps its sign where the "
+            "terms underflow"
+        ),
+        factor_lowest_power,
+    ),
+    (
+        "widen_trig",
+        (
+            "sin/cos/tan of a product are evaluated in a wider type where the product "
+            "overflows (float32 -> double, float64 -> long double)"
+        ),
+        lambda e, v: widen_trig(e, v),
+    ),
+    (
+        "group_constant_factors",
+        (
+            "products of constants are computed before they multiply x, so no "
+            "intermediate overflows at large |x|"
+        ),
+        group_constant_factors,
+    ),
 )
 
 __all__ = [
@@ -306,6 +399,8 @@ __all__ = [
     "collect_exponentials",
     "distribute_exponentials",
     "factor_dominant_exp",
+    "factor_lowest_power",
+    "group_constant_factors",
     "log_forms",
     "log_of",
     "single_exponential",

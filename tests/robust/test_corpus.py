@@ -67,26 +67,8 @@ def check_entry(name: str, backend: str, dtype: str) -> list[str]:
 # Open defects of the robustness stage (issue 8 stays open until these pass). Each is a
 # strict xfail: the test still runs, and the suite fails as soon as one starts passing,
 # so this list cannot go stale. Reasons name what is wrong, not a workaround.
-_OPEN = {
-    "pelu": (
-        ("cpp",),
-        "a/b*x at the float max: an intermediate of the cpp operation order overflows",
-    ),
-    "siren": (
-        ("numpy", "cpp"),
-        "sin(w0*x) at the float max: the argument w0*x overflows to inf",
-    ),
-    "exprel": (
-        ("numpy", "cpp"),
-        (
-            "(exp(x)-1)/x where exp(x) overflows but the quotient is finite: no "
-            "exp(x - log x) regime yet"
-        ),
-    ),
-}
-_OPEN_FLOAT64 = {
-    "pau_5_4": "f' at subnormal x: b1*x underflows to 0, so sign(b1*x) picks no side",
-}
+_OPEN: dict[str, tuple[tuple[str, ...], str]] = {}
+_OPEN_FLOAT64: dict[str, str] = {}
 
 
 def _open_defect(name: str, dtype: str, backend: str) -> str | None:

@@ -1,0 +1,146 @@
+"""Trigonometric functions of a product evaluated in a wider type where it overflows.
+
+``sin(w0*x)`` at |x| near the float maximum: ``w0*x`` overflows to inf and ``sin`` gives
+NaN, although the true value is a number in [-1, 1]. :class:`wide_sin` (and ``wide_cos``,
+``wide_tan``) take the factors of the argument separately (so CSE cannot compute their
+product in the narrow type first) and mean exactly ``sin(a*b*...)``. The kernels compute
+the product in the kernel's type; only where it is infinite (the factors being finite)
+they compute it again in a wider type, where it is exact for two factors: float32 ->
+double; float64 -> long double (80-bit on x86 C++ and NumPy; CUDA treats long double as
+double, so there the result stays NaN). The common path costs one ``isinf`` test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+
+def _wide_type(dtype) -> type:
+    return np.float64 if np.dtype(dtype) == np.float32 else np.longdouble
+
+
+def wide_call(name: str, *factors):
+    """NumPy: ``name`` (sin/cos/tan) of the product, recomputed wide where it overflows."""
+    fn = getattr(np, name)
+    arrays = [np.asarray(f) for f in factors]
+    dtype = np.result_type(*arrays)
+    if dtype.kind != "f":
+        dtype = np.dtype(np.float64)
+    prod = arrays[0].astype(dtype, copy=False)
+    for a in arrays[1:]:
+        prod = prod * a.astype(dtype, copy=False)
+    out = fn(prod)
+    over = np.isinf(prod)
+    if not np.any(over):
+        return out
+    finite = np.ones(np.shape(prod), dtype=bool)
+    for a in arrays:
+        finite = finite & np.isfinite(a)
+    fix = over & finite
+    if not np.any(fix):
+        return out
+    wide = _wide_type(dtype)
+    wprod = arrays[0].astype(wide)
+    for a in arrays[1:]:
+        wprod = wprod * a.astype(wide)
+    wide_out = fn(np.broadcast_to(wprod, np.shape(prod))).astype(dtype)
+    return np.where(fix, wide_out, out)
+
+
+class _WideTrig(sp.Function):
+    """``narrow(product of the arguments)``, evaluated wide where the product overflows."""
+
+    _name = ""
+
+    @classmethod
+    def _narrow(cls, u: sp.Expr) -> sp.Expr:
+        return getattr(sp, cls._name)(u)
+
+    @classmethod
+    def eval(cls, *args):
+        if len(args) == 1 or all(a.is_number for a in args):
+            return cls._narrow(sp.Mul(*args))
+        return None
+
+    def _eval_is_real(self):
+        return all(a.is_real for a in self.args) or None
+
+    def product(self) -> sp.Expr:
+        """The argument of the trigonometric function."""
+        return sp.Mul(*self.args)
+
+    def fdiff(self, argindex=1):
+        others = sp.Mul(*[a for i, a in enumerate(self.args) if i != argindex - 1])
+        return others * self._outer_derivative()
+
+    def _outer_derivative(self) -> sp.Expr:
+        raise NotImplementedError
+
+    def _symnb_ccode(self, printer) -> str:
+        f32 = printer.dtype == "float32"
+        narrow_t, wide_t, suffix = (
+            ("float", "double", "") if f32 else ("double", "long double", "l")
+        )
+        printed = [printer._print(a) for a in self.args]
+        prod = "*".join(f"({p})" for p in printed)
+        wide = "*".join(f"(({wide_t})({p}))" for p in printed)
+        narrow = printer._print(self._narrow(self.product()))
+        return (
+            f"(isinf({prod}) ? ({narrow_t}){self._name}{suffix}({wide}) : ({narrow}))"
+        )
+
+    def _numpycode(self, printer) -> str:
+        # the generated code's namespace is NumPy's: import this module by its name
+        mod = "__import__('symnb.robust.widen', fromlist=('wide_call',))"
+        args = ", ".join(printer._print(a) for a in self.args)
+        return f"{mod}.wide_call({self._name!r}, {args})"
+
+    def _mpmathcode(self, printer) -> str:
+        return printer._print(self._narrow(self.product()))
+
+
+class wide_sin(_WideTrig):
+    """sin of the product of the arguments (wide where the product overflows)."""
+
+    _name = "sin"
+
+    def _outer_derivative(self):
+        return wide_cos(*self.args)
+
+
+class wide_cos(_WideTrig):
+    """cos of the product of the arguments (wide where the product overflows)."""
+
+    _name = "cos"
+
+    def _outer_derivative(self):
+        return -wide_sin(*self.args)
+
+
+class wide_tan(_WideTrig):
+    """tan of the product of the arguments (wide where the product overflows)."""
+
+    _name = "tan"
+
+    def _outer_derivative(self):
+        return 1 + wide_tan(*self.args) ** 2
+
+
+WIDE = {"sin": wide_sin, "cos": wide_cos, "tan": wide_tan}
+
+
+def widen_trig(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """sin/cos/tan of a product with the input -> their wide forms (exact rewrite)."""
+
+    def is_target(e) -> bool:
+        return (
+            type(e).__name__ in WIDE
+            and isinstance(e.args[0], sp.Mul)
+            and var in e.args[0].free_symbols
+        )
+
+    return expr.replace(is_target, lambda e: WIDE[type(e).__name__](*e.args[0].args))
+
+
+__all__ = ["WIDE", "wide_call", "wide_cos", "wide_sin", "wide_tan", "widen_trig"]
