@@ -399,8 +399,10 @@ class FusedStep:
         scalars, status = self.scalars, self.status
         x0, t0, n = X.ctypes.data, T.ctypes.data, int(X.shape[0])
         xb, yb = xbuf.ctypes.data, ybuf.ctypes.data
+        alive = (model, optimizer, X, T, xbuf, ybuf)  # raw addresses stay valid
 
         def epoch(order: np.ndarray | None) -> tuple[float, int]:
+            assert alive
             op = None
             if order is not None:
                 order = np.ascontiguousarray(order, dtype=np.int64)
