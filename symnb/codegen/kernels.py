@@ -93,6 +93,12 @@ ENTRY_POINTS = {
 }
 
 
+#: Extra C symbol of C++ elementwise kernels with constants, outside the ABI table
+#: (backends bind only :data:`ENTRY_POINTS`): ``void (x, g, dx, out, n, c)``, the
+#: backward and the constants' gradient in one pass (used by symnb.interop.torch).
+FUSED_BACKWARD = "symnb_backward_constant_gradient"
+
+
 def entry_points(kind: str) -> dict[str, str]:
     """Logical name -> C symbol of every entry point of ``kind``."""
     _check_kind(kind)
@@ -355,12 +361,21 @@ ${body}
 """
 )
 
+#: df/dconstants with one output pointer per constant (``symnb_dcs<i>``): loops that
+#: call it vectorise, where g++ 12 leaves loops over the array form scalar (measured:
+#: the PAU 5/4 constants' gradient went from ~10 to ~1.5 ns per element). The array
+#: form ``symnb_dc<i>`` forwards to it (used by layers and fused training steps).
 _FORM_VECTOR = string.Template(
-    """SYMNB_FN void ${name}(${args}const symnb_real* SYMNB_RESTRICT c,
-        symnb_real* SYMNB_RESTRICT d) {
+    """SYMNB_FN void ${scalar_name}(${args}const symnb_real* SYMNB_RESTRICT c,
+        ${outputs}) {
 ${body}
     const bool nan_in = ${guard};
 ${stores}
+}
+
+SYMNB_FN void ${name}(${args}const symnb_real* SYMNB_RESTRICT c,
+        symnb_real* SYMNB_RESTRICT d) {
+    ${scalar_name}(${arg_names}c, ${addresses});
 }
 """
 )
@@ -403,7 +418,8 @@ def render_form_functions(
 
     With ``with_dparams`` false (losses) only f and f' are emitted.
 
-    Names: ``symnb_f<i>``, ``symnb_df<i>``, ``symnb_fdf<i>``, ``symnb_dc<i>``. Every function
+    Names: ``symnb_f<i>``, ``symnb_df<i>``, ``symnb_fdf<i>``, ``symnb_dc<i>`` (and
+    ``symnb_dcs<i>``, the same with one output pointer per constant). Every function
     returns NaN where an input is NaN.
     """
     syms = _symbols(inputs, params)
@@ -446,16 +462,21 @@ def render_form_functions(
             tuple(dparams), syms, dtype, max_operations, "the constants' gradient"
         )
         stores = "\n".join(
-            f"    d[{k}] = nan_in ? {nan_value} : ({r});"
+            f"    *d{k} = nan_in ? {nan_value} : ({r});"
             for k, r in enumerate(low.results)
         )
+        k_params = range(len(low.results))
         out.append(
             _FORM_VECTOR.substitute(
                 name=f"symnb_dc{index}",
+                scalar_name=f"symnb_dcs{index}",
                 args=args,
                 body="\n".join(pre + ["    " + s for s in low.statements]),
                 guard=guard,
                 stores=stores,
+                outputs=", ".join(f"symnb_real* SYMNB_RESTRICT d{k}" for k in k_params),
+                arg_names="".join(f"{a}, " for a in _input_names(len(inputs))),
+                addresses=", ".join(f"&d[{k}]" for k in k_params),
             )
         )
     return "\n".join(out)
@@ -491,8 +512,11 @@ SYMNB_KERNEL void symnb_forward_derivative(const symnb_real* SYMNB_RESTRICT x,
         dy[i] = dyv;
     }
 }
+"""
+)
 
-SYMNB_KERNEL void symnb_constant_gradient(const symnb_real* SYMNB_RESTRICT x,
+_CONSTANT_GRADIENT = string.Template(
+    """SYMNB_KERNEL void symnb_constant_gradient(const symnb_real* SYMNB_RESTRICT x,
         const symnb_real* SYMNB_RESTRICT g, double* SYMNB_RESTRICT out, symnb_i64 n,
         const symnb_real* SYMNB_RESTRICT c) {
 ${constant_gradient_body}
@@ -510,6 +534,61 @@ ${acc_update}
     }
 ${combine}"""
 )
+
+#: C++: the constants' gradient in blocks of SYMNB_BLOCK elements: a SIMD loop stores
+#: grad * df/dc_k into per-thread block buffers (with ``dx_loop``, the fused backward
+#: first writes grad * f'(x) for the block, so x and grad come from memory once for
+#: both), then one SIMD sum
+#: per constant and block in float, added to per-thread double partial sums that are
+#: combined once per thread. (A single loop with ``omp simd reduction`` over ten double
+#: accumulators stayed scalar with g++ 12.)
+_CPP_CONSTANT_GRADIENT = string.Template(
+    """SYMNB_KERNEL void symnb_${name}(const symnb_real* SYMNB_RESTRICT x,
+        const symnb_real* SYMNB_RESTRICT g,${dx_param} double* SYMNB_RESTRICT out, symnb_i64 n,
+        const symnb_real* SYMNB_RESTRICT c) {
+    double acc[${k}] = {0.0};
+    #pragma omp parallel if(n >= SYMNB_PARALLEL_MIN)
+    {
+        double part[${k}] = {0.0};
+        symnb_real buf[${k}][SYMNB_BLOCK] __attribute__((aligned(64)));
+        #pragma omp for schedule(static)
+        for (symnb_i64 b = 0; b < n; b += SYMNB_BLOCK) {
+            const symnb_i64 m = n - b < SYMNB_BLOCK ? n - b : SYMNB_BLOCK;
+            const symnb_real* SYMNB_RESTRICT xb = x + b;
+            const symnb_real* SYMNB_RESTRICT gb = g + b;
+${dx_loop}
+            #pragma omp simd
+            for (symnb_i64 j = 0; j < m; ++j) {
+                const symnb_real xj = xb[j], gj = gb[j];
+                symnb_real ${locals};
+                symnb_dcs0(xj, c, ${addresses});
+${buffer_stores}
+            }
+            for (int q = 0; q < ${k}; ++q) {
+                symnb_real s = 0;
+                #pragma omp simd reduction(+: s)
+                for (symnb_i64 j = 0; j < m; ++j) s += buf[q][j];
+                part[q] += (double)s;
+            }
+        }
+        #pragma omp critical(symnb_constant_gradient)
+        for (int q = 0; q < ${k}; ++q) acc[q] += part[q];
+    }
+    for (int q = 0; q < ${k}; ++q) out[q] += acc[q];
+}
+"""
+)
+
+#: The fused backward's first loop over a block: ``dx = g * f'(x)``. A loop of its
+#: own (the block is then read again from L1): one loop computing f' and all df/dc
+#: together ran 2.5x slower than the two in float64 (PAU 5/4, g++ 12).
+_CPP_BLOCK_BACKWARD = """            symnb_real* SYMNB_RESTRICT db = dx + b;
+            #pragma omp simd
+            for (symnb_i64 j = 0; j < m; ++j) db[j] = gb[j] * symnb_df0(xb[j], c);"""
+
+#: Elements per block of :data:`_CPP_CONSTANT_GRADIENT` (k buffers of this many
+#: values per thread stay in L1 for a few constants).
+CONSTANT_GRADIENT_BLOCK = 256
 
 _LAYER_CASE = string.Template(
     """        case ${index}:
@@ -634,10 +713,37 @@ def _loop(d: Dialect, n: str, reduction_vars: list[str] | None = None) -> str:
     return string.Template(d.loop).substitute(n=n, clause=clause)
 
 
+def render_cpp_constant_gradient(n_params: int, fused_backward: bool) -> str:
+    """C++ ``symnb_constant_gradient`` (``fused_backward`` false) or
+    ``symnb_backward_constant_gradient(x, g, dx, out, n, c)``, which also writes
+    ``dx = g * f'(x)`` (see :data:`_CPP_CONSTANT_GRADIENT`)."""
+    k = range(n_params)
+    return _CPP_CONSTANT_GRADIENT.substitute(
+        name="backward_constant_gradient" if fused_backward else "constant_gradient",
+        k=n_params,
+        dx_param=" symnb_real* SYMNB_RESTRICT dx," if fused_backward else "",
+        dx_loop=_CPP_BLOCK_BACKWARD if fused_backward else "",
+        locals=", ".join(f"d{q}" for q in k),
+        addresses=", ".join(f"&d{q}" for q in k),
+        buffer_stores="\n".join(f"                buf[{q}][j] = gj * d{q};" for q in k),
+    )
+
+
 @functools.lru_cache(maxsize=256)
 def render_elementwise(dialect: str, n_params: int) -> str:
-    """The four elementwise entry points (over symnb_f0/df0/fdf0/dc0)."""
+    """The four elementwise entry points (over symnb_f0/df0/fdf0/dc0); C++ kernels
+    with constants add ``symnb_backward_constant_gradient`` (:data:`FUSED_BACKWARD`)."""
     d = DIALECTS[dialect]
+    maps = _ELEMENTWISE.substitute(loop=_loop(d, "n"))
+    if n_params and dialect == "cpp":
+        return "\n".join(
+            [
+                f"#define SYMNB_BLOCK {CONSTANT_GRADIENT_BLOCK}",
+                maps,
+                render_cpp_constant_gradient(n_params, False),
+                render_cpp_constant_gradient(n_params, True),
+            ]
+        )
     if n_params:
         accs = [f"acc{k}" for k in range(n_params)]
         body = _CONSTANT_GRADIENT_BODY.substitute(
@@ -653,7 +759,7 @@ def render_elementwise(dialect: str, n_params: int) -> str:
         )
     else:
         body = "    (void)x; (void)g; (void)out; (void)n; (void)c;"
-    return _ELEMENTWISE.substitute(loop=_loop(d, "n"), constant_gradient_body=body)
+    return maps + "\n" + _CONSTANT_GRADIENT.substitute(constant_gradient_body=body)
 
 
 @functools.lru_cache(maxsize=256)
@@ -1145,6 +1251,7 @@ __all__ = [
     "CUDA",
     "DIALECTS",
     "ENTRY_POINTS",
+    "FUSED_BACKWARD",
     "KINDS",
     "LAYER_SPLIT_FORMS",
     "LAYER_UNIT_FORMS",

@@ -8,7 +8,10 @@ formula (or heterogeneous layer) in this module's registry. Integers are constan
 fake (meta) implementations give shapes only.
 
 * CPU tensors: the cpp backend (numpy if no compiler) runs on the tensor's own memory
-  (``Tensor.numpy()`` shares it; contiguous tensors are not copied).
+  (contiguous tensors are not copied). Elementwise cpp kernels are called directly on
+  the tensors' addresses (:mod:`symnb.interop.native`: entry points bound once, the
+  backward and the constants' gradient in one fused pass); the rest goes through the
+  ``Kernel`` API on NumPy views (``Tensor.numpy()`` shares the memory).
 * CUDA tensors: the cuda backend runs on the tensor's memory through DLPack
   (``cupy.from_dlpack``), on ``torch.cuda.current_stream()``.
 * float16/bfloat16 are computed in float32 and returned in their own dtype.
@@ -16,8 +19,10 @@ fake (meta) implementations give shapes only.
   the kernels' ``constant_gradient`` (sums accumulated in double).
 
 Kernels are compiled per (device, dtype) on first use and cached. Constants are written
-into the kernel's ``params`` before each call, so modules sharing a formula share one
-kernel; calling one kernel from several threads at once is not supported.
+into the kernel's ``params`` (through its checked setter: finite and representable in
+the kernel's dtype, else ``FormulaError``) before each call, so modules sharing a
+formula share one kernel; calling one kernel from several threads at once is not
+supported.
 """
 
 from __future__ import annotations
@@ -31,11 +36,13 @@ import numpy as np
 
 from symnb.errors import FormulaError
 from symnb.interop import require
+from symnb.interop.native import NativeElementwise
 
 torch = require("torch")
 from torch import Tensor, nn
 
 _LOCK = threading.Lock()
+_CPU = torch.device("cpu")
 _ENTRIES: list[_Entry] = []
 _HANDLES: dict[tuple, int] = {}
 _BACKENDS = ("auto", "cpp", "numpy", "cuda")
@@ -53,6 +60,19 @@ class _Entry:
         self.backend = backend
         self.n = len(activations)
         self.kernels: dict[tuple, Any] = {}
+        self.natives: dict[Any, NativeElementwise | None] = {}
+
+    def native(self, dtype: Any) -> NativeElementwise | None:
+        """Direct calls into the CPU kernel of ``dtype`` (None: not a cpp
+        elementwise kernel; use the ``Kernel`` API)."""
+        try:
+            return self.natives[dtype]
+        except KeyError:
+            pass
+        kernel = self.kernel(_CPU, dtype)
+        native = NativeElementwise.of(kernel) if self.kind == "elementwise" else None
+        self.natives[dtype] = native
+        return native
 
     def kernel(self, device: Any, dtype: Any) -> Any:
         """The kernel for tensors on ``device`` of ``dtype`` (compiled on first use)."""
@@ -177,9 +197,17 @@ def _cuda_arrays(device: Any):
         yield cupy.from_dlpack
 
 
-def _write_params(kernel: Any, values: Any) -> None:
-    if values.size:
-        kernel.params[...] = values
+def _host_constants(constants: Tensor) -> np.ndarray:
+    """The constants as float64 host values (checked against the kernel's dtype by
+    its ``params`` setter, not rounded to it here)."""
+    return constants.detach().to(_CPU, torch.float64).numpy()
+
+
+def _write_params(kernel: Any, constants: Tensor) -> None:
+    """``kernel.params = constants`` through the checked setter: a value that does
+    not fit the kernel's dtype is a ``FormulaError`` naming the constant."""
+    if constants.numel():
+        kernel.params = _host_constants(constants)
 
 
 def _constant_grad_tensor(grad: Any, like: Tensor) -> Tensor:
@@ -204,14 +232,27 @@ def _from_rows(rows: Tensor, like: Tensor, dim: int) -> Tensor:
     return rows.view(shape).movedim(-1, dim).contiguous()
 
 
+def _native(entry: _Entry, xc: Tensor) -> NativeElementwise | None:
+    if entry.kind != "elementwise" or xc.device.type != "cpu":
+        return None
+    return entry.native(xc.dtype)
+
+
 def _forward_impl(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor:
     entry = _entry(handle)
     xc = _compute(x)
+    native = _native(entry, xc)
+    if native is not None:
+        native.set_constants(_host_constants(constants))
+        y = torch.empty_like(xc)
+        if y.numel():
+            native.forward(xc.data_ptr(), y.data_ptr(), y.numel())
+        return y.to(x.dtype)
     kernel = entry.kernel(xc.device, xc.dtype)
     xk = xc if entry.kind == "elementwise" else _to_rows(xc, dim, entry.n)
     y = torch.empty_like(xk)
     with _arrays(xc.device) as arr:
-        _write_params(kernel, arr(_compute(constants, xc.dtype)))
+        _write_params(kernel, constants)
         kernel.forward(arr(xk), out=arr(y))
     if entry.kind != "elementwise":
         y = _from_rows(y, xc, dim)
@@ -229,12 +270,15 @@ def _backward_impl(
     entry = _entry(handle)
     xc = _compute(x)
     gc = _compute(grad, xc.dtype)
+    native = _native(entry, xc)
+    if native is not None:
+        return _native_backward(native, x, xc, gc, constants, constants_grad)
     kernel = entry.kernel(xc.device, xc.dtype)
     if entry.kind != "elementwise":
         xc, gc = _to_rows(xc, dim, entry.n), _to_rows(gc, dim, entry.n)
     dx = torch.empty_like(xc)
     with _arrays(xc.device) as arr:
-        _write_params(kernel, arr(_compute(constants, xc.dtype)))
+        _write_params(kernel, constants)
         kernel.backward(arr(xc), arr(gc), out=arr(dx))
         if constants_grad and constants.numel():
             sums = kernel.constant_gradient(arr(xc), arr(gc))
@@ -245,6 +289,29 @@ def _backward_impl(
             dc = torch.zeros_like(constants)
     if entry.kind != "elementwise":
         dx = _from_rows(dx, x, dim)
+    return dx.to(x.dtype), dc
+
+
+def _native_backward(
+    native: NativeElementwise,
+    x: Tensor,
+    xc: Tensor,
+    gc: Tensor,
+    constants: Tensor,
+    constants_grad: bool,
+) -> tuple[Tensor, Tensor]:
+    native.set_constants(_host_constants(constants))
+    dx = torch.empty_like(xc)
+    n = dx.numel()
+    if constants_grad and native.n_constants and n:
+        sums = native.backward_with_constants(
+            xc.data_ptr(), gc.data_ptr(), dx.data_ptr(), n
+        )
+        dc = torch.from_numpy(sums).to(dtype=constants.dtype)
+    else:
+        if n:
+            native.backward(xc.data_ptr(), gc.data_ptr(), dx.data_ptr(), n)
+        dc = torch.zeros_like(constants)
     return dx.to(x.dtype), dc
 
 

@@ -179,32 +179,35 @@ def test_non_contiguous_and_empty_inputs():
 
 
 class _Spy:
-    """Records the data pointers a kernel receives."""
+    """Records the addresses a native entry point receives, then calls it."""
 
-    def __init__(self, kernel):
-        self.kernel, self.seen = kernel, []
+    def __init__(self, fn):
+        self.fn, self.seen = fn, []
 
-    def __getattr__(self, name):
-        return getattr(self.kernel, name)
-
-    def forward(self, x, out=None):
-        self.seen.append(
-            (x.__array_interface__["data"][0], out.__array_interface__["data"][0])
-        )
-        return self.kernel.forward(x, out=out)
+    def __call__(self, *args):
+        self.seen.append(args)
+        return self.fn(*args)
 
 
 def test_cpu_kernel_runs_on_the_tensors_own_memory(monkeypatch):
     act = symnb.Activation("x*sigmoid(beta*x) + 0*x", name="spy", beta=1.0)
-    module = act.to_torch()
-    x = _points(torch.float32)
+    module = act.to_torch(learnable=True)
+    x = _points(torch.float32).requires_grad_()
     module(x)  # compile
-    entry = ti._entry(module.handle)
-    key = ("cpu", None, torch.float32)
-    spy = _Spy(entry.kernels[key])
-    monkeypatch.setitem(entry.kernels, key, spy)
+    native = ti._entry(module.handle).native(torch.float32)
+    if native is None:
+        pytest.skip("no C++ compiler here: the numpy backend runs instead")
+    forward, fused = _Spy(native._forward), _Spy(native._fused)
+    monkeypatch.setattr(native, "_forward", forward)
+    monkeypatch.setattr(native, "_fused", fused)
     y = module(x)
-    assert spy.seen == [(x.data_ptr(), y.data_ptr())]
+    assert [a[:2] for a in forward.seen] == [(x.data_ptr(), y.data_ptr())]
+    g = torch.randn_like(y)
+    y.backward(g)
+    # one fused pass: x, the gradient, dx, and the constants' sums
+    assert len(fused.seen) == 1
+    assert fused.seen[0][:2] == (x.data_ptr(), g.data_ptr())
+    assert fused.seen[0][2] == x.grad.data_ptr()
 
 
 def test_backward_saves_only_the_input_and_constants():

@@ -1,0 +1,115 @@
+"""Direct calls into a compiled C++ elementwise kernel on raw data pointers.
+
+Frameworks' tensors (PyTorch on the CPU) hand symnb their memory as addresses. Going
+through :class:`symnb.Kernel` costs NumPy views and argument checks on every call,
+which in a training step is paid once per activation and pass; here the entry points
+are bound once (``argtypes`` set, the constants' address cached) and called with
+integers. The caller guarantees what ``Kernel`` would check: C-contiguous memory of
+the kernel's dtype, ``n`` elements, outputs not overlapping inputs.
+
+The constants still go through the checked ``Kernel.params`` setter (finite values
+that fit the kernel's dtype); that runs only when they change.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import Any
+
+import numpy as np
+
+from symnb.codegen.kernels import FUSED_BACKWARD
+
+_P = ctypes.c_void_p
+_I64 = ctypes.c_int64
+
+#: Elements per native call: longer arrays go in pieces, so Ctrl-C is seen between
+#: them (the same bound as the cpp backend's own calls).
+CHUNK = 1 << 24
+
+
+def _bind(lib: ctypes.CDLL, symbol: str, argtypes: list) -> Any:
+    fn = getattr(lib, symbol)
+    fn.argtypes = argtypes
+    fn.restype = None
+    return fn
+
+
+class NativeElementwise:
+    """The entry points of one cpp elementwise ``kernel``, called on addresses.
+
+    ``NativeElementwise.of(kernel)`` returns ``None`` for kernels of other backends
+    (numpy, cuda), which the caller then runs through the ``Kernel`` API.
+    """
+
+    def __init__(self, kernel: Any, library_path: str) -> None:
+        self.kernel = kernel
+        self.itemsize = kernel.dtype.itemsize
+        self.n_constants = int(kernel.params.size)
+        # a reference of our own to the library: it stays mapped while we hold it
+        self._lib = ctypes.CDLL(library_path, mode=os.RTLD_LOCAL)
+        self._forward = _bind(self._lib, "symnb_forward", [_P, _P, _I64, _P])
+        self._backward = _bind(self._lib, "symnb_backward", [_P, _P, _P, _I64, _P])
+        self._fused = None
+        if self.n_constants and hasattr(self._lib, FUSED_BACKWARD):
+            self._fused = _bind(self._lib, FUSED_BACKWARD, [_P, _P, _P, _P, _I64, _P])
+        self._params = kernel.params  # written in place by the checked setter
+        self._params_address = self._params.__array_interface__["data"][0]
+        self._last: list[float] | None = None
+
+    @classmethod
+    def of(cls, kernel: Any) -> NativeElementwise | None:
+        program = getattr(kernel, "_program", None)
+        path = getattr(program, "library_path", None)
+        if path is None or getattr(kernel, "backend", None) != "cpp":
+            return None
+        if getattr(program, "kind", "elementwise") != "elementwise":
+            return None
+        return cls(kernel, str(path))
+
+    def set_constants(self, values: np.ndarray) -> None:
+        """Write the constants (float64 host values) through the kernel's checked
+        ``params`` setter, unless they are the ones written last."""
+        if not self.n_constants:
+            return
+        listed = values.tolist()
+        if listed != self._last:
+            self.kernel.params = values  # refuses non-finite / not representable
+            self._last = listed
+
+    def forward(self, x: int, y: int, n: int) -> None:
+        """y = f(x) on ``n`` elements at addresses ``x``, ``y``."""
+        b, pc = self.itemsize, self._params_address
+        for s in range(0, n, CHUNK):
+            self._forward(x + s * b, y + s * b, min(CHUNK, n - s), pc)
+
+    def backward(self, x: int, g: int, dx: int, n: int) -> None:
+        """dx = g * f'(x)."""
+        b, pc = self.itemsize, self._params_address
+        for s in range(0, n, CHUNK):
+            self._backward(x + s * b, g + s * b, dx + s * b, min(CHUNK, n - s), pc)
+
+    def backward_with_constants(self, x: int, g: int, dx: int, n: int) -> np.ndarray:
+        """dx = g * f'(x) and the sums of g * df/dc (float64), reading x and g once
+        (the fused kernel; two calls where the library has none)."""
+        out = np.zeros(self.n_constants, dtype=np.float64)
+        po = out.__array_interface__["data"][0]
+        b, pc = self.itemsize, self._params_address
+        if self._fused is None:
+            self.backward(x, g, dx, n)
+            xs = _view(x, n, self.kernel.dtype)
+            gs = _view(g, n, self.kernel.dtype)
+            sums = self.kernel.constant_gradient(xs, gs)
+            return np.fromiter(sums.values(), dtype=np.float64, count=len(sums))
+        for s in range(0, n, CHUNK):  # the kernel adds into out
+            m = min(CHUNK, n - s)
+            self._fused(x + s * b, g + s * b, dx + s * b, po, m, pc)
+        return out
+
+
+def _view(address: int, n: int, dtype: np.dtype) -> np.ndarray:
+    """A NumPy array over ``n`` elements at ``address`` (no copy, read-only use)."""
+    ctype = ctypes.c_float if dtype == np.float32 else ctypes.c_double
+    buf = (ctype * n).from_address(address)
+    return np.frombuffer(buf, dtype=dtype, count=n)
