@@ -228,18 +228,20 @@ def _printer_cse(expr: sp.Expr):
 @lru_cache(maxsize=512)
 def _cse_function(expr: sp.Expr, args: tuple):
     """``expr`` lambdified in the C kernels' operation order (None: same as NumPy's)."""
-    from symnb.backends.numpy_ import NAMESPACE, _floatify, _Printer
+    from symnb.backends import numpy_
 
     try:
-        e = _floatify(expr)
+        # the numpy backend's own preparation of numbers (public or private name)
+        floatify = getattr(numpy_, "floatify", None) or numpy_._floatify
+        e = floatify(expr)
         pairs, reduced = _printer_cse(e)
         if not pairs:
             return None
         return sp.lambdify(
             args,
             e,
-            modules=[NAMESPACE, "numpy"],
-            printer=_Printer,
+            modules=[numpy_.NAMESPACE, "numpy"],
+            printer=numpy_._Printer,
             cse=lambda _e: (pairs, reduced),
         )
     except Exception:  # noqa: BLE001 - not measurable in this order: NumPy's only

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from functools import lru_cache
 
 import mpmath
 import numpy as np
@@ -95,6 +96,12 @@ def _denominator_roots(expr: sp.Expr, var: sp.Symbol) -> list[sp.Expr]:
     return roots
 
 
+@lru_cache(maxsize=128)
+def _series(body: sp.Expr, var: sp.Symbol, x0: sp.Expr) -> sp.Expr:
+    """Taylor polynomial of ``body`` at x0 (shared by both dtypes' analyses: slow)."""
+    return sp.series(body, var, x0, TAYLOR_ORDER).removeO()
+
+
 MeasureFn = Callable[[sp.Expr, np.ndarray], np.ndarray]
 """ok-mask of an expression at given points of the variable (reference computed on demand)."""
 
@@ -139,7 +146,7 @@ def taylor_candidates(
         if not math.isfinite(x0v):
             continue
         try:
-            ser = sp.series(body, var, x0, TAYLOR_ORDER).removeO()
+            ser = _series(body, var, x0)
         except Exception:  # noqa: BLE001, S112 - no series: no candidate
             continue
         if ser.has(
