@@ -13,7 +13,10 @@ adds ``_print_X`` methods and function tables, never string surgery on printed t
   (0 at 0) and ``Heaviside`` print as helpers defined in :func:`prelude`; ``Piecewise`` as
   nested ternaries (NaN where no branch applies);
 * small integer powers are printed as multiplications; ``u**(1/3)`` stays ``pow`` (NaN for
-  u < 0, as NumPy) instead of SymPy's ``cbrt``.
+  u < 0, as NumPy) instead of SymPy's ``cbrt``;
+* ``exp``, ``expm1``, ``log``, ``log1p`` and ``tanh`` print as ``symnb_exp``... from
+  :mod:`symnb.codegen.vecmath`: inline vectorisable polynomials in the C++ kernels, the
+  device library under CUDA.
 
 :func:`lower` runs ``sympy.cse`` on a group of expressions, hoists the bases of small integer
 powers into temporaries, counts the operations (refusing oversized formulas) and returns the
@@ -33,6 +36,7 @@ from sympy.codegen.ast import float32, float64, real
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.precedence import PRECEDENCE
 
+from symnb.codegen import vecmath
 from symnb.errors import FormulaError
 from symnb.formula.functions import softplus
 
@@ -118,6 +122,10 @@ class KernelPrinter(C99CodePrinter):
         _check_dtype(dtype)
         self.dtype = dtype
         self.symbol_names = dict(symbols or {})
+        #: CSE temporaries that hold a comparison (``t0 = a0 > 0``), for Piecewise
+        self.conditions: dict[sp.Symbol, sp.Basic] = {}
+        # expressions known to be <= 0 (or NaN) in the branch being printed
+        self._nonpositive: frozenset = frozenset()
         super().__init__(
             {
                 "type_aliases": {real: float32 if dtype == "float32" else float64},
@@ -202,7 +210,7 @@ class KernelPrinter(C99CodePrinter):
         base, e = expr.base, expr.exp
         suffix = self._get_func_suffix(real)
         if base == sp.E:
-            return f"exp{suffix}({self._print(e)})"
+            return self._print_vecmath(sp.exp(e, evaluate=False))
         b = self.parenthesize(base, PRECEDENCE["Atom"], strict=True)
         if e.is_Integer:
             n = int(e)
@@ -225,6 +233,19 @@ class KernelPrinter(C99CodePrinter):
         return f"pow{suffix}({self._print(base)}, {self._print(e)})"
 
     # -- helpers from the prelude -------------------------------------------------------
+    def _print_vecmath(self, expr: sp.Expr) -> str:
+        func = type(expr).__name__
+        name = vecmath.FUNCTIONS[func]
+        if func in ("exp", "expm1") and expr.args[0] in self._nonpositive:
+            name += "_neg"  # cheaper: no overflow handling
+        return f"{name}({self._print(expr.args[0])})"
+
+    _print_exp = _print_vecmath
+    _print_expm1 = _print_vecmath
+    _print_log = _print_vecmath
+    _print_log1p = _print_vecmath
+    _print_tanh = _print_vecmath
+
     def _print_sigmoid(self, expr: sp.Expr) -> str:
         return f"symnb_sigmoid({self._print(expr.args[0])})"
 
@@ -267,15 +288,41 @@ class KernelPrinter(C99CodePrinter):
         return f"symnb_heaviside({u}, {self._print(h0)})"
 
     def _print_Piecewise(self, expr: sp.Piecewise) -> str:
-        out = None
         pairs = list(expr.args)
+        last = "SYMNB_NAN"
         if pairs[-1].cond == True:
-            out = self._print(pairs.pop().expr)
-        else:
-            out = "SYMNB_NAN"
-        for e, c in reversed(pairs):
-            out = f"(({self._print(c)}) ? ({self._print(e)}) : ({out}))"
+            last = pairs.pop().expr
+        saved = outer = self._nonpositive
+        printed = []
+        try:  # each branch knows which conditions before it failed
+            for e, c in pairs:
+                self._nonpositive = outer | self._nonpositive_if(c, True)
+                printed.append((self._print(c), self._print(e)))
+                outer = outer | self._nonpositive_if(c, False)
+                self._nonpositive = outer
+            out = last if isinstance(last, str) else self._print(last)
+        finally:
+            self._nonpositive = saved
+        for c, e in reversed(printed):
+            out = f"(({c}) ? ({e}) : ({out}))"
         return out
+
+    def _nonpositive_if(self, cond, holds: bool) -> frozenset:
+        """Expressions that are <= 0 (or NaN) when ``cond`` is ``holds``: from
+        ``u > 0`` false, ``u <= 0`` true and the like (NaN makes every comparison
+        false, and the ``*_neg`` functions pass NaN through)."""
+        cond = self.conditions.get(cond, cond)
+        if not isinstance(cond, sp.core.relational.Relational):
+            return frozenset()
+        lhs, rhs = cond.lhs, cond.rhs
+        upper = isinstance(cond, (sp.StrictLessThan, sp.LessThan))
+        if rhs == 0 and upper == holds and holds:  # u < 0, u <= 0 true
+            return frozenset({lhs})
+        if rhs == 0 and not upper and not holds:  # u > 0, u >= 0 false
+            return frozenset({lhs})
+        if lhs == 0 and not upper and holds:  # 0 > u, 0 >= u true
+            return frozenset({rhs})
+        return frozenset()
 
     def _print_Mod(self, expr: sp.Expr) -> str:
         # Python's / NumPy's sign convention (the result has the sign of the divisor),
@@ -556,10 +603,16 @@ def lower(
     for i, (sym, _) in enumerate(assignments):
         mapping[sym] = f"t{i}"
     printer = KernelPrinter(dtype, mapping)
-    statements = tuple(
-        f"const symnb_real {mapping[sym]} = {printer.print_expr(rhs)};"
-        for sym, rhs in assignments
-    )
+    statements = []
+    for sym, rhs in assignments:
+        ctype = "symnb_real"
+        if isinstance(rhs, sp.logic.boolalg.Boolean):
+            # a bool, not a float 0/1: g++ does not vectorise loops that select on
+            # a float-typed comparison result (measured: swish's f' ran scalar)
+            ctype = "bool"
+            printer.conditions[sym] = rhs
+        statements.append(f"const {ctype} {mapping[sym]} = {printer.print_expr(rhs)};")
+    statements = tuple(statements)
     results = tuple(printer.print_expr(r) for r in reduced)
     return Lowered(statements, results, n_ops)
 
@@ -589,15 +642,10 @@ _LOG1P_UNIT_FLOAT32 = """SYMNB_FN symnb_real symnb_log1p_unit(symnb_real e) {
 }"""
 
 _HELPERS = {
-    "symnb_exp": {
-        # a wrapper, so one name serves both types; g++ calls glibc's vector expf
-        # (an inlined Cephes polynomial measured no faster than libmvec here)
-        "float32": """SYMNB_FN symnb_real symnb_exp(symnb_real x) {
-    return expf(x);
-}""",
-        "float64": """SYMNB_FN symnb_real symnb_exp(symnb_real x) {
-    return exp(x);
-}""",
+    # exp, expm1, log, log1p, tanh and their internals (bit casts, double cores)
+    **{
+        name: {d: vecmath.definitions(d).get(name, "") for d in DTYPES}
+        for name in vecmath.NAMES
     },
     "symnb_log1p_unit": {
         "float32": _LOG1P_UNIT_FLOAT32,
@@ -618,20 +666,20 @@ _HELPERS = {
     return u > ${ZERO} ? ${ONE} : (u < ${ZERO} ? ${ZERO} : h0);
 }""",
     "symnb_sigmoid": """SYMNB_FN symnb_real symnb_sigmoid(symnb_real u) {
-    const symnb_real e = symnb_exp(-${FABS}(u));
+    const symnb_real e = symnb_exp_neg(-${FABS}(u));
     const symnb_real r = ${ONE} / (${ONE} + e);
     return u >= ${ZERO} ? r : e * r;
 }""",
     "symnb_softplus": """SYMNB_FN symnb_real symnb_softplus(symnb_real u) {
-    return (u > ${ZERO} ? u : ${ZERO}) + symnb_log1p_unit(symnb_exp(-${FABS}(u)));
+    return (u > ${ZERO} ? u : ${ZERO}) + symnb_log1p_unit(symnb_exp_neg(-${FABS}(u)));
 }""",
     "symnb_logsigmoid": """SYMNB_FN symnb_real symnb_logsigmoid(symnb_real u) {
-    return (u < ${ZERO} ? u : ${ZERO}) - symnb_log1p_unit(symnb_exp(-${FABS}(u)));
+    return (u < ${ZERO} ? u : ${ZERO}) - symnb_log1p_unit(symnb_exp_neg(-${FABS}(u)));
 }""",
     "symnb_tanh_softplus": """SYMNB_FN symnb_real symnb_tanh_softplus(symnb_real u) {
     /* tanh(log(1+e^u)) = n/(n+2), n = e^u (e^u + 2); written with q = exp(-|u|) so
        nothing overflows: for u >= 0 it is (1+2q)/(1+2q+2q^2) */
-    const symnb_real q = symnb_exp(-${FABS}(u));
+    const symnb_real q = symnb_exp_neg(-${FABS}(u));
     const symnb_real n = q * (q + ${TWO});
     const symnb_real pos = (${ONE} + ${TWO} * q) / (${ONE} + ${TWO} * q + ${TWO} * q * q);
     return u >= ${ZERO} ? pos : n / (n + ${TWO});
@@ -639,7 +687,7 @@ _HELPERS = {
     "symnb_sech2_softplus": """SYMNB_FN symnb_real symnb_sech2_softplus(symnb_real u) {
     /* 1/cosh(log(1+e^u))^2 = 4(n+1)/(n+2)^2 (mish'), q = exp(-|u|), no cancellation:
        for u >= 0 it is 4 q^2 (1+q)^2 / (1+2q+2q^2)^2 */
-    const symnb_real q = symnb_exp(-${FABS}(u));
+    const symnb_real q = symnb_exp_neg(-${FABS}(u));
     const symnb_real n = q * (q + ${TWO});
     const symnb_real dp = ${ONE} + ${TWO} * q + ${TWO} * q * q;
     const symnb_real pos = (${TWO} * q * (${ONE} + q)) / dp;
@@ -682,16 +730,17 @@ def prelude(dtype: str = "float32", used: frozenset | None = None) -> str:
     names = [n for n in HELPERS if used is None or n in used]
     if not names:
         return ""
-    body = "\n".join(_helper_text(n, dtype) for n in names)
+    body = "\n".join(t for t in (_helper_text(n, dtype) for n in names) if t)
     return "/* ---- symnb helpers (identical for C++ and CUDA) ---- */\n" + body + "\n"
 
 
 _HELPER_NEEDS = {
-    "symnb_sigmoid": ("symnb_exp",),
-    "symnb_tanh_softplus": ("symnb_exp",),
-    "symnb_sech2_softplus": ("symnb_exp",),
-    "symnb_softplus": ("symnb_exp", "symnb_log1p_unit"),
-    "symnb_logsigmoid": ("symnb_exp", "symnb_log1p_unit"),
+    **vecmath.NEEDS,
+    "symnb_sigmoid": ("symnb_exp_neg",),
+    "symnb_tanh_softplus": ("symnb_exp_neg",),
+    "symnb_sech2_softplus": ("symnb_exp_neg",),
+    "symnb_softplus": ("symnb_exp_neg", "symnb_log1p_unit"),
+    "symnb_logsigmoid": ("symnb_exp_neg", "symnb_log1p_unit"),
 }
 
 
@@ -699,8 +748,12 @@ def helpers_used(text: str) -> frozenset:
     """The helper names that occur in ``text`` (generated code, not user text), plus the
     helpers those call."""
     used = {n for n in HELPERS if n + "(" in text}
-    for n in list(used):
-        used.update(_HELPER_NEEDS.get(n, ()))
+    todo = list(used)
+    while todo:  # transitively: sigmoid -> exp -> bit casts
+        for m in _HELPER_NEEDS.get(todo.pop(), ()):
+            if m not in used:
+                used.add(m)
+                todo.append(m)
     return frozenset(used)
 
 

@@ -71,10 +71,34 @@ def test_float64_uses_double_names_and_literals(expr: sp.Expr) -> None:
 
 
 def test_exp_and_math_function_names() -> None:
-    assert "expf(a0)" in p32(sp.exp(X))
-    assert "exp(a0)" in p64(sp.exp(X))
-    assert "erff(" in p32(sp.erf(X))
-    assert "log1pf(" in p32(log1p(X)) and "expm1f(" in p32(expm1(X))
+    # exp, expm1, log, log1p, tanh: symnb's own vector math (both types)
+    for p in (p32, p64):
+        assert p(sp.exp(X)) == "symnb_exp(a0)"
+        assert p(sp.E ** (2 * X)) == "symnb_exp(2.0F*a0)".replace(
+            "F", "" if p is p64 else "F"
+        )
+        assert p(sp.log(X)) == "symnb_log(a0)" and p(sp.tanh(X)) == "symnb_tanh(a0)"
+        assert p(log1p(X)) == "symnb_log1p(a0)" and p(expm1(X)) == "symnb_expm1(a0)"
+    assert "erff(" in p32(sp.erf(X)) and "sinf(" in p32(sp.sin(X))
+    assert "erf(" in p64(sp.erf(X)) and "erff(" not in p64(sp.erf(X))
+
+
+def test_branches_known_nonpositive_use_the_cheaper_exp() -> None:
+    # elu: expm1(x) is only selected where x > 0 failed (x <= 0 or NaN)
+    elu = sp.Piecewise((X, X > 0), (C0 * expm1(X), True))
+    assert "symnb_expm1_neg(a0)" in p32(elu)
+    assert "symnb_exp_neg(a0)" in p32(sp.Piecewise((sp.exp(X), X <= 0), (1, True)))
+    # not where the branch may see x > 0
+    assert "symnb_exp(a0)" in p32(sp.Piecewise((sp.exp(X), X > 0), (1, True)))
+    assert "symnb_exp(a0)" in p32(sp.Piecewise((1, X < 0), (sp.exp(X), True)))
+    # outside the Piecewise nothing is known
+    assert "symnb_exp(a0)" in p32(sp.exp(X) + elu)
+    # through a CSE temporary holding the comparison
+    low = lower((elu, sp.diff(elu, X)), SYMS, "float32")
+    text = " ".join(low.statements + low.results)
+    assert "const bool t0 = a0 > 0.0F;" in low.statements
+    assert "symnb_expm1_neg(a0)" in text and "symnb_exp_neg(a0)" in text
+    assert "symnb_exp(" not in text and "symnb_expm1(" not in text
 
 
 def test_number_symbols_become_literals() -> None:
@@ -178,11 +202,31 @@ def test_cse_shares_temporaries() -> None:
 def test_prelude_has_same_helpers_in_both_types() -> None:
     t32, t64 = prelude("float32"), prelude("float64")
     for name in printer.HELPERS:
-        assert f"symnb_real {name}(" in t32 and f"symnb_real {name}(" in t64
-    assert "expf(" in t32 and "expf(" not in t64
-    for number, suffix in _LITERAL.findall(t32):
-        assert suffix == "F"
+        if name.startswith("symnb_vm_"):  # internals of the vector math
+            continue
+        assert f"symnb_real {name}(" in t32 + t64.replace("double", "symnb_real")
+        assert f"{name}(" in t32 and f"{name}(" in t64
+    assert "float symnb_exp(float x)" in t32 and "double symnb_exp(double x)" in t64
+    # float32 helpers keep float literals; only the vector math's double cores
+    # (float32 log, log1p, tanh: computed in double, rounded once) use doubles
+    for name in printer.HELPERS:
+        text = prelude("float32", frozenset({name}))
+        if name in ("symnb_vm_log_core", "symnb_vm_expm1_core", "symnb_log",
+                    "symnb_log1p", "symnb_tanh"):
+            continue
+        for number, suffix in _LITERAL.findall(text):
+            assert suffix == "F", (name, number)
     assert prelude("float32", frozenset({"symnb_max"})).count("SYMNB_FN") == 1
+
+
+def test_helpers_used_is_transitive() -> None:
+    used = printer.helpers_used("y = symnb_sigmoid(a0);")
+    assert {"symnb_sigmoid", "symnb_exp_neg", "symnb_vm_bits"} <= used
+    assert "symnb_exp" not in used and "symnb_log" not in used
+    assert printer.helpers_used("symnb_log1p(a0)") >= {"symnb_vm_log_core"}
+    text = prelude("float32", printer.helpers_used("symnb_tanh(a0)"))
+    assert text.index("symnb_vm_f32(unsigned") < text.index("symnb_vm_expm1_core(")
+    assert text.index("double symnb_vm_expm1_core(") < text.index("symnb_tanh(")
 
 
 def test_unknown_dtype_is_refused() -> None:

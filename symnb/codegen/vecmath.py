@@ -1,0 +1,503 @@
+"""Vector math of our own for the generated C++: exp, expm1, log, log1p, tanh.
+
+Why: glibc's libmvec is reached only through a call per vector of elements, so g++
+cannot fuse it with the formula around it. These definitions are plain inline C
+(bit casts through ``__builtin_memcpy``, selects instead of branches) that g++ -O3
+vectorises under ``#pragma omp simd`` and inlines into each kernel loop, at whatever
+vector width the target (``-march=native``) offers. No ``-ffast-math`` is needed.
+
+Methods (coefficients: Chebyshev fits in mpmath at 50 digits, see :func:`fit`):
+
+* ``exp``/``expm1``: Cody-Waite reduction ``x = k ln2 + r``, ``|r| <= ln2/2``,
+  ``expm1(r) = r + r^2 Q(r)``; ``2^k`` is applied as two factors (exp) or as
+  ``2 (t u + (t - 1/2))`` with ``t = 2^(k-1)`` (expm1), so overflow gives inf and
+  results down to the subnormals come out of one final rounding.
+* float32 ``log``/``log1p``/``tanh`` are computed in double internally from an exact
+  reduced argument and rounded once to float (about 0.5 ulp): ``log1p(f) = f - f^2/2 +
+  f^3 P(f)`` on ``[sqrt(1/2)-1, sqrt(2)-1]``; ``tanh(x) = e/(e+2)``, ``e = expm1(2|x|)``.
+* float64 ``log``/``log1p``/``tanh`` stay with libm (libmvec's vector variants).
+
+Special values match C99: NaN in, NaN out; ``exp(+inf) = inf``, ``exp(-inf) = 0``,
+``expm1(-inf) = -1``, ``log(0) = -inf``, ``log(x < 0) = NaN``, ``log1p(-1) = -inf``;
+``-0.0`` keeps its sign where C keeps it (expm1, log1p, tanh). Subnormal inputs and
+results are exact to the last bit a one-rounding result allows (no flush to zero).
+
+Under CUDA (``__CUDACC__``) every function falls back to the device library
+(``expf``...), so the prelude stays shared by both dialects.
+"""
+
+from __future__ import annotations
+
+import functools
+
+#: The public helper names (C) and the C library function each replaces.
+FUNCTIONS = {
+    "exp": "symnb_exp",
+    "expm1": "symnb_expm1",
+    "log": "symnb_log",
+    "log1p": "symnb_log1p",
+    "tanh": "symnb_tanh",
+}
+
+# Q(r) = (exp(r) - 1 - r) / r^2 on [-ln2/2, ln2/2], ascending powers.
+# float32: degree 4 (|error| 6.5e-8 in Q, ~2e-8 relative in expm1(r): 0.2 ulp)
+_Q32 = (
+    "0.5F",
+    "0.16666577025597988F",
+    "0.041666554662050534F",
+    "0.0083631730745137109F",
+    "0.0013926176119935579F",
+)
+# float64: degree 10 (|error| 1.4e-18 in Q)
+_Q64 = (
+    "0.5",
+    "0.16666666666666670986",
+    "0.041666666666666669752",
+    "0.008333333333326140884",
+    "0.0013888888888883752417",
+    "0.00019841269874800491981",
+    "0.000024801587325533363819",
+    "2.7557255425746434282e-6",
+    "2.7557273661348636219e-7",
+    "2.5105206373957011116e-8",
+    "2.09146793765839351e-9",
+)
+# expm1: the same Q on [-ln2/2, ln2] (k = 0 for 0 <= x < ln2: no cancellation in
+# 2^k (1 + u) - 1 at k = 1): float32 degree 5 (|error| 1.9e-8), float64 degree 11
+# (|error| 2.6e-18)
+_Q32_M1 = (
+    "0.49999999221226772312F",
+    "0.16666685431955322901F",
+    "0.041667202809082920646F",
+    "0.0083284426074413582463F",
+    "0.0013870914442118117125F",
+    "0.00022730749741600435883F",
+)
+_Q64_M1 = (
+    "0.5000000000000000014909",
+    "0.1666666666666667163742",
+    "0.04166666666666620521259",
+    "0.008333333333328716262768",
+    "0.001388888888915289731454",
+    "0.0001984126985163497543075",
+    "0.00002480158672384252749433",
+    "0.0000027557313449343891745",
+    "2.755784794989443876966e-7",
+    "2.504901751288405638553e-8",
+    "2.071984373881281008643e-9",
+    "1.870513388068270873323e-10",
+)
+# the double core of float32 tanh: degree 6 (|error| 2.7e-11 in Q)
+_QD_LOW = (
+    "0.5",
+    "0.16666666718997508523",
+    "0.041666666718980846436",
+    "0.0083332984837548860262",
+    "0.0013888854049614818824",
+    "0.00019899273958649360158",
+    "0.000024859578222625294832",
+)
+# P(f) = (log1p(f) - f + f^2/2) / f^3 on [sqrt(1/2)-1, sqrt(2)-1]: degree 9 (|error|
+# 4.6e-9 in P, < 1e-9 relative in log1p(f)), evaluated in double for float32
+_PD_LOG = (
+    "0.33333333281199244371",
+    "-0.24999990275042185061",
+    "0.20000010039684972032",
+    "-0.16668001523071927532",
+    "0.14286524547786642451",
+    "-0.12450743320911725505",
+    "0.1103778335905502028",
+    "-0.10646191638199633969",
+    "0.10530864738938344648",
+    "-0.062015001190183343274",
+)
+
+
+def horner(var: str, coeffs: tuple[str, ...]) -> str:
+    """``c0 + var*(c1 + var*(...))`` as C text (ascending coefficients)."""
+    text = coeffs[-1]
+    for c in reversed(coeffs[:-1]):
+        text = f"({c} + {var} * {text})"
+    return text
+
+
+_BITS = """#ifndef __CUDACC__
+SYMNB_FN float symnb_vm_f32(unsigned int i) {
+    float f;
+    __builtin_memcpy(&f, &i, sizeof f);
+    return f;
+}
+SYMNB_FN unsigned int symnb_vm_u32(float f) {
+    unsigned int i;
+    __builtin_memcpy(&i, &f, sizeof i);
+    return i;
+}
+SYMNB_FN double symnb_vm_f64(unsigned long long i) {
+    double f;
+    __builtin_memcpy(&f, &i, sizeof f);
+    return f;
+}
+SYMNB_FN unsigned long long symnb_vm_u64(double f) {
+    unsigned long long i;
+    __builtin_memcpy(&i, &f, sizeof i);
+    return i;
+}
+#endif"""
+
+# Cody-Waite for float32: ln2 = LN2_HI + LN2_LO, LN2_HI with 12 significant bits, so
+# k * LN2_HI is exact for |k| < 2^12; z = x/ln2 + 1.5*2^23 holds k in its low bits.
+_EXP32_REDUCE = """    const float z = xc * 1.44269504F + 12582912.0F;
+    const float k = KSELECT(z - 12582912.0F);
+    const float r = (xc - k * 0.693145751953125F) - k * 1.42860677e-6F;
+    const float u = r + r * r * QPOLY;  /* expm1(r) */
+    const int KINT;"""
+
+_EXP32 = (
+    """SYMNB_FN float symnb_exp(float x) {
+#ifdef __CUDACC__
+    return expf(x);
+#else
+    /* beyond the clamps the result is 0 or inf; NaN passes them */
+    const float xc = x > 88.8F ? 88.8F : (x < -104.0F ? -104.0F : x);
+"""
+    + _EXP32_REDUCE
+    + """
+    /* 2^k = 2^k1 2^k2 with both factors normal for k in [-150, 128] */
+    const int k1 = (int)((unsigned int)(ki + 256) >> 1) - 128;
+    const float s1 = symnb_vm_f32((unsigned int)(k1 + 127) << 23);
+    const float s2 = symnb_vm_f32((unsigned int)(ki - k1 + 127) << 23);
+    return ((u + 1.0F) * s1) * s2;
+#endif
+}"""
+)
+
+_EXP_NEG32 = (
+    """SYMNB_FN float symnb_exp_neg(float x) {
+#ifdef __CUDACC__
+    return expf(x);
+#else
+    /* exp(x) for x <= 0 or NaN (sigmoid, softplus: exp(-|u|)), cheaper than
+       symnb_exp: no overflow, and 2^k = 2^(k+25) 2^-25 with (1+u) 2^(k+25) normal
+       for k >= -150, so the last product is the only rounding */
+    const float xc = x < -104.0F ? -104.0F : x;
+"""
+    + _EXP32_REDUCE
+    + """
+    (void)ki;
+    const float s = symnb_vm_f32((symnb_vm_u32(z) + (152u - 0x4b400000u)) << 23);
+    return ((u + 1.0F) * s) * 2.98023224e-8F;
+#endif
+}"""
+)
+
+_EXPM1_NEG32 = (
+    """SYMNB_FN float symnb_expm1_neg(float x) {
+#ifdef __CUDACC__
+    return expm1f(x);
+#else
+    /* expm1(x) for x <= 0 or NaN (elu's negative branch): t = 2^(k-1) normal */
+    const float xc = x < -25.0F ? -25.0F : x;
+"""
+    + _EXP32_REDUCE
+    + """
+    (void)ki;
+    const float t = symnb_vm_f32((symnb_vm_u32(z) + (126u - 0x4b400000u)) << 23);
+    const float y = 2.0F * (t * u + (t - 0.5F));
+    /* |x| < 2^-24: expm1(x) rounds to x (-0 and subnormals kept exactly) */
+    return fabsf(x) < 5.96046448e-8F ? x : y;
+#endif
+}"""
+)
+
+_EXPM1_32 = (
+    """SYMNB_FN float symnb_expm1(float x) {
+#ifdef __CUDACC__
+    return expm1f(x);
+#else
+    /* below -25 the result rounds to -1, at the top it overflows; NaN passes */
+    const float xc = x > 88.8F ? 88.8F : (x < -25.0F ? -25.0F : x);
+    /* k = 0 on [0, ln2) and for NaN */
+    const bool k0 = !(xc < 0.0F || xc >= 0.693147182F);
+"""
+    + _EXP32_REDUCE
+    + """
+    /* expm1(x) = 2^k (1 + u) - 1 = 2 (t u + (t - 1/2)), t = 2^(k-1) normal */
+    const float t = symnb_vm_f32((unsigned int)(ki + 126) << 23);
+    const float y = 2.0F * (t * u + (t - 0.5F));
+    /* |x| < 2^-24: expm1(x) rounds to x (-0 and subnormals kept exactly) */
+    return fabsf(x) < 5.96046448e-8F ? x : y;
+#endif
+}"""
+)
+
+_LOG_CORE_D = """#ifndef __CUDACC__
+SYMNB_FN double symnb_vm_log_core(double f, double k) {
+    /* k ln2 + log1p(f) for f in [sqrt(1/2)-1, sqrt(2)-1], in double */
+    const double f2 = f * f;
+    const double p = PPOLY;
+    return k * 0.69314718055994531 + (f + f2 * (f * p - 0.5));
+}
+#endif"""
+
+_LOG32 = """SYMNB_FN float symnb_log(float x) {
+#ifdef __CUDACC__
+    return logf(x);
+#else
+    /* x = 2^e m, m in [sqrt(1/2), sqrt(2)); subnormals are scaled by 2^24 first */
+    const bool sub = x < 1.17549435e-38F;
+    const float xs = sub ? x * 16777216.0F : x;
+    const unsigned int ix = symnb_vm_u32(xs) - 0x3f3504f3u;
+    const int e = (int)ix >> 23;
+    const float m = symnb_vm_f32((ix & 0x007fffffu) + 0x3f3504f3u);
+    const double k = (double)(e - (sub ? 24 : 0));
+    const float y = (float)symnb_vm_log_core((double)m - 1.0, k);
+    return (x > 0.0F && x < SYMNB_INF) ? y
+        : (x == 0.0F ? -SYMNB_INF : (x < 0.0F ? SYMNB_NAN : x));
+#endif
+}"""
+
+_LOG1P32 = """SYMNB_FN float symnb_log1p(float x) {
+#ifdef __CUDACC__
+    return log1pf(x);
+#else
+    /* 1 + x = 2^e m, m in [sqrt(1/2), sqrt(2)); f = m - 1 = x 2^-e + (2^-e - 1) is
+       exact in double. From 2^24 on, 1 + x == x and log1p(x) = log(x) in float. */
+    const bool big = x >= 16777216.0F;
+    const float u = big ? x : 1.0F + x;
+    const unsigned int iu = symnb_vm_u32(u) - 0x3f3504f3u;
+    const int e = (int)iu >> 23;
+    const float m = symnb_vm_f32((iu & 0x007fffffu) + 0x3f3504f3u);
+    const double s = (double)symnb_vm_f32((unsigned int)(127 - e) << 23);
+    const double f = big ? (double)m - 1.0 : (double)x * s + (s - 1.0);
+    const float y = (float)symnb_vm_log_core(f, (double)e);
+    return (x > -1.0F && x < SYMNB_INF) ? (x == 0.0F ? x : y)
+        : (x == -1.0F ? -SYMNB_INF : (x < -1.0F ? SYMNB_NAN : x));
+#endif
+}"""
+
+_EXPM1_CORE_D = """#ifndef __CUDACC__
+SYMNB_FN double symnb_vm_expm1_core(double a) {
+    /* expm1(a) for 0 <= a <= 20 in double, relative error ~1e-10 */
+    const double z = a * 1.4426950408889634 + 6755399441055744.0;
+    const double k = z - 6755399441055744.0;
+    const double r = (a - k * 0.69314718036912382) - k * 1.9082149292705877e-10;
+    const double u = r + r * r * QPOLY;
+    const double t = (double)symnb_vm_f32((unsigned int)((int)k + 127) << 23);
+    return t * u + (t - 1.0);
+}
+#endif"""
+
+_TANH32 = """SYMNB_FN float symnb_tanh(float x) {
+#ifdef __CUDACC__
+    return tanhf(x);
+#else
+    /* tanh|x| = e / (e + 2), e = expm1(2|x|), in double; from |x| = 10 on it is 1 */
+    const float ax = fabsf(x);
+    const double a = 2.0 * (double)(ax < 10.0F ? ax : 10.0F);  /* NaN: 20 */
+    const double e = symnb_vm_expm1_core(a);
+    return x != x ? x : copysignf((float)(e / (e + 2.0)), x);
+#endif
+}"""
+
+_EXP64_REDUCE = """    const double z = xc * 1.4426950408889634 + 6755399441055744.0;
+    const double k = KSELECT(z - 6755399441055744.0);
+    /* LN2_HI has 32 significant bits: k * LN2_HI is exact */
+    const double r = (xc - k * 6.93147180369123816490e-01)
+        - k * 1.90821492927058770002e-10;
+    const double u = r + r * r * QPOLY;  /* expm1(r) */
+    const long long KINT;"""
+
+_EXP64 = (
+    """SYMNB_FN double symnb_exp(double x) {
+#ifdef __CUDACC__
+    return exp(x);
+#else
+    const double xc = x > 709.8 ? 709.8 : (x < -745.2 ? -745.2 : x);
+"""
+    + _EXP64_REDUCE
+    + """
+    /* 2^k = 2^k1 2^k2 with both factors normal for k in [-1075, 1024] */
+    const long long k1 = (long long)((unsigned long long)(ki + 2048) >> 1) - 1024;
+    const double s1 = symnb_vm_f64((unsigned long long)(k1 + 1023) << 52);
+    const double s2 = symnb_vm_f64((unsigned long long)(ki - k1 + 1023) << 52);
+    return ((u + 1.0) * s1) * s2;
+#endif
+}"""
+)
+
+_EXP_NEG64 = (
+    """SYMNB_FN double symnb_exp_neg(double x) {
+#ifdef __CUDACC__
+    return exp(x);
+#else
+    /* exp(x) for x <= 0 or NaN; 2^k = 2^(k+54) 2^-54 (see the float version) */
+    const double xc = x < -745.2 ? -745.2 : x;
+"""
+    + _EXP64_REDUCE
+    + """
+    (void)ki;
+    const double s = symnb_vm_f64(
+        (symnb_vm_u64(z) + (1077ull - 0x4338000000000000ull)) << 52);
+    return ((u + 1.0) * s) * 5.5511151231257827e-17;
+#endif
+}"""
+)
+
+_EXPM1_NEG64 = (
+    """SYMNB_FN double symnb_expm1_neg(double x) {
+#ifdef __CUDACC__
+    return expm1(x);
+#else
+    /* expm1(x) for x <= 0 or NaN (elu's negative branch): t = 2^(k-1) normal */
+    const double xc = x < -40.0 ? -40.0 : x;
+"""
+    + _EXP64_REDUCE
+    + """
+    const double t = symnb_vm_f64(
+        (symnb_vm_u64(z) + (1022ull - 0x4338000000000000ull)) << 52);
+    (void)ki;
+    const double y = 2.0 * (t * u + (t - 0.5));
+    /* |x| < 2^-53: expm1(x) rounds to x (-0 and subnormals kept exactly) */
+    return fabs(x) < 1.1102230246251565e-16 ? x : y;
+#endif
+}"""
+)
+
+_EXPM1_64 = (
+    """SYMNB_FN double symnb_expm1(double x) {
+#ifdef __CUDACC__
+    return expm1(x);
+#else
+    const double xc = x > 709.8 ? 709.8 : (x < -40.0 ? -40.0 : x);
+    /* k = 0 on [0, ln2) and for NaN */
+    const bool k0 = !(xc < 0.0 || xc >= 0.69314718055994531);
+"""
+    + _EXP64_REDUCE
+    + """
+    const double t = symnb_vm_f64((unsigned long long)(ki + 1022) << 52);
+    const double y = 2.0 * (t * u + (t - 0.5));
+    /* |x| < 2^-53: expm1(x) rounds to x (-0 and subnormals kept exactly) */
+    return fabs(x) < 1.1102230246251565e-16 ? x : y;
+#endif
+}"""
+)
+
+_LIBM64 = """SYMNB_FN double symnb_NAME(double x) {
+    return NAME(x);
+}"""
+
+
+_KI32 = "ki = (int)(symnb_vm_u32(z) - 0x4b400000u)"
+_KI64 = "ki = (long long)(symnb_vm_u64(z) - 0x4338000000000000ull)"
+
+
+def _fill(text: str, q: tuple[str, ...] | None = None, p=None, k0=False) -> str:
+    """Put the polynomials into a template; ``k0``: k = 0 on [0, ln2) (expm1)."""
+    text = text.replace("KSELECT(", "(k0 ? 0 : " if k0 else "(")
+    if "long long KINT" in text:  # k is a small integer (exact); no NaN when k0
+        kint = "ki = (long long)k" if k0 else _KI64
+    else:
+        kint = "ki = (int)k" if k0 else _KI32
+    text = text.replace("KINT", kint)
+    if q is not None:
+        text = text.replace("QPOLY", horner("r", q))
+    if p is not None:
+        text = text.replace("PPOLY", horner("f", p))
+    return text
+
+
+@functools.cache
+def definitions(dtype: str) -> dict[str, str]:
+    """Helper name -> C definition for ``dtype``, in dependency order.
+
+    Names starting with ``symnb_vm_`` are internal (bit casts, double cores); the
+    others are :data:`FUNCTIONS`' values.
+    """
+    if dtype == "float32":
+        return {
+            "symnb_vm_bits": _BITS,
+            "symnb_vm_log_core": _fill(_LOG_CORE_D, p=_PD_LOG),
+            "symnb_vm_expm1_core": _fill(_EXPM1_CORE_D, q=_QD_LOW),
+            "symnb_exp": _fill(_EXP32, q=_Q32),
+            "symnb_exp_neg": _fill(_EXP_NEG32, q=_Q32),
+            "symnb_expm1": _fill(_EXPM1_32, q=_Q32_M1, k0=True),
+            "symnb_expm1_neg": _fill(_EXPM1_NEG32, q=_Q32),
+            "symnb_log": _LOG32,
+            "symnb_log1p": _LOG1P32,
+            "symnb_tanh": _TANH32,
+        }
+    if dtype == "float64":
+        return {
+            "symnb_vm_bits": _BITS,
+            "symnb_exp": _fill(_EXP64, q=_Q64),
+            "symnb_exp_neg": _fill(_EXP_NEG64, q=_Q64),
+            "symnb_expm1": _fill(_EXPM1_64, q=_Q64_M1, k0=True),
+            "symnb_expm1_neg": _fill(_EXPM1_NEG64, q=_Q64),
+            **{
+                FUNCTIONS[n]: _LIBM64.replace("NAME", n)
+                for n in ("log", "log1p", "tanh")
+            },
+        }
+    raise ValueError(f"dtype must be 'float32' or 'float64', not {dtype!r}")
+
+
+#: Helper -> the helpers its definition calls (both dtypes; extra names are harmless).
+NEEDS = {
+    "symnb_exp": ("symnb_vm_bits",),
+    "symnb_exp_neg": ("symnb_vm_bits",),
+    "symnb_expm1": ("symnb_vm_bits",),
+    "symnb_expm1_neg": ("symnb_vm_bits",),
+    "symnb_log": ("symnb_vm_bits", "symnb_vm_log_core"),
+    "symnb_log1p": ("symnb_vm_bits", "symnb_vm_log_core"),
+    "symnb_tanh": ("symnb_vm_bits", "symnb_vm_expm1_core"),
+}
+
+#: Every helper name :func:`definitions` may return, in dependency order.
+NAMES = (
+    "symnb_vm_bits",
+    "symnb_vm_log_core",
+    "symnb_vm_expm1_core",
+    "symnb_exp",
+    "symnb_exp_neg",
+    "symnb_expm1",
+    "symnb_expm1_neg",
+    "symnb_log",
+    "symnb_log1p",
+    "symnb_tanh",
+)
+
+
+def fit(func: str, degree: int, digits: int = 50) -> tuple[list[float], float]:
+    """Re-derive a coefficient table with mpmath (documentation and tests).
+
+    ``func`` is ``"Q"`` (``(exp(r)-1-r)/r^2`` on ``[-ln2/2, ln2/2]``) or ``"P"``
+    (``(log1p(f)-f+f^2/2)/f^3`` on ``[sqrt(1/2)-1, sqrt(2)-1]``). Returns ascending
+    coefficients and the fit's maximal absolute error.
+    """
+    import mpmath as mp
+
+    with mp.workdps(digits):
+        tiny = mp.mpf(10) ** (-digits // 2)
+        if func == "Q":
+
+            def f(r):
+                if abs(r) < tiny:
+                    return mp.mpf(1) / 2 + r / 6
+                return (mp.exp(r) - 1 - r) / r**2
+
+            a, b = -mp.log(2) / 2, mp.log(2) / 2
+        elif func == "P":
+
+            def f(v):
+                if abs(v) < tiny:
+                    return mp.mpf(1) / 3 - v / 4
+                return (mp.log1p(v) - v + v**2 / 2) / v**3
+
+            a, b = mp.sqrt(mp.mpf(1) / 2) - 1, mp.sqrt(2) - 1
+        else:
+            raise ValueError(f"func must be 'Q' or 'P', not {func!r}")
+        poly, err = mp.chebyfit(f, [a, b], degree + 1, error=True)
+    return [float(c) for c in reversed(poly)], float(err)
+
+
+__all__ = ["FUNCTIONS", "NAMES", "NEEDS", "definitions", "fit", "horner"]
