@@ -161,7 +161,7 @@ class StepSpec:
             per_row += ly.fan_out * (3 if ly.active else 1)
         per_row += 2 * widest
         transposed = max(ly.fan_in * _padded(ly.fan_out) for ly in self.layers)
-        return rows * (per_row + 2) + transposed + 16
+        return rows * (per_row + 3) + transposed + 16
 
 
 def _padded(width: int) -> int:
@@ -355,6 +355,7 @@ _LOSS_SOFTMAX = string.Template(
         const symnb_real eps = (symnb_real)${eps};
         symnb_real* SYMNB_RESTRICT mrow = ROWBUF;          /* row maxima */
         symnb_real* SYMNB_RESTRICT lrow = ROWBUF + rows;   /* row log-sum-exp */
+        symnb_real* SYMNB_RESTRICT srow = ROWBUF + 2 * rows;   /* row sum of exp */
         for (symnb_i64 r = 0; r < rows; ++r) {
             const symnb_real* SYMNB_RESTRICT zr = P + r * ${fo};
             symnb_real m = zr[0];
@@ -369,6 +370,7 @@ _LOSS_SOFTMAX = string.Template(
             symnb_real se = 0;
             for (int j = 0; j < ${fo}; ++j) se += G[r * ${fo} + j];
             lrow[r] = se;
+            srow[r] = se;
         }
 #pragma omp simd
         for (symnb_i64 r = 0; r < rows; ++r) lrow[r] = SYMNB_LOG(lrow[r]);
@@ -377,7 +379,7 @@ _LOSS_SOFTMAX = string.Template(
             const symnb_real* SYMNB_RESTRICT zr = P + r * ${fo};
             symnb_real* SYMNB_RESTRICT gr = G + r * ${fo};
             const symnb_real m = mrow[r], lse = lrow[r];
-            const symnb_real inv = (symnb_real)1 / SYMNB_EXP(lse);
+            const symnb_real inv = (symnb_real)1 / srow[r];   /* = 1 / exp(lse) */
             const symnb_i64 y = labels[r];
             picked += (double)((zr[y] - m) - lse);
             ${smooth_total}
@@ -702,7 +704,9 @@ ${penalty_masks}
     /* ---- optimizer ---- */
     if (mode == 0) return loss;
     if (status[0] != 0) return SYMNB_NAN_D;
-    memcpy(backup, flat, sizeof(symnb_real) * SYMNB_N_TOTAL);
+    /* each loop keeps the old parameters in backup and sums the new ones (one
+       pass: the finiteness check below) */
+    symnb_real chk = 0;
     const symnb_real lr = (symnb_real)scalars[1];
     const symnb_real wd = (symnb_real)scalars[3];
     const bool decay = scalars[3] != 0.0;
@@ -711,7 +715,7 @@ ${penalty_masks}
         const bool nesterov = scalars[4] != 0.0;
         symnb_real* SYMNB_RESTRICT vel = (symnb_real*)pointers[4];
         if (scalars[2] != 0.0) {
-#pragma omp simd
+#pragma omp simd reduction(+: chk)
             for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
                 symnb_real gi = grad[i];
                 if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
@@ -721,15 +725,23 @@ ${penalty_masks}
                 if (nesterov) { const symnb_real mv = mom * vi; gi = gi + mv; }
                 else gi = vi;
                 const symnb_real step = gi * lr;
-                flat[i] = flat[i] - step;
+                const symnb_real old = flat[i];
+                backup[i] = old;
+                const symnb_real nw = old - step;
+                flat[i] = nw;
+                chk += nw;
             }
         } else {
-#pragma omp simd
+#pragma omp simd reduction(+: chk)
             for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
                 symnb_real gi = grad[i];
                 if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
                 const symnb_real step = gi * lr;
-                flat[i] = flat[i] - step;
+                const symnb_real old = flat[i];
+                backup[i] = old;
+                const symnb_real nw = old - step;
+                flat[i] = nw;
+                chk += nw;
             }
         }
     } else {   /* Adam with bias correction (torch.optim.Adam) */
@@ -743,7 +755,7 @@ ${penalty_masks}
         const symnb_real ss = (symnb_real)step_size;
         symnb_real* SYMNB_RESTRICT m = (symnb_real*)pointers[4];
         symnb_real* SYMNB_RESTRICT v = (symnb_real*)pointers[5];
-#pragma omp simd
+#pragma omp simd reduction(+: chk)
         for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
             symnb_real gi = grad[i];
             if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
@@ -761,12 +773,15 @@ ${penalty_masks}
             den = den + epsr;
             symnb_real u = mi / den;
             u = u * ss;
-            flat[i] = flat[i] - u;
+            const symnb_real old = flat[i];
+            backup[i] = old;
+            const symnb_real nw = old - u;
+            flat[i] = nw;
+            chk += nw;
         }
     }
     {
-        const symnb_real s = symnb_sum(flat, SYMNB_N_TOTAL);
-        if (!(s - s == 0)) {
+        if (!(chk - chk == 0)) {
             memcpy(flat, backup, sizeof(symnb_real) * SYMNB_N_TOTAL);
             status[0] = 3;
             return SYMNB_NAN_D;

@@ -216,6 +216,20 @@ class FusedStep:
         self._stp = self.status.ctypes.data
         self._work = np.empty(0, dtype=model.dtype)
         self._work_rows = 0
+        # array id -> (array, address); the array is held so its id stays its own
+        self._addresses: dict[int, tuple[np.ndarray, int]] = {}
+
+    def _address(self, array: np.ndarray) -> int:
+        """``array.ctypes.data``, remembered per array object (that attribute costs
+        microseconds, and bind() needs a dozen of them before every epoch)."""
+        entry = self._addresses.get(id(array))
+        if entry is not None and entry[0] is array:
+            return entry[1]
+        if len(self._addresses) > 64:
+            self._addresses.clear()
+        address = array.ctypes.data
+        self._addresses[id(array)] = (array, address)
+        return address
 
     def stale(self, model: Any) -> bool:
         """Whether something baked into the code changed since it was generated."""
@@ -230,25 +244,25 @@ class FusedStep:
             model = self._model()
             self._work = np.zeros(self.spec.work_size(rows), dtype=model.dtype)
             self._work_rows = rows
-            self.pointers[3] = self._work.ctypes.data
+            self.pointers[3] = self._address(self._work)
 
     def bind(self, model: Any, rows: int) -> None:
         """Point the block at the model's current arrays (cheap; before each epoch)."""
         self._ensure_rows(rows)
         p = self.pointers
-        p[0] = model._flat.ctypes.data
-        p[1] = model._flat_grad.ctypes.data
-        p[2] = model._backup.ctypes.data
-        p[3] = self._work.ctypes.data
+        p[0] = self._address(model._flat)
+        p[1] = self._address(model._flat_grad)
+        p[2] = self._address(model._backup)
+        p[3] = self._address(self._work)
         p[4] = p[5] = p[0]
         loss = model._loss
         kernel = getattr(loss, "kernel", None)
-        p[6] = kernel.params.ctypes.data if kernel is not None else p[0]
+        p[6] = self._address(kernel.params) if kernel is not None else p[0]
         for i, layer in enumerate(model.layers):
             cslot, mslot = self.spec.layer_pointer_slots(i)
             la = layer.activation
-            p[cslot] = la.kernel.params.ctypes.data if la is not None else p[0]
-            p[mslot] = layer.mask.ctypes.data if layer.mask is not None else p[0]
+            p[cslot] = self._address(la.kernel.params) if la is not None else p[0]
+            p[mslot] = self._address(layer.mask) if layer.mask is not None else p[0]
 
     def configure_optimizer(self, model: Any, optimizer: Any, l1: float, l2: float):
         """Write the optimizer's hyper-parameters; returns ``"sgd"``, ``"adam"`` or
@@ -275,7 +289,7 @@ class FusedStep:
             if optimizer.momentum:
                 if optimizer._velocity[0] is None:
                     optimizer._velocity[0] = np.zeros_like(model._flat)
-                p[4] = optimizer._velocity[0].ctypes.data
+                p[4] = self._address(optimizer._velocity[0])
         elif flat_pairs and type(optimizer) is Adam:
             kind = "adam"
             s[0] = 2
@@ -286,8 +300,8 @@ class FusedStep:
                 optimizer._m[0] = np.zeros_like(model._flat)
                 optimizer._v[0] = np.zeros_like(model._flat)
                 optimizer._tmp[0] = np.empty_like(model._flat)
-            p[4] = optimizer._m[0].ctypes.data
-            p[5] = optimizer._v[0].ctypes.data
+            p[4] = self._address(optimizer._m[0])
+            p[5] = self._address(optimizer._v[0])
         return kind
 
     # -- running -------------------------------------------------------------------
@@ -397,8 +411,8 @@ class FusedStep:
         _, xbuf, ybuf = self._gather
         fn, pp, sp, stp = self._epoch_fn, self._pp, self._sp, self._stp
         scalars, status = self.scalars, self.status
-        x0, t0, n = X.ctypes.data, T.ctypes.data, int(X.shape[0])
-        xb, yb = xbuf.ctypes.data, ybuf.ctypes.data
+        x0, t0, n = self._address(X), self._address(T), int(X.shape[0])
+        xb, yb = self._address(xbuf), self._address(ybuf)
         alive = (model, optimizer, X, T, xbuf, ybuf)  # raw addresses stay valid
 
         def epoch(order: np.ndarray | None) -> tuple[float, int]:
