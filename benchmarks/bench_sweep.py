@@ -9,20 +9,25 @@ the steady state of a long sweep, cluster start-up is printed apart). No store.
 
 Rows: the default backend (``auto``: cpp with the fused training step, a run takes
 milliseconds) and ``numpy`` (NumPy kernels, a run takes a few times longer), each in a
-fresh process with its own cluster. Repeats are interleaved (serial, cluster, serial,
-...) and the medians reported:
+fresh process with its own cluster. Repeats are interleaved (serial, cluster with one
+run per task, cluster with ``runs_per_task=4``, ...) and the medians reported:
 
 * runs/s serial and on the cluster, and their ratio (the speed-up);
-* Dask overhead per run = (workers x cluster wall time - serial wall time) / runs, the
-  worker-time each run costs beyond its serial cost (scheduling, transfer of the formula
-  text and of the result with its learning curves, the rebuilt formula per worker);
+* CPU time per run (user + system, every thread of this process, which holds the
+  scheduler, the client and the nannies, and of the worker processes): serially, and
+  on the cluster split into the workers and this process. Dask's CPU per run = cluster
+  CPU - serial CPU, per run; "per task": less the CPU the idle cluster spends in the
+  same wall time (heartbeats, monitors; measured for 3 s before the repeats), which a
+  loaded machine stretches. CPU time is what load changes least;
+* Dask overhead per run from wall times = (workers x cluster wall time - serial wall
+  time) / runs, the worker time each run costs beyond its serial cost;
 * round trip per task of an empty task (``client.submit`` of a no-op, 120 at once).
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_sweep.py             # 3 repeats (about a minute)
+    .venv/bin/python benchmarks/bench_sweep.py --repeats 3   # the README table, ~2 min
     .venv/bin/python benchmarks/bench_sweep.py --repeats 5 --workers 2
-    .venv/bin/python benchmarks/bench_sweep.py --json out.json
+    .venv/bin/python benchmarks/bench_sweep.py --runs-per-task 1,2,8 --json out.json
 """
 
 from __future__ import annotations
@@ -46,9 +51,23 @@ def _noop(i: int) -> int:
     return i
 
 
-def _sweep(client, backend: str) -> float:
+def _cpu(procs) -> float:
+    """User + system seconds of these processes (all their threads) so far."""
+    total = 0.0
+    for p in procs:
+        t = p.cpu_times()
+        total += t.user + t.system
+    return total
+
+
+def _sweep(client, backend: str, per_task: int, procs) -> tuple[float, list[float]]:
+    """Wall seconds of one sweep and the CPU seconds each of ``procs`` spent in it,
+    then the CPU seconds of this thread (the whole of a serial sweep's work)."""
     from symnb import nn
 
+    extra = {} if per_task == 1 else {"runs_per_task": per_task}
+    cpu0 = [_cpu([p]) for p in procs]
+    thread0 = time.thread_time()
     start = time.perf_counter()
     result = nn.compare(
         ACTIVATIONS,
@@ -58,10 +77,22 @@ def _sweep(client, backend: str) -> float:
         client=client,
         progress=False,
         **OPTIONS,
+        **extra,
     )
     elapsed = time.perf_counter() - start
+    cpu = [_cpu([p]) - c for p, c in zip(procs, cpu0)]
+    cpu.append(time.thread_time() - thread0)
     assert len(result.runs) == len(ACTIVATIONS) * len(SEEDS)
-    return elapsed
+    assert all(r["status"] == "ok" for r in result.runs)
+    return elapsed, cpu
+
+
+def _idle_cpu(procs, seconds: float = 3.0) -> float:
+    """CPU seconds per second the cluster spends with nothing to do (all processes;
+    this one holds the scheduler and the nannies)."""
+    before = _cpu(procs)
+    time.sleep(seconds)
+    return (_cpu(procs) - before) / seconds
 
 
 def _round_trip(client, n: int = 120) -> float:
@@ -76,6 +107,11 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--backends", default="auto,numpy")
+    parser.add_argument(
+        "--runs-per-task",
+        default="1,4",
+        help="cluster variants: runs per Dask task (1 = the default of compare)",
+    )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
 
@@ -90,6 +126,7 @@ def main(argv=None) -> int:
                 command = [sys.executable, __file__, "--backends", backend]
                 command += ["--repeats", str(args.repeats), "--workers"]
                 command += [str(args.workers), "--json", tmp.name]
+                command += ["--runs-per-task", args.runs_per_task]
                 subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
                 with open(tmp.name) as fh:
                     part = json.load(fh)
@@ -98,8 +135,10 @@ def main(argv=None) -> int:
         _report(rows, args, runs, started)
         return 0
 
+    import psutil
     from dask.distributed import Client, LocalCluster
 
+    per_task = [int(k) for k in args.runs_per_task.split(",")]
     start = time.perf_counter()
     cluster = LocalCluster(
         n_workers=args.workers,
@@ -109,31 +148,57 @@ def main(argv=None) -> int:
     )
     client = Client(cluster)
     started = time.perf_counter() - start
+    # this process (scheduler, client, nannies), then the worker processes
+    procs = [psutil.Process()]
+    procs += [psutil.Process(pid) for pid in client.run(os.getpid).values()]
     try:
         for backend in backends:  # warm-up: imports, kernels, disk cache
-            _sweep(None, backend)
-            _sweep(client, backend)
+            _sweep(None, backend, 1, procs)
+            for k in per_task:
+                _sweep(client, backend, k, procs)
+        idle = _idle_cpu(procs)
         rows = []
         for backend in backends:
-            serial, spread, trips = [], [], []
+            serial, spread, trips = [], {k: [] for k in per_task}, []
             for _ in range(args.repeats):
-                serial.append(_sweep(None, backend))
-                spread.append(_sweep(client, backend))
+                serial.append(_sweep(None, backend, 1, procs))
+                for k in per_task:
+                    spread[k].append(_sweep(client, backend, k, procs))
                 trips.append(_round_trip(client))
-            s, d = statistics.median(serial), statistics.median(spread)
-            rows.append(
-                {
-                    "backend": backend,
-                    "runs": runs,
-                    "serial_runs_per_s": runs / s,
-                    "cluster_runs_per_s": runs / d,
+            s = statistics.median(w for w, _ in serial)
+            # this thread only: the idle cluster's own CPU is no part of a serial sweep
+            s_cpu = statistics.median(c[-1] for _, c in serial)
+            row = {
+                "backend": backend,
+                "runs": runs,
+                "serial_runs_per_s": runs / s,
+                "serial_cpu_ms_per_run": 1e3 * s_cpu / runs,
+                "noop_round_trip_ms": 1e3 * statistics.median(trips),
+                "idle_cluster_cpu_ms_per_s": 1e3 * idle,
+                "serial_s": [w for w, _ in serial],
+                "cluster": {},
+            }
+            for k in per_task:
+                d = statistics.median(w for w, _ in spread[k])
+                # cluster CPU beyond the serial CPU and beyond what the cluster
+                # spends idle in that wall time (heartbeats, monitors: load makes
+                # the wall time, and so that part, longer)
+                per_task_cpu = statistics.median(
+                    sum(c[:-1]) - idle * w for w, c in spread[k]
+                )
+                main = statistics.median(c[0] for _, c in spread[k])
+                workers = statistics.median(sum(c[1:-1]) for _, c in spread[k])
+                row["cluster"][str(k)] = {
+                    "runs_per_s": runs / d,
                     "speedup": s / d,
                     "overhead_ms_per_run": 1e3 * (args.workers * d - s) / runs,
-                    "noop_round_trip_ms": 1e3 * statistics.median(trips),
-                    "serial_s": serial,
-                    "cluster_s": spread,
+                    "worker_cpu_ms_per_run": 1e3 * workers / runs,
+                    "main_cpu_ms_per_run": 1e3 * main / runs,
+                    "dask_cpu_ms_per_run": 1e3 * (main + workers - s_cpu) / runs,
+                    "dask_task_cpu_ms_per_run": 1e3 * (per_task_cpu - s_cpu) / runs,
+                    "cluster_s": [w for w, _ in spread[k]],
                 }
-            )
+            rows.append(row)
     finally:
         client.close()
         cluster.close()
@@ -151,18 +216,33 @@ def _report(rows: list[dict], args, runs: int, started: float) -> None:
         f"machine: {platform.processor() or platform.machine()}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
     )
-    head = (
-        "| backend | serial runs/s | cluster runs/s | speed-up | Dask overhead "
-        "per run | no-op task round trip |"
+    print(
+        "| backend | runs per task | serial runs/s | cluster runs/s | speed-up | "
+        "CPU per run: serial | cluster: workers + scheduler/client | Dask CPU per "
+        "run: all, per task | Dask overhead per run (wall) | no-op task round trip |"
     )
-    print(head)
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
-        print(
-            f"| {r['backend']} | {r['serial_runs_per_s']:.1f} | "
-            f"{r['cluster_runs_per_s']:.1f} | {r['speedup']:.2f}x | "
-            f"{r['overhead_ms_per_run']:.1f} ms | {r['noop_round_trip_ms']:.2f} ms |"
-        )
+        for k, c in r["cluster"].items():
+            cells = [
+                r["backend"],
+                k,
+                f"{r['serial_runs_per_s']:.1f}",
+                f"{c['runs_per_s']:.1f}",
+                f"**{c['speedup']:.2f}x**",
+                f"{r['serial_cpu_ms_per_run']:.1f} ms",
+                f"{c['worker_cpu_ms_per_run']:.1f} + {c['main_cpu_ms_per_run']:.1f} ms",
+                "{:.1f}, {:.1f} ms".format(
+                    c["dask_cpu_ms_per_run"], c["dask_task_cpu_ms_per_run"]
+                ),
+                f"{c['overhead_ms_per_run']:.1f} ms",
+                f"{r['noop_round_trip_ms']:.2f} ms",
+            ]
+            print("| " + " | ".join(cells) + " |")
+    idle = ", ".join(
+        f"{r['backend']} {r['idle_cluster_cpu_ms_per_s']:.0f}" for r in rows
+    )
+    print(f"idle cluster CPU (ms per s): {idle}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"startup_s": started, "rows": rows}, fh, indent=2)

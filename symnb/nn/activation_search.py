@@ -397,7 +397,7 @@ def search(
         ``"relu"`` are shown for reference).
     hidden, epochs, options:
         the network and training, passed to :func:`symnb.nn.compare` (``lr``,
-        ``batch_size``, ``optimizer``...).
+        ``batch_size``, ``optimizer``..., and ``runs_per_task`` with a client).
     client, store, progress:
         as for :func:`symnb.nn.compare`; one cluster and one store serve the whole
         search.
