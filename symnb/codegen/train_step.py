@@ -704,9 +704,7 @@ ${penalty_masks}
     /* ---- optimizer ---- */
     if (mode == 0) return loss;
     if (status[0] != 0) return SYMNB_NAN_D;
-    /* each loop keeps the old parameters in backup and sums the new ones (one
-       pass: the finiteness check below) */
-    symnb_real chk = 0;
+    /* each loop keeps the old parameters in backup (no separate copy) */
     const symnb_real lr = (symnb_real)scalars[1];
     const symnb_real wd = (symnb_real)scalars[3];
     const bool decay = scalars[3] != 0.0;
@@ -715,7 +713,7 @@ ${penalty_masks}
         const bool nesterov = scalars[4] != 0.0;
         symnb_real* SYMNB_RESTRICT vel = (symnb_real*)pointers[4];
         if (scalars[2] != 0.0) {
-#pragma omp simd reduction(+: chk)
+#pragma omp simd
             for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
                 symnb_real gi = grad[i];
                 if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
@@ -729,10 +727,9 @@ ${penalty_masks}
                 backup[i] = old;
                 const symnb_real nw = old - step;
                 flat[i] = nw;
-                chk += nw;
             }
         } else {
-#pragma omp simd reduction(+: chk)
+#pragma omp simd
             for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
                 symnb_real gi = grad[i];
                 if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
@@ -741,7 +738,6 @@ ${penalty_masks}
                 backup[i] = old;
                 const symnb_real nw = old - step;
                 flat[i] = nw;
-                chk += nw;
             }
         }
     } else {   /* Adam with bias correction (torch.optim.Adam) */
@@ -755,7 +751,7 @@ ${penalty_masks}
         const symnb_real ss = (symnb_real)step_size;
         symnb_real* SYMNB_RESTRICT m = (symnb_real*)pointers[4];
         symnb_real* SYMNB_RESTRICT v = (symnb_real*)pointers[5];
-#pragma omp simd reduction(+: chk)
+#pragma omp simd
         for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
             symnb_real gi = grad[i];
             if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
@@ -777,10 +773,10 @@ ${penalty_masks}
             backup[i] = old;
             const symnb_real nw = old - u;
             flat[i] = nw;
-            chk += nw;
         }
     }
     {
+        const symnb_real chk = symnb_sum(flat, SYMNB_N_TOTAL);
         if (!(chk - chk == 0)) {
             memcpy(flat, backup, sizeof(symnb_real) * SYMNB_N_TOTAL);
             status[0] = 3;
