@@ -77,6 +77,26 @@ class _Checked:
         else:
             current[...] = self.xp.asarray(host)
 
+    def write_params(self, values: Any, positions: Any = None) -> None:
+        """Write ``values`` into ``params`` in place: all of them, or the entries at
+        ``positions`` (an integer array). Checked like the ``params`` setter (finite,
+        representable in the kernel's dtype: else ``FormulaError`` naming the
+        constant, and nothing is written), but without a host round trip for arrays
+        of the kernel's own module (training loops call this every step)."""
+        xp = self.xp
+        vals = xp.asarray(values)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            stored = vals.astype(self.dtype)
+            bad = ~xp.isfinite(stored) | ((vals != 0) & (stored == 0))
+        if bool(bad.any()):
+            i = int(xp.flatnonzero(bad.reshape(-1))[0])
+            at = i if positions is None else int(xp.asarray(positions).reshape(-1)[i])
+            _check_fits(self._param_label(at), float(vals.reshape(-1)[i]), self.dtype)
+        if positions is None:
+            self._params[...] = stored
+        else:
+            self._params[positions] = stored
+
     def _param_label(self, index: int) -> str:
         return f"params[{index}]"
 

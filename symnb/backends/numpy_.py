@@ -119,7 +119,7 @@ class _Printer(NumPyPrinter):
         return f"erfc({self._print(expr.args[0])})"
 
 
-def _floatify(expr: sp.Expr) -> sp.Expr:
+def floatify(expr: sp.Expr) -> sp.Expr:
     """Exact non-integer numbers -> Floats, keeping integer exponents integral."""
 
     def conv(e: sp.Expr) -> sp.Expr:
@@ -153,7 +153,7 @@ def _needs_nan_guard(expr: sp.Expr, inputs: tuple[sp.Symbol, ...]) -> bool:
 @lru_cache(maxsize=512)
 def _lambdify(expr: sp.Expr, args: tuple[sp.Symbol, ...]):
     fn = sp.lambdify(
-        args, _floatify(expr), modules=[NAMESPACE, "numpy"], printer=_Printer
+        args, floatify(expr), modules=[NAMESPACE, "numpy"], printer=_Printer
     )
     return fn
 
@@ -189,10 +189,10 @@ def _listing(forms: tuple[InternalForm, ...]) -> str:
     for i, form in enumerate(forms):
         printer = _Printer()
         lines.append(f"# form {i}: {form.name}")
-        lines.append(f"f  = {printer.doprint(_floatify(form.f))}")
-        lines.append(f"df = {printer.doprint(_floatify(form.df))}")
+        lines.append(f"f  = {printer.doprint(floatify(form.f))}")
+        lines.append(f"df = {printer.doprint(floatify(form.df))}")
         for k, d in enumerate(form.dparams):
-            lines.append(f"dc{k} = {printer.doprint(_floatify(d))}")
+            lines.append(f"dc{k} = {printer.doprint(floatify(d))}")
     return "\n".join(lines) + "\n"
 
 

@@ -851,13 +851,16 @@ def render_loss(dialect: str) -> str:
     return _LOSS.substitute(loop=_loop(d, "n"), reduce_loop=_loop(d, "n", ["acc0"]))
 
 
-def _form_text(
+def form_text(
     index: int,
     form,
     dtype: str,
     with_dparams: bool,
     max_operations: int,
 ) -> str:
+    """The device functions of ``form`` (an ``InternalForm`` or anything with its
+    ``inputs``, ``params``, ``f``, ``df`` and ``dparams``), numbered ``index``: see
+    :func:`render_form_functions`."""
     return render_form_functions(
         index,
         tuple(form.inputs),
@@ -869,6 +872,10 @@ def _form_text(
         with_dparams,
         max_operations,
     )
+
+
+#: the former private name (symnb.codegen.train_step imports it)
+_form_text = form_text
 
 
 # Column functions of a split layer work on contiguous blocks (the entry points copy a
@@ -1015,7 +1022,7 @@ def _split_unit(
     for i in indices:
         form = forms[i]
         funcs.append(f"/* ---- form {i} ---- */")
-        funcs.append(_form_text(i, form, dtype, True, max_operations))
+        funcs.append(form_text(i, form, dtype, True, max_operations))
         columns.append(_SPLIT_COLUMN.substitute(i=i))
         k = len(form.params)
         if k:
@@ -1115,7 +1122,7 @@ def _render_cuda_groups(
         group = range(a, min(a + per_unit, n))
         body = "\n".join(
             f"/* ---- form {i} ---- */\n"
-            + _form_text(i, forms[i], dtype, True, max_operations)
+            + form_text(i, forms[i], dtype, True, max_operations)
             for i in group
         )
         layer = render_layer("cuda", tuple(len(forms[i].params) for i in group), a, n)
@@ -1224,7 +1231,7 @@ def _render_by_key(
     with_dparams = kind != "loss"
     for i, form in enumerate(forms):
         parts.append(f"/* ---- form {i} ---- */")
-        parts.append(_form_text(i, form, dtype, with_dparams, max_operations))
+        parts.append(form_text(i, form, dtype, with_dparams, max_operations))
     body = "\n".join(parts)
     header = render_header(dialect, dtype, parallel_threshold(body))
     parts = [header, prelude(dtype, helpers_used(body)), body]
@@ -1260,5 +1267,6 @@ __all__ = [
     "Dialect",
     "KernelSource",
     "entry_points",
+    "form_text",
     "render_program",
 ]

@@ -16,7 +16,7 @@ from typing import Any
 import sympy as sp
 from sympy.printing.numpy import JaxPrinter
 
-from symnb.backends.numpy_ import _floatify
+from symnb.backends.numpy_ import floatify
 from symnb.errors import FormulaError
 from symnb.interop import require
 
@@ -58,7 +58,7 @@ def _lambdify(expr: sp.Expr, args: tuple) -> Any:
     require("jax.scipy.special")
     namespace = {"jax": jax, "functools": functools}
     return sp.lambdify(
-        args, _floatify(expr), modules=[namespace, "jax"], printer=_Printer
+        args, floatify(expr), modules=[namespace, "jax"], printer=_Printer
     )
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from symnb.backends.numpy_ import _floatify
+from symnb.backends.numpy_ import floatify
 from symnb.errors import FormulaError
 from symnb.interop import require
 
@@ -150,7 +150,7 @@ def _source(form: Any, bound: dict | None) -> str:
     exprs += [(f"symnb_dc{k}", d) for k, d in enumerate(form.dparams)]
     helpers = textwrap.indent(_HELPERS, "    ")
     for name, e in exprs:
-        body = printer.doprint(_floatify(e.xreplace(mapping)))
+        body = printer.doprint(floatify(e.xreplace(mapping)))
         lines.append(
             f"def {name}({args}):\n{helpers}\n"
             f"    return x if x != x else ({body}) + 0.0 * x\n"

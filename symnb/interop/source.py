@@ -22,7 +22,7 @@ import re
 import string
 from typing import Any
 
-from symnb.codegen.kernels import _form_text
+from symnb.codegen.kernels import form_text
 from symnb.codegen.printer import MAX_OPERATIONS, KernelPrinter, helpers_used, prelude
 
 DIALECTS = ("cpp", "cuda")
@@ -138,7 +138,7 @@ def to_source(activation: Any, dialect: str = "cpp", dtype: str = "float32") -> 
     if dtype not in _CONSTANTS:
         raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
     form = activation.internal
-    body = _form_text(0, form, dtype, True, MAX_OPERATIONS)
+    body = form_text(0, form, dtype, True, MAX_OPERATIONS)
     name = _identifier(activation.name)
     printer = KernelPrinter(dtype)
     defaults = tuple(printer.literal(float(v)) for v in form.param_values)

@@ -202,8 +202,8 @@ class LayerActivation:
         """Write the learnable entries ``values`` (an array of length n_learnable)."""
         if not self.n_learnable:
             return
-        if self._params_inplace:
-            self.kernel.params[self._positions] = values[self._entry_of_position]
+        if self._params_inplace:  # checked: a value the dtype cannot hold is refused
+            self.kernel.write_params(values[self._entry_of_position], self._positions)
             return
         host = _to_numpy(values)
         if self.elementwise:

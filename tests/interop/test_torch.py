@@ -359,6 +359,27 @@ def test_integer_tensor_is_refused():
         swish().to_torch()(torch.arange(5))
 
 
+@pytest.mark.parametrize("backend", ["auto", "numpy"])
+def test_learned_constant_that_does_not_fit_float32_is_refused(backend):
+    """A float64 parameter of 1e300 would be inf in a float32 kernel: refused, naming
+    the constant, for single activations and layers, forward and backward."""
+    module = swish(1.0).to_torch(learnable=True, backend=backend)
+    layer = symnb.to_torch_layer([swish(1.0), "tanh"], learnable=True, backend=backend)
+    x = torch.randn(4, 2, requires_grad=True)
+    y = module(x)  # compiled; then an optimizer "diverges"
+    with torch.no_grad():
+        module.constants.beta.fill_(1e300)
+        layer.learnable_values.fill_(1e300)
+    with pytest.raises(symnb.FormulaError, match=r"'beta'.*does not fit.*float32"):
+        module(x)
+    y.sum().backward()  # the graph saved the constants of its forward pass
+    assert torch.isfinite(x.grad).all()
+    with pytest.raises(symnb.FormulaError, match=r"'beta'.*neuron 0.*float32"):
+        layer(x)
+    # float64 inputs get float64 kernels, which hold the value
+    assert torch.isfinite(module(x.double().clamp(-1e-300, 1e-300))).all()
+
+
 def test_unknown_learnable_name():
     with pytest.raises(symnb.FormulaError, match="gamma"):
         swish().to_torch(learnable=["gamma"])

@@ -1,0 +1,60 @@
+"""Kernel.write_params: the checked in-place write of constants that training loops and
+the PyTorch face use every step (all entries or some positions; a value the kernel's
+dtype cannot hold is refused naming the constant, and nothing is written)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symnb
+from symnb.nn.layers import LayerActivation
+from tests.conftest import backend_params
+
+SWISH = "x*sigmoid(beta*x)"
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+@pytest.fixture(params=backend_params())
+def backend(request):
+    return request.param
+
+
+def test_write_params_all_and_at_positions(backend):
+    act = symnb.Activation("a*x + b*tanh(c*x)", a=1.0, b=2.0, c=3.0)
+    k = act.compile(backend=backend, strict=True)
+    before = k.params
+    k.write_params(k.xp.asarray(np.array([0.5, 0.25, 4.0])))
+    assert k.params is before and k.constants == {"a": 0.5, "b": 0.25, "c": 4.0}
+    k.write_params(k.xp.asarray([7.0]), k.xp.asarray(np.array([1])))
+    assert k.constants == {"a": 0.5, "b": 7.0, "c": 4.0}
+    x = np.linspace(-1, 1, 9, dtype=np.float32)
+    want = 0.5 * x + 7.0 * np.tanh(4.0 * x.astype(np.float64))
+    np.testing.assert_allclose(_host(k.forward(k.xp.asarray(x))), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("value", [1e300, -1e39, 1e-50])
+def test_write_params_refuses_what_float32_cannot_hold(backend, value):
+    act = symnb.Activation("a*x + b*tanh(x)", a=1.0, b=2.0)
+    k = act.compile(backend=backend, strict=True)
+    with pytest.raises(symnb.FormulaError, match=r"'b'.*does not fit.*float32"):
+        k.write_params(k.xp.asarray([value]), k.xp.asarray(np.array([1])))
+    with pytest.raises(symnb.FormulaError, match=r"'b'.*does not fit"):
+        k.write_params(k.xp.asarray([3.0, value]))
+    with pytest.raises(symnb.FormulaError, match="finite"):
+        k.write_params(k.xp.asarray([np.nan, 1.0]))
+    assert k.constants == {"a": 1.0, "b": 2.0}  # nothing written
+
+
+def test_layer_learnable_constant_that_does_not_fit_is_refused(backend):
+    """symnb.nn layers write learned constants every step through the checked path."""
+    act = symnb.Activation(SWISH, name="swish_l", beta=symnb.learnable(0.8))
+    la = LayerActivation([act] * 3, backend=backend, strict=True)
+    la.set_values(la.xp.asarray(np.array([1.5])))
+    assert la.kernel.constants == {"beta": 1.5}
+    with pytest.raises(symnb.FormulaError, match=r"'beta'.*does not fit.*float32"):
+        la.set_values(la.xp.asarray(np.array([1e300])))
+    assert la.kernel.constants == {"beta": 1.5}
