@@ -11,18 +11,10 @@ import symnb
 from symnb.nn.layers import LayerActivation
 from tests.conftest import backend_params
 
-SWISH = "x*sigmoid(beta*x)"
+BACKENDS = backend_params()
 
 
-def _host(a):
-    return a.get() if hasattr(a, "get") else np.asarray(a)
-
-
-@pytest.fixture(params=backend_params())
-def backend(request):
-    return request.param
-
-
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_write_params_all_and_at_positions(backend):
     act = symnb.Activation("a*x + b*tanh(c*x)", a=1.0, b=2.0, c=3.0)
     k = act.compile(backend=backend, strict=True)
@@ -33,10 +25,12 @@ def test_write_params_all_and_at_positions(backend):
     assert k.constants == {"a": 0.5, "b": 7.0, "c": 4.0}
     x = np.linspace(-1, 1, 9, dtype=np.float32)
     want = 0.5 * x + 7.0 * np.tanh(4.0 * x.astype(np.float64))
-    np.testing.assert_allclose(_host(k.forward(k.xp.asarray(x))), want, rtol=1e-6)
+    y = k.forward(k.xp.asarray(x))
+    np.testing.assert_allclose(y.get() if k.xp is not np else y, want, rtol=1e-6)
 
 
 @pytest.mark.parametrize("value", [1e300, -1e39, 1e-50])
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_write_params_refuses_what_float32_cannot_hold(backend, value):
     act = symnb.Activation("a*x + b*tanh(x)", a=1.0, b=2.0)
     k = act.compile(backend=backend, strict=True)
@@ -49,9 +43,12 @@ def test_write_params_refuses_what_float32_cannot_hold(backend, value):
     assert k.constants == {"a": 1.0, "b": 2.0}  # nothing written
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_layer_learnable_constant_that_does_not_fit_is_refused(backend):
     """symnb.nn layers write learned constants every step through the checked path."""
-    act = symnb.Activation(SWISH, name="swish_l", beta=symnb.learnable(0.8))
+    act = symnb.Activation(
+        "x*sigmoid(beta*x)", name="swish_l", beta=symnb.learnable(0.8)
+    )
     la = LayerActivation([act] * 3, backend=backend, strict=True)
     la.set_values(la.xp.asarray(np.array([1.5])))
     assert la.kernel.constants == {"beta": 1.5}
