@@ -2,6 +2,12 @@
 
     .venv/bin/python benchmarks/bench_kernels.py                 # everything, ~2-4 min
     .venv/bin/python benchmarks/bench_kernels.py --sizes 1e6 --names gelu_tanh mish
+    # the README peers table (symnb cpp vs PyTorch eager, torch.compile, jax.jit;
+    # 1 and 2 threads, each in its own process), ~5 min:
+    .venv/bin/python benchmarks/bench_kernels.py --peers --threads 1 2
+
+``--peers`` adds swish with beta = 1.5 and the PAU 5/4 rational (``pau``) to the six
+library activations.
 
 Forward and backward (g * f'(x)) of relu, gelu_tanh, silu, softplus, mish, elu in float32 at
 1e4 .. 1e7 elements, on symnb's cpp and numpy backends (through the public API,
@@ -15,9 +21,11 @@ against the copy bandwidth (``np.copyto``) and the per-call overhead at 1e4.
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,6 +36,9 @@ import sympy as sp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 NAMES = ["relu", "gelu_tanh", "silu", "softplus", "mish", "elu"]
+PEER_NAMES = [*NAMES, "swish", "pau"]
+PEER_SIZES = [100_000, 1_000_000]
+SWISH_BETA = 1.5
 SIZES = [10_000, 100_000, 1_000_000, 10_000_000]
 
 
@@ -53,9 +64,7 @@ def timeit(fn, budget: float = 0.25, min_reps: int = 5, max_reps: int = 2000) ->
 def _public_kernel(name: str, backend: str):
     """(forward(x, out), backward(x, g, out)) through the public API, or None."""
     try:
-        import symnb
-
-        kernel = symnb.activation(name).compile(backend=backend)
+        kernel = symnb_activation(name).compile(backend=backend)
     except Exception as exc:  # noqa: BLE001 - API not ready, backend unusable
         return None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}"
 
@@ -66,6 +75,21 @@ def _public_kernel(name: str, backend: str):
         return kernel.backward(x, g, out=out)
 
     return (fwd, bwd), f"public API ({type(kernel).__name__})"
+
+
+def symnb_activation(name: str):
+    """The symnb activation of a benchmark row (``swish``: beta = 1.5; ``pau``)."""
+    import symnb
+
+    if name == "swish":
+        return symnb.activation("swish", beta=SWISH_BETA)
+    if name == "pau":
+        from bench_torch import PAU_DENOMINATOR, PAU_NUMERATOR, PAU_TEXT
+
+        constants = {f"a{k}": v for k, v in enumerate(PAU_NUMERATOR)}
+        constants.update({f"b{k + 1}": v for k, v in enumerate(PAU_DENOMINATOR)})
+        return symnb.Activation(PAU_TEXT, name="pau", **constants)
+    return symnb.activation(name)
 
 
 def _reference_form(name: str):
@@ -192,11 +216,18 @@ def torch_kernels(name: str):
 
 
 def _peer_fns(name: str):
-    """(torch function, jax function) of the library activation ``name``."""
+    """(PyTorch eager function, its kind, jax function) of the benchmark row ``name``:
+    PyTorch's built-in where it has one, else the composite formula."""
     import jax
     import jax.numpy as jnp
+    import torch
 
-    tf = torch_fn(name)
+    if name in NAMES:
+        tf, kind = torch_fn(name), "built-in"
+    elif name == "swish":
+        tf, kind = (lambda t: t * torch.sigmoid(SWISH_BETA * t)), "composite"
+    else:
+        tf, kind = _pau(torch.abs), "composite"
     jf = {
         "relu": jax.nn.relu,
         "gelu_tanh": lambda v: jax.nn.gelu(v, approximate=True),
@@ -204,27 +235,62 @@ def _peer_fns(name: str):
         "softplus": jax.nn.softplus,
         "mish": lambda v: v * jnp.tanh(jax.nn.softplus(v)),
         "elu": jax.nn.elu,
-    }[name]
-    return tf, jf
+        "swish": lambda v: v * jax.nn.sigmoid(SWISH_BETA * v),
+    }.get(name) or _pau(jnp.abs)
+    return tf, kind, jf
+
+
+def _pau(absolute):
+    """The PAU 5/4 rational with bench_torch's coefficients, for PyTorch or JAX
+    arrays (``absolute``: the library's abs)."""
+    from bench_torch import PAU_DENOMINATOR, PAU_NUMERATOR
+
+    a, b = list(PAU_NUMERATOR), list(PAU_DENOMINATOR)
+
+    def f(x):
+        num = a[5]
+        for k in range(4, -1, -1):
+            num = num * x + a[k]
+        x2 = x * x
+        den = 1 + absolute(b[0] * x) + absolute(b[1] * x2)
+        return num / (den + absolute(b[2] * x2 * x) + absolute(b[3] * x2 * x2))
+
+    return f
+
+
+PEERS = ("torch", "torch.compile", "jax.jit")
 
 
 def peer_contenders(name: str, x: np.ndarray, g: np.ndarray):
-    """name -> zero-argument callable: symnb cpp, torch.compile and jax.jit, for
-    forward ('f') and forward+backward ('fb': the value and g * f'(x))."""
+    """pass -> contender -> zero-argument callable: symnb cpp, PyTorch eager,
+    torch.compile and jax.jit, for forward ('f') and forward+backward ('fb': the value
+    and g * f'(x); symnb: ``forward`` then ``backward``)."""
     import jax
     import torch
 
-    tf, jf = _peer_fns(name)
-    k, _ = symnb_kernel(name, "cpp")
+    tf, _, jf = _peer_fns(name)
+    k, how = symnb_kernel(name, "cpp")
+    if k is None:
+        raise RuntimeError(f"symnb cpp kernel for {name}: {how}")
     fwd, bwd = k
     out, out2 = np.empty_like(x), np.empty_like(x)
     xt, gt = torch.from_numpy(x), torch.from_numpy(g)
     ctf = torch.compile(tf)
 
-    def torch_fb():
-        xr = xt.detach().requires_grad_(True)
-        y = ctf(xr)
-        return y, torch.autograd.grad(y, xr, gt)[0]
+    def torch_f(fn):
+        def run():
+            with torch.no_grad():
+                return fn(xt)
+
+        return run
+
+    def torch_fb(fn):
+        def run():
+            xr = xt.detach().requires_grad_(True)
+            y = fn(xr)
+            return y, torch.autograd.grad(y, xr, gt)[0]
+
+        return run
 
     def jfb(v, w):
         y, vjp = jax.vjp(jf, v)
@@ -232,20 +298,17 @@ def peer_contenders(name: str, x: np.ndarray, g: np.ndarray):
 
     jx, jg = jax.device_put(x), jax.device_put(g)
     jfj, jfbj = jax.jit(jf), jax.jit(jfb)
-
-    def with_torch_no_grad():
-        with torch.no_grad():
-            return ctf(xt)
-
     return {
         "f": {
             "symnb": lambda: fwd(x, out),
-            "torch.compile": with_torch_no_grad,
+            "torch": torch_f(tf),
+            "torch.compile": torch_f(ctf),
             "jax.jit": lambda: jfj(jx).block_until_ready(),
         },
         "fb": {
             "symnb": lambda: (fwd(x, out), bwd(x, g, out2)),
-            "torch.compile": torch_fb,
+            "torch": torch_fb(tf),
+            "torch.compile": torch_fb(ctf),
             "jax.jit": lambda: jax.block_until_ready(jfbj(jx, jg)),
         },
     }
@@ -253,14 +316,16 @@ def peer_contenders(name: str, x: np.ndarray, g: np.ndarray):
 
 def interleaved(fns: dict, rounds: int, budget: float) -> dict[str, float]:
     """Median over ``rounds`` of each contender's median, contenders interleaved
-    round by round so that load on a shared machine hits them alike."""
+    round by round (the order rotating) so that load on a shared machine hits them
+    alike."""
     for f in fns.values():  # warm-up (compiles torch.compile / jit)
         f()
         f()
     per: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(rounds):
-        for k, f in fns.items():
-            per[k].append(timeit(f, budget, min_reps=3))
+    keys = list(fns)
+    for r in range(rounds):
+        for k in keys[r % len(keys) :] + keys[: r % len(keys)]:
+            per[k].append(timeit(fns[k], budget, min_reps=3))
     return {k: statistics.median(v) for k, v in per.items()}
 
 
@@ -271,19 +336,26 @@ def peers_main(names, sizes, rounds: int, budget: float, threads) -> None:
     # one compiled wrapper per (activation, grad mode, size) recompiles the shared
     # F.* frames; past the default limit dynamo silently falls back to eager
     torch._dynamo.config.cache_size_limit = 256
-    print(f"# symnb cpp vs torch.compile vs jax.jit ({time.strftime('%F %T')})\n")
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(
+        f"# symnb cpp vs PyTorch eager, torch.compile, jax.jit, {threads or 'all'} "
+        f"thread(s) ({time.strftime('%F %T')}, load average {load})\n"
+    )
     print(
         f"- torch {torch.__version__} ({torch.get_num_threads()} threads), "
-        f"jax {jax.__version__}, threads requested: {threads or 'all'}"
+        f"jax {jax.__version__}; XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}"
     )
     print(
-        f"- float32; {rounds} interleaved rounds, median of medians; "
-        "ratio = best peer time / symnb time (> 1: symnb faster)\n"
+        f"- float32, x ~ N(0, 3); {rounds} interleaved rounds, median of medians; "
+        "torch = PyTorch eager (built-in F.* where one exists, else the composite "
+        f"formula); swish with beta = {SWISH_BETA}; pau = PAU 5/4 rational; ratio = "
+        "best peer time / symnb time (> 1: symnb faster)\n"
     )
     print(
-        "| activation | n | pass | symnb cpp | torch.compile | jax.jit | best peer / symnb |"
+        "| activation | n | pass | symnb cpp | torch | torch.compile | jax.jit "
+        "| best peer / symnb |"
     )
-    print("|---|---:|---|---:|---:|---:|---:|")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
     rng = np.random.default_rng(0)
     for n in sizes:
         x = rng.normal(0, 3, n).astype(np.float32)
@@ -292,13 +364,16 @@ def peers_main(names, sizes, rounds: int, budget: float, threads) -> None:
             cont = peer_contenders(name, x, g)
             for key, label in (("f", "fwd"), ("fb", "fwd+bwd")):
                 r = interleaved(cont[key], rounds, budget)
-                best = min(r["torch.compile"], r["jax.jit"])
+                best = min(PEERS, key=lambda p: r[p])
+                ratio = r[best] / r["symnb"]
+                cell = f"{ratio:.2f}x" if ratio >= 1 else f"**{ratio:.2f}x** ({best})"
                 print(
                     f"| {name} | {n:.0e} | {label} | {fmt_time(r['symnb'])} | "
-                    f"{fmt_time(r['torch.compile'])} | {fmt_time(r['jax.jit'])} | "
-                    f"{best / r['symnb']:.2f}x |",
+                    + " | ".join(fmt_time(r[p]) for p in PEERS)
+                    + f" | {cell} |",
                     flush=True,
                 )
+    print()
 
 
 # ------------------------------------------------------------------------------------
@@ -315,16 +390,36 @@ def fmt_time(s: float) -> str:
 
 
 def _threads_from_argv(argv: list[str]) -> int | None:
+    """The thread count when exactly one is given (several: one process each)."""
     for i, a in enumerate(argv):
         if a == "--threads" and i + 1 < len(argv):
-            return int(argv[i + 1])
+            values = list(itertools.takewhile(str.isdigit, argv[i + 1 :]))
+            return int(values[0]) if len(values) == 1 else None
         if a.startswith("--threads="):
             return int(a.split("=", 1)[1])
     return None
 
 
+def _one_process_per_thread_count(argv: list[str], counts: list[int]) -> None:
+    """Rerun this script once per thread count: OpenMP, PyTorch and XLA fix their
+    thread pools when they load."""
+    rest, skip = [], False
+    for a in argv:
+        if a == "--threads":
+            skip = True
+            continue
+        if skip and a.isdigit():
+            continue
+        skip = False
+        rest.append(a)
+    for count in counts:
+        cmd = [sys.executable, str(Path(__file__).resolve()), *rest]
+        subprocess.run([*cmd, "--threads", str(count)], check=True)
+
+
 def main(argv: list[str] | None = None) -> None:
-    threads = _threads_from_argv(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    threads = _threads_from_argv(argv)
     if threads:
         # before torch or any OpenMP kernel library is loaded
         os.environ["OMP_NUM_THREADS"] = str(threads)
@@ -332,13 +427,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--threads",
         type=int,
+        nargs="+",
         default=None,
-        help="threads for symnb's OpenMP kernels and PyTorch (default: all)",
+        help="threads for symnb's OpenMP kernels, PyTorch and XLA (default: all); "
+        "several counts (--peers): one run each",
     )
     ap.add_argument("--sizes", nargs="*", type=float, default=SIZES)
-    ap.add_argument("--names", nargs="*", default=NAMES)
     ap.add_argument(
-        "--budget", type=float, default=0.25, help="seconds per measurement"
+        "--names", nargs="*", default=None, help=f"default: {' '.join(PEER_NAMES)}"
+    )
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="seconds per measurement (default 0.25; --peers: 0.1)",
     )
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-lambdify", action="store_true")
@@ -348,10 +450,15 @@ def main(argv: list[str] | None = None) -> None:
         help="only the symnb cpp / torch.compile / jax.jit table (forward, fwd+bwd)",
     )
     ap.add_argument(
-        "--rounds", type=int, default=5, help="interleaved rounds (--peers)"
+        "--rounds", type=int, default=3, help="interleaved rounds (--peers)"
     )
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes]
+    if args.threads and len(args.threads) > 1:
+        if not args.peers:
+            ap.error("several --threads counts need --peers")
+        _one_process_per_thread_count(argv, args.threads)
+        return
     if args.peers:
         if threads:
             import torch
@@ -359,10 +466,15 @@ def main(argv: list[str] | None = None) -> None:
             torch.set_num_threads(threads)
             os.environ.setdefault(
                 "XLA_FLAGS",
-                "--xla_cpu_multi_thread_eigen=false" if threads == 1 else "",
+                f"--xla_cpu_multi_thread_eigen={str(threads > 1).lower()}",
             )
-        peers_main(args.names, sizes, args.rounds, args.budget, threads)
+        if args.sizes == SIZES:
+            sizes = PEER_SIZES
+        budget = 0.1 if args.budget is None else args.budget
+        peers_main(args.names or PEER_NAMES, sizes, args.rounds, budget, threads)
         return
+    args.names = args.names or NAMES
+    args.budget = 0.25 if args.budget is None else args.budget
 
     try:
         import torch

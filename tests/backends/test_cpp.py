@@ -277,12 +277,53 @@ def test_same_source_shares_one_library() -> None:
 
 def test_cache_key_covers_compiler_flags_and_cpu() -> None:
     ks = render_program((ACT["relu"].form,), "elementwise", "cpp", "float32")
-    parts = cpp.key_parts(ks, cpp.probe())
+    status = cpp.probe()
+    parts = cpp.key_parts(ks, status)
     assert parts["source"] == ks.digest
     assert "-O3" in parts["flags"] and "-ffast-math" not in parts["flags"]
     assert parts["compiler_version"]
     if "-march=native" in parts["flags"]:
         assert parts["cpu"]
+    march = status.details["march"]
+    if march.startswith("x86-64"):  # the ISA level is in the flags, so in the key
+        assert f"-march={march}" in parts["flags"] and "cpu" not in parts
+
+
+AVX512 = "avx512f avx512bw avx512cd avx512dq avx512vl"
+V3 = "avx avx2 bmi1 bmi2 f16c fma movbe xsave"
+V2 = "sse4_1 sse4_2 ssse3 popcnt cx16"
+
+
+@pytest.mark.parametrize(
+    ("flags", "levels"),
+    [
+        (f"{V2} {V3} {AVX512}", ["x86-64-v4", "x86-64-v3", "x86-64-v2"]),
+        (f"{V2} {V3}", ["x86-64-v3", "x86-64-v2"]),
+        (f"{V2} {V3.replace('fma', '')} {AVX512}", ["x86-64-v2"]),  # no FMA: no v3/v4
+        ("sse sse2", []),
+    ],
+)
+def test_isa_levels_follow_the_cpu_flags(
+    flags: str, levels: list, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cpp.platform, "machine", lambda: "x86_64")
+    assert cpp._isa_levels(f"x86_64|Some CPU|{flags}") == levels
+    monkeypatch.setattr(cpp.platform, "machine", lambda: "aarch64")
+    assert cpp._isa_levels(f"aarch64|Some CPU|{flags}") == []
+
+
+def test_probe_falls_back_when_the_compiler_rejects_the_isa(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An ISA level the compiler does not know: the next one, else portable code."""
+    monkeypatch.setattr(cpp, "_isa_levels", lambda cpu: ["x86-64-v99"])
+    cpp._reset_probe()
+    try:
+        status = cpp.probe()
+        assert status.usable and status.details["march"] == ""
+        assert not any(f.startswith("-march") for f in cpp._flags(status))
+    finally:
+        cpp._reset_probe()
 
 
 def test_corrupt_cache_entry_is_rebuilt(
@@ -477,7 +518,7 @@ def test_subnormals_survive_loading_every_kernel(programs) -> None:
 def test_probe_reports_details() -> None:
     status = cpp.probe()
     assert status.name == "cpp" and status.usable
-    for key in ("compiler", "version", "openmp", "march_native", "libmvec"):
+    for key in ("compiler", "version", "openmp", "march_native", "march", "libmvec"):
         assert key in status.details
     assert cpp.probe() is status  # cached
 
