@@ -33,69 +33,18 @@ os.environ["SYMNB_CACHE_DIR"] = tempfile.mkdtemp(prefix="symnb-bench-accuracy-")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import symnb
-from symnb.formula import library
 from tests.robust import corpus_reference as R
+from tests.robust import library_reference as LR
 from tests.robust.corpus import ALL, Published
 
 DTYPES = ("float32", "float64")
 BACKENDS = ("numpy", "cpp")
 
 
-def _torch_functions() -> dict:
-    """name -> float32 torch function of a tensor (library and corpus names)."""
-    import torch
-    import torch.nn.functional as F
-
-    return {
-        "relu": F.relu,
-        "relu6": F.relu6,
-        "leaky_relu": lambda t: F.leaky_relu(t, 0.01),
-        "prelu": lambda t: F.leaky_relu(t, 0.25),
-        "rrelu_eval": lambda t: F.rrelu(t, 0.125, 1 / 3, training=False),
-        "elu": F.elu,
-        "selu": F.selu,
-        "celu": F.celu,
-        "gelu": F.gelu,
-        "gelu_tanh": lambda t: F.gelu(t, approximate="tanh"),
-        "silu": F.silu,
-        "swish": F.silu,
-        "mish": F.mish,
-        "softplus": F.softplus,
-        "softplus_beta": lambda t: F.softplus(t, beta=2.0),
-        "sigmoid": torch.sigmoid,
-        "tanh": torch.tanh,
-        "tanh_exponentials": torch.tanh,
-        "softsign": F.softsign,
-        "hardtanh": F.hardtanh,
-        "hard_tanh": F.hardtanh,
-        "hardsigmoid": F.hardsigmoid,
-        "hardswish": F.hardswish,
-        "hard_swish": F.hardswish,
-        "logsigmoid": F.logsigmoid,
-        "tanhshrink": F.tanhshrink,
-        "softshrink": F.softshrink,
-        "hardshrink": F.hardshrink,
-        "sin": torch.sin,
-        "arctan": torch.atan,
-        "normalized_sinc": torch.sinc,
-    }
-
-
 def library_entries() -> list[Published]:
-    """Library activations as corpus entries (their text, constants, steps)."""
-    out = []
-    for name in symnb.library_activations():
-        e = library.ACTIVATIONS[name]
-        out.append(
-            Published(
-                name,
-                e.text,
-                "symnb library",
-                dict(e.constants),
-                jumps=e.surrogate is not None,
-            )
-        )
-    return out
+    """Library activations as reference entries (PyTorch's documented definitions,
+    ``tests/robust/library_reference.py``)."""
+    return [LR.entry(name) for name in symnb.library_activations()]
 
 
 def _ulp_max(got, ref, dtype, mask) -> float:
@@ -103,18 +52,26 @@ def _ulp_max(got, ref, dtype, mask) -> float:
     return float(np.max(u)) if u.size else 0.0
 
 
-def _torch_eval(fn, xs: np.ndarray):
-    import torch
+def _worst(xs, got, ref, dtype, mask) -> str:
+    """'x=..: got .., ref .. (.. ulps)' at the point of the largest error."""
+    u = np.where(mask, R.ulps(got, ref, dtype), -1.0)
+    if not mask.any():
+        return "-"
+    i = int(np.argmax(u))
+    return (
+        f"x={float(xs[i]):.9g}: got {float(got[i]):.9g}, ref {float(ref[i]):.9g} "
+        f"({u[i]:.3g} ulps)"
+    )
 
-    t = torch.tensor(xs.astype(np.float32), requires_grad=True)
-    y = fn(t)
-    (g,) = torch.autograd.grad(y.sum(), t)
-    return y.detach().numpy(), g.numpy()
 
+def measure(entry: Published, ref_by_dtype, torch_fns, act=None) -> dict:
+    """Max ulps and rule violations per dtype/backend for one entry.
 
-def measure(entry: Published, ref_by_dtype, torch_fns) -> dict:
-    """Max ulps and rule violations per dtype/backend for one entry."""
-    act = symnb.Activation(entry.text, name=entry.name, **entry.constants)
+    ``act``: the object to measure (default: the entry's text as a user types it; for
+    the library, ``symnb.activation(name)``, which keeps the library's derivative text).
+    """
+    if act is None:
+        act = symnb.Activation(entry.text, name=entry.name, **entry.constants)
     row: dict = {"name": entry.name, "violations": []}
     for dt in DTYPES:
         xs, check_df, ref = ref_by_dtype[dt]
@@ -125,6 +82,8 @@ def measure(entry: Published, ref_by_dtype, torch_fns) -> dict:
                 y, dy = k.forward_with_derivative(xs)
             row[(dt, be, "f")] = _ulp_max(y, ref.f, dt, mf)
             row[(dt, be, "df")] = _ulp_max(dy, ref.df, dt, mdf)
+            row["worst", dt, be, "f"] = _worst(xs, y, ref.f, dt, mf)
+            row["worst", dt, be, "df"] = _worst(xs, dy, ref.df, dt, mdf)
             bad_f = R.violations(y, ref.f, ref.scale_f, dt) & mf
             bad_df = R.violations(dy, ref.df, ref.scale_df, dt) & mdf
             for what, bad, got, r in (
@@ -145,20 +104,25 @@ def measure(entry: Published, ref_by_dtype, torch_fns) -> dict:
                     )
         if dt == "float32" and entry.name in torch_fns:
             with np.errstate(all="ignore"):
-                y, dy = _torch_eval(torch_fns[entry.name], xs)
+                y, dy = LR.torch_eval(torch_fns[entry.name], xs)
             row[(dt, "torch", "f")] = _ulp_max(y, ref.f, dt, mf)
             row[(dt, "torch", "df")] = _ulp_max(dy, ref.df, dt, mdf)
+            row["worst", dt, "torch", "f"] = _worst(xs, y, ref.f, dt, mf)
+            row["worst", dt, "torch", "df"] = _worst(xs, dy, ref.df, dt, mdf)
     return row
 
 
-def analysis_times(entry: Published) -> tuple[float, float]:
+def analysis_times(entry: Published, lib: bool = False) -> tuple[float, float]:
     """Seconds of accuracy() cold (empty cache dir, memory cleared) and disk-cached."""
     from symnb import robust
 
     old = os.environ["SYMNB_CACHE_DIR"]
     os.environ["SYMNB_CACHE_DIR"] = tempfile.mkdtemp(prefix="symnb-bench-cold-")
     try:
-        act = symnb.Activation(entry.text, name=entry.name, **entry.constants)
+        if lib:
+            act = symnb.activation(entry.name)
+        else:
+            act = symnb.Activation(entry.text, name=entry.name, **entry.constants)
         robust.clear_memory_cache()
         t0 = time.perf_counter()
         act.accuracy()
@@ -208,13 +172,18 @@ def table(rows: list[dict], with_torch: bool) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--names", nargs="*", help="only these library/corpus names")
-    ap.add_argument("--no-corpus", action="store_true")
+    ap.add_argument("--no-corpus", action="store_true", help="the library only")
     ap.add_argument("--no-library", action="store_true")
     ap.add_argument("--no-times", action="store_true", help="skip the analysis timing")
     ap.add_argument("--failures", help="write the corpus rule failures (markdown) here")
+    ap.add_argument(
+        "--worst",
+        action="store_true",
+        help="also print where each float32 max error sits (x, computed, reference)",
+    )
     args = ap.parse_args(argv)
     try:
-        torch_fns = _torch_functions()
+        torch_fns = LR.torch_functions()
     except ImportError:
         print("PyTorch not installed (pip install symnb[bench]): no torch column")
         torch_fns = {}
@@ -231,14 +200,19 @@ def main(argv=None) -> int:
             if args.names and e.name not in args.names:
                 continue
             lib = label == "library"
-            refs = R.corpus_reference(e.name) if not lib else _entry_reference(e)
+            refs = LR.reference(e.name) if lib else R.corpus_reference(e.name)
             try:
-                row = measure(e, refs, torch_fns if lib or e.name in torch_fns else {})
+                row = measure(
+                    e,
+                    refs,
+                    torch_fns if lib or e.name in torch_fns else {},
+                    symnb.activation(e.name) if lib else None,
+                )
             except Exception as exc:  # noqa: BLE001 - a benchmark reports, never stops
                 row = {"name": e.name, "violations": [f"error: {exc!r}"[:300]]}
             if not args.no_times:
                 try:
-                    row["times"] = analysis_times(e)
+                    row["times"] = analysis_times(e, lib)
                 except Exception as exc:  # noqa: BLE001
                     row["violations"].append(f"accuracy() failed: {exc!r}"[:300])
             rows.append(row)
@@ -250,6 +224,14 @@ def main(argv=None) -> int:
         results[label] = rows
         print(f"\n### {label}\n")
         print(table(rows, with_torch=bool(torch_fns)))
+        if args.worst:
+            print(f"\n{label}: where the float32 max errors are\n")
+            for r in rows:
+                for key in sorted(
+                    k for k in r if isinstance(k, tuple) and k[0] == "worst"
+                ):
+                    if key[1] == "float32":
+                        print(f"- {r['name']} {key[2]} {key[3]}: {r[key]}")
 
     for label, rows in results.items():
         times = [r["times"] for r in rows if r.get("times")]
@@ -282,16 +264,6 @@ def main(argv=None) -> int:
     if args.failures and "corpus" in results:
         write_failures(Path(args.failures), results["corpus"])
     return 0
-
-
-def _entry_reference(entry: Published):
-    per = {dt: R.sample_points(entry, dt) for dt in DTYPES}
-    union = np.unique(np.concatenate([per[dt][0].astype(np.float64) for dt in per]))
-    ref = R.reference(entry, union)
-    return {
-        dt: (xs, mask, ref.take(np.searchsorted(union, xs.astype(np.float64))))
-        for dt, (xs, mask) in per.items()
-    }
 
 
 def write_failures(path: Path, rows: list[dict]) -> None:

@@ -38,7 +38,9 @@ def _tanhshrink_text() -> str:
 
 
 _SELU_SCALE = "1.0507009873554804934193349852946"
-_SELU_ALPHA = "1.6732632423543772848170429916717"
+# scale * alpha (alpha = 1.6732632423543772848170429916717) as one constant, so the
+# negative branch rounds once after expm1 (as PyTorch's negcoef), not twice
+_SELU_SCALE_ALPHA = "1.7580993408473768599402175208123"
 
 ACTIVATIONS: dict[str, Entry] = {
     "identity": Entry("x", doc="x"),
@@ -48,7 +50,7 @@ ACTIVATIONS: dict[str, Entry] = {
         "where(x > 0, x, alpha*x)", {"alpha": 0.01}, doc="PyTorch negative_slope=0.01"
     ),
     "elu": Entry("where(x > 0, x, alpha*expm1(x))", {"alpha": 1.0}),
-    "selu": Entry(f"{_SELU_SCALE}*where(x > 0, x, {_SELU_ALPHA}*expm1(x))"),
+    "selu": Entry(f"where(x > 0, {_SELU_SCALE}*x, {_SELU_SCALE_ALPHA}*expm1(x))"),
     "celu": Entry("where(x > 0, x, alpha*expm1(x/alpha))", {"alpha": 1.0}),
     "gelu": Entry("0.5*x*(1 + erf(x/sqrt(2)))", doc="exact (erf) GELU"),
     "gelu_tanh": Entry(
@@ -69,8 +71,21 @@ ACTIVATIONS: dict[str, Entry] = {
     "hardtanh": Entry(
         "min(max(x, min_val), max_val)", {"min_val": -1.0, "max_val": 1.0}
     ),
-    "hardsigmoid": Entry("where(x <= -3, 0, where(x >= 3, 1, x/6 + 0.5))"),
-    "hardswish": Entry("where(x < -3, 0, where(x <= 3, x*(x + 3)/6, x))"),
+    # relu6(x + 3)/6 in two regimes: below -1.5, x + 3 is exact (Sterbenz) and rounds
+    # once when scaled (x/6 + 1/2 cancels near -3); above, x/6 + 1/2 rounds about once
+    # (0.67 ulp at most in float32; PyTorch's (x + 3)/6 1.0). The max never binds on
+    # (-3, -1.5); it keeps SymPy from distributing 1/6 over x + 3.
+    "hardsigmoid": Entry(
+        "where(x <= -3, 0, where(x >= 3, 1,"
+        " where(x < -1.5, max(x + 3, 0)/6, x/6 + 0.5)))"
+    ),
+    "hardswish": Entry(
+        "where(x < -3, 0, where(x <= 3, x*(x + 3)/6, x))",
+        # (x + 1.5)/3 is x/3 + 1/2 computed without cancellation: 0 at x = -1.5 even
+        # where the compiler fuses x*(1/3) + 1/2 into one FMA. The max never binds on
+        # [-3, 3]; it only keeps SymPy from distributing 1/3 over x + 1.5.
+        derivative="where(x < -3, 0, where(x <= 3, max(x + 1.5, -1.5)/3, 1))",
+    ),
     "logsigmoid": Entry("logsigmoid(x)"),
     "tanhshrink": Entry(_tanhshrink_text(), doc="x - tanh(x), series near 0"),
     "softshrink": Entry(
