@@ -965,7 +965,7 @@ class MLP:
             )
         order = self._shuffle_rng(seed).permutation(n) if shuffle else None
         with deferred_interrupts() as interrupts:
-            loss, _, stop = run_epoch(
+            loss, steps, stop = run_epoch(
                 self,
                 Xd,
                 Td,
@@ -978,6 +978,8 @@ class MLP:
                 self.epochs_trained + 1,
             )
         if stop == "interrupted":
+            if steps == -(-n // int(min(batch_size, n))):  # (whole epoch in one call)
+                self.epochs_trained += 1
             raise KeyboardInterrupt("training interrupted at a step boundary")
         self.epochs_trained += 1
         return loss

@@ -279,3 +279,25 @@ def test_parameters_overflow_in_epoch_call_like_per_step():
         np.testing.assert_array_equal(model.get_flat_parameters(), start)
         out.append((history.message, history.steps, optimizer.steps))
     assert out[0] == out[1]
+
+
+def test_train_epoch_interrupt_after_whole_native_epoch():
+    """``train_epoch`` (the Playground's call) runs the epoch natively; a Ctrl-C
+    during it raises KeyboardInterrupt after the complete epoch, which counts."""
+    model, X, y = _model("swish-bce", "float64")
+    optimizer = nn.SGD(model.parameters(), lr=0.1)
+    impl = model._fused_step()
+    native = impl._epoch_fn
+
+    def signalling(*args):
+        os.kill(os.getpid(), signal.SIGINT)
+        return native(*args)
+
+    impl._epoch_fn = signalling
+    with pytest.raises(KeyboardInterrupt):
+        model.train_epoch(X, y, optimizer, batch_size=8, seed=1)
+    assert model.epochs_trained == 1
+    assert optimizer.steps == -(-len(X) // 8)
+    impl._epoch_fn = native
+    model.train_epoch(X, y, optimizer, batch_size=8, seed=1)  # the handler is back
+    assert model.epochs_trained == 2
