@@ -9,8 +9,12 @@ the steady state of a long sweep, cluster start-up is printed apart). No store.
 
 Rows: the default backend (``auto``: cpp with the fused training step, a run takes
 milliseconds) and ``numpy`` (NumPy kernels, a run takes a few times longer), each in a
-fresh process with its own cluster. Repeats are interleaved (serial, cluster with one
-run per task, cluster with ``runs_per_task=4``, ...) and the medians reported:
+fresh process with its own cluster; the clusters: ``dask`` (the ``LocalCluster`` above,
+Dask's settings, one run per task) and ``symnb`` (the one ``client="local"`` starts,
+``symnb.nn.sweep.local_cluster``: the same, Dask's monitors sampling less often),
+with one and with four runs per task (``compare(runs_per_task=4)``), each kind in its
+own process. Repeats are interleaved (serial, cluster with one run per task, cluster
+with four, serial, ...) and the medians reported:
 
 * runs/s serial and on the cluster, and their ratio (the speed-up);
 * CPU time per run (user + system, every thread of this process, which holds the
@@ -27,7 +31,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_sweep.py --repeats 3   # the README table, ~2 min
     .venv/bin/python benchmarks/bench_sweep.py --repeats 5 --workers 2
-    .venv/bin/python benchmarks/bench_sweep.py --runs-per-task 1,2,8 --json out.json
+    .venv/bin/python benchmarks/bench_sweep.py --variants "symnb:1,2,8" --json out.json
 """
 
 from __future__ import annotations
@@ -108,44 +112,57 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--backends", default="auto,numpy")
     parser.add_argument(
-        "--runs-per-task",
-        default="1,4",
-        help="cluster variants: runs per Dask task (1 = the default of compare)",
+        "--variants",
+        default="dask:1;symnb:1,4",
+        help="clusters and their runs per Dask task (1 = the default of compare): "
+        "'dask' = LocalCluster with Dask's settings, 'symnb' = the cluster that "
+        "client='local' starts (symnb.nn.sweep.local_cluster)",
     )
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
 
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    variants = [v.strip() for v in args.variants.split(";") if v.strip()]
     runs = len(ACTIVATIONS) * len(SEEDS)
-    if len(backends) > 1:
+    if len(backends) > 1 or len(variants) > 1:
         # one fresh process (and cluster) per backend: numpy-backend training was
-        # measured 1.5x slower in a process that had loaded the cpp kernels before
+        # measured 1.5x slower in a process that had loaded the cpp kernels before;
+        # and per cluster kind, so that no idle cluster runs beside the measured one
         rows, started = [], 0.0
         for backend in backends:
-            with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
-                command = [sys.executable, __file__, "--backends", backend]
-                command += ["--repeats", str(args.repeats), "--workers"]
-                command += [str(args.workers), "--json", tmp.name]
-                command += ["--runs-per-task", args.runs_per_task]
-                subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-                with open(tmp.name) as fh:
-                    part = json.load(fh)
-            rows += part["rows"]
-            started = max(started, part["startup_s"])
+            for variant in variants:
+                with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
+                    command = [sys.executable, __file__, "--backends", backend]
+                    command += ["--repeats", str(args.repeats), "--workers"]
+                    command += [str(args.workers), "--json", tmp.name]
+                    command += ["--variants", variant]
+                    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+                    with open(tmp.name) as fh:
+                        part = json.load(fh)
+                rows += part["rows"]
+                started = max(started, part["startup_s"])
         _report(rows, args, runs, started)
         return 0
 
     import psutil
     from dask.distributed import Client, LocalCluster
 
-    per_task = [int(k) for k in args.runs_per_task.split(",")]
+    kind, _, per_task_text = variants[0].partition(":")
+    per_task = [int(k) for k in (per_task_text or "1").split(",")]
     start = time.perf_counter()
-    cluster = LocalCluster(
-        n_workers=args.workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-    )
+    if kind == "symnb":
+        from symnb.nn.sweep import local_cluster
+
+        cluster = local_cluster(args.workers)
+    elif kind == "dask":
+        cluster = LocalCluster(
+            n_workers=args.workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+    else:
+        raise SystemExit(f"--variants: unknown cluster {kind!r} (dask or symnb)")
     client = Client(cluster)
     started = time.perf_counter() - start
     # this process (scheduler, client, nannies), then the worker processes
@@ -170,13 +187,14 @@ def main(argv=None) -> int:
             s_cpu = statistics.median(c[-1] for _, c in serial)
             row = {
                 "backend": backend,
+                "cluster": kind,
                 "runs": runs,
                 "serial_runs_per_s": runs / s,
                 "serial_cpu_ms_per_run": 1e3 * s_cpu / runs,
                 "noop_round_trip_ms": 1e3 * statistics.median(trips),
                 "idle_cluster_cpu_ms_per_s": 1e3 * idle,
                 "serial_s": [w for w, _ in serial],
-                "cluster": {},
+                "variants": {},
             }
             for k in per_task:
                 d = statistics.median(w for w, _ in spread[k])
@@ -188,7 +206,7 @@ def main(argv=None) -> int:
                 )
                 main = statistics.median(c[0] for _, c in spread[k])
                 workers = statistics.median(sum(c[1:-1]) for _, c in spread[k])
-                row["cluster"][str(k)] = {
+                row["variants"][str(k)] = {
                     "runs_per_s": runs / d,
                     "speedup": s / d,
                     "overhead_ms_per_run": 1e3 * (args.workers * d - s) / runs,
@@ -217,15 +235,19 @@ def _report(rows: list[dict], args, runs: int, started: float) -> None:
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
     )
     print(
-        "| backend | runs per task | serial runs/s | cluster runs/s | speed-up | "
-        "CPU per run: serial | cluster: workers + scheduler/client | Dask CPU per "
-        "run: all, per task | Dask overhead per run (wall) | no-op task round trip |"
+        "| backend | cluster | runs per task | serial runs/s | cluster runs/s | "
+        "speed-up | CPU per run: serial | cluster: workers + scheduler/client | "
+        "Dask CPU per run: all, per task | Dask overhead per run (wall) | "
+        "no-op task round trip |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print(
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    )
     for r in rows:
-        for k, c in r["cluster"].items():
+        for k, c in r["variants"].items():
             cells = [
                 r["backend"],
+                r["cluster"],
                 k,
                 f"{r['serial_runs_per_s']:.1f}",
                 f"{c['runs_per_s']:.1f}",
@@ -240,7 +262,8 @@ def _report(rows: list[dict], args, runs: int, started: float) -> None:
             ]
             print("| " + " | ".join(cells) + " |")
     idle = ", ".join(
-        f"{r['backend']} {r['idle_cluster_cpu_ms_per_s']:.0f}" for r in rows
+        f"{r['backend']}/{r['cluster']} {r['idle_cluster_cpu_ms_per_s']:.0f}"
+        for r in rows
     )
     print(f"idle cluster CPU (ms per s): {idle}")
     if args.json:

@@ -228,3 +228,33 @@ def test_search_on_the_cluster_equals_the_serial_search(client, tmp_path):
         client, lambda: nn.search("xor", client=client, store=store, **options)
     )
     assert tasks == 0 and again.formulas() == serial.formulas()
+
+
+def _monitor_settings():
+    import dask
+
+    keys = ("distributed.worker.profile.enabled", "distributed.admin.tick.interval")
+    return [dask.config.get(k) for k in keys]
+
+
+def test_local_cluster_workers_get_the_quiet_settings():
+    from dask.distributed import Client
+
+    from symnb.nn.sweep import LOCAL_CLUSTER_CONFIG, local_cluster
+
+    cluster = local_cluster(1, dashboard_address=":0")
+    try:
+        with Client(cluster) as c:
+            settings = list(c.run(_monitor_settings).values())
+            workers = c.scheduler_info()["workers"].values()
+            assert [w["nthreads"] for w in workers] == [1]
+            spread = nn.compare(["tanh"], "xor", seeds=(0,), client=c, **OPTIONS)
+    finally:
+        cluster.close()
+    expected = [
+        LOCAL_CLUSTER_CONFIG["distributed.worker.profile.enabled"],
+        LOCAL_CLUSTER_CONFIG["distributed.admin.tick.interval"],
+    ]
+    assert settings == [expected]
+    serial = nn.compare(["tanh"], "xor", seeds=(0,), **OPTIONS)
+    assert _curves(spread) == _curves(serial)
