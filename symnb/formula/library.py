@@ -32,7 +32,9 @@ def _tanhshrink_text() -> str:
     from sympy import N, Rational, bernoulli, factorial
 
     coeffs = [
-        -Rational(2 ** (2 * n) * (2 ** (2 * n) - 1) * bernoulli(2 * n), factorial(2 * n))
+        -Rational(
+            2 ** (2 * n) * (2 ** (2 * n) - 1) * bernoulli(2 * n), factorial(2 * n)
+        )
         for n in range(2, 22)
     ]
     digits = [f"{N(c, 25)}" for c in coeffs]
