@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from symnb.codegen import train_step
 from symnb.codegen.train_step import (
     N_SCALARS,
     LayerSpec,
@@ -143,6 +144,7 @@ def build_spec(model: Any) -> StepSpec:
         loss_kind, loss_form, eps = "elementwise", loss.kernel.loss.internal, 0.0
         loss_form = lower_all((loss_form,), model.dtype.name)[0]
     return StepSpec(
+        chunk_rows=int(train_step.CHUNK_ROWS),
         layers=tuple(layers),
         loss=loss_kind,
         loss_form=loss_form,
