@@ -28,8 +28,24 @@ update, restored from the backup). The return value is the mean loss; with an
 optimizer update (modes 1 and 2) it is NaN whenever the status is not 0, so the caller
 reads the status only then. Mode 0 (gradient only) always computes the whole gradient.
 
-Results do not depend on memory alignment or thread counts: every sum runs in a fixed
-order (the step is serial, see below).
+The whole epoch in one call (Python runs only between epochs)::
+
+    double symnb_mlp_epoch(const T* X, const void* Y, int64_t n, const int64_t* order,
+                           int64_t batch, T* xbuf, void* ybuf, const int64_t* pointers,
+                           const double* scalars, int64_t* status)
+
+runs the step on every minibatch of the rows ``order[0..n)`` (``NULL``: in order),
+gathered into ``xbuf``/``ybuf`` (``batch`` rows each), with Adam's step count
+``scalars[6] + k`` at the k-th step and the learnable constants copied back into the
+layers' constants after each step. It returns the sum of (mean loss x rows) over the
+completed minibatches; ``status[1]`` is their number and ``status[0]`` the failing
+step's status (the failing step is then the next one; its parameters are restored).
+
+Matrix products are loops over compile-time sizes with register tiles (measured
+against OpenBLAS ``sgemm`` through SciPy's ``cython_blas`` at these sizes: as fast or
+faster, and they need no call per product); steps on more than :data:`CHUNK_ROWS` rows
+run in chunks of rows. Results do not depend on memory alignment or thread counts:
+every sum runs in a fixed order (the step is serial, see below).
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ forms and constant layouts, loss, masks) for :mod:`symnb.codegen.train_step`, wh
 generates one C++ translation unit; :class:`FusedStep` compiles it through the cpp
 backend's compile path and disk cache and runs forward, loss, backward, penalties,
 finiteness checks and (for ``SGD``/``Adam`` on the model's flat parameters) the
-optimizer update in one call.
+optimizer update in one call; :meth:`FusedStep.epoch_runner` runs a whole epoch (every
+minibatch, rows gathered in the shuffled order NumPy computed) in one call, which
+``fit`` and ``train_epoch`` use whenever no callback wants to see each step.
 
 ``MLP`` uses it automatically on the cpp backend when the configuration is supported
 (``MLP(..., fused=False)`` forces the generic path; ``model.fused`` tells which one
