@@ -97,6 +97,9 @@ ENTRY_POINTS = {
 #: (backends bind only :data:`ENTRY_POINTS`): ``void (x, g, dx, out, n, c)``, the
 #: backward and the constants' gradient in one pass (used by symnb.interop.torch).
 FUSED_BACKWARD = "symnb_backward_constant_gradient"
+#: The same computed by one loop over f' and df/dc lowered together (see
+#: :func:`render_joint_backward`); present when that expression is not too large.
+FUSED_BACKWARD_JOINT = "symnb_backward_constant_gradient_joint"
 
 
 def entry_points(kind: str) -> dict[str, str]:
@@ -489,25 +492,25 @@ def render_form_functions(
 _ELEMENTWISE = string.Template(
     """SYMNB_KERNEL void symnb_forward(const symnb_real* SYMNB_RESTRICT x,
         symnb_real* SYMNB_RESTRICT y, symnb_i64 n, const symnb_real* SYMNB_RESTRICT c) {
-    ${loop}
-        y[i] = symnb_f0(x[i], c);
+    ${constants}${loop}
+        y[i] = symnb_f0(x[i], ${c});
     }
 }
 
 SYMNB_KERNEL void symnb_backward(const symnb_real* SYMNB_RESTRICT x,
         const symnb_real* SYMNB_RESTRICT g, symnb_real* SYMNB_RESTRICT dx, symnb_i64 n,
         const symnb_real* SYMNB_RESTRICT c) {
-    ${loop}
-        dx[i] = g[i] * symnb_df0(x[i], c);
+    ${constants}${loop}
+        dx[i] = g[i] * symnb_df0(x[i], ${c});
     }
 }
 
 SYMNB_KERNEL void symnb_forward_derivative(const symnb_real* SYMNB_RESTRICT x,
         symnb_real* SYMNB_RESTRICT y, symnb_real* SYMNB_RESTRICT dy, symnb_i64 n,
         const symnb_real* SYMNB_RESTRICT c) {
-    ${loop}
+    ${constants}${loop}
         symnb_real yv, dyv;
-        symnb_fdf0(x[i], c, &yv, &dyv);
+        symnb_fdf0(x[i], ${c}, &yv, &dyv);
         y[i] = yv;
         dy[i] = dyv;
     }
@@ -561,7 +564,7 @@ ${dx_loop}
             for (symnb_i64 j = 0; j < m; ++j) {
                 const symnb_real xj = xb[j], gj = gb[j];
                 symnb_real ${locals};
-                symnb_dcs0(xj, c, ${addresses});
+${dc_call}
 ${buffer_stores}
             }
             for (int q = 0; q < ${k}; ++q) {
@@ -713,20 +716,87 @@ def _loop(d: Dialect, n: str, reduction_vars: list[str] | None = None) -> str:
     return string.Template(d.loop).substitute(n=n, clause=clause)
 
 
-def render_cpp_constant_gradient(n_params: int, fused_backward: bool) -> str:
-    """C++ ``symnb_constant_gradient`` (``fused_backward`` false) or
-    ``symnb_backward_constant_gradient(x, g, dx, out, n, c)``, which also writes
-    ``dx = g * f'(x)`` (see :data:`_CPP_CONSTANT_GRADIENT`)."""
+def render_cpp_constant_gradient(n_params: int, fused_backward: str = "") -> str:
+    """C++ ``symnb_constant_gradient`` (``fused_backward=""``) or a fused backward
+    ``(x, g, dx, out, n, c)`` that also writes ``dx = g * f'(x)``: ``"blocks"``
+    (:data:`FUSED_BACKWARD`: a loop for dx, then one for the constants, per block) or
+    ``"joint"`` (:data:`FUSED_BACKWARD_JOINT`: one loop over ``symnb_dfdcs0``, f' and
+    df/dc lowered together); see :data:`_CPP_CONSTANT_GRADIENT`."""
     k = range(n_params)
+    addresses = ", ".join(f"&d{q}" for q in k)
+    dc_call = f"                symnb_dcs0(xj, c, {addresses});"
+    dx_loop = ""
+    if fused_backward == "blocks":
+        dx_loop = _CPP_BLOCK_BACKWARD
+    elif fused_backward == "joint":
+        dx_loop = "            symnb_real* SYMNB_RESTRICT db = dx + b;"
+        dc_call = (
+            f"                symnb_real dfj;\n"
+            f"                symnb_dfdcs0(xj, c, &dfj, {addresses});\n"
+            "                db[j] = gj * dfj;"
+        )
+    names = {
+        "": "constant_gradient",
+        "blocks": FUSED_BACKWARD[len("symnb_") :],
+        "joint": FUSED_BACKWARD_JOINT[len("symnb_") :],
+    }
     return _CPP_CONSTANT_GRADIENT.substitute(
-        name="backward_constant_gradient" if fused_backward else "constant_gradient",
+        name=names[fused_backward],
         k=n_params,
         dx_param=" symnb_real* SYMNB_RESTRICT dx," if fused_backward else "",
-        dx_loop=_CPP_BLOCK_BACKWARD if fused_backward else "",
+        dx_loop=dx_loop,
         locals=", ".join(f"d{q}" for q in k),
-        addresses=", ".join(f"&d{q}" for q in k),
+        dc_call=dc_call,
         buffer_stores="\n".join(f"                buf[{q}][j] = gj * d{q};" for q in k),
     )
+
+
+_FORM_JOINT = string.Template(
+    """SYMNB_FN void symnb_dfdcs0(symnb_real a0, const symnb_real* SYMNB_RESTRICT c,
+        symnb_real* SYMNB_RESTRICT df, ${outputs}) {
+${body}
+    const bool nan_in = ${guard};
+    *df = nan_in ? ${nan_value} : (${result});
+${stores}
+}
+"""
+)
+
+
+def render_joint_backward(form, dtype: str, max_operations: int) -> str:
+    """C++ ``symnb_dfdcs0`` (f' and every df/dc of one form, lowered together so they
+    share temporaries) and the :data:`FUSED_BACKWARD_JOINT` entry point over it; ""
+    when the form has no constants or the joint expression is too large.
+
+    The joint loop saves work where f' and df/dc share costly terms (swish: one
+    sigmoid instead of two), but g++ 12 leaves some large bodies scalar (PAU 5/4: ten
+    times slower than :data:`FUSED_BACKWARD`); ``symnb.interop.native`` times both
+    once and keeps the faster."""
+    if not form.params:
+        return ""
+    syms = _symbols(tuple(form.inputs), tuple(form.params))
+    try:
+        low = lower(
+            (form.df, *form.dparams), syms, dtype, max_operations, "the backward"
+        )
+    except FormulaError:
+        return ""
+    guard, nan_value = _guard(1)
+    k = range(len(form.params))
+    text = _FORM_JOINT.substitute(
+        outputs=", ".join(f"symnb_real* SYMNB_RESTRICT d{q}" for q in k),
+        body="\n".join(
+            _preamble(len(form.params)) + ["    " + t for t in low.statements]
+        ),
+        guard=guard,
+        nan_value=nan_value,
+        result=low.results[0],
+        stores="\n".join(
+            f"    *d{q} = nan_in ? {nan_value} : ({r});"
+            for q, r in zip(k, low.results[1:])
+        ),
+    )
+    return text + "\n" + render_cpp_constant_gradient(len(form.params), "joint")
 
 
 @functools.lru_cache(maxsize=256)
@@ -734,14 +804,24 @@ def render_elementwise(dialect: str, n_params: int) -> str:
     """The four elementwise entry points (over symnb_f0/df0/fdf0/dc0); C++ kernels
     with constants add ``symnb_backward_constant_gradient`` (:data:`FUSED_BACKWARD`)."""
     d = DIALECTS[dialect]
-    maps = _ELEMENTWISE.substitute(loop=_loop(d, "n"))
+    maps = _ELEMENTWISE.substitute(loop=_loop(d, "n"), constants="", c="c")
     if n_params and dialect == "cpp":
+        # each thread's own copy of the constants (firstprivate): OpenMP outlining
+        # drops __restrict__, so g++ reloaded every constant per element (PAU 5/4
+        # forward 1.4x slower, measured)
+        private = "schedule(static) firstprivate(cl)"
+        maps = _ELEMENTWISE.substitute(
+            loop=_loop(d, "n").replace("schedule(static)", private),
+            constants=f"symnb_real cl[{n_params}];\n"
+            f"    for (int q = 0; q < {n_params}; ++q) cl[q] = c[q];\n    ",
+            c="cl",
+        )
         return "\n".join(
             [
                 f"#define SYMNB_BLOCK {CONSTANT_GRADIENT_BLOCK}",
                 maps,
-                render_cpp_constant_gradient(n_params, False),
-                render_cpp_constant_gradient(n_params, True),
+                render_cpp_constant_gradient(n_params),
+                render_cpp_constant_gradient(n_params, "blocks"),
             ]
         )
     if n_params:
@@ -1238,6 +1318,8 @@ def _render_by_key(
     parts.append("/* ---- entry points ---- */")
     if kind == "elementwise":
         parts.append(render_elementwise(dialect, len(forms[0].params)))
+        if dialect == "cpp":
+            parts.append(render_joint_backward(forms[0], dtype, max_operations))
     elif kind == "layer":
         parts.append(render_layer(dialect, tuple(len(f.params) for f in forms)))
     else:
@@ -1259,6 +1341,7 @@ __all__ = [
     "DIALECTS",
     "ENTRY_POINTS",
     "FUSED_BACKWARD",
+    "FUSED_BACKWARD_JOINT",
     "KINDS",
     "LAYER_SPLIT_FORMS",
     "LAYER_UNIT_FORMS",

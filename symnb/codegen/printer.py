@@ -307,6 +307,14 @@ class KernelPrinter(C99CodePrinter):
             out = f"(({c}) ? ({e}) : ({out}))"
         return out
 
+    def _print_And(self, expr: sp.Expr) -> str:
+        # no short circuit: the operands are pure comparisons, and '&&' made g++
+        # build the mask per element (PAU's constants-are-default guard, 1.2x)
+        return " & ".join(f"({self._print(a)})" for a in expr.args)
+
+    def _print_Or(self, expr: sp.Expr) -> str:
+        return " | ".join(f"({self._print(a)})" for a in expr.args)
+
     def _nonpositive_if(self, cond, holds: bool) -> frozenset:
         """Expressions that are <= 0 (or NaN) when ``cond`` is ``holds``: from
         ``u > 0`` false, ``u <= 0`` true and the like (NaN makes every comparison
@@ -478,6 +486,34 @@ def _fold_numbers(expr: sp.Basic) -> sp.Basic:
     return expr.func(*new)
 
 
+def _horner(expr: sp.Expr, variables: list) -> sp.Expr:
+    """Sums that are polynomials of degree >= 3 in an input, as Horner schemes.
+
+    ``k0 + k1*x + ... + k5*x**5`` (a PAU numerator) costs 5 fused multiply-adds
+    instead of powers, products and a sum that g++ may not reassociate (no
+    ``-ffast-math``); Horner's rule is also the usual accurate way to evaluate it.
+    """
+    if not variables:
+        return expr
+
+    def is_sum(e: sp.Basic) -> bool:
+        return isinstance(e, sp.Add) and len(e.args) >= 3
+
+    def rewrite(e: sp.Add) -> sp.Expr:
+        for v in variables:
+            if v not in e.free_symbols:
+                continue
+            try:
+                poly = sp.Poly(e, v)
+            except sp.PolynomialError:
+                continue
+            if poly.degree() >= 3 and not any(c.has(v) for c in poly.coeffs()):
+                return sp.horner(e, wrt=v)
+        return e
+
+    return expr.replace(is_sum, rewrite)
+
+
 def count_operations(exprs: list[sp.Basic]) -> int:
     """Number of operations in a list of expressions (SymPy's ``count_ops``)."""
     return int(sum(sp.count_ops(e, visual=False) for e in exprs))
@@ -581,7 +617,8 @@ def lower(
         Name used in error messages.
     """
     _check_dtype(dtype)
-    prepared = [prepare(e) for e in exprs]
+    inputs = [sym for sym, name in symbols if name.startswith("a")]
+    prepared = [_horner(prepare(e), inputs) for e in exprs]
     temps_names = sp.numbered_symbols("_symnb_t", real=True)
     try:
         assignments, reduced = sp.cse(prepared, symbols=temps_names, order="none")
