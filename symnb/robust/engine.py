@@ -33,7 +33,7 @@ from symnb.robust.deadline import OutOfTime, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "3"
+ENGINE_VERSION = "4"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -42,6 +42,8 @@ BUDGET_SECONDS = 4.0
 TOTAL_BUDGET_SECONDS = 10.0
 
 _memo: dict[str, tuple[InternalForm, FormReport]] = {}
+# lowered forms by identity: lowering one again needs no key (its srepr is slow)
+_lowered: dict[tuple[int, str], tuple[InternalForm, FormReport]] = {}
 _problems: dict[str, tuple] = {}
 _lock = threading.RLock()
 
@@ -111,6 +113,7 @@ class _Probe:
         p = measure.make_problem(
             self.ref, self.deriv, pr.inputs, pr.params, pr.values, self._cols(pts)
         )
+        p.c_order = False  # a probe: kept candidates are measured again in both orders
         m = p.measure(expr, self.dtype)
         return m.ok | ~m.defined
 
@@ -169,6 +172,7 @@ def _improve(
     params: tuple,
     values: tuple,
     extra: list | None = None,
+    antiderivative: sp.Expr | None = None,
 ) -> tuple[sp.Expr, list[tuple[str, str]], measure.Measurement, sp.Expr]:
     """Greedy search: keep candidates that help until none does or the rule holds.
 
@@ -231,7 +235,14 @@ def _improve(
             check_time()
             if gen == "taylor":
                 cands = regimes.taylor_candidates(
-                    start, var, params, values, probe.ok_at, deadline, expr
+                    start,
+                    var,
+                    params,
+                    values,
+                    probe.ok_at,
+                    deadline,
+                    expr,
+                    antiderivative,
                 )
             else:
                 tail = (start, var, params, values, problem.x, cm.bad, probe.ok_at)
@@ -338,7 +349,15 @@ def _analyse(
                 )
         d2 = _second_derivative(form.df, var)
         df_new, d_applied, d_m, _ = _improve(
-            form.df, pd, var, dtype, deadline, (form.df, d2), *pv, extra=extra
+            form.df,
+            pd,
+            var,
+            dtype,
+            deadline,
+            (form.df, d2),
+            *pv,
+            extra=extra,
+            antiderivative=form.f,
         )
     notes = []
     for what, applied in (("f", f_applied), ("f'", d_applied)):
@@ -410,6 +429,10 @@ def lower_with_report(
     """:func:`lower` and its report (memoised in process and on disk)."""
     if dtype not in measure.DTYPES:
         raise ValueError(f"dtype must be one of {measure.DTYPES}, not {dtype!r}")
+    with _lock:
+        hit = _lowered.get((id(form), dtype))
+    if hit is not None and hit[0] is form:
+        return hit
     key = _key(form, dtype)
     with _lock:
         hit = _memo.get(key)
@@ -455,9 +478,11 @@ def lower_with_report(
     with _lock:
         if len(_memo) > 1024:
             _memo.clear()
+            _lowered.clear()
         _memo[key] = result
-        if result[0] is not form:  # lowering the lowered form again changes nothing
-            _memo.setdefault(_key(result[0], dtype), result)
+        # lowering the lowered form again changes nothing (the result holds the form,
+        # so its id stays its own while it is stored)
+        _lowered[(id(result[0]), dtype)] = result
     return result
 
 
@@ -480,8 +505,7 @@ def lower_all(
     out = []
     for form in forms:
         left = end - time.perf_counter()
-        with _lock:
-            hit = _memo.get(_key(form, dtype))
+        hit = _memo_hit(form, dtype)
         if hit is not None:
             out.append(hit[0])
         elif left <= 0:
@@ -491,10 +515,17 @@ def lower_all(
     return tuple(out)
 
 
+def _memo_hit(form: InternalForm, dtype: str):
+    with _lock:
+        hit = _lowered.get((id(form), dtype))
+        if hit is not None and hit[0] is form:
+            return hit
+        return _memo.get(_key(form, dtype))
+
+
 def cached_report(form: InternalForm, dtype: str) -> FormReport | None:
     """The report of an analysis already made in this process (None: not made)."""
-    with _lock:
-        hit = _memo.get(_key(form, dtype))
+    hit = _memo_hit(form, dtype)
     return None if hit is None else hit[1]
 
 
@@ -507,6 +538,7 @@ def clear_memory_cache() -> None:
     """Forget in-process analyses (the disk cache is untouched)."""
     with _lock:
         _memo.clear()
+        _lowered.clear()
         _problems.clear()
 
 

@@ -225,15 +225,52 @@ def _printer_cse(expr: sp.Expr):
     return pairs, reduced[0]
 
 
+def _floats(expr: sp.Basic) -> sp.Basic:
+    """Exact non-integer numbers as Floats, integer exponents kept (one pass, memoised).
+
+    What the numpy backend's ``floatify`` does (so float32 stays float32), without its
+    per-node assumption queries, which dominate on large expressions.
+    """
+    memo: dict = {}
+
+    def conv(e):
+        hit = memo.get(e)
+        if hit is not None:
+            return hit
+        if e.is_Number or isinstance(e, sp.NumberSymbol):
+            out = e if e.is_Integer else sp.Float(sp.N(e, 17), 17)
+        elif not e.args or isinstance(e, sp.logic.boolalg.BooleanAtom):
+            out = e
+        else:
+            args = [conv(a) for a in e.args]
+            if isinstance(e, sp.Pow) and e.exp.is_Integer:
+                out = sp.Pow(args[0], e.exp, evaluate=False)
+            elif isinstance(e, sp.Expr) and all(
+                isinstance(a, sp.Float) or a.is_Integer for a in args
+            ):
+                try:  # a number such as sqrt(2) or log(3)
+                    out = sp.Float(sp.N(e.func(*args), 17), 17)
+                except (TypeError, ValueError):
+                    out = e.func(*args)
+            else:
+                out = (
+                    e.func(*args)
+                    if any(n is not o for n, o in zip(args, e.args))
+                    else e
+                )
+        memo[e] = out
+        return out
+
+    return conv(expr)
+
+
 @lru_cache(maxsize=512)
 def _cse_function(expr: sp.Expr, args: tuple):
     """``expr`` lambdified in the C kernels' operation order (None: same as NumPy's)."""
     from symnb.backends import numpy_
 
     try:
-        # the numpy backend's own preparation of numbers (public or private name)
-        floatify = getattr(numpy_, "floatify", None) or numpy_._floatify
-        e = floatify(expr)
+        e = _floats(expr)
         pairs, reduced = _printer_cse(e)
         if not pairs:
             return None
@@ -553,6 +590,9 @@ class Problem:
     ref_lo: np.ndarray
     scale: np.ndarray
     cache: dict = field(default_factory=dict)
+    #: also measure the C kernels' operation order (off for quick probes at new points:
+    #: what they find is measured again, in both orders, at the sample points)
+    c_order: bool = True
 
     @property
     def x(self) -> np.ndarray:
@@ -571,9 +611,17 @@ class Problem:
                 got, self.ref_hi, self.ref_lo, self.scale, dtype
             )
             # the C kernels share subexpressions: measured too, the worse one counts
-            got_c = evaluate(
-                expr, self.inputs, self.params, self.values, self.columns, dtype, "cse"
-            )
+            got_c = None
+            if self.c_order:
+                got_c = evaluate(
+                    expr,
+                    self.inputs,
+                    self.params,
+                    self.values,
+                    self.columns,
+                    dtype,
+                    "cse",
+                )
             if got_c is not None:
                 ok_c, _, ulps_c = within_rule(
                     got_c, self.ref_hi, self.ref_lo, self.scale, dtype

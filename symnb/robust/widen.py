@@ -5,19 +5,18 @@ NaN, although the true value is a number in [-1, 1]. :class:`wide_sin` (and ``wi
 ``wide_tan``) take the factors of the argument separately (so CSE cannot compute their
 product in the narrow type first) and mean exactly ``sin(a*b*...)``. The kernels compute
 the product in the kernel's type; only where it is infinite (the factors being finite)
-they compute it again in a wider type, where it is exact for two factors: float32 ->
-double; float64 -> long double (80-bit on x86 C++ and NumPy; CUDA treats long double as
-double, so there the result stays NaN). The common path costs one ``isinf`` test.
+they compute it again without overflow: float32 in double (exact for two factors);
+float64, which has no portable wider type (CUDA has no long double), in C as
+sin/cos of (a*2**-16)*b (an exact double-double product, libm's full argument reduction)
+followed by 16 angle doublings (error about 2**16 ulps, for |a| < 2**16), and in NumPy
+exactly with mpmath at those few points. The common path costs one ``isinf`` test.
 """
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import sympy as sp
-
-
-def _wide_type(dtype) -> type:
-    return np.float64 if np.dtype(dtype) == np.float32 else np.longdouble
 
 
 def wide_call(name: str, *factors):
@@ -40,12 +39,24 @@ def wide_call(name: str, *factors):
     fix = over & finite
     if not np.any(fix):
         return out
-    wide = _wide_type(dtype)
-    wprod = arrays[0].astype(wide)
-    for a in arrays[1:]:
-        wprod = wprod * a.astype(wide)
-    wide_out = fn(np.broadcast_to(wprod, np.shape(prod))).astype(dtype)
-    return np.where(fix, wide_out, out)
+    if dtype == np.float32:  # a product of two float32 values is exact in double
+        wprod = arrays[0].astype(np.float64)
+        for a in arrays[1:]:
+            wprod = wprod * a.astype(np.float64)
+        wide_out = fn(np.broadcast_to(wprod, np.shape(prod))).astype(dtype)
+        return np.where(fix, wide_out, out)
+    # float64: the few overflowing points exactly with mpmath (no wider NumPy type is
+    # portable: long double is double on some platforms, and inexact beyond 64 bits)
+    out = np.array(out, dtype=dtype, copy=True)
+    full = [np.broadcast_to(a, np.shape(prod)) for a in arrays]
+    mp_fn = getattr(mpmath, name)
+    with mpmath.workprec(64 * (len(arrays) + 1)):
+        for idx in zip(*np.nonzero(fix)) if np.ndim(prod) else [()]:
+            p = mpmath.mpf(1)
+            for a in full:
+                p *= mpmath.mpf(float(a[idx]))
+            out[idx] = float(mp_fn(p))
+    return out
 
 
 class _WideTrig(sp.Function):
@@ -78,16 +89,25 @@ class _WideTrig(sp.Function):
         raise NotImplementedError
 
     def _symnb_ccode(self, printer) -> str:
-        f32 = printer.dtype == "float32"
-        narrow_t, wide_t, suffix = (
-            ("float", "double", "") if f32 else ("double", "long double", "l")
-        )
         printed = [printer._print(a) for a in self.args]
         prod = "*".join(f"({p})" for p in printed)
-        wide = "*".join(f"(({wide_t})({p}))" for p in printed)
         narrow = printer._print(self._narrow(self.product()))
+        if printer.dtype == "float32":  # exact in double (valid C++ and CUDA)
+            wide = "*".join(f"((double)({p}))" for p in printed)
+            return f"(isinf({prod}) ? (float){self._name}({wide}) : ({narrow}))"
+        # float64: a = A*2**16 exactly, A*b = h + l exactly (fma), sin and cos of h + l
+        # by libm's full argument reduction, then 16 angle doublings (error about
+        # 2**16 ulps); for |a| < 2**16. A lambda: valid C++ and CUDA, no other type.
+        first = "*".join(f"({p})" for p in printed[:-1])
+        result = {"sin": "s", "cos": "c", "tan": "s/c"}[self._name]
         return (
-            f"(isinf({prod}) ? ({narrow_t}){self._name}{suffix}({wide}) : ({narrow}))"
+            f"(isinf({prod}) ? [&]() -> double {{ const double A = ({first})"
+            f"*1.52587890625e-05; const double B = ({printed[-1]}); "
+            "const double h = A*B; const double l = fma(A, B, -h); "
+            "double s = sin(h)*cos(l) + cos(h)*sin(l); "
+            "double c = cos(h)*cos(l) - sin(h)*sin(l); "
+            "for (int i = 0; i < 16; ++i) { const double t = 2.0*s*c; "
+            f"c = (c - s)*(c + s); s = t; }} return {result}; }}() : ({narrow}))"
         )
 
     def _numpycode(self, printer) -> str:
