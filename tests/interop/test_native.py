@@ -51,16 +51,19 @@ def test_fused_backward_matches_float64_reference(form, n, dtype):
     x = rng.uniform(-5, 5, n).astype(dtype)
     g = rng.standard_normal(n).astype(dtype)
     native = _native(text, constants, dtype)
-    dx = np.empty_like(x)
-    sums = native.backward_with_constants(
-        x.ctypes.data, g.ctypes.data, dx.ctypes.data, n
-    )
+    assert len(native.fused_variants) == 2  # blocks and joint
     dx_ref, sums_ref = _reference(text, constants, x, g)
     tol = 2e-6 if dtype == "float32" else 1e-12
-    np.testing.assert_allclose(dx, dx_ref, rtol=tol, atol=tol * np.abs(g).max())
     # a sum of n terms: compare against the sum of the terms' magnitudes
     scale = np.abs(g.astype(np.float64)).sum() * 10
-    np.testing.assert_allclose(sums, sums_ref, rtol=0, atol=tol * scale)
+    for variant in native.fused_variants:
+        native._fused = variant
+        dx = np.empty_like(x)
+        sums = native.backward_with_constants(
+            x.ctypes.data, g.ctypes.data, dx.ctypes.data, n
+        )
+        np.testing.assert_allclose(dx, dx_ref, rtol=tol, atol=tol * np.abs(g).max())
+        np.testing.assert_allclose(sums, sums_ref, rtol=0, atol=tol * scale)
     # the unfused path (backward, then the blocked constant_gradient) agrees (to an
     # ulp: a loop's remainder may take another vector path)
     dx2 = np.empty_like(x)
