@@ -3,11 +3,13 @@
 ``lower(form, dtype)`` returns a form whose f and f' compute the same function as the
 user's with fewer (usually no) points outside the accuracy rule in ``dtype``:
 
-1. measure f and f' as the kernel computes them against mpmath (``measure``); when both
-   pass (the common case) the form is returned unchanged;
+1. measure f and f' as the kernels compute them (NumPy's order and the C printer's
+   shared subexpressions) against mpmath (``measure``); when both pass (the common
+   case) the form is returned unchanged;
 2. otherwise try the exact rewrites of ``rewrite`` on the failing expression, then a
    re-derivation of f' from a rewritten f, then regime branches (``regimes``: Taylor
-   polynomials at removable singularities, asymptotes where evaluation overflows);
+   polynomials at removable singularities, asymptotes where evaluation overflows, then
+   exp-of-log forms where a factor overflows but the result does not);
 3. a candidate is kept only when no point gets worse and fewer points fail.
 
 The result is cached in memory and on disk (JSON, structural encoding, see ``codec``)
