@@ -69,6 +69,19 @@ _NODES: dict[str, object] = {
     "wide_cos": wide_cos,
     "wide_tan": wide_tan,
 }
+#: Conditions rebuilt unevaluated (see :func:`decode`).
+_LOGIC = frozenset(
+    {
+        "StrictGreaterThan",
+        "StrictLessThan",
+        "GreaterThan",
+        "LessThan",
+        "Equality",
+        "Unequality",
+        "And",
+        "Or",
+    }
+)
 _CONSTANTS = {
     "pi": sp.pi,
     "E": sp.E,
@@ -148,11 +161,16 @@ def decode(data, symbols: dict[str, sp.Symbol]) -> sp.Basic:
             if not isinstance(pair, list) or len(pair) != 2:
                 raise DecodeError("bad Piecewise")
             pairs.append((decode(pair[0], symbols), decode(pair[1], symbols)))
-        return sp.Piecewise(*pairs)
+        # stored forms were built evaluated: rebuilding them unevaluated gives the same
+        # expression, without SymPy re-checking every condition (most of a cache hit)
+        return sp.Piecewise(*pairs, evaluate=False)
     fn = _NODES.get(kind)
     if fn is None:
         raise DecodeError(f"unknown node {kind!r}")
-    return fn(*[decode(a, symbols) for a in args])
+    decoded = [decode(a, symbols) for a in args]
+    if kind in _LOGIC:
+        return fn(*decoded, evaluate=False)
+    return fn(*decoded)
 
 
 __all__ = ["DecodeError", "decode", "encode"]
