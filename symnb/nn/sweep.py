@@ -525,6 +525,21 @@ def _chunks(todo: Sequence[Run], size: int) -> list[list[Run]]:
     ]
 
 
+def _raise_failed(run: Run, future: Any) -> None:
+    """Raise the error of a task that failed other than by a recorded fault (a bad
+    option, a bug), naming its run."""
+    try:
+        future.result()
+    except Exception as exc:
+        raise RuntimeError(
+            f"run {run.activation_name!r} on {run.dataset_name!r} with seed "
+            f"{run.seed} failed on the cluster: {type(exc).__name__}: {exc}"
+        ) from exc
+    raise RuntimeError(  # pragma: no cover - a finished future
+        f"run {run.activation_name!r}: the cluster reported no result"
+    )
+
+
 def _execute_dask(
     todo: Sequence[Run],
     client: Any,
@@ -573,20 +588,16 @@ def _execute_dask(
             for batch in pending.batches():
                 time.sleep(GATHER_WAIT)  # let more finish: one gather for all
                 batch += pending.next_batch(block=False)
-                for future in batch:
-                    if future.status == "error":
-                        run = futures[future][0]
-                        exc = future.exception()
-                        raise RuntimeError(
-                            f"run {run.activation_name!r} on {run.dataset_name!r} "
-                            f"with seed {run.seed} failed on the cluster: "
-                            f"{type(exc).__name__}: {exc}"
-                        ) from exc
+                # statuses first: a released future reads as "cancelled"
+                ok = [f for f in batch if f.status == "finished"]
+                failed = [f for f in batch if f.status != "finished"]
                 done = []
-                for future, payload in zip(batch, client.gather(batch)):
+                for future, payload in zip(ok, client.gather(ok)):
                     done += zip(futures[future], pickle.loads(payload))
                     future.release()
-                finish(done)
+                finish(done)  # the runs that finished are kept before any error
+                if failed:
+                    _raise_failed(futures[failed[0]][0], failed[0])
         finally:
             for future in futures:
                 if not future.done():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import threading
 import time
 
@@ -159,9 +160,10 @@ def test_worker_killed_mid_sweep_reruns_its_task(client):
     client.wait_for_workers(2, timeout=60)
 
 
-def _break_compiles(marker):
+def _break_compiles(marker, bug=False):
     """In this process, make every backend fail to build kernels for a form named
-    ``marker`` (a fault injected into the compiler step, as a broken g++ would)."""
+    ``marker`` (a fault injected into the compiler step, as a broken g++ would; with
+    ``bug``, a plain exception, as a bug in symnb would)."""
     from symnb.backends import cpp
     from symnb.backends import numpy_ as numpy_backend
     from symnb.errors import CompileError
@@ -172,6 +174,8 @@ def _break_compiles(marker):
 
         def build(forms, kind, *args, _original=original, **kwargs):
             if any(getattr(f, "name", None) == marker for f in forms):
+                if bug:
+                    raise ZeroDivisionError("injected bug")
                 raise CompileError("injected failure", compiler="test-compiler")
             return _original(forms, kind, *args, **kwargs)
 
@@ -211,6 +215,29 @@ def test_diverging_and_non_compiling_activations_are_recorded(client):
         for r in result.runs
         if r["activation"] == "diverges"
     )
+
+
+def test_a_failing_task_stops_the_sweep_and_keeps_finished_runs(client, tmp_path):
+    buggy = symnb.Activation("x*tanh(x) + 0.0321*x", name="buggy_on_worker")
+    store = tmp_path / "runs.db"
+    client.run(_break_compiles, "buggy_on_worker", True)
+    try:
+        with pytest.raises(RuntimeError, match="failed on the cluster") as info:
+            nn.compare(
+                {"tanh": "tanh", "buggy": buggy},
+                "two_moons",
+                seeds=(0, 1, 2),
+                client=client,
+                store=store,
+                **OPTIONS,
+            )
+    finally:
+        client.run(_restore_compiles)
+    assert "'buggy'" in str(info.value) and "ZeroDivisionError" in str(info.value)
+    with sqlite3.connect(store) as db:
+        kept = db.execute("SELECT activation, status FROM runs").fetchall()
+    # the tanh tasks were handed out first: at least one had finished, and was kept
+    assert kept and set(kept) == {("tanh", "ok")}
 
 
 def test_search_on_the_cluster_equals_the_serial_search(client, tmp_path):
