@@ -593,6 +593,14 @@ _CPP_BLOCK_BACKWARD = """            symnb_real* SYMNB_RESTRICT db = dx + b;
 #: values per thread stay in L1 for a few constants).
 CONSTANT_GRADIENT_BLOCK = 256
 
+
+def constant_gradient_block(n_params: int) -> int:
+    """Block length for ``n_params`` constants: the per-thread buffers (on the
+    OpenMP thread's stack) stay within 64 KiB even in float64, in multiples of 16."""
+    fit = 65536 // (8 * max(n_params, 1)) // 16 * 16
+    return max(16, min(CONSTANT_GRADIENT_BLOCK, fit))
+
+
 _LAYER_CASE = string.Template(
     """        case ${index}:
             ${inner} {
@@ -818,7 +826,7 @@ def render_elementwise(dialect: str, n_params: int) -> str:
         )
         return "\n".join(
             [
-                f"#define SYMNB_BLOCK {CONSTANT_GRADIENT_BLOCK}",
+                f"#define SYMNB_BLOCK {constant_gradient_block(n_params)}",
                 maps,
                 render_cpp_constant_gradient(n_params),
                 render_cpp_constant_gradient(n_params, "blocks"),

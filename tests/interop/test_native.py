@@ -98,3 +98,21 @@ def test_constants_that_do_not_fit_are_refused():
 def test_other_backends_have_no_native_calls():
     k = symnb.Activation(*SWISH[:1], **SWISH[1]).compile(backend="numpy")
     assert NativeElementwise.of(k) is None
+
+
+def test_many_constants_use_shorter_blocks():
+    """40 constants: per-thread buffers of 40 x 192 values (within 64 KiB), same sums."""
+    names = [f"c{k}" for k in range(40)]
+    text = " + ".join(f"c{k}*tanh({k % 5 + 1}*x)" for k in range(40))
+    constants = {n: 0.01 * (k + 1) for k, n in enumerate(names)}
+    native = _native(text, constants, "float64")
+    assert "#define SYMNB_BLOCK 192" in native.kernel.source
+    rng = np.random.default_rng(1)
+    x, g = rng.uniform(-3, 3, 1000), rng.standard_normal(1000)
+    dx = np.empty_like(x)
+    sums = native.backward_with_constants(
+        x.ctypes.data, g.ctypes.data, dx.ctypes.data, x.size
+    )
+    dx_ref, sums_ref = _reference(text, constants, x, g)
+    np.testing.assert_allclose(dx, dx_ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(sums, sums_ref, rtol=1e-12, atol=1e-10)
