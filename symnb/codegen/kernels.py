@@ -552,6 +552,10 @@ _CPP_CONSTANT_GRADIENT = string.Template(
     double acc[${k}] = {0.0};
     #pragma omp parallel if(n >= SYMNB_PARALLEL_MIN)
     {
+        /* the thread's own copy of the constants: g++ then keeps them in registers
+           (the outlined region lost __restrict__ on c) */
+        symnb_real cl[${k}];
+        for (int q = 0; q < ${k}; ++q) cl[q] = c[q];
         double part[${k}] = {0.0};
         symnb_real buf[${k}][SYMNB_BLOCK] __attribute__((aligned(64)));
         #pragma omp for schedule(static)
@@ -587,7 +591,7 @@ ${buffer_stores}
 #: together ran 2.5x slower than the two in float64 (PAU 5/4, g++ 12).
 _CPP_BLOCK_BACKWARD = """            symnb_real* SYMNB_RESTRICT db = dx + b;
             #pragma omp simd
-            for (symnb_i64 j = 0; j < m; ++j) db[j] = gb[j] * symnb_df0(xb[j], c);"""
+            for (symnb_i64 j = 0; j < m; ++j) db[j] = gb[j] * symnb_df0(xb[j], cl);"""
 
 #: Elements per block of :data:`_CPP_CONSTANT_GRADIENT` (k buffers of this many
 #: values per thread stay in L1 for a few constants).
@@ -732,7 +736,7 @@ def render_cpp_constant_gradient(n_params: int, fused_backward: str = "") -> str
     df/dc lowered together); see :data:`_CPP_CONSTANT_GRADIENT`."""
     k = range(n_params)
     addresses = ", ".join(f"&d{q}" for q in k)
-    dc_call = f"                symnb_dcs0(xj, c, {addresses});"
+    dc_call = f"                symnb_dcs0(xj, cl, {addresses});"
     dx_loop = ""
     if fused_backward == "blocks":
         dx_loop = _CPP_BLOCK_BACKWARD
@@ -740,7 +744,7 @@ def render_cpp_constant_gradient(n_params: int, fused_backward: str = "") -> str
         dx_loop = "            symnb_real* SYMNB_RESTRICT db = dx + b;"
         dc_call = (
             f"                symnb_real dfj;\n"
-            f"                symnb_dfdcs0(xj, c, &dfj, {addresses});\n"
+            f"                symnb_dfdcs0(xj, cl, &dfj, {addresses});\n"
             "                db[j] = gj * dfj;"
         )
     names = {
