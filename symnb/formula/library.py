@@ -2,7 +2,8 @@
 
 Each entry is formula text plus default constants, so a library activation is an ordinary
 ``Activation`` (saved and reloaded as text). Conventions at kinks follow PyTorch's backward:
-relu'(0) = 0, leaky_relu'(0) = alpha, elu'(0) = alpha, hardswish'(-3) = -0.5, hardswish'(3) = 1.5.
+relu'(0) = 0, leaky_relu'(0) = alpha, elu'(0) = alpha, hardswish'(-3) = 0, hardswish'(3) = 1
+(PyTorch 2.13's backward takes the outer one-sided slopes there).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ ACTIVATIONS: dict[str, Entry] = {
         # (x + 1.5)/3 is x/3 + 1/2 computed without cancellation: 0 at x = -1.5 even
         # where the compiler fuses x*(1/3) + 1/2 into one FMA. The max never binds on
         # [-3, 3]; it only keeps SymPy from distributing 1/3 over x + 1.5.
-        derivative="where(x < -3, 0, where(x <= 3, max(x + 1.5, -1.5)/3, 1))",
+        derivative="where(x <= -3, 0, where(x < 3, max(x + 1.5, -1.5)/3, 1))",
     ),
     "logsigmoid": Entry("logsigmoid(x)"),
     "tanhshrink": Entry(
