@@ -4,7 +4,13 @@ Why: glibc's libmvec is reached only through a call per vector of elements, so g
 cannot fuse it with the formula around it. These definitions are plain inline C
 (bit casts through ``__builtin_memcpy``, selects instead of branches) that g++ -O3
 vectorises under ``#pragma omp simd`` and inlines into each kernel loop, at whatever
-vector width the target (``-march=native``) offers. No ``-ffast-math`` is needed.
+vector width the backend's ISA level offers (``-march=x86-64-v4``: AVX-512, see
+:mod:`symnb.backends.cpp`). No ``-ffast-math`` is needed.
+
+Measured (1 thread, n = 1e6, float32, against the same kernels calling libmvec): silu,
+gelu_tanh, softplus, elu 1.4-2x faster forward and fwd+bwd; max error 1.05 ulp (exp),
+1.46 ulp (expm1, x > 17; 1.0 below), 0.50 ulp (log, log1p, tanh), where libmvec's float
+variants reached 2.4, 2.3, 3.8, 1.6 and 1.4 ulp.
 
 Methods (coefficients: Chebyshev fits in mpmath at 50 digits, see :func:`fit`):
 
@@ -12,6 +18,8 @@ Methods (coefficients: Chebyshev fits in mpmath at 50 digits, see :func:`fit`):
   ``expm1(r) = r + r^2 Q(r)``; ``2^k`` is applied as two factors (exp) or as
   ``2 (t u + (t - 1/2))`` with ``t = 2^(k-1)`` (expm1), so overflow gives inf and
   results down to the subnormals come out of one final rounding.
+* ``exp_neg``/``expm1_neg``: the same for arguments known to be <= 0 (``exp(-|u|)`` in
+  sigmoid and softplus, elu's negative branch), without the overflow handling.
 * float32 ``log``/``log1p``/``tanh`` are computed in double internally from an exact
   reduced argument and rounded once to float (about 0.5 ulp): ``log1p(f) = f - f^2/2 +
   f^3 P(f)`` on ``[sqrt(1/2)-1, sqrt(2)-1]``; ``tanh(x) = e/(e+2)``, ``e = expm1(2|x|)``.
@@ -470,22 +478,23 @@ NAMES = (
 def fit(func: str, degree: int, digits: int = 50) -> tuple[list[float], float]:
     """Re-derive a coefficient table with mpmath (documentation and tests).
 
-    ``func`` is ``"Q"`` (``(exp(r)-1-r)/r^2`` on ``[-ln2/2, ln2/2]``) or ``"P"``
-    (``(log1p(f)-f+f^2/2)/f^3`` on ``[sqrt(1/2)-1, sqrt(2)-1]``). Returns ascending
-    coefficients and the fit's maximal absolute error.
+    ``func`` is ``"Q"`` (``(exp(r)-1-r)/r^2`` on ``[-ln2/2, ln2/2]``), ``"Q1"`` (the
+    same on ``[-ln2/2, ln2]``, for expm1) or ``"P"`` (``(log1p(f)-f+f^2/2)/f^3`` on
+    ``[sqrt(1/2)-1, sqrt(2)-1]``). Returns ascending coefficients and the fit's
+    maximal absolute error.
     """
     import mpmath as mp
 
     with mp.workdps(digits):
         tiny = mp.mpf(10) ** (-digits // 2)
-        if func == "Q":
+        if func in ("Q", "Q1"):
 
             def f(r):
                 if abs(r) < tiny:
                     return mp.mpf(1) / 2 + r / 6
                 return (mp.exp(r) - 1 - r) / r**2
 
-            a, b = -mp.log(2) / 2, mp.log(2) / 2
+            a, b = -mp.log(2) / 2, mp.log(2) / (1 if func == "Q1" else 2)
         elif func == "P":
 
             def f(v):
@@ -495,7 +504,7 @@ def fit(func: str, degree: int, digits: int = 50) -> tuple[list[float], float]:
 
             a, b = mp.sqrt(mp.mpf(1) / 2) - 1, mp.sqrt(2) - 1
         else:
-            raise ValueError(f"func must be 'Q' or 'P', not {func!r}")
+            raise ValueError(f"func must be 'Q', 'Q1' or 'P', not {func!r}")
         poly, err = mp.chebyfit(f, [a, b], degree + 1, error=True)
     return [float(c) for c in reversed(poly)], float(err)
 

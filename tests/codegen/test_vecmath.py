@@ -334,10 +334,17 @@ def test_portable_build_without_march_native_is_as_accurate() -> None:
 
 def test_coefficients_are_the_documented_fits() -> None:
     """The tables in vecmath.py are the mpmath fits named in its docstring."""
-    coeffs, err = vecmath.fit("Q", 4)
-    assert err < 1e-7
-    stored = [float(c.rstrip("F")) for c in vecmath._Q32]
-    np.testing.assert_allclose(stored, coeffs, rtol=1e-12, atol=1e-15)
+    for table, func, bound in (
+        (vecmath._Q32, "Q", 1e-7),
+        (vecmath._Q64, "Q", 2e-18),
+        (vecmath._Q32_M1, "Q1", 2e-8),
+        (vecmath._Q64_M1, "Q1", 3e-18),
+        (vecmath._QD_LOW, "Q", 3e-11),
+    ):
+        coeffs, err = vecmath.fit(func, len(table) - 1)
+        assert err < bound
+        stored = [float(c.rstrip("F")) for c in table]
+        np.testing.assert_allclose(stored, coeffs, rtol=1e-12, atol=1e-15)
     coeffs, err = vecmath.fit("P", 9)
     assert err < 1e-8
     np.testing.assert_allclose([float(c) for c in vecmath._PD_LOG], coeffs, rtol=1e-12)
