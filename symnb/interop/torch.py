@@ -18,11 +18,12 @@ fake (meta) implementations give shapes only.
 * Backward saves only the input and the constants; the constants' gradients come from
   the kernels' ``constant_gradient`` (sums accumulated in double).
 
-Kernels are compiled per (device, dtype) on first use and cached. Constants are written
-into the kernel's ``params`` (through its checked setter: finite and representable in
-the kernel's dtype, else ``FormulaError``) before each call, so modules sharing a
-formula share one kernel; calling one kernel from several threads at once is not
-supported.
+Kernels are compiled per (device, dtype) on first use and cached; modules sharing a
+formula share one kernel. Constants are checked like the kernel's ``params`` setter
+(finite and representable in the kernel's dtype, else ``FormulaError``): the direct CPU
+calls pass each module's constants by address (checked once per distinct vector, no
+write into ``params``); the other paths write ``params`` before each call, so calling
+one of their kernels from several threads at once is not supported.
 """
 
 from __future__ import annotations
@@ -232,22 +233,26 @@ def _from_rows(rows: Tensor, like: Tensor, dim: int) -> Tensor:
     return rows.view(shape).movedim(-1, dim).contiguous()
 
 
-def _native(entry: _Entry, xc: Tensor) -> NativeElementwise | None:
-    if entry.kind != "elementwise" or xc.device.type != "cpu":
-        return None
-    return entry.native(xc.dtype)
+def _direct(t: Tensor, dtype: Any) -> Tensor:
+    """``t`` itself when it is C-contiguous of ``dtype`` (only its address is read:
+    no detach, no new tensor object), else ``_compute(t, dtype)``."""
+    if t.dtype == dtype and t.is_contiguous():
+        return t
+    return _compute(t, dtype)
 
 
 def _forward_impl(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor:
     entry = _entry(handle)
+    if entry.kind == "elementwise" and x.device.type == "cpu":
+        xc = _direct(x, _COMPUTE[x.dtype])
+        native = entry.native(xc.dtype)
+        if native is not None:
+            pc = native.constants_address(constants.tolist())
+            y = torch.empty_like(xc, memory_format=torch.contiguous_format)
+            if y.numel():
+                native.forward(xc.data_ptr(), y.data_ptr(), y.numel(), pc)
+            return y if y.dtype == x.dtype else y.to(x.dtype)
     xc = _compute(x)
-    native = _native(entry, xc)
-    if native is not None:
-        native.set_constants(_host_constants(constants))
-        y = torch.empty_like(xc)
-        if y.numel():
-            native.forward(xc.data_ptr(), y.data_ptr(), y.numel())
-        return y.to(x.dtype)
     kernel = entry.kernel(xc.device, xc.dtype)
     xk = xc if entry.kind == "elementwise" else _to_rows(xc, dim, entry.n)
     y = torch.empty_like(xk)
@@ -268,11 +273,14 @@ def _backward_impl(
     constants_grad: bool,
 ) -> tuple[Tensor, Tensor]:
     entry = _entry(handle)
+    if entry.kind == "elementwise" and x.device.type == "cpu":
+        xc = _direct(x, _COMPUTE[x.dtype])
+        native = entry.native(xc.dtype)
+        if native is not None:
+            gc = _direct(grad, xc.dtype)
+            return _native_backward(native, x, xc, gc, constants, constants_grad)
     xc = _compute(x)
     gc = _compute(grad, xc.dtype)
-    native = _native(entry, xc)
-    if native is not None:
-        return _native_backward(native, x, xc, gc, constants, constants_grad)
     kernel = entry.kernel(xc.device, xc.dtype)
     if entry.kind != "elementwise":
         xc, gc = _to_rows(xc, dim, entry.n), _to_rows(gc, dim, entry.n)
@@ -300,19 +308,20 @@ def _native_backward(
     constants: Tensor,
     constants_grad: bool,
 ) -> tuple[Tensor, Tensor]:
-    native.set_constants(_host_constants(constants))
-    dx = torch.empty_like(xc)
+    pc = native.constants_address(constants.tolist())
+    dx = torch.empty_like(xc, memory_format=torch.contiguous_format)
     n = dx.numel()
     if constants_grad and native.n_constants and n:
-        sums = native.backward_with_constants(
-            xc.data_ptr(), gc.data_ptr(), dx.data_ptr(), n
+        sums = torch.zeros(native.n_constants, dtype=torch.float64)
+        native.add_backward_with_constants(
+            xc.data_ptr(), gc.data_ptr(), dx.data_ptr(), sums.data_ptr(), n, pc
         )
-        dc = torch.from_numpy(sums).to(dtype=constants.dtype)
+        dc = sums.to(device=constants.device, dtype=constants.dtype)
     else:
         if n:
-            native.backward(xc.data_ptr(), gc.data_ptr(), dx.data_ptr(), n)
+            native.backward(xc.data_ptr(), gc.data_ptr(), dx.data_ptr(), n, pc)
         dc = torch.zeros_like(constants)
-    return dx.to(x.dtype), dc
+    return (dx if dx.dtype == x.dtype else dx.to(x.dtype)), dc
 
 
 def _fake_pair(x: Tensor, constants: Tensor) -> tuple[Tensor, Tensor]:

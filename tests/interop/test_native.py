@@ -95,6 +95,34 @@ def test_constants_that_do_not_fit_are_refused():
     assert native.kernel.constants == {"beta": pytest.approx(1.3)}
 
 
+def test_constants_by_address_leave_params_alone():
+    """Calls with constants_address use those values (the same results as writing
+    params), check them (refused: FormulaError, params unchanged) and reuse the
+    checked buffer of a vector seen before."""
+    text, constants = SWISH
+    native = _native(text, constants, "float32")
+    x = np.linspace(-4, 4, 1001, dtype=np.float32)
+    g = np.ones_like(x)
+    address = native.constants_address([0.7])
+    assert native.constants_address([0.7]) == address
+    y, dx = np.empty_like(x), np.empty_like(x)
+    native.forward(x.ctypes.data, y.ctypes.data, x.size, address)
+    sums = native.backward_with_constants(
+        x.ctypes.data, g.ctypes.data, dx.ctypes.data, x.size, address
+    )
+    assert native.kernel.constants == {"beta": pytest.approx(1.3)}
+    dx_ref, sums_ref = _reference(text, {"beta": 0.7}, x, g)
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(y, x64 / (1 + np.exp(-0.7 * x64)), rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(dx, dx_ref, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(sums, sums_ref, rtol=1e-5)
+    with pytest.raises(symnb.FormulaError, match=r"'beta'.*does not fit.*float32"):
+        native.constants_address([1e300])
+    with pytest.raises(ValueError, match="one value per constant"):
+        native.constants_address([1.0, 2.0])
+    assert native.kernel.constants == {"beta": pytest.approx(1.3)}
+
+
 def test_other_backends_have_no_native_calls():
     k = symnb.Activation(*SWISH[:1], **SWISH[1]).compile(backend="numpy")
     assert NativeElementwise.of(k) is None

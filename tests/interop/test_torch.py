@@ -210,6 +210,29 @@ def test_cpu_kernel_runs_on_the_tensors_own_memory(monkeypatch):
     assert fused.seen[0][2] == x.grad.data_ptr()
 
 
+def test_modules_sharing_a_kernel_keep_their_own_constants():
+    """Two modules of one formula share a kernel; interleaved forward and backward
+    passes each use their own constants (passed by address, not via params)."""
+    a, b = swish(0.5).to_torch(learnable=True), swish(2.0).to_torch(learnable=True)
+    assert a.handle == b.handle
+    x = _points(torch.float32).requires_grad_()
+    ya, yb = a(x), b(x)  # both forwards before either backward
+    g = torch.linspace(-1, 1, x.numel()).view_as(x)
+    grads = {
+        "b": torch.autograd.grad(yb, (x, b.constants.beta), g),
+        "a": torch.autograd.grad(ya, (x, a.constants.beta), g),
+    }
+    for key, beta, y in (("a", 0.5, ya), ("b", 2.0, yb)):
+        xr = x.detach().double().requires_grad_()
+        br = torch.tensor(beta, dtype=torch.float64, requires_grad=True)
+        yr = xr * torch.sigmoid(br * xr)
+        torch.testing.assert_close(y, yr.float())
+        gx_ref, gb_ref = torch.autograd.grad(yr, (xr, br), g.double())
+        gx, gb = grads[key]
+        torch.testing.assert_close(gx, gx_ref.float())
+        torch.testing.assert_close(gb, gb_ref, rtol=1e-5, atol=1e-5)
+
+
 def test_backward_saves_only_the_input_and_constants():
     module = swish(1.0).to_torch(learnable=True)
     x = torch.randn(64, 32, requires_grad=True)
