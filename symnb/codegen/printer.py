@@ -702,17 +702,55 @@ _HELPERS = {
     "symnb_heaviside": """SYMNB_FN symnb_real symnb_heaviside(symnb_real u, symnb_real h0) {
     return u > ${ZERO} ? ${ONE} : (u < ${ZERO} ? ${ZERO} : h0);
 }""",
-    "symnb_sigmoid": """SYMNB_FN symnb_real symnb_sigmoid(symnb_real u) {
-    const symnb_real e = symnb_exp_neg(-${FABS}(u));
-    const symnb_real r = ${ONE} / (${ONE} + e);
-    return u >= ${ZERO} ? r : e * r;
+    # float32 on the CPU: exp(-|u|), log1p and the division in double, rounded once
+    # (within ~0.5 ulp; the float32 chain is up to 1.7 ulps, PyTorch 1.45)
+    "symnb_sigmoid": {
+        "float32": """SYMNB_FN symnb_real symnb_sigmoid(symnb_real u) {
+#ifdef __CUDACC__
+    const float e = symnb_exp_neg(-fabsf(u));
+    const float r = 1.0F / (1.0F + e);
+    return u >= 0.0F ? r : e * r;
+#else
+    const double a = fabs((double)u);
+    const double e = symnb_vm_exp_d(a > 120.0 ? -120.0 : -a);
+    const double r = 1.0 / (1.0 + e);
+    return (float)(u >= 0.0F ? r : e * r);
+#endif
 }""",
-    "symnb_softplus": """SYMNB_FN symnb_real symnb_softplus(symnb_real u) {
-    return (u > ${ZERO} ? u : ${ZERO}) + symnb_log1p_unit(symnb_exp_neg(-${FABS}(u)));
+        "float64": """SYMNB_FN symnb_real symnb_sigmoid(symnb_real u) {
+    const symnb_real e = symnb_exp_neg(-fabs(u));
+    const symnb_real r = 1.0 / (1.0 + e);
+    return u >= 0.0 ? r : e * r;
 }""",
-    "symnb_logsigmoid": """SYMNB_FN symnb_real symnb_logsigmoid(symnb_real u) {
-    return (u < ${ZERO} ? u : ${ZERO}) - symnb_log1p_unit(symnb_exp_neg(-${FABS}(u)));
+    },
+    "symnb_softplus": {
+        "float32": """SYMNB_FN symnb_real symnb_softplus(symnb_real u) {
+#ifdef __CUDACC__
+    return (u > 0.0F ? u : 0.0F) + symnb_log1p_unit(symnb_exp_neg(-fabsf(u)));
+#else
+    const double a = fabs((double)u);
+    const double e = symnb_vm_exp_d(a > 120.0 ? -120.0 : -a);
+    return (float)((u > 0.0F ? (double)u : 0.0) + symnb_vm_log1p_d(e));
+#endif
 }""",
+        "float64": """SYMNB_FN symnb_real symnb_softplus(symnb_real u) {
+    return (u > 0.0 ? u : 0.0) + symnb_log1p_unit(symnb_exp_neg(-fabs(u)));
+}""",
+    },
+    "symnb_logsigmoid": {
+        "float32": """SYMNB_FN symnb_real symnb_logsigmoid(symnb_real u) {
+#ifdef __CUDACC__
+    return (u < 0.0F ? u : 0.0F) - symnb_log1p_unit(symnb_exp_neg(-fabsf(u)));
+#else
+    const double a = fabs((double)u);
+    const double e = symnb_vm_exp_d(a > 120.0 ? -120.0 : -a);
+    return (float)((u < 0.0F ? (double)u : 0.0) - symnb_vm_log1p_d(e));
+#endif
+}""",
+        "float64": """SYMNB_FN symnb_real symnb_logsigmoid(symnb_real u) {
+    return (u < 0.0 ? u : 0.0) - symnb_log1p_unit(symnb_exp_neg(-fabs(u)));
+}""",
+    },
     "symnb_tanh_softplus": """SYMNB_FN symnb_real symnb_tanh_softplus(symnb_real u) {
     /* tanh(log(1+e^u)) = n/(n+2), n = e^u (e^u + 2); written with q = exp(-|u|) so
        nothing overflows: for u >= 0 it is (1+2q)/(1+2q+2q^2) */
@@ -773,11 +811,11 @@ def prelude(dtype: str = "float32", used: frozenset | None = None) -> str:
 
 _HELPER_NEEDS = {
     **vecmath.NEEDS,
-    "symnb_sigmoid": ("symnb_exp_neg",),
+    "symnb_sigmoid": ("symnb_exp_neg", "symnb_vm_exp_d"),
     "symnb_tanh_softplus": ("symnb_exp_neg",),
     "symnb_sech2_softplus": ("symnb_exp_neg",),
-    "symnb_softplus": ("symnb_exp_neg", "symnb_log1p_unit"),
-    "symnb_logsigmoid": ("symnb_exp_neg", "symnb_log1p_unit"),
+    "symnb_softplus": ("symnb_exp_neg", "symnb_log1p_unit", "symnb_vm_exp_d"),
+    "symnb_logsigmoid": ("symnb_exp_neg", "symnb_log1p_unit", "symnb_vm_exp_d"),
 }
 
 

@@ -9,7 +9,7 @@ vector width the backend's ISA level offers (``-march=x86-64-v4``: AVX-512, see
 
 Measured (1 thread, n = 1e6, float32, against the same kernels calling libmvec): silu,
 gelu_tanh, softplus, elu 1.4-2x faster forward and fwd+bwd; max error 1.05 ulp (exp),
-1.46 ulp (expm1, x > 17; 1.0 below), 0.50 ulp (log, log1p, tanh), where libmvec's float
+0.50 ulp (expm1, log, log1p, tanh: double cores), where libmvec's float
 variants reached 2.4, 2.3, 3.8, 1.6 and 1.4 ulp.
 
 Methods (coefficients: Chebyshev fits in mpmath at 50 digits, see :func:`fit`):
@@ -20,9 +20,11 @@ Methods (coefficients: Chebyshev fits in mpmath at 50 digits, see :func:`fit`):
   results down to the subnormals come out of one final rounding.
 * ``exp_neg``/``expm1_neg``: the same for arguments known to be <= 0 (``exp(-|u|)`` in
   sigmoid and softplus, elu's negative branch), without the overflow handling.
-* float32 ``log``/``log1p``/``tanh`` are computed in double internally from an exact
-  reduced argument and rounded once to float (about 0.5 ulp): ``log1p(f) = f - f^2/2 +
-  f^3 P(f)`` on ``[sqrt(1/2)-1, sqrt(2)-1]``; ``tanh(x) = e/(e+2)``, ``e = expm1(2|x|)``.
+* float32 ``log``/``log1p``/``tanh``/``expm1`` are computed in double internally from an
+  exact reduced argument and rounded once to float (about 0.5 ulp): ``log1p(f) = f -
+  f^2/2 + f^3 P(f)`` on ``[sqrt(1/2)-1, sqrt(2)-1]``; ``tanh(x) = e/(e+2)``, ``e =
+  expm1(2|x|)``; ``expm1`` by the double reduction of ``symnb_vm_exp_tu`` (also used
+  by the printer's float32 sigmoid/softplus/logsigmoid, to match PyTorch's ulps).
 * float64 ``log``/``log1p``/``tanh`` stay with libm (libmvec's vector variants).
 
 Special values match C99: NaN in, NaN out; ``exp(+inf) = inf``, ``exp(-inf) = 0``,
@@ -198,45 +200,30 @@ _EXP_NEG32 = (
 }"""
 )
 
-_EXPM1_NEG32 = (
-    """SYMNB_FN float symnb_expm1_neg(float x) {
+_EXPM1_NEG32 = """SYMNB_FN float symnb_expm1_neg(float x) {
 #ifdef __CUDACC__
     return expm1f(x);
 #else
-    /* expm1(x) for x <= 0 or NaN (elu's negative branch): t = 2^(k-1) normal */
-    const float xc = x < -25.0F ? -25.0F : x;
-"""
-    + _EXP32_REDUCE
-    + """
-    (void)ki;
-    const float t = symnb_vm_f32((symnb_vm_u32(z) + (126u - 0x4b400000u)) << 23);
-    const float y = 2.0F * (t * u + (t - 0.5F));
+    /* expm1(x) for x <= 0 or NaN (elu's negative branch), in double, rounded once;
+       below -25 it rounds to -1 */
+    const float y = (float)symnb_vm_expm1_d(x < -25.0F ? -25.0 : (double)x);
     /* |x| < 2^-24: expm1(x) rounds to x (-0 and subnormals kept exactly) */
     return fabsf(x) < 5.96046448e-8F ? x : y;
 #endif
 }"""
-)
 
-_EXPM1_32 = (
-    """SYMNB_FN float symnb_expm1(float x) {
+_EXPM1_32 = """SYMNB_FN float symnb_expm1(float x) {
 #ifdef __CUDACC__
     return expm1f(x);
 #else
-    /* below -25 the result rounds to -1, at the top it overflows; NaN passes */
-    const float xc = x > 88.8F ? 88.8F : (x < -25.0F ? -25.0F : x);
-    /* k = 0 on [0, ln2) and for NaN */
-    const bool k0 = !(xc < 0.0F || xc >= 0.693147182F);
-"""
-    + _EXP32_REDUCE
-    + """
-    /* expm1(x) = 2^k (1 + u) - 1 = 2 (t u + (t - 1/2)), t = 2^(k-1) normal */
-    const float t = symnb_vm_f32((unsigned int)(ki + 126) << 23);
-    const float y = 2.0F * (t * u + (t - 0.5F));
+    /* in double, rounded once: below -25 the result rounds to -1, from 89 on (float)
+       overflows to inf; NaN passes the clamps */
+    const double xc = x > 89.0F ? 89.0 : (x < -25.0F ? -25.0 : (double)x);
+    const float y = (float)symnb_vm_expm1_d(xc);
     /* |x| < 2^-24: expm1(x) rounds to x (-0 and subnormals kept exactly) */
     return fabsf(x) < 5.96046448e-8F ? x : y;
 #endif
 }"""
-)
 
 _LOG_CORE_D = """#ifndef __CUDACC__
 SYMNB_FN double symnb_vm_log_core(double f, double k) {
@@ -292,6 +279,38 @@ SYMNB_FN double symnb_vm_expm1_core(double a) {
     const double u = r + r * r * QPOLY;
     const double t = (double)symnb_vm_f32((unsigned int)((int)k + 127) << 23);
     return t * u + (t - 1.0);
+}
+#endif"""
+
+# Double cores of the float32 helpers that chain exp/log (expm1, exp(-|u|) with log1p,
+# sigmoid): each computes in double and rounds once, so the float32 result is within
+# ~0.5 ulp (a float32 chain rounds two or three times: up to 1.7 ulps).
+_EXP_D = """#ifndef __CUDACC__
+SYMNB_FN double symnb_vm_exp_tu(double x, double* t) {
+    /* x = k ln2 + r for -120 <= x <= 89 (callers clamp; NaN passes): returns
+       u = expm1(r) (relative error ~1e-10) and sets t = 2^k, normal in double */
+    const double z = x * 1.4426950408889634 + 6755399441055744.0;
+    const double k = z - 6755399441055744.0;
+    const double r = (x - k * 0.69314718036912382) - k * 1.9082149292705877e-10;
+    *t = symnb_vm_f64(
+        (unsigned long long)((unsigned int)symnb_vm_u64(z) + 1023u) << 52);
+    return r + r * r * QPOLY;
+}
+SYMNB_FN double symnb_vm_expm1_d(double x) {
+    double t;
+    const double u = symnb_vm_exp_tu(x, &t);
+    return t * u + (t - 1.0);
+}
+SYMNB_FN double symnb_vm_exp_d(double x) {
+    double t;
+    const double u = symnb_vm_exp_tu(x, &t);
+    return t * u + t;
+}
+SYMNB_FN double symnb_vm_log1p_d(double e) {
+    /* log1p(e) for 0 <= e <= 1 (softplus' tail): 1 + e = 2^k (1 + f), f in the
+       log core's interval; (e - 1)/2 is exact enough (relative 1e-16) */
+    const bool hi = e > 0.41421356237309503;
+    return symnb_vm_log_core(hi ? (e - 1.0) * 0.5 : e, hi ? 1.0 : 0.0);
 }
 #endif"""
 
@@ -428,8 +447,9 @@ def definitions(dtype: str) -> dict[str, str]:
             "symnb_vm_expm1_core": _fill(_EXPM1_CORE_D, q=_QD_LOW),
             "symnb_exp": _fill(_EXP32, q=_Q32),
             "symnb_exp_neg": _fill(_EXP_NEG32, q=_Q32),
-            "symnb_expm1": _fill(_EXPM1_32, q=_Q32_M1, k0=True),
-            "symnb_expm1_neg": _fill(_EXPM1_NEG32, q=_Q32),
+            "symnb_vm_exp_d": _fill(_EXP_D, q=_QD_LOW),
+            "symnb_expm1": _EXPM1_32,
+            "symnb_expm1_neg": _EXPM1_NEG32,
             "symnb_log": _LOG32,
             "symnb_log1p": _LOG1P32,
             "symnb_tanh": _TANH32,
@@ -453,8 +473,9 @@ def definitions(dtype: str) -> dict[str, str]:
 NEEDS = {
     "symnb_exp": ("symnb_vm_bits",),
     "symnb_exp_neg": ("symnb_vm_bits",),
-    "symnb_expm1": ("symnb_vm_bits",),
-    "symnb_expm1_neg": ("symnb_vm_bits",),
+    "symnb_vm_exp_d": ("symnb_vm_bits", "symnb_vm_log_core"),
+    "symnb_expm1": ("symnb_vm_bits", "symnb_vm_exp_d"),
+    "symnb_expm1_neg": ("symnb_vm_bits", "symnb_vm_exp_d"),
     "symnb_log": ("symnb_vm_bits", "symnb_vm_log_core"),
     "symnb_log1p": ("symnb_vm_bits", "symnb_vm_log_core"),
     "symnb_tanh": ("symnb_vm_bits", "symnb_vm_expm1_core"),
@@ -465,6 +486,7 @@ NAMES = (
     "symnb_vm_bits",
     "symnb_vm_log_core",
     "symnb_vm_expm1_core",
+    "symnb_vm_exp_d",
     "symnb_exp",
     "symnb_exp_neg",
     "symnb_expm1",
