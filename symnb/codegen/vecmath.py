@@ -23,7 +23,7 @@ Methods (coefficients: Chebyshev fits in mpmath at 50 digits, see :func:`fit`):
 * float32 ``log``/``log1p``/``tanh``/``expm1`` are computed in double internally from an
   exact reduced argument and rounded once to float (about 0.5 ulp): ``log1p(f) = f -
   f^2/2 + f^3 P(f)`` on ``[sqrt(1/2)-1, sqrt(2)-1]``; ``tanh(x) = e/(e+2)``, ``e =
-  expm1(2|x|)``; ``expm1`` by the double reduction of ``symnb_vm_exp_tu`` (also used
+  expm1(2|x|)``; ``expm1`` by the double reduction of ``symnb_vm_expm1_d`` (also used
   by the printer's float32 sigmoid/softplus/logsigmoid, to match PyTorch's ulps).
 * float64 ``log``/``log1p``/``tanh`` stay with libm (libmvec's vector variants).
 
@@ -286,24 +286,26 @@ SYMNB_FN double symnb_vm_expm1_core(double a) {
 # sigmoid): each computes in double and rounds once, so the float32 result is within
 # ~0.5 ulp (a float32 chain rounds two or three times: up to 1.7 ulps).
 _EXP_D = """#ifndef __CUDACC__
-SYMNB_FN double symnb_vm_exp_tu(double x, double* t) {
-    /* x = k ln2 + r for -120 <= x <= 89 (callers clamp; NaN passes): returns
-       u = expm1(r) (relative error ~1e-10) and sets t = 2^k, normal in double */
+SYMNB_FN double symnb_vm_expm1_d(double x) {
+    /* expm1(x) for -120 <= x <= 89 (callers clamp; NaN passes), relative error ~1e-10:
+       x = k ln2 + r, u = expm1(r), t = 2^k normal in double. Cost (1 thread, 1e6,
+       CPU time): elu f 0.31 -> 0.78 ms, softplus 0.70 -> 1.86, silu 0.38 -> 1.02 */
     const double z = x * 1.4426950408889634 + 6755399441055744.0;
     const double k = z - 6755399441055744.0;
     const double r = (x - k * 0.69314718036912382) - k * 1.9082149292705877e-10;
-    *t = symnb_vm_f64(
+    const double u = r + r * r * QPOLY;
+    const double t = symnb_vm_f64(
         (unsigned long long)((unsigned int)symnb_vm_u64(z) + 1023u) << 52);
-    return r + r * r * QPOLY;
-}
-SYMNB_FN double symnb_vm_expm1_d(double x) {
-    double t;
-    const double u = symnb_vm_exp_tu(x, &t);
     return t * u + (t - 1.0);
 }
 SYMNB_FN double symnb_vm_exp_d(double x) {
-    double t;
-    const double u = symnb_vm_exp_tu(x, &t);
+    /* exp(x) for -120 <= x <= 89, as symnb_vm_expm1_d */
+    const double z = x * 1.4426950408889634 + 6755399441055744.0;
+    const double k = z - 6755399441055744.0;
+    const double r = (x - k * 0.69314718036912382) - k * 1.9082149292705877e-10;
+    const double u = r + r * r * QPOLY;
+    const double t = symnb_vm_f64(
+        (unsigned long long)((unsigned int)symnb_vm_u64(z) + 1023u) << 52);
     return t * u + t;
 }
 SYMNB_FN double symnb_vm_log1p_d(double e) {
