@@ -69,8 +69,10 @@ def test_fused_backward_matches_float64_reference(form, n, dtype):
     dx2 = np.empty_like(x)
     native.backward(x.ctypes.data, g.ctypes.data, dx2.ctypes.data, n)
     np.testing.assert_allclose(dx2, dx, rtol=tol, atol=tol * np.abs(g).max())
+    # the blocked constants' gradient alone sums in another order (threads, blocks):
+    # a sum with cancellation, so held to the terms' magnitudes, not to its own size
     alone = native.kernel.constant_gradient(x, g)
-    np.testing.assert_allclose(list(alone.values()), sums, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(list(alone.values()), sums, rtol=0, atol=tol * scale)
 
 
 def test_nan_input_gives_nan_sums():
