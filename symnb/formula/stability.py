@@ -86,10 +86,15 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             if isinstance(a, sp.cosh):
                 u = a.args[0]
                 note(
-                    f"rewrote log(cosh({_fmt(u)})) as u + softplus(-2u) - log(2) "
-                    "(cosh overflows in float32 past |u| = 89)"
+                    f"rewrote log(cosh({_fmt(u)})) as log1p(2 sinh(u/2)^2) for |u| < 1 (no "
+                    "cancellation near 0) and |u| + softplus(-2|u|) - log(2) beyond (cosh "
+                    "overflows in float32 past |u| = 89; cosh is even, so -2|u| cannot overflow)"
                 )
-                return u + softplus(-2 * u) - sp.log(2)
+                au = sp.Abs(u)
+                return sp.Piecewise(
+                    (log1p(2 * sp.sinh(u / 2) ** 2), au < 1),
+                    (au + softplus(-2 * au) - sp.log(2), True),
+                )
             if isinstance(a, sp.Add) and sp.S.One in a.args and len(a.args) == 2:
                 rest = a - 1
                 if rest.has(sp.Symbol):

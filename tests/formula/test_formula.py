@@ -5,12 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import mpmath
 import numpy as np
 import pytest
 import sympy as sp
 
 import symnb
 from symnb import FormulaError
+from symnb.backends.select import status
 
 x = sp.Symbol("x", real=True)
 beta = sp.Symbol("beta", real=True)
@@ -196,3 +198,35 @@ def test_import_symnb_without_ipython_or_ipywidgets():
     )
     assert out.returncode == 0, out.stderr
     assert abs(float(out.stdout) - 0.8413447) < 1e-5
+
+
+@pytest.mark.parametrize("backend", ["numpy", "cpp"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log_cosh_is_finite_and_exact_up_to_the_float_range_of_both_signs(backend, dtype):
+    """log(cosh(u)) is even: the stable form must not overflow at u = -max (it did, as
+    u + softplus(-2u) - log 2), nor cancel near 0. Reference: mpmath at 120 digits."""
+    if not status(backend).usable:
+        pytest.skip(f"{backend} backend not usable here: {status(backend).reason}")
+    big = float(np.finfo(dtype).max)
+    u = np.array(
+        [-big, -1e30, -1e4, -3.0, -1.0, -0.999, -1e-3, -1e-20, 0.0, 1e-3, 0.5, 1.001, 3.0,
+         1e4, 1e30, big],
+        dtype,
+    )
+    lc = symnb.Loss("log(cosh(y_pred - y_true))").compile(backend=backend, dtype=dtype)
+    zero = np.zeros(1, dtype)
+    with mpmath.workdps(120):  # cosh(1e-20) = 1 + 5e-41: 50 digits would leave 9
+        for ui in u:
+            v = lc.value(np.array([ui], dtype), zero)
+            g = lc.gradient(np.array([ui], dtype), zero)[0]
+            m = mpmath.mpf(float(ui))
+            ref_v = float(mpmath.log(mpmath.cosh(m)))
+            ref_g = float(mpmath.tanh(m))
+            assert np.isfinite(v) and np.isfinite(g), (ui, v, g)
+            rel = 2e-5 if dtype == "float32" else 1e-9
+            # relative everywhere: near 0 the value is u^2/2, and a form that cancels
+            # (|u| + softplus(-2|u|) - log 2) loses every digit there
+            rel_v = 1e-6 if dtype == "float32" else 1e-14
+            tiny = float(np.finfo(dtype).smallest_subnormal)  # u^2/2 can be subnormal
+            assert abs(v - ref_v) <= rel_v * abs(ref_v) + tiny, (ui, v, ref_v)
+            assert abs(g - ref_g) <= rel * abs(ref_g) + 1e-12, (ui, g, ref_g)
