@@ -10,11 +10,15 @@ the steady state of a long sweep, cluster start-up is printed apart). No store.
 Rows: the default backend (``auto``: cpp with the fused training step, a run takes
 milliseconds) and ``numpy`` (NumPy kernels, a run takes a few times longer), each in a
 fresh process with its own cluster; the clusters: ``dask`` (the ``LocalCluster`` above,
-Dask's settings, one run per task) and ``symnb`` (the one ``client="local"`` starts,
-``symnb.nn.sweep.local_cluster``: the same, Dask's monitors sampling less often),
-with one and with four runs per task (``compare(runs_per_task=4)``), each kind in its
-own process. Repeats are interleaved (serial, cluster with one run per task, cluster
-with four, serial, ...) and the medians reported:
+Dask's settings) and ``symnb`` (the one ``client="local"`` starts,
+``symnb.nn.sweep.local_cluster``: the same, Dask's monitors sampling less often), with
+one run per task, four (``compare(runs_per_task=4)``) and ``auto`` (compare's default:
+about 6 tasks per worker, 10 runs per task here), each kind in its own process.
+Repeats are interleaved (serial, cluster with each runs-per-task setting, serial, ...)
+and the medians reported:
+
+* cluster start-up (``LocalCluster`` + ``Client``) and warm-up (the first cluster
+  sweep's wall time beyond a steady one: worker imports, kernels loaded), apart;
 
 * runs/s serial and on the cluster, and their ratio (the speed-up);
 * CPU time per run (user + system, every thread of this process, which holds the
@@ -31,7 +35,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_sweep.py --repeats 3   # the README table, ~2 min
     .venv/bin/python benchmarks/bench_sweep.py --repeats 5 --workers 2
-    .venv/bin/python benchmarks/bench_sweep.py --variants "symnb:1,2,8" --json out.json
+    .venv/bin/python benchmarks/bench_sweep.py --variants "symnb:1,2,auto" --json out.json
 """
 
 from __future__ import annotations
@@ -64,12 +68,18 @@ def _cpu(procs) -> float:
     return total
 
 
-def _sweep(client, backend: str, per_task: int, procs) -> tuple[float, list[float]]:
+def _per_task(text: str) -> int | None:
+    """A ``--variants`` runs-per-task entry: a count, or ``auto`` (None: compare's
+    default, about 6 tasks per worker)."""
+    return None if text.strip() == "auto" else int(text)
+
+
+def _sweep(client, backend: str, per_task, procs) -> tuple[float, list[float]]:
     """Wall seconds of one sweep and the CPU seconds each of ``procs`` spent in it,
     then the CPU seconds of this thread (the whole of a serial sweep's work)."""
     from symnb import nn
 
-    extra = {} if per_task == 1 else {"runs_per_task": per_task}
+    extra = {} if per_task is None else {"runs_per_task": per_task}
     cpu0 = [_cpu([p]) for p in procs]
     thread0 = time.thread_time()
     start = time.perf_counter()
@@ -113,8 +123,9 @@ def main(argv=None) -> int:
     parser.add_argument("--backends", default="auto,numpy")
     parser.add_argument(
         "--variants",
-        default="dask:1;symnb:1,4",
-        help="clusters and their runs per Dask task (1 = the default of compare): "
+        default="dask:1,auto;symnb:1,4,auto",
+        help="clusters and their runs per Dask task ('auto' = the default of "
+        "compare, about 6 tasks per worker; 1 = one task per run): "
         "'dask' = LocalCluster with Dask's settings, 'symnb' = the cluster that "
         "client='local' starts (symnb.nn.sweep.local_cluster)",
     )
@@ -128,7 +139,7 @@ def main(argv=None) -> int:
         # one fresh process (and cluster) per backend: numpy-backend training was
         # measured 1.5x slower in a process that had loaded the cpp kernels before;
         # and per cluster kind, so that no idle cluster runs beside the measured one
-        rows, started = [], 0.0
+        rows, started, warm = [], 0.0, {}
         for backend in backends:
             for variant in variants:
                 with tempfile.NamedTemporaryFile(suffix=".json") as tmp:
@@ -141,14 +152,15 @@ def main(argv=None) -> int:
                         part = json.load(fh)
                 rows += part["rows"]
                 started = max(started, part["startup_s"])
-        _report(rows, args, runs, started)
+                warm.update(part["warmup_s"])
+        _report(rows, args, runs, started, warm)
         return 0
 
     import psutil
     from dask.distributed import Client, LocalCluster
 
     kind, _, per_task_text = variants[0].partition(":")
-    per_task = [int(k) for k in (per_task_text or "1").split(",")]
+    per_task = [_per_task(k) for k in (per_task_text or "1").split(",")]
     start = time.perf_counter()
     if kind == "symnb":
         from symnb.nn.sweep import local_cluster
@@ -169,10 +181,15 @@ def main(argv=None) -> int:
     procs = [psutil.Process()]
     procs += [psutil.Process(pid) for pid in client.run(os.getpid).values()]
     try:
-        for backend in backends:  # warm-up: imports, kernels, disk cache
+        # warm-up: imports, kernels, disk cache; the first cluster sweep's wall time
+        # beyond a steady one (below) is the workers' warm-up
+        first: dict[str, float] = {}
+        for backend in backends:
             _sweep(None, backend, 1, procs)
-            for k in per_task:
-                _sweep(client, backend, k, procs)
+            for i, k in enumerate(per_task):
+                wall, _ = _sweep(client, backend, k, procs)
+                if i == 0:
+                    first[backend] = wall
         idle = _idle_cpu(procs)
         rows = []
         for backend in backends:
@@ -206,7 +223,7 @@ def main(argv=None) -> int:
                 )
                 main = statistics.median(c[0] for _, c in spread[k])
                 workers = statistics.median(sum(c[1:-1]) for _, c in spread[k])
-                row["variants"][str(k)] = {
+                row["variants"]["auto" if k is None else str(k)] = {
                     "runs_per_s": runs / d,
                     "speedup": s / d,
                     "overhead_ms_per_run": 1e3 * (args.workers * d - s) / runs,
@@ -216,19 +233,28 @@ def main(argv=None) -> int:
                     "dask_task_cpu_ms_per_run": 1e3 * (per_task_cpu - s_cpu) / runs,
                     "cluster_s": [w for w, _ in spread[k]],
                 }
+            steady = statistics.median(w for w, _ in spread[per_task[0]])
+            row["warmup_s"] = first[backend] - steady
             rows.append(row)
     finally:
         client.close()
         cluster.close()
 
-    _report(rows, args, runs, started)
+    warm = {f"{r['backend']}/{kind}": r["warmup_s"] for r in rows}
+    _report(rows, args, runs, started, warm)
     return 0
 
 
-def _report(rows: list[dict], args, runs: int, started: float) -> None:
+def _report(
+    rows: list[dict], args, runs: int, started: float, warm: dict[str, float]
+) -> None:
     print(
         f"{runs}-run sweep (two_moons, 2-16-16-1, 40 epochs), {args.workers} workers, "
         f"median of {args.repeats} interleaved repeats; cluster start-up {started:.1f} s"
+    )
+    print(
+        "warm-up (first cluster sweep beyond a steady one: worker imports, kernel "
+        "loads): " + ", ".join(f"{k} {v:.2f} s" for k, v in warm.items())
     )
     print(
         f"machine: {platform.processor() or platform.machine()}, "
@@ -268,7 +294,9 @@ def _report(rows: list[dict], args, runs: int, started: float) -> None:
     print(f"idle cluster CPU (ms per s): {idle}")
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"startup_s": started, "rows": rows}, fh, indent=2)
+            json.dump(
+                {"startup_s": started, "warmup_s": warm, "rows": rows}, fh, indent=2
+            )
 
 
 if __name__ == "__main__":  # the guard matters: Dask workers are spawned processes

@@ -14,7 +14,7 @@ given), the mean number of epochs to reach the target (and in how many runs it w
 reached), and the mean training time. ``result.runs`` keeps every run's History.
 
 The same call scales out: ``client="local"`` (or a ``dask.distributed.Client``) runs
-each (activation, data set, seed) as one Dask task, ``store="runs.db"`` keeps finished
+the (activation, data set, seed) runs as Dask tasks, ``store="runs.db"`` keeps finished
 runs on disk so an interrupted sweep resumes (:mod:`symnb.nn.sweep`,
 :mod:`symnb.nn.store`).
 """
@@ -408,7 +408,7 @@ def compare(
     client: Any = None,
     store: Any = None,
     progress: bool = True,
-    runs_per_task: int = 1,
+    runs_per_task: int | None = None,
     **fit_options: Any,
 ) -> CompareResult:
     """Train ``[features, *hidden, outputs]`` with each activation, data set and seed.
@@ -437,8 +437,9 @@ def compare(
     client:
         ``None`` runs serially in this process; ``"local"`` starts a Dask
         ``LocalCluster`` (one worker process per CPU) for this call; a
-        ``dask.distributed.Client`` (or a scheduler address) uses that cluster. Each
-        (activation, data set, seed) run is one task; results equal the serial ones.
+        ``dask.distributed.Client`` (or a scheduler address) uses that cluster. The
+        (activation, data set, seed) runs are grouped into tasks (``runs_per_task``);
+        results equal the serial ones.
     store:
         a path (SQLite file, created if missing) or a :class:`~symnb.nn.store.RunStore`:
         each finished run is written as it completes, and runs already there (same
@@ -446,9 +447,12 @@ def compare(
     progress:
         a ``tqdm.auto`` bar with runs done/total and the best run so far.
     runs_per_task:
-        with a ``client``: runs (of one data set) that one Dask task trains in turn.
-        The default 1 is one task per run; a few per task amortise Dask's cost per
-        task (milliseconds) when each run takes only milliseconds.
+        with a ``client``: runs (of one data set) that one Dask task trains in turn
+        (1: one task per run). Several per task amortise Dask's cost per task
+        (milliseconds) when each run takes only milliseconds. The default None picks
+        about 6 tasks per worker (``symnb.nn.sweep.auto_runs_per_task``: 120 runs on
+        2 workers -> 10 per task), so that work stays balanced and a killed worker's
+        tasks, which Dask reruns, hold few runs. Results do not depend on it.
     fit_options:
         passed to ``MLP.fit`` (``lr``, ``batch_size``, ``optimizer``, ...).
     """

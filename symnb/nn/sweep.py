@@ -17,6 +17,7 @@ finished so far stay in the store.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import math
@@ -193,6 +194,31 @@ def resolve_spec(spec: Any) -> Any:
     return spec
 
 
+#: Library loss names that ``MLP`` treats specially besides resolving them (``bce``
+#: adds a sigmoid output layer): passed on as names, not as a cached loss.
+_LOSS_NAMES_AS_TEXT = ("bce", "binary_cross_entropy")
+
+
+@functools.lru_cache(maxsize=64)
+def _loss_prototype(name: str) -> Any:
+    from .losses import resolve_loss
+
+    return resolve_loss(name)
+
+
+def resolve_loss_spec(loss: Any) -> Any:
+    """A library loss name as a fresh training loss whose ``symnb.Loss`` formula is
+    parsed once per process (``symnb.loss`` takes ~1.5 ms, as long as a small run's
+    training); anything else unchanged. Each run gets its own shallow copy (its
+    compiled kernel is per model), sharing only the immutable formula."""
+    if not isinstance(loss, str) or loss.strip().lower() in _LOSS_NAMES_AS_TEXT:
+        return loss
+    fresh = copy.copy(_loss_prototype(loss))
+    if hasattr(fresh, "kernel"):
+        fresh.kernel = None
+    return fresh
+
+
 def train_run(
     activation: Any,
     data: Any,
@@ -234,7 +260,7 @@ def train_run(
         model = MLP(
             plan["sizes"],
             activation=resolve_spec(activation),
-            loss=plan["loss"],
+            loss=resolve_loss_spec(plan["loss"]),
             backend=plan["backend"],
             seed=seed,
             dtype=plan["dtype"],
@@ -312,8 +338,13 @@ def _dask_missing(exc: ImportError) -> ImportError:
 #: worker's statistical profiler every 10 ms, the event-loop tick every 20 ms, the
 #: memory and system monitors) cost an idle 2-worker ``LocalCluster`` about 130 ms of
 #: CPU per second, 6 % of a 2-core machine; at these intervals about 20 ms. The
-#: dashboard's profile page stays empty.
+#: dashboard's profile page stays empty. One OpenMP/BLAS thread per worker (Dask's
+#: default too, stated here so that a site config cannot undo it): two workers with
+#: a thread per core each would oversubscribe the cores.
 LOCAL_CLUSTER_CONFIG = {
+    "distributed.nanny.pre-spawn-environ.OMP_NUM_THREADS": 1,
+    "distributed.nanny.pre-spawn-environ.MKL_NUM_THREADS": 1,
+    "distributed.nanny.pre-spawn-environ.OPENBLAS_NUM_THREADS": 1,
     "distributed.worker.multiprocessing-method": "spawn",
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "500ms",
@@ -426,12 +457,13 @@ def execute(
     progress: Any = True,
     keep_models: bool = False,
     higher_is_better: bool = True,
-    runs_per_task: int = 1,
+    runs_per_task: int | None = None,
 ) -> list[dict[str, Any]]:
     """Records of ``runs`` in their order: taken from ``store`` where finished there,
     computed (serially, or one Dask task each) and written to ``store`` otherwise.
     ``progress``: show a bar (bool), or an open :class:`_Progress` to advance.
-    ``runs_per_task``: runs (on one data set) that one Dask task trains in turn."""
+    ``runs_per_task``: runs (on one data set) that one Dask task trains in turn;
+    None: :func:`auto_runs_per_task` of the runs to do and the cluster's workers."""
     from .store import RunStore
 
     owned_store = store is not None and not isinstance(store, RunStore)
@@ -499,15 +531,31 @@ def execute(
 GATHER_WAIT = 0.05
 
 
-def check_runs_per_task(runs_per_task: Any) -> int:
-    """``runs_per_task`` as a positive int, or a clear error."""
+#: Tasks per worker that an automatic ``runs_per_task`` aims at: enough that the
+#: workers stay evenly loaded to the end and a killed worker loses little, few enough
+#: that Dask's cost per task (milliseconds of CPU in the worker and the scheduler) is
+#: shared by several short runs.
+TASKS_PER_WORKER = 6
+
+
+def auto_runs_per_task(n_runs: int, n_workers: int) -> int:
+    """Runs per task giving about :data:`TASKS_PER_WORKER` tasks per worker (at least
+    one run per task): 120 runs on 2 workers -> 10 runs per task."""
+    return max(1, math.ceil(n_runs / (TASKS_PER_WORKER * max(1, n_workers))))
+
+
+def check_runs_per_task(runs_per_task: Any) -> int | None:
+    """``runs_per_task`` as a positive int (or None: automatic), or a clear error."""
+    if runs_per_task is None:
+        return None
     if (
         isinstance(runs_per_task, bool)
         or not isinstance(runs_per_task, int)
         or runs_per_task < 1
     ):
         raise ValueError(
-            f"runs_per_task must be a positive integer (1: one Dask task per run), "
+            "runs_per_task must be a positive integer (1: one Dask task per run) "
+            f"or None (automatic: about {TASKS_PER_WORKER} tasks per worker), "
             f"got {runs_per_task!r}"
         )
     return runs_per_task
@@ -544,12 +592,14 @@ def _execute_dask(
     todo: Sequence[Run],
     client: Any,
     finish: Callable[[list[tuple[Run, dict]]], None],
-    runs_per_task: int = 1,
+    runs_per_task: int | None = None,
 ) -> None:
     from dask.distributed import as_completed
 
     client, close = open_client(client)
     try:
+        if runs_per_task is None:
+            runs_per_task = auto_runs_per_task(len(todo), len(client.nthreads()))
         scattered: dict[int, Any] = {}
         for run in todo:
             # arrays travel once per data set, as a task of their own: unlike

@@ -244,3 +244,42 @@ def test_formulas_calling_named_activations_travel_with_them():
     got = rebuilt.compile(backend="numpy", dtype="float64").forward(x)
     np.testing.assert_allclose(got, x + np.exp(-(x**2) / 2.0), rtol=1e-12)
     assert bump.name == "bump_wire"
+
+
+def test_cached_library_loss_trains_like_the_name_and_does_not_leak_between_runs():
+    """``train_run`` parses a library loss once per process; each run still gets its
+    own training loss (its compiled kernel belongs to that model), and the numbers
+    equal those of an MLP given the loss name."""
+    X, y = datasets.load("xor")
+    first = sweep.resolve_loss_spec("bce_with_logits")
+    second = sweep.resolve_loss_spec("bce_with_logits")
+    assert first is not second and first.loss is second.loss  # formula parsed once
+    assert first.kernel is None and (first.task, first.logits) == ("binary", True)
+    # bce adds a sigmoid output layer in MLP: it stays a name
+    assert sweep.resolve_loss_spec("bce") == "bce"
+    result = nn.compare(
+        ["tanh", "relu"], "xor", seeds=(0, 1), keep_models=True, **OPTIONS
+    )
+    for run in result.runs:
+        model = nn.MLP(
+            [2, 6, 1],
+            activation=run["activation"],
+            loss="bce_with_logits",
+            backend="numpy",
+            seed=run["seed"],
+            dtype="float32",
+        )
+        history = model.fit(X, y, epochs=4, lr=0.05, seed=run["seed"])
+        assert history.as_dict()["history"]["loss"] == run["history"].history["loss"]
+        # the kept model (trained before later runs) still evaluates as recorded
+        assert run["model"].evaluate(X, y)["accuracy"] == run["accuracy"]
+    losses = [run["model"]._loss for run in result.runs]
+    assert len({id(loss) for loss in losses}) == len(losses)
+
+
+def test_auto_runs_per_task_gives_about_six_tasks_per_worker():
+    assert sweep.auto_runs_per_task(120, 2) == 10
+    assert sweep.auto_runs_per_task(4, 2) == 1
+    assert sweep.auto_runs_per_task(1000, 4) == 42
+    assert sweep.auto_runs_per_task(0, 0) == 1
+    assert sweep.check_runs_per_task(None) is None

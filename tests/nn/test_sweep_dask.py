@@ -108,6 +108,23 @@ def test_runs_per_task_groups_runs_of_one_data_set(client):
     assert _curves(grouped) == _curves(serial)
 
 
+def test_automatic_runs_per_task_chunks_runs_and_keeps_rows_equal_serial(client):
+    acts = ["tanh", "relu", SWISH]
+    seeds = range(10)
+    serial = nn.compare(acts, "two_moons", seeds=seeds, **OPTIONS)
+    spread, tasks = _task_count(
+        client,
+        lambda: nn.compare(acts, "two_moons", seeds=seeds, client=client, **OPTIONS),
+    )
+    from symnb.nn.sweep import auto_runs_per_task
+
+    # 30 runs on 2 workers: 3 runs per task (about 6 tasks per worker)
+    assert auto_runs_per_task(30, 2) == 3
+    assert tasks == 10
+    assert _without_time(spread.rows) == _without_time(serial.rows)
+    assert _curves(spread) == _curves(serial)
+
+
 def test_resume_from_partly_filled_store_without_recomputing(client, tmp_path):
     store = tmp_path / "runs.db"
     acts = ["tanh", SWISH]
@@ -264,6 +281,13 @@ def _monitor_settings():
     return [dask.config.get(k) for k in keys]
 
 
+def _thread_settings():
+    return tuple(
+        os.environ.get(v)
+        for v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+    )
+
+
 def test_local_cluster_workers_get_the_quiet_settings():
     from dask.distributed import Client
 
@@ -273,6 +297,7 @@ def test_local_cluster_workers_get_the_quiet_settings():
     try:
         with Client(cluster) as c:
             settings = list(c.run(_monitor_settings).values())
+            threads = list(c.run(_thread_settings).values())
             workers = c.scheduler_info()["workers"].values()
             assert [w["nthreads"] for w in workers] == [1]
             spread = nn.compare(["tanh"], "xor", seeds=(0,), client=c, **OPTIONS)
@@ -283,5 +308,6 @@ def test_local_cluster_workers_get_the_quiet_settings():
         LOCAL_CLUSTER_CONFIG["distributed.admin.tick.interval"],
     ]
     assert settings == [expected]
+    assert threads == [("1", "1", "1")]  # one OpenMP/BLAS thread per worker
     serial = nn.compare(["tanh"], "xor", seeds=(0,), **OPTIONS)
     assert _curves(spread) == _curves(serial)
