@@ -527,7 +527,7 @@ def execute(
 #: Seconds the gathering loop waits, once a run has finished, for more to finish: one
 #: gather (a round trip through the scheduler to a worker, about 1 ms of CPU in each
 #: process on a 2-core machine) then fetches them all. The bar and the store lag
-#: that much behind.
+#: that much behind. The last batch is gathered at once.
 GATHER_WAIT = 0.05
 
 
@@ -636,8 +636,9 @@ def _execute_dask(
         pending = as_completed(futures)
         try:
             for batch in pending.batches():
-                time.sleep(GATHER_WAIT)  # let more finish: one gather for all
-                batch += pending.next_batch(block=False)
+                if pending.count():  # let more finish: one gather for all
+                    time.sleep(GATHER_WAIT)
+                    batch += pending.next_batch(block=False)
                 # statuses first: a released future reads as "cancelled"
                 ok = [f for f in batch if f.status == "finished"]
                 failed = [f for f in batch if f.status != "finished"]
