@@ -340,6 +340,7 @@ def test_coefficients_are_the_documented_fits() -> None:
         (vecmath._Q32_M1, "Q1", 2e-8),
         (vecmath._Q64_M1, "Q1", 3e-18),
         (vecmath._QD_LOW, "Q", 3e-11),
+        (vecmath._QD_5, "Q", 2e-9),
     ):
         coeffs, err = vecmath.fit(func, len(table) - 1)
         assert err < bound
