@@ -451,8 +451,9 @@ def compare(
         (1: one task per run). Several per task amortise Dask's cost per task
         (milliseconds) when each run takes only milliseconds. The default None picks
         about 6 tasks per worker (``symnb.nn.sweep.auto_runs_per_task``: 120 runs on
-        2 workers -> 10 per task), so that work stays balanced and a killed worker's
-        tasks, which Dask reruns, hold few runs. Results do not depend on it.
+        2 workers -> 10 per task), smaller towards the end so that the workers finish
+        together; a killed worker's tasks, which Dask reruns, hold few runs. Results
+        do not depend on it.
     fit_options:
         passed to ``MLP.fit`` (``lr``, ``batch_size``, ``optimizer``, ...).
     """

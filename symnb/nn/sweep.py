@@ -463,7 +463,7 @@ def execute(
     computed (serially, or one Dask task each) and written to ``store`` otherwise.
     ``progress``: show a bar (bool), or an open :class:`_Progress` to advance.
     ``runs_per_task``: runs (on one data set) that one Dask task trains in turn;
-    None: :func:`auto_runs_per_task` of the runs to do and the cluster's workers."""
+    None: about :func:`auto_runs_per_task`, tapering (:func:`_tapered_chunks`)."""
     from .store import RunStore
 
     owned_store = store is not None and not isinstance(store, RunStore)
@@ -573,6 +573,28 @@ def _chunks(todo: Sequence[Run], size: int) -> list[list[Run]]:
     ]
 
 
+def _tapered_chunks(todo: Sequence[Run], n_workers: int) -> list[list[Run]]:
+    """The automatic grouping: :func:`auto_runs_per_task` runs per task, smaller
+    towards the end of the sweep (at most half of a worker's share of the runs
+    left, at least a third of the full size), so that the workers finish together
+    instead of one waiting for the other's last long task. One data set per task."""
+    size = auto_runs_per_task(len(todo), n_workers)
+    smallest = max(1, size // 3)
+    by_data: dict[int, list[Run]] = {}
+    for run in todo:
+        by_data.setdefault(id(run.data), []).append(run)
+    left, chunks = len(todo), []
+    for group in by_data.values():
+        i = 0
+        while i < len(group):
+            share = math.ceil(left / (2 * max(1, n_workers)))
+            step = min(size, max(smallest, share))
+            chunks.append(group[i : i + step])
+            i += step
+            left -= len(chunks[-1])
+    return chunks
+
+
 def _raise_failed(run: Run, future: Any) -> None:
     """Raise the error of a task that failed other than by a recorded fault (a bad
     option, a bug), naming its run."""
@@ -598,8 +620,6 @@ def _execute_dask(
 
     client, close = open_client(client)
     try:
-        if runs_per_task is None:
-            runs_per_task = auto_runs_per_task(len(todo), len(client.nthreads()))
         scattered: dict[int, Any] = {}
         for run in todo:
             # arrays travel once per data set, as a task of their own: unlike
@@ -608,7 +628,10 @@ def _execute_dask(
                 scattered[id(run.data)] = client.submit(
                     _data_of, run.data, key=f"symnb-data-{uuid.uuid4().hex}"
                 )
-        chunks = _chunks(todo, runs_per_task)
+        if runs_per_task is None:
+            chunks = _tapered_chunks(todo, len(client.nthreads()))
+        else:
+            chunks = _chunks(todo, runs_per_task)
         # one map call: one message to the scheduler for the whole sweep
         submitted = client.map(
             train_remote,

@@ -283,3 +283,18 @@ def test_auto_runs_per_task_gives_about_six_tasks_per_worker():
     assert sweep.auto_runs_per_task(1000, 4) == 42
     assert sweep.auto_runs_per_task(0, 0) == 1
     assert sweep.check_runs_per_task(None) is None
+
+
+def test_automatic_tasks_taper_and_keep_one_data_set_each():
+    class FakeRun:
+        def __init__(self, data):
+            self.data = data
+
+    a, b = object(), object()
+    todo = [FakeRun(a) for _ in range(90)] + [FakeRun(b) for _ in range(30)]
+    chunks = sweep._tapered_chunks(todo, 2)
+    sizes = [len(c) for c in chunks]
+    assert sizes == [10] * 9 + [8, 6, 4, 3, 3, 3, 3]  # 120 runs, 16 tasks
+    assert sum(sizes) == 120 and sizes == sorted(sizes, reverse=True)
+    assert all(len({id(r.data) for r in c}) == 1 for c in chunks)
+    assert [r for c in chunks for r in c] == todo  # every run once, in order
