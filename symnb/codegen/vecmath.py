@@ -27,8 +27,8 @@ Methods (coefficients: Chebyshev fits in mpmath at 50 digits, see :func:`fit`):
   are held to PyTorch's 0.464 ulps).
 * float32 sigmoid and softplus/logsigmoid (``symnb_vm_sigmoid_f``,
   ``symnb_vm_log1p_exp_f``, used by the printer) stay in float (16 lanes) with
-  ``exp(-|x|)`` as an exact-sum pair ``eh + el`` and one correction step: 0.57 and
-  0.99 ulps (PyTorch 1.14 and 1.45), 1.7-1.9x faster than the double cores.
+  ``exp(-|x|)`` as an exact-sum pair ``eh + el`` and one correction step: 0.65 and
+  0.99 ulps (PyTorch 1.14 and 1.45), 1.5-2x faster than the double cores.
 * float64 ``log``/``log1p``/``tanh`` stay with libm (libmvec's vector variants).
 
 Special values match C99: NaN in, NaN out; ``exp(+inf) = inf``, ``exp(-inf) = 0``,
@@ -351,21 +351,22 @@ _EXP_NEG_HL32 = """    const float ax = fabsf(x);
     const float el = (vl * s) * 2.98023224e-8F;"""
 
 # float32 sigmoid and log1p(exp(-|x|)) on that e, in float arithmetic (16 lanes, not
-# the double cores' 8). sigmoid: d + dl = 1 + e and one correction step on q = n/d (the
-# residual by fma): max 0.52 ulps where the plain float chain 1/(1+e), e/(1+e) is up to
-# 1.46 (PyTorch's sigmoid as softplus' f': 1.14). log1p in double from eh + el.
+# the double cores' 8). sigmoid: d + dl = 1 + eh and one correction step on q = n/d (the
+# residual by fma): max 0.65 ulps where the plain float chain 1/(1+e), e/(1+e) is up to
+# 1.46 (PyTorch's sigmoid as softplus' f': 1.14); el would give 0.57 at +16% time.
+# log1p: in float from eh + el, max 0.99 ulps (PyTorch's softplus 1.45).
 _SIGMOID32 = """#ifndef __CUDACC__
 SYMNB_FN float symnb_vm_sigmoid_f(float x) {
 EXP_NEG_HL
     const float d = 1.0F + eh;
-    const float dl = ((1.0F - d) + eh) + el;  /* 1 + e = d + dl */
+    const float dl = (1.0F - d) + eh;  /* 1 + eh = d + dl */
     const bool pos = x >= 0.0F;
     const float n = pos ? 1.0F : eh;
-    const float nl = pos ? 0.0F : el;
     const float ri = 1.0F / d;
     const float q = n * ri;
     const float rem = __builtin_fmaf(-q, d, n);  /* n - q d */
-    return __builtin_fmaf((rem + nl) - q * dl, ri, q);
+    (void)el;
+    return __builtin_fmaf(rem - q * dl, ri, q);
 }
 SYMNB_FN float symnb_vm_log1p_exp_f(float x, float a, float sg) {
     /* a + sg log1p(exp(-|x|)), sg = +-1 (softplus, logsigmoid): 1 + e = 2^j (1 + f + fl),
