@@ -307,14 +307,13 @@ _REDUCE_D = """    const double z = x * 1.4426950408889634 + 6755399441055744.0;
     const double k = z - 6755399441055744.0;
     const double r = (x - k * 0.69314718036912382) - k * 1.9082149292705877e-10;
     const double u = r + r * r * QPOLY;
-    const double t = symnb_vm_f64(
-        (unsigned long long)((unsigned int)symnb_vm_u64(z) + 1023u) << 52);"""
+    const double t = symnb_vm_f64((symnb_vm_u64(z) + 1023u) << 52);"""
 
 _EXP_D = """#ifndef __CUDACC__
 SYMNB_FN double symnb_vm_expm1_d(double x) {
     /* expm1(x) for -120 <= x <= 89 (callers clamp; NaN passes), relative error ~1e-10:
        x = k ln2 + r, u = expm1(r), t = 2^k normal in double. Cost (1 thread, 1e6,
-       CPU time): elu f 0.31 -> 0.63 ms against the float expm1 (degree 6 Q: 0.68) */
+       CPU time): elu f 0.31 -> 0.57 ms against the float expm1 */
 REDUCE_D
     return t * u + (t - 1.0);
 }
