@@ -294,7 +294,7 @@ SYMNB_FN double symnb_vm_expm1_core(double a) {
     const double k = z - 6755399441055744.0;
     const double r = (a - k * 0.69314718036912382) - k * 1.9082149292705877e-10;
     const double u = r + r * r * QPOLY;
-    const double t = (double)symnb_vm_f32((unsigned int)((int)k + 127) << 23);
+    const double t = symnb_vm_f64((symnb_vm_u64(z) + 1023u) << 52);
     return t * u + (t - 1.0);
 }
 #endif"""
