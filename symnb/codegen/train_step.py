@@ -365,10 +365,17 @@ _LOSS_ELEMENTWISE = string.Template(
         const symnb_i64 n = rows * ${fo};
         const symnb_real s = (symnb_real)(1.0 / ((double)total_rows * ${fo}));
         double acc = 0.0;
-#pragma omp simd reduction(+: acc)
-        for (symnb_i64 i = 0; i < n; ++i) {
-            acc += (double)symnb_f${g}(P[i], t[i], c);
+        /* values in vector chunks, summed in double in order: g++ miscompiled a
+           double `omp simd reduction` around a branch holding log1p (wrong loss) */
+#pragma omp simd
+        for (symnb_i64 i = 0; i < n; ++i)
             G[i] = s * symnb_df${g}(P[i], t[i], c);
+        for (symnb_i64 i0 = 0; i0 < n; i0 += 64) {
+            const symnb_i64 m = n - i0 < 64 ? n - i0 : 64;
+            symnb_real v[64];
+#pragma omp simd
+            for (symnb_i64 i = 0; i < m; ++i) v[i] = symnb_f${g}(P[i0 + i], t[i0 + i], c);
+            for (symnb_i64 i = 0; i < m; ++i) acc += (double)v[i];
         }
         loss_sum += acc;
     }

@@ -32,8 +32,10 @@ FAITHFUL = 1.0
 #: starts passing fails the run, so the list cannot go stale).
 KNOWN_WORSE: dict[tuple[str, str], str] = {}
 
-#: Functions where symnb's float32 helpers compute in double and round once (cpp prelude,
-#: numpy backend): held to PyTorch's max ulps with no faithful-rounding slack.
+#: Functions whose float32 helpers are built for PyTorch-level accuracy (elu/celu: expm1
+#: in double, rounded once; softplus/logsigmoid: exp(-|u|) as an exact float pair and
+#: log1p with a TwoSum, cpp prelude; double on the numpy backend): held to PyTorch's max
+#: ulps with no faithful-rounding slack.
 AT_PYTORCH_LIMIT = ("elu", "celu", "softplus", "logsigmoid")
 
 
