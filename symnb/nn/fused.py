@@ -20,6 +20,7 @@ products sum in another order than BLAS).
 from __future__ import annotations
 
 import ctypes
+import operator
 import weakref
 from pathlib import Path
 from typing import Any
@@ -222,6 +223,11 @@ class FusedStep:
         self._work_rows = 0
         # array id -> (array, address); the array is held so its id stays its own
         self._addresses: dict[int, tuple[np.ndarray, int]] = {}
+        # bumped whenever the pointer block or the scalars are rewritten, so that a
+        # cached epoch function knows whether they still hold what it configured
+        self._version = 0
+        # (objects, values, version, epoch function) of the last epoch_runner call
+        self._epoch_cache: tuple | None = None
 
     def _address(self, array: np.ndarray) -> int:
         """``array.ctypes.data``, remembered per array object (that attribute costs
@@ -252,6 +258,7 @@ class FusedStep:
 
     def bind(self, model: Any, rows: int) -> None:
         """Point the block at the model's current arrays (cheap; before each epoch)."""
+        self._version += 1
         self._ensure_rows(rows)
         p = self.pointers
         p[0] = self._address(model._flat)
@@ -273,6 +280,7 @@ class FusedStep:
         ``None`` (not fused: the caller runs ``optimizer.step()`` itself)."""
         from .optim import SGD, Adam
 
+        self._version += 1
         s, p = self.scalars, self.pointers
         s[:] = 0.0
         s[7], s[8] = l1, l2
@@ -313,6 +321,7 @@ class FusedStep:
         """Loss and gradient (into ``model._flat_grad``), no update; -> (loss, status)."""
         rows = int(X.shape[0])
         self.bind(model, rows)
+        self._version += 1
         self.scalars[:] = 0.0
         self.scalars[7], self.scalars[8] = l1, l2
         loss = self._fn(
@@ -399,6 +408,28 @@ class FusedStep:
         or None when the optimizer's update is not fused (the per-step path then runs
         ``optimizer.step()`` in Python). Raises the trainer's ``_Diverged`` (with the
         completed steps) on NaN/inf like the per-step path."""
+        objects, values = _epoch_signature(model, optimizer, X, T, l1, l2, batch_size)
+        cached = self._epoch_cache
+        if (
+            cached is not None
+            and cached[2] == self._version
+            and cached[1] == values
+            and len(cached[0]) == len(objects)
+            and all(map(operator.is_, cached[0], objects))
+        ):
+            return cached[3]
+        self._epoch_cache = None
+        epoch = self._new_epoch_runner(model, X, T, optimizer, l1, l2, batch_size)
+        if epoch is not None:
+            # the optimizer's state arrays exist now (configure_optimizer made them)
+            objects, values = _epoch_signature(
+                model, optimizer, X, T, l1, l2, batch_size
+            )
+            self._epoch_cache = (objects, values, self._version, epoch)
+        return epoch
+
+    def _new_epoch_runner(self, model, X, T, optimizer, l1, l2, batch_size):
+        """epoch_runner without the cache: bind, configure, build the closure."""
         from .train import _Diverged as Diverged
 
         self.bind(model, batch_size)
@@ -439,3 +470,39 @@ class FusedStep:
             return total, done
 
         return epoch
+
+
+def _epoch_signature(
+    model: Any, optimizer: Any, X: Any, T: Any, l1: float, l2: float, batch_size: int
+) -> tuple[tuple, tuple]:
+    """What a configured epoch function depends on: the objects whose addresses it
+    holds (compared by identity; holding them keeps their ids unique) and the values
+    written into its scalars. Any change (new parameter or optimizer-state arrays, a
+    new activation kernel or mask, changed hyper-parameters) rebuilds it."""
+    loss_kernel = getattr(model._loss, "kernel", None)
+    objects = [
+        model,
+        optimizer,
+        X,
+        T,
+        model._flat,
+        model._flat_grad,
+        model._backup,
+        None if loss_kernel is None else loss_kernel.params,
+    ]
+    for layer in model.layers:
+        la = layer.activation
+        objects.append(None if la is None else la.kernel.params)
+        objects.append(layer.mask)
+    pairs = getattr(optimizer, "_pairs", None)
+    values: tuple = (batch_size, l1, l2, type(optimizer), X.shape, T.shape)
+    if pairs:
+        objects.extend(pairs[0])
+        values += (len(pairs),)
+    for name in ("_velocity", "_m", "_v"):
+        state = getattr(optimizer, name, None)
+        if state:
+            objects.append(state[0])
+    for name in ("momentum", "weight_decay", "nesterov", "betas", "eps"):
+        values += (getattr(optimizer, name, None),)
+    return tuple(objects), values

@@ -963,7 +963,9 @@ class MLP:
             raise ValueError(
                 f"batch_size must be a positive integer, got {batch_size!r}"
             )
-        order = self._shuffle_rng(seed).permutation(n) if shuffle else None
+        # a full batch needs no permutation (its gradient does not depend on the order)
+        full = batch_size >= n
+        order = self._shuffle_rng(seed).permutation(n) if shuffle and not full else None
         with deferred_interrupts() as interrupts:
             loss, steps, stop = run_epoch(
                 self,

@@ -615,7 +615,9 @@ def fit(
                 if call_all("on_epoch_begin", epoch, {}):
                     stop_reason = "callback"
                     break
-                order = rng.permutation(n) if shuffle else None
+                # a full batch's gradient does not depend on the row order (only the
+                # summation's rounding does): no permutation and no gather then
+                order = rng.permutation(n) if shuffle and batch_size < n else None
                 t0 = time.perf_counter()
                 try:
                     loss, steps, stop = run_epoch(

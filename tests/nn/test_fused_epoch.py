@@ -49,6 +49,18 @@ def _count_epoch_calls(model):
     return calls
 
 
+def _small_swish_model():
+    """A 2-6-1 swish model in float64 (seed 2) on the fused step."""
+    return nn.MLP(
+        [2, 6, 1],
+        activation=SWISH,
+        loss="bce_with_logits",
+        backend="cpp",
+        dtype="float64",
+        seed=2,
+    )
+
+
 def _every_step():
     seen = []
     cb = nn.LambdaCallback(on_step_end=lambda step, logs: seen.append(step))
@@ -234,14 +246,7 @@ def test_custom_optimizer_and_lr_change_between_epochs():
 
     results = []
     for per_step in (False, True):
-        model = nn.MLP(
-            [2, 6, 1],
-            activation=SWISH,
-            loss="bce_with_logits",
-            backend="cpp",
-            dtype="float64",
-            seed=2,
-        )
+        model = _small_swish_model()
         opt = nn.SGD(model.parameters(), lr=0.2, momentum=0.5)
         halving = Halving()
         halving.model_opt = opt
@@ -301,3 +306,78 @@ def test_train_epoch_interrupt_after_whole_native_epoch():
     impl._epoch_fn = native
     model.train_epoch(X, y, optimizer, batch_size=8, seed=1)  # the handler is back
     assert model.epochs_trained == 2
+
+
+@pytest.mark.parametrize("opt_name", ["sgd", "adam"])
+def test_changes_between_epochs_reach_the_cached_epoch_call(opt_name):
+    """The configured epoch call is reused across epochs while nothing it holds
+    changed. A callback that changes hyper-parameters, the optimizer's state, the
+    parameters, or runs other native calls (loss_and_gradient, train_step) between
+    epochs must be seen by the next epoch: the losses and parameters equal the
+    per-step path's (float64, to rounding)."""
+    X, y = CASES["swish-bce"][1]()
+
+    class Meddle(nn.Callback):
+        def on_epoch_end(self, epoch, logs):
+            model, opt = self.the_model, self.the_opt
+            if epoch in (1, 5):  # hyper-parameters (the others leave them alone)
+                if opt_name == "sgd":
+                    opt.momentum = 0.9 if epoch == 1 else 0.3
+                    opt.nesterov = epoch == 5
+                else:
+                    opt.betas = (0.8, 0.99) if epoch == 1 else (0.9, 0.999)
+                    opt.eps = 1e-6 if epoch == 1 else 1e-8
+                opt.weight_decay = 0.01 * epoch
+            if epoch == 2:
+                model.loss_and_gradient(X[:7], y[:7], l2=0.5)
+            if epoch == 3:
+                model.train_step(X[:5], y[:5], opt)
+            if epoch == 4:
+                flat = model.get_flat_parameters()
+                model.set_flat_parameters(flat * 0.9)
+
+    results = []
+    for per_step in (False, True):
+        model = _small_swish_model()
+        opt = (
+            nn.SGD(model.parameters(), lr=0.2)
+            if opt_name == "sgd"
+            else nn.Adam(model.parameters(), lr=0.01)
+        )
+        meddle = Meddle()
+        meddle.the_model, meddle.the_opt = model, opt
+        cbs = [meddle] + ([_every_step()[0]] if per_step else [])
+        calls = None if per_step else _count_epoch_calls(model)
+        h = model.fit(
+            X, y, epochs=7, batch_size=9, optimizer=opt, callbacks=cbs, step_rate=None
+        )
+        if calls is not None:
+            assert len(calls) == 7  # the whole-epoch path ran every epoch
+        results.append((h["loss"], model.get_flat_parameters()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12, atol=1e-14)
+
+
+def test_full_batch_trains_without_a_permutation():
+    """A full batch's gradient does not depend on the row order: fit and
+    train_epoch then pass no permutation (rows in order), and the result equals
+    training on the rows in order (shuffle=False) exactly."""
+    X, y = CASES["swish-bce"][1]()
+    results = []
+    for shuffle in (True, False):
+        model, _, _ = _model("swish-bce", "float64")
+        calls = []
+        impl = model._fused_step()
+        native = impl._epoch_fn
+
+        def seen(*args, native=native, calls=calls):
+            calls.append(args[3])  # the order pointer (None: rows in order)
+            return native(*args)
+
+        impl._epoch_fn = seen
+        h = model.fit(X, y, epochs=3, batch_size=None, optimizer="sgd", shuffle=shuffle)
+        model.train_epoch(X, y, nn.SGD(model.parameters(), lr=0.1), batch_size=len(X))
+        assert calls == [None] * 4
+        results.append((h["loss"], model.get_flat_parameters()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
