@@ -462,7 +462,12 @@ def render_form_functions(
     )
     if with_dparams and params:
         low = lower(
-            tuple(dparams), syms, dtype, max_operations, "the constants' gradient"
+            tuple(dparams),
+            syms,
+            dtype,
+            max_operations,
+            "the constants' gradient",
+            share_reciprocals=True,
         )
         stores = "\n".join(
             f"    *d{k} = nan_in ? {nan_value} : ({r});"
@@ -789,7 +794,12 @@ def render_joint_backward(form, dtype: str, max_operations: int) -> str:
     syms = _symbols(tuple(form.inputs), tuple(form.params))
     try:
         low = lower(
-            (form.df, *form.dparams), syms, dtype, max_operations, "the backward"
+            (form.df, *form.dparams),
+            syms,
+            dtype,
+            max_operations,
+            "the backward",
+            share_reciprocals=True,
         )
     except FormulaError:
         return ""

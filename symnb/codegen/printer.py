@@ -593,6 +593,68 @@ def _inline_reciprocals(
     return kept, [r.xreplace(subs) for r in results]
 
 
+def _negative_power_of(e: sp.Basic, base: sp.Basic) -> bool:
+    return (
+        isinstance(e, sp.Pow)
+        and e.base == base
+        and e.exp.is_Integer
+        and e.exp < 0
+    )
+
+
+def _share_reciprocals(assignments: list, results: list) -> tuple[list, list]:
+    """Divide once by a denominator that several results divide by, when it is
+    provably at least 1: ``r = 1/b`` and ``a/b`` -> ``a*r``, ``b**-2`` -> ``r*r``.
+
+    A constants' gradient divides by the same denominator many times (PAU 5/4: seven
+    quotients by ``1 + |b1 x| + ...`` and one by its square, per element, in the
+    backward), and a division costs several multiplications. The reciprocal of
+    ``b >= 1`` lies in (0, 1]: it cannot overflow (the hazard that makes
+    :func:`_inline_reciprocals` undo CSE's reciprocals), and ``a*r`` is within an ulp
+    or so of ``a/b`` (far inside the float32 rule). Only for lowerings that ask
+    (the constants' gradient and the joint backward), so f and f' keep their
+    correctly rounded quotients."""
+    exprs = [rhs for _, rhs in assignments] + list(results)
+    uses: dict = {}
+    for e in exprs:
+        for p in e.atoms(sp.Pow):
+            if p.exp.is_Integer and p.exp < 0:
+                uses[p.base] = uses.get(p.base, 0) + 1
+    shared = [b for b, n in uses.items() if n >= 2]
+    if not shared:
+        return assignments, results
+    defs = dict(assignments)
+    order = {sym: i for i, (sym, _) in enumerate(assignments)}
+    chosen = []
+    for base in shared:
+        full = base
+        for _ in range(len(assignments) + 1):  # substitute the temporaries away
+            temps = full.free_symbols & defs.keys()
+            if not temps:
+                break
+            full = full.xreplace({t: defs[t] for t in temps})
+        if (full - 1).is_nonnegative is True:
+            chosen.append(base)
+    if not chosen:
+        return assignments, results
+    out, new_results = list(assignments), list(results)
+    for k, base in enumerate(chosen):
+        r = sp.Symbol(f"_symnb_recip{k}", real=True)
+
+        def swap(e: sp.Basic, base=base, r=r) -> sp.Basic:
+            return e.replace(
+                lambda x: _negative_power_of(x, base), lambda x: r ** (-x.exp)
+            )
+
+        # r goes right after the last temporary its denominator uses
+        after = max((order[t] for t in base.free_symbols if t in order), default=-1)
+        out = [(sym, swap(rhs)) for sym, rhs in out]
+        out.insert(after + 1, (r, sp.Pow(base, -1, evaluate=False)))
+        order = {sym: i for i, (sym, _) in enumerate(out)}
+        new_results = [swap(e) for e in new_results]
+    return out, new_results
+
+
 @functools.lru_cache(maxsize=512)
 def lower(
     exprs: tuple[sp.Expr, ...],
@@ -600,6 +662,7 @@ def lower(
     dtype: str = "float32",
     max_operations: int = MAX_OPERATIONS,
     what: str = "formula",
+    share_reciprocals: bool = False,
 ) -> Lowered:
     """CSE, power expansion and printing of a group of expressions.
 
@@ -615,6 +678,9 @@ def lower(
         Refuse (``FormulaError``) when the operation count after CSE passes this.
     what:
         Name used in error messages.
+    share_reciprocals:
+        Divide once by denominators that are at least 1 and used several times
+        (:func:`_share_reciprocals`; for the constants' gradient and the backward).
     """
     _check_dtype(dtype)
     inputs = [sym for sym, name in symbols if name.startswith("a")]
@@ -629,6 +695,8 @@ def lower(
     except Exception as exc:  # noqa: BLE001 - any SymPy failure is the formula's
         raise FormulaError(f"could not compile {what}: {exc}") from None
     assignments, reduced = _inline_reciprocals(list(assignments), list(reduced))
+    if share_reciprocals:
+        assignments, reduced = _share_reciprocals(assignments, reduced)
     assignments, reduced = _hoist_power_bases(assignments, reduced, temps_names)
     n_ops = count_operations([rhs for _, rhs in assignments] + list(reduced))
     if n_ops > max_operations:

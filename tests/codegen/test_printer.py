@@ -270,3 +270,70 @@ def test_out_of_range_literal_compiles_with_nvrtc() -> None:
         + body
     )
     nvrtc.compile(text, "sm_90", ())
+
+
+# -- shared reciprocals (constants' gradient and backward) ---------------------------
+
+C1, C2 = param_symbol(1), param_symbol(2)
+RATIONAL_SYMS = ((X, "a0"), (C0, "k0"), (C1, "k1"), (C2, "k2"))
+# a 1/1 "PAU": the denominator is at least 1 whatever x and the constants are
+RATIONAL = (C0 + C1 * X) / (1 + sp.Abs(C2 * X))
+
+
+def _divisions(low) -> int:
+    return sum(text.count("/") for text in (*low.statements, *low.results))
+
+
+def test_constants_gradient_divides_once_by_a_denominator_at_least_one() -> None:
+    """d/dc of a rational divides by the same denominator three times (twice by it,
+    once by its square); with share_reciprocals one division remains."""
+    dparams = tuple(sp.diff(RATIONAL, c) for c in (C0, C1, C2))
+    plain = lower(dparams, RATIONAL_SYMS, "float32", what="t")
+    shared = lower(dparams, RATIONAL_SYMS, "float32", what="t", share_reciprocals=True)
+    assert _divisions(plain) >= 3
+    assert _divisions(shared) == 1
+
+
+def test_denominators_that_may_be_small_keep_their_divisions() -> None:
+    """sin(x)/x and cos(x)/x share the denominator x, which may be subnormal (1/x
+    overflows): the divisions stay, as without share_reciprocals."""
+    exprs = (sp.sin(X) / X, sp.cos(X) / X, C0 / (X**2 + 1))
+    low = lower(exprs, SYMS, "float32", what="t", share_reciprocals=True)
+    assert _divisions(low) == 3
+    assert _divisions(lower(exprs, SYMS, "float32", what="t")) == 3
+
+
+def test_shared_reciprocal_constants_gradient_matches_float64() -> None:
+    """The cpp constants' gradient of a PAU-style rational (float32, reciprocal
+    shared) against float64 sums of the exact partial derivatives, from small to
+    large |x|."""
+    import numpy as np
+
+    import symnb
+    from symnb.backends import status
+
+    if not status("cpp").usable:
+        pytest.skip(f"cpp backend: {status('cpp').reason}")
+    values = {"a0": 0.03, "a1": 0.6, "a2": 2.3, "b1": 1.1, "b2": 4.4}
+    act = symnb.Activation(
+        "(a0 + a1*x + a2*x**2) / (1 + Abs(b1*x) + Abs(b2*x**2))", name="r22", **values
+    )
+    kernel = act.compile(backend="cpp", dtype="float32")
+    rng = np.random.default_rng(5)
+    x = np.concatenate(
+        [rng.normal(0, 3, 4000), rng.uniform(-1e4, 1e4, 500), [0.0, 1e-30, -1e-30]]
+    ).astype(np.float32)
+    g = rng.normal(size=x.size).astype(np.float32)
+    got = kernel.constant_gradient(x, g)
+    xs = sp.Symbol("x", real=True)
+    syms = {k: sp.Symbol(k, real=True) for k in values}
+    f = (syms["a0"] + syms["a1"] * xs + syms["a2"] * xs**2) / (
+        1 + sp.Abs(syms["b1"] * xs) + sp.Abs(syms["b2"] * xs**2)
+    )
+    x64, g64 = x.astype(np.float64), g.astype(np.float64)
+    for name, sym in syms.items():
+        d = sp.lambdify(xs, sp.diff(f, sym).subs({syms[k]: v for k, v in values.items()}))
+        terms = g64 * np.broadcast_to(d(x64), x64.shape)
+        ref = terms.sum()
+        scale = np.abs(terms).sum()
+        assert abs(got[name] - ref) <= 1e-5 * scale, (name, got[name], ref)
