@@ -197,8 +197,12 @@ def jax_runner(sizes, loss, X, y, batch, opt, init_model):
         )
         return (params, m, v, k), value
 
+    # a full batch needs no permutation (its gradient does not depend on the row
+    # order): no gather, as symnb's fit and the PyTorch loop below
+    gather = bs < n
+
     def epoch(state, perm, Xa, Ya):
-        Xp, Yp = Xa[perm], Ya[perm]
+        Xp, Yp = (Xa[perm], Ya[perm]) if gather else (Xa, Ya)
         xs = Xp[: full * bs].reshape(full, bs, -1)
         ys = Yp[: full * bs].reshape((full, bs) + Yp.shape[1:])
         state, values = lax.scan(step, state, (xs, ys))
@@ -223,7 +227,7 @@ def jax_runner(sizes, loss, X, y, batch, opt, init_model):
         state = holder["state"]
         value = None
         for _ in range(epochs):
-            perm = rng.permutation(n).astype(np.int32) if shuffle else identity
+            perm = rng.permutation(n).astype(np.int32) if shuffle and gather else identity
             state, value = epoch_jit(state, perm, Xj, Yj)
         jax.block_until_ready(state)
         holder["state"] = state
@@ -278,15 +282,18 @@ def torch_runner(sizes, loss, X, y, batch, opt, init_model, kind):
     def run(epochs, shuffle=True):
         total = 0.0
         for _ in range(epochs):
-            perm = torch.randperm(n) if shuffle else torch.arange(n)
+            perm = torch.randperm(n) if shuffle and bs < n else None
             total = 0.0
             for s in range(0, n, bs):
-                idx = perm[s : s + bs]
-                lv = forward_loss(Xt[idx], yt[idx])
+                if perm is None:  # in order (a full batch: no gather either)
+                    x, t = Xt[s : s + bs], yt[s : s + bs]
+                else:
+                    x, t = Xt[perm[s : s + bs]], yt[perm[s : s + bs]]
+                lv = forward_loss(x, t)
                 optimizer.zero_grad(set_to_none=True)
                 lv.backward()
                 optimizer.step()
-                total += float(lv.detach()) * len(idx) if not shuffle else 0.0
+                total += float(lv.detach()) * len(x) if not shuffle else 0.0
         return total / n if not shuffle else None
 
     return run
