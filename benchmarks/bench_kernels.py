@@ -264,7 +264,7 @@ PEERS = ("torch", "torch.compile", "jax.jit")
 def peer_contenders(name: str, x: np.ndarray, g: np.ndarray):
     """pass -> contender -> zero-argument callable: symnb cpp, PyTorch eager,
     torch.compile and jax.jit, for forward ('f') and forward+backward ('fb': the value
-    and g * f'(x); symnb: ``forward`` then ``backward``)."""
+    and g * f'(x); symnb: ``forward_and_backward``, one pass like JAX's fused vjp)."""
     import jax
     import torch
 
@@ -273,6 +273,7 @@ def peer_contenders(name: str, x: np.ndarray, g: np.ndarray):
     if k is None:
         raise RuntimeError(f"symnb cpp kernel for {name}: {how}")
     fwd, bwd = k
+    fused = symnb_activation(name).compile(backend="cpp").forward_and_backward
     out, out2 = np.empty_like(x), np.empty_like(x)
     xt, gt = torch.from_numpy(x), torch.from_numpy(g)
     ctf = torch.compile(tf)
@@ -306,7 +307,7 @@ def peer_contenders(name: str, x: np.ndarray, g: np.ndarray):
             "jax.jit": lambda: jfj(jx).block_until_ready(),
         },
         "fb": {
-            "symnb": lambda: (fwd(x, out), bwd(x, g, out2)),
+            "symnb": lambda: fused(x, g, out=(out, out2)),
             "torch": torch_fb(tf),
             "torch.compile": torch_fb(ctf),
             "jax.jit": lambda: jax.block_until_ready(jfbj(jx, jg)),

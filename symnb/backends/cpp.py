@@ -576,6 +576,7 @@ _ARGTYPES = {
     "forward": [_P, _P, _I64, _P],
     "backward": [_P, _P, _P, _I64, _P],
     "forward_derivative": [_P, _P, _P, _I64, _P],
+    "forward_backward": [_P, _P, _P, _P, _I64, _P],
     "constant_gradient": [_P, _P, _P, _I64, _P],
     "layer_forward": [_P, _P, _I64, _I64, _P, _P, _P],
     "layer_backward": [_P, _P, _P, _I64, _I64, _P, _P, _P],
@@ -712,6 +713,20 @@ class CppProgram(Program):
         b = x.itemsize
         for s, m in _chunks(n):
             fn(px + s * b, py + s * b, pd + s * b, m, pc)
+
+    def forward_backward(
+        self,
+        x: np.ndarray,
+        g: np.ndarray,
+        y: np.ndarray,
+        dx: np.ndarray,
+        params: np.ndarray,
+    ) -> None:
+        p, n, fn = self._ptr, x.size, self._c_forward_backward
+        px, py, pg, pd, pc = p(0, x), p(1, y), p(2, g), p(3, dx), p(4, params)
+        b = x.itemsize
+        for s, m in _chunks(n):
+            fn(px + s * b, pg + s * b, py + s * b, pd + s * b, m, pc)
 
     def constant_gradient(
         self, x: np.ndarray, g: np.ndarray, params: np.ndarray

@@ -402,6 +402,11 @@ class CudaProgram(Program):
     def forward_derivative(self, x, y, dy, params) -> None:
         self._launch("forward_derivative", x.size, (x, y, dy, np.int64(x.size), params))
 
+    def forward_backward(self, x, g, y, dx, params) -> None:
+        self._launch(
+            "forward_backward", x.size, (x, g, y, dx, np.int64(x.size), params)
+        )
+
     def constant_gradient(self, x, g, params):
         """Sum over elements of ``g * df/dc_k``: a float64 CuPy array of length k."""
         out = self._zeros(int(params.size))

@@ -269,13 +269,16 @@ def _check_fits(what: str, value: Any, dtype: np.dtype) -> None:
         )
 
 
-def _pair(out: Any) -> tuple[Any, Any]:
-    """``out`` of ``forward_with_derivative``: ``None`` or a pair of arrays."""
+def _pair(
+    out: Any, what: str = "(y_out, dy_out) of arrays for f(x) and f'(x)"
+) -> tuple[Any, Any]:
+    """``out`` of ``forward_with_derivative`` (or of ``forward_and_backward``, with
+    its ``what``): ``None`` or a pair of arrays."""
     if out is None:
         return None, None
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise TypeError(
-            "out must be a pair (y_out, dy_out) of arrays for f(x) and f'(x), or "
+            f"out must be a pair {what}, or "
             f"None; got {type(out).__name__}"
             + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else "")
         )
@@ -366,6 +369,35 @@ class Kernel(_SingleFormula):
         if x.size:
             self._program.forward_derivative(x, y, dy, self.params)
         return y, dy
+
+    def forward_and_backward(
+        self, x: Any, grad: Any, out: Any = None
+    ) -> tuple[Any, Any]:
+        """(f(x), grad * f'(x)) in one pass: the value and the gradient w.r.t. x for
+        a caller that has both x and the upstream gradient (a vjp, a recomputing
+        backward); ``out`` is a pair ``(y_out, dx_out)`` or None.
+
+        Each output may be ``x`` or ``grad`` itself (in place); they may not overlap
+        each other. One pass reads x and grad once and shares the work of f and f'
+        (``forward`` then ``backward`` reads x twice and computes the shared terms
+        twice)."""
+        x = self._input(x, "x")
+        grad = self._input(grad, "grad")
+        if grad.shape != x.shape:
+            raise ValueError(
+                f"grad has shape {grad.shape}; it must match x's {x.shape}"
+            )
+        y_out, dx_out = _pair(out, "(y_out, dx_out) of arrays for f(x) and grad*f'(x)")
+        y = self._output(y_out, x.shape, "out[0]", (x, grad))
+        dx = self._output(dx_out, x.shape, "out[1]", (x, grad))
+        if y_out is not None and dx_out is not None and _overlaps(y, dx):
+            raise ValueError(
+                "out[0] and out[1] overlap; f(x) and grad*f'(x) need two separate "
+                "arrays (either one may be x or grad itself)"
+            )
+        if x.size:
+            self._program.forward_backward(x, grad, y, dx, self.params)
+        return y, dx
 
     def constant_gradient(self, x: Any, grad: Any) -> dict[str, float]:
         """sum(grad * df/dc) for each constant c: the gradient a learnable constant gets."""

@@ -278,6 +278,21 @@ class NumpyProgram(Program):
         for fn, guard, out in order:
             c.run(fn, guard, (x,), consts, out)
 
+    def forward_backward(self, x, g, y, dx, params):
+        c = self.compiled[0]
+        consts = self._consts(params)
+        # y and dx may each be x or g: compute into scratch where an output would
+        # overwrite an input that a later pass still reads
+        fy = _scratch_if_aliased(_scratch_if_aliased(y, x), g)
+        c.run(c.f, c.guard_f, (x,), consts, fy)
+        d = _scratch_if_aliased(_scratch_if_aliased(dx, x), g)
+        c.run(c.df, c.guard_df, (x,), consts, d)
+        np.multiply(d, g, out=d)
+        if fy is not y:
+            y[...] = fy
+        if d is not dx:
+            dx[...] = d
+
     def constant_gradient(self, x, g, params):
         c = self.compiled[0]
         consts = self._consts(params)

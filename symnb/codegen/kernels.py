@@ -82,7 +82,13 @@ _LIBMVEC_BINARY = ("pow",)
 
 #: Logical entry-point names of each kind (the C symbols add ``symnb_``).
 ENTRY_POINTS = {
-    "elementwise": ("forward", "backward", "forward_derivative", "constant_gradient"),
+    "elementwise": (
+        "forward",
+        "backward",
+        "forward_derivative",
+        "forward_backward",
+        "constant_gradient",
+    ),
     "layer": (
         "layer_forward",
         "layer_backward",
@@ -518,6 +524,18 @@ SYMNB_KERNEL void symnb_forward_derivative(const symnb_real* SYMNB_RESTRICT x,
         symnb_fdf0(x[i], ${c}, &yv, &dyv);
         y[i] = yv;
         dy[i] = dyv;
+    }
+}
+
+SYMNB_KERNEL void symnb_forward_backward(const symnb_real* SYMNB_RESTRICT x,
+        const symnb_real* SYMNB_RESTRICT g, symnb_real* SYMNB_RESTRICT y,
+        symnb_real* SYMNB_RESTRICT dx, symnb_i64 n, const symnb_real* SYMNB_RESTRICT c) {
+    ${constants}${loop}
+        symnb_real yv, dyv;
+        symnb_fdf0(x[i], ${c}, &yv, &dyv);
+        const symnb_real gv = g[i];  /* read before y or dx (either may be x or g) */
+        y[i] = yv;
+        dx[i] = gv * dyv;
     }
 }
 """

@@ -834,16 +834,24 @@ def test_program_argument_lists_match_the_abi():
     prog.forward(x, y, c)
     prog.backward(x, x, dy, c)
     prog.forward_derivative(x, y, dy, c)
+    prog.forward_backward(x, x, y, dy, c)
     out = prog.constant_gradient(x, x, c)
     assert out.dtype == np.float64 and out.shape == (2,) and not out.any()
     names = [c_[0] for c_ in calls]
-    assert names == ["forward", "backward", "forward_derivative", "constant_gradient"]
+    assert names == [
+        "forward",
+        "backward",
+        "forward_derivative",
+        "forward_backward",
+        "constant_gradient",
+    ]
     _, grid, block, args = calls[0]
     assert grid == (4,) and block == (256,)
     assert args[2] == 1000 and isinstance(args[2], np.int64)
-    assert calls[3][3][2] is out  # the zeroed double accumulator
+    assert calls[3][3][:4] == (x, x, y, dy) and calls[3][3][4] == 1000
+    assert calls[4][3][2] is out  # the zeroed double accumulator
     prog.constant_gradient(x, x, np.zeros(0, np.float32))  # k = 0: no launch
-    assert len(calls) == 4
+    assert len(calls) == 5
 
 
 def test_program_layer_and_loss_arguments():

@@ -24,6 +24,7 @@ def test_entry_points_follow_the_abi() -> None:
         "forward": "symnb_forward",
         "backward": "symnb_backward",
         "forward_derivative": "symnb_forward_derivative",
+        "forward_backward": "symnb_forward_backward",
         "constant_gradient": "symnb_constant_gradient",
     }
     t = src.text
