@@ -14,8 +14,8 @@ usable at all (the reason is printed).
 
 What is checked
 ---------------
-* every library activation, float32 and float64: forward, forward_with_derivative (f and
-  f'), backward, against a float64 NumPy evaluation of the same SymPy expressions
+* every library activation, float32 and float64: forward, forward_with_derivative (f
+  and f'), backward, forward_and_backward (f and grad * f'), against a float64 NumPy evaluation of the same SymPy expressions
   (independent of symnb's numpy backend), on a grid with 0, +-1e-8, +-1, +-20, +-88,
   +-100, +-1e4 and random points; NaN in gives NaN out;
 * every library loss, float32 and float64: value (mean) and gradient;
@@ -244,12 +244,15 @@ def check_activation(symnb, cp, name: str, dtype: str) -> None:
     y2, dy = (cp.asnumpy(a) for a in k.forward_with_derivative(x))
     g_host = np.random.default_rng(1).standard_normal(x.size).astype(dtype)
     dx = cp.asnumpy(k.backward(x, cp.asarray(g_host)))
+    y3, dx3 = (cp.asnumpy(a) for a in k.forward_and_backward(x, cp.asarray(g_host)))
     problems = []
     for what, got, ref, scale in (
         ("f", y, ref_f, None),
         ("f (fused)", y2, ref_f, None),
         ("f'", dy, ref_df, None),
         ("backward", dx, g_host.astype(np.float64) * ref_df, g_host),
+        ("f (forward_and_backward)", y3, ref_f, None),
+        ("grad (forward_and_backward)", dx3, g_host.astype(np.float64) * ref_df, g_host),
     ):
         ok, msg = compare(got, ref, dtype, scale=scale)
         if not ok:
