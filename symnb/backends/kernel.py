@@ -169,6 +169,21 @@ class _Checked:
             )
         return y, dy
 
+    def _forward_and_backward_outputs(
+        self, out: Any, x: Any, grad: Any
+    ) -> tuple[Any, Any]:
+        """Outputs of ``forward_and_backward``: either may be ``x`` or ``grad``
+        itself, but not each other."""
+        y_out, dx_out = _pair(out, "(y_out, dx_out) of arrays for f(x) and grad*f'(x)")
+        y = self._output(y_out, x.shape, "out[0]", (x, grad))
+        dx = self._output(dx_out, x.shape, "out[1]", (x, grad))
+        if y_out is not None and dx_out is not None and _overlaps(y, dx):
+            raise ValueError(
+                "out[0] and out[1] overlap; f(x) and grad*f'(x) need two separate "
+                "arrays (either one may be x or grad itself)"
+            )
+        return y, dx
+
     def _output(self, out: Any, shape: tuple, name: str, inputs: tuple) -> Any:
         xp = self.xp
         if out is None:
@@ -192,6 +207,12 @@ class _Checked:
                     "input itself"
                 )
         return out
+
+
+def _check_grad_shape(grad: Any, x: Any) -> None:
+    """grad must have x's shape (the kernels read grad at x's positions)."""
+    if grad.shape != x.shape:
+        raise ValueError(f"grad has shape {grad.shape}; it must match x's {x.shape}")
 
 
 def _real_array(xp: Any, a: Any, name: str) -> Any:
@@ -350,10 +371,7 @@ class Kernel(_SingleFormula):
         """grad * f'(x): the gradient w.r.t. x given the gradient w.r.t. f(x)."""
         x = self._input(x, "x")
         grad = self._input(grad, "grad")
-        if grad.shape != x.shape:
-            raise ValueError(
-                f"grad has shape {grad.shape}; it must match x's {x.shape}"
-            )
+        _check_grad_shape(grad, x)
         dx = self._output(out, x.shape, "out", (x, grad))
         if x.size:
             self._program.backward(x, grad, dx, self.params)
@@ -383,18 +401,8 @@ class Kernel(_SingleFormula):
         twice)."""
         x = self._input(x, "x")
         grad = self._input(grad, "grad")
-        if grad.shape != x.shape:
-            raise ValueError(
-                f"grad has shape {grad.shape}; it must match x's {x.shape}"
-            )
-        y_out, dx_out = _pair(out, "(y_out, dx_out) of arrays for f(x) and grad*f'(x)")
-        y = self._output(y_out, x.shape, "out[0]", (x, grad))
-        dx = self._output(dx_out, x.shape, "out[1]", (x, grad))
-        if y_out is not None and dx_out is not None and _overlaps(y, dx):
-            raise ValueError(
-                "out[0] and out[1] overlap; f(x) and grad*f'(x) need two separate "
-                "arrays (either one may be x or grad itself)"
-            )
+        _check_grad_shape(grad, x)
+        y, dx = self._forward_and_backward_outputs(out, x, grad)
         if x.size:
             self._program.forward_backward(x, grad, y, dx, self.params)
         return y, dx
@@ -403,10 +411,7 @@ class Kernel(_SingleFormula):
         """sum(grad * df/dc) for each constant c: the gradient a learnable constant gets."""
         x = self._input(x, "x")
         grad = self._input(grad, "grad")
-        if grad.shape != x.shape:
-            raise ValueError(
-                f"grad has shape {grad.shape}; it must match x's {x.shape}"
-            )
+        _check_grad_shape(grad, x)
         if not self._names:
             return {}
         if x.size == 0:
@@ -530,6 +535,7 @@ class LayerKernel(_Checked):
         """grad * f_j'(x[:, j]) column-wise."""
         x = self._input2d(x, "x")
         grad = self._input2d(grad, "grad")
+        _check_grad_shape(grad, x)
         dx = self._output(out, x.shape, "out", (x, grad))
         if x.size:
             self._program.layer_backward(
@@ -547,10 +553,39 @@ class LayerKernel(_Checked):
             )
         return y, dy
 
+    def forward_and_backward(
+        self, x: Any, grad: Any, out: Any = None
+    ) -> tuple[Any, Any]:
+        """(f(x), grad * f'(x)) column-wise; ``out`` is a pair ``(y_out, dx_out)`` or
+        None, each may be ``x`` or ``grad`` itself, not each other.
+
+        The layer's one pass computes f and f' together (``forward_with_derivative``)
+        and a multiplication by ``grad`` follows; elementwise kernels do both in one
+        pass (:meth:`Kernel.forward_and_backward`)."""
+        x = self._input2d(x, "x")
+        grad = self._input2d(grad, "grad")
+        _check_grad_shape(grad, x)
+        y, dx = self._forward_and_backward_outputs(out, x, grad)
+        if x.size:
+            xp = self.xp
+            # an output that is grad is written last: grad is read by the product
+            y_t = xp.empty_like(x) if _overlaps(y, grad) else y
+            d_t = xp.empty_like(x) if _overlaps(dx, grad) else dx
+            self._program.layer_forward_derivative(
+                x, y_t, d_t, self.ids, self.offsets, self.params
+            )
+            xp.multiply(d_t, grad, out=d_t)
+            if d_t is not dx:
+                dx[...] = d_t
+            if y_t is not y:
+                y[...] = y_t
+        return y, dx
+
     def constant_gradient(self, x: Any, grad: Any) -> Any:
         """sum over the batch of grad * df_j/dc, in ``params``' layout (float64)."""
         x = self._input2d(x, "x")
         grad = self._input2d(grad, "grad")
+        _check_grad_shape(grad, x)
         if self.params.size == 0 or x.size == 0:
             return np.zeros(self.params.size, dtype=np.float64)
         out = self._program.layer_constant_gradient(

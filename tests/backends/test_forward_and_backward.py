@@ -116,3 +116,50 @@ def test_bad_arguments_are_refused():
     empty = np.empty(0, np.float32)
     y, dx = k.forward_and_backward(empty, empty)
     assert y.shape == (0,) and dx.shape == (0,)
+
+
+def _layer(backend, dtype="float32"):
+    acts = [
+        _activation("swish-beta"),
+        symnb.activation("relu"),
+        _activation("pau"),
+        symnb.activation("gelu_tanh"),
+        _activation("swish-beta").with_constants(beta=0.4),
+    ]
+    return symnb.compile_layer(acts, backend=backend, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_layer_matches_forward_then_backward(backend, dtype):
+    layer = _layer(backend, dtype)
+    xp = layer.xp
+    rng = np.random.default_rng(4)
+    x = xp.asarray(rng.normal(0, 3, (301, 5)).astype(dtype))
+    g = xp.asarray(rng.normal(size=(301, 5)).astype(dtype))
+    y, dx = layer.forward_and_backward(x, g)
+    tol = 4 * np.finfo(dtype).eps
+    np.testing.assert_allclose(_host(y), _host(layer.forward(x)), rtol=tol, atol=tol)
+    np.testing.assert_allclose(
+        _host(dx), _host(layer.backward(x, g)), rtol=tol, atol=tol
+    )
+    for y_at, dx_at in (("x", "g"), ("g", "x"), ("g", None), (None, "g")):
+        xc, gc = x.copy(), g.copy()
+        where = {"x": xc, "g": gc, None: None}
+        y2, dx2 = layer.forward_and_backward(xc, gc, out=(where[y_at], where[dx_at]))
+        np.testing.assert_array_equal(_host(y2), _host(y))
+        np.testing.assert_array_equal(_host(dx2), _host(dx))
+
+
+def test_layer_grad_of_another_batch_size_is_refused():
+    """grad with fewer rows than x was read out of bounds by the layer's backward
+    (garbage in the rows beyond grad's); every entry point taking grad refuses it."""
+    layer = _layer("cpp")
+    x = np.ones((6, 5), np.float32)
+    g = np.ones((2, 5), np.float32)
+    for call in (
+        lambda: layer.backward(x, g),
+        lambda: layer.constant_gradient(x, g),
+        lambda: layer.forward_and_backward(x, g),
+    ):
+        with pytest.raises(ValueError, match=r"grad has shape \(2, 5\); it must match"):
+            call()
