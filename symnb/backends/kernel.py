@@ -85,6 +85,15 @@ class _Checked:
         of the kernel's own module (training loops call this every step)."""
         xp = self.xp
         vals = xp.asarray(values)
+        size = int(self._params.size)
+        if positions is None:
+            if vals.shape != (size,):
+                raise ValueError(
+                    f"write_params: values has shape {vals.shape}; it must hold one "
+                    f"value per constant, shape ({size},) (or pass positions)"
+                )
+        else:
+            positions = self._checked_positions(positions, vals.shape, size)
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
             stored = vals.astype(self.dtype)
             bad = ~xp.isfinite(stored) | ((vals != 0) & (stored == 0))
@@ -96,6 +105,38 @@ class _Checked:
             self._params[...] = stored
         else:
             self._params[positions] = stored
+
+    def _checked_positions(self, positions: Any, shape: tuple, size: int) -> Any:
+        """``positions`` as an integer array of ``shape`` with entries in
+        [0, size). On CuPy the last array checked is remembered (training loops
+        pass the same one every step, and the range check costs a device sync):
+        change a positions array in place and its new entries are not checked."""
+        known = getattr(self, "_known_positions", None)
+        if (
+            self.xp is not np
+            and known is not None
+            and known[0] is positions
+            and known[1] == shape
+        ):
+            return known[2]
+        pos = self.xp.asarray(positions)
+        if pos.dtype.kind not in "iu":
+            raise TypeError(
+                f"write_params: positions has dtype {pos.dtype}; it must hold "
+                "integer indices into params"
+            )
+        if pos.shape != shape:
+            raise ValueError(
+                f"write_params: positions has shape {pos.shape} and values "
+                f"{shape}; they must match (one value per position)"
+            )
+        if pos.size and (int(pos.min()) < 0 or int(pos.max()) >= size):
+            raise IndexError(
+                f"write_params: positions must be in [0, {size}) (params has {size} "
+                f"entries); got {int(pos.min())}..{int(pos.max())}"
+            )
+        self._known_positions = (positions, shape, pos)
+        return pos
 
     def _param_label(self, index: int) -> str:
         return f"params[{index}]"

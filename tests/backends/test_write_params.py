@@ -55,3 +55,30 @@ def test_layer_learnable_constant_that_does_not_fit_is_refused(backend):
     with pytest.raises(symnb.FormulaError, match=r"'beta'.*does not fit.*float32"):
         la.set_values(la.xp.asarray(np.array([1e300])))
     assert la.kernel.constants == {"beta": 1.5}
+
+
+def test_write_params_shapes_and_positions_are_checked():
+    """A values array of the wrong length used to broadcast (one value written to
+    every constant) or fail with NumPy's message; positions out of range, of a
+    float dtype or of another shape than values are refused, and nothing is
+    written."""
+    k = symnb.Activation(
+        "a*x + b*x**2 + c", name="quad", a=1.0, b=2.0, c=3.0
+    ).compile(backend="numpy")
+    before = np.array(k.params, copy=True)
+    cases = [
+        (ValueError, r"values has shape \(1,\); it must hold one value per constant, "
+         r"shape \(3,\)", (np.array([9.0]), None)),
+        (ValueError, r"values has shape \(2, 3\)", (np.ones((2, 3)), None)),
+        (IndexError, r"positions must be in \[0, 3\)", (np.array([9.0]), np.array([3]))),
+        (IndexError, r"positions must be in \[0, 3\)", (np.array([9.0]), np.array([-1]))),
+        (TypeError, r"positions has dtype float64", (np.array([9.0]), np.array([1.0]))),
+        (ValueError, r"positions has shape \(2,\) and values \(1,\)",
+         (np.array([9.0]), np.array([0, 1]))),
+    ]
+    for error, message, (values, positions) in cases:
+        with pytest.raises(error, match=message):
+            k.write_params(values, positions)
+        np.testing.assert_array_equal(k.params, before)
+    k.write_params(np.array([5.0, 6.0]), np.array([2, 0]))
+    np.testing.assert_array_equal(k.params, [6.0, 2.0, 5.0])
