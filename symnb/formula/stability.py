@@ -100,6 +100,12 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 if rest.has(sp.Symbol):
                     note(f"rewrote log(1 + {_fmt(rest)}) as log1p({_fmt(rest)})")
                     return log1p(rest)
+        # log1p(exp(u)) -> softplus(u): exp(u) overflows long before the value does
+        if isinstance(e, log1p):
+            u = _exp_arg(e.args[0])
+            if u is not None:
+                note(f"rewrote log1p(exp({_fmt(u)})) as softplus({_fmt(u)})")
+                return softplus(u)
         # 1 +- erf(u) -> erfc(-+u); 1 +- tanh(u) -> 2 sigmoid(+-2u): no cancellation in the tail
         if isinstance(e, sp.Add) and len(e.args) == 2 and sp.S.One in e.args:
             other = e.args[0] if e.args[1] is sp.S.One else e.args[1]

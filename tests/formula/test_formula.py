@@ -86,6 +86,28 @@ def test_naive_softplus_is_rewritten_with_a_note_and_stays_finite():
     np.testing.assert_allclose(y, [100.0, 1e4, 0.0], rtol=1e-6)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "cpp"])
+def test_log1p_of_exp_is_softplus_inside_a_product(backend):
+    """x*log1p(exp(-x)) was -inf at x = -100 in float32 (exp(100) overflows; the
+    value is -1e4): log1p(exp(u)) is rewritten as softplus(u). Values and
+    derivatives against mpmath (60 digits)."""
+    if backend == "cpp" and not status("cpp").usable:
+        pytest.skip(f"cpp backend: {status('cpp').reason}")
+    a = symnb.Activation("x*log1p(exp(-x))")
+    assert any("log1p(exp(-x)) as softplus(-x)" in n for n in a.notes)
+    xs = [-1e4, -100.0, -30.0, -3.0, -1e-3, 0.0, 0.5, 3.0, 30.0, 100.0]
+    k = a.compile(backend=backend, dtype="float32")
+    y, dy = k.forward_with_derivative(np.array(xs, np.float32))
+    mpmath.mp.dps = 60
+    for xi, yi, di in zip(xs, y, dy):
+        t = mpmath.mpf(xi)
+        f = lambda v: v * mpmath.log1p(mpmath.exp(-v))  # noqa: E731
+        ref, dref = f(t), mpmath.diff(f, t)
+        assert abs(yi - float(ref)) <= 2e-5 * abs(float(ref)) + 1e-6 * max(1, abs(xi))
+        scale = max(1.0, abs(xi), abs(xi * float(dref)))
+        assert abs(di - float(dref)) <= 2e-5 * abs(float(dref)) + 1e-6 * scale
+
+
 def test_naive_sigmoid_and_log_cosh_are_stable_in_float32():
     k = symnb.Activation("1/(1 + exp(-x))").compile(backend="numpy")
     y, dy = k.forward_with_derivative(np.array([-100.0, 100.0, -1e4], dtype=np.float32))
