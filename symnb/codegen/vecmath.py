@@ -330,10 +330,6 @@ SYMNB_FN double symnb_vm_log1p_d(double e) {
 }
 #endif""".replace("REDUCE_D", _REDUCE_D)
 
-# float32 sigmoid in float arithmetic (16 lanes, not the double cores' 8): e = exp(-|u|)
-# as eh + el (Fast2Sum of 1 + expm1(r), scaled by 2^k exactly), d + dl = 1 + e, and one
-# correction step on q = n/d (the residual by fma): within ~0.5 ulp + a few 1e-2, where
-# the plain float chain 1/(1+e), e/(1+e) is up to 1.46 ulps (PyTorch's sigmoid 1.14).
 # e = exp(-|x|) in float as eh + el: Fast2Sum of 1 + expm1(r), scaled by 2^k exactly
 # (2^(k+25) 2^-25, both products exact while e is normal); |x| beyond 104: e is 0 in
 # float; NaN passes. Shared text, so a kernel using sigmoid and softplus computes it once.

@@ -320,8 +320,7 @@ class FusedStep:
     def gradient(self, model: Any, X: np.ndarray, T: np.ndarray, l1: float, l2: float):
         """Loss and gradient (into ``model._flat_grad``), no update; -> (loss, status)."""
         rows = int(X.shape[0])
-        self.bind(model, rows)
-        self._version += 1
+        self.bind(model, rows)  # bumps the version: the scalars change below too
         self.scalars[:] = 0.0
         self.scalars[7], self.scalars[8] = l1, l2
         loss = self._fn(

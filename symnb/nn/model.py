@@ -29,7 +29,14 @@ from . import metrics as metrics_mod
 from .layers import Dense, LayerActivation, resolve_activation
 from .losses import SoftmaxCrossEntropy, TrainingLoss, resolve_loss
 from .optim import Parameter, Parameters
-from .train import History, TrainingDiverged, _Diverged, deferred_interrupts, run_epoch
+from .train import (
+    History,
+    TrainingDiverged,
+    _Diverged,
+    deferred_interrupts,
+    epoch_order,
+    run_epoch,
+)
 from .train import fit as _fit
 
 __all__ = ["MLP", "load"]
@@ -963,9 +970,7 @@ class MLP:
             raise ValueError(
                 f"batch_size must be a positive integer, got {batch_size!r}"
             )
-        # a full batch needs no permutation (its gradient does not depend on the order)
-        full = batch_size >= n
-        order = self._shuffle_rng(seed).permutation(n) if shuffle and not full else None
+        order = epoch_order(self._shuffle_rng(seed), n, batch_size, shuffle)
         with deferred_interrupts() as interrupts:
             loss, steps, stop = run_epoch(
                 self,

@@ -561,14 +561,19 @@ def check_runs_per_task(runs_per_task: Any) -> int | None:
     return runs_per_task
 
 
-def _chunks(todo: Sequence[Run], size: int) -> list[list[Run]]:
-    """``todo`` in groups of at most ``size`` runs on the same data set."""
+def _by_data(todo: Sequence[Run]) -> list[list[Run]]:
+    """``todo``'s runs grouped by data set (a task trains on one data set)."""
     by_data: dict[int, list[Run]] = {}
     for run in todo:
         by_data.setdefault(id(run.data), []).append(run)
+    return list(by_data.values())
+
+
+def _chunks(todo: Sequence[Run], size: int) -> list[list[Run]]:
+    """``todo`` in groups of at most ``size`` runs on the same data set."""
     return [
         group[i : i + size]
-        for group in by_data.values()
+        for group in _by_data(todo)
         for i in range(0, len(group), size)
     ]
 
@@ -580,11 +585,8 @@ def _tapered_chunks(todo: Sequence[Run], n_workers: int) -> list[list[Run]]:
     instead of one waiting for the other's last long task. One data set per task."""
     size = auto_runs_per_task(len(todo), n_workers)
     smallest = max(1, size // 3)
-    by_data: dict[int, list[Run]] = {}
-    for run in todo:
-        by_data.setdefault(id(run.data), []).append(run)
     left, chunks = len(todo), []
-    for group in by_data.values():
+    for group in _by_data(todo):
         i = 0
         while i < len(group):
             share = math.ceil(left / (2 * max(1, n_workers)))

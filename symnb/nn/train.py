@@ -417,6 +417,15 @@ def _fused_epoch(
     return impl.epoch_runner(model, X, T, optimizer, l1, l2, batch_size)
 
 
+def epoch_order(
+    rng: np.random.Generator, n: int, batch_size: int, shuffle: bool
+) -> np.ndarray | None:
+    """The rows' order for one epoch: a permutation, or None (rows in order) when not
+    shuffling or for a full batch, whose gradient does not depend on the row order
+    (only the summation's rounding does): no permutation and no gather then."""
+    return rng.permutation(n) if shuffle and batch_size < n else None
+
+
 def run_epoch(
     model: Any,
     X: Any,
@@ -615,9 +624,7 @@ def fit(
                 if call_all("on_epoch_begin", epoch, {}):
                     stop_reason = "callback"
                     break
-                # a full batch's gradient does not depend on the row order (only the
-                # summation's rounding does): no permutation and no gather then
-                order = rng.permutation(n) if shuffle and batch_size < n else None
+                order = epoch_order(rng, n, batch_size, shuffle)
                 t0 = time.perf_counter()
                 try:
                     loss, steps, stop = run_epoch(
