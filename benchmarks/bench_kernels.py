@@ -344,7 +344,8 @@ def peers_main(names, sizes, rounds: int, budget: float, threads) -> None:
     )
     print(
         f"- torch {torch.__version__} ({torch.get_num_threads()} threads), "
-        f"jax {jax.__version__}; XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}"
+        f"jax {jax.__version__}; XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}; "
+        f"CPUs this process may use: {len(os.sched_getaffinity(0))}"
     )
     print(
         f"- float32, x ~ N(0, 3); {rounds} interleaved rounds, median of medians; "
@@ -464,6 +465,11 @@ def main(argv: list[str] | None = None) -> None:
         if threads:
             import torch
 
+            if threads == 1:
+                # XLA's CPU backend splits a large elementwise loop over its own
+                # thread pool whatever XLA_FLAGS say (gelu_tanh at 1e6: 1.8 CPUs
+                # busy); one CPU for the whole process makes "one thread" true
+                os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
             torch.set_num_threads(threads)
             os.environ.setdefault(
                 "XLA_FLAGS",

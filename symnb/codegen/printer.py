@@ -85,6 +85,7 @@ _ALLOWED_FUNCS = frozenset(LIBM_FUNCS) | {
     "logsigmoid",
     "tanh_softplus",
     "sech2_softplus",
+    "sigmoid_mul",
 }
 
 
@@ -94,10 +95,39 @@ class tanh_softplus(sp.Function):
     nargs = 1
 
 
+class sigmoid_mul(sp.Function):
+    """sigmoid(u) as a factor of a product with a variable co-factor (``x*sigmoid(x)``).
+
+    In float32 on the CPU it is the plain ``1/(1 + e)`` chain (up to 1.46 ulps, 24% less
+    time for silu's forward) where a standalone sigmoid gets the corrected quotient
+    (0.65 ulps): the product carries its co-factor's rounding anyway, and stays far
+    inside the float32 rule (2e-5 relative).
+    """
+
+    nargs = 1
+
+
 class sech2_softplus(sp.Function):
     """1/cosh(softplus(u))**2 = 1 - tanh(softplus(u))**2, as a rational function of exp."""
 
     nargs = 1
+
+
+def _merge_guard(expr: sp.Piecewise) -> sp.Piecewise:
+    """``c ? (p ? A : E) : E`` as ``(c & p) ? A : E``: a regime guarded by the
+    constants' values (robust.regimes) costs one select per element, not two (PAU 5/4
+    forward, 1e6, one thread: 330 -> 300 us). The same value wherever it is defined."""
+    if len(expr.args) != 2 or expr.args[1].cond != True:  # noqa: E712 - SymPy true
+        return expr
+    (inner, guard), (rest, _) = expr.args
+    if (
+        isinstance(inner, sp.Piecewise)
+        and len(inner.args) == 2
+        and inner.args[1].cond == True  # noqa: E712
+        and inner.args[1].expr == rest
+    ):
+        return sp.Piecewise((inner.args[0].expr, sp.And(guard, inner.args[0].cond)), (rest, True))
+    return expr
 
 
 def _check_dtype(dtype: str) -> None:
@@ -249,6 +279,19 @@ class KernelPrinter(C99CodePrinter):
     def _print_sigmoid(self, expr: sp.Expr) -> str:
         return f"symnb_sigmoid({self._print(expr.args[0])})"
 
+    def _print_sigmoid_mul(self, expr: sp.Expr) -> str:
+        return f"symnb_sigmoid_mul({self._print(expr.args[0])})"
+
+    def _print_Mul(self, expr: sp.Expr) -> str:
+        if self.dtype == "float32" and sum(not a.is_number for a in expr.args) >= 2:
+            args = [
+                sigmoid_mul(a.args[0]) if type(a).__name__ == "sigmoid" else a
+                for a in expr.args
+            ]
+            if args != list(expr.args):
+                expr = sp.Mul(*args, evaluate=False)
+        return super()._print_Mul(expr)
+
     def _print_softplus(self, expr: sp.Expr) -> str:
         return f"symnb_softplus({self._print(expr.args[0])})"
 
@@ -288,6 +331,7 @@ class KernelPrinter(C99CodePrinter):
         return f"symnb_heaviside({u}, {self._print(h0)})"
 
     def _print_Piecewise(self, expr: sp.Piecewise) -> str:
+        expr = _merge_guard(expr)
         pairs = list(expr.args)
         last = "SYMNB_NAN"
         if pairs[-1].cond == True:
@@ -499,19 +543,56 @@ def _horner(expr: sp.Expr, variables: list) -> sp.Expr:
     def is_sum(e: sp.Basic) -> bool:
         return isinstance(e, sp.Add) and len(e.args) >= 3
 
+    def horner_in(e: sp.Expr, v: sp.Symbol) -> sp.Expr | None:
+        try:
+            poly = sp.Poly(e, v)
+        except sp.PolynomialError:
+            return None
+        if poly.degree() >= 3 and not any(c.has(v) for c in poly.coeffs()):
+            return sp.horner(e, wrt=v)
+        return None
+
     def rewrite(e: sp.Add) -> sp.Expr:
         for v in variables:
             if v not in e.free_symbols:
                 continue
-            try:
-                poly = sp.Poly(e, v)
-            except sp.PolynomialError:
-                continue
-            if poly.degree() >= 3 and not any(c.has(v) for c in poly.coeffs()):
-                return sp.horner(e, wrt=v)
+            done = horner_in(e, v)
+            if done is None:
+                done = _horner_in_abs(e, v, horner_in)
+            if done is not None:
+                return done
         return e
 
     return expr.replace(is_sum, rewrite)
+
+
+def _horner_in_abs(e: sp.Expr, v: sp.Symbol, horner_in) -> sp.Expr | None:
+    """A sum that is a polynomial in ``|v|`` (``1 + |b1 x| + |b2| x**2 + |b3 x**3| +
+    |b4| x**4``, PAU's safe denominator) as a Horner scheme in ``|v|``: four fused
+    multiply-adds instead of ten products, powers and sums. ``|c v| = |c| |v|`` and
+    ``v**(2m) = |v|**(2m)`` are exact in floating point; every term is >= 0, so no
+    cancellation either way. None when ``e`` is not such a polynomial."""
+    w = sp.Dummy("w", nonnegative=True)
+
+    def split(t: sp.Abs) -> sp.Expr:
+        return sp.Mul(*[sp.Abs(f) for f in t.args[0].args])
+
+    u = e.replace(lambda t: isinstance(t, sp.Abs) and isinstance(t.args[0], sp.Mul), split)
+    u = u.replace(
+        lambda t: isinstance(t, sp.Abs) and isinstance(t.args[0], sp.Pow)
+        and t.args[0].base == v and t.args[0].exp.is_Integer,
+        lambda t: w ** t.args[0].exp,
+    )
+    u = u.xreplace({sp.Abs(v): w})
+    u = u.replace(
+        lambda t: isinstance(t, sp.Pow) and t.base == v and t.exp.is_Integer
+        and t.exp.is_even,
+        lambda t: w**t.exp,
+    )
+    if v in u.free_symbols:
+        return None
+    done = horner_in(u, w)
+    return None if done is None else done.xreplace({w: sp.Abs(v)})
 
 
 def count_operations(exprs: list[sp.Basic]) -> int:
@@ -788,6 +869,20 @@ _HELPERS = {
     return u >= 0.0 ? r : e * r;
 }""",
     },
+    "symnb_sigmoid_mul": {
+        "float32": """SYMNB_FN symnb_real symnb_sigmoid_mul(symnb_real u) {
+#ifdef __CUDACC__
+    const float e = symnb_exp_neg(-fabsf(u));
+    return (u >= 0.0F ? 1.0F : e) / (1.0F + e);
+#else
+    return symnb_vm_sigmoid_mul_f(u);
+#endif
+}""",
+        "float64": """SYMNB_FN symnb_real symnb_sigmoid_mul(symnb_real u) {
+    const symnb_real e = symnb_exp_neg(-fabs(u));
+    return (u >= 0.0 ? 1.0 : e) / (1.0 + e);
+}""",
+    },
     "symnb_softplus": {
         "float32": """SYMNB_FN symnb_real symnb_softplus(symnb_real u) {
 #ifdef __CUDACC__
@@ -873,6 +968,7 @@ def prelude(dtype: str = "float32", used: frozenset | None = None) -> str:
 _HELPER_NEEDS = {
     **vecmath.NEEDS,
     "symnb_sigmoid": ("symnb_exp_neg", "symnb_vm_sigmoid_f"),
+    "symnb_sigmoid_mul": ("symnb_exp_neg", "symnb_vm_sigmoid_f"),
     "symnb_tanh_softplus": ("symnb_exp_neg",),
     "symnb_sech2_softplus": ("symnb_exp_neg",),
     "symnb_softplus": ("symnb_exp_neg", "symnb_log1p_unit", "symnb_vm_sigmoid_f"),

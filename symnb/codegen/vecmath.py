@@ -349,6 +349,7 @@ _EXP_NEG_HL32 = """    const float ax = fabsf(x);
 # the double cores' 8). sigmoid: d + dl = 1 + eh and one correction step on q = n/d (the
 # residual by fma): max 0.65 ulps where the plain float chain 1/(1+e), e/(1+e) is up to
 # 1.46 (PyTorch's sigmoid as softplus' f': 1.14); el would give 0.57 at +16% time.
+# symnb_vm_sigmoid_mul_f is that plain chain, for a sigmoid times a variable factor.
 # log1p: in float from eh + el, max 0.99 ulps (PyTorch's softplus 1.45).
 _SIGMOID32 = """#ifndef __CUDACC__
 SYMNB_FN float symnb_vm_sigmoid_f(float x) {
@@ -362,6 +363,13 @@ EXP_NEG_HL
     const float rem = __builtin_fmaf(-q, d, n);  /* n - q d */
     (void)el;
     return __builtin_fmaf(rem - q * dl, ri, q);
+}
+SYMNB_FN float symnb_vm_sigmoid_mul_f(float x) {
+    /* the plain chain n / (1 + e), up to 1.46 ulps, for a sigmoid that is a factor of a
+       product (x*sigmoid(x)): 24% less time for silu's forward (1e6, one thread) */
+EXP_NEG_HL
+    (void)el;
+    return (x >= 0.0F ? 1.0F : eh) / (1.0F + eh);
 }
 SYMNB_FN float symnb_vm_log1p_exp_f(float x, float a, float sg) {
     /* a + sg log1p(exp(-|x|)), sg = +-1 (softplus, logsigmoid): 1 + e = 2^j (1 + f + fl),

@@ -337,3 +337,96 @@ def test_shared_reciprocal_constants_gradient_matches_float64() -> None:
         ref = terms.sum()
         scale = np.abs(terms).sum()
         assert abs(got[name] - ref) <= 1e-5 * scale, (name, got[name], ref)
+
+
+def test_sigmoid_times_a_variable_uses_the_plain_quotient_in_float32() -> None:
+    """x*sigmoid(x) prints the product's sigmoid (symnb_sigmoid_mul, no correction
+    step); a sigmoid alone or scaled by a number keeps the corrected one; float64
+    never switches."""
+    assert "symnb_sigmoid_mul(a0)" in p32(X * sigmoid(X))
+    assert "symnb_sigmoid_mul" in p32(X * sigmoid(C0 * X) * sigmoid(-X))
+    for alone in (sigmoid(X), 2 * sigmoid(X), sigmoid(X) + X):
+        text = p32(alone)
+        assert "symnb_sigmoid(" in text and "symnb_sigmoid_mul" not in text, text
+    assert "symnb_sigmoid_mul" not in p64(X * sigmoid(X))
+
+
+def test_polynomial_in_abs_is_a_horner_scheme() -> None:
+    """PAU's safe denominator 1 + |b1 x| + |b2| x^2 + |b3 x^3| + |b4| x^4 is printed as
+    Horner's rule in |x| (no power or product of x left), and a sum that is not a
+    polynomial in |x| (x**3 is odd) keeps its form."""
+    b = [param_symbol(i) for i in range(1, 5)]
+    den = 1 + sp.Abs(b[0] * X) + sp.Abs(b[1]) * X**2 + sp.Abs(b[2] * X**3) + (
+        sp.Abs(b[3]) * X**4
+    )
+    syms = ((X, "a0"), *((c, f"k{i}") for i, c in enumerate(b)))
+    low = lower((den,), syms, "float32", what="t")
+    text = " ".join((*low.statements, *low.results))
+    assert "a0*a0" not in text and "*a0" not in text.replace("fabsf(a0)", ""), text
+    assert text.count("fabsf(") <= 5, text  # |a0| once, the four |b|
+    odd = lower((1 + X**2 + X**3 + X**4,), SYMS, "float32", what="t")
+    assert "fabsf" not in " ".join((*odd.statements, *odd.results))
+
+
+def test_products_of_sigmoid_and_abs_horner_match_float64() -> None:
+    """The plain-quotient sigmoid in x*sigmoid(beta x) and the |x| Horner denominator of a
+    PAU 5/4, compiled (cpp, float32), against the same formulas in float64 NumPy: within
+    6 float32 ulps of the value (PAU: of its terms' size) plus 1e-30 (the plain
+    sigmoid is up to 1.46 ulps; PAU's ten roundings measured 4.3 ulps, 4.6 before the
+    |x| Horner form; the
+    reference takes beta*x rounded to float32, as the kernel), NaN and +inf as before."""
+    import numpy as np
+
+    import symnb
+    from symnb.backends import status
+
+    if not status("cpp").usable:
+        pytest.skip(f"cpp backend: {status('cpp').reason}")
+    rng = np.random.default_rng(11)
+    x = np.concatenate(
+        [rng.normal(0, 4, 20000), rng.uniform(-100, 100, 2000), [0.0, -0.0, 1e-30]]
+    ).astype(np.float32)
+    x64 = x.astype(np.float64)
+    swish = symnb.Activation("x*sigmoid(beta*x)", name="sw", beta=1.5)
+    pau_c = dict(a0=0.03, a1=0.6, a2=2.3, a3=3.1, a4=1.5, a5=0.25, b1=1.1, b2=4.4, b3=0.9,
+                 b4=0.35)
+    pau = symnb.Activation(
+        "(a0 + a1*x + a2*x**2 + a3*x**3 + a4*x**4 + a5*x**5)"
+        " / (1 + Abs(b1*x) + Abs(b2*x**2) + Abs(b3*x**3) + Abs(b4*x**4))",
+        name="pau54", **pau_c,
+    )
+    c = {k: np.float64(np.float32(v)) for k, v in pau_c.items()}
+    refs = {
+        # the kernel rounds beta*x to float32 first (as every float32 kernel does)
+        "sw": x64 / (1 + np.exp(-(np.float32(1.5) * x).astype(np.float64))),
+        "pau54": np.polyval([c[f"a{i}"] for i in range(5, -1, -1)], x64)
+        / (1 + sum(abs(c[f"b{i}"] * x64**i) for i in range(1, 5))),
+    }
+    den = 1 + sum(abs(c[f"b{i}"] * x64**i) for i in range(1, 5))
+    # the numerator may cancel (its roots): its error scales with the sum of |terms|
+    terms = np.polyval([abs(c[f"a{i}"]) for i in range(5, -1, -1)], np.abs(x64)) / den
+    scale = {"sw": np.abs(refs["sw"]), "pau54": terms}
+    for act in (swish, pau):
+        got = act.compile(backend="cpp", dtype="float32").forward(x).astype(np.float64)
+        ref = refs[act.name]
+        ulp = np.spacing(scale[act.name].astype(np.float32)).astype(np.float64)
+        assert np.all(np.abs(got - ref) <= 6 * ulp + 1e-30), act.name
+        special = np.array([np.nan, np.inf, -np.inf], np.float32)
+        out = act.compile(backend="cpp", dtype="float32").forward(special)
+        assert np.isnan(out[0]), act.name
+    assert swish.compile(backend="cpp").forward(np.float32([np.inf]))[0] == np.inf
+
+
+def test_regime_guarded_by_constants_is_one_select() -> None:
+    """c ? (p ? A : E) : E (a regime valid for the analysed constants) prints as one
+    select on (c & p); a Piecewise whose fallbacks differ keeps both selects."""
+    e = sp.exp(X)
+    guarded = sp.Piecewise(
+        (sp.Piecewise((X, X >= 100), (e, True)), sp.Eq(C0, 1.0)), (e, True)
+    )
+    text = p32(guarded)
+    assert text.count("?") == 1 and "&" in text, text
+    other = sp.Piecewise(
+        (sp.Piecewise((X, X >= 100), (e, True)), sp.Eq(C0, 1.0)), (2 * e, True)
+    )
+    assert p32(other).count("?") == 2
