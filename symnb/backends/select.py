@@ -78,13 +78,25 @@ def _check_dtype(dtype: Any) -> str:
 
 
 def _check_device(device: Any) -> int:
+    """The GPU index of ``device``: an int >= 0, or as PyTorch spells it, ``"cuda"``,
+    ``"cuda:N"`` or a ``torch.device`` of type cuda (the CPU backends ignore it)."""
+    if isinstance(device, str) or type(device).__name__ == "device":
+        text = str(device).strip().lower()
+        kind, _, index = text.partition(":")
+        if kind == "cuda" and (not index or (index.isdigit() and index.isascii())):
+            return int(index or 0)
+        raise ValueError(
+            f"device={device!r} is not a GPU: use an index >= 0, 'cuda' or 'cuda:N'"
+            " (the cpp and numpy backends run on the CPU and need no device)"
+        )
     if (
         isinstance(device, bool)
         or not isinstance(device, (int, np.integer))
         or device < 0
     ):
         raise ValueError(
-            f"device={device!r} must be a GPU index >= 0 (0 is the first GPU)"
+            f"device={device!r} must be a GPU index >= 0 (0 is the first GPU),"
+            " 'cuda' or 'cuda:N'"
         )
     return int(device)
 

@@ -193,6 +193,10 @@ class MLP:
             )
         self.seed = seed
         self.requested_backend = backend
+        if device is not None:
+            from symnb.backends.select import _check_device
+
+            device = _check_device(device)  # an index, 'cuda' or 'cuda:N'
         self.device = device
         self.strict = strict
         n_layers = len(sizes) - 1

@@ -450,12 +450,10 @@ def model_from_file(
         raise ValueError(
             f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}"
         )
-    if device is not None and (
-        isinstance(device, bool)
-        or not isinstance(device, (int, np.integer))
-        or device < 0
-    ):
-        raise ValueError(f"device must be a GPU index >= 0, not {device!r}")
+    if device is not None:
+        from symnb.backends.select import _check_device
+
+        device = _check_device(device)  # an index, 'cuda' or 'cuda:N'
     with closing(NpzMembers(path, NOT_OURS)) as members:
         meta = _read_meta(members)
         sizes = _read_sizes(meta)

@@ -199,8 +199,30 @@ def test_bad_dtype_and_device_arguments():
         a.compile(backend="numpy", dtype="int8")
     with pytest.raises(ValueError, match="device"):
         a.compile(backend="numpy", device=-1)
+    for bad in ("cpu", "cuda:-1", "cuda:x", "gpu", "cuda:\u0661", 1.0, True):
+        with pytest.raises(ValueError, match="device"):
+            a.compile(backend="numpy", device=bad)
     with pytest.raises(ValueError, match="unknown backend"):
         a.compile(backend="tpu")
+
+
+@pytest.mark.parametrize(
+    "device, index", [(0, 0), (2, 2), ("cuda", 0), ("cuda:1", 1), (" CUDA:3 ", 3)]
+)
+def test_device_as_pytorch_spells_it(device, index):
+    """A GPU index, or PyTorch's 'cuda' / 'cuda:N' / torch.device('cuda', N)."""
+    assert select._check_device(device) == index
+    # the CPU backends accept it and run on the CPU
+    k = symnb.activation("relu").compile(backend="numpy", device=device)
+    assert k.forward(np.float32([-1.0, 2.0])).tolist() == [0.0, 2.0]
+
+
+def test_device_from_torch():
+    torch = pytest.importorskip("torch", reason="torch (the torch extra) not installed")
+    assert select._check_device(torch.device("cuda", 1)) == 1
+    assert select._check_device(torch.device("cuda")) == 0
+    with pytest.raises(ValueError, match="not a GPU"):
+        select._check_device(torch.device("cpu"))
 
 
 def test_fallback_warns_and_strict_raises():

@@ -369,7 +369,7 @@ def test_bad_backend_argument_is_not_blamed_on_the_file(saved):
     with pytest.raises(ValueError, match="backend must be one of") as info:
         nn.load(saved[2], backend="tpu")
     assert not isinstance(info.value, ModelFileError)
-    with pytest.raises(ValueError, match="device must be") as info:
+    with pytest.raises(ValueError, match="device=-1 must be") as info:
         nn.load(saved[2], device=-1)
     assert not isinstance(info.value, ModelFileError)
 
