@@ -19,6 +19,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from symnb.memory import check_fits
+
 __all__ = [
     "blobs",
     "circles",
@@ -41,6 +43,8 @@ def _rng(seed: int | None) -> np.random.Generator:
 def _check(n: int, noise: float) -> None:
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
+    # float64 points, their noise, labels, the shuffle and the float32 copy
+    check_fits(int(n) * 96, f"a data set of n = {n} points", "Use a smaller n.")
     if not np.isfinite(noise) or noise < 0:
         raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
 

@@ -70,3 +70,19 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="rows"):
         datasets.train_test_split(np.zeros((3, 2)), np.zeros(4))
     assert "two_moons" in datasets.names()
+
+
+@pytest.mark.parametrize("make", [datasets.two_moons, datasets.circles, datasets.blobs])
+def test_a_data_set_beyond_memory_fails_before_allocating(make):
+    """n = 10**10 points (~900 GiB) would be granted by Linux's overcommit and the
+    process killed while filling them; a MemoryError names n and the memory first."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(MemoryError, match="n = 10000000000 points needs about"):
+            make(n=10**10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20

@@ -118,6 +118,22 @@ class _Buffers:
             )
 
 
+def _check_memory(sizes: list[int], dtype: np.dtype) -> None:
+    """MemoryError, before anything is allocated, for a network that cannot fit this
+    machine's memory (``MLP([2, 10**9, 1])`` was killed by the system, the notebook's
+    kernel with it). Counted: a float64 host copy of the weights and biases, then
+    weights, gradient and two optimiser moments in ``dtype``, and the per-neuron
+    bookkeeping of each layer."""
+    from symnb.memory import check_fits
+
+    params = sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+    check_fits(
+        params * (8 + 4 * dtype.itemsize) + sum(sizes[1:]) * 64,
+        f"a network of sizes {sizes} ({params:.3g} weights and biases)",
+        "Use narrower or fewer layers.",
+    )
+
+
 class MLP:
     """A fully connected network ``sizes[0] -> sizes[1] -> ... -> sizes[-1]``.
 
@@ -187,10 +203,17 @@ class MLP:
         self.dtype = np.dtype(dtype)
         if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
+        _check_memory(sizes, self.dtype)
         if task not in (None, "regression", "binary", "multiclass"):
             raise ValueError(
                 f"task must be 'regression', 'binary' or 'multiclass', got {task!r}"
             )
+        try:
+            np.random.default_rng(seed)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"seed must be a non-negative integer or None, got {seed!r}"
+            ) from None
         self.seed = seed
         self.requested_backend = backend
         if device is not None:
@@ -636,8 +659,7 @@ class MLP:
             r, c = (int(v) for v in _to_host(xp.argwhere(~finite)[0]))
             raise ValueError(
                 f"{what}: X contains NaN or infinity at row {r}, column {c}; "
-                "clean or impute "
-                "the data before training"
+                "clean or impute the data first"
             )
         return Xd, n
 
@@ -1142,9 +1164,19 @@ class MLP:
         buf = io.BytesIO()
         np.savez(buf, **arrays)
         path = os.fspath(path)
+        if os.path.isdir(path):
+            raise IsADirectoryError(
+                f"cannot save the model as {path!r}: it is a directory; give a file "
+                f"name, e.g. {os.path.join(path, 'model.npz')!r}"
+            )
         # written next to the target, then renamed over it (a reader never sees half
         # a file); created with mode 0o666 so the umask applies, as to any document
         directory, name = os.path.split(os.path.abspath(path))
+        if not os.path.isdir(directory):
+            raise FileNotFoundError(
+                f"cannot save the model as {path!r}: the folder {directory!r} does not "
+                "exist; create it first"
+            )
         tmp = os.path.join(directory, f".{name}.{secrets.token_hex(8)}.tmp")
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
         fd = os.open(tmp, flags, 0o666)

@@ -419,6 +419,39 @@ def test_save_failure_leaves_no_temp_file(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_save_to_a_folder_or_into_a_missing_folder_says_so(tmp_path):
+    """A folder as the target, or a target in a folder that does not exist: a clear
+    error naming the path, nothing written anywhere (no temp file in the parent)."""
+    model = _model()
+    (tmp_path / "out").mkdir()
+    with pytest.raises(IsADirectoryError, match="it is a directory; give a file name"):
+        model.save(tmp_path / "out")
+    with pytest.raises(FileNotFoundError, match="does not exist; create it first"):
+        model.save(tmp_path / "missing" / "m.npz")
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_a_network_too_large_for_memory_fails_before_allocating():
+    """MLP([2, 10**9, 1]) used to be killed by the system (the notebook kernel with
+    it); now a MemoryError names the sizes and the memory, with a bounded peak."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(MemoryError, match=r"sizes \[2, 1000000000, 1\] \(4e\+09 weights and biases\) needs about"):
+            nn.MLP([2, 10**9, 1])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20
+
+
+def test_seed_of_the_wrong_type_is_named():
+    with pytest.raises(TypeError, match="seed must be a non-negative integer or None"):
+        nn.MLP([2, 3, 1], seed="a")
+    with pytest.raises(TypeError, match="seed"):
+        nn.MLP([2, 3, 1], seed=-1)
+
+
 def test_every_library_activation_round_trips(tmp_path):
     """Loading rebuilds activations from their saved text only (no fallback on the
     library name), so every library activation must come back from its text."""
