@@ -298,3 +298,23 @@ def test_automatic_tasks_taper_and_keep_one_data_set_each():
     assert sum(sizes) == 120 and sizes == sorted(sizes, reverse=True)
     assert all(len({id(r.data) for r in c}) == 1 for c in chunks)
     assert [r for c in chunks for r in c] == todo  # every run once, in order
+
+
+@pytest.mark.parametrize(
+    "seeds, error, words",
+    [
+        ([], ValueError, "seeds is empty"),
+        ("ab", TypeError, "seeds must be a list of integers"),
+        ([0, -1], ValueError, "integers >= 0, got -1"),
+        ([0, 1.5], ValueError, "got 1.5"),
+        ([True], ValueError, "got True"),
+        (range(10**12), MemoryError, "1000000000000 seeds"),
+    ],
+)
+def test_bad_seeds_are_named_before_any_run(seeds, error, words):
+    """compare and search name what is wrong with seeds, before training anything (and
+    before a list of 10**12 seeds is built)."""
+    with pytest.raises(error, match=words):
+        nn.compare(["relu"], "two_moons", seeds=seeds, epochs=1, progress=False)
+    with pytest.raises(error, match=words):
+        nn.search("two_moons", budget=3, seeds=seeds, epochs=1, progress=False)
