@@ -22,6 +22,7 @@ import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
 from symnb.backends.base import BackendStatus, Program
+from symnb.codegen.printer import split_squared_denominator
 from symnb.formula.internal import InternalForm
 
 # ------------------------------------------------------------------ stable helpers
@@ -125,6 +126,11 @@ class _Printer(NumPyPrinter):
 
     def _print_Heaviside(self, expr: sp.Heaviside) -> str:
         return f"heaviside0({self._print(expr.args[0])})"
+
+    def _print_Mul(self, expr: sp.Expr) -> str:
+        # P*R/Q**2 as (P/Q)*(R/Q), as in the C kernels (no overflow of Q**2)
+        split = split_squared_denominator(expr)
+        return super()._print_Mul(expr if split is None else split)
 
     def _print_sigmoid(self, expr: sp.Expr) -> str:
         return f"sigmoid({self._print(expr.args[0])})"

@@ -430,3 +430,62 @@ def test_regime_guarded_by_constants_is_one_select() -> None:
         (sp.Piecewise((X, X >= 100), (e, True)), sp.Eq(C0, 1.0)), (2 * e, True)
     )
     assert p32(other).count("?") == 2
+
+
+def test_learned_rational_derivative_is_finite_and_right_at_large_x() -> None:
+    """A PAU 5/4 whose constants moved from the analysed ones (as after a training step)
+    has no asymptote regime: its f' divided by Q**2 (inf/inf = NaN from |x| = 1e5 in
+    float32) and its joint backward multiplied by r**2 = 1/Q**2 (0 from |x| = 1e6: f'
+    3.61 instead of 0.72). Against float64 on every C++ entry point and NumPy's
+    backward, up to |x| = 3e7."""
+    import numpy as np
+
+    import symnb
+    from symnb.backends import status
+    from symnb.interop.native import NativeElementwise
+
+    if not status("cpp").usable:
+        pytest.skip(f"cpp backend: {status('cpp').reason}")
+    base = dict(a0=0.0298, a1=0.6184, a2=2.3233, a3=3.052, a4=1.4854, a5=0.251,
+                b1=1.142, b2=4.3934, b3=0.8715, b4=0.3472)
+    pau = symnb.Activation(
+        "(a0 + a1*x + a2*x**2 + a3*x**3 + a4*x**4 + a5*x**5)"
+        " / (1 + Abs(b1*x) + Abs(b2*x**2) + Abs(b3*x**3) + Abs(b4*x**4))",
+        name="pau_moved", **base,
+    )
+    kernel = pau.compile(backend="cpp", dtype="float32")
+    moved = {k: v * 1.01 for k, v in base.items()}
+    kernel.set_constants(**moved)
+    c = {k: float(np.float32(v)) for k, v in moved.items()}
+    x = np.float32([1.0, -3.0, 1e3, -1e4, 1e5, -1e6, 1e6, 1e7, -3e7])
+    g = np.ones_like(x)
+    xd = x.astype(np.float64)
+    p = sum(c[f"a{i}"] * xd**i for i in range(6))
+    dp = sum(i * c[f"a{i}"] * xd ** (i - 1) for i in range(1, 6))
+    q = 1 + sum(abs(c[f"b{i}"] * xd**i) for i in range(1, 5))
+    dq = sum(i * abs(c[f"b{i}"]) * np.abs(xd) ** (i - 1) * np.sign(xd) for i in range(1, 5))
+    want = dp / q - (p / q) * (dq / q)
+    got = {
+        "backward": kernel.backward(x, g),
+        "forward_and_backward": kernel.forward_and_backward(x, g)[1],
+    }
+    native = NativeElementwise.of(kernel)
+    for variant in native.fused_variants:
+        dx, sums = np.empty_like(x), np.zeros(10)
+        ptr = lambda a: a.__array_interface__["data"][0]  # noqa: E731
+        variant(ptr(x), ptr(g), ptr(dx), ptr(sums), x.size,
+                native.constants_address(list(kernel.params)))
+        got[variant.__name__] = dx
+    numpy_kernel = pau.compile(backend="numpy", dtype="float32")
+    numpy_kernel.set_constants(**moved)
+    got["numpy backward"] = numpy_kernel.backward(x, g)
+    for name, values in got.items():
+        np.testing.assert_allclose(values, want, rtol=2e-5, err_msg=name)
+    # the constants' gradient: sums of x**i/Q and -sign * |x|**i * p/Q**2
+    grads = kernel.constant_gradient(x, g)
+    for i in range(6):
+        ref = np.sum(xd**i / q)
+        assert abs(grads[f"a{i}"] - ref) <= 1e-5 * np.sum(np.abs(xd**i / q)), i
+    for i in range(1, 5):
+        terms = -np.sign(c[f"b{i}"]) * np.abs(xd) ** i * (p / q) / q
+        assert abs(grads[f"b{i}"] - terms.sum()) <= 1e-5 * np.abs(terms).sum(), i
