@@ -17,6 +17,7 @@ import sympy as sp
 from sympy.printing.numpy import JaxPrinter
 
 from symnb.backends.numpy_ import floatify
+from symnb.codegen.printer import split_squared_denominator
 from symnb.errors import FormulaError
 from symnb.interop import require
 
@@ -26,6 +27,11 @@ class _Printer(JaxPrinter):
 
     def _call(self, name: str, expr: sp.Expr) -> str:
         return f"{name}({', '.join(self._print(a) for a in expr.args)})"
+
+    def _print_Mul(self, expr: sp.Expr) -> str:
+        # P*R/Q**2 as (P/Q)*(R/Q), as in the kernels (no overflow of Q**2)
+        split = split_squared_denominator(expr)
+        return super()._print_Mul(expr if split is None else split)
 
     def _print_sigmoid(self, expr: sp.Expr) -> str:
         return self._call("jax.nn.sigmoid", expr)
