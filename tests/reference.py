@@ -54,3 +54,30 @@ def evaluate(form, expr: sp.Expr, *inputs: np.ndarray, params=None) -> np.ndarra
             except (ZeroDivisionError, ValueError):
                 out[idx] = np.nan
     return out
+
+
+#: A PAU 5/4 safe rational (Molina et al.), with the analysed constants of the benchmarks.
+PAU_TEXT = (
+    "(a0 + a1*x + a2*x**2 + a3*x**3 + a4*x**4 + a5*x**5)"
+    " / (1 + Abs(b1*x) + Abs(b2*x**2) + Abs(b3*x**3) + Abs(b4*x**4))"
+)
+PAU_CONSTANTS = dict(a0=0.0298, a1=0.6184, a2=2.3233, a3=3.052, a4=1.4854, a5=0.251,
+                     b1=1.142, b2=4.3934, b3=0.8715, b4=0.3472)
+
+
+def pau_parts(x: np.ndarray, c: dict) -> tuple[np.ndarray, ...]:
+    """P, P', Q, Q' of the PAU 5/4 in float64 (constants ``c``), from the polynomials."""
+    xd = np.asarray(x, dtype=np.float64)
+    p = sum(c[f"a{i}"] * xd**i for i in range(6))
+    dp = sum(i * c[f"a{i}"] * xd ** (i - 1) for i in range(1, 6))
+    q = 1 + sum(abs(c[f"b{i}"] * xd**i) for i in range(1, 5))
+    dq = sum(
+        i * abs(c[f"b{i}"]) * np.abs(xd) ** (i - 1) * np.sign(xd) for i in range(1, 5)
+    )
+    return p, dp, q, dq
+
+
+def pau_derivative(x: np.ndarray, c: dict) -> np.ndarray:
+    """f'(x) of the PAU 5/4 in float64, (P/Q)*(Q'/Q) so that nothing overflows."""
+    p, dp, q, dq = pau_parts(x, c)
+    return dp / q - (p / q) * (dq / q)

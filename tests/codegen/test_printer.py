@@ -446,25 +446,18 @@ def test_learned_rational_derivative_is_finite_and_right_at_large_x() -> None:
 
     if not status("cpp").usable:
         pytest.skip(f"cpp backend: {status('cpp').reason}")
-    base = dict(a0=0.0298, a1=0.6184, a2=2.3233, a3=3.052, a4=1.4854, a5=0.251,
-                b1=1.142, b2=4.3934, b3=0.8715, b4=0.3472)
-    pau = symnb.Activation(
-        "(a0 + a1*x + a2*x**2 + a3*x**3 + a4*x**4 + a5*x**5)"
-        " / (1 + Abs(b1*x) + Abs(b2*x**2) + Abs(b3*x**3) + Abs(b4*x**4))",
-        name="pau_moved", **base,
-    )
+    from tests.reference import PAU_CONSTANTS, PAU_TEXT, pau_derivative, pau_parts
+
+    pau = symnb.Activation(PAU_TEXT, name="pau_moved", **PAU_CONSTANTS)
     kernel = pau.compile(backend="cpp", dtype="float32")
-    moved = {k: v * 1.01 for k, v in base.items()}
+    moved = {k: v * 1.01 for k, v in PAU_CONSTANTS.items()}
     kernel.set_constants(**moved)
     c = {k: float(np.float32(v)) for k, v in moved.items()}
     x = np.float32([1.0, -3.0, 1e3, -1e4, 1e5, -1e6, 1e6, 1e7, -3e7])
     g = np.ones_like(x)
     xd = x.astype(np.float64)
-    p = sum(c[f"a{i}"] * xd**i for i in range(6))
-    dp = sum(i * c[f"a{i}"] * xd ** (i - 1) for i in range(1, 6))
-    q = 1 + sum(abs(c[f"b{i}"] * xd**i) for i in range(1, 5))
-    dq = sum(i * abs(c[f"b{i}"]) * np.abs(xd) ** (i - 1) * np.sign(xd) for i in range(1, 5))
-    want = dp / q - (p / q) * (dq / q)
+    p, _, q, _ = pau_parts(x, c)
+    want = pau_derivative(x, c)
     got = {
         "backward": kernel.backward(x, g),
         "forward_and_backward": kernel.forward_and_backward(x, g)[1],
