@@ -140,6 +140,11 @@ class Definition:
         return line, col
 
 
+def _article(word: str) -> str:
+    """'an' before a vowel ('an activation'), else 'a' ('a loss')."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def _rename(
     text: str, mapping: dict[str, str]
 ) -> tuple[str, list[tuple[int, int, int]]]:
@@ -488,7 +493,8 @@ def _parse_definition(
         )
         extra = "" if kind == "loss" else " (use %%symact --loss for losses)"
         raise _error(
-            f"{name!r} has {len(inputs)} input(s); an {kind} takes {want}{extra}",
+            f"{name!r} has {len(inputs)} input(s); {_article(kind)} {kind} takes "
+            f"{want}{extra}",
             cell,
             line_no,
             open_at + 2,
@@ -532,7 +538,11 @@ def _parse_definition(
             _check_name(cname, "constant", cell, line_no, col)
             canonical = ACTIVATION_INPUTS if kind == "activation" else LOSS_INPUTS
             if cname in inputs or cname in canonical:
-                what = "an input" if cname in inputs else f"the input of an {kind}"
+                what = (
+                    "an input"
+                    if cname in inputs
+                    else f"the input of {_article(kind)} {kind}"
+                )
                 raise _error(
                     f"constant {cname!r} has the name of {what}",
                     cell,
