@@ -505,8 +505,16 @@ def _learnable_names(acts: list, learnable: Any) -> set[str]:
         return set(known) if learnable else set()
     if isinstance(learnable, str):
         learnable = [learnable]
-    names = list(learnable)
+    try:
+        names = list(learnable)
+    except TypeError:
+        raise TypeError(
+            "learnable must be True, False, None, a constant's name or a list of "
+            f"names, got {learnable!r}"
+        ) from None
     for n in names:
+        if not isinstance(n, str):
+            raise TypeError(f"learnable names must be strings, got {n!r}")
         if n not in known:
             owner = acts[0].name if len(acts) == 1 else "this layer"
             raise FormulaError.unknown_constant(f"activation {owner!r}", n, known)

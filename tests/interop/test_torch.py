@@ -408,6 +408,13 @@ def test_unknown_learnable_name():
         swish().to_torch(learnable=["gamma"])
     with pytest.raises(symnb.FormulaError, match="gamma"):
         symnb.to_torch_layer([swish()], learnable=["gamma"])
+    # not a name or a list of names: the argument is named (was "'int' object is not
+    # iterable")
+    with pytest.raises(TypeError, match="learnable must be True, False, None"):
+        swish().to_torch(learnable=1)
+    with pytest.raises(TypeError, match="learnable names must be strings"):
+        swish().to_torch(learnable=[1.0])
+    assert swish().to_torch(learnable="beta").learnable_names == ("beta",)
 
 
 def test_constants_on_another_device():
