@@ -187,3 +187,20 @@ def test_cuda_text_compiles_with_nvrtc(kind: str, names: tuple, dtype: str) -> N
                 and not re.match(r"\s*\.reg \.f64", line)
             ]
             assert not f64, f"{name} computes in double: {f64[:3]}"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rational_with_split_quotient_compiles_with_nvrtc(dtype: str) -> None:
+    """A PAU 5/4 (Horner in |x|, the guarded asymptote as one select, f' as
+    (P/Q)*(Q'/Q), the constants' gradient with a shared reciprocal) as CUDA text:
+    NVRTC compiles every entry point without a warning."""
+    import symnb
+    from tests.reference import PAU_CONSTANTS, PAU_TEXT
+
+    nvrtc = _nvrtc()
+    form = symnb.Activation(PAU_TEXT, name="pau_cuda", **PAU_CONSTANTS).internal
+    src = render_program((form,), "elementwise", "cuda", dtype)
+    ptx, log = nvrtc.compile_check(src.text, "sm_80")
+    assert log == "", log
+    entries = re.split(r"\.visible \.entry ", ptx)[1:]
+    assert {e.split("(")[0] for e in entries} == set(src.entry_points.values())
