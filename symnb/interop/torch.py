@@ -63,6 +63,13 @@ class _Entry:
         self.kernels: dict[tuple, Any] = {}
         self.natives: dict[Any, NativeElementwise | None] = {}
 
+    @property
+    def label(self) -> str:
+        """How error messages name it: "symnb activation 'swish'" or a layer."""
+        if self.kind == "elementwise":
+            return f"symnb activation {self.activations[0].name!r}"
+        return f"a symnb layer of {self.n} activations"
+
     def native(self, dtype: Any) -> NativeElementwise | None:
         """Direct calls into the CPU kernel of ``dtype`` (None: not a cpp
         elementwise kernel; use the ``Kernel`` API)."""
@@ -434,8 +441,18 @@ class _Eager(torch.autograd.Function):
         return _forward_impl(x, constants, handle, dim)
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
     def backward(ctx, grad: Tensor):
+        if torch.is_grad_enabled():
+            # create_graph=True: the caller will differentiate this gradient again.
+            # once_differentiable would return it without a graph when grad itself
+            # needs none (torch.autograd.grad(y.sum(), x, create_graph=True)), and a
+            # loss on it (a PINN's du/dx) would then train silently without that term
+            raise RuntimeError(
+                f"second derivatives through {_entry(ctx.handle).label} are not "
+                "supported (create_graph=True / double backward): its backward is a "
+                "compiled kernel without a derivative of its own. For a loss on "
+                "du/dx, write the activation with PyTorch ops in that model"
+            )
         x, constants = ctx.saved_tensors
         need_x, need_c = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         dx, dc = _backward_impl(x, grad, constants, ctx.handle, ctx.dim, need_c)

@@ -460,3 +460,20 @@ def test_cuda_tensor_matches_cpu():
     torch.testing.assert_close(y.cpu(), y_cpu)
     y.sum().backward()
     assert xg.grad.is_cuda and gpu.constants.beta.grad.is_cuda
+
+
+def test_second_derivative_is_refused_not_silently_zero():
+    """create_graph=True (a PINN's loss on du/dx, a gradient penalty) through a symnb
+    activation raises, naming it; before, the first gradient came back without a graph
+    and a loss mixing it with other terms trained without the du/dx term."""
+    module = swish().to_torch(learnable=True)
+    x = torch.randn(6, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="second derivatives through symnb activation"):
+        torch.autograd.grad(module(x).sum(), x, create_graph=True)
+    layer = symnb.to_torch_layer([swish(), symnb.activation("tanh")])
+    x2 = torch.randn(3, 2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a symnb layer of 2 activations"):
+        torch.autograd.grad(layer(x2).sum(), x2, create_graph=True)
+    # first derivatives are unaffected
+    (g,) = torch.autograd.grad(module(x).sum(), x)
+    assert torch.isfinite(g).all()
