@@ -62,6 +62,8 @@ class _Entry:
         self.n = len(activations)
         self.kernels: dict[tuple, Any] = {}
         self.natives: dict[Any, NativeElementwise | None] = {}
+        #: f' and df/dc as handles of their own (create_graph); False: not built yet
+        self.second: Any = False
 
     @property
     def label(self) -> str:
@@ -442,21 +444,83 @@ class _Eager(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad: Tensor):
-        if torch.is_grad_enabled():
-            # create_graph=True: the caller will differentiate this gradient again.
-            # once_differentiable would return it without a graph when grad itself
-            # needs none (torch.autograd.grad(y.sum(), x, create_graph=True)), and a
-            # loss on it (a PINN's du/dx) would then train silently without that term
-            raise RuntimeError(
-                f"second derivatives through {_entry(ctx.handle).label} are not "
-                "supported (create_graph=True / double backward): its backward is a "
-                "compiled kernel without a derivative of its own. For a loss on "
-                "du/dx, write the activation with PyTorch ops in that model"
-            )
         x, constants = ctx.saved_tensors
+        if torch.is_grad_enabled():
+            # create_graph=True (a PINN's loss on du/dx, a gradient penalty): this
+            # gradient will be differentiated again, so it is built from ops that
+            # have derivatives of their own (once_differentiable returned it without
+            # a graph, and such a loss trained silently without that term)
+            return _differentiable_backward(ctx, x, constants, grad)
         need_x, need_c = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         dx, dc = _backward_impl(x, grad, constants, ctx.handle, ctx.dim, need_c)
         return (dx if need_x else None), (dc if need_c else None), None, None
+
+
+def _differentiable_backward(ctx, x: Tensor, constants: Tensor, grad: Tensor):
+    """grad * f'(x) and the sums of grad * df/dc with f' and each df/dc applied as
+    symnb activations of their own (:func:`_second_order`): differentiable in x, the
+    constants and grad, their derivatives from their own kernels. Elementwise only."""
+    entry = _entry(ctx.handle)
+    second = _second_order(ctx.handle) if entry.kind == "elementwise" else None
+    if second is None:
+        raise RuntimeError(
+            f"second derivatives through {entry.label} are not supported "
+            "(create_graph=True / double backward): "
+            + (
+                "its derivative could not be compiled as a formula of its own"
+                if entry.kind == "elementwise"
+                else "a per-neuron layer has only first derivatives; use one "
+                "to_torch module per activation"
+            )
+        )
+    (h_df, idx_df), dcs = second
+    need_x, need_c = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    dx = grad * apply(x, constants[idx_df], h_df) if need_x else None
+    dc = None
+    if need_c:
+        dc = torch.stack(
+            [(grad * apply(x, constants[idx], h)).sum() for h, idx in dcs]
+        ).to(constants.dtype) if dcs else torch.zeros_like(constants)
+    return dx, dc, None, None
+
+
+def _second_order(handle: int) -> tuple | None:
+    """For the activation ``handle``: ``((handle of f', constant indices), [(handle of
+    df/dc_k, constant indices), ...])``, f' and df/dc_k registered as activations of
+    their own with the same constants (indices: where each of their constants sits in
+    this activation's vector). Steps in f' get a zero derivative (``surrogate="zero"``,
+    as PyTorch's double backward of relu). None, remembered, when a derivative is not a
+    formula symnb compiles (e.g. an infinite limit at a point)."""
+    entry = _entry(handle)
+    if entry.second is not False:
+        return entry.second
+    import warnings
+
+    from symnb.formula.formula import Activation
+
+    act = entry.activations[0]
+    names = list(act.internal.param_names)
+    values = dict(zip(names, act.internal.param_values))
+
+    def register_form(expr: Any, label: str) -> tuple:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "will not learn" of surrogate="zero"
+            used = {str(s) for s in expr.free_symbols}
+            consts = {n: v for n, v in values.items() if n in used}
+            d = Activation(expr, name=label, surrogate="zero", **consts)
+        idx = [names.index(n) for n in d.internal.param_names]
+        return register("elementwise", [d], entry.backend), idx
+
+    try:
+        first = register_form(act.derivative, f"{act.name}_prime")
+        dcs = [
+            register_form(expr, f"{act.name}_d_{n}")
+            for n, expr in act.constant_derivatives.items()
+        ]
+        entry.second = (first, dcs)
+    except Exception:  # noqa: BLE001 - any formula the compiler refuses
+        entry.second = None
+    return entry.second
 
 
 def _plain(t: Tensor) -> bool:

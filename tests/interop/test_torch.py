@@ -462,18 +462,47 @@ def test_cuda_tensor_matches_cpu():
     assert xg.grad.is_cuda and gpu.constants.beta.grad.is_cuda
 
 
-def test_second_derivative_is_refused_not_silently_zero():
-    """create_graph=True (a PINN's loss on du/dx, a gradient penalty) through a symnb
-    activation raises, naming it; before, the first gradient came back without a graph
-    and a loss mixing it with other terms trained without the du/dx term."""
-    module = swish().to_torch(learnable=True)
-    x = torch.randn(6, dtype=torch.float64, requires_grad=True)
-    with pytest.raises(RuntimeError, match="second derivatives through symnb activation"):
-        torch.autograd.grad(module(x).sum(), x, create_graph=True)
+def test_second_derivatives_through_create_graph():
+    """create_graph=True (a PINN's loss on du/dx, gradient penalties): the gradient is
+    built from f' and df/dc applied as symnb activations of their own, so it is
+    differentiated again (gradgradcheck in float64). Before, once_differentiable
+    returned it without a graph, and a loss mixing it with other terms trained without
+    it, silently."""
+    x = torch.tensor([-2.5, -0.7, 0.2, 0.9, 3.0], dtype=torch.float64, requires_grad=True)
+    for act in (symnb.activation("tanh"), swish(1.3), symnb.activation("gelu_tanh")):
+        module = act.to_torch()
+        assert torch.autograd.gradgradcheck(lambda t: module(t), (x,))
+    # tanh'' = -2 tanh (1 - tanh^2), against the closed form
+    tanh = symnb.activation("tanh").to_torch()
+    (g,) = torch.autograd.grad(tanh(x).sum(), x, create_graph=True)
+    (g2,) = torch.autograd.grad(g.sum(), x)
+    t = torch.tanh(x.detach())
+    torch.testing.assert_close(g2, -2 * t * (1 - t * t))
+    # a learnable constant gets the gradient of a loss on du/dx: d/dbeta sum f'(x; beta)
+    module = swish(1.3).to_torch(learnable=True)
+    (du,) = torch.autograd.grad(module(x).sum(), x, create_graph=True)
+    du.sum().backward()
+
+    def fprime_sum(beta):
+        xd = x.detach()
+        s = torch.sigmoid(beta * xd)
+        return (s + beta * xd * s * (1 - s)).sum()
+
+    h = 1e-6
+    want = (fprime_sum(1.3 + h) - fprime_sum(1.3 - h)) / (2 * h)
+    torch.testing.assert_close(
+        module.constants.beta.grad, want.to(torch.float64), rtol=1e-6, atol=1e-9
+    )
+
+
+def test_second_derivative_of_a_layer_is_refused_not_silently_zero():
+    """A per-neuron layer has first derivatives only: create_graph=True raises, naming
+    it, rather than returning a gradient without a graph."""
     layer = symnb.to_torch_layer([swish(), symnb.activation("tanh")])
     x2 = torch.randn(3, 2, requires_grad=True)
     with pytest.raises(RuntimeError, match="a symnb layer of 2 activations"):
         torch.autograd.grad(layer(x2).sum(), x2, create_graph=True)
-    # first derivatives are unaffected
-    (g,) = torch.autograd.grad(module(x).sum(), x)
+    module = swish().to_torch(learnable=True)
+    x = torch.randn(6, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(module(x).sum(), x)  # first derivatives unaffected
     assert torch.isfinite(g).all()
