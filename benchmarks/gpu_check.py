@@ -15,9 +15,10 @@ usable at all (the reason is printed).
 What is checked
 ---------------
 * every library activation, float32 and float64: forward, forward_with_derivative (f
-  and f'), backward, forward_and_backward (f and grad * f'), against a float64 NumPy evaluation of the same SymPy expressions
-  (independent of symnb's numpy backend), on a grid with 0, +-1e-8, +-1, +-20, +-88,
-  +-100, +-1e4 and random points; NaN in gives NaN out;
+  and f'), backward, forward_and_backward (f and grad * f'), against a float64 NumPy
+  evaluation of the same SymPy expressions (independent of symnb's numpy backend), on
+  a grid with 0, +-1e-8, +-1, +-20, +-88, +-100, +-1e4 and random points; NaN in
+  gives NaN out;
 * every library loss, float32 and float64: value (mean) and gradient;
 * a heterogeneous layer with every library activation (one neuron each, two for
   activations with constants, the second with other constants): forward,

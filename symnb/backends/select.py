@@ -77,7 +77,7 @@ def _check_dtype(dtype: Any) -> str:
     return name
 
 
-def _check_device(device: Any) -> int:
+def check_device(device: Any) -> int:
     """The GPU index of ``device``: an int >= 0, or as PyTorch spells it, ``"cuda"``,
     ``"cuda:N"`` or a ``torch.device`` of type cuda (the CPU backends ignore it)."""
     if isinstance(device, str) or type(device).__name__ == "device":
@@ -166,7 +166,7 @@ def _prepare(
     backend: str, device: Any, dtype: Any, strict: bool
 ) -> tuple[str, str, int | None]:
     dtype = _check_dtype(dtype)
-    device = _check_device(device)
+    device = check_device(device)
     name = resolve(backend, strict)
     return name, dtype, (device if name == "cuda" else None)
 

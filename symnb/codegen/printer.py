@@ -38,7 +38,7 @@ from sympy.printing.precedence import PRECEDENCE
 
 from symnb.codegen import vecmath
 from symnb.errors import FormulaError
-from symnb.formula.functions import softplus
+from symnb.formula.functions import sigmoid, softplus
 
 #: Largest number of operations (after CSE) in one generated function.
 MAX_OPERATIONS = 20000
@@ -126,7 +126,8 @@ def _merge_guard(expr: sp.Piecewise) -> sp.Piecewise:
         and inner.args[1].cond == True  # noqa: E712
         and inner.args[1].expr == rest
     ):
-        return sp.Piecewise((inner.args[0].expr, sp.And(guard, inner.args[0].cond)), (rest, True))
+        both = sp.And(guard, inner.args[0].cond)
+        return sp.Piecewise((inner.args[0].expr, both), (rest, True))
     return expr
 
 
@@ -288,7 +289,7 @@ class KernelPrinter(C99CodePrinter):
             return super()._print_Mul(split)
         if self.dtype == "float32" and sum(not a.is_number for a in expr.args) >= 2:
             args = [
-                sigmoid_mul(a.args[0]) if type(a).__name__ == "sigmoid" else a
+                sigmoid_mul(a.args[0]) if isinstance(a, sigmoid) else a
                 for a in expr.args
             ]
             if args != list(expr.args):
@@ -591,22 +592,13 @@ def _horner(expr: sp.Expr, variables: list) -> sp.Expr:
     def is_sum(e: sp.Basic) -> bool:
         return isinstance(e, sp.Add) and len(e.args) >= 3
 
-    def horner_in(e: sp.Expr, v: sp.Symbol) -> sp.Expr | None:
-        try:
-            poly = sp.Poly(e, v)
-        except sp.PolynomialError:
-            return None
-        if poly.degree() >= 3 and not any(c.has(v) for c in poly.coeffs()):
-            return sp.horner(e, wrt=v)
-        return None
-
     def rewrite(e: sp.Add) -> sp.Expr:
         for v in variables:
             if v not in e.free_symbols:
                 continue
-            done = horner_in(e, v)
+            done = _horner_in(e, v)
             if done is None:
-                done = _horner_in_abs(e, v, horner_in)
+                done = _horner_in_abs(e, v)
             if done is not None:
                 return done
         return e
@@ -614,7 +606,19 @@ def _horner(expr: sp.Expr, variables: list) -> sp.Expr:
     return expr.replace(is_sum, rewrite)
 
 
-def _horner_in_abs(e: sp.Expr, v: sp.Symbol, horner_in) -> sp.Expr | None:
+def _horner_in(e: sp.Expr, v: sp.Symbol) -> sp.Expr | None:
+    """``e`` as Horner's rule in ``v`` when it is a polynomial of degree >= 3 in ``v``
+    with ``v``-free coefficients, else None."""
+    try:
+        poly = sp.Poly(e, v)
+    except sp.PolynomialError:
+        return None
+    if poly.degree() >= 3 and not any(c.has(v) for c in poly.coeffs()):
+        return sp.horner(e, wrt=v)
+    return None
+
+
+def _horner_in_abs(e: sp.Expr, v: sp.Symbol) -> sp.Expr | None:
     """A sum that is a polynomial in ``|v|`` (``1 + |b1 x| + |b2| x**2 + |b3 x**3| +
     |b4| x**4``, PAU's safe denominator) as a Horner scheme in ``|v|``: four fused
     multiply-adds instead of ten products, powers and sums. ``|c v| = |c| |v|`` and
@@ -639,7 +643,7 @@ def _horner_in_abs(e: sp.Expr, v: sp.Symbol, horner_in) -> sp.Expr | None:
     )
     if v in u.free_symbols:
         return None
-    done = horner_in(u, w)
+    done = _horner_in(u, w)
     return None if done is None else done.xreplace({w: sp.Abs(v)})
 
 

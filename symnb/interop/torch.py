@@ -461,36 +461,35 @@ def _differentiable_backward(ctx, x: Tensor, constants: Tensor, grad: Tensor):
     symnb activations of their own (:func:`_second_order`): differentiable in x, the
     constants and grad, their derivatives from their own kernels. Elementwise only."""
     entry = _entry(ctx.handle)
-    second = _second_order(ctx.handle) if entry.kind == "elementwise" else None
-    if second is None:
+    if entry.kind != "elementwise":
+        why = "a per-neuron layer has first derivatives only; use one to_torch module "
+        second: Any = why + "per activation"
+    else:
+        second = _second_order(ctx.handle)
+    if isinstance(second, str):
         raise RuntimeError(
             f"second derivatives through {entry.label} are not supported "
-            "(create_graph=True / double backward): "
-            + (
-                "its derivative could not be compiled as a formula of its own"
-                if entry.kind == "elementwise"
-                else "a per-neuron layer has only first derivatives; use one "
-                "to_torch module per activation"
-            )
+            f"(create_graph=True / double backward): {second}"
         )
     (h_df, idx_df), dcs = second
     need_x, need_c = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
     dx = grad * apply(x, constants[idx_df], h_df) if need_x else None
     dc = None
-    if need_c:
-        dc = torch.stack(
-            [(grad * apply(x, constants[idx], h)).sum() for h, idx in dcs]
-        ).to(constants.dtype) if dcs else torch.zeros_like(constants)
+    if need_c:  # one sum per constant, in the order of the module's vector
+        sums = [(grad * apply(x, constants[idx], h)).sum() for h, idx in dcs]
+        dc = torch.zeros_like(constants)
+        if sums:
+            dc = torch.stack(sums).to(constants.dtype)
     return dx, dc, None, None
 
 
-def _second_order(handle: int) -> tuple | None:
+def _second_order(handle: int) -> tuple | str:
     """For the activation ``handle``: ``((handle of f', constant indices), [(handle of
     df/dc_k, constant indices), ...])``, f' and df/dc_k registered as activations of
     their own with the same constants (indices: where each of their constants sits in
     this activation's vector). Steps in f' get a zero derivative (``surrogate="zero"``,
-    as PyTorch's double backward of relu). None, remembered, when a derivative is not a
-    formula symnb compiles (e.g. an infinite limit at a point)."""
+    as PyTorch's double backward of relu). When a derivative is not a formula symnb
+    compiles, the reason (a string), remembered."""
     entry = _entry(handle)
     if entry.second is not False:
         return entry.second
@@ -518,8 +517,11 @@ def _second_order(handle: int) -> tuple | None:
             for n, expr in act.constant_derivatives.items()
         ]
         entry.second = (first, dcs)
-    except Exception:  # noqa: BLE001 - any formula the compiler refuses
-        entry.second = None
+    except Exception as exc:  # noqa: BLE001 - any formula the compiler refuses
+        entry.second = (
+            f"its derivative could not be compiled as a formula of its own ({exc}); "
+            "use to_jax, whose derivative differentiates again"
+        )
     return entry.second
 
 

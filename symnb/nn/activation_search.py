@@ -404,7 +404,7 @@ def search(
     """
     import symnb
 
-    from .compare import _check_seeds, _split_datasets, compare
+    from .compare import _split_datasets, check_seeds, compare
     from .store import RunStore, run_key
     from .sweep import _Progress, open_client
 
@@ -415,7 +415,7 @@ def search(
     units = [int(u) for u in units]
     if not units or any(u not in (1, 2) for u in units):
         raise ValueError(f"units must hold 1 and/or 2, got {units}")
-    seeds = _check_seeds(seeds, 1)  # ints >= 0, at least one
+    seeds = check_seeds(seeds, 1)  # ints >= 0, at least one
     if population < 1:
         raise ValueError(f"population must be >= 1, got {population}")
     n_data = len(_split_datasets(dataset)[0])

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from symnb.memory import check_fits
+
 __all__ = ["CompareResult", "compare"]
 
 
@@ -393,24 +395,23 @@ def _status_cell(row: dict[str, Any]) -> str:
     return text
 
 
-def _check_seeds(seeds: Iterable[int], n_activations: int) -> list[int]:
-    """The seeds as a list of ints >= 0; a clear error for anything else, and a
-    MemoryError, before the list is built, for more runs than memory can describe
-    (``seeds=range(10**9)``: each run's spec and result row take about 2 KB)."""
-    from symnb.memory import check_fits
-
+def check_seeds(seeds: Iterable[int], runs_per_seed: int) -> list[int]:
+    """The seeds as a list of ints >= 0 (for compare and search); a clear error for
+    anything else, and a MemoryError, before the list is built, for more runs than
+    memory can describe (``seeds=range(10**9)``: a run's spec and row take ~2 KB)."""
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
         raise TypeError(f"seeds must be a list of integers, got {seeds!r}")
     if hasattr(seeds, "__len__"):
         check_fits(
-            len(seeds) * n_activations * 2048,
-            f"a sweep of {len(seeds)} seeds x {n_activations} activations",
+            len(seeds) * runs_per_seed * 2048,
+            f"a sweep of {len(seeds)} seeds x {runs_per_seed} runs per seed",
             "Use fewer seeds (or split the sweep over several calls with one store).",
         )
     out = list(seeds)
-    for seed in out:
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seeds must be integers >= 0, got {seed!r} in {out!r}"[:300])
+    for i, seed in enumerate(out):
+        integer = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+        if not integer or seed < 0:
+            raise ValueError(f"seeds must be integers >= 0, got {seed!r} (seeds[{i}])")
     if not out:
         raise ValueError("seeds is empty: give at least one, e.g. seeds=(0, 1, 2)")
     return [int(s) for s in out]
@@ -499,7 +500,7 @@ def compare(
             "name -> activation"
         )
     check_runs_per_task(runs_per_task)
-    seeds = _check_seeds(seeds, len(named))
+    seeds = check_seeds(seeds, len(named))
     if keep_models and (client is not None or store is not None):
         raise ValueError(
             "keep_models=True needs client=None and store=None: trained models hold "

@@ -24,6 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from symnb.backends.select import check_device
+from symnb.memory import check_fits
+
 from . import init as init_mod
 from . import metrics as metrics_mod
 from .layers import Dense, LayerActivation, resolve_activation
@@ -124,8 +127,6 @@ def _check_memory(sizes: list[int], dtype: np.dtype) -> None:
     kernel with it). Counted: a float64 host copy of the weights and biases, then
     weights, gradient and two optimiser moments in ``dtype``, and the per-neuron
     bookkeeping of each layer."""
-    from symnb.memory import check_fits
-
     params = sum(a * b + b for a, b in zip(sizes, sizes[1:]))
     check_fits(
         params * (8 + 4 * dtype.itemsize) + sum(sizes[1:]) * 64,
@@ -217,9 +218,7 @@ class MLP:
         self.seed = seed
         self.requested_backend = backend
         if device is not None:
-            from symnb.backends.select import _check_device
-
-            device = _check_device(device)  # an index, 'cuda' or 'cuda:N'
+            device = check_device(device)  # an index, 'cuda' or 'cuda:N'
         self.device = device
         self.strict = strict
         n_layers = len(sizes) - 1

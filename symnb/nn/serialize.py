@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from symnb.backends.select import check_device
 from symnb.errors import ModelFileError
 from symnb.formula.formula import Learnable
 
@@ -451,9 +452,7 @@ def model_from_file(
             f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}"
         )
     if device is not None:
-        from symnb.backends.select import _check_device
-
-        device = _check_device(device)  # an index, 'cuda' or 'cuda:N'
+        device = check_device(device)  # an index, 'cuda' or 'cuda:N'
     with closing(NpzMembers(path, NOT_OURS)) as members:
         meta = _read_meta(members)
         sizes = _read_sizes(meta)

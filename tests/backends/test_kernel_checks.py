@@ -211,7 +211,7 @@ def test_bad_dtype_and_device_arguments():
 )
 def test_device_as_pytorch_spells_it(device, index):
     """A GPU index, or PyTorch's 'cuda' / 'cuda:N' / torch.device('cuda', N)."""
-    assert select._check_device(device) == index
+    assert select.check_device(device) == index
     # the CPU backends accept it and run on the CPU
     k = symnb.activation("relu").compile(backend="numpy", device=device)
     assert k.forward(np.float32([-1.0, 2.0])).tolist() == [0.0, 2.0]
@@ -219,10 +219,10 @@ def test_device_as_pytorch_spells_it(device, index):
 
 def test_device_from_torch():
     torch = pytest.importorskip("torch", reason="torch (the torch extra) not installed")
-    assert select._check_device(torch.device("cuda", 1)) == 1
-    assert select._check_device(torch.device("cuda")) == 0
+    assert select.check_device(torch.device("cuda", 1)) == 1
+    assert select.check_device(torch.device("cuda")) == 0
     with pytest.raises(ValueError, match="not a GPU"):
-        select._check_device(torch.device("cpu"))
+        select.check_device(torch.device("cpu"))
 
 
 def test_fallback_warns_and_strict_raises():

@@ -506,3 +506,18 @@ def test_second_derivative_of_a_layer_is_refused_not_silently_zero():
     x = torch.randn(6, dtype=torch.float64, requires_grad=True)
     (g,) = torch.autograd.grad(module(x).sum(), x)  # first derivatives unaffected
     assert torch.isfinite(g).all()
+
+
+def test_second_derivative_that_cannot_compile_says_why(monkeypatch):
+    """When f' cannot be compiled as a formula of its own, create_graph=True raises with
+    the compiler's reason and the way out (to_jax), not a bare failure."""
+    import symnb.formula.formula as formula_module
+
+    def refuse(*args, **kwargs):
+        raise symnb.FormulaError("injected: no compiled form")
+
+    module = symnb.Activation("x*tanh(2.5*x)", name="never_seen").to_torch()
+    monkeypatch.setattr(formula_module, "Activation", refuse)
+    x = torch.randn(4, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"injected: no compiled form.*use to_jax"):
+        torch.autograd.grad(module(x).sum(), x, create_graph=True)
