@@ -1353,13 +1353,18 @@ def _render_by_key(
         parts.append(f"/* ---- form {i} ---- */")
         parts.append(form_text(i, form, dtype, with_dparams, max_operations))
     body = "\n".join(parts)
+    # the joint backward prints its own expressions: its helpers (a plain symnb_sigmoid
+    # where f and f' only used symnb_sigmoid_mul) must be in the prelude too
+    joint = ""
+    if kind == "elementwise" and dialect == "cpp":
+        joint = render_joint_backward(forms[0], dtype, max_operations)
     header = render_header(dialect, dtype, parallel_threshold(body))
-    parts = [header, prelude(dtype, helpers_used(body)), body]
+    parts = [header, prelude(dtype, helpers_used(body + joint)), body]
     parts.append("/* ---- entry points ---- */")
     if kind == "elementwise":
         parts.append(render_elementwise(dialect, len(forms[0].params)))
-        if dialect == "cpp":
-            parts.append(render_joint_backward(forms[0], dtype, max_operations))
+        if joint:
+            parts.append(joint)
     elif kind == "layer":
         parts.append(render_layer(dialect, tuple(len(f.params) for f in forms)))
     else:

@@ -482,3 +482,33 @@ def test_learned_rational_derivative_is_finite_and_right_at_large_x() -> None:
     for i in range(1, 5):
         terms = -np.sign(c[f"b{i}"]) * np.abs(xd) ** i * (p / q) / q
         assert abs(grads[f"b{i}"] - terms.sum()) <= 1e-5 * np.abs(terms).sum(), i
+
+
+@pytest.mark.parametrize("text", ["beta*x*sigmoid(x)", "x*sigmoid(x)*beta + beta"])
+def test_joint_backward_declares_its_own_helpers(text: str) -> None:
+    """E-swish, beta*x*sigmoid(x): f and f' print the product's sigmoid
+    (symnb_sigmoid_mul), while the joint backward (f' with df/dbeta) prints a plain
+    symnb_sigmoid that f and f' never used; the prelude must declare it
+    (float32 cpp failed to compile, 'symnb_sigmoid' was not declared, and fell back to
+    NumPy). Compiled strictly; f, f' and d/dbeta against float64."""
+    import numpy as np
+
+    import symnb
+    from symnb.backends import status
+
+    if not status("cpp").usable:
+        pytest.skip(f"cpp backend: {status('cpp').reason}")
+    act = symnb.Activation(text, beta=1.375)
+    k = act.compile(backend="cpp", dtype="float32", strict=True)
+    x = np.linspace(-12, 12, 97).astype(np.float32)
+    g = np.linspace(0.5, 1.5, 97).astype(np.float32)
+    x64 = x.astype(np.float64)
+    s = 1 / (1 + np.exp(-x64))
+    beta = np.float64(np.float32(1.375))
+    extra = beta if "+ beta" in text else 0.0
+    y, dy = k.forward_with_derivative(x)
+    assert np.allclose(y, beta * x64 * s + extra, rtol=1e-6, atol=1e-6)
+    assert np.allclose(dy, beta * (s + x64 * s * (1 - s)), rtol=1e-6, atol=1e-6)
+    dbeta = x64 * s + (1.0 if extra else 0.0)
+    got = k.constant_gradient(x, g)["beta"]
+    assert abs(got - np.sum(g * dbeta)) <= 1e-5 * np.sum(np.abs(g * dbeta))
