@@ -40,6 +40,78 @@ def _fmt(e: sp.Expr) -> str:
     return sp.sstr(e)
 
 
+def _split_core(term: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """(k, core) when term = k * core with one Max/Min/softplus factor as core."""
+    kinds = (sp.Max, sp.Min, softplus)
+    if isinstance(term, kinds):
+        return sp.S.One, term
+    if isinstance(term, sp.Mul):
+        cores = [f for f in term.args if isinstance(f, kinds)]
+        if len(cores) == 1:
+            core = cores[0]
+            return sp.Mul(*[f for f in term.args if f is not core]), core
+    return None
+
+
+def _with_zero(e: sp.Expr, kind: type) -> sp.Expr | None:
+    """w when e is kind(w, 0) (Max or Min of two arguments, one of them 0)."""
+    if isinstance(e, kind) and len(e.args) == 2 and sp.S.Zero in e.args:
+        return e.args[0] if e.args[1] == 0 else e.args[1]
+    return None
+
+
+def _kink_pair(k1: sp.Expr, a: sp.Expr, k2: sp.Expr, b: sp.Expr):
+    """k1*a + k2*b as one smooth (or one-kink) term and its note, for the pairs that
+    spell a smooth function with kinked parts; None otherwise.
+
+    max(w,0) + log(1 + exp(-|w|)) is softplus(w) and min(w,0) - log(1 + exp(-|w|))
+    logsigmoid(w) (the "stable" spellings, e.g. of BCE with logits); max(w,0) + min(w,0)
+    and max(w,0) - max(-w,0) are w. Differentiated part by part, each kink takes the
+    convention relu'(0) = |.|'(0) = 0, so f'(0) of the sum was wrong (stable BCE's
+    gradient at a zero logit had the wrong sign); as one term it is exact.
+    """
+    for (ka, a_), (kb, b_) in (((k1, a), (k2, b)), ((k2, b), (k1, a))):
+        w = _with_zero(a_, sp.Max)
+        if w is not None and isinstance(b_, softplus) and b_.args[0] == -sp.Abs(w):
+            if kb == ka:
+                return ka * softplus(w), "max(u, 0) + log(1 + exp(-|u|)) as softplus(u)"
+        w = _with_zero(a_, sp.Min)
+        if w is not None and isinstance(b_, softplus) and b_.args[0] == -sp.Abs(w):
+            if kb == -ka:
+                return ka * logsigmoid(w), (
+                    "min(u, 0) - log(1 + exp(-|u|)) as logsigmoid(u)"
+                )
+        w = _with_zero(a_, sp.Max)
+        if w is not None and kb == ka and _with_zero(b_, sp.Min) == w:
+            return ka * w, "max(u, 0) + min(u, 0) as u"
+        if w is not None and kb == -ka and _with_zero(b_, sp.Max) == -w:
+            return ka * w, "max(u, 0) - max(-u, 0) as u"
+    return None
+
+
+def _smooth_kink_pairs(e: sp.Add, note) -> sp.Expr:
+    """An Add with the pairs of :func:`_kink_pair` replaced by their one term."""
+    terms = list(e.args)
+    changed = True
+    while changed:
+        changed = False
+        split = [_split_core(t) for t in terms]
+        for i in range(len(terms)):
+            for j in range(i + 1, len(terms)):
+                if split[i] is None or split[j] is None:
+                    continue
+                found = _kink_pair(*split[i], *split[j])
+                if found is not None:
+                    term, text = found
+                    note("rewrote " + text + " (no kink: the exact derivative at u = 0)")
+                    terms = [t for k, t in enumerate(terms) if k not in (i, j)] + [term]
+                    changed = True
+                    break
+            if changed:
+                break
+    return sp.Add(*terms)
+
+
 def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
     """Rewrite naive spellings of softplus, sigmoid, logsigmoid, log1p, expm1, log-cosh.
 
@@ -131,6 +203,10 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 u = core.args[0]
                 note(f"rewrote 1 {'+' if sign > 0 else '-'} tanh(u) as 2*sigmoid(2u)")
                 return 2 * sigmoid(2 * sign * u)
+        if isinstance(e, sp.Add) and e.has(sp.Max, sp.Min):
+            e = _smooth_kink_pairs(e, note)
+            if not isinstance(e, sp.Add):
+                return e
         # exp(u) - 1  ->  expm1(u)
         if isinstance(e, sp.Add) and sp.S.NegativeOne in e.args:
             others = [a for a in e.args if a is not sp.S.NegativeOne]

@@ -252,3 +252,64 @@ def test_log_cosh_is_finite_and_exact_up_to_the_float_range_of_both_signs(backen
             tiny = float(np.finfo(dtype).smallest_subnormal)  # u^2/2 can be subnormal
             assert abs(v - ref_v) <= rel_v * abs(ref_v) + tiny, (ui, v, ref_v)
             assert abs(g - ref_g) <= rel * abs(ref_g) + 1e-12, (ui, g, ref_g)
+
+
+@pytest.mark.parametrize(
+    "text, f, df",
+    [
+        # the "stable" spellings: exact at the kink of their parts
+        ("max(x, 0) + log(1 + exp(-abs(x)))", lambda x: np.logaddexp(0, x),
+         lambda x: 1 / (1 + np.exp(-x))),
+        ("min(x, 0) - log1p(exp(-abs(x)))", lambda x: -np.logaddexp(0, -x),
+         lambda x: 1 / (1 + np.exp(x))),
+        ("3*max(-x, 0) + 3*log(exp(-abs(x)) + 1)", lambda x: 3 * np.logaddexp(0, -x),
+         lambda x: -3 / (1 + np.exp(x))),
+        ("Max(x, 0) + Min(x, 0)", lambda x: x, lambda x: np.ones_like(x)),
+        ("Max(x, 0) - Max(-x, 0)", lambda x: x, lambda x: np.ones_like(x)),
+    ],
+)
+def test_smooth_sums_of_kinked_parts_have_the_exact_derivative_at_the_kink(
+    text, f, df
+) -> None:
+    """Differentiated part by part, max(x,0) and |x| take relu'(0) = |.|'(0) = 0, so
+    the stable softplus spelling had f'(0) = 0 instead of 0.5; now its sum is one
+    smooth term (a note says so). f and f' against float64 on both backends, x = 0
+    included."""
+    import symnb
+    from symnb.backends import status
+
+    act = symnb.Activation(text)
+    assert any("no kink" in n for n in act.notes), act.notes
+    x = np.array([0.0, -0.0, 1e-8, -3.0, 3.0, -40.0, 40.0])
+    backends = ["numpy"] + (["cpp"] if status("cpp").usable else [])
+    for backend in backends:
+        y, dy = act.compile(backend=backend, dtype="float64").forward_with_derivative(x)
+        assert np.allclose(y, f(x), rtol=1e-12, atol=1e-300), (backend, y)
+        assert np.allclose(dy, df(x), rtol=1e-12, atol=1e-300), (backend, dy)
+
+
+def test_stable_bce_with_logits_gradient_at_a_zero_logit_matches_pytorch() -> None:
+    """max(z,0) - z*y + log(1 + exp(-|z|)) (PyTorch's own formula for BCE with logits):
+    its gradient at z = 0 is sigmoid(0) - y = +0.25 for y = 0.25 (was -0.25, the wrong
+    sign, at the zero logits common at initialisation)."""
+    import symnb
+    from symnb.backends import status
+
+    loss = symnb.Loss("max(y_pred, 0) - y_pred*y_true + log(1 + exp(-abs(y_pred)))")
+    z = np.array([0.0, 0.0, 2.0, -2.0])
+    t = np.array([0.25, 1.0, 0.0, 1.0])
+    # d/dz of the mean BCE with logits (PyTorch's default reduction), by definition
+    want = (1 / (1 + np.exp(-z)) - t) / z.size
+    backends = ["numpy"] + (["cpp"] if status("cpp").usable else [])
+    for backend in backends:
+        got = loss.compile(backend=backend, dtype="float64").gradient(z, t)
+        assert np.allclose(got, want, rtol=1e-12), (backend, got)
+
+
+def test_kinked_sum_that_is_not_smooth_keeps_its_parts() -> None:
+    """max(x,0) + log(1 + exp(-|2x|)) is not softplus (a real kink at 0): no rewrite."""
+    import symnb
+
+    act = symnb.Activation("max(x, 0) + log(1 + exp(-abs(2*x)))")
+    assert not any("no kink" in n for n in act.notes)
+    assert act.expr.has(sp.Max)
