@@ -66,6 +66,113 @@ def _classification_labels(y: np.ndarray) -> bool:
     return len(np.unique(y)) <= max(2, min(100, len(y) // 2))
 
 
+#: ``MLP.fit`` arguments that ``compare`` sets itself, and what to use instead.
+_FIT_ARGUMENTS_SET_BY_COMPARE = {
+    "X": "the data come from dataset=(X, y)",
+    "y": "the data come from dataset=(X, y)",
+    "seed": "use seeds=[...]: one run per seed, the seed fixes weights and shuffling",
+    "validation_data": "use dataset=(X_train, y_train, X_val, y_val)",
+}
+
+
+def check_list(value: Any, what: str, example: str, wrap: bool = True) -> list[Any]:
+    """``value`` as a list, refusing a bare string (a string is iterable, and
+    ``"relu"`` would be read as the names 'r', 'e', 'l', 'u') and a non-iterable, with
+    a message naming the argument ``what`` and the fix: the string in a list
+    (``wrap``) or ``example``."""
+    if isinstance(value, (str, bytes)):
+        fix = f"[{value!r}]" if wrap else example
+        raise TypeError(
+            f"{what} must be a list, got the string {value!r}; "
+            f"pass a list such as {what}={fix}"
+        )
+    if not isinstance(value, Iterable):
+        raise TypeError(
+            f"{what} must be a list such as {what}={example}, got {value!r}"
+        )
+    return list(value)
+
+
+def check_integer(value: Any, what: str, minimum: int, example: str) -> int:
+    """``value`` as an int >= ``minimum`` (NumPy integers too, not bools), or a
+    ``ValueError`` naming ``what``, the value and an ``example``."""
+    integer = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if not integer or value < minimum:
+        raise ValueError(
+            f"{what} must be an integer >= {minimum}, got {value!r}; e.g. "
+            f"{what}={example}"
+        )
+    return int(value)
+
+
+def _check_hidden(hidden: Any) -> list[int]:
+    """``hidden`` as a list of layer widths: an int is one hidden layer."""
+    if isinstance(hidden, (int, np.integer)) and not isinstance(hidden, bool):
+        hidden = [hidden]
+    widths = check_list(hidden, "hidden", "(16, 16)", wrap=False)
+    return [
+        check_integer(w, f"hidden[{i}]", 1, "16")
+        for i, w in enumerate(widths)
+    ]
+
+
+def _check_fit_options(fit_options: dict[str, Any]) -> None:
+    clash = [k for k in fit_options if k in _FIT_ARGUMENTS_SET_BY_COMPARE]
+    if clash:
+        raise TypeError(
+            f"compare sets {', '.join(map(repr, clash))} of MLP.fit itself: "
+            + "; ".join(f"{k}: {_FIT_ARGUMENTS_SET_BY_COMPARE[k]}" for k in clash)
+        )
+
+
+def _check_target(target: Any) -> float | None:
+    if target is None:
+        return None
+    if isinstance(target, bool) or not isinstance(target, (int, float, np.number)):
+        raise TypeError(
+            f"target must be a number (e.g. target=0.95) or None, got {target!r}"
+        )
+    if not math.isfinite(float(target)):
+        raise ValueError(
+            f"target must be a finite number (e.g. target=0.95) or None, got {target!r}"
+        )
+    return float(target)
+
+
+def _check_data(label: str, X: np.ndarray, y: np.ndarray, val: Any) -> None:
+    """What ``compare`` needs of a data set before it plans runs: rows, and as many
+    labels as rows."""
+    if X.ndim != 2:
+        raise ValueError(
+            f"dataset {label!r}: X must be a 2-d array (rows x features), got shape "
+            f"{X.shape}"
+        )
+    if len(X) == 0 or X.shape[1] == 0:
+        raise ValueError(
+            f"dataset {label!r}: X has shape {X.shape}; give at least one row and "
+            "one feature"
+        )
+    if y.ndim == 0 or len(y) != len(X):
+        raise ValueError(
+            f"dataset {label!r}: X has {len(X)} rows but y has "
+            f"{'no rows (a scalar)' if y.ndim == 0 else len(y)}; give one label or "
+            "target per row"
+        )
+
+
+def _target_metrics(classify: bool, validation: bool, fit_options: dict) -> list[str]:
+    """The per-epoch metrics a run records (the names ``target_metric`` can take)."""
+    from . import metrics as metrics_mod
+
+    names = ["loss", "accuracy"] if classify else ["loss"]
+    extra = fit_options.get("metrics")
+    if extra is not None:
+        extra = [extra] if isinstance(extra, str) else list(extra)
+        names += [metrics_mod.get(m)[0] for m in extra]
+    names = list(dict.fromkeys(names))
+    return names + [f"val_{n}" for n in names if validation] + ["time"]
+
+
 def _split_datasets(dataset: Any) -> tuple[list[tuple[str, Any]], bool]:
     """``[(label, dataset)]`` and whether several data sets were given (a dict
     label -> data set, or a list of names / tuples of arrays)."""
@@ -104,17 +211,19 @@ def _data_identity(raw: Any, arrays: tuple[np.ndarray, np.ndarray, Any]) -> Any:
 
 
 def _plan(
+    label: str,
     X: np.ndarray,
     y: np.ndarray,
     val: Any,
     hidden: Sequence[int],
+    fit_options: dict[str, Any],
+    *,
     loss: Any,
     epochs: int,
     target: float | None,
     target_metric: str | None,
     backend: str,
     dtype: str,
-    fit_options: dict[str, Any],
 ) -> dict[str, Any]:
     """Everything a run on this data set needs besides activation and seed."""
     classify = bool(
@@ -122,6 +231,13 @@ def _plan(
         or (isinstance(loss, str) and loss in ("bce_with_logits", "cross_entropy"))
     )
     n_classes = len(np.unique(y)) if classify else 0
+    if classify and n_classes < 2:
+        only = np.unique(y)[0].tolist()
+        raise ValueError(
+            f"dataset {label!r}: y has a single class ({only!r}) in {len(y)} "
+            "row(s); classification needs at least two classes. Give data with "
+            "several classes, or loss='mse' to fit y as numbers"
+        )
     if loss is None:
         loss = (
             ("bce_with_logits" if n_classes == 2 else "cross_entropy")
@@ -137,6 +253,13 @@ def _plan(
     prefix = "val_" if val is not None else ""
     if target_metric is None:
         target_metric = prefix + ("accuracy" if classify else "loss")
+    else:
+        valid = _target_metrics(classify, val is not None, fit_options)
+        if target_metric not in valid:
+            raise ValueError(
+                f"target_metric={target_metric!r} is not recorded by these runs "
+                f"(dataset {label!r}); choose one of {', '.join(valid)}"
+            )
     if target is None and classify:
         target = 0.95
     return {
@@ -243,9 +366,15 @@ class CompareResult:
     def activations(self) -> list[str]:
         return list(dict.fromkeys(row["activation"] for row in self.rows))
 
-    def scores(self, by: str = "accuracy") -> dict[str, float]:
-        """Mean of ``by`` (``accuracy``, ``loss``, ``time``...) per activation, averaged
-        over the data sets (NaN where no run gave a value)."""
+    def _default_by(self) -> str:
+        """``accuracy`` where the runs classify, else ``loss``."""
+        return "accuracy" if "accuracy_mean" in self.rows[0] else "loss"
+
+    def scores(self, by: str | None = None) -> dict[str, float]:
+        """Mean of ``by`` (``accuracy``, ``loss``, ``time``...; default ``accuracy``
+        for classification, ``loss`` otherwise) per activation, averaged over the data
+        sets (NaN where no run gave a value)."""
+        by = self._default_by() if by is None else by
         key = f"{by}_mean" if f"{by}_mean" in self.rows[0] else by
         if key not in self.rows[0]:
             raise ValueError(
@@ -258,9 +387,10 @@ class CompareResult:
             out[act] = float(np.mean(vals)) if len(vals) == len(values) else math.nan
         return out
 
-    def best(self, by: str = "accuracy") -> str:
+    def best(self, by: str | None = None) -> str:
         """Name of the best activation by mean ``accuracy`` (higher) or ``loss``
-        (lower), averaged over the data sets."""
+        (lower), averaged over the data sets (default as :meth:`scores`)."""
+        by = self._default_by() if by is None else by
         higher = "loss" not in by and "time" not in by and "epochs" not in by
         vals = [(v, n) for n, v in self.scores(by).items() if not math.isnan(v)]
         if not vals:
@@ -417,11 +547,52 @@ def check_seeds(seeds: Iterable[int], runs_per_seed: int) -> list[int]:
     return [int(s) for s in out]
 
 
+def _prepare(
+    dataset: Any, hidden: Any, fit_options: dict[str, Any], settings: dict[str, Any]
+) -> tuple[list[tuple[str, Any]], bool, dict, dict, dict]:
+    """The checked data sets and settings of a sweep, before any run: ``(data_sets,
+    multi, plans, loaded, identities)`` (see :func:`_split_datasets`; the dicts are
+    keyed by data set label). ``settings``: ``compare``'s loss, epochs, target,
+    target_metric, backend and dtype."""
+    hidden = _check_hidden(hidden)
+    settings = dict(settings, target=_check_target(settings["target"]))
+    _check_fit_options(fit_options)
+    data_sets, multi = _split_datasets(dataset)
+    plans, loaded, identities = {}, {}, {}
+    for label, raw in data_sets:
+        X, y, val = _load(raw)
+        X = np.asarray(X)
+        if X.ndim == 1:
+            X = X.reshape(-1, 1)
+        loaded[label] = (X, y, val)
+        identities[label] = _data_identity(raw, (X, y, val))
+        _check_data(label, X, np.asarray(y), val)
+        plans[label] = _plan(label, X, y, val, hidden, fit_options, **settings)
+    return data_sets, multi, plans, loaded, identities
+
+
+def check_options(dataset: Any, hidden: Any, epochs: int, options: dict) -> None:
+    """Check, before any cluster or training work, what a ``search`` will pass to
+    :func:`compare`: ``options`` holds its keyword arguments and ``MLP.fit``'s."""
+    import inspect
+
+    from .sweep import check_runs_per_task
+
+    own = inspect.signature(compare).parameters
+    check_runs_per_task(options.get("runs_per_task"))
+    settings = {
+        name: options.get(name, own[name].default)
+        for name in ("loss", "target", "target_metric", "backend", "dtype")
+    }
+    fit_options = {k: v for k, v in options.items() if k not in own}
+    _prepare(dataset, hidden, fit_options, dict(settings, epochs=epochs))
+
+
 def compare(
     activations: Sequence[Any] | dict[str, Any],
     dataset: Any,
     seeds: Iterable[int] = (0, 1, 2),
-    hidden: Sequence[int] = (16, 16),
+    hidden: int | Sequence[int] = (16, 16),
     loss: Any = None,
     epochs: int = 50,
     target: float | None = None,
@@ -450,12 +621,15 @@ def compare(
     seeds:
         one run per seed (the seed fixes the weights and the shuffling).
     hidden, loss, backend, dtype:
-        the architecture; ``loss`` defaults to bce_with_logits (two classes), softmax
+        the architecture (``hidden``: widths of the hidden layers, an int for one);
+        ``loss`` defaults to bce_with_logits (two classes), softmax
         cross-entropy (more) or mse (regression), decided from ``y``.
     target, target_metric:
         "epochs to target": first epoch at which ``target_metric`` (default
         ``accuracy``, or ``val_accuracy`` with validation data; ``loss`` for regression)
         reaches ``target`` (default 0.95 for classification, none for regression).
+        ``target_metric`` is one the runs record: ``loss``, ``accuracy``
+        (classification), the ``metrics`` given, ``val_`` ones with validation data.
     keep_models:
         keep each trained model in ``result.runs`` (serial runs without a store only).
     client:
@@ -479,7 +653,9 @@ def compare(
         together; a killed worker's tasks, which Dask reruns, hold few runs. Results
         do not depend on it.
     fit_options:
-        passed to ``MLP.fit`` (``lr``, ``batch_size``, ``optimizer``, ...).
+        passed to ``MLP.fit`` (``lr``, ``batch_size``, ``optimizer``, ...); not the
+        ones ``compare`` sets itself (``seed``: use ``seeds``; ``validation_data``:
+        give ``dataset=(X_train, y_train, X_val, y_val)``), a ``TypeError`` says so.
     """
     import symnb
 
@@ -490,7 +666,8 @@ def compare(
     if isinstance(activations, dict):
         named = list(activations.items())
     else:
-        named = [(_name_of(a, i), a) for i, a in enumerate(activations)]
+        listed = check_list(activations, "activations", '["relu", "tanh"]')
+        named = [(_name_of(a, i), a) for i, a in enumerate(listed)]
     if not named:
         raise ValueError("compare needs at least one activation")
     names = [n for n, _ in named]
@@ -511,28 +688,17 @@ def compare(
         for atom in act if isinstance(act, (list, tuple)) else [act]:
             for sub in atom if isinstance(atom, (list, tuple)) else [atom]:
                 resolve_activation(sub)
-    data_sets, multi = _split_datasets(dataset)
-    plans, loaded, identities = {}, {}, {}
-    for label, raw in data_sets:
-        X, y, val = _load(raw)
-        X = np.asarray(X)
-        if X.ndim == 1:
-            X = X.reshape(-1, 1)
-        loaded[label] = (X, y, val)
-        identities[label] = _data_identity(raw, (X, y, val))
-        plans[label] = _plan(
-            X,
-            y,
-            val,
-            hidden,
-            loss,
-            epochs,
-            target,
-            target_metric,
-            backend,
-            dtype,
-            fit_options,
-        )
+    settings = {
+        "loss": loss,
+        "epochs": epochs,
+        "target": target,
+        "target_metric": target_metric,
+        "backend": backend,
+        "dtype": dtype,
+    }
+    data_sets, multi, plans, loaded, identities = _prepare(
+        dataset, hidden, fit_options, settings
+    )
     runs: list[Run] = []
     for name, act in named:
         encoded = encode_activation(act)

@@ -77,6 +77,11 @@ class RunStore:
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(
+                "store must be a file path (str or pathlib.Path) or a "
+                f"symnb.nn.RunStore, got {path!r}; e.g. store='runs.db'"
+            )
         self.path = os.fspath(path)
         folder = os.path.dirname(os.path.abspath(self.path))
         if not os.path.isdir(folder):

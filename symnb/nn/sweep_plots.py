@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .compare import check_integer
+
 __all__ = ["plot_best_curves", "plot_spread"]
 
 
@@ -25,9 +27,31 @@ def _panels(result: Any, width: float = 4.2, height: float = 3.4) -> tuple[Any, 
 
 
 def _run_value(run: dict[str, Any], metric: str) -> float:
-    key = {"loss": "final_loss"}.get(metric, metric)
-    value = run.get(key)
+    value = run.get(_RUN_VALUES[metric])
     return float(value) if value is not None else math.nan
+
+
+#: Per-run values ``plot_spread`` can show (name -> key in a run record).
+_RUN_VALUES = {
+    "accuracy": "accuracy",
+    "loss": "final_loss",
+    "time": "time",
+    "epochs_to_target": "epochs_to_target",
+}
+
+
+def _check_spread_metric(result: Any, metric: Any) -> None:
+    valid = [
+        name
+        for name, key in _RUN_VALUES.items()
+        if any(run.get(key) is not None for run in result.runs)
+        or (name == "accuracy" and result.rows and "accuracy_mean" in result.rows[0])
+    ]
+    if metric not in valid:
+        raise ValueError(
+            f"plot_spread: metric={metric!r} is not a value of these runs; choose one "
+            f"of {', '.join(valid)}"
+        )
 
 
 def plot_spread(
@@ -37,7 +61,10 @@ def plot_spread(
     jitter: float = 0.08,
 ) -> Any:
     """Per data set: a box per activation (all, or the names in ``activations``)
-    over its seeds' final ``metric`` (``accuracy`` or ``loss``), each seed a point."""
+    over its seeds' final ``metric`` (``accuracy`` (classification), ``loss``,
+    ``time`` or ``epochs_to_target``), each seed a point; another name is a
+    ``ValueError``."""
+    _check_spread_metric(result, metric)
     names = list(activations) if activations is not None else result.activations
     unknown = [n for n in names if n not in result.activations]
     if unknown:
@@ -73,9 +100,19 @@ def plot_best_curves(
 ) -> Any:
     """Per data set: the learning curve (``metric`` per epoch; default ``val_loss``
     when validation data were given, else ``loss``) of the best seed of the ``top``
-    activations, ranked by their mean final loss on that data set."""
+    activations, ranked by their mean final loss on that data set. ``top`` is a
+    positive integer; a ``metric`` the runs did not record is a ``ValueError``."""
     from ..plotting import plot_curves
 
+    top = check_integer(top, "top", 1, "3")
+    recorded = {
+        key for run in result.runs for key in getattr(run.get("history"), "history", ())
+    }
+    if metric is not None and recorded and metric not in recorded:
+        raise ValueError(
+            f"plot_curves: metric={metric!r} was not recorded by these runs; choose "
+            f"one of {', '.join(sorted(recorded))}"
+        )
     fig, panels = _panels(result)
     for label, ax in panels:
         rows = [r for r in result.rows if r.get("dataset", label) == label]
