@@ -32,6 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import FormulaError
+from ..formula import compose
+from .compare import check_integer, check_list
+
 __all__ = ["BINARY", "UNARY", "Leaderboard", "float32_problem", "search"]
 
 #: Unary blocks: name -> template on ``{a}``.
@@ -121,15 +125,28 @@ def _mutate(node: tuple, rng, unary, binary) -> tuple:
 
 def canonical(text: str) -> Any:
     """The SymPy expression of a formula text, in SymPy's canonical form (sums and
-    products ordered, ``x - x`` = 0), through symnb's safe parser."""
+    products ordered, ``x - x`` = 0), through symnb's safe parser. As in
+    ``symnb.Activation``, library activations (``gelu(x)``) and named ones are
+    functions; their calls stay calls (``sp.sstr`` gives the text back)."""
     from ..formula.parse import parse_formula
 
-    return parse_formula(text, variables=("x",))
+    return parse_formula(
+        text, variables=("x",), functions=compose.function_table(frozenset({"x"}))
+    )
+
+
+def _identity(expr: Any) -> str:
+    """Equal functions, equal strings: composed calls replaced by their definitions
+    (``silu(x)`` and ``x*sigmoid(x)`` are one candidate)."""
+    import sympy as sp
+
+    return sp.srepr(compose.expand_composed(expr))
 
 
 def _structural_problem(expr: Any) -> str | None:
     import sympy as sp
 
+    expr = compose.expand_composed(expr)
     x = sp.Symbol("x", real=True)
     if x not in expr.free_symbols:
         return "constant function"
@@ -260,13 +277,18 @@ class Leaderboard:
         return len(self.entries)
 
     def formulas(self, top: int | None = None) -> list[str]:
-        """The formulas, best first (``top`` of them)."""
+        """The formulas, best first (``top`` of them: a positive integer, or None for
+        all)."""
+        if top is not None:
+            top = check_integer(top, "top", 1, "3")
         return [e.formula for e in self.entries[:top]]
 
     def best(self, top: int = 1) -> list[Any]:
-        """The ``top`` best candidates as ``symnb.Activation`` objects."""
+        """The ``top`` (a positive integer) best candidates as ``symnb.Activation``
+        objects."""
         from .layers import resolve_activation
 
+        top = check_integer(top, "top", 1, "3")
         return [resolve_activation(e.formula) for e in self.entries[:top]]
 
     def rank_of(self, formula: str) -> int:
@@ -339,8 +361,58 @@ class Leaderboard:
 # ----------------------------------------------------------------- the search
 
 
+def _check_formulas(include: Any) -> list[str]:
+    """``include`` as a list of formula texts that parse (as ``symnb.Activation``
+    reads them: ``gelu(x)`` calls the library's gelu); a ``TypeError`` for a bare
+    string or an item that is no text, a ``ValueError`` naming the formula that does
+    not parse and why."""
+    texts = check_list(include, "include", '["x*tanh(x)"]')
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(
+                f"include[{i}] must be a formula text in x such as 'x*tanh(x)', got "
+                f"{text!r}"
+            )
+        try:
+            canonical(text)
+        except FormulaError as exc:
+            raise ValueError(
+                f"include[{i}]={text!r} is not a formula the search can train: {exc}"
+            ) from exc
+    return texts
+
+
+def _check_baselines(baselines: Any) -> list[Any]:
+    """``baselines`` as a list of library names, formula texts or Activations, each
+    checked (a ``TypeError``/``ValueError`` naming the one that is wrong)."""
+    from .layers import resolve_activation
+
+    acts = check_list(baselines, "baselines", '["relu"]')
+    for i, act in enumerate(acts):
+        try:
+            resolve_activation(act)
+        except ValueError as exc:
+            raise ValueError(f"baselines[{i}]={act!r}: {exc}") from exc
+        except TypeError as exc:
+            raise TypeError(f"baselines[{i}]={act!r}: {exc}") from exc
+    return acts
+
+
+def _not_trained(text: str, formula: str, problem: str) -> str:
+    """The warning for an included formula that the search's checks reject: it is
+    not trained (by design: the leaderboard ranks what passes the checks the drawn
+    candidates pass, so that scores compare like with like), but not silently."""
+    shown = repr(text) if text == formula else f"{text!r} (= {formula!r})"
+    return (
+        f"search: include={shown} is not trained: {problem}. The search trains "
+        "only formulas that pass the checks its own candidates pass (non-constant, "
+        "non-linear, float32_problem); to train it anyway use "
+        f"symnb.nn.compare([{formula!r}], ...)"
+    )
+
+
 def _check_blocks(given: Iterable[str], table: dict[str, str], what: str) -> list[str]:
-    blocks = list(given)
+    blocks = check_list(given, what, f"[{next(iter(table))!r}]")
     unknown = [b for b in blocks if b not in table]
     if unknown or not blocks:
         raise ValueError(
@@ -380,21 +452,31 @@ def search(
         training runs to spend on candidates (each costs one run per data set and
         seed); default: 24 candidates' worth. Baselines are trained on top.
     time_budget:
-        seconds; no new batch starts after it (the search is then reproducible only
-        up to where it stopped).
+        seconds (>= 0); no new batch starts after it (the search is then
+        reproducible only up to where it stopped).
     strategy:
         ``"random"`` (independent draws) or ``"evolution"`` (tournament of three
         over all trained candidates, then one block mutated).
     seeds, seed:
-        training seeds of every candidate; ``seed`` fixes the draws.
+        training seeds of every candidate; ``seed`` (an integer >= 0) fixes the
+        draws.
     unary, binary, units:
         the building blocks (names in :data:`UNARY`, :data:`BINARY`) and the allowed
         numbers of core units (1: ``b(u1(x), u2(x))``; 2: one more unit on top).
     population:
         candidates per batch (one batch = one generation).
     include, baselines:
-        formula texts trained first (``include`` compete, ``baselines`` such as
-        ``"relu"`` are shown for reference).
+        lists, trained first: ``include`` formula texts in ``x`` compete (read as
+        ``symnb.Activation`` reads them: ``"gelu(x) * tanh(x)"`` calls library and
+        named activations); ``baselines`` (library names such as ``"relu"``, formula
+        texts or ``Activation`` objects) are shown for reference. A bare string is a
+        ``TypeError`` (write ``["x*tanh(x)"]``); an included formula that does not
+        parse is a ``ValueError`` naming it, before any work. An included formula
+        that parses but fails the checks every drawn candidate must pass (constant or
+        linear, :func:`float32_problem`) is not trained, by design, so that the
+        leaderboard compares like with like: a ``UserWarning`` names it and the
+        reason (also in ``rejected``); train it with :func:`symnb.nn.compare`.
+        A duplicate (same function as an earlier one) trains once, with a warning.
     hidden, epochs, options:
         the network and training, passed to :func:`symnb.nn.compare` (``lr``,
         ``batch_size``, ``optimizer``..., and ``runs_per_task`` with a client).
@@ -404,24 +486,42 @@ def search(
     """
     import symnb
 
-    from .compare import _split_datasets, check_seeds, compare
+    from .compare import _split_datasets, check_options, check_seeds, compare
     from .store import RunStore, run_key
-    from .sweep import _Progress, open_client
+    from .sweep import _Progress, encode_activation, open_client
 
     if strategy not in ("random", "evolution"):
         raise ValueError(f"strategy must be 'random' or 'evolution', got {strategy!r}")
     unary = _check_blocks(unary, UNARY, "unary")
     binary = _check_blocks(binary, BINARY, "binary")
-    units = [int(u) for u in units]
+    if isinstance(units, (int, np.integer)) and not isinstance(units, bool):
+        units = [units]
+    units = [
+        check_integer(u, "units", 1, "(1, 2)")
+        for u in check_list(units, "units", "(1, 2)", wrap=False)
+    ]
     if not units or any(u not in (1, 2) for u in units):
         raise ValueError(f"units must hold 1 and/or 2, got {units}")
     seeds = check_seeds(seeds, 1)  # ints >= 0, at least one
-    if population < 1:
-        raise ValueError(f"population must be >= 1, got {population}")
+    seed = check_integer(seed, "seed", 0, "0")
+    population = check_integer(population, "population", 1, "8")
+    if time_budget is not None and (
+        isinstance(time_budget, bool)
+        or not isinstance(time_budget, (int, float, np.number))
+        or not time_budget >= 0  # NaN too
+    ):
+        raise ValueError(
+            f"time_budget must be a number of seconds >= 0 or None, got "
+            f"{time_budget!r}; e.g. time_budget=600"
+        )
+    include = _check_formulas(include)
+    baselines = _check_baselines(baselines)
+    check_options(dataset, hidden, epochs, options)
     n_data = len(_split_datasets(dataset)[0])
     per_candidate = n_data * len(seeds)
     if budget is None:
         budget = 24 * per_candidate
+    budget = check_integer(budget, "budget", 1, f"{24 * per_candidate}")
     if budget < per_candidate:
         raise ValueError(
             f"budget={budget} runs is less than one candidate ({per_candidate} runs: "
@@ -435,9 +535,12 @@ def search(
     rejected: list[tuple[str, str]] = []
     trees: dict[str, tuple] = {}  # formula -> tree (for mutation)
     duplicates = 0
+    not_trained: list[str] = []  # why an included formula is not trained
+    given: dict[str, str] = {}  # included formula -> the text as given
 
-    def propose(text: str) -> str | None:
-        """The canonical formula of a new, non-trivial candidate, or None."""
+    def propose(text: str, included: bool = False) -> str | None:
+        """The canonical formula of a new, non-trivial candidate, or None (an
+        included formula: with a warning saying why)."""
         nonlocal duplicates
         import sympy as sp
 
@@ -446,29 +549,47 @@ def search(
         except symnb.FormulaError as exc:
             rejected.append((text, f"does not parse: {exc}"))
             return None
-        key = sp.srepr(expr)
+        key = _identity(expr)
         if key in seen:
             duplicates += 1
+            if included:
+                not_trained.append(
+                    f"search: include={text!r} is the same function as "
+                    f"{seen[key]!r}, trained once"
+                )
             return None
         formula = sp.sstr(expr)
         seen[key] = formula
         problem = _structural_problem(expr)
         if problem is not None:
             rejected.append((formula, problem))
+            if included:
+                not_trained.append(_not_trained(text, formula, problem))
             return None
+        if included:
+            given[formula] = text
         return formula
 
-    def admit(formulas: list[str]) -> list[tuple[str, Any]]:
+    def admit(formulas: list[str], included: bool = False) -> list[tuple[str, Any]]:
         """(formula, Activation) of those that pass the checks (run on the cluster
-        when there is one: the accuracy analysis costs up to a second each)."""
-        keys = {f: run_key({"check": f, "symnb": symnb.__version__}) for f in formulas}
+        when there is one: the accuracy analysis costs up to a second each; here for
+        a formula calling activations named in this process, which workers lack)."""
+        named = compose.registered()
+        uses = {f: compose.used_names(f, named) for f in formulas}
+        keys = {}
+        for f in formulas:
+            spec: dict[str, Any] = {"check": f, "symnb": symnb.__version__}
+            if uses[f]:  # a name means its definition: part of the key
+                spec["uses"] = encode_activation(list(uses[f].values()))
+            keys[f] = run_key(spec)
         known = run_store.get_checks(keys) if run_store is not None else {}
         todo = [f for f in formulas if f not in known]
-        if client_obj is not None and len(todo) > 1:
-            futures = client_obj.map(check_formula, todo, pure=False)
-            problems = dict(zip(todo, client_obj.gather(futures)))
-        else:
-            problems = {f: check_formula(f) for f in todo}
+        remote = [f for f in todo if not uses[f]]
+        problems: dict[str, str | None] = {}
+        if client_obj is not None and len(remote) > 1:
+            futures = client_obj.map(check_formula, remote, pure=False)
+            problems = dict(zip(remote, client_obj.gather(futures)))
+        problems.update({f: check_formula(f) for f in todo if f not in problems})
         if run_store is not None:
             for f in todo:
                 run_store.put_check(keys[f], f, problems[f])
@@ -483,6 +604,8 @@ def search(
                 except symnb.SymnbError as exc:
                     problem = f"{type(exc).__name__}: {exc}"
             rejected.append((formula, problem))
+            if included:
+                not_trained.append(_not_trained(given[formula], formula, problem))
         return out
 
     def draw(count: int, scores: dict[str, float], higher: bool) -> list[tuple]:
@@ -531,12 +654,14 @@ def search(
     scores: dict[str, float] = {}
     bar = None
     try:
-        first: list[tuple[str, Any, str]] = []
-        for text in baselines:
-            first.append((text, text, "baseline"))
-        proposed = [propose(text) for text in include]
-        for formula, act in admit([f for f in proposed if f is not None]):
+        first: list[tuple[str, Any, str]] = [
+            (getattr(act, "name", act), act, "baseline") for act in baselines
+        ]
+        proposed = [propose(text, included=True) for text in include]
+        for formula, act in admit([f for f in proposed if f is not None], True):
             first.append((formula, act, "include"))
+        for message in not_trained:
+            warnings.warn(message, UserWarning, stacklevel=2)
         bar = _Progress(
             (len(first) + max_candidates) * per_candidate, 0, progress, True
         )

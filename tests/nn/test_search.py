@@ -24,17 +24,18 @@ OPTIONS = {
 
 
 def test_equal_formulas_train_once(counted):
-    board = nn.search(
-        "xor",
-        budget=20,
-        include=["x*sigmoid(x)", "sigmoid(x)*x"],
-        unary=("x", "sigmoid"),
-        binary=("*",),
-        units=(1,),
-        baselines=(),
-        seeds=(0,),
-        **OPTIONS,
-    )
+    with pytest.warns(UserWarning, match="same function as 'x\\*sigmoid\\(x\\)'"):
+        board = nn.search(
+            "xor",
+            budget=20,
+            include=["x*sigmoid(x)", "sigmoid(x)*x"],
+            unary=("x", "sigmoid"),
+            binary=("*",),
+            units=(1,),
+            baselines=(),
+            seeds=(0,),
+            **OPTIONS,
+        )
     # the space b(u1(x), u2(x)) with u in {x, sigmoid}, b = * has 4 trees and 3
     # distinct functions: x**2, x*sigmoid(x), sigmoid(x)**2
     assert len(board) == 3 and board.duplicates >= 1
@@ -61,17 +62,23 @@ def test_float32_failures_are_rejected_before_training(counted):
     x = np.float32(-1e21)
     with np.errstate(all="ignore"):
         assert np.isnan(x**3 + x**2)
-    board = nn.search(
-        "xor",
-        budget=1,
-        include=["x**3 + x**2", "sqrt(x)", "x + x", "sin(x) - sin(x)"],
-        unary=("x", "tanh"),  # a small space: the one random draw stays cheap
-        binary=("*",),
-        units=(1,),
-        baselines=(),
-        seeds=(0,),
-        **OPTIONS,
-    )
+    with pytest.warns(UserWarning, match="is not trained") as caught:
+        board = nn.search(
+            "xor",
+            budget=1,
+            include=["x**3 + x**2", "sqrt(x)", "x + x", "sin(x) - sin(x)"],
+            unary=("x", "tanh"),  # a small space: the one random draw stays cheap
+            binary=("*",),
+            units=(1,),
+            baselines=(),
+            seeds=(0,),
+            **OPTIONS,
+        )
+    # each included formula that is not trained is named, as given, in a warning
+    warned = " ".join(str(w.message) for w in caught)
+    given = ["'x**3 + x**2'", "'sqrt(x)'", "'x + x' (= '2*x')"]
+    for text in [*given, "'sin(x) - sin(x)' (= '0')"]:
+        assert f"include={text}" in warned
     reasons = dict(board.rejected)
     assert reasons["x**3 + x**2"].startswith("float32 accuracy report fails")
     assert "not finite" in reasons["sqrt(x)"] and "float64" in reasons["sqrt(x)"]
