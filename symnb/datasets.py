@@ -36,8 +36,17 @@ __all__ = [
 ]
 
 
-def _rng(seed: int | None) -> np.random.Generator:
-    return np.random.default_rng(seed)
+def rng_from_seed(seed: int | None) -> np.random.Generator:
+    """``np.random.default_rng(seed)``; a bad seed gets an error naming ``seed``
+    (ValueError for a negative integer, TypeError for anything else) instead of
+    NumPy's SeedSequence message. Also used by ``MLP.fit(seed=...)``."""
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError):
+        negative = isinstance(seed, (int, np.integer)) and seed < 0
+        raise (ValueError if negative else TypeError)(
+            f"seed must be a non-negative integer or None, got {seed!r}"
+        ) from None
 
 
 def _check(n: int, noise: float) -> None:
@@ -45,6 +54,10 @@ def _check(n: int, noise: float) -> None:
         raise ValueError(f"n must be a positive integer, got {n!r}")
     # float64 points, their noise, labels, the shuffle and the float32 copy
     check_fits(int(n) * 96, f"a data set of n = {n} points", "Use a smaller n.")
+    if isinstance(noise, (bool, np.bool_)) or not isinstance(
+        noise, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(f"noise must be a number >= 0 such as 0.1, got {noise!r}")
     if not np.isfinite(noise) or noise < 0:
         raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
 
@@ -68,7 +81,7 @@ def two_moons(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaving half circles (scikit-learn's ``make_moons`` shape), labels 0/1."""
     _check(n, noise)
-    rng = _rng(seed)
+    rng = rng_from_seed(seed)
     n0, n1 = _split_counts(n, 2)
     t0 = np.linspace(0.0, np.pi, n0)
     t1 = np.linspace(0.0, np.pi, n1)
@@ -91,7 +104,7 @@ def circles(
     _check(n, noise)
     if not 0 < factor < 1:
         raise ValueError(f"factor must be between 0 and 1, got {factor!r}")
-    rng = _rng(seed)
+    rng = rng_from_seed(seed)
     n0, n1 = _split_counts(n, 2)
     t0 = np.linspace(0.0, 2 * np.pi, n0, endpoint=False)
     t1 = np.linspace(0.0, 2 * np.pi, n1, endpoint=False)
@@ -109,7 +122,7 @@ def xor(
     coordinates differ; classes balanced, a small margin (0.05) around the axes as in
     TensorFlow Playground. ``noise`` adds Gaussian jitter after labelling."""
     _check(n, noise)
-    rng = _rng(seed)
+    rng = rng_from_seed(seed)
     n0, n1 = _split_counts(n, 2)
     y = np.concatenate([np.zeros(n0, np.int64), np.ones(n1, np.int64)])
     sx = rng.choice([-1.0, 1.0], n)
@@ -133,7 +146,7 @@ def spiral(
     _check(n, noise)
     if classes < 2:
         raise ValueError(f"classes must be >= 2, got {classes!r}")
-    rng = _rng(seed)
+    rng = rng_from_seed(seed)
     parts, labels = [], []
     for k, m in enumerate(_split_counts(n, classes)):
         r = np.linspace(0.05, 1.0, m)
@@ -153,7 +166,7 @@ def blobs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Gaussian blobs: ``centers`` classes (a count or a (k, 2) array), std ``noise``."""
     _check(n, noise)
-    rng = _rng(seed)
+    rng = rng_from_seed(seed)
     if np.isscalar(centers):
         k = int(centers)  # type: ignore[arg-type]
         if k < 2:
@@ -189,7 +202,7 @@ def sine(
     ``X`` has shape (n, 1) and ``y`` shape (n,), both float32.
     """
     _check(n, noise)
-    rng = _rng(seed)
+    rng = rng_from_seed(seed)
     x = np.sort(rng.uniform(low, high, n))
     y = np.sin(x) + rng.normal(0.0, noise, n)
     X, y = _finish(x[:, None], y, rng, shuffle)
@@ -232,9 +245,15 @@ def train_test_split(
     y = np.asarray(y)
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+    if isinstance(test_size, (bool, np.bool_)) or not isinstance(
+        test_size, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(
+            f"test_size must be a fraction between 0 and 1, got {test_size!r}"
+        )
     if not 0 < test_size < 1:
         raise ValueError(f"test_size must be between 0 and 1, got {test_size!r}")
-    rng = _rng(seed)
+    rng = rng_from_seed(seed)
     if stratify and y.dtype.kind in "iub":
         test = []
         for label in np.unique(y):
@@ -245,6 +264,12 @@ def train_test_split(
     else:
         perm = rng.permutation(len(X))
         test_idx = np.sort(perm[: round(test_size * len(X))])
+    if test_idx.size in (0, len(X)):
+        empty = "test" if test_idx.size == 0 else "train"
+        raise ValueError(
+            f"with {len(X)} samples and test_size={test_size!r} the {empty} set "
+            f"would be empty; use a test_size nearer 0.5 or more data"
+        )
     mask = np.zeros(len(X), bool)
     mask[test_idx] = True
     return X[~mask], X[mask], y[~mask], y[mask]

@@ -86,3 +86,30 @@ def test_a_data_set_beyond_memory_fails_before_allocating(make):
     finally:
         tracemalloc.stop()
     assert peak < 2**20
+
+
+@pytest.mark.parametrize("name", [*TWO_D, "sine"])
+@pytest.mark.parametrize(
+    "seed, error", [(-1, ValueError), ("x", TypeError), (1.5, TypeError)]
+)
+def test_bad_seeds_name_the_argument(name, seed, error):
+    with pytest.raises(error, match=r"seed must be a non-negative integer or None"):
+        datasets.load(name, n=10, seed=seed)
+
+
+def test_noise_that_is_no_number():
+    with pytest.raises(TypeError, match=r"noise must be a number.*'a'"):
+        datasets.two_moons(10, noise="a")
+
+
+@pytest.mark.parametrize("stratify", [True, False])
+def test_split_refuses_an_empty_part(stratify):
+    X, y = datasets.two_moons(40, seed=0)
+    with pytest.raises(ValueError, match="the test set would be empty"):
+        datasets.train_test_split(X, y, test_size=0.001, stratify=stratify)
+    with pytest.raises(ValueError, match="the train set would be empty"):
+        datasets.train_test_split(X[:2], y[:2], test_size=0.9, stratify=stratify)
+    with pytest.raises(TypeError, match="test_size must be a fraction"):
+        datasets.train_test_split(X, y, test_size="half")
+    with pytest.raises(TypeError, match="seed must be"):
+        datasets.train_test_split(X, y, seed="x")
