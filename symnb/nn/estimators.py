@@ -127,6 +127,30 @@ class _MLPEstimator(_Base):
             )
 
 
+def _check_labels(y: np.ndarray) -> None:
+    """A ValueError, as scikit-learn's "Input y contains NaN", for a missing label
+    (NaN, None, pd.NA) or an infinite one: np.unique would make it a class of its
+    own, which predict then returns."""
+    if y.dtype.kind in "fc":
+        bad = np.flatnonzero(~np.isfinite(y))
+    elif y.dtype.kind == "O":
+        bad = np.flatnonzero(
+            [
+                v is None
+                or (isinstance(v, (float, np.floating)) and not np.isfinite(v))
+                or type(v).__name__ in ("NAType", "NaTType")
+                for v in y
+            ]
+        )
+    else:
+        return
+    if bad.size:
+        raise ValueError(
+            f"y contains a missing or infinite label ({y[bad[0]]!r} at row {bad[0]}, "
+            f"{bad.size} in all); drop those rows or give them a class first"
+        )
+
+
 class MLPClassifier(_ClassifierMixin, _MLPEstimator):
     """A classifier on :class:`symnb.nn.MLP`: one logit with ``bce_with_logits`` for two
     classes, softmax cross-entropy for more. Any labels (strings, ints); ``classes_``
@@ -175,6 +199,7 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
             raise ValueError(
                 f"y must be 1-D with one label per row of X; got shape {y.shape}"
             )
+        _check_labels(y)
         classes, encoded = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(

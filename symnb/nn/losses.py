@@ -83,12 +83,34 @@ class ElementwiseLoss(TrainingLoss):
             backend=backend, device=device, dtype=dtype, strict=strict
         )
 
+    def _check_probabilities(self, pred: Any, target: Any) -> None:
+        """``bce`` takes probabilities: like ``torch.nn.BCELoss``, a ValueError for a
+        prediction or a target outside [0, 1] instead of NaN (a NaN prediction, from
+        a diverged network, is left to the trainer's NaN stop)."""
+        for what, array in (("prediction", pred), ("target", target)):
+            if array.size and bool(((array < 0) | (array > 1)).any()):
+                lo, hi = float(array.min()), float(array.max())
+                fix = (
+                    "give the output layer a sigmoid (output='sigmoid'), or train on "
+                    "logits with loss='bce_with_logits'"
+                    if what == "prediction"
+                    else "binary targets are 0 or 1"
+                )
+                raise ValueError(
+                    f"loss {self.name!r} takes probabilities: every {what} must be in "
+                    f"[0, 1], got values in [{lo:.6g}, {hi:.6g}]; {fix}"
+                )
+
     def value(self, pred: Any, target: Any) -> float:
+        if self.library_name == "bce":
+            self._check_probabilities(pred, target)
         return float(self.kernel.value(pred, target))
 
     def value_and_gradient(self, pred: Any, target: Any, grad_out: Any) -> float:
         # pred, target and grad_out have the same shape (n, outputs), C-contiguous
         kernel = self.kernel
+        if self.library_name == "bce":
+            self._check_probabilities(pred, target)
         value = kernel.value(pred, target)
         kernel.gradient(pred, target, out=grad_out)
         return float(value)
@@ -226,6 +248,13 @@ def resolve_loss(
             )
         result.library_name = lib
         return result
+    if isinstance(spec, _symnb().Activation):
+        raise TypeError(
+            f"loss is an Activation ({getattr(spec, 'name', spec)!r}), not a loss: "
+            "give a loss name such as 'mse' or 'bce_with_logits', or a "
+            "symnb.Loss('...', name=...) of the prediction and the target; an "
+            "activation belongs in activation= or output="
+        )
     if hasattr(spec, "compile") and hasattr(spec, "expr"):
         t = task or "regression"
         if t == "multiclass":

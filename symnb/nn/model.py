@@ -19,12 +19,14 @@ import io
 import math
 import os
 import secrets
+import stat
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from symnb.backends.select import check_device
+from symnb.datasets import rng_from_seed
 from symnb.memory import check_fits
 
 from . import init as init_mod
@@ -36,6 +38,8 @@ from .train import (
     History,
     TrainingDiverged,
     _Diverged,
+    check_optimizer,
+    check_penalty,
     deferred_interrupts,
     epoch_order,
     run_epoch,
@@ -53,7 +57,10 @@ def _is_atom(spec: Any) -> bool:
 
 
 def _to_host(array: Any) -> np.ndarray:
-    if hasattr(array, "get"):
+    """A NumPy array of ``array``: a CuPy array is copied from the GPU; anything else
+    (NumPy, lists, pandas Series/DataFrame, which also have a ``get`` method) goes
+    through ``np.asarray``."""
+    if type(array).__module__.startswith("cupy"):
         return array.get()
     return np.asarray(array)
 
@@ -433,7 +440,7 @@ class MLP:
         if _is_atom(spec):
             act = resolve_activation(spec)
             return [act] * width
-        spec = list(spec)
+        spec = _as_list(spec, "output" if where == "output" else "activation")
         if len(spec) != width:
             raise ValueError(
                 f"the per-neuron activation list of the {where} layer has {len(spec)} "
@@ -458,7 +465,7 @@ class MLP:
                 self._layer_list(activation, w, f"hidden {i}")
                 for i, w in enumerate(widths)
             ]
-        spec = list(activation)
+        spec = _as_list(activation, "activation")
         if len(spec) == len(widths):
             return [
                 self._layer_list(s, w, f"hidden {i}")
@@ -566,6 +573,19 @@ class MLP:
         yh = np.asarray(_to_host(y))
         if yh.ndim == 0:
             raise ValueError(f"{what}: y must be an array with one entry per row of X")
+        if yh.dtype.kind == "O":  # e.g. a pandas object column of numbers
+            try:
+                yh = yh.astype(np.float64)
+            except (TypeError, ValueError):
+                pass
+        if yh.dtype.kind not in "iubf":
+            example = np.unique(yh.ravel()[:1000]).tolist()[:3] if yh.size else []
+            raise ValueError(
+                f"{what}: y must hold numbers, got dtype {yh.dtype} (values such as "
+                f"{example}); encode the labels as integers first (e.g. "
+                "np.unique(y, return_inverse=True)[1]), or use "
+                "symnb.nn.MLPClassifier, which takes any labels"
+            )
         if yh.shape[0] != n:
             raise ValueError(f"{what}: X has {n} rows but y has {yh.shape[0]}")
         k = self.sizes[-1]
@@ -967,7 +987,7 @@ class MLP:
         )
 
     def _shuffle_rng(self, seed: int | None) -> np.random.Generator:
-        return self._shuffle if seed is None else np.random.default_rng(seed)
+        return self._shuffle if seed is None else rng_from_seed(seed)
 
     def train_epoch(
         self,
@@ -987,6 +1007,8 @@ class MLP:
         the bad step) and ``KeyboardInterrupt`` after the step during which Ctrl-C came.
         """
         Xd, Td, n = self._prepare(X, y, "training data")
+        check_optimizer(self, optimizer, "train_epoch")
+        l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)
         if (
             isinstance(batch_size, bool)
             or not isinstance(batch_size, (int, np.integer))
@@ -1021,6 +1043,8 @@ class MLP:
     ) -> float:
         """One optimizer step on the minibatch (X, y); returns its loss."""
         Xd, Td, _ = self._prepare(X, y, "minibatch")
+        check_optimizer(self, optimizer, "train_step")
+        l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)
         with deferred_interrupts() as interrupts, np.errstate(all="ignore"):
             try:
                 loss = self._train_step_arrays(Xd, Td, optimizer, float(l1), float(l2))
@@ -1162,15 +1186,36 @@ class MLP:
         arrays = model_to_arrays(self)
         buf = io.BytesIO()
         np.savez(buf, **arrays)
-        path = os.fspath(path)
+        path = check_file_path(path, "save")
         if os.path.isdir(path):
             raise IsADirectoryError(
                 f"cannot save the model as {path!r}: it is a directory; give a file "
                 f"name, e.g. {os.path.join(path, 'model.npz')!r}"
             )
+        # a symbolic link is written through (its target is replaced, the link
+        # stays); anything else that is not a regular file (a FIFO, a device, a
+        # socket) is refused rather than replaced by a file
+        target = os.path.realpath(path)
+        try:
+            mode = os.stat(target).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            kinds = {
+                stat.S_IFIFO: "a FIFO",
+                stat.S_IFSOCK: "a socket",
+                stat.S_IFCHR: "a device",
+                stat.S_IFBLK: "a device",
+            }
+            kind = kinds.get(stat.S_IFMT(mode), "not a regular file")
+            shown = path if target == os.path.abspath(path) else f"{path} -> {target}"
+            raise ValueError(
+                f"cannot save the model as {shown!r}: it is {kind}, not a regular "
+                "file; give the name of a new or existing .npz file"
+            )
         # written next to the target, then renamed over it (a reader never sees half
         # a file); created with mode 0o666 so the umask applies, as to any document
-        directory, name = os.path.split(os.path.abspath(path))
+        directory, name = os.path.split(target)
         if not os.path.isdir(directory):
             raise FileNotFoundError(
                 f"cannot save the model as {path!r}: the folder {directory!r} does not "
@@ -1182,7 +1227,7 @@ class MLP:
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(buf.getvalue())
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         except BaseException:
             try:
                 os.unlink(tmp)
@@ -1223,6 +1268,28 @@ def _symnb():
     import symnb
 
     return symnb
+
+
+def check_file_path(path: Any, what: str) -> str:
+    """``path`` (str, bytes or path-like) as a str; TypeError naming ``what``."""
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise TypeError(
+            f"{what}: path must be a file name (str or os.PathLike), got {path!r}"
+        ) from None
+    return os.fsdecode(path)
+
+
+def _as_list(spec: Any, name: str) -> list[Any]:
+    """An activation list argument as a list; TypeError naming ``name`` otherwise."""
+    try:
+        return list(spec)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a symnb.Activation, a library name, a formula text or "
+            f"a list of them (one per layer or per neuron), got {spec!r}"
+        ) from None
 
 
 def load(

@@ -15,6 +15,7 @@ decay added to the gradient; Adam with bias correction).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -83,6 +84,67 @@ class Parameters(list):
         self.n_weights = n_weights
 
 
+def check_number(name: str, value: Any, example: str) -> float:
+    """``value`` as a float; TypeError naming ``name`` for a bool, a string or
+    anything else that is not a real number."""
+    real = isinstance(value, numbers.Real) or (
+        isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf"
+    )
+    if isinstance(value, (bool, np.bool_)) or not real:
+        raise TypeError(f"{name} must be a number ({example}), got {value!r}")
+    return float(value)
+
+
+class HyperParameter:
+    """A float attribute of an optimizer checked whenever it is set (constructor,
+    ``fit(weight_decay=...)``, or by hand between steps): a TypeError for what is
+    not a number, a ValueError for NaN, infinity or a value outside its range. The
+    value is kept as ``_<name>`` (the fused step reads ``optimizer._lr``)."""
+
+    def __init__(self, allowed: str, example: str, ok: Any) -> None:
+        self.allowed, self.example, self.ok = allowed, example, ok
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.attr = name, "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return self if obj is None else getattr(obj, self.attr)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        value = check_number(self.name, value, self.example)
+        if not (math.isfinite(value) and self.ok(value)):
+            raise ValueError(
+                f"{self.name} must be finite and {self.allowed} ({self.example}), "
+                f"got {value!r}"
+            )
+        setattr(obj, self.attr, value)
+
+
+def _check_params(params: Any, owner: str) -> Sequence[Any]:
+    """The parameters as a list (a :class:`Parameters` unchanged); TypeError for
+    anything that is not a sequence of objects with ``data`` and ``grad`` arrays."""
+    if isinstance(params, Parameters):
+        items = params
+    else:
+        fix = f"build it as symnb.nn.{owner}(model.parameters())"
+        if hasattr(params, "parameters") and callable(params.parameters):
+            raise TypeError(f"{owner} got the model itself; {fix}")
+        if isinstance(params, (str, bytes)) or not isinstance(params, Iterable):
+            raise TypeError(
+                f"{owner} needs the parameters to train, got {params!r}; {fix}"
+            )
+        items = list(params)
+        for i, p in enumerate(items):
+            if not (hasattr(p, "data") and hasattr(p, "grad")):
+                raise TypeError(
+                    f"{owner}: parameter {i} is {p!r}, not a Parameter (an object "
+                    f"with data and grad arrays); {fix}"
+                )
+    if len(items) == 0:
+        raise ValueError("the optimizer got no parameters to train")
+    return items
+
+
 def _xp_of(array: Any) -> Any:
     mod = type(array).__module__
     if mod.startswith("cupy"):
@@ -105,11 +167,10 @@ class Optimizer:
     """
 
     def __init__(self, params: Sequence[Parameter], lr: float) -> None:
-        params = params if isinstance(params, Parameters) else list(params)
-        if len(params) == 0:
-            raise ValueError("the optimizer got no parameters to train")
+        params = _check_params(params, type(self).__name__)
         self.params = params
         self.lr = lr
+        self._weight_decay = 0.0
         flat = getattr(params, "flat_data", None)
         if flat is not None:
             self._pairs = [(params.flat_data, params.flat_grad)]
@@ -117,18 +178,12 @@ class Optimizer:
             self._pairs = [(p.data, p.grad) for p in params]
         self.steps = 0
 
-    @property
-    def lr(self) -> float:
-        return self._lr
-
-    @lr.setter
-    def lr(self, value: float) -> None:
-        value = float(value)
-        if not math.isfinite(value) or value <= 0:
-            raise ValueError(
-                f"the learning rate must be a positive number, got {value!r}"
-            )
-        self._lr = value
+    lr = HyperParameter(
+        "a positive number", "the learning rate, e.g. lr=0.01", lambda v: v > 0
+    )
+    weight_decay = HyperParameter(
+        "a number >= 0", "an L2 factor such as 1e-4, or 0", lambda v: v >= 0
+    )
 
     def zero_grad(self) -> None:
         """Set every gradient to zero (the trainer overwrites gradients anyway)."""
@@ -165,17 +220,17 @@ class SGD(Optimizer):
         nesterov: bool = False,
     ) -> None:
         super().__init__(params, lr)
-        if not 0 <= momentum < 1:
-            raise ValueError(f"momentum must be in [0, 1), got {momentum!r}")
-        if weight_decay < 0:
-            raise ValueError(f"weight_decay must be >= 0, got {weight_decay!r}")
-        if nesterov and momentum == 0:
+        self.momentum = momentum
+        self.weight_decay = weight_decay
+        if nesterov and self.momentum == 0:
             raise ValueError("nesterov momentum needs momentum > 0")
-        self.momentum = float(momentum)
-        self.weight_decay = float(weight_decay)
         self.nesterov = bool(nesterov)
         self._velocity = [None] * len(self._pairs)
         self._tmp = [None] * len(self._pairs)
+
+    momentum = HyperParameter(
+        "in [0, 1)", "a factor such as 0.9, or 0 for none", lambda v: 0 <= v < 1
+    )
 
     def step(self) -> None:
         """Apply one update from the current gradients."""
@@ -231,14 +286,28 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
     ) -> None:
         super().__init__(params, lr)
-        b1, b2 = betas
+        if isinstance(betas, (str, bytes)) or not isinstance(betas, Iterable):
+            raise TypeError(
+                f"betas must be a pair (beta1, beta2) such as (0.9, 0.999), got "
+                f"{betas!r}"
+            )
+        pair = list(betas)
+        if len(pair) != 2:
+            raise ValueError(
+                f"betas must be a pair (beta1, beta2) such as (0.9, 0.999), got "
+                f"{betas!r}"
+            )
+        b1, b2 = (check_number("betas", b, "a pair such as (0.9, 0.999)") for b in pair)
         if not (0 <= b1 < 1 and 0 <= b2 < 1):
             raise ValueError(f"betas must be in [0, 1), got {betas!r}")
-        if eps <= 0 or weight_decay < 0:
-            raise ValueError("eps must be > 0 and weight_decay >= 0")
-        self.betas = (float(b1), float(b2))
-        self.eps = float(eps)
-        self.weight_decay = float(weight_decay)
+        eps = check_number("eps", eps, "a small positive number such as 1e-8")
+        if not (math.isfinite(eps) and eps > 0):
+            raise ValueError(
+                f"eps must be a finite number > 0 (e.g. 1e-8), got {eps!r}"
+            )
+        self.betas = (b1, b2)
+        self.eps = eps
+        self.weight_decay = weight_decay
         self._m = [None] * len(self._pairs)
         self._v = [None] * len(self._pairs)
         self._tmp = [None] * len(self._pairs)

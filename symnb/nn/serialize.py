@@ -443,9 +443,14 @@ def model_from_file(
     path: str | os.PathLike, backend: str | None = None, device: int | None = None
 ) -> Any:
     """Rebuild the model saved at ``path``; ``ModelFileError`` for any broken file."""
-    from .model import MLP
+    from .model import MLP, check_file_path
 
-    path = os.fspath(path)
+    path = check_file_path(path, "load")
+    if os.path.isdir(path):
+        raise IsADirectoryError(
+            f"cannot load a model from {path!r}: it is a directory; give the .npz "
+            f"file MLP.save wrote, e.g. {os.path.join(path, 'model.npz')!r}"
+        )
     # the caller's arguments are checked here, so that the file is not blamed for them
     if backend is not None and backend not in _BACKENDS:
         raise ValueError(

@@ -327,6 +327,11 @@ def as_callbacks(
         callable(callbacks) and not isinstance(callbacks, (list, tuple))
     ):
         callbacks = [callbacks]
+    if isinstance(callbacks, (str, bytes)) or not isinstance(callbacks, Iterable):
+        raise TypeError(
+            "callbacks must be a symnb.nn.Callback, a function f(epoch, logs) or a "
+            f"list of them, got {callbacks!r}"
+        )
     result: list[Callback] = []
     for cb in callbacks:
         if isinstance(cb, Callback):
@@ -338,6 +343,69 @@ def as_callbacks(
                 f"a callback is a symnb.nn.Callback or a function, not {cb!r}"
             )
     return result
+
+
+def check_penalty(name: str, value: Any) -> float:
+    """``l1``/``l2`` as a float: a finite number >= 0, else a clear error."""
+    from .optim import check_number
+
+    value = check_number(name, value, "a penalty factor >= 0 such as 1e-4, or 0")
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def _check_both_classes(xp: Any, T: Any) -> None:
+    """fit on binary targets: both classes must occur (as MLPClassifier requires)."""
+    present = xp.unique(T).tolist()
+    if len(present) < 2:
+        raise ValueError(
+            f"training data: y holds only class {int(present[0])}; a binary "
+            "classifier needs examples of both 0 and 1 (check the labels, or the "
+            "split that produced this data)"
+        )
+
+
+def check_optimizer(model: Any, optimizer: Any, where: str) -> None:
+    """TypeError for something that is not an optimizer; ValueError for an optimizer
+    that holds parameters other than ``model``'s (built on another model: it would
+    update those and train nothing here)."""
+    from .optim import Optimizer
+
+    if not isinstance(optimizer, Optimizer):
+        if isinstance(optimizer, str) or optimizer is None:
+            raise TypeError(
+                f"{where}: optimizer must be an optimizer instance that keeps its "
+                f"state between calls, got {optimizer!r}; create it once, e.g. "
+                "opt = symnb.nn.Adam(model.parameters(), lr=0.01)"
+            )
+        if not callable(getattr(optimizer, "step", None)):
+            raise TypeError(
+                f"{where}: optimizer must be a symnb.nn optimizer (SGD, Adam) "
+                f"built from model.parameters(), got {optimizer!r}"
+            )
+        return  # a duck-typed optimizer: its parameters cannot be checked
+    flat, xp = model._flat, model.xp
+    params = getattr(optimizer, "params", ())
+    if getattr(params, "flat_data", None) is flat:
+        return
+    foreign = [
+        getattr(p, "name", f"parameter {i}")
+        for i, p in enumerate(params)
+        if not (
+            type(getattr(p, "data", None)) is type(flat)
+            and xp.may_share_memory(p.data, flat)
+        )
+    ]
+    if foreign:
+        some = ", ".join(map(str, foreign[:3])) + (" ..." if len(foreign) > 3 else "")
+        raise ValueError(
+            f"{where}: the optimizer {optimizer!r} holds parameters that are not this "
+            f"model's ({len(foreign)} of {len(params)}: {some}); it was built on "
+            "another model, so it would train nothing here. Build it from this "
+            "model: symnb.nn."
+            f"{type(optimizer).__name__}(model.parameters())"
+        )
 
 
 def _wants_steps(cb: Callback) -> bool:
@@ -535,9 +603,9 @@ def fit(
             f"batch_size must be a positive integer or None, got {batch_size!r}"
         )
     batch_size = int(min(batch_size, n))
-    for name, value in (("l1", l1), ("l2", l2)):
-        if not (math.isfinite(value) and value >= 0):
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)
+    if model.task == "binary":
+        _check_both_classes(model.xp, Td)
     val = None
     if validation_data is not None:
         if not isinstance(validation_data, (tuple, list)) or len(validation_data) != 2:
@@ -552,7 +620,13 @@ def fit(
     opt = optim.get(optimizer, model.parameters(), lr=lr, **opt_options)
     if opt_options and isinstance(optimizer, optim.Optimizer):
         for k, v in opt_options.items():
-            setattr(opt, k, float(v))
+            if not hasattr(opt, k):
+                raise ValueError(
+                    f"{k} does not apply to {type(opt).__name__}; give it to the "
+                    f"optimizer's constructor or use optimizer='sgd'"
+                )
+            setattr(opt, k, v)
+    check_optimizer(model, opt, "fit")
     cbs = as_callbacks(callbacks)
     if live:
         from .live import LiveProgress
