@@ -295,6 +295,7 @@ class MLP:
         self.xp = xp
         if isinstance(self._loss, SoftmaxCrossEntropy):
             self._loss.xp = xp
+        self._check_probability_output(layer_acts[-1])
 
         # parameters: one flat buffer (weights, then biases, then learnable constants)
         masks_list = self._check_masks(masks, sizes)
@@ -417,6 +418,34 @@ class MLP:
             self._fused_step()
 
     # ------------------------------------------------ construction
+    def _check_probability_output(self, out: LayerActivation | None) -> None:
+        """``loss="bce"`` takes probabilities: an output layer that can leave [0, 1]
+        (linear, relu, tanh...) is refused here, on every path (the fused step would
+        only report a NaN loss), with the way out."""
+        if getattr(self._loss, "library_name", None) != "bce":
+            return
+        fix = (
+            "use output='sigmoid' (the default with loss='bce') or "
+            "loss='bce_with_logits'"
+        )
+        if out is None:
+            raise ValueError(
+                f"loss='bce' takes probabilities in [0, 1], but the output layer is "
+                f"linear; {fix}"
+            )
+        xp = self.xp
+        grid = np.concatenate([np.linspace(-60, 60, 241), [-1e4, -1e3, 1e3, 1e4]])
+        z = np.repeat(grid[:, None], self.sizes[-1], axis=1).astype(self.dtype)
+        values = _to_host(out.kernel.forward(xp.ascontiguousarray(xp.asarray(z))))
+        outside = np.isfinite(values) & ((values < 0) | (values > 1))
+        if outside.any():
+            row = int(np.argwhere(outside)[0][0])
+            raise ValueError(
+                f"loss='bce' takes probabilities in [0, 1], but the output activation "
+                f"{out.describe()} gives {float(values[outside][0]):.4g} at "
+                f"z = {float(grid[row]):.4g}; {fix}"
+            )
+
     @staticmethod
     def _check_sizes(sizes: Any) -> list[int]:
         try:

@@ -209,10 +209,22 @@ def test_bce_refuses_probabilities_outside_0_1():
     assert np.isclose(loss.value(np.full((3, 1), 0.5, np.float32), ones), np.log(2))
 
 
-def test_linear_output_with_bce_fails_with_the_reason():
-    model = nn.MLP([2, 4, 1], output="linear", loss="bce", backend="numpy")
-    with pytest.raises(ValueError, match="output='sigmoid'"):
-        model.fit(X * 100, Y, epochs=3)
+@pytest.mark.parametrize(
+    "output, match",
+    [
+        ("linear", "output layer is linear"),
+        ("relu", "relu gives 1.5"),
+        ("tanh", "tanh gives -1"),
+    ],
+)
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("cpp", marks=CPP)])
+def test_bce_refuses_an_output_layer_that_leaves_0_1(output, match, backend):
+    """Refused at construction, so the fused step (which would only see a NaN loss
+    and report 'diverged') and the generic one fail alike."""
+    with pytest.raises(ValueError, match=rf"{match}.*output='sigmoid'"):
+        nn.MLP([2, 4, 1], output=output, loss="bce", backend=backend)
+    model = nn.MLP([2, 4, 1], output="sigmoid", loss="bce", backend=backend)
+    assert model.fit(X, Y, epochs=1).stop_reason == "completed"
 
 
 # ------------------------------------------------ estimators
