@@ -84,7 +84,7 @@ class _Checked:
         constant, and nothing is written), but without a host round trip for arrays
         of the kernel's own module (training loops call this every step)."""
         xp = self.xp
-        vals = xp.asarray(values)
+        vals = _real_array(xp, values, "write_params: values")
         size = int(self._params.size)
         if positions is None:
             if vals.shape != (size,):
@@ -263,7 +263,15 @@ def _real_array(xp: Any, a: Any, name: str) -> Any:
     except Exception as exc:  # noqa: BLE001
         raise TypeError(f"{name} must be an array of numbers: {exc}") from None
     if arr.dtype.kind not in "fiub":
-        raise TypeError(f"{name} has dtype {arr.dtype}; it must hold real numbers")
+        fix = (
+            "pass the real part (.real) or the magnitude (abs)"
+            if arr.dtype.kind == "c"
+            else "convert it to numbers first (e.g. .astype(float))"
+        )
+        raise TypeError(
+            f"{name} has dtype {arr.dtype}; it must hold real numbers (bool, int or "
+            f"float): {fix}"
+        )
     return arr
 
 
@@ -294,16 +302,22 @@ def _same_view(a: Any, b: Any) -> bool:
     )
 
 
-def _check_values(
+def check_constants(
     owner: str, names: tuple[str, ...], values: dict[str, Any], dtype: np.dtype
 ) -> None:
+    """Refuse (``FormulaError``) a name ``owner`` lacks, a value that is not a real
+    number, or one that is not finite or does not fit ``dtype``."""
     for k, v in values.items():
         if k not in names:
             raise FormulaError.unknown_constant(owner, k, names)
         if isinstance(v, bool) or not isinstance(
             v, (int, float, np.integer, np.floating)
         ):
-            raise FormulaError(f"constant {k!r} must be a number, got {v!r}")
+            raise FormulaError(
+                f"constant {k!r} must be a number, got {v!r:.60} "
+                f"({type(v).__name__})",
+                suggestion=f"pass a finite real number, e.g. {k}=1.0",
+            )
         _check_fits(f"constant {k!r}", v, dtype)
 
 
@@ -318,7 +332,10 @@ def _check_fits(what: str, value: Any, dtype: np.dtype) -> None:
     except OverflowError:  # an int beyond even float64
         number = None
     if number is not None and not math.isfinite(number):
-        raise FormulaError(f"{what} must be finite, got {value!r}")
+        raise FormulaError(
+            f"{what} must be finite, got {value!r}",
+            suggestion="pass a finite real number",
+        )
     with np.errstate(over="ignore", under="ignore"):
         stored = math.inf if number is None else float(dtype.type(number))
     if not math.isfinite(stored) or (number != 0.0 and stored == 0.0):
@@ -369,7 +386,7 @@ class _SingleFormula(_Checked):
     def set_constants(self, **values: float) -> None:
         """Change constants in place (no re-parse, no recompile)."""
         owner = f"{self._owner_kind} {self._formula.name!r}"
-        _check_values(owner, self._names, values, self.dtype)
+        check_constants(owner, self._names, values, self.dtype)
         self.params = np.array(
             [float(values.get(n, v)) for n, v in self.constants.items()],
             dtype=np.float64,
@@ -505,7 +522,7 @@ class LayerKernel(_Checked):
 
     def constant_names(self, neuron: int) -> tuple[str, ...]:
         """Names of neuron ``neuron``'s constants, in its ``params`` slots' order."""
-        return tuple(self.activations[neuron].internal.param_names)
+        return tuple(self.activations[self._neuron_index(neuron)].internal.param_names)
 
     def set_constants(
         self, neuron: int | list[int] | None = None, **values: float
@@ -525,7 +542,7 @@ class LayerKernel(_Checked):
         host = self.params.get() if self.xp is not np else self.params.copy()
         for j in targets:
             names = self.constant_names(j)
-            _check_values(
+            check_constants(
                 f"neuron {j} ({self.activations[j].name!r})", names, values, self.dtype
             )
             for k, nm in enumerate(names):

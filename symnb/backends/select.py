@@ -77,14 +77,25 @@ def _check_dtype(dtype: Any) -> str:
     return name
 
 
+# CUDA numbers devices with a C int: a larger index can name no device
+MAX_DEVICE = 2**31 - 1
+
+
+def _names_gpu(device: Any) -> bool:
+    """Whether ``device`` is spelled as PyTorch names a GPU (``"cuda"``, ``"cuda:N"``,
+    a ``torch.device``), not as a bare index (whose default, 0, every call passes)."""
+    return isinstance(device, str) or type(device).__name__ == "device"
+
+
 def check_device(device: Any) -> int:
     """The GPU index of ``device``: an int >= 0, or as PyTorch spells it, ``"cuda"``,
-    ``"cuda:N"`` or a ``torch.device`` of type cuda (the CPU backends ignore it)."""
-    if isinstance(device, str) or type(device).__name__ == "device":
+    ``"cuda:N"`` or a ``torch.device`` of type cuda (the CPU backends ignore an
+    index; ``compile`` refuses a named GPU with them)."""
+    if _names_gpu(device):
         text = str(device).strip().lower()
         kind, _, index = text.partition(":")
         if kind == "cuda" and (not index or (index.isdigit() and index.isascii())):
-            return int(index or 0)
+            return _in_range(device, int(index or 0))
         raise ValueError(
             f"device={device!r} is not a GPU: use an index >= 0, 'cuda' or 'cuda:N'"
             " (the cpp and numpy backends run on the CPU and need no device)"
@@ -98,7 +109,17 @@ def check_device(device: Any) -> int:
             f"device={device!r} must be a GPU index >= 0 (0 is the first GPU),"
             " 'cuda' or 'cuda:N'"
         )
-    return int(device)
+    return _in_range(device, int(device))
+
+
+def _in_range(device: Any, index: int) -> int:
+    if index > MAX_DEVICE:
+        raise ValueError(
+            f"device={device!r} is no GPU index: CUDA numbers GPUs 0, 1, ... up to "
+            f"{MAX_DEVICE} at most; use the index of one of this machine's GPUs "
+            "(0 is the first; %symnb info or symnb.backends.available() lists them)"
+        )
+    return index
 
 
 def resolve(backend: str = "auto", strict: bool = False) -> str:
@@ -166,9 +187,18 @@ def _prepare(
     backend: str, device: Any, dtype: Any, strict: bool
 ) -> tuple[str, str, int | None]:
     dtype = _check_dtype(dtype)
-    device = check_device(device)
+    index = check_device(device)
+    asked = backend.strip().lower() if isinstance(backend, str) else backend
+    if asked in ("cpp", "numpy") and _names_gpu(device):
+        # as PyTorch would, refuse a GPU named with a CPU backend rather than run on
+        # the CPU anyway
+        raise ValueError(
+            f"backend={backend!r} runs on the CPU, but device={str(device)!r} asks for "
+            f"a GPU; pass backend='cuda' (or 'auto') to run on {str(device)!r}, or "
+            "leave device out to run on the CPU"
+        )
     name = resolve(backend, strict)
-    return name, dtype, (device if name == "cuda" else None)
+    return name, dtype, (index if name == "cuda" else None)
 
 
 def _compile_one(

@@ -68,6 +68,27 @@ def _lambdify(expr: sp.Expr, args: tuple) -> Any:
     )
 
 
+def _real(jnp: Any, value: Any, name: str, fix: str) -> Any:
+    """``value`` as a JAX array of real numbers (bool, int or float), else TypeError.
+
+    ``jnp.asarray`` would take a complex ``x`` and the lowering then drop its
+    imaginary part without a word, and a string constant fails deep inside JAX.
+    """
+    try:
+        arr = jnp.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{name} must be a real number or an array of them, got {value!r:.60} "
+            f"({type(value).__name__}: {exc}); {fix}"
+        ) from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} has dtype {arr.dtype}; symnb activations take real numbers "
+            f"(got {value!r:.60}); {fix}"
+        )
+    return arr
+
+
 def to_jax(activation: Any) -> Any:
     """``f(x, **constants)``: the activation as a jit/grad/vmap-able JAX function.
 
@@ -110,10 +131,14 @@ def to_jax(activation: Any) -> Any:
                 raise FormulaError.unknown_constant(
                     f"activation {activation.name!r}", k, names
                 )
-        x = jnp.asarray(x)
+        x = _real(jnp, x, "x", "pass x.real or abs(x)")
         if not jnp.issubdtype(x.dtype, jnp.floating):
             x = x.astype(jnp.result_type(float))
-        cs = [jnp.asarray(constants.get(n, defaults[n]), dtype=x.dtype) for n in names]
+        cs = []
+        for n in names:
+            fix = f"pass {n}= a real number or array of them (default {defaults[n]})"
+            value = constants.get(n, defaults[n])
+            cs.append(_real(jnp, value, f"constant {n!r}", fix).astype(x.dtype))
         return x, cs
 
     def f(x: Any, **constants: Any) -> Any:

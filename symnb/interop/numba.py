@@ -21,11 +21,12 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
+from symnb.backends.kernel import check_constants
 from symnb.backends.numpy_ import floatify
-from symnb.errors import FormulaError
 from symnb.interop import require
 
 TARGETS = ("cpu", "cuda")
@@ -122,11 +123,14 @@ class NumbaActivation:
 
     def bind(self, **values: float) -> NumbaActivation:
         """Functions ``f(x)``/``df(x)`` with the constants fixed (default: current)."""
-        for k in values:
-            if k not in self.constants:
-                raise FormulaError.unknown_constant(
-                    f"activation {self._activation.name!r}", k, self.constant_names
-                )
+        # the same checks as Kernel.set_constants: known names, real finite numbers
+        # (float64, the precision of the functions numba compiles here)
+        check_constants(
+            f"activation {self._activation.name!r}",
+            self.constant_names,
+            values,
+            np.dtype(np.float64),
+        )
         merged = {**self.constants, **values}
         bound = {n: float(merged[n]) for n in self.constant_names}
         return _build(self._activation, self.target, bound)

@@ -550,6 +550,11 @@ def apply(x: Tensor, constants: Tensor, handle: int, dim: int = -1) -> Tensor:
 def _check_input(x: Any, what: str) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{what} expects a torch.Tensor, got {type(x).__name__}")
+    if x.layout != torch.strided:
+        raise TypeError(
+            f"{what} takes dense tensors only, got a tensor with layout {x.layout}; "
+            "pass x.to_dense()"
+        )
     if x.dtype not in _COMPUTE:
         raise TypeError(
             f"{what} needs a floating-point tensor (float32, float64, float16 or "

@@ -212,9 +212,15 @@ def test_bad_dtype_and_device_arguments():
 def test_device_as_pytorch_spells_it(device, index):
     """A GPU index, or PyTorch's 'cuda' / 'cuda:N' / torch.device('cuda', N)."""
     assert select.check_device(device) == index
-    # the CPU backends accept it and run on the CPU
-    k = symnb.activation("relu").compile(backend="numpy", device=device)
-    assert k.forward(np.float32([-1.0, 2.0])).tolist() == [0.0, 2.0]
+    relu = symnb.activation("relu")
+    if isinstance(device, int):
+        # a bare index (0 is every call's default): the CPU backends run on the CPU
+        k = relu.compile(backend="numpy", device=device)
+        assert k.forward(np.float32([-1.0, 2.0])).tolist() == [0.0, 2.0]
+    else:
+        # a GPU named as PyTorch names it is not silently dropped
+        with pytest.raises(ValueError, match="runs on the CPU"):
+            relu.compile(backend="numpy", device=device)
 
 
 def test_device_from_torch():
@@ -257,3 +263,32 @@ def test_subnormals_survive_loading_every_kernel():
     tiny = np.float32(1e-40)
     assert tiny * np.float32(1.0) != 0
     assert np.array([1e-40], np.float32)[0] * np.float32(1) == np.float32(1e-40)
+
+
+@pytest.mark.parametrize("neuron", [9, -1, "a"])
+def test_layer_constant_names_checks_the_neuron(neuron):
+    """constant_names(9) was a bare 'list index out of range'; -1 read the last."""
+    layer = symnb.compile_layer(["relu", "elu"], backend="numpy")
+    assert layer.constant_names(1) == ("alpha",)
+    error = TypeError if isinstance(neuron, str) else IndexError
+    with pytest.raises(error, match=rf"range\(0, 2\).*got|neuron {neuron} is out"):
+        layer.constant_names(neuron)
+
+
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", " CUDA:1 "])
+@pytest.mark.parametrize("backend", ["cpp", "numpy", " CPP"])
+def test_cpu_backend_with_a_named_gpu_is_refused(backend, device):
+    """compile(backend='cpp', device='cuda:0') ran on the CPU and dropped the device."""
+    act = symnb.activation("tanh")
+    with pytest.raises(ValueError, match=r"runs on the CPU.*asks for a GPU.*'cuda'"):
+        act.compile(backend=backend, device=device)
+    with pytest.raises(ValueError, match=r"runs on the CPU"):
+        symnb.compile_layer([act, "relu"], backend=backend, device=device)
+    assert act.compile(backend="numpy", device=0).backend == "numpy"
+
+
+@pytest.mark.parametrize("device", [2**31, 99999999999999999999, "cuda:2147483648"])
+def test_device_index_beyond_what_cuda_numbers_is_refused(device):
+    with pytest.raises(ValueError, match=r"is no GPU index.*2147483647"):
+        select.check_device(device)
+    assert select.check_device(2**31 - 1) == 2**31 - 1

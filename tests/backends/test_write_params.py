@@ -82,3 +82,23 @@ def test_write_params_shapes_and_positions_are_checked():
         np.testing.assert_array_equal(k.params, before)
     k.write_params(np.array([5.0, 6.0]), np.array([2, 0]))
     np.testing.assert_array_equal(k.params, [6.0, 2.0, 5.0])
+
+
+@pytest.mark.parametrize(
+    "values, words",
+    [
+        (np.array(["a"]), r"values has dtype <U1.*real numbers.*astype\(float\)"),
+        (np.array([3 + 4j]), r"values has dtype complex128.*real numbers.*\.real"),
+    ],
+)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_write_params_refuses_strings_and_complex(backend, values, words):
+    """A string failed in astype ('could not convert string to float'); a complex
+    value was stored as its real part (3+4j -> 3.0) with only a ComplexWarning."""
+    k = symnb.activation("leaky_relu").compile(backend=backend, strict=True)
+    before = k.constants
+    with pytest.raises(TypeError, match=words):
+        k.write_params(values)
+    with pytest.raises(TypeError, match=words):
+        k.write_params(values, np.array([0]))
+    assert k.constants == before  # nothing written

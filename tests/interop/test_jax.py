@@ -91,3 +91,20 @@ def test_learned_rational_gradient_is_finite_at_large_x():
     x = np.float32([1.0, -3.0, 1e3, 1e5, -1e6, 1e7])
     got = jax.vmap(jax.grad(lambda t: f(t, **moved)))(jax.numpy.asarray(x))
     np.testing.assert_allclose(np.asarray(got), pau_derivative(x, moved), rtol=2e-5)
+
+
+@pytest.mark.parametrize("x", [1 + 1j, jnp.array([1 + 1j, 2.0]), np.array([0.5j])])
+def test_complex_input_is_refused_not_made_real(x):
+    """jnp.asarray took complex x and the lowering dropped its imaginary part:
+    silu(1+1j) returned 0.731 (= silu(1))."""
+    f = symnb.activation("silu").to_jax()
+    with pytest.raises(TypeError, match=r"x has dtype complex.*\.real"):
+        f(x)
+
+
+@pytest.mark.parametrize("value", ["a", 1j, None])
+def test_bad_constant_names_the_constant(value):
+    f = symnb.Activation("x*sigmoid(beta*x)", name="sw_j", beta=1.0).to_jax()
+    with pytest.raises(TypeError, match="constant 'beta'.*real number"):
+        f(1.0, beta=value)
+    assert float(f(1.0, beta=2)) == pytest.approx(1 / (1 + np.exp(-2.0)), rel=1e-6)

@@ -111,3 +111,21 @@ def test_unknown_target_and_missing_numba(monkeypatch):
     monkeypatch.setitem(sys.modules, "numba", None)
     with pytest.raises(ImportError, match=r"pip install symnb\[numba\]"):
         act.to_numba()
+
+
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ("a", "must be a number"),
+        (float("nan"), "must be finite"),
+        (float("-inf"), "must be finite"),
+    ],
+)
+def test_bind_refuses_a_bad_constant_like_the_kernels(value, words):
+    """bind(beta='a') failed in float() without the name; bind(beta=nan) was accepted
+    and f returned NaN, where set_constants and to_torch raise FormulaError."""
+    act = symnb.Activation("x*sigmoid(beta*x)", name="sw_nb", beta=1.0)
+    with pytest.raises(symnb.FormulaError, match=f"constant 'beta' {words}"):
+        act.to_numba().bind(beta=value)
+    with pytest.raises(symnb.FormulaError, match=f"constant 'beta' {words}"):
+        act.compile(backend="numpy").set_constants(beta=value)

@@ -521,3 +521,14 @@ def test_second_derivative_that_cannot_compile_says_why(monkeypatch):
     x = torch.randn(4, dtype=torch.float64, requires_grad=True)
     with pytest.raises(RuntimeError, match=r"injected: no compiled form.*use to_jax"):
         torch.autograd.grad(module(x).sum(), x, create_graph=True)
+
+
+@pytest.mark.parametrize("layout", ["to_sparse", "to_sparse_csr"])
+def test_sparse_tensor_is_refused_with_the_fix(layout):
+    """A sparse tensor failed deep in .contiguous() with PyTorch's 'unsupported memory
+    format option Contiguous'."""
+    x = getattr(torch.tensor([[0.0, 1.0], [2.0, 0.0]]), layout)()
+    with pytest.raises(TypeError, match=r"dense tensors only.*x\.to_dense\(\)"):
+        swish().to_torch()(x)
+    with pytest.raises(TypeError, match=r"symnb layer takes dense tensors only"):
+        symnb.to_torch_layer([swish(), "tanh"])(x)
