@@ -20,6 +20,7 @@ wrong, nothing is bound and earlier bindings of those names are left as they wer
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from collections.abc import Callable
@@ -31,12 +32,30 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from symnb.notebook import state
 
-_RANGE_OPT = re.compile(r"(--range)\s+(-[0-9.eE+\-]*:\S*)")
+_RANGE_OPT = re.compile(r"(--range)\s+(-[^\s:]*:\S*)")
 
 
 def _fix_negative_range(line: str) -> str:
     """``--range -4:4`` -> ``--range=-4:4`` (argparse takes ``-4:4`` for an option)."""
     return _RANGE_OPT.sub(r"\1=\2", line)
+
+
+def _plot_range(text: str, dtype: str) -> tuple[float, float]:
+    """``--range`` ``text`` as ``(low, high)`` if the plot grid can hold it in
+    ``dtype``: both ends and the width finite there (NumPy would otherwise fill the
+    plot with inf and NaN, with overflow warnings)."""
+    import numpy as np
+
+    from symnb.plotting import parse_range
+
+    low, high = parse_range(text)
+    limit = float(np.finfo(dtype).max)
+    if max(abs(low), abs(high)) > limit or not math.isfinite(high - low):
+        raise ValueError(
+            f"{text!r} does not fit the {dtype} plot grid: LOW, HIGH and HIGH - LOW "
+            f"must stay within {limit:.4g} in magnitude"
+        )
+    return low, high
 
 
 def _parse_options(magic: Callable[..., Any], line: str, name: str) -> Any:
@@ -162,7 +181,8 @@ class SymnbMagics(Magics):
         "--replace",
         action="store_true",
         help="let a definition replace a library activation of the same name "
-        "(later formulas then use yours)",
+        "(later formulas then use yours) or a notebook variable that is not an "
+        "activation or loss (a model, a list...)",
     )
     @argument("-h", "--help", action="store_true", help="show this help")
     @line_cell_magic
@@ -185,12 +205,13 @@ class SymnbMagics(Magics):
         refused unless ``--replace`` is given; then later formulas use yours. Each name is
         bound in the notebook as a ``symnb.Activation`` (``--loss``: ``symnb.Loss``)
         whose compiled kernel is its ``.kernel``; when a definition is wrong, nothing is
-        bound.
+        bound. A name may rebind an earlier activation or loss, but a notebook variable
+        of another kind (a trained model, a list) is kept and the cell refused unless
+        ``--replace`` is given.
         """
         from symnb.errors import FormulaError
         from symnb.notebook import display as views
         from symnb.notebook.syntax import parse_cell
-        from symnb.plotting import parse_range
 
         args = _parse_options(self.symact, _fix_negative_range(line), "%%symact")
         if args.help:
@@ -208,19 +229,15 @@ class SymnbMagics(Magics):
         device = state.device
         if args.device is not None:
             try:
-                device = int(args.device)
-            except ValueError:
-                raise UsageError(
-                    f"--device takes a GPU index such as 0, not {args.device!r}"
-                ) from None
-            if device < 0:
-                raise UsageError(f"--device takes a GPU index >= 0, not {device}")
+                device = state.device_index(args.device)
+            except ValueError as exc:
+                raise UsageError(f"--device: {exc}") from None
         x_range = None
         if not args.no_plot and not args.quiet:
             try:
-                x_range = parse_range(args.range)
+                x_range = _plot_range(args.range, args.dtype)
             except ValueError as exc:
-                raise UsageError(f"--range: {exc}") from None
+                raise UsageError(f"--range: {exc} (e.g. --range -4:4)") from None
 
         try:
             definitions = parse_cell(cell, loss=args.loss)
@@ -241,6 +258,8 @@ class SymnbMagics(Magics):
             "\n"
         )
         built = self._build_all(definitions, cell_lines, args.loss, args.replace)
+        if not args.replace:  # after the formula errors, before compiling
+            self._refuse_user_variables(definitions)
         kernels = self._compile_all(built, args, backend, device)
 
         # all definitions are good: bind them, then show them
@@ -290,6 +309,27 @@ class SymnbMagics(Magics):
                 "\n".join(
                     f"{d.name} (line {d.line}): {d.name!r} belongs to the IPython "
                     f"shell; choose another name, e.g. my_{d.name}"
+                    for d in taken
+                )
+                + "\n(nothing was bound)"
+            )
+
+    def _refuse_user_variables(self, definitions: list[Any]) -> None:
+        """A definition may not silently replace a notebook variable that is not an
+        activation or loss (a trained model would be lost); ``--replace`` allows it."""
+        ns = self.shell.user_ns
+        taken = [
+            d
+            for d in definitions
+            if ns.get(d.name) is not None and not _is_formula(ns[d.name])
+        ]
+        if taken:
+            raise UsageError(
+                "\n".join(
+                    f"{d.name} (line {d.line}): {d.name!r} already names a notebook "
+                    f"variable of type {type(ns[d.name]).__name__}, which this cell "
+                    f"would replace; choose another name (e.g. {d.name}_act) or add "
+                    "--replace to the %%symact line to replace it"
                     for d in taken
                 )
                 + "\n(nothing was bound)"

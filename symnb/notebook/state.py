@@ -40,16 +40,23 @@ def set_backend(name: str) -> str:
     return backend
 
 
-def set_device(index: int | str) -> int:
-    """Set the default CUDA device; ``ValueError`` unless it is an integer >= 0."""
-    global device
+def device_index(index: int | str) -> int:
+    """``index`` (an int or its text) as a GPU index; ``ValueError`` unless it is an
+    integer from 0 to the largest index CUDA can name (``check_device``'s rules)."""
     try:
         value = int(str(index).strip())
     except ValueError:
         raise ValueError(f"a device is a GPU index such as 0, not {index!r}") from None
-    if value < 0:
-        raise ValueError(f"a device is a GPU index >= 0, not {value}")
-    device = value
+    from symnb.backends.select import check_device
+
+    return check_device(value)
+
+
+def set_device(index: int | str) -> int:
+    """Set the default CUDA device; ``ValueError`` unless it is an integer >= 0
+    (see :func:`device_index`)."""
+    global device
+    device = device_index(index)
     return device
 
 

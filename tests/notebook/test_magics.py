@@ -290,7 +290,7 @@ def test_names_the_shell_hides_are_refused(shell):
 
 def test_replacing_a_user_variable_keeps_magics_working(shell):
     shell.run_cell("np = __import__('numpy')")
-    outputs, _ = run(shell, "--backend numpy --no-plot", "np(x) = x*tanh(x)")
+    outputs, _ = run(shell, "--backend numpy --no-plot --replace", "np(x) = x*tanh(x)")
     assert "replaces a module" in "\n".join(mimes(outputs, "text/plain"))
     assert isinstance(shell.user_ns["np"], symnb.Activation)
     with capture_output():
@@ -604,3 +604,64 @@ def test_symact_replace_shadows_a_library_activation(shell):
     finally:
         for name in ("cok", "softsign", "cuse"):
             compose.unregister(name)
+
+
+def test_a_user_variable_that_is_no_formula_is_kept(shell):
+    """%%symact once replaced a trained model (or any variable) of the same name with
+    only a warning; now the cell is refused, naming the variable, its type and the
+    fix, and nothing is bound. Earlier activations may still be redefined."""
+    model = shell.user_ns["model"] = symnb.nn.MLP([2, 3, 1], seed=0)
+    shell.user_ns["results"] = [1, 2]
+    try:
+        with pytest.raises(UsageError) as err:
+            run(shell, "--backend numpy -q", "fresh1(x) = x\nmodel(x) = 2*x\n")
+        text = str(err.value)
+        assert "'model' already names a notebook variable of type MLP" in text
+        assert "(line 3)" in text and "choose another name" in text
+        assert "--replace" in text and "nothing was bound" in text
+        assert shell.user_ns["model"] is model and "fresh1" not in shell.user_ns
+        with pytest.raises(UsageError, match="'results'.*type list"):
+            run(shell, "--backend numpy -q", "results(x) = 3*x")
+        run(shell, "--backend numpy -q", "again(x) = x")
+        run(shell, "--backend numpy -q", "again(x) = 2*x")  # an activation: allowed
+        assert shell.user_ns["again"].text.replace(" ", "") == "2*x"
+        run(shell, "--backend numpy -q --replace", "results(x) = 3*x")
+        assert isinstance(shell.user_ns["results"], symnb.Activation)
+    finally:
+        for name in ("model", "results", "again", "fresh1"):
+            shell.user_ns.pop(name, None)
+
+
+@pytest.mark.parametrize(
+    "line, fragment",
+    [
+        ("--range -inf:inf", "--range: a range needs finite LOW < HIGH"),
+        ("--range -1e308:1e308", "'-1e308:1e308' does not fit the float32 plot grid"),
+        ("--range -1e300:1e300", "does not fit the float32"),
+        (
+            "--dtype float64 --range -1e308:1e308",
+            "'-1e308:1e308' does not fit the float64 plot grid",
+        ),
+        ("--device 99999999999999999999", "--device: device=99999999999999999999"),
+    ],
+)
+def test_ranges_and_devices_out_of_reach_are_refused(shell, line, fragment):
+    """-inf:inf was read as an option ('expected one argument'); -1e308:1e308 drew a
+    plot of inf and NaN with NumPy overflow warnings; a device index beyond what CUDA
+    numbers was accepted."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UsageError) as err:
+            run(shell, f"--backend numpy {line}", "far(x) = x")
+    assert fragment in str(err.value) and "far" not in shell.user_ns
+    outputs, _ = run(shell, "--backend numpy --range -1e30:1e30", "near(x) = x")
+    assert mimes(outputs, "image/png")
+    shell.user_ns.pop("near", None)
+
+
+def test_symnb_device_beyond_what_cuda_numbers_is_refused(shell):
+    with pytest.raises(UsageError, match=r"99999999999999999999 is no GPU index"):
+        shell.run_line_magic("symnb", "device 99999999999999999999")
+    assert state.device == 0
