@@ -18,6 +18,7 @@ the editor without a browser: set ``editor.formula.value``, call ``editor.refres
 from __future__ import annotations
 
 import base64
+import math
 import threading
 import warnings
 from typing import Any
@@ -26,6 +27,7 @@ import ipywidgets as W
 import numpy as np
 
 from symnb import plotting
+from symnb.notebook.state import BACKEND_CHOICES
 
 from ._common import (
     ErrorSink,
@@ -58,6 +60,53 @@ def _strip_dollars(tex: str) -> str:
 def _plot_with_library(act: Any, kernel: Any, x_range: tuple[float, float]) -> bytes:
     """The notebook face's plot of f and f' (``symnb.plotting``), as PNG bytes."""
     return plotting.figure_to_png(plotting.plot_activation(act, x_range, kernel=kernel))
+
+
+def _checked_range(x_range: Any) -> tuple[float, float]:
+    """``x_range`` as ``(low, high)``: finite, low < high, and a float32 grid of it
+    finite (the curves are float32 samples)."""
+    try:
+        low, high = (float(v) for v in x_range)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"ActivationEditor: x_range must be a pair (low, high) of numbers, e.g. "
+            f"(-4, 4); got {x_range!r:.60}"
+        ) from None
+    limit = float(np.finfo(np.float32).max)
+    # high - low is inf or NaN when either end is, or when the width overflows
+    inside = max(abs(low), abs(high)) <= limit
+    if not (low < high and math.isfinite(high - low) and inside):
+        raise ValueError(
+            f"ActivationEditor: x_range={x_range!r:.60} needs finite low < high "
+            f"within {limit:.4g} in magnitude (the curves are float32), e.g. (-4, 4)"
+        )
+    return low, high
+
+
+def _checked_constants(constants: Any) -> dict[str, float]:
+    """``constants`` ({name: number}) with each value a float (``Learnable`` too)."""
+    if constants is None:
+        return {}
+    if not isinstance(constants, dict):
+        raise TypeError(
+            "ActivationEditor: constants must be a dict {name: value}, e.g. "
+            f"{{'beta': 1.0}}; got {type(constants).__name__}"
+        )
+    out = {}
+    for k, v in constants.items():
+        try:
+            out[k] = constant_value(v)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"ActivationEditor: constants[{k!r}] must be a number, got {v!r:.60} "
+                f"({type(v).__name__}); pass e.g. {{{k!r}: 1.0}}"
+            ) from None
+        if not math.isfinite(out[k]):
+            raise ValueError(
+                f"ActivationEditor: constants[{k!r}] must be finite, got {v!r}; "
+                f"pass e.g. {{{k!r}: 1.0}}"
+            )
+    return out
 
 
 class ActivationEditor(W.VBox):
@@ -104,13 +153,16 @@ class ActivationEditor(W.VBox):
         presentation: bool = False,
         **kwargs: Any,
     ) -> None:
+        self.x_range = _checked_range(x_range)
+        if backend not in BACKEND_CHOICES:
+            raise ValueError(
+                f"ActivationEditor: unknown backend {backend!r}; choose one of "
+                f"{', '.join(BACKEND_CHOICES)}"
+            )
+        self._values: dict[str, float] = _checked_constants(constants)
         self._lock = threading.RLock()
         self._compare = self._comparison_kernels(compare)
         self._presentation = bool(presentation)
-        self.x_range = (float(x_range[0]), float(x_range[1]))
-        self._values: dict[str, float] = {
-            k: constant_value(v) for k, v in (constants or {}).items()
-        }
         self._base: Any = None  # Activation parsed from the current text
         self._preview: Any = None  # numpy kernel used for the plot
         self._kernel: Any = None
@@ -602,10 +654,12 @@ class ActivationEditor(W.VBox):
         return kernel
 
     def close(self) -> None:
-        """Cancel pending updates and close the editor and all its parts."""
-        self._debounce.cancel()
-        self._box_debounce.cancel()
-        self._plot_throttle.cancel()
+        """Cancel pending updates and close the editor and all its parts (also on an
+        editor whose construction failed half-way: ``Widget.__del__`` calls this)."""
+        for name in ("_debounce", "_box_debounce", "_plot_throttle"):
+            pending = getattr(self, name, None)
+            if pending is not None:
+                pending.cancel()
         for child in list(self.children):
             close_tree(child)
         super().close()

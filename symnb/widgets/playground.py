@@ -175,6 +175,39 @@ def _loss_of(model: Any, X: np.ndarray, y: np.ndarray) -> float:
     return float(result["loss"])
 
 
+def _checked_activations(activations: Any) -> dict[str, Any]:
+    """``activations`` ({name: symnb.Activation or library name}) checked now, not
+    when a menu first offers one and training fails."""
+    import symnb
+
+    if activations is None:
+        return {}
+    if not isinstance(activations, dict):
+        raise TypeError(
+            "Playground: activations must be a dict {name: symnb.Activation}, e.g. "
+            "{'xtanh': symnb.Activation('x*tanh(x)', name='xtanh')}; got "
+            f"{type(activations).__name__}"
+        )
+    for key, act in activations.items():
+        if isinstance(act, symnb.Activation):
+            continue
+        if not isinstance(act, str):
+            raise TypeError(
+                f"Playground: activations[{key!r}] must be a symnb.Activation or a "
+                f"library name such as 'relu', got {type(act).__name__}"
+            )
+        try:
+            symnb.activation(act)
+        except symnb.FormulaError as exc:
+            raise ValueError(
+                f"Playground: activations[{key!r}] = {act!r} is no library "
+                f"activation ({str(exc).splitlines()[0]}); pass a library name such "
+                f"as 'relu' or a symnb.Activation, e.g. symnb.Activation('x*tanh(x)', "
+                f"name={key!r})"
+            ) from None
+    return dict(activations)
+
+
 class Playground(W.VBox):
     """A live trainer of small networks on 2-D data, like TensorFlow Playground.
 
@@ -233,7 +266,7 @@ class Playground(W.VBox):
         self.frame_interval = float(
             plot_interval if plot_interval is not None else frame_interval
         )
-        self._custom: dict[str, Any] = dict(activations or {})
+        self._custom: dict[str, Any] = _checked_activations(activations)
         self._custom_specs: dict[str, dict] = {}
         self._model: Any = None
         self._optimizer: Any = None
@@ -620,7 +653,7 @@ class Playground(W.VBox):
     def add_activation(self, activation: Any, name: str | None = None) -> str:
         """Offer ``activation`` (a ``symnb.Activation``) in this playground's menus."""
         key = str(name or getattr(activation, "name", None) or "custom")
-        self._custom[key] = activation
+        self._custom.update(_checked_activations({key: activation}))
         self._refresh_activation_options()
         return key
 

@@ -4,11 +4,13 @@ messages each widget would send to the browser."""
 
 from __future__ import annotations
 
+import gc
+import sys
 import threading
 import time
 from collections import Counter
 from itertools import pairwise
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import ipywidgets as W
 import numpy as np
@@ -132,3 +134,21 @@ def png_ok(data: bytes) -> bool:
     return (
         isinstance(data, bytes) and data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 200
     )
+
+
+def refused_quietly(error: type, build: Any) -> str:
+    """The message of the ``error`` that ``build()`` raises; fails when the half-built
+    widget, once collected, printed "Exception ignored in ... __del__"."""
+    unraisable: list = []
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = unraisable.append
+    try:
+        with pytest.raises(error) as info:
+            build()
+        message = str(info.value)
+        del info
+        gc.collect()
+    finally:
+        sys.unraisablehook = old_hook
+    assert unraisable == []
+    return message

@@ -12,7 +12,7 @@ import pytest
 import symnb
 from symnb.widgets import ActivationEditor
 
-from .conftest import png_ok
+from .conftest import png_ok, refused_quietly
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:
@@ -391,3 +391,33 @@ def test_notes_and_compile_warnings_are_shown(editor, monkeypatch) -> None:
     monkeypatch.setattr(symnb.Activation, "compile", compile_)
     assert editor.compile() is not None
     assert "using numpy: no GPU" in editor.status.value
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"x_range": 3}, TypeError, "x_range must be a pair (low, high)"),
+        ({"x_range": (4, -4)}, ValueError, "x_range=(4, -4) needs finite low < high"),
+        ({"x_range": (float("nan"), 1)}, ValueError, "needs finite low < high"),
+        ({"x_range": (-1e300, 1e300)}, ValueError, "float32"),
+        ({"backend": "gpu"}, ValueError, "unknown backend 'gpu'; choose one of auto"),
+        ({"constants": {"beta": "a"}}, TypeError, "constants['beta'] must be a number"),
+        ({"constants": {"beta": float("inf")}}, ValueError, "must be finite"),
+        ({"compare": ["nope"]}, symnb.FormulaError, "unknown activation 'nope'"),
+    ],
+)
+def test_refused_editor_says_why_and_prints_nothing_from_del(kwargs, error, words):
+    """x_range=(4, -4) and backend='gpu' were accepted; every failed construction
+    also printed "Exception ignored in Widget.__del__ ... no attribute '_debounce'"
+    (close() assumed a fully built editor)."""
+    assert words in refused_quietly(error, lambda: ActivationEditor(**kwargs))
+
+
+def test_valid_x_range_is_kept() -> None:
+    editor = ActivationEditor(x_range=[-2, 3])
+    try:
+        assert editor.x_range == (-2.0, 3.0)
+        xs = np.frombuffer(editor.plot.xs, dtype=np.float32)
+        assert (xs[0], xs[-1]) == (-2.0, 3.0)
+    finally:
+        editor.close()

@@ -4,12 +4,11 @@ item 10), never an OverflowError, TraitError or AttributeError, and nothing prin
 
 from __future__ import annotations
 
-import gc
-import sys
-
 import pytest
 
 from symnb.widgets.playground_config import PlaygroundConfigError, normalize_config
+
+from .conftest import refused_quietly
 
 BAD = [
     # (config, words the message must contain)
@@ -121,19 +120,9 @@ def test_good_values_are_normalised() -> None:
 def test_refused_playground_prints_nothing_from_del(fake_nn, config, words) -> None:
     from symnb.widgets import Playground
 
-    unraisable = []
-    old_hook = sys.unraisablehook
-    sys.unraisablehook = unraisable.append
-    try:
-        with pytest.raises(PlaygroundConfigError) as info:
-            Playground(config=config)
-        for word in words:
-            assert word in str(info.value)
-        del info
-        gc.collect()
-    finally:
-        sys.unraisablehook = old_hook
-    assert unraisable == []
+    message = refused_quietly(PlaygroundConfigError, lambda: Playground(config=config))
+    for word in words:
+        assert word in message
 
 
 def test_set_config_and_speed_refuse_bad_values(fake_nn) -> None:
@@ -152,3 +141,32 @@ def test_set_config_and_speed_refuse_bad_values(fake_nn) -> None:
     assert pg.speed == 7.0 and pg.speed_slider.value == 7.0
     pg.speed = None
     assert pg.speed is None
+
+
+@pytest.mark.parametrize(
+    "activations, error, words",
+    [
+        ({"a": "nope"}, ValueError, ["activations['a'] = 'nope'", "no library"]),
+        ({"a": 3}, TypeError, ["activations['a']", "symnb.Activation", "int"]),
+        (["relu"], TypeError, ["activations must be a dict", "list"]),
+    ],
+)
+def test_refused_activations_say_why_at_construction(activations, error, words):
+    """Playground(activations={'a': 'nope'}) was accepted; the name failed only when
+    a model was built with it."""
+    from symnb.widgets import Playground
+
+    message = refused_quietly(error, lambda: Playground(activations=activations))
+    for word in words:
+        assert word in message
+
+
+def test_add_activation_refuses_an_unknown_name(fake_nn) -> None:
+    from symnb.widgets import Playground
+
+    pg = Playground(activations={"mine": "relu"})
+    assert "mine" in pg.activation_names()
+    with pytest.raises(ValueError, match="'nope' is no library activation"):
+        pg.add_activation("nope", name="other")
+    assert "other" not in pg.activation_names()
+    pg.close()
