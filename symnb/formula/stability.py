@@ -40,6 +40,20 @@ def _fmt(e: sp.Expr) -> str:
     return sp.sstr(e)
 
 
+def _inverse_hyperbolic(a: sp.Expr) -> tuple[type, sp.Expr] | None:
+    """(asinh, u) when a = u + sqrt(u**2 + 1); (acosh, u) for u + sqrt(u**2 - 1)."""
+    if not isinstance(a, sp.Add) or len(a.args) != 2:
+        return None
+    for root, u in (a.args, a.args[::-1]):
+        if isinstance(root, sp.Pow) and root.exp == sp.S.Half:
+            rest = bounded_expand(root.base - u**2)
+            if rest == 1:
+                return sp.asinh, u
+            if rest == -1:
+                return sp.acosh, u
+    return None
+
+
 def _split_core(term: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     """(k, core) when term = k * core with one Max/Min/softplus factor as core."""
     kinds = (sp.Max, sp.Min, softplus)
@@ -148,6 +162,14 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 return sigmoid(-u)
         if isinstance(e, sp.log):
             a = e.args[0]
+            inverse = _inverse_hyperbolic(a)
+            if inverse is not None:
+                fn, u = inverse
+                note(
+                    f"rewrote log(u + sqrt(u^2 {'+' if fn is sp.asinh else '-'} 1)) as "
+                    f"{fn.__name__}(u) (no cancellation for u < 0, no overflow of u^2)"
+                )
+                return fn(u)
             u = _one_plus_exp(a)
             if u is not None:
                 note(f"rewrote log(1 + exp({_fmt(u)})) as softplus({_fmt(u)})")

@@ -475,17 +475,60 @@ def reference(
         fn = _mp_function(expr, tuple(inputs) + tuple(params))
     except Exception:  # noqa: BLE001 - not translatable: no reference
         return hi, lo
-    consts = [mpmath.mpf(float(v)) for v in values]
+    consts = [float(v) for v in values]
     for i in range(n):
         point = [float(c[i]) for c in columns]
-        with mpmath.workdps(_digits_for(point, REFERENCE_DIGITS)):
-            try:
-                v = fn(*[mpmath.mpf(p) for p in point], *consts)
-                v = mpmath.mpf(v) if not isinstance(v, mpmath.mpf) else v
-            except Exception:  # noqa: BLE001, S112 - a failure: point undefined
-                continue
+        v = _settled(fn, point, consts, REFERENCE_DIGITS)
+        if v is not None:
             hi[i], lo[i] = _to_double_double(v)
     return hi, lo
+
+
+#: Most working digits a reference value may take (x + sqrt(x**2 + 1) at x = -1e300
+#: cancels 600 digits).
+MAX_DIGITS = 1500
+
+
+def _value_at(fn, point: Sequence[float], consts: Sequence[float], dps: int):
+    """fn at the point with ``dps`` working digits (an mpf), None where undefined."""
+    with mpmath.workdps(dps):
+        try:
+            v = fn(*[mpmath.mpf(p) for p in point], *[mpmath.mpf(c) for c in consts])
+            return mpmath.mpf(v)
+        except Exception:  # noqa: BLE001 - a failure: the point is undefined
+            return None
+
+
+def _agree(v, w, digits: int) -> bool:
+    if v is None or w is None:
+        return v is w
+    if not (mpmath.isfinite(v) and mpmath.isfinite(w)):
+        return v == w
+    return abs(v - w) <= mpmath.mpf(10) ** (-digits) * abs(w)
+
+
+def _settled(fn, point: Sequence[float], consts: Sequence[float], digits: int):
+    """fn at the point, to ``digits`` significant digits whatever cancels in it.
+
+    Evaluated with :func:`_digits_for` working digits, then with twice as many until
+    two evaluations agree to ``digits - 10`` digits: a fixed precision returned 0 for
+    x + sqrt(x**2 + 1) at x = -1e20 (log of it -inf), so the analysis read the
+    expression there as exact and its derivative's tail as any line at all. Points of
+    moderate size (1e-6 < |p| < 1e6) have ``digits - 12`` digits to spare and are
+    evaluated once.
+    """
+    dps = _digits_for(point, digits)
+    v = _value_at(fn, point, consts, dps)
+    mags = [abs(p) for p in point if math.isfinite(p) and p != 0]
+    if all(1e-6 < m < 1e6 for m in mags):
+        return v
+    while dps < MAX_DIGITS:
+        dps = min(2 * dps, MAX_DIGITS)
+        w = _value_at(fn, point, consts, dps)
+        if _agree(v, w, digits - 10):
+            return w
+        v = w
+    return v
 
 
 def _digits_for(point: Sequence[float], digits: int) -> int:
@@ -501,7 +544,7 @@ def _digits_for(point: Sequence[float], digits: int) -> int:
     # a removable singularity at 0 cancels like x**2 or x**3: (1 - cos(x))/x**2 at 1e-20
     # needs 40 more digits than the result
     extra += 3 * int(-math.log10(small)) + 5 if small < 1.0 else 0
-    return min(digits + extra, 1100)
+    return min(digits + extra, MAX_DIGITS)
 
 
 def reference_values(
@@ -518,15 +561,12 @@ def reference_values(
     except Exception:  # noqa: BLE001 - not translatable
         return None
     out = []
-    consts = [mpmath.mpf(float(v)) for v in values]
+    consts = [float(v) for v in values]
     for i in range(len(columns[0])):
-        point = [float(c[i]) for c in columns]
-        with mpmath.workdps(_digits_for(point, digits)):
-            try:
-                v = fn(*[mpmath.mpf(p) for p in point], *consts)
-                out.append(mpmath.mpf(v))
-            except Exception:  # noqa: BLE001 - undefined there
-                return None
+        v = _settled(fn, [float(c[i]) for c in columns], consts, digits)
+        if v is None:  # undefined there
+            return None
+        out.append(v)
     return out
 
 

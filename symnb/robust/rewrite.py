@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symnb.formula.functions import expm1, logsigmoid, sigmoid, softplus
+from symnb.formula.budget import bounded_expand
+from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
 from symnb.robust.widen import widen_trig
 
@@ -317,6 +318,113 @@ def group_constant_factors(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _bottom_up(expr, lambda e: _group_constants(e, var))
 
 
+def _root_term(t: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """(k, v, p) when t = k * v**p with p = +-1/2 and v depending on a symbol."""
+    factors = t.args if isinstance(t, sp.Mul) else (t,)
+    roots = [
+        f for f in factors
+        if isinstance(f, sp.Pow) and f.exp in (sp.S.Half, -sp.S.Half)
+        and f.base.free_symbols
+    ]
+    if len(roots) != 1:
+        return None
+    r = roots[0]
+    return sp.Mul(*[f for f in factors if f is not r]), r.base, r.exp
+
+
+def _lower_degree(d: sp.Expr, than: sp.Expr, var: sp.Symbol) -> bool:
+    """d is a polynomial in var of lower degree than ``than`` (and not zero)."""
+    if d == 0 or not (d.is_polynomial(var) and than.is_polynomial(var)):
+        return False
+    return sp.degree(d, var) < sp.degree(than, var)
+
+
+def _root_cancellation(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Add):
+        return e
+    found = [(i, _root_term(t)) for i, t in enumerate(e.args)]
+    found = [(i, r) for i, r in found if r is not None]
+    if len(found) != 1:
+        return e
+    i, (k, v, p) = found[0]
+    u = sp.Add(*[t for j, t in enumerate(e.args) if j != i])
+    if var not in (u.free_symbols | k.free_symbols | v.free_symbols):
+        return e
+    root = sp.sqrt(v)
+    if p == sp.S.Half:  # u + k sqrt(v) = (k^2 v - u^2) / (k sqrt(v) - u)
+        square = k**2 * v
+        d = bounded_expand(square - u**2)
+        if d is None or not _lower_degree(d, bounded_expand(square), var):
+            return e
+        alt = d / (k * root - u)
+    else:  # u + k / sqrt(v) = (u^2 v - k^2) / ((u sqrt(v) - k) sqrt(v))
+        square = u**2 * v
+        d = bounded_expand(square - k**2)
+        if d is None or not _lower_degree(d, bounded_expand(square), var):
+            return e
+        alt = d / ((u * root - k) * root)
+    return sp.Piecewise((alt, k * u < 0), (e, True))
+
+
+def root_cancellation(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """``u + k*sqrt(v)`` where u and k*sqrt(v) cancel, as ``(k^2 v - u^2)/(k sqrt(v) - u)``.
+
+    Only where ``k^2 v - u^2`` is a polynomial in x of lower degree than ``k^2 v``
+    (x + sqrt(x^2 + 1): 1; squareplus's x + sqrt(x^2 + b): b), and only on the side where
+    the terms have opposite signs (a regime in k*u, so it holds for every value of the
+    constants). ``u + k/sqrt(v)`` likewise (asinh's derivative, 1 + x/sqrt(x^2 + 1)).
+    At x = -1e5, log(x + sqrt(x^2 + 1)) had lost 5 digits in float64 and was -inf from
+    x = -5.5e4.
+    """
+    return _bottom_up(expr, lambda e: _root_cancellation(e, var))
+
+
+def _one_square(s: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """(c, w, r) when s = c*w**2 + r with w depending on var and r (not 0) free of it."""
+    terms = s.args if isinstance(s, sp.Add) else (s,)
+    squares = []
+    for t in terms:
+        c, rest = t.as_independent(var, as_Add=False)
+        if isinstance(rest, sp.Pow) and rest.exp == 2 and var in rest.base.free_symbols:
+            squares.append((t, c, rest.base))
+    if len(squares) != 1:
+        return None
+    t, c, w = squares[0]
+    r = s - t
+    if var in r.free_symbols:
+        return None
+    return c, w, r
+
+
+def _square_in_root(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    far = None
+    if (
+        isinstance(e, sp.Pow) and isinstance(e.exp, sp.Rational)
+        and not e.exp.is_integer and isinstance(e.base, sp.Add)
+    ):
+        found = _one_square(e.base, var)
+        if found is not None:
+            c, w, r = found
+            far = sp.Abs(w) ** (2 * e.exp) * (c + r / w**2) ** e.exp
+    elif isinstance(e, (sp.log, log1p)):
+        arg = e.args[0] + (1 if isinstance(e, log1p) else 0)
+        found = _one_square(arg, var)
+        if found is not None and found[2] != 0:
+            c, w, r = found
+            far = 2 * sp.log(sp.Abs(w)) + sp.log(c + r / w**2)
+    if far is None:
+        return e
+    return sp.Piecewise((far, sp.Abs(w) > 1), (e, True))
+
+
+def square_in_root(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """``(c*w^2 + r)^p`` (p not an integer, r free of x) as ``|w|^(2p) (c + r/w^2)^p`` and
+    ``log(c*w^2 + r)`` as ``2 log|w| + log(c + r/w^2)`` where |w| > 1: w^2 overflows
+    (float32 from |w| = 1.8e19) long before the value does (log(1 + x^2) was inf there,
+    the pseudo-Huber loss inf and its gradient NaN)."""
+    return _bottom_up(expr, lambda e: _square_in_root(e, var))
+
+
 #: The exact rewrites tried, in order: (name, plain-words note, function of (expr, var)).
 EXACT_REWRITES = (
     (
@@ -392,6 +500,22 @@ EXACT_REWRITES = (
         ),
         group_constant_factors,
     ),
+    (
+        "root_cancellation",
+        (
+            "a sum of a square root and terms that cancel it (x + sqrt(x^2 + 1) for x < 0) "
+            "is evaluated as the quotient that does not cancel"
+        ),
+        root_cancellation,
+    ),
+    (
+        "square_in_root",
+        (
+            "a root (or log) of c*x^2 + r is evaluated as |x| sqrt(c + r/x^2) (or "
+            "2 log|x| + log(c + r/x^2)) for |x| > 1, so x^2 does not overflow"
+        ),
+        square_in_root,
+    ),
 )
 
 __all__ = [
@@ -403,6 +527,8 @@ __all__ = [
     "group_constant_factors",
     "log_forms",
     "log_of",
+    "root_cancellation",
     "single_exponential",
+    "square_in_root",
     "steps_to_branches",
 ]
