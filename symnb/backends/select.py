@@ -87,6 +87,12 @@ def _names_gpu(device: Any) -> bool:
     return isinstance(device, str) or type(device).__name__ == "device"
 
 
+def _is_cpu(device: Any) -> bool:
+    """Whether ``device`` is PyTorch's spelling of the CPU (``"cpu"``, a cpu
+    ``torch.device``)."""
+    return _names_gpu(device) and str(device).strip().lower() == "cpu"
+
+
 def check_device(device: Any) -> int:
     """The GPU index of ``device``: an int >= 0, or as PyTorch spells it, ``"cuda"``,
     ``"cuda:N"`` or a ``torch.device`` of type cuda (the CPU backends ignore an
@@ -187,8 +193,17 @@ def _prepare(
     backend: str, device: Any, dtype: Any, strict: bool
 ) -> tuple[str, str, int | None]:
     dtype = _check_dtype(dtype)
-    index = check_device(device)
     asked = backend.strip().lower() if isinstance(backend, str) else backend
+    if _is_cpu(device):  # device="cpu", as PyTorch spells it: a CPU backend
+        if asked == "cuda":
+            raise ValueError(
+                f"backend={backend!r} runs on a GPU, but device={str(device)!r} asks "
+                "for the CPU; pass backend='cpp', 'numpy' or 'auto', or a GPU device"
+            )
+        if asked == "auto":
+            backend = "cpp" if status("cpp").usable else "numpy"
+        return resolve(backend, strict), dtype, None
+    index = check_device(device)
     if asked in ("cpp", "numpy") and _names_gpu(device):
         # as PyTorch would, refuse a GPU named with a CPU backend rather than run on
         # the CPU anyway

@@ -576,7 +576,13 @@ class MLP:
     def set_flat_parameters(self, values: Any) -> None:
         """Overwrite every parameter from a flat array (as returned by
         :meth:`get_flat_parameters`)."""
-        values = np.asarray(_to_host(values), dtype=self.dtype)
+        raw = np.asarray(_to_host(values))
+        if raw.dtype.kind not in "biuf":
+            raise TypeError(
+                f"set_flat_parameters: values have dtype {raw.dtype}; pass real numbers "
+                "(the array get_flat_parameters returns; for complex values, .real)"
+            )
+        values = raw.astype(self.dtype, copy=False)
         if values.shape != self._flat.shape:
             raise ValueError(f"expected {self._flat.size} values, got {values.shape}")
         if not np.all(np.isfinite(values)):

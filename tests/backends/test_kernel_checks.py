@@ -199,7 +199,7 @@ def test_bad_dtype_and_device_arguments():
         a.compile(backend="numpy", dtype="int8")
     with pytest.raises(ValueError, match="device"):
         a.compile(backend="numpy", device=-1)
-    for bad in ("cpu", "cuda:-1", "cuda:x", "gpu", "cuda:\u0661", 1.0, True):
+    for bad in ("cpux", "cuda:-1", "cuda:x", "gpu", "cuda:\u0661", 1.0, True):
         with pytest.raises(ValueError, match="device"):
             a.compile(backend="numpy", device=bad)
     with pytest.raises(ValueError, match="unknown backend"):
@@ -292,3 +292,20 @@ def test_device_index_beyond_what_cuda_numbers_is_refused(device):
     with pytest.raises(ValueError, match=r"is no GPU index.*2147483647"):
         select.check_device(device)
     assert select.check_device(2**31 - 1) == 2**31 - 1
+
+
+def test_device_cpu_as_pytorch_spells_it_picks_a_cpu_backend():
+    """compile(device='cpu') was 'not a GPU'; as in PyTorch it now means the CPU: auto
+    picks cpp (numpy without a compiler), a CPU backend is kept, cuda is refused. The
+    kernel computes tanh."""
+    torch = pytest.importorskip("torch")
+    act = symnb.activation("tanh")
+    want = "cpp" if select.status("cpp").usable else "numpy"
+    for device in ("cpu", " CPU", torch.device("cpu")):
+        k = act.compile(device=device)
+        assert k.backend == want and k.device is None
+        x = np.linspace(-3, 3, 7, dtype=np.float32)
+        np.testing.assert_allclose(k.forward(x), np.tanh(x), rtol=2e-6)
+        assert act.compile(backend="numpy", device=device).backend == "numpy"
+    with pytest.raises(ValueError, match=r"runs on a GPU.*asks for the CPU"):
+        act.compile(backend="cuda", device="cpu")

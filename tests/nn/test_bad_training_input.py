@@ -291,3 +291,15 @@ def test_bytes_paths_and_directories(tmp_path):
         model.save(3.5)
     with pytest.raises(TypeError, match="path must be a file name"):
         nn.load(None)
+
+
+def test_set_flat_parameters_refuses_complex_and_strings():
+    """Complex values kept their real part silently; strings gave NumPy's error."""
+    model = nn.MLP([2, 4, 1], seed=0, backend="numpy")
+    flat = model.get_flat_parameters()
+    for bad in (flat * (1 + 5j), flat.astype(str)):
+        with pytest.raises(TypeError, match=r"set_flat_parameters.*dtype.*real numbers"):
+            model.set_flat_parameters(bad)
+    np.testing.assert_array_equal(model.get_flat_parameters(), flat)
+    model.set_flat_parameters(flat * 2)
+    np.testing.assert_allclose(model.get_flat_parameters(), flat * 2, rtol=1e-7)
