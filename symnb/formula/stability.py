@@ -54,6 +54,24 @@ def _inverse_hyperbolic(a: sp.Expr) -> tuple[type, sp.Expr] | None:
     return None
 
 
+def _scaled_unit_sum(e: sp.Expr) -> tuple[sp.Expr, int, sp.Expr] | None:
+    """(m, s, f(u)) when e = c + m*f(u) = m*(s + f(u)) with s = c/m = +-1, f exp, tanh or
+    erf, m a number (1 - exp(-exp(x)), (1 + tanh(x/2))/2 as typed)."""
+    if not isinstance(e, sp.Add) or len(e.args) != 2:
+        return None
+    c, term = e.args if e.args[0].is_number else e.args[::-1]
+    if not c.is_number or c == 0:
+        return None
+    m, core = term.as_coeff_Mul()
+    if not isinstance(core, (sp.exp, sp.tanh, sp.erf)):
+        return None
+    if c == m:
+        return m, 1, core
+    if c == -m:
+        return m, -1, core
+    return None
+
+
 def _split_core(term: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     """(k, core) when term = k * core with one Max/Min/softplus factor as core."""
     kinds = (sp.Max, sp.Min, softplus)
@@ -200,31 +218,21 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             if u is not None:
                 note(f"rewrote log1p(exp({_fmt(u)})) as softplus({_fmt(u)})")
                 return softplus(u)
-        # 1 +- erf(u) -> erfc(-+u); 1 +- tanh(u) -> 2 sigmoid(+-2u): no cancellation in the tail
-        if isinstance(e, sp.Add) and len(e.args) == 2 and sp.S.One in e.args:
-            other = e.args[0] if e.args[1] is sp.S.One else e.args[1]
-            sign, core = 1, other
-            if (
-                isinstance(other, sp.Mul)
-                and len(other.args) == 2
-                and sp.S.NegativeOne in other.args
-            ):
-                sign = -1
-                core = (
-                    other.args[0]
-                    if other.args[1] is sp.S.NegativeOne
-                    else other.args[1]
-                )
-            if isinstance(core, sp.erf):
-                u = core.args[0]
-                note(
-                    f"rewrote 1 {'+' if sign > 0 else '-'} erf(u) as erfc (no cancellation)"
-                )
-                return erfc(-sign * u)
-            if isinstance(core, sp.tanh):
-                u = core.args[0]
-                note(f"rewrote 1 {'+' if sign > 0 else '-'} tanh(u) as 2*sigmoid(2u)")
-                return 2 * sigmoid(2 * sign * u)
+        # c + k*exp(u), c + k*tanh(u), c + k*erf(u) with c = -+k: k*expm1(u),
+        # 2k sigmoid(+-2u), k erfc(-+u) (1 - exp(-exp(x)), (1 + tanh(x/2))/2 spelled out)
+        scaled = _scaled_unit_sum(e)
+        if scaled is not None:  # e = m*(s + f(u)), s = +-1
+            m, s_, core = scaled
+            u = core.args[0]
+            if isinstance(core, sp.exp) and s_ < 0:
+                note(f"rewrote exp({_fmt(u)}) - 1 as expm1({_fmt(u)}) (no cancellation)")
+                return m * expm1(u)
+            if isinstance(core, sp.tanh):  # s + tanh(u) = s*2*sigmoid(2su)
+                note(f"rewrote 1 {'+' if s_ > 0 else '-'} tanh(u) as 2*sigmoid(+-2u)")
+                return 2 * m * s_ * sigmoid(2 * s_ * u)
+            if isinstance(core, sp.erf):  # s + erf(u) = s*erfc(-su)
+                note(f"rewrote 1 {'+' if s_ > 0 else '-'} erf(u) as erfc (no cancellation)")
+                return m * s_ * erfc(-s_ * u)
         if isinstance(e, sp.Add) and e.has(sp.Max, sp.Min):
             e = _smooth_kink_pairs(e, note)
             if not isinstance(e, sp.Add):
@@ -271,6 +279,24 @@ def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
                     return sq.base.args[0]
         return None
 
-    return expr.replace(
+    def scaled_sech2(e: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+        """(c, u) when e = c - c*tanh(u)**2 (c a number, e.g. LeCun's 1.7159*2/3)."""
+        if not (isinstance(e, sp.Add) and len(e.args) == 2):
+            return None
+        c, term = e.args if e.args[0].is_number else e.args[::-1]
+        if not c.is_number or c == 0:
+            return None
+        m, sq = term.as_coeff_Mul()
+        if m == -c and isinstance(sq, sp.Pow) and sq.exp == 2 and isinstance(
+            sq.base, sp.tanh
+        ):
+            return c, sq.base.args[0]
+        return None
+
+    expr = expr.replace(
         lambda e: is_sech2(e) is not None, lambda e: sp.cosh(is_sech2(e)) ** -2
+    )
+    return expr.replace(
+        lambda e: scaled_sech2(e) is not None,
+        lambda e: scaled_sech2(e)[0] * sp.cosh(scaled_sech2(e)[1]) ** -2,
     )

@@ -313,3 +313,37 @@ def test_kinked_sum_that_is_not_smooth_keeps_its_parts() -> None:
     act = symnb.Activation("max(x, 0) + log(1 + exp(-abs(2*x)))")
     assert not any("no kink" in n for n in act.notes)
     assert act.expr.has(sp.Max)
+
+
+@pytest.mark.parametrize(
+    "text, ref",
+    [
+        # cloglog's inverse link: 1 - exp(-exp(x)) was 0 for x < -17 (float32)
+        ("1 - exp(-exp(x))", lambda v: -mpmath.expm1(-mpmath.exp(v))),
+        ("2 - 2*exp(x)", lambda v: -2 * mpmath.expm1(v)),
+        # sigmoid spelled with tanh: 0 at x = -20 in float32 (true 2e-9)
+        ("(1 + tanh(x/2))/2", lambda v: 1 / (1 + mpmath.exp(-v))),
+        ("0.5 - 0.5*tanh(x)", lambda v: 1 / (1 + mpmath.exp(2 * v))),
+        ("tanh(x) - 1", lambda v: mpmath.tanh(v) - 1),
+        ("(1 + erf(x/sqrt(2)))/2", lambda v: mpmath.ncdf(v)),
+        ("3 - 3*erf(x)", lambda v: 3 * mpmath.erfc(v)),
+        # LeCun's tanh: f' = c - c*tanh^2 was 0 at x = -20 (true 1.2e-11)
+        ("1.7159*tanh(2*x/3)", lambda v: mpmath.mpf("1.7159") * mpmath.tanh(2 * v / 3)),
+    ],
+)
+def test_scaled_unit_sums_do_not_cancel_in_the_tail(text, ref) -> None:
+    """c + m*f(u) with c = +-m (f = exp, tanh, erf) is m*expm1, a sigmoid or an erfc; a
+    derivative c - c*tanh(u)^2 is c/cosh(u)^2. f and f' in float32 on both backends, to
+    a few ulps of mpmath in the tails where the spelled-out forms cancelled to 0."""
+    act = symnb.Activation(text)
+    x = np.array([-100, -40, -20, -5, -0.5, 0, 0.5, 3, 20], dtype=np.float32)
+    backends = ["numpy"] + (["cpp"] if status("cpp").usable else [])
+    for backend in backends:
+        y, dy = act.compile(backend=backend, dtype="float32").forward_with_derivative(x)
+        for v, yi, di in zip(x.tolist(), y.tolist(), dy.tolist()):
+            with mpmath.workdps(50):
+                want = float(ref(mpmath.mpf(v)))
+                dwant = float(mpmath.diff(ref, mpmath.mpf(v)))
+            if abs(want) < 3e38:
+                assert abs(yi - want) <= 4e-6 * abs(want) + 1e-38, (backend, v, yi, want)
+                assert abs(di - dwant) <= 4e-6 * abs(dwant) + 1e-38, (backend, v, di, dwant)
