@@ -132,6 +132,23 @@ def _relu(u):
     return sp.Max(0, u)
 
 
+def _log10(u):
+    return sp.log(u) / sp.log(10)
+
+
+def _log2(u):
+    return sp.log(u) / sp.log(2)
+
+
+def _sech(u):
+    return 1 / sp.cosh(u)
+
+
+def _clip(u, lo, hi):
+    """``clip(u, lo, hi)`` (NumPy's ``clip``, PyTorch's ``clamp``): min(max(u, lo), hi)."""
+    return sp.Min(sp.Max(u, lo), hi)
+
+
 #: Functions a formula may call: name -> callable building the SymPy expression.
 ALLOWED_FUNCTIONS: dict[str, object] = {
     "exp": sp.exp,
@@ -173,6 +190,19 @@ ALLOWED_FUNCTIONS: dict[str, object] = {
     "log1p": log1p,
     "expm1": expm1,
     "relu": _relu,
+    "log10": _log10,
+    "log2": _log2,
+    "sech": _sech,
+    "clip": _clip,
+    "clamp": _clip,
+    # NumPy's spellings
+    "arcsin": sp.asin,
+    "arccos": sp.acos,
+    "arctan": sp.atan,
+    "arcsinh": sp.asinh,
+    "arccosh": sp.acosh,
+    "arctanh": sp.atanh,
+    "sgn": sp.sign,
 }
 
 #: Named constants a formula may use (unless the user declares a constant of that name).

@@ -262,6 +262,10 @@ _APPROX_BY_NAME: dict[str, Callable[..., float]] = {
     "log1p": math.log1p,
     "expm1": math.expm1,
     "relu": lambda u: max(0.0, u),
+    "log10": lambda u: _log_f(u) / math.log(10.0),
+    "log2": lambda u: _log_f(u) / math.log(2.0),
+    "sech": lambda u: 1.0 / math.cosh(u),
+    "clip": lambda u, lo, hi: min(max(u, lo), hi),
 }
 _APPROX_BY_CALLABLE: dict[int, Callable[..., float]] = {
     id(ALLOWED_FUNCTIONS[name]): fn
@@ -1186,6 +1190,8 @@ class _Parser:
             hint = "remove the extra bracket or add the opening one"
         elif line == len(self.lines) and col is not None and col > len(self.lines[-1]):
             hint = "the formula ends too early"
+        if not hint and any("|" in text for text in self.lines):
+            hint = "write |u| as abs(u) ('|' is not absolute value in a formula)"
         if "'(' was never closed" not in msg and exc.offset == 0 and not hint:
             hint = "the formula ends too early"
         raise self.error(f"syntax error: {msg}", line, col, hint)

@@ -56,6 +56,8 @@ def _call(name, fn):
         return fn(x > 0, x, 2 * x)
     if name in ("max", "Max", "min", "Min"):
         return fn(x, 2 * x + 1)
+    if name in ("clip", "clamp"):
+        return fn(x, -1, 2)
     return fn(
         x + sp.Rational(3, 2)
     )  # inside every domain (acosh, log, atanh...) near 0

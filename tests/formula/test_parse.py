@@ -6,6 +6,7 @@ import contextlib
 import signal
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -525,3 +526,39 @@ def test_huge_integer_literal_and_empty_call() -> None:
     fails("x*0x" + "f" * 5000, "too large")
     fails("max()", "at least one argument")
     fails("exp(1, 2)", "exp(1, 2)")
+
+
+@pytest.mark.parametrize(
+    "text, ref",
+    [
+        ("log10(1 + x**2)", lambda x: np.log10(1 + x**2)),
+        ("log2(2 + x)", lambda x: np.log2(2 + x)),
+        ("x*sech(x)", lambda x: x / np.cosh(x)),
+        ("clip(x, -1, 0.5)", lambda x: x.clip(-1, 0.5)),
+        ("clamp(x + 3, 0, 6)/6", lambda x: (x + 3).clip(0, 6) / 6),
+        ("arctan(x) + arcsinh(x)", lambda x: np.arctan(x) + np.arcsinh(x)),
+        ("arcsin(x/3) + arccos(x/3) + arctanh(x/3)",
+         lambda x: np.arcsin(x / 3) + np.arccos(x / 3) + np.arctanh(x / 3)),
+        ("arccosh(x + 3)", lambda x: np.arccosh(x + 3)),
+        ("sgn(x)*log1p(abs(x))", lambda x: np.sign(x) * np.log1p(np.abs(x))),
+    ],
+)
+def test_numpy_and_common_function_names(text: str, ref) -> None:
+    """log10/log2, sech, clip/clamp (NumPy's clip, PyTorch's clamp) and NumPy's arc*
+    and sgn spellings were 'unknown function' (log10 suggested log1p); f against NumPy
+    and f' against central differences."""
+    import symnb
+
+    x = np.array([-1.7, -0.6, 0.2, 0.9, 1.6])
+    k = symnb.Activation(text).compile(backend="numpy", dtype="float64")
+    y, dy = k.forward_with_derivative(x)
+    np.testing.assert_allclose(y, ref(x), rtol=1e-13, atol=1e-15)
+    h = 1e-6
+    np.testing.assert_allclose(dy, (ref(x + h) - ref(x - h)) / (2 * h), rtol=1e-6, atol=1e-8)
+
+
+def test_bars_for_absolute_value_get_a_hint() -> None:
+    """|x| was a bare 'invalid syntax'."""
+    with pytest.raises(FormulaError, match="syntax") as info:
+        parse_formula("|x| + 1")
+    assert "abs(u)" in info.value.suggestion
