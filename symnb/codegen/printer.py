@@ -284,6 +284,18 @@ class KernelPrinter(C99CodePrinter):
         return f"symnb_sigmoid_mul({self._print(expr.args[0])})"
 
     def _print_Mul(self, expr: sp.Expr) -> str:
+        coeff, rest = expr.as_coeff_Mul()
+        if (
+            isinstance(coeff, sp.Rational)
+            and abs(coeff.p) == 1
+            and coeff.q & (coeff.q - 1)  # not a power of two: 1/q is inexact
+        ):
+            # x/6 as a division, not x*(1/6): the rounded reciprocal made x/6 + 1/2 at
+            # x = -3 either 0 or 2.8e-17 depending on whether g++ contracted it into an
+            # fma, which it did in the vector loop and not in its scalar tail, so the
+            # side of a kink depended on the element's position in the array
+            text = f"({self._print(rest)})/{self.literal(coeff.q)}"
+            return f"(-{text})" if coeff.p < 0 else text
         split = split_squared_denominator(expr)
         if split is not None:
             return super()._print_Mul(split)

@@ -512,3 +512,30 @@ def test_joint_backward_declares_its_own_helpers(text: str) -> None:
     dbeta = x64 * s + (1.0 if extra else 0.0)
     got = k.constant_gradient(x, g)["beta"]
     assert abs(got - np.sum(g * dbeta)) <= 1e-5 * np.sum(np.abs(g * dbeta))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_kink_side_does_not_depend_on_the_position_in_the_array(dtype: str) -> None:
+    """Hardsigmoid typed as min(max(x/6 + 1/2, 0), 1): x/6 was printed x*(1/6), whose
+    rounded reciprocal made x/6 + 1/2 at x = -3 either 0 or 2.8e-17 depending on
+    whether g++ fused it into an fma, which it did in the vector loop and not in the
+    scalar tail: f(-3) and f'(-3) changed with the array's length (f' 1/6 or 0). Now
+    x/6 is a division; every length gives NumPy's values and PyTorch's kink
+    convention (hardsigmoid'(+-3) = 0)."""
+    import numpy as np
+
+    import symnb
+    from symnb.backends import status
+
+    if not status("cpp").usable:
+        pytest.skip(f"cpp backend: {status('cpp').reason}")
+    act = symnb.Activation("Min(Max(x/6 + 1/2, 0), 1)")
+    k = act.compile(backend="cpp", dtype=dtype)
+    for n in range(1, 40):
+        x = np.full(n, -3.0, dtype=dtype)
+        x[1::2] = 3.0
+        y, dy = k.forward_with_derivative(x)
+        np.testing.assert_array_equal(y, np.where(x > 0, 1.0, 0.0).astype(dtype))
+        np.testing.assert_array_equal(dy, np.zeros(n, dtype=dtype))
+        np.testing.assert_array_equal(k.forward(x), y)
+    assert "/6" in p32(X / 6 + sp.Rational(1, 2)).replace(" ", "")
