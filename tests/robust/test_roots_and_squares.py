@@ -122,3 +122,31 @@ def test_squares_inside_roots_and_logs_do_not_overflow(dtype) -> None:
                 # f' at |x| = 3e38), so it is not compared
                 assert np.isfinite(di) and di * float(dref) >= 0, (
                     text, backend, dtype, p, di, dref)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_square_overflow_is_fixed_even_where_the_rule_forgives_it(dtype) -> None:
+    """The rule's scale S = max(1, |x|, |x f'|) accepts any bounded value at |x| = 1e20,
+    so ISRU x/sqrt(1 + x^2) stayed 0 there instead of 1 (x^2 overflowed), bent
+    identity's f' 1 instead of 0.5 and sqrt(x^2 + 1)' 0 instead of +-1. A rewrite that
+    keeps the rule and cuts the largest error by 1000x is now kept (with its note)."""
+    cases = [
+        ("x/sqrt(1 + a*x**2)", {"a": 3.0}, "f",
+         lambda v: v / mpmath.sqrt(1 + 3 * v**2)),
+        ("(sqrt(x**2 + 1) - 1)/2 + x", {}, "df",
+         lambda v: v / (2 * mpmath.sqrt(v**2 + 1)) + 1),
+        ("sqrt(x**2 + 1)", {}, "df", lambda v: v / mpmath.sqrt(v**2 + 1)),
+    ]
+    big = 3e38 if dtype == "float32" else 1.7e308
+    pts = [-big, -1e30, -1e20, -7.0, 0.5, 1e20, 1e30, big]
+    for text, consts, target, ref in cases:
+        act = symnb.Activation(text, **consts)
+        for backend in BACKENDS:
+            xs = np.array(pts, dtype=dtype)
+            y, dy = act.compile(backend=backend, dtype=dtype).forward_with_derivative(xs)
+            got = y if target == "f" else dy
+            for p, gi in zip(xs.tolist(), got.tolist()):
+                with mpmath.workdps(1400):
+                    want = ref(mpmath.mpf(p))
+                assert _close(gi, want, dtype), (text, backend, dtype, p, gi, want)
+        assert any("c*x^2 + r" in n for n in act.notes), act.notes  # after compiling
