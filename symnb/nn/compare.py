@@ -555,7 +555,11 @@ def _prepare(
     keyed by data set label). ``settings``: ``compare``'s loss, epochs, target,
     target_metric, backend and dtype."""
     hidden = _check_hidden(hidden)
-    settings = dict(settings, target=_check_target(settings["target"]))
+    settings = dict(
+        settings,
+        target=_check_target(settings["target"]),
+        epochs=check_integer(settings["epochs"], "epochs", 1, "40"),
+    )
     _check_fit_options(fit_options)
     data_sets, multi = _split_datasets(dataset)
     plans, loaded, identities = {}, {}, {}
@@ -568,7 +572,32 @@ def _prepare(
         identities[label] = _data_identity(raw, (X, y, val))
         _check_data(label, X, np.asarray(y), val)
         plans[label] = _plan(label, X, y, val, hidden, fit_options, **settings)
+        _check_fit_values(X, y, val, plans[label])
     return data_sets, multi, plans, loaded, identities
+
+
+def _check_fit_values(X: np.ndarray, y: Any, val: Any, plan: dict[str, Any]) -> None:
+    """The runs' ``MLP.fit`` arguments checked by ``fit`` itself, on a relu model of the
+    runs' sizes trained for no epoch, in this process before any run starts: on a
+    cluster a bad value (``batch_size=0``, ``lr=-1``, ``optimizer='sdg'``) came back
+    from every worker as a failed task. Callbacks and progress output are left out (no
+    side effects from a run that does not train)."""
+    from .model import MLP
+
+    options = {
+        k: v
+        for k, v in plan["fit_options"].items()
+        if k not in ("callbacks", "live", "verbose")
+    }
+    model = MLP(
+        plan["sizes"],
+        activation="relu",
+        loss=plan["loss"],
+        backend="numpy",
+        seed=0,
+        dtype=plan["dtype"],
+    )
+    model.fit(X, y, epochs=0, validation_data=val, seed=0, **options)
 
 
 def check_options(dataset: Any, hidden: Any, epochs: int, options: dict) -> None:

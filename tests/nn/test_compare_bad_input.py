@@ -249,3 +249,26 @@ def test_leaderboard_top_must_be_positive():
             board.best(top)
         with pytest.raises(ValueError, match="top must be an integer >= 1"):
             board.formulas(top)
+
+
+@pytest.mark.parametrize(
+    "option, error, words",
+    [
+        ({"epochs": -1}, ValueError, r"epochs must be an integer >= 1, got -1"),
+        ({"epochs": 2.5}, ValueError, r"epochs must be an integer >= 1, got 2.5"),
+        ({"batch_size": 0}, ValueError, r"batch_size must be a positive integer"),
+        ({"lr": -1.0}, ValueError, r"lr must be finite and a positive number"),
+        ({"optimizer": "sdg"}, ValueError, r"unknown optimizer 'sdg'"),
+        ({"optimizer": "sgd", "momentum": "a"}, TypeError, r"momentum must be a number"),
+        ({"metrics": ["nope"]}, ValueError, r"unknown metric 'nope'"),
+    ],
+)
+def test_bad_fit_values_are_refused_before_any_run(
+    option, error, words, counted, no_cluster
+):
+    """They reached MLP.fit only inside each run (on a cluster: after it started, each
+    worker's failure wrapped in a RuntimeError; epochs=2.5 ran 2 epochs). Now MLP.fit
+    itself checks them on a model that trains no epoch, before any run or cluster."""
+    with pytest.raises(error, match=words):
+        compare(client="local", **option)
+    assert counted == []
