@@ -809,7 +809,9 @@ def mlp_to_torch(model: Any, backend: str = "auto") -> Any:
     dtype = torch.float64 if np.dtype(model.dtype) == np.float64 else torch.float32
     mods: list[nn.Module] = []
     for dense in model.layers:
-        lin = nn.Linear(dense.fan_in, dense.fan_out)
+        # made in the model's dtype: a float32 nn.Linear rounded a float64 model's
+        # weights to float32 before the final .to(dtype) (predictions off by 3e-8)
+        lin = nn.Linear(dense.fan_in, dense.fan_out, dtype=dtype)
         with torch.no_grad():
             w = dense.weight.numpy().astype(np.float64)
             lin.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))

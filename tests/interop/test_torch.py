@@ -325,6 +325,24 @@ def test_mlp_to_torch_same_predictions_and_trainable():
     assert names["1.constants.beta"].grad is not None
 
 
+def test_mlp_to_torch_float64_keeps_weights_exact():
+    # the nn.Linear layers were made in float32 and the float64 weights copied into
+    # them (rounded to float32) before the module was converted to float64
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(32, 4))
+    model = symnb.nn.MLP([4, 5, 1], activation="tanh", dtype="float64", seed=0)
+    net = model.to_torch()
+    w = model.layers[0].weight.numpy()
+    lin = net[0]
+    assert lin.weight.dtype == torch.float64
+    np.testing.assert_array_equal(lin.weight.detach().numpy().T, w)
+    np.testing.assert_array_equal(
+        lin.bias.detach().numpy(), model.layers[0].bias.numpy()
+    )
+    out = net(torch.from_numpy(X)).detach().numpy().reshape(-1)
+    np.testing.assert_allclose(out, np.asarray(model(X)).reshape(-1), rtol=1e-12)
+
+
 @pytest.mark.slow
 def test_torch_compile_fullgraph_matches_eager():
     torch.manual_seed(0)
