@@ -137,7 +137,12 @@ def to_source(activation: Any, dialect: str = "cpp", dtype: str = "float32") -> 
         raise ValueError(f"dialect must be 'cpp' or 'cuda', got {dialect!r}")
     if dtype not in _CONSTANTS:
         raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
-    form = activation.internal
+    from symnb.robust import lower  # the form the kernels compile (issue 8)
+
+    # the kernels' rewritten form for this dtype, not the plain one: the plain
+    # x/sqrt(1 + a*x**2) gave f(1e20) = 0 and df = NaN in float32 where the kernels
+    # give 1/sqrt(a); branches tied to the constants' values are guarded by them
+    form = lower(activation.internal, dtype)
     body = form_text(0, form, dtype, True, MAX_OPERATIONS)
     name = _identifier(activation.name)
     printer = KernelPrinter(dtype)

@@ -185,3 +185,32 @@ extern "C" __global__ void use(const {ct}* x, {ct}* y, {ct}* dy, {ct}* d,
         assert log == "", f"NVRTC {arch} warnings:\n{log}"
         if dtype == "float32":
             assert not float64_violations(ptx)
+
+
+@needs_cxx
+@pytest.mark.parametrize("a", [0.5, -0.25, 1e-30, 1e30])
+def test_header_uses_the_kernels_rewritten_form_at_large_x(a, tmp_path):
+    # the header printed the plain x/sqrt(1 + a*x**2): in float32 x**2 overflowed,
+    # f(1e20) was 0 and df NaN, where the kernels (and float64 NumPy) give 1/sqrt(a).
+    # Other constants' values: the same numbers as the kernels (the rewrites are
+    # guarded by the values they were made for)
+    act = symnb.Activation("x/sqrt(1 + a*x**2)", name="isru", a=0.5)
+    header = act.to_source("cpp", "float32")
+    lib = _build(_driver(act, header, "float32"), tmp_path, "isru_large")
+    x = np.array([1e20, -1e30, 3e38, -3e38, 1e5, -2.0, 0.0, 1e-30, np.nan], np.float32)
+    outs = [np.empty_like(x) for _ in range(5)]
+    d = np.zeros(x.size, np.float32)
+    c = np.array([a], np.float32)
+    ptrs = [arr.ctypes.data_as(ctypes.c_void_p) for arr in (x, *outs, d)]
+    lib.run(*ptrs, ctypes.c_long(x.size), c.ctypes.data_as(ctypes.c_void_p))
+    kernel = act.compile(backend="cpp", dtype="float32")
+    kernel.params = [a]
+    y_k, dy_k = kernel.forward_with_derivative(x)
+    np.testing.assert_allclose(outs[0], y_k, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(outs[1], dy_k, rtol=1e-6, atol=1e-12)
+    if a == 0.5:  # against float64 NumPy of the plain formula
+        x64 = x.astype(np.float64)
+        y_ref = x64 / np.sqrt(1 + a * x64**2)
+        for y in (outs[0], outs[4]):  # f(x, a) and f(x) with the default
+            np.testing.assert_allclose(y, y_ref, rtol=4e-6, atol=1e-37)
+        assert np.isfinite(outs[1][:-1]).all()
