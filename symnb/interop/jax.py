@@ -81,12 +81,30 @@ def _real(jnp: Any, value: Any, name: str, fix: str) -> Any:
             f"{name} must be a real number or an array of them, got {value!r:.60} "
             f"({type(value).__name__}: {exc}); {fix}"
         ) from None
-    if arr.dtype.kind not in "biuf":
+    # bfloat16 is a NumPy "V" (void) kind: ask JAX whether it is a float
+    if arr.dtype.kind not in "biuf" and not jnp.issubdtype(arr.dtype, jnp.floating):
         raise TypeError(
             f"{name} has dtype {arr.dtype}; symnb activations take real numbers "
             f"(got {value!r:.60}); {fix}"
         )
     return arr
+
+
+def _fits(value: Any, name: str, dtype: Any) -> None:
+    """A concrete constant that ``dtype`` cannot hold (1e300 in float32 became inf
+    without a word) is a ``FormulaError``, as for the kernels; traced values pass."""
+    import numpy as np
+
+    try:
+        host = np.asarray(value, dtype=np.float64)
+    except Exception:  # noqa: BLE001 - a tracer: not checked
+        return
+    big = float(np.finfo(dtype).max)
+    if np.any(np.isfinite(host) & (np.abs(host) > big)):
+        raise FormulaError(
+            f"constant {name!r} = {value!r:.60} does not fit {np.dtype(dtype).name}",
+            suggestion=f"pass x in float64 (jax_enable_x64) or a smaller {name}",
+        )
 
 
 def to_jax(activation: Any) -> Any:
@@ -96,16 +114,34 @@ def to_jax(activation: Any) -> Any:
     arrays broadcasting against ``x``; gradients flow to them through symnb's
     ``d f / d constant``. ``f.derivative(x, **constants)`` is f' itself;
     ``f.constant_names`` and ``f.constants`` tell the constants and their defaults.
+
+    f and f' are the forms the kernels compile for the dtype (``symnb.robust.lower``:
+    float64 for float64 x, float32 otherwise); float16 and bfloat16 are computed in
+    float32 with the constants in float32, and returned in their own dtype, as the
+    PyTorch modules do.
     """
+    from symnb.robust import lower  # the form the kernels compile (issue 8)
+
     jax = require("jax")
     jnp = jax.numpy
     form = activation.internal
-    args = (form.inputs[0], *form.params)
-    f_raw = _lambdify(form.f, args)
-    df_raw = _lambdify(form.df, args)
-    dc_raw = [_lambdify(d, args) for d in form.dparams]
     names = tuple(form.param_names)
     defaults = dict(zip(names, form.param_values))
+    lowered: dict[str, tuple] = {}
+
+    def raw(dtype: Any) -> tuple:
+        """(f, f', [df/dc]) lowered to jax.numpy for the compute dtype ``dtype``
+        (static under jit: the dtype of a traced array is known)."""
+        key = "float64" if dtype == jnp.float64 else "float32"
+        if key not in lowered:
+            lf = lower(form, key)
+            args = (lf.inputs[0], *lf.params)
+            lowered[key] = (
+                _lambdify(lf.f, args),
+                _lambdify(lf.df, args),
+                [_lambdify(d, args) for d in lf.dparams],
+            )
+        return lowered[key]
 
     def guard(x: Any, r: Any) -> Any:
         # NaN in -> NaN out; also broadcasts constant results (e.g. f' = 1) to x
@@ -113,12 +149,13 @@ def to_jax(activation: Any) -> Any:
 
     @jax.custom_jvp
     def core(x: Any, *c: Any) -> Any:
-        return guard(x, f_raw(x, *c))
+        return guard(x, raw(x.dtype)[0](x, *c))
 
     @core.defjvp
     def core_jvp(primals: tuple, tangents: tuple) -> tuple:
         x, *c = primals
         tx, *tc = tangents
+        _, df_raw, dc_raw = raw(x.dtype)
         y = core(x, *c)
         t = guard(x, df_raw(x, *c)) * tx
         for dck, tck in zip(dc_raw, tc):
@@ -126,6 +163,7 @@ def to_jax(activation: Any) -> Any:
         return y, t
 
     def _args(x: Any, constants: dict) -> tuple:
+        """(x in its compute dtype, constants in it, the dtype to return)."""
         for k in constants:
             if k not in defaults:
                 raise FormulaError.unknown_constant(
@@ -134,20 +172,27 @@ def to_jax(activation: Any) -> Any:
         x = _real(jnp, x, "x", "pass x.real or abs(x)")
         if not jnp.issubdtype(x.dtype, jnp.floating):
             x = x.astype(jnp.result_type(float))
+        out = x.dtype
+        if out != jnp.float64:
+            # float16/bfloat16 in float32 (x**3 overflowed float16 at |x| = 100:
+            # gelu_tanh' was NaN), constants not rounded to them (beta = 1.3)
+            x = x.astype(jnp.float32)
         cs = []
         for n in names:
             fix = f"pass {n}= a real number or array of them (default {defaults[n]})"
             value = constants.get(n, defaults[n])
-            cs.append(_real(jnp, value, f"constant {n!r}", fix).astype(x.dtype))
-        return x, cs
+            arr = _real(jnp, value, f"constant {n!r}", fix)
+            _fits(value, n, x.dtype)
+            cs.append(arr.astype(x.dtype))
+        return x, cs, out
 
     def f(x: Any, **constants: Any) -> Any:
-        x, cs = _args(x, constants)
-        return core(x, *cs)
+        x, cs, out = _args(x, constants)
+        return core(x, *cs).astype(out)
 
     def derivative(x: Any, **constants: Any) -> Any:
-        x, cs = _args(x, constants)
-        return guard(x, df_raw(x, *cs))
+        x, cs, out = _args(x, constants)
+        return guard(x, raw(x.dtype)[1](x, *cs)).astype(out)
 
     f.__name__ = f.__qualname__ = (
         activation.name if activation.name.isidentifier() else "f"

@@ -108,3 +108,64 @@ def test_bad_constant_names_the_constant(value):
     with pytest.raises(TypeError, match="constant 'beta'.*real number"):
         f(1.0, beta=value)
     assert float(f(1.0, beta=2)) == pytest.approx(1 / (1 + np.exp(-2.0)), rel=1e-6)
+
+
+def test_large_x_uses_the_kernels_rewritten_form():
+    """to_jax lowered the plain form: in float32 ISRU x/sqrt(1 + a*x**2) was 0 at
+    |x| = 1e20 (x**2 overflowed) and a PAU's f and f' NaN (inf/inf), where the
+    kernels give 1/sqrt(a) and the asymptote; now the forms the kernels compile."""
+    isru = symnb.Activation("x/sqrt(1 + a*x**2)", name="isru_j", a=0.5)
+    pau = symnb.Activation(
+        "(a0 + a1*x + a2*x**2 + a3*x**3)/(1 + abs(b1*x + b2*x**2))",
+        name="pau_j",
+        a0=0.02,
+        a1=0.5,
+        a2=0.3,
+        a3=0.03,
+        b1=0.1,
+        b2=0.05,
+    )
+    x = np.float32([-1e30, -1e20, 1e20, 1e30, -2.0, 0.5])
+    for act in (isru, pau):
+        f = act.to_jax()
+        kernel = act.compile(backend="cpp", dtype="float32")
+        y_k, dy_k = kernel.forward_with_derivative(x)
+        y = np.asarray(jax.jit(f)(jnp.asarray(x)))
+        dy = np.asarray(jax.vmap(jax.grad(f))(jnp.asarray(x)))
+        assert np.isfinite(y).all() and np.isfinite(dy).all(), act.name
+        np.testing.assert_allclose(y, y_k, rtol=1e-6, atol=1e-12)
+        np.testing.assert_allclose(dy, dy_k, rtol=1e-6, atol=1e-12)
+    x64 = x.astype(np.float64)
+    y = np.asarray(isru.to_jax()(jnp.asarray(x)))
+    np.testing.assert_allclose(y, x64 / np.sqrt(1 + 0.5 * x64**2), rtol=4e-6)
+
+
+@pytest.mark.parametrize("dtype", [jnp.float16, jnp.bfloat16])
+def test_half_precision_computed_in_float32(dtype):
+    """bfloat16 x was refused as "not real numbers" (its NumPy kind is "V"), and
+    float16 was computed in float16: gelu_tanh' was NaN at |x| = 100 (x**3
+    overflowed) and the constants were rounded to float16."""
+    x = np.float32([-1e4, -100.0, -3.0, 0.5, 3.0, 100.0, 1e4])
+    f = symnb.activation("gelu_tanh").to_jax()
+    y = f(jnp.asarray(x, dtype))
+    dy = jax.vmap(jax.grad(f))(jnp.asarray(x, dtype))
+    assert y.dtype == dtype and dy.dtype == dtype
+    y32 = np.asarray(f(jnp.asarray(x)))
+    dy32 = np.asarray(jax.vmap(jax.grad(f))(jnp.asarray(x)))
+    for got, ref in ((y, y32), (dy, dy32)):
+        expect = np.asarray(jnp.asarray(ref).astype(dtype)).astype(np.float64)
+        np.testing.assert_array_equal(np.asarray(got).astype(np.float64), expect)
+    sw = symnb.Activation("x*sigmoid(beta*x)", name="sw_half", beta=1.3).to_jax()
+    got = float(sw(jnp.asarray(2.0, dtype)))
+    ref = float(jnp.asarray(2.0 / (1 + np.exp(-2.6)), dtype))
+    assert got == ref
+
+
+def test_constant_that_does_not_fit_float32_is_refused():
+    """beta=1e300 with float32 x became inf without a word (the kernels refuse it)."""
+    f = symnb.Activation("x*sigmoid(beta*x)", name="sw_big", beta=1.0).to_jax()
+    with pytest.raises(symnb.FormulaError, match="constant 'beta'.*float32"):
+        f(jnp.float32(0.5), beta=1e300)
+    # traced constants are not checked (their values are not known)
+    g = jax.jit(jax.grad(lambda b: f(0.5, beta=b)))(2.0)
+    assert float(g) == pytest.approx(0.25 / (np.exp(1) + 2 + np.exp(-1)), rel=1e-6)
