@@ -171,7 +171,13 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
     else:
         cuda = require("numba.cuda")
         decorate = cuda.jit(device=True)
-    form = activation.internal
+    from symnb.robust import lower  # the form the kernels compile (issue 8)
+
+    # the float64 kernels' rewritten form (the functions compute in float64, the
+    # precision of numba's float literals): the plain x/sqrt(1 + a*x**2) gave 0 at
+    # |x| = 1e200 where the kernels give 1/sqrt(a); branches tied to the constants'
+    # values are guarded by them
+    form = lower(activation.internal, "float64")
     namespace: dict[str, Any] = {"math": math}
     source = _source(form, bound)
     # the text comes from SymPy's printer over internal symbols only (x, c0, ...):

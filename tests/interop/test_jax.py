@@ -115,16 +115,10 @@ def test_large_x_uses_the_kernels_rewritten_form():
     |x| = 1e20 (x**2 overflowed) and a PAU's f and f' NaN (inf/inf), where the
     kernels give 1/sqrt(a) and the asymptote; now the forms the kernels compile."""
     isru = symnb.Activation("x/sqrt(1 + a*x**2)", name="isru_j", a=0.5)
-    pau = symnb.Activation(
-        "(a0 + a1*x + a2*x**2 + a3*x**3)/(1 + abs(b1*x + b2*x**2))",
-        name="pau_j",
-        a0=0.02,
-        a1=0.5,
-        a2=0.3,
-        a3=0.03,
-        b1=0.1,
-        b2=0.05,
-    )
+    text = "(a0 + a1*x + a2*x**2 + a3*x**3)/(1 + abs(b1*x + b2*x**2))"
+    names = ["a0", "a1", "a2", "a3", "b1", "b2"]
+    values = dict(zip(names, [0.02, 0.5, 0.3, 0.03, 0.1, 0.05]))
+    pau = symnb.Activation(text, name="pau_j", **values)
     x = np.float32([-1e30, -1e20, 1e20, 1e30, -2.0, 0.5])
     for act in (isru, pau):
         f = act.to_jax()

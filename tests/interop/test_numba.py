@@ -129,3 +129,30 @@ def test_bind_refuses_a_bad_constant_like_the_kernels(value, words):
         act.to_numba().bind(beta=value)
     with pytest.raises(symnb.FormulaError, match=f"constant 'beta' {words}"):
         act.compile(backend="numpy").set_constants(beta=value)
+
+
+@pytest.mark.parametrize(
+    "text", ["x/sqrt(1 + a*x**2)", "x*sigmoid(a*x) + 0.01*x**3/(1 + x**2)"]
+)
+def test_large_x_uses_the_kernels_rewritten_form(text):
+    """to_numba printed the plain form: ISRU x/sqrt(1 + a*x**2) was 0 and f' NaN at
+    |x| = 1e200 (x**2 overflowed) where the float64 kernels give 1/sqrt(a)."""
+    act = symnb.Activation(text, name="large_nb", a=0.5)
+    fns = act.to_numba().bind()
+    f, df = fns.f, fns.df
+
+    @numba.njit
+    def loop(xs):
+        y = np.empty_like(xs)
+        d = np.empty_like(xs)
+        for i in range(xs.size):
+            y[i] = f(xs[i])
+            d[i] = df(xs[i])
+        return y, d
+
+    x = np.array([-1e300, -1e200, 1e200, 1e300, -3.0, 0.5, np.nan])
+    y, d = loop(x)
+    y_k, d_k = act.compile(backend="cpp", dtype="float64").forward_with_derivative(x)
+    assert np.isfinite(y[:-1]).all() and np.isfinite(d[:-1]).all()
+    np.testing.assert_allclose(y, y_k, rtol=1e-14, atol=1e-300)
+    np.testing.assert_allclose(d, d_k, rtol=1e-14, atol=1e-300)
