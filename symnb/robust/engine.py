@@ -529,8 +529,15 @@ def lower_with_report(
 
 
 def lower(form: InternalForm, dtype: str, budget: float | None = None) -> InternalForm:
-    """The form to compile for ``dtype``: f and f' rewritten where that measurably helps."""
-    return lower_with_report(form, dtype, budget)[0]
+    """The form to compile for ``dtype``: f and f' rewritten where that measurably helps.
+
+    Analyses are shared by forms of the same structure and constant values, so the one
+    returned carries ``form``'s own name and constant names (to_numba of swish with
+    ``beta`` reported ``my_beta`` after another test's ``x*sigmoid(my_beta*x)``)."""
+    lowered = lower_with_report(form, dtype, budget)[0]
+    if (lowered.name, lowered.param_names) != (form.name, form.param_names):
+        lowered = replace(lowered, name=form.name, param_names=form.param_names)
+    return lowered
 
 
 def lower_all(

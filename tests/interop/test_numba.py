@@ -156,3 +156,18 @@ def test_large_x_uses_the_kernels_rewritten_form(text):
     assert np.isfinite(y[:-1]).all() and np.isfinite(d[:-1]).all()
     np.testing.assert_allclose(y, y_k, rtol=1e-14, atol=1e-300)
     np.testing.assert_allclose(d, d_k, rtol=1e-14, atol=1e-300)
+
+
+def test_constant_names_are_the_activations_own_after_a_twin_was_lowered():
+    """to_numba reads the lowered form, and analyses are shared by forms of the same
+    structure and values: after x*sigmoid(my_beta*x) was compiled, swish's constant
+    came back named 'my_beta'."""
+    twin = symnb.Activation("x*sigmoid(my_beta*x)", name="twin", my_beta=1.25)
+    twin.compile(backend="numpy", dtype="float64")
+    twin.to_numba()
+    act = symnb.Activation("x*sigmoid(beta*x)", name="swish_b", beta=1.25)
+    fns = act.to_numba()
+    assert fns.constant_names == ("beta",) and fns.constants == {"beta": 1.25}
+    fns.bind(beta=2.0)
+    with pytest.raises(symnb.FormulaError, match="my_beta"):
+        fns.bind(my_beta=2.0)
