@@ -103,21 +103,18 @@ def _kink_pair(k1: sp.Expr, a: sp.Expr, k2: sp.Expr, b: sp.Expr):
     gradient at a zero logit had the wrong sign); as one term it is exact.
     """
     for (ka, a_), (kb, b_) in (((k1, a), (k2, b)), ((k2, b), (k1, a))):
-        w = _with_zero(a_, sp.Max)
-        if w is not None and isinstance(b_, softplus) and b_.args[0] == -sp.Abs(w):
-            if kb == ka:
-                return ka * softplus(w), "max(u, 0) + log(1 + exp(-|u|)) as softplus(u)"
-        w = _with_zero(a_, sp.Min)
-        if w is not None and isinstance(b_, softplus) and b_.args[0] == -sp.Abs(w):
-            if kb == -ka:
-                return ka * logsigmoid(w), (
-                    "min(u, 0) - log(1 + exp(-|u|)) as logsigmoid(u)"
-                )
-        w = _with_zero(a_, sp.Max)
-        if w is not None and kb == ka and _with_zero(b_, sp.Min) == w:
-            return ka * w, "max(u, 0) + min(u, 0) as u"
-        if w is not None and kb == -ka and _with_zero(b_, sp.Max) == -w:
-            return ka * w, "max(u, 0) - max(-u, 0) as u"
+        top, bottom = _with_zero(a_, sp.Max), _with_zero(a_, sp.Min)
+        tail = b_.args[0] if isinstance(b_, softplus) else None  # -|w| when stable
+        if top is not None and kb == ka and tail == -sp.Abs(top):
+            return ka * softplus(top), "max(u, 0) + log(1 + exp(-|u|)) as softplus(u)"
+        if bottom is not None and kb == -ka and tail == -sp.Abs(bottom):
+            return ka * logsigmoid(bottom), (
+                "min(u, 0) - log(1 + exp(-|u|)) as logsigmoid(u)"
+            )
+        if top is not None and kb == ka and _with_zero(b_, sp.Min) == top:
+            return ka * top, "max(u, 0) + min(u, 0) as u"
+        if top is not None and kb == -ka and _with_zero(b_, sp.Max) == -top:
+            return ka * top, "max(u, 0) - max(-u, 0) as u"
     return None
 
 
