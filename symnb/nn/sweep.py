@@ -403,12 +403,30 @@ def open_client(client: Any) -> tuple[Any, Callable[[], None]]:
 
         return started, close
     if isinstance(client, str) and "://" in client:
-        started = Client(client)
-        return started, started.close
+        return _connect(Client, client)
     raise TypeError(
         "client must be None (serial), 'local', a scheduler address like "
         f"'tcp://scheduler:8786', or a dask.distributed.Client; got {client!r}"
     )
+
+
+def _connect(client_type: Any, address: str) -> tuple[Any, Callable[[], None]]:
+    """A client of the scheduler at ``address``, or a ValueError that names it
+    (Dask says only ``KeyError: 'distributed'`` for an unknown protocol or no host)."""
+    try:
+        started = client_type(address)
+    except OSError as exc:
+        raise OSError(
+            f"client={address!r}: no Dask scheduler answered ({exc}); check the "
+            "address and that the scheduler runs, or raise Dask's "
+            "'distributed.comm.timeouts.connect' for a slow network"
+        ) from None
+    except (KeyError, ValueError, TypeError) as exc:
+        raise ValueError(
+            f"client={address!r} is not a scheduler address Dask can use ({exc!r}); "
+            "write it like 'tcp://scheduler:8786'"
+        ) from None
+    return started, started.close
 
 
 # ----------------------------------------------------------------- the sweep

@@ -272,3 +272,17 @@ def test_bad_fit_values_are_refused_before_any_run(
     with pytest.raises(error, match=words):
         compare(client="local", **option)
     assert counted == []
+
+
+@pytest.mark.parametrize("address", ["tcp://", "foo://bar", "tcp://:::"])
+def test_an_unusable_scheduler_address_is_named(address):
+    """Dask said only ``KeyError: 'distributed'`` for these."""
+    with pytest.raises(ValueError, match=r"is not a scheduler address.*tcp://scheduler:8786"):
+        sweep.open_client(address)
+
+
+def test_a_scheduler_that_does_not_answer_is_named():
+    dask = pytest.importorskip("dask", reason="the dask extra is not installed")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(OSError, match=r"client='tcp://127.0.0.1:1': no Dask scheduler"):
+            sweep.open_client("tcp://127.0.0.1:1")
