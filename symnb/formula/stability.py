@@ -63,12 +63,34 @@ def _scaled_unit_sum(e: sp.Expr) -> tuple[sp.Expr, int, sp.Expr] | None:
     if not c.is_number or c == 0:
         return None
     m, core = term.as_coeff_Mul()
-    if not isinstance(core, (sp.exp, sp.tanh, sp.erf)):
+    if isinstance(core, sp.erfc) and (c + 2 * m).is_zero:  # m*(erfc(u) - 2) = -m*erfc(-u)
+        return m, -2, core
+    if not isinstance(core, (sp.exp, sp.tanh, sp.erf, sigmoid)):
         return None
-    if c == m:
+    if (c - m).is_zero:  # numerically: 1 and 1.0 are equal numbers, not equal objects
         return m, 1, core
-    if c == -m:
+    if (c + m).is_zero:
         return m, -1, core
+    return None
+
+
+def _tidy(k: sp.Expr) -> sp.Expr:
+    """An integral Float coefficient a rewrite made (0.5*2 = 1.0) as an Integer, so the
+    LaTeX reads sigma(x), not 1.0 sigma(1.0 x); exact."""
+    if isinstance(k, sp.Float) and float(k).is_integer():
+        return sp.Integer(int(k))
+    return k
+
+
+def _exact_exponent(e: sp.Expr) -> sp.Expr | None:
+    """The Rational equal to a Float exponent when it is one exactly with a small
+    power-of-two denominator (0.5, -1.5, 2.0): (1 + x**2)**-0.5 is then a square root,
+    which the root rewrites and the derivative combinations know."""
+    if not isinstance(e, sp.Float):
+        return None
+    q = sp.Rational(e)
+    if q.q in (1, 2, 4, 8) and abs(q.p) <= 64:
+        return q
     return None
 
 
@@ -157,6 +179,8 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             return e
         args = [rewrite(a) for a in e.args]
         e = e.func(*args) if tuple(args) != e.args else e
+        if isinstance(e, sp.Pow) and _exact_exponent(e.exp) is not None:
+            e = e.base ** _exact_exponent(e.exp)
         # exp(u) / (1 + exp(u)): its denominator was already rewritten to sigmoid(-u)
         if isinstance(e, sp.Mul):
             factors = list(e.args)
@@ -218,15 +242,22 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
         # c + k*exp(u), c + k*tanh(u), c + k*erf(u) with c = -+k: k*expm1(u),
         # 2k sigmoid(+-2u), k erfc(-+u) (1 - exp(-exp(x)), (1 + tanh(x/2))/2 spelled out)
         scaled = _scaled_unit_sum(e)
-        if scaled is not None:  # e = m*(s + f(u)), s = +-1
+        if scaled is not None:  # e = m*(s + f(u)), s = +-1 (-2 for erfc)
             m, s_, core = scaled
             u = core.args[0]
+            if isinstance(core, sp.erfc):
+                note("rewrote 2 - erfc(u) as erfc(-u) (no cancellation)")
+                return _tidy(-m) * erfc(-u)
+            if isinstance(core, sigmoid) and s_ < 0:
+                note(f"rewrote 1 - sigmoid({_fmt(u)}) as sigmoid({_fmt(-u)}) (no cancellation)")
+                return _tidy(-m) * sigmoid(-u)
             if isinstance(core, sp.exp) and s_ < 0:
                 note(f"rewrote exp({_fmt(u)}) - 1 as expm1({_fmt(u)}) (no cancellation)")
                 return m * expm1(u)
             if isinstance(core, sp.tanh):  # s + tanh(u) = s*2*sigmoid(2su)
                 note(f"rewrote 1 {'+' if s_ > 0 else '-'} tanh(u) as 2*sigmoid(+-2u)")
-                return 2 * m * s_ * sigmoid(2 * s_ * u)
+                k, v = u.as_coeff_Mul()
+                return _tidy(2 * m * s_) * sigmoid(_tidy(2 * s_ * k) * v)
             if isinstance(core, sp.erf):  # s + erf(u) = s*erfc(-su)
                 note(f"rewrote 1 {'+' if s_ > 0 else '-'} erf(u) as erfc (no cancellation)")
                 return m * s_ * erfc(-s_ * u)
@@ -246,6 +277,52 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
         return e
 
     return rewrite(expr), notes
+
+
+def _combined_powers(e: sp.Expr) -> sp.Expr | None:
+    """A product with two powers of one base B (not a number, not e) as one power:
+    B**a * B**b = B**(a + b), exact for B != 0 and the limit at B = 0.
+
+    SymPy differentiates B**p (p a constant) as p*B**p/B: relu(x)**p had f' = 0/0 = NaN
+    for every x < 0, the focal loss's (1 - sigmoid)**g term from x = 20 in float32."""
+    if not isinstance(e, sp.Mul):
+        return None
+    groups: dict[sp.Expr, list[sp.Expr]] = {}
+    for f in e.args:
+        base, power = f.as_base_exp()
+        groups.setdefault(base, []).append(power)
+    if all(
+        len(powers) == 1 or base.is_number or base is sp.E
+        for base, powers in groups.items()
+    ):
+        return None
+    factors = []
+    for base, powers in groups.items():
+        if base.is_number or base is sp.E:
+            factors += [base**p for p in powers]
+        else:
+            factors.append(base ** sp.Add(*powers))
+    return sp.Mul(*factors)
+
+
+def _flat_side_zero(e: sp.Expr) -> sp.Expr | None:
+    """Heaviside(u)*rest as 0 for u <= 0 when rest has a power of a Max/Min that may be
+    infinite there: the function is flat for u < 0, so its derivative is 0, where the
+    product was 0*inf = NaN (sqrt(relu(x))' is Heaviside(x)/(2*sqrt(Max(0, x))))."""
+    if not isinstance(e, sp.Mul):
+        return None
+    steps = [f for f in e.args if isinstance(f, sp.Heaviside)]
+    singular = any(
+        isinstance(f, sp.Pow)
+        and f.base.has(sp.Max, sp.Min)
+        and not (f.exp.is_integer and f.exp.is_nonnegative)
+        for f in e.args
+    )
+    if not steps or not singular:
+        return None
+    # and at u = 0: a derivative's steps all become H(u, 0) (the left derivative at a
+    # kink, formula._fix_kinks), so the product is 0 there too
+    return sp.Piecewise((0, sp.Or(*[h.args[0] <= 0 for h in steps])), (e, True))
 
 
 def _same_base_powers(e: sp.Expr) -> sp.Expr | None:
@@ -325,6 +402,12 @@ def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
 
     expr = expr.replace(
         lambda e: is_sech2(e) is not None, lambda e: sp.cosh(is_sech2(e)) ** -2
+    )
+    expr = expr.replace(
+        lambda e: _combined_powers(e) is not None, lambda e: _combined_powers(e)
+    )
+    expr = expr.replace(
+        lambda e: _flat_side_zero(e) is not None, lambda e: _flat_side_zero(e)
     )
     expr = expr.replace(
         lambda e: _same_base_powers(e) is not None, lambda e: _same_base_powers(e)

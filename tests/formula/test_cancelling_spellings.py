@@ -1,0 +1,139 @@
+"""Spellings from the literature that cancelled or made 0/0 (a second formula probe):
+values and derivatives on both CPU backends against the textbook definition evaluated
+in mpmath (800 digits; derivatives by mpmath's own numerical differentiation)."""
+
+from __future__ import annotations
+
+import warnings
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import symnb
+
+BACKENDS = ("numpy", "cpp")
+TOL = {"float32": 2e-6, "float64": 1e-13}
+
+
+def _sig(u):
+    return 1 / (1 + mp.exp(-u))
+
+
+def _check(text, constants, ref, xs, dtype, what="both", tol=None):
+    """f and f' of ``text`` at ``xs`` within TOL (relative, or absolute below 1e-30)
+    of ``ref`` (an mpmath function of x) on every CPU backend."""
+    act = symnb.Activation(text, **constants)
+    x = np.array(xs, dtype=dtype)
+    with mp.workdps(800):
+        f_ref = np.array([float(ref(mp.mpf(float(v)))) for v in x])
+        d_ref = np.array([float(mp.diff(ref, mp.mpf(float(v)))) for v in x])
+    for backend in BACKENDS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no silent fallback to another backend
+            kernel = act.compile(backend=backend, dtype=dtype)
+        y, dy = (np.asarray(a, dtype=np.float64) for a in kernel.forward_with_derivative(x))
+        pairs = {"f": (y, f_ref), "df": (dy, d_ref)}
+        for name, (got, want) in pairs.items():
+            if what != "both" and name != what:
+                continue
+            err = np.abs(got - want) / np.maximum(np.abs(want), 1e-30)
+            assert np.all(np.isfinite(got)), (text, backend, dtype, name, x, got)
+            assert np.all(err < (tol or TOL[dtype])), (text, backend, dtype, name, x, got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "text", ["log(1 - sigmoid(x))", "log(1 - 1/(1 + exp(-x)))"]
+)
+def test_log_of_one_minus_sigmoid(text, dtype):
+    """Was -inf from x = 20 (float32) and 50 (float64), f' NaN from 300, f' -1.026 at 15:
+    1 - sigmoid(u) is now sigmoid(-u), so the log is logsigmoid(-u)."""
+    xs = [-30.0, -1.0, 0.0, 2.0, 15.0, 20.0, 50.0, 300.0, 1000.0]
+    _check(text, {}, lambda v: mp.log(1 - _sig(v)), xs, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binary_cross_entropy_on_sigmoid_outputs(dtype):
+    text = "-(y*log(sigmoid(x)) + (1 - y)*log(1 - sigmoid(x)))"
+    ref = lambda v: -(mp.mpf(0.25) * mp.log(_sig(v)) + mp.mpf(0.75) * mp.log(1 - _sig(v)))  # noqa: E731
+    _check(text, {"y": 0.25}, ref, [-60.0, -3.0, 0.5, 15.0, 20.0, 50.0, 300.0], dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("g", [2.0, 0.5])
+def test_focal_loss_gradient_is_finite_where_sigmoid_rounds_to_one(g, dtype):
+    """f' had (1 - sigmoid)**g / (1 - sigmoid) = 0/0 from x = 20 (float32)."""
+    text = "-(1 - sigmoid(x))**g*log(sigmoid(x))"
+    ref = lambda v: -((1 - _sig(v)) ** g) * mp.log(_sig(v))  # noqa: E731
+    xs = [-5.0, 0.0, 3.0, 20.0, 50.0, 80.0]
+    _check(text, {"g": g}, ref, xs, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "text, constants, p",
+    [
+        ("relu(x)**p", {"p": 3.0}, 3.0),
+        ("max(0, x)**p", {"p": 2.5}, 2.5),
+        ("relu(x)**p", {"p": 0.5}, 0.5),
+        ("sqrt(relu(x))", {}, 0.5),
+        ("max(x, 0)**1.5", {}, 1.5),
+    ],
+)
+def test_powers_of_relu_are_flat_left_of_zero(text, constants, p, dtype):
+    """f' was NaN for every x < 0: p*Heaviside(x)*Max(0, x)**p/Max(0, x) is 0/0, and
+    sqrt(relu)' Heaviside(x)/(2 sqrt(Max(0, x))) 0*inf. Now 0 there (and at the kink,
+    the left derivative, as relu'(0) = 0)."""
+    act = symnb.Activation(text, **constants)
+    x = np.array([-1e30, -3.0, -1e-20, 0.0, 1e-3, 0.7, 2.0, 9.0], dtype=dtype)
+    with np.errstate(divide="ignore"):
+        want_d = np.where(x > 0, p * np.abs(x.astype(np.float64)) ** (p - 1), 0.0)
+    want_f = np.where(x > 0, np.abs(x.astype(np.float64)) ** p, 0.0)
+    for backend in BACKENDS:
+        y, dy = act.compile(backend=backend, dtype=dtype).forward_with_derivative(x)
+        np.testing.assert_allclose(y, want_f, rtol=TOL[dtype], atol=0)
+        np.testing.assert_allclose(dy, want_d, rtol=TOL[dtype], atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_one_minus_half_erfc_is_a_single_erfc(dtype):
+    """x*(1 - 0.5*erfc(x/sqrt(2))) (GELU) was 4% off at x = -5 in float32."""
+    ref = lambda v: v * (1 - mp.erfc(v / mp.sqrt(2)) / 2)  # noqa: E731
+    _check("x*(1 - 0.5*erfc(x/sqrt(2)))", {}, ref, [-6.0, -5.0, -1.0, 0.5, 4.0], dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "text, root_text, ref",
+    [
+        ("x/(1 + x**2)**0.5", "x/sqrt(1 + x**2)", lambda v: v / mp.sqrt(1 + v**2)),
+        (
+            "x*(1 + x*(1 + x**2)**(-0.5))/2",
+            "x*(1 + x/sqrt(1 + x**2))/2",
+            lambda v: v * (1 + v / mp.sqrt(1 + v**2)) / 2,
+        ),
+    ],
+)
+def test_float_half_powers_are_roots(text, root_text, ref, dtype):
+    """ISRU and PFLU typed with **0.5 / **(-0.5) were 0 (ISRU) or of the wrong sign
+    (PFLU at -1e5) at large |x|: a float exponent that is exactly k/2 is now a root, so
+    the root rewrites and the combined derivative apply as for sqrt(): the kernels
+    compute what the sqrt spelling computes, and f is right at large |x|."""
+    big = 1e20 if dtype == "float32" else 1e200
+    xs = [-big, -1e5, -1000.0, -2.0, 0.3, 1000.0, big]
+    # PFLU's -1/(4x) tail at -1e20 is 5e-6 off in float32 (the rule forgives it)
+    _check(text, {}, ref, xs, dtype, what="f", tol=2e-5 if dtype == "float32" else None)
+    x = np.array(xs + [-1e4, -30.0, 40.0], dtype=dtype)
+    for backend in BACKENDS:
+        got = symnb.Activation(text).compile(backend=backend, dtype=dtype)
+        want = symnb.Activation(root_text).compile(backend=backend, dtype=dtype)
+        for a, b in zip(got.forward_with_derivative(x), want.forward_with_derivative(x)):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_rewritten_coefficients_read_as_integers():
+    """0.5*tanh(0.5*x) + 0.5 showed as 1.0 sigma(1.0 x)."""
+    act = symnb.Activation("0.5*tanh(0.5*x) + 0.5")
+    assert act.latex.strip() in (r"\sigma\left(x\right)", r"f(x) = \sigma\left(x\right)")
+    assert "1.0" not in act.latex
