@@ -94,6 +94,26 @@ def _exact_exponent(e: sp.Expr) -> sp.Expr | None:
     return None
 
 
+def _atan_offset(e: sp.Expr) -> tuple[sp.Expr, int, sp.Expr] | None:
+    """(k, s, u) when e = k*(atan(u) + s*pi/2), s = +-1, k a number (the arctan
+    sigmoid atan(x)/pi + 1/2 and ArcSwish as typed)."""
+    if not isinstance(e, sp.Add) or len(e.args) != 2:
+        return None
+    c, term = e.args if e.args[0].is_number else e.args[::-1]
+    if not c.is_number or c == 0:
+        return None
+    cores = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.atan)]
+    if len(cores) != 1:
+        return None
+    k = term / cores[0]
+    if not k.is_number or k == 0:
+        return None
+    for s in (1, -1):
+        if (c - s * k * sp.pi / 2).is_zero:
+            return k, s, cores[0].args[0]
+    return None
+
+
 def _split_core(term: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     """(k, core) when term = k * core with one Max/Min/softplus factor as core."""
     kinds = (sp.Max, sp.Min, softplus)
@@ -261,6 +281,16 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             if isinstance(core, sp.erf):  # s + erf(u) = s*erfc(-su)
                 note(f"rewrote 1 {'+' if s_ > 0 else '-'} erf(u) as erfc (no cancellation)")
                 return m * s_ * erfc(-s_ * u)
+        offset = _atan_offset(e)
+        if offset is not None:  # atan(u) + s pi/2 = -atan(1/u) where s*u < 0
+            k, s_, u = offset
+            note(
+                f"rewrote atan(u) {'+' if s_ > 0 else '-'} pi/2 as -atan(1/u) for "
+                f"{'u < -1' if s_ > 0 else 'u > 1'} (no cancellation)"
+            )
+            return k * sp.Piecewise(
+                (-sp.atan(1 / u), s_ * u < -1), (sp.atan(u) + s_ * sp.pi / 2, True)
+            )
         if isinstance(e, sp.Add) and e.has(sp.Max, sp.Min):
             e = _smooth_kink_pairs(e, note)
             if not isinstance(e, sp.Add):
