@@ -309,6 +309,20 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
     return rewrite(expr), notes
 
 
+def _sign_times_self(e: sp.Expr) -> sp.Expr | None:
+    """u*sign(u)*rest as |u|*rest (exact for real u, 0 included): what SymPy's d|u|/du
+    leaves in a product, so that terms over |u| can cancel symbolically."""
+    if not isinstance(e, sp.Mul):
+        return None
+    for f in e.args:
+        if isinstance(f, sp.sign) and f.args[0] in e.args:
+            u = f.args[0]
+            rest = [g for g in e.args if g is not f and g != u]
+            if len(rest) == len(e.args) - 2:
+                return sp.Mul(sp.Abs(u), *rest)
+    return None
+
+
 def _combined_powers(e: sp.Expr) -> sp.Expr | None:
     """A product with two powers of one base B (not a number, not e) as one power:
     B**a * B**b = B**(a + b), exact for B != 0 and the limit at B = 0.
@@ -355,6 +369,21 @@ def _flat_side_zero(e: sp.Expr) -> sp.Expr | None:
     return sp.Piecewise((0, sp.Or(*[h.args[0] <= 0 for h in steps])), (e, True))
 
 
+def _shifted_abs(base: sp.Expr) -> bool:
+    """base = c + k*|u| with c and k free of u's symbols (a + |x|)."""
+    terms = sp.Add.make_args(base)
+    marked = [t for t in terms if t.has(sp.Abs)]
+    if len(marked) != 1:
+        return False
+    k, core = marked[0].as_independent(sp.Abs, as_Add=False)
+    if not isinstance(core, sp.Abs):
+        return False
+    inner = core.free_symbols
+    return all(not (t.free_symbols & inner) for t in terms if t is not marked[0]) and not (
+        k.free_symbols & inner
+    )
+
+
 def _same_base_powers(e: sp.Expr) -> sp.Expr | None:
     """A sum of terms k_i * B**p_i with one base B (p_i not integers) as
     B**min(p) * expand(sum k_i B**(p_i - min p)), when the expanded sum is simpler.
@@ -369,7 +398,10 @@ def _same_base_powers(e: sp.Expr) -> sp.Expr | None:
         powers = [
             f for f in (t.args if isinstance(t, sp.Mul) else (t,))
             if isinstance(f, sp.Pow) and isinstance(f.exp, sp.Rational)
-            and not f.exp.is_integer and isinstance(f.base, sp.Add)
+            and isinstance(f.base, sp.Add)
+            # integer powers only of c + k|u| (softsign's 1/(1+|x|) - |x|/(1+|x|)^2):
+            # a rational function's P'/Q - P Q'/Q^2 (PAU) stays as the kernels tune it
+            and (not f.exp.is_integer or (f.exp.is_negative and _shifted_abs(f.base)))
         ]
         if len(powers) != 1 or (base is not None and powers[0].base != base):
             return None
@@ -432,6 +464,9 @@ def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
 
     expr = expr.replace(
         lambda e: is_sech2(e) is not None, lambda e: sp.cosh(is_sech2(e)) ** -2
+    )
+    expr = expr.replace(
+        lambda e: _sign_times_self(e) is not None, lambda e: _sign_times_self(e)
     )
     expr = expr.replace(
         lambda e: _combined_powers(e) is not None, lambda e: _combined_powers(e)
