@@ -56,9 +56,11 @@ def _logsigmoid(u: Any) -> Any:
     return np.minimum(u, 0) - np.log1p(np.exp(-np.abs(u)))
 
 
-def _heaviside(u: Any) -> Any:
+def _heaviside(u: Any, h0: Any = 0.0) -> Any:
+    """Heaviside step with value ``h0`` at 0 (``numpy.heaviside``), in ``u``'s dtype."""
     u = np.asarray(u)
-    return np.heaviside(u, np.zeros((), dtype=u.dtype) if u.dtype.kind == "f" else 0.0)
+    dtype = u.dtype if u.dtype.kind == "f" else np.float64
+    return np.heaviside(u, np.asarray(h0, dtype=dtype))
 
 
 def _erf_fallback(u: Any) -> Any:
@@ -114,6 +116,7 @@ NAMESPACE: dict[str, Any] = {
     "logsigmoid": _widened(_logsigmoid),
     **{f"wide_{name}": _widened(fn) for name, fn in _WIDE.items()},
     "heaviside0": _heaviside,
+    "heaviside": _heaviside,
     "erf": _ERF,
     "erfc": _ERFC,
     "log1p": _widened(np.log1p),
@@ -122,10 +125,16 @@ NAMESPACE: dict[str, Any] = {
 
 
 class _Printer(NumPyPrinter):
-    """NumPy printer with symnb's helpers and conventions (Heaviside(u, 0), stable fns)."""
+    """NumPy printer with symnb's helpers and conventions (Heaviside(u, h0), stable fns)."""
 
     def _print_Heaviside(self, expr: sp.Heaviside) -> str:
-        return f"heaviside0({self._print(expr.args[0])})"
+        # H(0) is the second argument (symnb's Heaviside(u) is Heaviside(u, 0)); it was
+        # dropped, so heaviside(x, 1) gave 0 at x = 0 here and 1 in the C kernels
+        u = self._print(expr.args[0])
+        h0 = expr.args[1] if len(expr.args) > 1 else sp.S.Zero
+        if h0 == 0:
+            return f"heaviside0({u})"
+        return f"heaviside({u}, {self._print(h0)})"
 
     def _print_Mul(self, expr: sp.Expr) -> str:
         # P*R/Q**2 as (P/Q)*(R/Q), as in the C kernels (no overflow of Q**2)

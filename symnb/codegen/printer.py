@@ -591,12 +591,26 @@ def _fold_numbers(expr: sp.Basic) -> sp.Basic:
     return expr.func(*new)
 
 
-def _horner(expr: sp.Expr, variables: list) -> sp.Expr:
+#: Horner steps per temporary: a longer scheme is a chain of statements, each
+#: ``h = (...(h_prev*x + c)*x + ...)*x + c`` of this many steps. One nested
+#: ``x*(c + x*(c + ...))`` of 110 steps passed Python's recursion limit in the printer
+#: (about ten frames a step), so a polynomial of degree 110 did not compile.
+HORNER_CHUNK = 16
+
+
+def _horner(
+    expr: sp.Expr, variables: list, chain: list | None = None, temps=None
+) -> sp.Expr:
     """Sums that are polynomials of degree >= 3 in an input, as Horner schemes.
 
     ``k0 + k1*x + ... + k5*x**5`` (a PAU numerator) costs 5 fused multiply-adds
     instead of powers, products and a sum that g++ may not reassociate (no
     ``-ffast-math``); Horner's rule is also the usual accurate way to evaluate it.
+
+    A scheme longer than :data:`HORNER_CHUNK` steps is cut into pieces: each piece's
+    value is a symbol from ``temps`` whose definition is appended to ``chain`` (in
+    order: a piece uses the one before). Without ``chain`` the scheme is one nested
+    expression whatever its length.
     """
     if not variables:
         return expr
@@ -604,33 +618,88 @@ def _horner(expr: sp.Expr, variables: list) -> sp.Expr:
     def is_sum(e: sp.Basic) -> bool:
         return isinstance(e, sp.Add) and len(e.args) >= 3
 
+    memo: dict = {}  # a sum met twice is rewritten (and its pieces defined) once
+
     def rewrite(e: sp.Add) -> sp.Expr:
+        if e in memo:
+            return memo[e]
+        memo[e] = e
         for v in variables:
             if v not in e.free_symbols:
                 continue
-            done = _horner_in(e, v)
+            done = _horner_in(e, v, chain, temps)
             if done is None:
-                done = _horner_in_abs(e, v)
+                done = _horner_in_abs(e, v, chain, temps)
             if done is not None:
-                return done
-        return e
+                memo[e] = done
+                break
+        return memo[e]
 
     return expr.replace(is_sum, rewrite)
 
 
-def _horner_in(e: sp.Expr, v: sp.Symbol) -> sp.Expr | None:
+def _horner_in(
+    e: sp.Expr, v: sp.Symbol, chain: list | None = None, temps=None
+) -> sp.Expr | None:
     """``e`` as Horner's rule in ``v`` when it is a polynomial of degree >= 3 in ``v``
-    with ``v``-free coefficients, else None."""
+    with ``v``-free coefficients, else None (pieces of a long scheme go to ``chain``,
+    see :func:`_horner`)."""
     try:
         poly = sp.Poly(e, v)
     except sp.PolynomialError:
         return None
-    if poly.degree() >= 3 and not any(c.has(v) for c in poly.coeffs()):
+    if poly.degree() < 3 or any(c.has(v) for c in poly.coeffs()):
+        return None
+    if chain is None or poly.degree() <= HORNER_CHUNK:
         return sp.horner(e, wrt=v)
-    return None
+    return _horner_chain(poly.all_coeffs(), v, chain, temps)
 
 
-def _horner_in_abs(e: sp.Expr, v: sp.Symbol) -> sp.Expr | None:
+def _horner_chain(coeffs: list, v: sp.Symbol, chain: list, temps) -> sp.Expr:
+    """Horner's rule over ``coeffs`` (highest power first) as :func:`sympy.horner`
+    builds it (``form*v + c``, coefficients in Horner form in the other symbols), with
+    the value after every :data:`HORNER_CHUNK` steps named by a temporary in ``chain``:
+    the same operations in the same order, never nested deeper than one piece."""
+    form: sp.Expr = sp.S.Zero
+    steps = 0
+    for c in coeffs:
+        if steps == HORNER_CHUNK:
+            sym = next(temps)
+            chain.append((sym, form))
+            form, steps = sym, 0
+        c = sp.horner(c) if c.free_symbols else c
+        form = form * v + c
+        steps += 1
+    return form
+
+
+def _order_definitions(assignments: list, extra: list) -> list:
+    """``assignments`` (CSE's, in order) and ``extra`` (pieces of Horner schemes) as one
+    list in which every temporary is defined before its first use (each keeps its
+    relative order)."""
+    if not extra:
+        return assignments
+    pending = list(assignments) + list(extra)
+    defined = {sym for sym, _ in pending}
+    done: set = set()
+    out: list = []
+    while pending:
+        rest = []
+        for sym, rhs in pending:
+            if (rhs.free_symbols & defined) <= done:
+                out.append((sym, rhs))
+                done.add(sym)
+            else:
+                rest.append((sym, rhs))
+        if len(rest) == len(pending):  # cannot happen: definitions form no cycle
+            raise FormulaError("could not compile: temporaries depend on each other")
+        pending = rest
+    return out
+
+
+def _horner_in_abs(
+    e: sp.Expr, v: sp.Symbol, chain: list | None = None, temps=None
+) -> sp.Expr | None:
     """A sum that is a polynomial in ``|v|`` (``1 + |b1 x| + |b2| x**2 + |b3 x**3| +
     |b4| x**4``, PAU's safe denominator) as a Horner scheme in ``|v|``: four fused
     multiply-adds instead of ten products, powers and sums. ``|c v| = |c| |v|`` and
@@ -655,8 +724,13 @@ def _horner_in_abs(e: sp.Expr, v: sp.Symbol) -> sp.Expr | None:
     )
     if v in u.free_symbols:
         return None
-    done = _horner_in(u, w)
-    return None if done is None else done.xreplace({w: sp.Abs(v)})
+    start = None if chain is None else len(chain)
+    done = _horner_in(u, w, chain, temps)
+    if done is None:
+        return None
+    if chain is not None:
+        chain[start:] = [(s, d.xreplace({w: sp.Abs(v)})) for s, d in chain[start:]]
+    return done.xreplace({w: sp.Abs(v)})
 
 
 def count_operations(exprs: list[sp.Basic]) -> int:
@@ -829,16 +903,28 @@ def lower(
     """
     _check_dtype(dtype)
     inputs = [sym for sym, name in symbols if name.startswith("a")]
-    prepared = [_horner(prepare(e), inputs) for e in exprs]
+    # long Horner schemes are chains of temporaries (HORNER_CHUNK steps each), CSE'd
+    # together with the expressions and then ordered by use
+    chain: list = []
+    pieces = sp.numbered_symbols("_symnb_h", real=True)
+    prepared = [_horner(prepare(e), inputs, chain, pieces) for e in exprs]
     temps_names = sp.numbered_symbols("_symnb_t", real=True)
     try:
-        assignments, reduced = sp.cse(prepared, symbols=temps_names, order="none")
+        assignments, reduced = sp.cse(
+            [rhs for _, rhs in chain] + prepared, symbols=temps_names, order="none"
+        )
     except RecursionError:
         raise FormulaError(
             f"could not compile {what}: it is nested too deeply"
         ) from None
     except Exception as exc:  # noqa: BLE001 - any SymPy failure is the formula's
         raise FormulaError(f"could not compile {what}: {exc}") from None
+    n_chain = len(chain)
+    assignments = _order_definitions(
+        list(assignments),
+        [(sym, rhs) for (sym, _), rhs in zip(chain, reduced[:n_chain])],
+    )
+    reduced = list(reduced[n_chain:])
     assignments, reduced = _inline_reciprocals(list(assignments), list(reduced))
     if share_reciprocals:
         assignments, reduced = _share_reciprocals(assignments, reduced)

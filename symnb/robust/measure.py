@@ -7,13 +7,17 @@
   changes and bisection), including their float32 roundings and neighbouring floats.
 * **Computed values** (:func:`evaluate`): the expression is evaluated with NumPy in the
   kernel's dtype through the numpy backend's own translation (``lambdify`` with the same
-  stable ``sigmoid``/``softplus``/``logsigmoid``, ``Heaviside(u, 0)`` and NaN-propagating
+  stable ``sigmoid``/``softplus``/``logsigmoid``, ``Heaviside(u, h0)`` and NaN-propagating
   ``Max``/``Min`` helpers). Operation order follows SymPy's tree as the C printer does;
   the C code additionally shares subexpressions (CSE) and spells ``tanh(softplus(u))`` as a
   rational function, which changes rounding by a few ulps but never the range behaviour.
 * **Reference** (:func:`reference`): the same expression at 40 significant digits with
   mpmath (unbounded exponent range), kept as a double-double so that float64 errors are
-  measured exactly.
+  measured exactly. No number of astronomical size is ever built: ``exp`` and powers
+  whose natural logarithm passes 1e320 are inf or 0, and mpmath functions that reduce
+  their argument (``sin``, ``gamma``...) are not evaluated at arguments above
+  2**:data:`HUGE_MAG` (the point has no reference), so each evaluation is bounded in
+  time and memory (2**2**2**x aborted the process in GMP: "overflow in mpz type").
 * **Rule** (:func:`within_rule`): S = max(1, |x|, |x f'(x)|) with f' the derivative of the
   measured expression; float64: |got - ref| <= 1e-9 |ref| + 1e-12 S, float32: |got - ref|
   <= 2e-5 |ref| + 1e-6 S; where |ref| exceeds the dtype's range, inf of the right sign is
@@ -50,6 +54,17 @@ MAX_ROOTS = 12
 _MAX_EXP_ARG = mpmath.mpf(
     "1e320"
 )  # mpmath cannot hold exp(exp(1e300)): beyond this exp is inf / 0
+
+#: Binary magnitude above which an mpmath function outside :data:`_ANY_SIZE` is not
+#: evaluated (no float64 input comes near: float64 ends at 2**1024; only exp and powers
+#: of powers make such numbers). sin of 2**16384 reduces its argument with 16384 bits
+#: of pi; sin(exp(x)) at x = 1e300 would need 1.4e300.
+HUGE_MAG = 1 << 14
+
+#: A power's exponent above 2**this is too large for any mpf base but +-1 to stay in
+#: the exp limits: a base other than +-1 differs from 1 by more than 2**-5000 (1500
+#: digits), so |e log b| > 2**(8192 - 5000) > 1e320.
+_POW_EXPONENT_MAG = 8192
 
 
 # ------------------------------------------------------------------ the sample points
@@ -365,6 +380,133 @@ def _large(fn, big):
     return g
 
 
+class Unbounded(ArithmeticError):
+    """A reference value that would need a number of astronomical size (no value)."""
+
+
+def _mp_pow(b, e):
+    """``b**e`` as mpmath computes it, but inf or 0 where ``|e log|b|| > 1e320``.
+
+    mpmath's power is exact in the exponent: 2**(2**(2**x)) at x = 1e300 built an
+    integer of 2**1e300 bits (GMP aborted the process), and x**x**x**x ran out of
+    memory. Beyond exp's own limit (:data:`_MAX_EXP_ARG`) the power is inf (signed by
+    the parity of an integer ``e`` for ``b < 0``) or 0, as ``exp`` is; a negative base
+    with a non-integer exponent has no real value (as mpmath's complex result).
+    """
+    if isinstance(b, (int, float)):
+        b = mpmath.mpf(b)
+    if isinstance(e, (int, float)):
+        e = mpmath.mpf(e)
+    if not (isinstance(b, mpmath.mpf) and isinstance(e, mpmath.mpf)):
+        _check_sizes("power", (b, e), True)  # complex operands
+        return b**e
+    if not b or not e or not (mpmath.isfinite(b) and mpmath.isfinite(e)):
+        return b**e
+    if abs(b) == 1:  # exactly: any exponent (e may be 2**(2**1000), an astronomical int)
+        if b > 0:
+            return mpmath.mpf(1)
+        if not _is_integer(e):
+            raise Unbounded("a negative number to a non-integer power has no real value")
+        return mpmath.mpf(-1 if _is_odd(e) else 1)
+    mb, me = mpmath.mag(b), mpmath.mag(e)  # |b| < 2**mb, |e| < 2**me
+    if me <= 64 and (abs(mb) + 1) << max(me, 0) <= HUGE_MAG:
+        return b**e  # |log2 |b|| <= |mb| + 1: the result has at most HUGE_MAG bits
+    if me > _POW_EXPONENT_MAG:
+        grows = (abs(b) > 1) == (e > 0)
+    else:
+        with mpmath.workprec(64):
+            size = e * mpmath.log(abs(b))
+        if abs(size) <= _MAX_EXP_ARG:
+            return b**e
+        grows = size > 0
+    if b < 0 and not _is_integer(e):
+        raise Unbounded("a negative number to a non-integer power has no real value")
+    if not grows:
+        return mpmath.mpf(0)
+    return -mpmath.inf if b < 0 and _is_odd(e) else mpmath.inf
+
+
+def _is_integer(v) -> bool:
+    _, man, exp, _ = v._mpf_
+    return exp >= 0 or not man
+
+
+def _is_odd(v) -> bool:
+    """An integer mpf is odd when its (normalised, odd) mantissa is not shifted."""
+    _, man, exp, _ = v._mpf_
+    return exp == 0 and bool(man & 1)
+
+
+def _mp_mod(a, b):
+    """``a % b`` (Python's sign rule, as SymPy's Mod), refused for huge quotients."""
+    a, b = mpmath.mpf(a), mpmath.mpf(b)
+    if a and b and mpmath.isfinite(a) and mpmath.isfinite(b):
+        if mpmath.mag(a) - mpmath.mag(b) > HUGE_MAG:
+            raise Unbounded("the remainder of a division by a far smaller number")
+    return a % b
+
+
+#: mpmath functions that are cheap at any magnitude (no argument reduction).
+_ANY_SIZE = frozenset(
+    {
+        "mpf", "mpc", "mpmathify", "sqrt", "cbrt", "root", "log", "ln", "log10",
+        "log1p", "atan", "atan2", "acot", "asinh", "acosh", "fabs", "fsum", "fdot",
+        "sign", "floor", "ceil", "nint", "frac", "isnan", "isinf", "isfinite", "isint",
+        "mag", "ldexp", "frexp", "hypot", "re", "im", "conj", "inf", "ninf", "nan",
+        "workdps", "workprec", "extradps", "extraprec",
+    }
+)  # fmt: skip
+
+
+def _huge(v) -> bool:
+    return bool(v) and mpmath.isfinite(v) and mpmath.mag(v) > HUGE_MAG
+
+
+def _check_sizes(name: str, args, any_size: bool) -> None:
+    """Raise :class:`Unbounded` for a real argument above 2**HUGE_MAG (unless the
+    function takes ``any_size``) or a complex one with a part above 2**HUGE_MAG or
+    below 2**-HUGE_MAG (mpmath's complex log redid a sum exactly at a precision of
+    about the exponent: log(log(x**x**x)) aborted in GMP)."""
+    for a in args:
+        if isinstance(a, mpmath.mpf):
+            if not any_size and _huge(a):
+                raise Unbounded(f"{name} of a number above 2**{HUGE_MAG}")
+        elif isinstance(a, mpmath.mpc):
+            for part in (a.real, a.imag):
+                if part and mpmath.isfinite(part) and abs(mpmath.mag(part)) > HUGE_MAG:
+                    raise Unbounded(f"{name} of a complex number of extreme size")
+
+
+def _size_guard(name: str, fn, any_size: bool):
+    def guarded(*args):
+        _check_sizes(name, args, any_size)
+        return fn(*args)
+
+    guarded.__name__ = name
+    return guarded
+
+
+class _SizeGuardedMpmath:
+    """``mpmath`` as the reference's code sees it: its functions raise
+    :class:`Unbounded` for arguments of extreme size (see :func:`_check_sizes`)."""
+
+    def __getattr__(self, name: str):
+        obj = getattr(mpmath, name)
+        if callable(obj) and not isinstance(
+            obj, (type, mpmath.ctx_mp_python.mpnumeric)
+        ):
+            obj = _size_guard(name, obj, name in _ANY_SIZE)
+        setattr(self, name, obj)  # looked up once
+        return obj
+
+
+def _mp_heaviside(u, h0=0):
+    """symnb's step: 1 for u > 0, ``h0`` at 0 (Heaviside(u, h0)), 0 otherwise."""
+    if u > 0:
+        return mpmath.mpf(1)
+    return mpmath.mpf(h0) if u == 0 else mpmath.mpf(0)
+
+
 def _mp_nan_or(args, pick):
     if any(mpmath.isnan(a) for a in args):
         return mpmath.nan
@@ -372,8 +514,11 @@ def _mp_nan_or(args, pick):
 
 
 _MP_NAMESPACE = {
-    "mpmath": mpmath,
+    "mpmath": _SizeGuardedMpmath(),
     "exp": _mp_exp,
+    "symnb_pow": _mp_pow,
+    "symnb_mod": _mp_mod,
+    "heaviside": _mp_heaviside,
     "sigmoid": lambda u: 1 / (1 + _mp_exp(-u)),
     "softplus": lambda u: (
         mpmath.log1p(_mp_exp(u)) if u < 50 else u + mpmath.log1p(_mp_exp(-u))
@@ -381,11 +526,10 @@ _MP_NAMESPACE = {
     "logsigmoid": lambda u: (
         -mpmath.log1p(_mp_exp(-u)) if u > -50 else u - mpmath.log1p(_mp_exp(u))
     ),
-    "heaviside0": lambda u: mpmath.mpf(1) if u > 0 else mpmath.mpf(0),
     "symnb_max": lambda *a: _mp_nan_or(a, max),
     "symnb_min": lambda *a: _mp_nan_or(a, min),
     "sign": lambda u: mpmath.mpf(mpmath.sign(u)),
-    "log1p": mpmath.log1p,
+    "log1p": _size_guard("log1p", mpmath.log1p, True),
     "expm1": _large(mpmath.expm1, lambda u: _mp_exp(u) - 1),
     "erf": _guarded(mpmath.erf, mpmath.mpf(-1), mpmath.mpf(1)),
     "erfc": _guarded(mpmath.erfc, mpmath.mpf(2), mpmath.mpf(0)),
@@ -401,7 +545,11 @@ class _RefPrinter(MpmathPrinter):
     """mpmath printer with symnb's function semantics (see docs/CONTRACTS.md)."""
 
     def _print_Heaviside(self, e):
-        return f"heaviside0({self._print(e.args[0])})"
+        h0 = e.args[1] if len(e.args) > 1 else sp.S.Zero
+        return f"heaviside({self._print(e.args[0])}, {self._print(h0)})"
+
+    def _print_Mod(self, e):
+        return f"symnb_mod({self._print(e.args[0])}, {self._print(e.args[1])})"
 
     def _print_Max(self, e):
         return "symnb_max(" + ", ".join(self._print(a) for a in e.args) + ")"
@@ -418,7 +566,9 @@ class _RefPrinter(MpmathPrinter):
     def _print_Pow(self, e, rational=False):
         if e.base is sp.E:
             return f"exp({self._print(e.exp)})"
-        return super()._print_Pow(e, rational=rational)
+        if e.exp in (sp.S.Half, -sp.S.Half, sp.S.NegativeOne):  # sqrt, 1/sqrt, 1/u
+            return super()._print_Pow(e, rational=rational)
+        return f"symnb_pow({self._print(e.base)}, {self._print(e.exp)})"
 
     def _fn(name):
         def p(self, e):
