@@ -399,9 +399,13 @@ def _same_base_powers(e: sp.Expr) -> sp.Expr | None:
             f for f in (t.args if isinstance(t, sp.Mul) else (t,))
             if isinstance(f, sp.Pow) and isinstance(f.exp, sp.Rational)
             and isinstance(f.base, sp.Add)
-            # integer powers only of c + k|u| (softsign's 1/(1+|x|) - |x|/(1+|x|)^2):
-            # a rational function's P'/Q - P Q'/Q^2 (PAU) stays as the kernels tune it
-            and (not f.exp.is_integer or (f.exp.is_negative and _shifted_abs(f.base)))
+            # negative integer powers of c + k|u| (softsign's 1/(1+|x|) - |x|/(1+|x|)^2)
+            # and of sums without |u| (P'/Q - P Q'/Q^2 of 1 + x^2, Geman-McClure's f');
+            # a safe rational's 1 + |b1 x| + |b2 x^2| ... (PAU) stays as the kernels tune it
+            and (
+                not f.exp.is_integer
+                or (f.exp.is_negative and (_shifted_abs(f.base) or not f.base.has(sp.Abs)))
+            )
         ]
         if len(powers) != 1 or (base is not None and powers[0].base != base):
             return None

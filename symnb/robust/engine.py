@@ -29,13 +29,13 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
-from symnb.formula.internal import InternalForm
+from symnb.formula.internal import X, InternalForm
 from symnb.robust import codec, measure, prebuilt, regimes, rewrite
 from symnb.robust.deadline import OutOfTime, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "6"
+ENGINE_VERSION = "7"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -141,27 +141,31 @@ def _split(
     mcur: measure.Measurement,
     var: sp.Symbol,
 ) -> sp.Expr | None:
-    """Regime of two equal expressions: the better one on each side of one threshold."""
+    """Regime of two equal expressions: the better one on each side of one threshold,
+    in x or in |x| (an even cancellation such as sqrt(1 + x^2) - 1 is better quotiented
+    near 0 only)."""
     x = mc.columns[0]
-    order = np.argsort(x, kind="stable")
-    xs = x[order]
-    a_ok = (mc.ok | ~mc.defined)[order]
-    b_ok = (mcur.ok | ~mcur.defined)[order]
-    n = xs.size
+    a_all = mc.ok | ~mc.defined
+    b_all = mcur.ok | ~mcur.defined
     best, choice = -1, None
-    for lo_ok, hi_ok, first in ((a_ok, b_ok, True), (b_ok, a_ok, False)):
-        left = np.concatenate([[0], np.cumsum(lo_ok)])
-        right = np.concatenate([np.cumsum(hi_ok[::-1])[::-1], [0]])
-        score = left + right
-        i = int(np.argmax(score))
-        if score[i] > best and 0 < i < n:
-            best, choice = int(score[i]), (i, first)
+    for key, measure_of in ((x, var), (np.abs(x), sp.Abs(var))):
+        order = np.argsort(key, kind="stable")
+        xs, a_ok, b_ok = key[order], a_all[order], b_all[order]
+        n = xs.size
+        for lo_ok, hi_ok, first in ((a_ok, b_ok, True), (b_ok, a_ok, False)):
+            left = np.concatenate([[0], np.cumsum(lo_ok)])
+            right = np.concatenate([np.cumsum(hi_ok[::-1])[::-1], [0]])
+            score = left + right
+            i = int(np.argmax(score))
+            # a threshold between two distinct keys (|x| repeats +-x)
+            if score[i] > best and 0 < i < n and xs[i - 1] < xs[i]:
+                t = 0.5 * xs[i - 1] + 0.5 * xs[i]
+                best, choice = int(score[i]), (measure_of, t, first)
     if choice is None:
         return None
-    i, cand_below = choice
-    t = 0.5 * xs[i - 1] + 0.5 * xs[i]
+    measure_of, t, cand_below = choice
     below, above = (cand, cur) if cand_below else (cur, cand)
-    return sp.Piecewise((below, var < sp.Float(t, 17)), (above, True))
+    return sp.Piecewise((below, measure_of < sp.Float(t, 17)), (above, True))
 
 
 #: Exact rewrites tried on an expression that already meets the rule: kept where the
@@ -364,9 +368,65 @@ def analyse(
         return form, report
 
 
+def _residual_form(form: InternalForm) -> InternalForm | None:
+    """A loss that depends on (p, t) only through r = p - t as a one-input form in r
+    (Geman-McClure r^2/(1 + r^2), pseudo-Huber, log-cosh, Welsch...): analysed as an
+    activation of r, it gets the regimes (asymptotes, Taylor) that need one input, and
+    its measurement covers the whole float range of r. None otherwise."""
+    if form.kind != "loss" or len(form.inputs) != 2:
+        return None
+    p, t = form.inputs
+    # p = r + t: (p - t) becomes r by SymPy's own evaluation, nothing is expanded
+    f, df = (e.xreplace({p: X + t}) for e in (form.f, form.df))
+    if t in (f.free_symbols | df.free_symbols) or X not in f.free_symbols:
+        return None
+    return replace(form, kind="activation", inputs=(X,), f=f, df=df)
+
+
+def _analyse_residual(
+    form: InternalForm, one: InternalForm, dtype: str, t0: float, deadline: float
+) -> tuple[InternalForm, FormReport]:
+    """Rewrites found on the residual form, measured (and kept) on the loss's own
+    inputs: the report counts the rounding of p - t, as the kernel computes it."""
+    new_one, inner = _analyse(one, dtype, t0, deadline)
+    if not inner.analysed:
+        return form, replace(inner, kind=form.kind)
+    if new_one is one:
+        new = form
+    else:
+        back = {one.inputs[0]: form.inputs[0] - form.inputs[1]}
+        new = replace(form, f=new_one.f.xreplace(back), df=new_one.df.xreplace(back))
+    pf, pd = _problems_for(form)
+    targets = []
+    for problem, t, before_e, after_e in (
+        (pf, inner.targets[0], form.f, new.f),
+        (pd, inner.targets[1], form.df, new.df),
+    ):
+        before = problem.measure(before_e, dtype)
+        after = problem.measure(after_e, dtype)
+        applied = [(name, "") for name in t.rewrites]
+        if after.n_bad > before.n_bad:  # better on r, worse on (p, t): not kept
+            new = replace(new, **{t.what: before_e})
+            after, applied = before, []
+        targets.append(_target_report(t.what, dtype, before, after, applied))
+    prefix = {"f": "f in", "df": "f' in"}
+    notes = [
+        n for n in inner.notes
+        if any(n.startswith(prefix[t.what]) and t.rewrites for t in targets)
+    ]
+    report = replace(
+        inner, kind=form.kind, targets=targets, notes=notes,
+        seconds=time.perf_counter() - t0,
+    )
+    return new, report
+
+
 def _analyse(
     form: InternalForm, dtype: str, t0: float, deadline: float
 ) -> tuple[InternalForm, FormReport]:
+    one = _residual_form(form)
+    if one is not None:
+        return _analyse_residual(form, one, dtype, t0, deadline)
     var = form.inputs[0]
     if True:
         pf, pd = _problems_for(form)

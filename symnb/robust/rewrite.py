@@ -339,6 +339,20 @@ def _lower_degree(d: sp.Expr, than: sp.Expr, var: sp.Symbol) -> bool:
     return sp.degree(d, var) < sp.degree(than, var)
 
 
+def _cancelled(d: sp.Expr, a: sp.Expr, b: sp.Expr, var: sp.Symbol) -> bool:
+    """d = a - b lost a degree in var (they cancel at large |x|) or a term free of var
+    (they cancel near x = 0: sqrt(1 + t) - 1 for small t, the pseudo-Huber loss)."""
+    if _lower_degree(d, a, var):
+        return True
+    if d == 0:
+        return False
+    ea, eb = bounded_expand(a), bounded_expand(b)
+    if ea is None or eb is None:
+        return False
+    free = lambda e: [t for t in sp.Add.make_args(e) if var not in t.free_symbols]  # noqa: E731
+    return bool(free(ea) or free(eb)) and not free(d)
+
+
 def _root_cancellation(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     if not isinstance(e, sp.Add):
         return e
@@ -354,13 +368,13 @@ def _root_cancellation(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     if p == sp.S.Half:  # u + k sqrt(v) = (k^2 v - u^2) / (k sqrt(v) - u)
         square = k**2 * v
         d = bounded_expand(square - u**2)
-        if d is None or not _lower_degree(d, bounded_expand(square), var):
+        if d is None or not _cancelled(d, square, u**2, var):
             return e
         alt = d / (k * root - u)
     else:  # u + k / sqrt(v) = (u^2 v - k^2) / ((u sqrt(v) - k) sqrt(v))
         square = u**2 * v
         d = bounded_expand(square - k**2)
-        if d is None or not _lower_degree(d, bounded_expand(square), var):
+        if d is None or not _cancelled(d, square, k**2, var):
             return e
         alt = d / ((u * root - k) * root)
     return sp.Piecewise((alt, k * u < 0), (e, True))

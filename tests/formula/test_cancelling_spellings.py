@@ -174,3 +174,55 @@ def test_softsign_typed_out_has_one_derivative_term(text, constants, ref, dtype)
     combine to a/(a+|x|)^2."""
     xs = [-1e6, -1e3, -0.9, -1e-3, 0.0, 1e-3, 0.9, 1e3, 1e6]
     _check(text, constants, ref, xs, dtype)
+
+
+def test_pseudo_huber_near_zero_is_one_quotient():
+    """delta^2 (sqrt(1 + (r/delta)^2) - 1) with delta = 50 was 2% off at r = 0.1 in
+    float32 (sqrt(1 + t) - 1 cancels for small t): the analysis now keeps the quotient
+    r^2/(sqrt(1 + (r/delta)^2) + 1) for small |r| (a regime in |x|) and the factored
+    root beyond."""
+    ref = lambda v: 2500 * (mp.sqrt(1 + (v / 50) ** 2) - 1)  # noqa: E731
+    xs = [-1e20, -1e4, -3.0, -0.1, 0.01, 0.1, 0.5, 2.0, 40.0, 1e4, 1e20]
+    # delta as a number: a regime's threshold holds at the analysed constants only, and
+    # tests/robust compiles this structure with delta = 1.5 (one kernel per structure)
+    _check("2500*(sqrt(1 + (x/50)**2) - 1)", {}, ref, xs, "float32", tol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "text, constants, ref",
+    [
+        (
+            "(y_pred - y_true)**2/(1 + (y_pred - y_true)**2)",
+            {},
+            lambda r: r**2 / (1 + r**2),
+        ),
+        (
+            "delta**2*(sqrt(1 + ((y_pred - y_true)/delta)**2) - 1)",
+            {"delta": 50.0},
+            lambda r: 2500 * (mp.sqrt(1 + (r / 50) ** 2) - 1),
+        ),
+    ],
+)
+def test_residual_losses_get_the_one_input_rewrites(text, constants, ref):
+    """A loss of r = y_pred - y_true alone is analysed as a function of r, so it gets
+    the regimes that need one input: Geman-McClure was NaN from |r| = 1e20 in float32
+    (inf/inf), the pseudo-Huber loss 2% off at r = 0.1. Value and gradient per element
+    against mpmath at the float64 residual of the float32 inputs."""
+    loss = symnb.Loss(text, **constants)
+    t = np.float32(0.25)
+    r = np.array([-1e20, -1e3, -2.0, -0.1, 0.1, 3.0, 1e6, 1e20], dtype=np.float32)
+    p = (r + t).astype(np.float32)
+    rr = p.astype(np.float64) - np.float64(t)
+    with mp.workdps(300):
+        want_f = np.array([float(ref(mp.mpf(float(v)))) for v in rr])
+        want_g = np.array([float(mp.diff(ref, mp.mpf(float(v)))) for v in rr])
+    for backend in BACKENDS:
+        kernel = loss.compile(backend=backend, dtype="float32")
+        for i in range(r.size):
+            one_p, one_t = p[i : i + 1], np.full(1, t, np.float32)
+            value = kernel.value(one_p, one_t)
+            grad = float(kernel.gradient(one_p, one_t)[0])
+            assert np.isfinite(value) and np.isfinite(grad), (text, backend, rr[i])
+            assert abs(value - want_f[i]) <= 1e-5 * abs(want_f[i]), (backend, rr[i], value)
+            # (at 1e20 the true 2e-60 is below float32: 0 is right)
+            assert abs(grad - want_g[i]) <= 1e-5 * abs(want_g[i]) + 1e-38, (backend, rr[i], grad)
