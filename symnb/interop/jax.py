@@ -1,10 +1,10 @@
 """JAX face: ``Activation.to_jax()`` -> ``f(x, **constants)`` for jit, grad and vmap.
 
 f is lowered to ``jax.numpy`` from the same stable form the kernels use (``sigmoid``,
-``softplus``, ``logsigmoid`` as ``jax.nn``'s stable functions, ``Heaviside(u, 0)`` as
-``where(u > 0, 1, 0)``, NaN-propagating ``maximum``/``minimum``), so XLA can fuse it. Its
-derivative is not JAX's autodiff of that lowering but symnb's own f' and df/dc, attached
-with ``jax.custom_jvp``: kinks (relu'(0) = 0) and surrogate gradients match the other
+``softplus``, ``logsigmoid`` as ``jax.nn``'s stable functions, ``Heaviside(u, h0)`` as
+``where(u > 0, 1, where(u == 0, h0, 0))``, NaN-propagating ``maximum``/``minimum``), so XLA
+can fuse it. Its derivative is not JAX's autodiff of that lowering but symnb's own f' and
+df/dc, attached with ``jax.custom_jvp``: kinks (relu'(0) = 0) and surrogate gradients match the other
 backends. NaN inputs give NaN, as on every backend.
 """
 
@@ -56,7 +56,11 @@ class _Printer(JaxPrinter):
 
     def _print_Heaviside(self, expr: sp.Heaviside) -> str:
         u = self._print(expr.args[0])
-        return f"jax.numpy.where(jax.numpy.greater({u}, 0), 1.0, 0.0)"
+        at0 = self._print(expr.args[1]) if len(expr.args) > 1 else "0.0"
+        return (
+            f"jax.numpy.where(jax.numpy.greater({u}, 0), 1.0, "
+            f"jax.numpy.where(jax.numpy.equal({u}, 0), {at0}, 0.0))"
+        )
 
 
 def _lambdify(expr: sp.Expr, args: tuple) -> Any:

@@ -2,7 +2,7 @@
 
 The stable form is printed as scalar Python (``math`` functions, conditional
 expressions) with symnb's helpers (stable sigmoid/softplus/logsigmoid, NaN-propagating
-max/min, sign(0) = 0, Heaviside(u, 0)), then compiled by numba: ``target="cpu"`` gives
+max/min, sign(0) = 0, Heaviside(u, h0) with its value h0 at 0), then compiled by numba: ``target="cpu"`` gives
 ``numba.njit`` functions, ``target="cuda"`` ``numba.cuda.jit(device=True)`` functions
 to call from one's own ``@cuda.jit`` kernels. The derivative is symnb's (kinks and
 surrogate gradients as on every backend); NaN in gives NaN out. Each function carries
@@ -51,8 +51,8 @@ def symnb_min(a, b):
 def symnb_sign(u):
     return 1.0 if u > 0 else (-1.0 if u < 0 else u)
 
-def symnb_heaviside(u):
-    return 1.0 if u > 0 else 0.0
+def symnb_heaviside(u, at0):
+    return 1.0 if u > 0 else (at0 if u == 0 else 0.0)
 """
 
 
@@ -75,7 +75,8 @@ class _Printer(PythonCodePrinter):
         return self._call("symnb_sign", expr)
 
     def _print_Heaviside(self, expr):
-        return f"symnb_heaviside({self._print(expr.args[0])})"
+        at0 = self._print(expr.args[1]) if len(expr.args) > 1 else "0.0"
+        return f"symnb_heaviside({self._print(expr.args[0])}, {at0})"
 
     def _nest(self, name: str, args: tuple) -> str:
         out = self._print(args[0])

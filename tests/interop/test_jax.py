@@ -163,3 +163,13 @@ def test_constant_that_does_not_fit_float32_is_refused():
     # traced constants are not checked (their values are not known)
     g = jax.jit(jax.grad(lambda b: f(0.5, beta=b)))(2.0)
     assert float(g) == pytest.approx(0.25 / (np.exp(1) + 2 + np.exp(-1)), rel=1e-6)
+
+
+@pytest.mark.parametrize("text", ["heaviside(x, 1)", "Heaviside(x, 0.5)", "heaviside(x - 1, 1)"])
+def test_heaviside_keeps_its_value_at_zero(text):
+    """to_jax printed where(u > 0, 1, 0): heaviside(x, 1) was 0 at x = 0."""
+    act = symnb.Activation(text)
+    f = act.to_jax()
+    x = np.array([-1.0, 0.0, 1.0, 2.0], dtype=np.float32)
+    want = act.compile(backend="cpp", dtype="float32").forward(x)
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(x)), want)

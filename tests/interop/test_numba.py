@@ -171,3 +171,15 @@ def test_constant_names_are_the_activations_own_after_a_twin_was_lowered():
     fns.bind(beta=2.0)
     with pytest.raises(symnb.FormulaError, match="my_beta"):
         fns.bind(my_beta=2.0)
+
+
+@pytest.mark.parametrize("text", ["heaviside(x, 1)", "Heaviside(x, 0.5)", "heaviside(x - 1, 1)"])
+def test_heaviside_keeps_its_value_at_zero(text):
+    """The helper dropped h0: heaviside(x, 1) was 0 at x = 0 (the kernels give 1)."""
+    act = symnb.Activation(text)
+    fns = act.to_numba().bind()
+    x = np.array([-1.0, 0.0, 1.0, 2.0])
+    y, dy = np.empty_like(x), np.empty_like(x)
+    _loop(fns.f, fns.df)(x, y, dy)
+    want = act.compile(backend="cpp", dtype="float64").forward(x)
+    np.testing.assert_array_equal(y, want)
