@@ -28,6 +28,7 @@ from symnb.formula.compose import expand_composed
 from symnb.formula.functions import sigmoid
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.latex import formula_latex
+from symnb.formula.parse import adopt_sympy, check_length
 from symnb.formula.stability import stabilize, stabilize_derivative
 from symnb.formula.steps import drop_continuous_steps
 
@@ -49,29 +50,54 @@ class Learnable:
             raise ValueError(
                 f"learnable(per={self.per!r}): per must be 'layer' or 'neuron'"
             )
-        _check_constant_value("learnable", self.value)
+        _learnable_value(self.value)
 
 
 def learnable(value: float, per: str = "layer") -> Learnable:
     """Mark a constant as trainable: ``Activation("x*sigmoid(beta*x)", beta=learnable(1.0))``.
 
     ``per="layer"`` shares one value per layer, ``per="neuron"`` gives each neuron its own.
+    ``value`` must be a finite real number (``FormulaError`` otherwise).
     """
-    return Learnable(float(value), per)
+    return Learnable(_learnable_value(value), per)
+
+
+def _learnable_value(value: Any) -> float:
+    v = _finite_real(value)
+    if v is None:
+        raise FormulaError(
+            "learnable's initial value must be a finite real number, got "
+            + _shown(value),
+            suggestion="pass a number, e.g. learnable(1.0)",
+        )
+    return v
+
+
+def _finite_real(value: Any) -> float | None:
+    """``value`` as a finite float, or None (not a real number, or not finite as a
+    float: 10**400 overflows)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        v = float(value)
+    except (OverflowError, TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, shortened (a 400-digit integer is not a message)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _check_constant_value(name: str, value: Any) -> float:
     if isinstance(value, Learnable):
         return value.value
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    v = _finite_real(value)
+    if v is None:
         raise FormulaError(
-            f"constant {name!r} must be a finite real number, got {value!r}",
-            suggestion=f"pass a number, e.g. {name}=1.0",
-        )
-    v = float(value)
-    if not math.isfinite(v):
-        raise FormulaError(
-            f"constant {name!r} must be a finite real number, got {value!r}",
+            f"constant {name!r} must be a finite real number, got {_shown(value)}",
             suggestion=f"pass a finite number, e.g. {name}=1.0",
         )
     return v
@@ -305,11 +331,24 @@ class _Formula:
                 suggestion=f"use one of {', '.join(SURROGATES)} or pass derivative=...",
             )
 
-        if not isinstance(expr, (sp.Basic, str)):
-            raise TypeError(
-                f"{type(self).__name__} expects formula text or a SymPy expression, "
-                f"got {type(expr).__name__}"
-            )
+        for label, given in (("formula", expr), ("derivative", derivative)):
+            if isinstance(given, str):
+                check_length(given, label)  # before anything reads the text
+            elif not isinstance(given, sp.Basic) and (
+                label == "formula" or given is not None
+            ):
+                raise TypeError(
+                    f"{type(self).__name__} expects {label} text or a SymPy "
+                    f"expression, got {type(given).__name__} ({_shown(given)})"
+                )
+        # the named activations this formula may call, as they are now
+        users = compose.registered() if _users is None else dict(_users)
+        # SymPy objects get the text's checks before anything prints or walks them
+        # recursively (a 300-deep expression broke sstr with a RecursionError)
+        if not isinstance(expr, str):
+            expr = self._adopt_sympy(expr, users)
+        if derivative is not None and not isinstance(derivative, str):
+            derivative = self._adopt_sympy(derivative, users, "derivative")
         self.text = expr if isinstance(expr, str) else sp.sstr(expr)
         self.name = name or self._default_name()
         self._user_symbols = {n: sp.Symbol(n, real=True) for n in values}
@@ -319,8 +358,7 @@ class _Formula:
             if isinstance(derivative, str) or derivative is None
             else sp.sstr(derivative)
         )
-        # the named activations this formula calls, as they are now (see with_constants)
-        users = compose.registered() if _users is None else dict(_users)
+        # the ones it calls (see with_constants)
         texts = [t for t in (self.text, self.derivative_text) if isinstance(t, str)]
         self._users = compose.used_names(" ".join(texts), users)
         # one budget for the whole symbolic pipeline (parse, rewrites, diff, limits)
@@ -335,7 +373,7 @@ class _Formula:
                     functions=self._functions(),
                 )
             else:
-                user_expr = self._adopt_sympy(expr)
+                user_expr = expr  # adopted above
             self._build(user_expr, derivative)
         if name is not None and _register and self.kind == "activation":
             compose.register(self, replace=bool(replace))
@@ -351,18 +389,19 @@ class _Formula:
     def _default_name(self) -> str:
         return "f" if self.kind == "activation" else "loss"
 
-    def _adopt_sympy(self, expr: sp.Basic) -> sp.Expr:
-        """Accept a SymPy expression: its symbols become real symbols of the same name."""
-        allowed = set(self.variables) | set(self._constants)
-        mapping = {}
-        for s in expr.free_symbols:
-            if s.name not in allowed:
-                raise FormulaError(
-                    f"unknown symbol {s.name!r} in the expression",
-                    suggestion=f"declare it as a constant: {s.name}=1.0",
-                )
-            mapping[s] = sp.Symbol(s.name, real=True)
-        return sp.sympify(expr).xreplace(mapping)
+    def _adopt_sympy(
+        self, expr: sp.Basic, users: Mapping[str, Any], what: str = "formula"
+    ) -> sp.Expr:
+        """Accept a SymPy expression checked as text is (``parse.adopt_sympy``): its
+        symbols become real symbols of the same name."""
+        exclude = frozenset(self._constants) | set(self.variables)
+        return adopt_sympy(
+            expr,
+            variables=self.variables,
+            constants=tuple(self._constants),
+            functions=compose.function_table(exclude, users),
+            what=what,
+        )
 
     def _build(self, user_expr: sp.Expr, derivative: str | sp.Expr | None) -> None:
         from symnb.formula.parse import parse_formula
@@ -394,7 +433,7 @@ class _Formula:
                         functions=self._functions(),
                     )
                 else:
-                    dexpr = self._adopt_sympy(derivative)
+                    dexpr = derivative  # adopted in __init__
                 df = expand_composed(stabilize(dexpr)[0].xreplace(to_internal))
                 self.notes.append("the derivative is the one given (derivative=...)")
             df, n1 = _fix_kinks(stabilize_derivative(df), self.surrogate, what, var)

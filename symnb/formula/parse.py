@@ -15,6 +15,10 @@ Limits (all checked before SymPy sees anything expensive):
 
 Every error is a :class:`symnb.errors.FormulaError` with a 1-based line and column where there
 is a position, and a suggestion where there is one.
+
+SymPy objects (``Activation(sympy_expr)``) get the same checks from :func:`adopt_sympy`: the
+formula functions only, the same number, exponent, depth and size limits (walked
+iteratively, before SymPy prints or recurses into them), identifier names.
 """
 
 from __future__ import annotations
@@ -31,8 +35,11 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
+from sympy.logic.boolalg import Boolean, BooleanAtom
 
 from symnb.errors import FormulaError
+from symnb.formula import compose, library
 from symnb.formula.budget import check_minmax_arity
 from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
 
@@ -131,6 +138,9 @@ _GREEK_SPELLING = {"lamda": "lam", "lambda": "lam"}
 _NOT_FINITE_NAMES = {"inf", "infinity", "Infinity", "oo", "nan", "NaN", "zoo"}
 _COMPLEX_NAMES = {"I", "j", "J"}
 
+_COMMENT = re.compile(r"#[^\n\r]*")
+# 'f(x) =', 'y =' at the start (not '==')
+_DEFINITION = re.compile(r"\s*[A-Za-z_]\w*\s*(?:\([^()=]*\))?\s*=(?!=)")
 _SIGN_RUN = re.compile(rf"[-+~](?:\s*[-+~]){{{MAX_SIGN_RUN},}}")
 _TOKEN = re.compile(
     r"(?P<num>0[xXoObB][0-9a-fA-F_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[jJ]?)"
@@ -274,6 +284,92 @@ _APPROX_BY_CALLABLE: dict[int, Callable[..., float]] = {
 }
 
 
+class _Problem(Exception):
+    """A bad number or power, before the caller knows where to point (its position)."""
+
+    def __init__(self, message: str, suggestion: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.suggestion = suggestion
+
+
+def _check_number(value: float, what: str = "number") -> float:
+    """``value`` if it is a finite real of magnitude at most MAX_MAGNITUDE."""
+    if isinstance(value, complex):
+        raise _Problem("complex numbers are not allowed")
+    if math.isnan(value) or math.isinf(value):
+        raise _Problem(
+            f"{what} is not a finite real number",
+            "use numbers whose magnitude is at most 1e300",
+        )
+    if abs(value) > MAX_MAGNITUDE:
+        raise _Problem(
+            f"{what} is too large (magnitude above {MAX_MAGNITUDE:g})",
+            "use numbers whose magnitude is at most 1e300",
+        )
+    return value
+
+
+def _estimate(fn: Callable[..., float], *args: float) -> float | None:
+    """Float value of a constant expression (None when the arguments do not fit)."""
+    try:
+        value = float(fn(*args))
+    except TypeError:  # wrong number of arguments: SymPy will say so
+        return None
+    except OverflowError:
+        raise _Problem(
+            f"the value of this constant expression is too large "
+            f"(magnitude above {MAX_MAGNITUDE:g})",
+        ) from None
+    except ZeroDivisionError:
+        raise _Problem("division by zero") from None
+    except ValueError:
+        raise _Problem("this constant expression is not a finite real number") from None
+    return _check_number(value, "the value of this constant expression")
+
+
+def _power_problem(
+    base: float | None, expo: float | None, base_expr: Any
+) -> tuple[str, str, str | None] | None:
+    """What is wrong with ``base**expo`` given float estimates of its parts (None where
+    a part is not a plain number): ``(part, message, suggestion)`` with part
+    ``"exponent"`` or ``"power"``, or None when the power is fine."""
+    beyond = f"(magnitude beyond {MAX_MAGNITUDE:g})"
+    if expo is not None and abs(expo) > MAX_EXPONENT:
+        return (
+            "exponent",
+            f"exponent is too large (|exponent| above {MAX_EXPONENT})",
+            "use a smaller exponent",
+        )
+    if base is not None and expo is not None:
+        if base == 0 and expo < 0:
+            return "power", "division by zero (0 to a negative power)", None
+        if base < 0 and expo != int(expo):
+            return (
+                "power",
+                "a negative number to a fractional power is not a real number",
+                None,
+            )
+        if base != 0 and abs(expo * math.log10(abs(base))) > 300:
+            return (
+                "power",
+                f"the value of this power is too large or too small {beyond}",
+                None,
+            )
+    elif expo is not None and isinstance(base_expr, sp.Expr):
+        coeff, _ = base_expr.as_coeff_Mul()
+        if isinstance(coeff, sp.Number) and coeff != 0 and coeff.is_finite:
+            c = abs(float(coeff))
+            if c and abs(expo * math.log10(c)) > 300:
+                return (
+                    "power",
+                    "a coefficient in this power becomes too large or too small "
+                    + beyond,
+                    None,
+                )
+    return None
+
+
 def _is_piecewise(fn: Any) -> bool:
     return fn is sp.Piecewise
 
@@ -282,10 +378,20 @@ def _is_where(fn: Any) -> bool:
     return fn is ALLOWED_FUNCTIONS.get("where")
 
 
+#: Least similarity (difflib's ratio) of a did-you-mean suggestion: 'tahn' -> 'tanh' is
+#: 0.75, 'mux' -> 'max' 0.67; 'softmax' -> 'max' and 'mod' -> 'sigmoid' are 0.6.
+_SUGGEST_CUTOFF = 0.65
+
+
 def _suggest(
     word: str, candidates: Iterable[str], preferred: Iterable[str] = ()
 ) -> str | None:
-    """The closest candidate (case-insensitive), nudged toward ``preferred`` names."""
+    """The closest candidate (case-insensitive), nudged toward ``preferred`` names.
+
+    Only a close match counts (similarity at least :data:`_SUGGEST_CUTOFF` before the
+    nudges): the nudges rank close matches, they never make a far one close ('gamma'
+    is not 'max', 'mod' is not 'sigmoid').
+    """
     preferred = {p.lower() for p in preferred}
     best: tuple[float, str] | None = None
     low = word.lower()
@@ -293,11 +399,13 @@ def _suggest(
         ratio = difflib.SequenceMatcher(None, low, cand.lower()).ratio()
         if cand.lower() == low:
             ratio = 1.5
+        if ratio < _SUGGEST_CUTOFF:
+            continue
         if cand.lower() in preferred:
             ratio += 0.15
         if word[:1].isupper() == cand[:1].isupper():
             ratio += 0.01  # 'max' for 'mux', 'Max' for 'Mux'
-        if ratio >= 0.65 and (best is None or ratio > best[0]):
+        if best is None or ratio > best[0]:
             best = (ratio, cand)
     return None if best is None else best[1]
 
@@ -537,44 +645,19 @@ class _Parser:
 
     # ----------------------------------------------------------------- numbers
     def check_number(self, node: ast.AST, value: float, what: str = "number") -> float:
-        if isinstance(value, complex):
-            raise self.node_error(node, "complex numbers are not allowed")
-        if math.isnan(value) or math.isinf(value):
-            raise self.node_error(
-                node,
-                f"{what} is not a finite real number",
-                "use numbers whose magnitude is at most 1e300",
-            )
-        if abs(value) > MAX_MAGNITUDE:
-            raise self.node_error(
-                node,
-                f"{what} is too large (magnitude above {MAX_MAGNITUDE:g})",
-                "use numbers whose magnitude is at most 1e300",
-            )
-        return value
+        try:
+            return _check_number(value, what)
+        except _Problem as problem:
+            raise self.node_error(node, problem.message, problem.suggestion) from None
 
     def estimate(
         self, node: ast.AST, fn: Callable[..., float], *args: float
     ) -> float | None:
         """Float value of a constant expression (None when the arguments do not fit)."""
         try:
-            value = float(fn(*args))
-        except TypeError:  # wrong number of arguments: SymPy will say so
-            return None
-        except OverflowError:
-            raise self.node_error(
-                node,
-                f"the value of this constant expression is too large "
-                f"(magnitude above {MAX_MAGNITUDE:g})",
-            ) from None
-        except ZeroDivisionError:
-            raise self.node_error(node, "division by zero") from None
-        except ValueError:
-            raise self.node_error(
-                node,
-                "this constant expression is not a finite real number",
-            ) from None
-        return self.check_number(node, value, "the value of this constant expression")
+            return _estimate(fn, *args)
+        except _Problem as problem:
+            raise self.node_error(node, problem.message, problem.suggestion) from None
 
     def result(self, node: ast.AST, expr: Any, approx: float | None) -> _Val:
         """Wrap a SymPy result; exact numbers give their own estimate."""
@@ -595,8 +678,10 @@ class _Parser:
     ) -> Any:
         try:
             return fn(*args)
-        except FormulaError:
-            raise
+        except FormulaError as exc:
+            if exc.line is not None:
+                raise
+            raise self.node_error(node, exc.message, exc.suggestion) from None
         except RecursionError:
             raise self.node_error(
                 node, "formula is nested too deeply for SymPy"
@@ -872,42 +957,14 @@ class _Parser:
         base = self.build(node.left)
         expo = self.build(node.right)
         approx = None
-        if expo.approx is not None and abs(expo.approx) > MAX_EXPONENT:
+        problem = _power_problem(base.approx, expo.approx, base.expr)
+        if problem is not None:
+            part, message, suggestion = problem
             raise self.node_error(
-                node.right,
-                f"exponent is too large (|exponent| above {MAX_EXPONENT})",
-                "use a smaller exponent",
+                node.right if part == "exponent" else node, message, suggestion
             )
         if base.approx is not None and expo.approx is not None:
-            b, e = base.approx, expo.approx
-            if b == 0 and e < 0:
-                raise self.node_error(node, "division by zero (0 to a negative power)")
-            if b < 0 and e != int(e):
-                raise self.node_error(
-                    node,
-                    "a negative number to a fractional power is not a real number",
-                )
-            if b != 0 and abs(e * math.log10(abs(b))) > 300:
-                raise self.node_error(
-                    node,
-                    "the value of this power is too large or too small "
-                    f"(magnitude beyond {MAX_MAGNITUDE:g})",
-                )
-            approx = self.estimate(node, math.pow, b, e)
-        elif expo.approx is not None and base.approx is None:
-            coeff, _ = (
-                base.expr.as_coeff_Mul()
-                if isinstance(base.expr, sp.Expr)
-                else (1, None)
-            )
-            if isinstance(coeff, sp.Number) and coeff != 0 and coeff.is_finite:
-                c = abs(float(coeff))
-                if c and abs(expo.approx * math.log10(c)) > 300:
-                    raise self.node_error(
-                        node,
-                        "a coefficient in this power becomes too large or too small "
-                        f"(magnitude beyond {MAX_MAGNITUDE:g})",
-                    )
+            approx = self.estimate(node, math.pow, base.approx, expo.approx)
         expr = self.sympy_call(node, "a power", sp.Pow, base.expr, expo.expr)
         return self.result(node, expr, approx)
 
@@ -965,6 +1022,12 @@ class _Parser:
         fn = self.functions[name]
         if not node.args:
             raise self.node_error(node, f"{name}() needs at least one argument")
+        if name not in ALLOWED_FUNCTIONS and len(node.args) > 1:
+            shown = [
+                ast.get_source_segment(self.processed_text, a) or "?" for a in node.args
+            ]
+            message, suggestion = activation_arity(name, fn, shown)
+            raise self.node_error(node, message, suggestion)
         if _is_piecewise(fn):
             return self.build_piecewise(node, name, fn)
         if _is_where(fn):
@@ -1095,17 +1158,15 @@ class _Parser:
     # ----------------------------------------------------------------- driver
     def parse(self) -> sp.Expr:
         text = self.text
-        if len(text) > MAX_LENGTH:
-            raise FormulaError(
-                f"formula is too long ({len(text)} characters, at most {MAX_LENGTH})",
-                None,
-                None,
-                None,
-                "split it into smaller formulas",
-            )
+        check_length(text)
         if not text.strip():
             raise self.error(
                 "empty formula", suggestion="type a formula, e.g. x*sigmoid(x)"
+            )
+        if not _COMMENT.sub("", text).strip():
+            raise self.error(
+                "empty formula (it is only a comment)",
+                suggestion="type a formula before the '#', e.g. x*sigmoid(x)  # swish",
             )
         self.check_characters()
         self.check_nesting()
@@ -1172,6 +1233,9 @@ class _Parser:
                 col,
                 "use numbers whose magnitude is at most 1e300",
             )
+        statement = self.statement_error()
+        if statement is not None:
+            raise statement
         implicit = self.implicit_multiplication()
         if implicit is not None:
             iline, icol, left, right = implicit
@@ -1196,34 +1260,464 @@ class _Parser:
             hint = "the formula ends too early"
         raise self.error(f"syntax error: {msg}", line, col, hint)
 
-    def check_result(self, expr: sp.Expr) -> None:
-        bad = [
-            a
-            for a in (sp.I, sp.nan, sp.zoo, sp.oo, sp.S.NegativeInfinity)
-            if expr.has(a)
-        ]
-        if bad:
-            what = "complex" if bad[0] is sp.I else "infinite or undefined"
-            raise self.error(
-                f"formula {self.short_text()} gives a {what} value ({bad[0]}); "
-                "formulas must be finite and real",
-                suggestion="check divisions by zero, logs and roots of negative constants",
+    def statement_error(self) -> FormulaError | None:
+        """``f(x) = ...``, ``y = ...`` or a ``;``: a formula is one expression."""
+        text = self.text
+        code = _COMMENT.sub(lambda m: " " * len(m.group()), text)
+        m = _DEFINITION.match(code)
+        if m is not None:
+            at = m.end() - 1
+            head = " ".join(code[:at].split())
+            rhs = code[m.end() :].strip().rstrip(";").strip()
+            rhs = rhs if len(rhs) <= 60 else rhs[:57] + "..."
+            return self.error(
+                f"syntax error: a formula is only the expression, not a definition "
+                f"'{head} = ...'",
+                code.count("\n", 0, at) + 1,
+                at - code.rfind("\n", 0, at),
+                f"write only the right-hand side, e.g. {rhs or 'x*sigmoid(x)'} "
+                "(the 'name(x) = ...' form is for %%symact cells)",
             )
-        for num in expr.atoms(sp.Number):
+        at = code.find(";")
+        if at < 0:
+            return None
+        trailing = not code[at + 1 :].replace(";", " ").strip()
+        return self.error(
+            "syntax error: ';' is not allowed, a formula is one expression",
+            code.count("\n", 0, at) + 1,
+            at - code.rfind("\n", 0, at),
+            "remove the ';' at the end"
+            if trailing
+            else "remove the ';': write one expression per formula",
+        )
+
+    def check_result(self, expr: sp.Expr) -> None:
+        where = f"formula {self.short_text()}"
+        _validate(expr, self.text, self.functions, where, limits=False)
+
+
+def check_length(text: str, what: str = "formula") -> None:
+    """Refuse a text longer than :data:`MAX_LENGTH`, before anything else reads it."""
+    if len(text) > MAX_LENGTH:
+        raise FormulaError(
+            f"{what} is too long ({len(text)} characters, at most {MAX_LENGTH})",
+            suggestion="split it into smaller formulas",
+        )
+
+
+def activation_arity(name: str, fn: Any, args: list[str]) -> tuple[str, str]:
+    """Message and hint for an activation called with more than its one argument,
+    e.g. ``leaky_relu(x, 0.2)``; ``args`` are the arguments as the user wrote them.
+
+    Inside a formula a library activation has its default constants and a named one the
+    values it was defined with; another value means writing the formula out or naming
+    an activation with that value.
+    """
+    given = f"{name} takes one argument in a formula, the input ({len(args)} given)"
+    lib = compose.library_name(fn)
+    entry = library.ACTIVATIONS.get(lib) if lib is not None else None
+    if entry is None:
+        return given, (
+            f"a named activation keeps the constant values it was defined with; for "
+            f"other values define one more name with them, e.g. in %%symact: "
+            f"{name}_2(x; c=0.5) = ... and call {name}_2(x)"
+        )
+    if not entry.constants:
+        return given, f"{name} has no constants: call it as {name}(x)"
+    names = list(entry.constants)
+    defaults = ", ".join(f"{k}={v:g}" for k, v in entry.constants.items())
+    message = f"{given}; it uses the library's {defaults}"
+    if len(args) - 1 > len(names):
+        return message, (
+            f"its constants are {', '.join(names)}: see symnb.activation({name!r}, "
+            + ", ".join(f"{k}=..." for k in names)
+            + ")"
+        )
+    values = dict(zip(["x", *names], args))
+    simple = re.compile(r"[A-Za-z0-9_.]+")
+
+    def put(m: re.Match) -> str:
+        text = values.get(m.group(), m.group())
+        return text if simple.fullmatch(text) else f"({text})"
+
+    written = re.sub(r"[A-Za-z_]\w*", put, entry.text)
+    numeric = {k: values[k] for k in names if _is_number_text(values.get(k, ""))}
+    example = {**{k: f"{v:g}" for k, v in entry.constants.items()}, **numeric}
+    keywords = ", ".join(f"{k}={v}" for k, v in example.items())
+    return message, (
+        f"write it out with your values: {written}; or define a named activation "
+        f"with them and call it by its name: symnb.Activation({entry.text!r}, "
+        f"name='my_{name}', {keywords}) or the %%symact line my_{name}(x; {keywords})"
+        f" = {entry.text}, then my_{name}(x) (symnb.activation({name!r}, {keywords})"
+        " is that activation on its own, not callable in formulas)"
+    )
+
+
+def _is_number_text(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------- SymPy objects
+# ``Activation(sympy_expr)`` gets the same checks as formula text: the walk below runs
+# on the parser's result (limits=False: the text's own length/node/depth limits were
+# checked on its syntax tree) and on SymPy objects (limits=True), iteratively.
+
+_RELATIONALS = (
+    sp.StrictLessThan,
+    sp.LessThan,
+    sp.StrictGreaterThan,
+    sp.GreaterThan,
+    sp.Equality,
+    sp.Unequality,
+)
+_CONNECTIVES = (sp.And, sp.Or, sp.Not)
+#: Numbers with names a SymPy expression may hold: the formulas' pi and E, and the ones
+#: limits of derivatives bring (code generation prints them all).
+_NUMBER_SYMBOLS = (
+    *ALLOWED_CONSTANTS.values(),
+    sp.EulerGamma,
+    sp.GoldenRatio,
+    sp.Catalan,
+)
+_MAX_DEPTH_TEXT = f"formula is nested too deeply (more than {MAX_DEPTH} levels)"
+
+
+def _allowed_classes() -> tuple[type, ...]:
+    """The SymPy function classes the formula functions build (``where`` a Piecewise,
+    ``relu`` a Max, ``heaviside`` a Heaviside ...), found by calling each once."""
+    if _ALLOWED_CLASSES:
+        return _ALLOWED_CLASSES[0]
+    u, a, b = sp.symbols("u a b", real=True)
+    # SymPy's erfc: symnb's erfc evaluates numbers to it, the stable rewrites use it
+    found: set[type] = {sp.erfc, compose.ComposedFunction}
+    for fn in ALLOWED_FUNCTIONS.values():
+        if isinstance(fn, type):
+            found.add(fn)
+            continue
+        for args in ((u,), (u, a, b), (u > 0, a, b)):
             try:
-                big = abs(float(num)) > MAX_MAGNITUDE
-            except OverflowError:
-                big = True
-            if big:
-                raise self.error(
-                    f"formula {self.short_text()} contains a number beyond {MAX_MAGNITUDE:g}",
+                out = fn(*args)
+            except Exception:  # noqa: BLE001 - not this many arguments
+                continue
+            parts = sp.preorder_traversal(out)
+            found.update(type(n) for n in parts if isinstance(n, sp.Function))
+            break
+    _ALLOWED_CLASSES.append(tuple(found))
+    return _ALLOWED_CLASSES[0]
+
+
+_ALLOWED_CLASSES: list[tuple[type, ...]] = []
+#: Float estimates by SymPy class (for constant sub-expressions, as the parser's).
+_APPROX_BY_CLASS: dict[type, Callable[..., float]] = {
+    **{
+        ALLOWED_FUNCTIONS[name]: fn
+        for name, fn in _APPROX_BY_NAME.items()
+        if isinstance(ALLOWED_FUNCTIONS.get(name), type)
+    },
+    sp.Heaviside: _heaviside_f,
+    sp.erfc: math.erfc,
+}
+
+
+class _Found:
+    """What the walk saw: symbols, and calls of undefined functions the table knows."""
+
+    def __init__(self) -> None:
+        self.symbols: set[sp.Symbol] = set()
+        self.calls: set[sp.Basic] = set()
+
+
+def _validate(
+    expr: sp.Basic,
+    text: str | None,
+    functions: Mapping[str, Any],
+    where: str,
+    limits: bool,
+) -> _Found:
+    """Check a SymPy expression as the parser checks text: only the formula functions,
+    finite real numbers within the magnitude and exponent limits, Piecewise with an
+    'otherwise' pair, conditions only in Piecewise; with ``limits`` also the node count
+    and nesting depth. Iterative (a deep tree raises no RecursionError); each shared
+    sub-expression is visited once. ``where`` names the formula in messages."""
+    found = _Found()
+    classes = _allowed_classes()
+    # (height, size written out, float estimate) of each part checked
+    info: dict[tuple[int, bool], tuple[int, int, float | None]] = {}
+    expanded: set[tuple[int, bool]] = set()
+    stack: list[tuple[sp.Basic, bool, bool]] = [(expr, False, False)]
+
+    def fail(message: str, suggestion: str | None = None) -> FormulaError:
+        return FormulaError(message, text, None, None, suggestion)
+
+    while stack:
+        node, condition, done = stack.pop()
+        key = (id(node), condition)
+        if done:
+            info[key] = _finish(node, condition, info, fail, where)
+            if limits and info[key][0] > MAX_DEPTH:
+                raise fail(_MAX_DEPTH_TEXT, "simplify the formula")
+            if limits and info[key][1] > MAX_LENGTH:
+                # a part shared n times is printed (and walked by SymPy) n times
+                raise fail(
+                    f"formula is too long (written out, more than {MAX_LENGTH} parts)",
+                    "split it into smaller formulas",
                 )
-        for p in expr.atoms(sp.Pow):
-            e = p.exp
-            if isinstance(e, sp.Number) and abs(float(e)) > MAX_EXPONENT:
-                raise self.error(
-                    f"formula {self.short_text()} contains an exponent above {MAX_EXPONENT}",
-                )
+            continue
+        if key in expanded:
+            continue
+        expanded.add(key)
+        if limits and len(expanded) > MAX_NODES:
+            raise fail(
+                f"formula is too long (more than {MAX_NODES} terms and operators)",
+                "split it into smaller formulas",
+            )
+        children = _children(node, condition, classes, functions, found, fail)
+        stack.append((node, condition, True))
+        stack.extend(
+            (c, cond, False) for c, cond in children if (id(c), cond) not in expanded
+        )
+    return found
+
+
+def _parts(node: sp.Basic, condition: bool) -> list[tuple[sp.Basic, bool]]:
+    """The sub-expressions of ``node`` and whether each is a condition."""
+    if isinstance(node, sp.Piecewise):
+        return [
+            part for pair in node.args for part in ((pair.expr, False), (pair.cond, True))
+        ]
+    if condition and isinstance(node, _CONNECTIVES):
+        return [(a, True) for a in node.args]
+    return [(a, False) for a in node.args]
+
+
+def _children(
+    node: sp.Basic,
+    condition: bool,
+    classes: tuple[type, ...],
+    functions: Mapping[str, Any],
+    found: _Found,
+    fail: Callable[..., FormulaError],
+) -> list[tuple[sp.Basic, bool]]:
+    """Refuse what a formula cannot hold at this place; return the parts to check."""
+    if condition:
+        if isinstance(node, (BooleanAtom, *_CONNECTIVES, *_RELATIONALS)):
+            return _parts(node, condition)
+        raise fail(
+            f"a condition must be a comparison (<, <=, >, >=, ==, !=) or True, got "
+            f"{type(node).__name__}",
+            "for example Piecewise((x, x > 0), (0, True))",
+        )
+    if isinstance(node, sp.Symbol):
+        if not (node.name.isascii() and node.name.isidentifier()) or (
+            keyword.iskeyword(node.name)
+        ):
+            raise fail(
+                f"symbol name {node.name[:60]!r} is not a valid name",
+                "use letters, digits and '_', starting with a letter",
+            )
+        found.symbols.add(node)
+        return []
+    if node is sp.I:
+        raise fail("complex numbers are not allowed", "formulas are real")
+    if node is sp.zoo:
+        raise fail(
+            "the formula gives an infinite or undefined value (zoo); formulas must be "
+            "finite and real",
+            "check divisions by zero",
+        )
+    if isinstance(node, sp.NumberSymbol) and node not in _NUMBER_SYMBOLS:
+        raise fail(f"the constant {node} is not allowed in a formula")
+    if isinstance(node, (sp.Number, sp.NumberSymbol, sp.Add, sp.Mul, sp.Pow)):
+        return _parts(node, condition)
+    if not isinstance(node, sp.Expr):
+        if isinstance(node, Boolean):  # comparisons included
+            raise fail(
+                "comparisons and and/or/not are not allowed here: only as conditions "
+                "of Piecewise(...) or where(...)",
+                "for example Piecewise((x, x > 0), (0.1*x, True))",
+            )
+        raise fail(f"{type(node).__name__} is not allowed in a formula")
+    if isinstance(node, sp.Piecewise):
+        if node.args[-1].cond is not sp.true:
+            raise fail(
+                "Piecewise needs an 'otherwise' pair (value, True) as its last "
+                "argument",
+                "for example Piecewise((x, x > 0), (0, True))",
+            )
+        return _parts(node, condition)
+    if isinstance(node, (sp.Max, sp.Min)):
+        check_minmax_arity(type(node), node.args)
+    if isinstance(node, classes):
+        return _parts(node, condition)
+    hint = "allowed functions: " + ", ".join(
+        sorted({n for n in functions if n.islower()})
+    )
+    if isinstance(node, AppliedUndef):
+        name = type(node).__name__
+        if name in functions:
+            found.calls.add(node)
+            return _parts(node, condition)
+        guess = _suggest(name, functions, PREFERRED_FUNCTIONS)
+        if guess:
+            raise fail(f"unknown function {name!r} (did you mean {guess!r}?)", hint)
+        raise fail(f"unknown function {name!r}", hint)
+    if isinstance(node, sp.Function):
+        name = type(node).__name__
+        raise fail(f"function {name!r} is not allowed in a formula", hint)
+    raise fail(
+        f"{type(node).__name__} is not allowed in a formula: it is not a function of "
+        "the formula language (unevaluated integrals, sums, limits and derivatives "
+        "cannot be compiled)",
+        hint,
+    )
+
+
+def _finish(
+    node: sp.Basic,
+    condition: bool,
+    info: dict[tuple[int, bool], tuple[int, int, float | None]],
+    fail: Callable[..., FormulaError],
+    where: str,
+) -> tuple[int, int, float | None]:
+    """Height, size written out and float estimate of ``node``, its parts done;
+    numbers and powers checked."""
+    parts = [info[(id(c), cond)] for c, cond in _parts(node, condition)]
+    height = 1 + max((h for h, _, _ in parts), default=0)
+    size = 1 + sum(n for _, n, _ in parts)
+    approx = [a for _, _, a in parts]
+    known = bool(approx) and all(a is not None for a in approx)
+    value = None
+    try:
+        if isinstance(node, sp.Number):
+            value = _number_value(node, where)
+        elif isinstance(node, sp.NumberSymbol):
+            value = float(node)
+        elif isinstance(node, sp.Pow):
+            problem = _power_problem(approx[0], approx[1], node.base)
+            if problem is not None:
+                raise _Problem(f"{problem[1]} in {where}", problem[2])
+            value = _estimate(math.pow, *approx) if known else None
+        elif isinstance(node, (sp.Add, sp.Mul)) and known:
+            op = math.fsum if isinstance(node, sp.Add) else math.prod
+            value = _check_number(op(approx), "the value of a constant part")
+        elif type(node) in _APPROX_BY_CLASS and known:
+            value = _estimate(_APPROX_BY_CLASS[type(node)], *approx)
+    except _Problem as problem:
+        raise fail(problem.message, problem.suggestion) from None
+    return height, size, value
+
+
+def _number_value(num: sp.Number, where: str) -> float:
+    """A finite real number of magnitude at most MAX_MAGNITUDE (exact ones included)."""
+    if num.is_finite is False or num is sp.nan:
+        raise _Problem(
+            f"{where} gives an infinite or undefined value ({num}); formulas must be "
+            "finite and real",
+            "check divisions by zero, logs and roots of negative constants",
+        )
+    big = isinstance(num, sp.Rational) and max(abs(num.p), num.q) > MAX_MAGNITUDE
+    try:
+        big = big or abs(float(num)) > MAX_MAGNITUDE
+    except OverflowError:
+        big = True
+    if big:
+        raise _Problem(
+            f"{where} contains a number beyond {MAX_MAGNITUDE:g}",
+            "use numbers whose magnitude is at most 1e300",
+        )
+    return float(num)
+
+
+def adopt_sympy(
+    expr: Any,
+    variables: tuple[str, ...] = ("x",),
+    constants: Iterable[str] = (),
+    *,
+    functions: Mapping[str, Any] | None = None,
+    what: str = "formula",
+) -> sp.Expr:
+    """A SymPy expression checked as formula text is, in real symbols of the same names.
+
+    Calls of undefined functions whose names the formula may call
+    (``sympy.Function("gelu")(x)``) become those functions, as in text.
+
+    Raises
+    ------
+    FormulaError
+        For what the text path refuses: functions outside the formula language
+        (``Integral``, ``gamma`` ...), numbers beyond the limits, a Piecewise without
+        an 'otherwise' pair, a nesting deeper than :data:`MAX_DEPTH`, more than
+        :data:`MAX_NODES` distinct parts, names that are not identifiers, symbols that
+        are neither variables nor declared constants.
+    """
+    functions = ALLOWED_FUNCTIONS if functions is None else functions
+    var_names, const_names = _declared(variables, constants, functions)
+    if not isinstance(expr, sp.Expr):
+        raise FormulaError(
+            f"a {what} must be a number-valued SymPy expression, got "
+            f"{type(expr).__name__}",
+            suggestion="a condition belongs in Piecewise((value, condition), "
+            "(otherwise, True))",
+        )
+    found = _validate(expr, None, functions, f"the {what}", limits=True)
+    allowed = {*var_names, *const_names}
+    mapping = {}
+    for s in sorted(found.symbols, key=lambda s: s.name):
+        if s.name not in allowed:
+            declare = f"declare it as a constant: {s.name}=1.0"
+            guess = _suggest(s.name, allowed)
+            raise FormulaError(
+                f"unknown symbol {s.name!r} in the {what}",
+                suggestion=f"did you mean {guess!r}? Otherwise {declare}"
+                if guess
+                else declare,
+            )
+        mapping[s] = sp.Symbol(s.name, real=True)
+    adopted = expr.xreplace(mapping)
+    if found.calls:
+        adopted = adopted.replace(
+            lambda e: isinstance(e, AppliedUndef) and type(e).__name__ in functions,
+            lambda e: _call(type(e).__name__, functions, e.args, what),
+        )
+        _validate(adopted, None, functions, f"the {what}", limits=True)
+    return adopted
+
+
+def _call(name: str, functions: Mapping[str, Any], args: tuple, what: str) -> Any:
+    """``functions[name](*args)`` for an undefined function's call in a SymPy object."""
+    fn = functions[name]
+    if name not in ALLOWED_FUNCTIONS and len(args) > 1:
+        raise FormulaError(*activation_arity(name, fn, [sp.sstr(a) for a in args]))
+    try:
+        return fn(*args)
+    except FormulaError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any SymPy failure -> FormulaError
+        raise FormulaError(
+            f"could not build {name}(...) in the {what}: {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _declared(
+    variables: Any, constants: Any, functions: Mapping[str, Any]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The variable and constant names, checked: identifiers, distinct, no function."""
+    var_names = _names("variable", variables, None, functions)
+    const_names = _names("constant", constants, None, functions)
+    seen: set[str] = set()
+    for kind, name in [("variable", n) for n in var_names] + [
+        ("constant", n) for n in const_names
+    ]:
+        if name in seen:
+            raise FormulaError(
+                f"{kind} {name!r} is declared twice "
+                "(variables and constants must differ)",
+            )
+        seen.add(name)
+    return var_names, const_names
 
 
 def _names(
@@ -1299,17 +1793,7 @@ def parse_formula(
     functions = ALLOWED_FUNCTIONS if functions is None else functions
     if not isinstance(text, str):
         raise FormulaError(f"a formula must be a string, got {type(text).__name__}")
-    var_names = _names("variable", variables, None, functions)
-    const_names = _names("constant", constants, None, functions)
-    seen: set[str] = set()
-    for kind, name in [("variable", n) for n in var_names] + [
-        ("constant", n) for n in const_names
-    ]:
-        if name in seen:
-            raise FormulaError(
-                f"{kind} {name!r} is declared twice (variables and constants must differ)",
-            )
-        seen.add(name)
+    var_names, const_names = _declared(variables, constants, functions)
     return _Parser(text, var_names, const_names, functions).parse()
 
 
@@ -1320,5 +1804,8 @@ __all__ = [
     "MAX_MAGNITUDE",
     "MAX_NODES",
     "TIME_BUDGET_SECONDS",
+    "activation_arity",
+    "adopt_sympy",
+    "check_length",
     "parse_formula",
 ]
