@@ -144,6 +144,13 @@ def _sech(u):
     return 1 / sp.cosh(u)
 
 
+def _cbrt(u):
+    """``cbrt(u)``: the real cube root, negative for u < 0 (NumPy's and C's ``cbrt``;
+    ``u**(1/3)`` stays the principal power, NaN for u < 0)."""
+    third = sp.Rational(1, 3)
+    return sp.Piecewise((u**third, u >= 0), (-((-u) ** third), True))
+
+
 def _clip(u, lo, hi):
     """``clip(u, lo, hi)`` (NumPy's ``clip``, PyTorch's ``clamp``): min(max(u, lo), hi)."""
     return sp.Min(sp.Max(u, lo), hi)
@@ -155,7 +162,7 @@ ALLOWED_FUNCTIONS: dict[str, object] = {
     "log": sp.log,
     "ln": sp.log,
     "sqrt": sp.sqrt,
-    "cbrt": sp.cbrt,
+    "cbrt": _cbrt,
     "sin": sp.sin,
     "cos": sp.cos,
     "tan": sp.tan,

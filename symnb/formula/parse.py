@@ -226,9 +226,7 @@ def _log_f(u: float, base: float | None = None) -> float:
 
 
 def _cbrt_f(u: float) -> float:
-    if u < 0:
-        raise ValueError("negative argument")
-    return u ** (1.0 / 3.0)
+    return math.copysign(abs(u) ** (1.0 / 3.0), u)
 
 
 def _heaviside_f(u: float, h0: float = 0.0) -> float:

@@ -226,3 +226,19 @@ def test_residual_losses_get_the_one_input_rewrites(text, constants, ref):
             assert abs(value - want_f[i]) <= 1e-5 * abs(want_f[i]), (backend, rr[i], value)
             # (at 1e20 the true 2e-60 is below float32: 0 is right)
             assert abs(grad - want_g[i]) <= 1e-5 * abs(want_g[i]) + 1e-38, (backend, rr[i], grad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cbrt_is_the_real_cube_root(dtype):
+    """cbrt(x) was SymPy's principal x**(1/3): NaN for x < 0, where NumPy's and C's
+    cbrt give the real root (numpy.cbrt(-8) = -2); x**(1/3) stays NaN there."""
+    act = symnb.Activation("cbrt(x)")
+    x = np.array([-1e30, -8.0, -0.3, 1e-3, 2.0, 27.0], dtype=dtype)
+    for backend in BACKENDS:
+        y, dy = act.compile(backend=backend, dtype=dtype).forward_with_derivative(x)
+        np.testing.assert_allclose(y, np.cbrt(x.astype(np.float64)), rtol=TOL[dtype])
+        want_d = 1 / (3 * np.cbrt(x.astype(np.float64)) ** 2)
+        np.testing.assert_allclose(dy, want_d, rtol=4 * TOL[dtype])
+        with np.errstate(invalid="ignore"):
+            principal = symnb.Activation("x**(1/3)").compile(backend=backend, dtype=dtype)
+            assert np.isnan(principal.forward(x[:1])).all()
