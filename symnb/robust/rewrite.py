@@ -342,12 +342,12 @@ def _lower_degree(d: sp.Expr, than: sp.Expr, var: sp.Symbol) -> bool:
 def _cancelled(d: sp.Expr, a: sp.Expr, b: sp.Expr, var: sp.Symbol) -> bool:
     """d = a - b lost a degree in var (they cancel at large |x|) or a term free of var
     (they cancel near x = 0: sqrt(1 + t) - 1 for small t, the pseudo-Huber loss)."""
-    if _lower_degree(d, a, var):
-        return True
-    if d == 0:
-        return False
     ea, eb = bounded_expand(a), bounded_expand(b)
-    if ea is None or eb is None:
+    if ea is None or d == 0:
+        return False
+    if _lower_degree(d, ea, var):
+        return True
+    if eb is None:
         return False
     free = lambda e: [t for t in sp.Add.make_args(e) if var not in t.free_symbols]  # noqa: E731
     return bool(free(ea) or free(eb)) and not free(d)
