@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from symnb.codegen import printer as _printer
+from symnb.codegen.nan_flow import carries_nan_from_all
 from symnb.codegen.printer import (
     LIBM_FUNCS,
     MAX_OPERATIONS,
@@ -404,9 +405,13 @@ def _preamble(n_params: int) -> list[str]:
     return [f"    const symnb_real k{k} = c[{k}]; (void)k{k};" for k in range(n_params)]
 
 
-def _guard(n_inputs: int) -> tuple[str, str]:
+def _guard(n_inputs: int, exprs=(), inputs=()) -> tuple[str, str]:
+    """The NaN select's condition and value; the condition is ``false`` (the select
+    compiles away) where the expressions pass NaN on by themselves (:mod:`nan_flow`)."""
     names = _input_names(n_inputs)
     guard = "(" + " || ".join(f"{a} != {a}" for a in names) + ")"
+    if exprs and carries_nan_from_all(exprs, inputs):
+        guard = "false"
     nan_value = "(" + " + ".join(names) + ")"
     return guard, nan_value
 
@@ -433,7 +438,7 @@ def render_form_functions(
     """
     syms = _symbols(inputs, params)
     args = "".join(f"symnb_real {a}, " for a in _input_names(len(inputs)))
-    guard, nan_value = _guard(len(inputs))
+    _, nan_value = _guard(len(inputs))
     pre = _preamble(len(params))
     out = []
 
@@ -447,7 +452,7 @@ def render_form_functions(
                 name=name,
                 args=args,
                 body="\n".join(pre + ["    " + s for s in low.statements]),
-                guard=guard,
+                guard=_guard(len(inputs), (expr,), inputs)[0],
                 nan_value=nan_value,
                 result=low.results[0],
             )
@@ -460,7 +465,7 @@ def render_form_functions(
             name=f"symnb_fdf{index}",
             args=args,
             body="\n".join(pre + ["    " + s for s in low.statements]),
-            guard=guard,
+            guard=_guard(len(inputs), (f, df), inputs)[0],
             nan_value=nan_value,
             result0=low.results[0],
             result1=low.results[1],
@@ -486,7 +491,7 @@ def render_form_functions(
                 scalar_name=f"symnb_dcs{index}",
                 args=args,
                 body="\n".join(pre + ["    " + s for s in low.statements]),
-                guard=guard,
+                guard=_guard(len(inputs), tuple(dparams), inputs)[0],
                 stores=stores,
                 outputs=", ".join(f"symnb_real* SYMNB_RESTRICT d{k}" for k in k_params),
                 arg_names="".join(f"{a}, " for a in _input_names(len(inputs))),
