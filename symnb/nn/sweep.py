@@ -545,7 +545,7 @@ def execute(
 #: Seconds the gathering loop waits, once a run has finished, for more to finish: one
 #: gather (a round trip through the scheduler to a worker, about 1 ms of CPU in each
 #: process on a 2-core machine) then fetches them all. The bar and the store lag
-#: that much behind. The last batch is gathered at once.
+#: that much behind. The wait ends early once every task has finished.
 GATHER_WAIT = 0.05
 
 
@@ -615,6 +615,15 @@ def _tapered_chunks(todo: Sequence[Run], n_workers: int) -> list[list[Run]]:
     return chunks
 
 
+def _wait_for_more(futures: Any) -> None:
+    """Sleep up to :data:`GATHER_WAIT` for more runs to finish, but not past the moment
+    every task has finished: a fixed sleep held the sweep's last batch back by up to
+    50 ms (8% of a 120-run sweep on two workers)."""
+    deadline = time.monotonic() + GATHER_WAIT
+    while time.monotonic() < deadline and not all(f.done() for f in futures):
+        time.sleep(0.002)
+
+
 def _raise_failed(run: Run, future: Any) -> None:
     """Raise the error of a task that failed other than by a recorded fault (a bad
     option, a bug), naming its run."""
@@ -680,7 +689,7 @@ def _execute_dask(
         try:
             for batch in pending.batches():
                 if pending.count():  # let more finish: one gather for all
-                    time.sleep(GATHER_WAIT)
+                    _wait_for_more(futures)
                     batch += pending.next_batch(block=False)
                 # statuses first: a released future reads as "cancelled"
                 ok = [f for f in batch if f.status == "finished"]
