@@ -29,6 +29,7 @@ from symnb.formula.functions import sigmoid
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.latex import formula_latex
 from symnb.formula.parse import adopt_sympy, check_length
+from symnb.formula.display import fold_equal_branches
 from symnb.formula.stability import stabilize, stabilize_derivative
 from symnb.formula.steps import drop_continuous_steps
 
@@ -416,6 +417,7 @@ class _Formula:
 
         stable, notes = stabilize(user_expr)
         self.notes: list[str] = list(notes)
+        self._latex_cache: dict[str, str] = {}
         # keeps the names of composed activations, for LaTeX
         self._display = compose.display_form(stable)
         f = stable.xreplace(to_internal)
@@ -510,15 +512,20 @@ class _Formula:
 
     @property
     def latex(self) -> str:
-        """LaTeX of the function (composed activations keep their names)."""
-        if self._display.atoms(AppliedUndef):
-            return formula_latex(self._display)
-        return formula_latex(self.expr)
+        """LaTeX of the function (composed activations keep their names; branches that
+        only the arithmetic needs are folded, :mod:`symnb.formula.display`)."""
+        if "f" not in self._latex_cache:
+            shown = self._display if self._display.atoms(AppliedUndef) else self.expr
+            self._latex_cache["f"] = formula_latex(fold_equal_branches(shown))
+        return self._latex_cache["f"]
 
     @property
     def derivative_latex(self) -> str:
-        """LaTeX of the derivative."""
-        return formula_latex(self.derivative)
+        """LaTeX of the derivative (numerical-only branches folded, as :attr:`latex`)."""
+        if "df" not in self._latex_cache:
+            shown = fold_equal_branches(self.derivative)
+            self._latex_cache["df"] = formula_latex(shown)
+        return self._latex_cache["df"]
 
     def _head(self) -> str:
         name = self.name if self.name.isidentifier() else "f"

@@ -1,0 +1,66 @@
+"""The formula as a reader should see it: numerical-only branches folded away.
+
+Stability rewrites may split a function into branches that are the same mathematical
+function spelled two ways, for the arithmetic's sake (``atan(u) + pi/2`` is
+``-atan(1/u)`` for ``u < -1``, which keeps its digits where the sum cancels). The
+kernels need the split; the LaTeX a student reads does not. :func:`fold_equal_branches`
+replaces a Piecewise by its last branch when every other branch equals it, at 30 digits,
+on sample points where that branch's condition holds. Real definitions by cases (relu,
+the real cube root, a kink's one-sided derivative) differ somewhere and are kept.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy as sp
+
+#: Sample magnitudes (both signs and 0) at which branches are compared.
+_SAMPLES = (0.0, 0.37, 0.9, 1.3, 2.7, 5.5, 11.0, 47.0, 130.0, 1e3, 3.3e4)
+_MIN_POINTS = 3
+_DIGITS = 30
+
+
+def fold_equal_branches(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with each Piecewise of one variable whose branches all equal its last
+    (default) branch replaced by that branch (innermost first)."""
+    if not expr.has(sp.Piecewise):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Piecewise), _fold)
+
+
+def _fold(pw: sp.Piecewise) -> sp.Expr:
+    *branches, (last, cond) = pw.args
+    if cond != sp.true or not branches:
+        return pw
+    free = pw.free_symbols
+    if len(free) != 1:
+        return pw
+    (var,) = free
+    for e, c in branches:
+        if not _agree(e, last, c, var):
+            return pw
+    return last
+
+
+def _agree(a: sp.Expr, b: sp.Expr, cond: sp.Basic, var: sp.Symbol) -> bool:
+    points = [s * v for v in _SAMPLES for s in (1, -1)]
+    seen = 0
+    with mpmath.workdps(_DIGITS):
+        for p in points:
+            at = {var: sp.Float(p, _DIGITS)}
+            try:
+                if cond.subs(at) != sp.true:
+                    continue
+                va = sp.N(a.subs(at), _DIGITS)
+                vb = sp.N(b.subs(at), _DIGITS)
+            except (TypeError, ValueError, ZeroDivisionError):
+                return False
+            if not (va.is_real and vb.is_real and va.is_finite and vb.is_finite):
+                return False
+            if abs(va - vb) > sp.Float(10) ** (-_DIGITS + 5) * (1 + abs(vb)):
+                return False
+            seen += 1
+    return seen >= _MIN_POINTS
+
+
+__all__ = ["fold_equal_branches"]
