@@ -29,13 +29,14 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
+from symnb.formula.budget import bounded_expand
 from symnb.formula.internal import X, InternalForm
 from symnb.robust import codec, measure, prebuilt, regimes, rewrite
 from symnb.robust.deadline import OutOfTime, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "7"
+ENGINE_VERSION = "8"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -368,6 +369,23 @@ def analyse(
         return form, report
 
 
+def _without(e: sp.Expr, t: sp.Symbol) -> sp.Expr:
+    """e with each sum that still holds t expanded, where t then cancels: SymPy writes
+    the derivative of a loss with a constant c as (2*c*p - 2*c*t)/..., which is
+    2*c*(r + t) - 2*c*t at p = r + t (Geman-McClure with sigma, Cauchy with c); the
+    sums without t are left as they are."""
+    if t not in e.free_symbols:
+        return e
+
+    def expanded(s: sp.Expr) -> sp.Expr:
+        out = bounded_expand(s)
+        return s if out is None or t in out.free_symbols else out
+
+    return e.replace(
+        lambda s: isinstance(s, sp.Add) and t in s.free_symbols, expanded
+    )
+
+
 def _residual_form(form: InternalForm) -> InternalForm | None:
     """A loss that depends on (p, t) only through r = p - t as a one-input form in r
     (Geman-McClure r^2/(1 + r^2), pseudo-Huber, log-cosh, Welsch...): analysed as an
@@ -377,7 +395,7 @@ def _residual_form(form: InternalForm) -> InternalForm | None:
         return None
     p, t = form.inputs
     # p = r + t: (p - t) becomes r by SymPy's own evaluation, nothing is expanded
-    f, df = (e.xreplace({p: X + t}) for e in (form.f, form.df))
+    f, df = (_without(e.xreplace({p: X + t}), t) for e in (form.f, form.df))
     if t in (f.free_symbols | df.free_symbols) or X not in f.free_symbols:
         return None
     return replace(form, kind="activation", inputs=(X,), f=f, df=df)

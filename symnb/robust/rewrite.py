@@ -413,9 +413,9 @@ def _one_square(s: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.Expr] 
 def _square_in_root(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     far = None
     if (
-        isinstance(e, sp.Pow) and isinstance(e.exp, sp.Rational)
-        and not e.exp.is_integer and isinstance(e.base, sp.Add)
-    ):
+        isinstance(e, sp.Pow) and isinstance(e.base, sp.Add)
+        and var not in e.exp.free_symbols and e.exp.is_integer is not True
+    ):  # a root, or a constant power (the generalised Charbonnier (r^2 + eps^2)^alpha)
         found = _one_square(e.base, var)
         if found is not None:
             c, w, r = found
@@ -432,8 +432,8 @@ def _square_in_root(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
 
 
 def square_in_root(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
-    """``(c*w^2 + r)^p`` (p not an integer, r free of x) as ``|w|^(2p) (c + r/w^2)^p`` and
-    ``log(c*w^2 + r)`` as ``2 log|w| + log(c + r/w^2)`` where |w| > 1: w^2 overflows
+    """``(c*w^2 + r)^p`` (p free of x and not an integer, r free of x) as
+    ``|w|^(2p) (c + r/w^2)^p`` and ``log(c*w^2 + r)`` as ``2 log|w| + log(c + r/w^2)`` where |w| > 1: w^2 overflows
     (float32 from |w| = 1.8e19) long before the value does (log(1 + x^2) was inf there,
     the pseudo-Huber loss inf and its gradient NaN)."""
     return _bottom_up(expr, lambda e: _square_in_root(e, var))

@@ -201,6 +201,11 @@ def test_pseudo_huber_near_zero_is_one_quotient():
             {"delta": 50.0},
             lambda r: 2500 * (mp.sqrt(1 + (r / 50) ** 2) - 1),
         ),
+        (  # with a constant SymPy writes f' as (4*s*p - 4*s*t)/...: t did not cancel
+            "(y_pred - y_true)**2/(2*(sigma + (y_pred - y_true)**2))",
+            {"sigma": 1e-3},
+            lambda r: r**2 / (2 * (mp.mpf(1e-3) + r**2)),
+        ),
     ],
 )
 def test_residual_losses_get_the_one_input_rewrites(text, constants, ref):

@@ -152,3 +152,27 @@ def test_square_overflow_is_fixed_even_where_the_rule_forgives_it(dtype) -> None
                     want = ref(mpmath.mpf(p))
                 assert _close(gi, want, dtype), (text, backend, dtype, p, gi, want)
         assert any("c*x^2 + r" in n for n in act.notes), act.notes  # after compiling
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_constant_power_of_a_square_does_not_overflow(dtype) -> None:
+    """The generalised Charbonnier loss ((p - t)^2 + eps^2)^alpha with alpha = 0.45 was
+    inf from |r| = 1e20 in float32 (1e200 in float64), where the true value is 1e18: the
+    square inside a power that is a constant (not a Rational) was not factored out."""
+    loss = symnb.Loss("((y_pred - y_true)**2 + eps**2)**alpha", eps=1e-3, alpha=0.45)
+    big = float(np.finfo(dtype).max)
+    for backend in BACKENDS:
+        k = loss.compile(backend=backend, dtype=dtype)
+        for p in (-big, -1e30, -1e20, -7.0, 0.5, 1e20, 1e30, big):
+            pred = np.array([p], dtype=dtype)
+            true = np.array([0.25], dtype=dtype)
+            # the constants as the kernel holds them (0.45 in float32 moves |r|^0.9
+            # at 3e38 by 1e-6)
+            eps, alpha = (float(np.dtype(dtype).type(c)) for c in (1e-3, 0.45))
+            with mpmath.workdps(80):
+                r = mpmath.mpf(float(pred[0])) - mpmath.mpf(0.25)
+                ref = (r**2 + mpmath.mpf(eps) ** 2) ** mpmath.mpf(alpha)
+            got = float(k.value(pred, true))
+            assert _close(got, ref, dtype), (backend, dtype, p, got, ref)
+            if dtype == "float32" or abs(p) < big:  # float64 f' at +-max: not done
+                assert np.isfinite(k.gradient(pred, true)).all(), (backend, dtype, p)
