@@ -182,10 +182,22 @@ class _Checked:
         arr = _real_array(xp, a, name)
         if arr.dtype != self.dtype:
             if arr.dtype.kind == "f":
+                # only float32/float64 kernels exist: advise compiling for the
+                # input's dtype only when it is one of them, in native byte order
+                if arr.dtype in (np.float32, np.float64) and arr.dtype.isnative:
+                    fix = f"compile with dtype='{arr.dtype}' to avoid the copy"
+                elif arr.dtype.isnative:
+                    fix = "kernels exist for float32 and float64 only"
+                else:
+                    fix = (
+                        "it is in non-native byte order; pass "
+                        f"{name}.astype('{self.dtype}') to avoid the copy"
+                    )
+                shown = arr.dtype if arr.dtype.isnative else arr.dtype.str
                 self._warn_once(
                     "dtype",
-                    f"{name} has dtype {arr.dtype}; converting to the kernel's {self.dtype} "
-                    f"(compile with dtype='{arr.dtype}' to avoid the copy)",
+                    f"{name} has dtype {shown}; converting to the kernel's "
+                    f"{self.dtype} ({fix})",
                 )
             arr = arr.astype(self.dtype)
         if not arr.flags.c_contiguous:

@@ -78,6 +78,13 @@ def _real(jnp: Any, value: Any, name: str, fix: str) -> Any:
     ``jnp.asarray`` would take a complex ``x`` and the lowering then drop its
     imaginary part without a word, and a string constant fails deep inside JAX.
     """
+    import numpy as np
+
+    dtype = getattr(value, "dtype", None)
+    if isinstance(value, (np.ndarray, np.generic)) and not dtype.isnative:
+        # JAX refuses non-native byte order ("Error interpreting argument"): the
+        # values are fine, only their bytes are swapped
+        value = value.astype(dtype.newbyteorder("="))
     try:
         arr = jnp.asarray(value)
     except (TypeError, ValueError) as exc:

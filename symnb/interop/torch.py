@@ -604,8 +604,12 @@ def _learnable_names(acts: list, learnable: Any) -> set[str]:
         if not isinstance(n, str):
             raise TypeError(f"learnable names must be strings, got {n!r}")
         if n not in known:
-            owner = acts[0].name if len(acts) == 1 else "this layer"
-            raise FormulaError.unknown_constant(f"activation {owner!r}", n, known)
+            owner = (
+                f"activation {acts[0].name!r}"
+                if len(acts) == 1
+                else f"the layer of {len(acts)} activations"
+            )
+            raise FormulaError.unknown_constant(owner, n, known)
     return set(names)
 
 

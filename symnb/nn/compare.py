@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import html
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -544,7 +545,16 @@ def check_seeds(seeds: Iterable[int], runs_per_seed: int) -> list[int]:
             raise ValueError(f"seeds must be integers >= 0, got {seed!r} (seeds[{i}])")
     if not out:
         raise ValueError("seeds is empty: give at least one, e.g. seeds=(0, 1, 2)")
-    return [int(s) for s in out]
+    out = [int(s) for s in out]
+    if len(set(out)) != len(out):
+        # the same seed trains the same run: a repeat would count it twice and
+        # shrink the reported spread (± 0 for seeds=[0, 0])
+        repeated = sorted(s for s, k in Counter(out).items() if k > 1)
+        raise ValueError(
+            f"seeds repeats {repeated}: the same seed gives the same run; give "
+            "distinct seeds, e.g. seeds=range(3)"
+        )
+    return out
 
 
 def _prepare(

@@ -227,7 +227,12 @@ class MLP:
         if device is not None:
             device = check_device(device)  # an index, 'cuda' or 'cuda:N'
         self.device = device
-        self.strict = strict
+        if not isinstance(strict, (bool, np.bool_)):
+            raise TypeError(
+                f"strict must be True or False, got {strict!r} (True: raise instead "
+                "of falling back to another backend)"
+            )
+        self.strict = bool(strict)
         n_layers = len(sizes) - 1
 
         hidden = self._hidden_specs(activation, sizes)
@@ -681,13 +686,29 @@ class MLP:
         bad = np.argwhere(~np.isfinite(t))
         if bad.size:
             raise ValueError(f"{what}: y is not finite at row {bad[0][0]}")
+        big = float(np.finfo(self.dtype).max)
+        bad = np.argwhere(np.abs(t) > big)
+        if bad.size:  # would become inf in self.dtype: every loss then inf/NaN
+            r, c = (int(v) for v in bad[0])
+            raise ValueError(
+                f"{what}: y at row {r} is {float(t[r, c])!r}, too large for the "
+                f"network's {self.dtype.name} (largest {big:.4g}); scale the "
+                "targets or build "
+                "the network with dtype='float64'"
+            )
         return Xd, self.xp.asarray(np.ascontiguousarray(t, dtype=self.dtype)), n
 
     def _prepare_X(self, X: Any, what: str = "data") -> tuple[Any, int]:
         if X is None:
             raise ValueError(f"{what}: X is missing")
         on_device = self.xp is not np and type(X).__module__.startswith("cupy")
-        Xh = X if on_device else np.asarray(X)
+        try:
+            Xh = X if on_device else np.asarray(X)
+        except (TypeError, ValueError) as exc:  # ragged lists, odd objects
+            raise ValueError(
+                f"{what}: X must be a 2-D array of numbers (samples, "
+                f"{self.sizes[0]} features); NumPy could not convert it: {exc}"
+            ) from None
         if Xh.dtype.kind not in "iubf":
             raise ValueError(f"{what}: X must hold numbers, got dtype {Xh.dtype}")
         if Xh.ndim == 1 and self.sizes[0] == 1:
@@ -707,10 +728,19 @@ class MLP:
                 f"is {self.sizes[0]}"
             )
         xp = self.xp
-        Xd = xp.ascontiguousarray(xp.asarray(Xh), dtype=self.dtype)
+        with np.errstate(over="ignore"):  # too large for self.dtype: named below
+            Xd = xp.ascontiguousarray(xp.asarray(Xh), dtype=self.dtype)
         finite = xp.isfinite(Xd)
         if not bool(finite.all()):
             r, c = (int(v) for v in _to_host(xp.argwhere(~finite)[0]))
+            value = Xh[r, c].item()
+            if math.isfinite(value):  # finite as given, too large for self.dtype
+                raise ValueError(
+                    f"{what}: X[{r}, {c}] = {value!r} does not fit the network's "
+                    f"{self.dtype.name} (largest {float(np.finfo(self.dtype).max):.4g})"
+                    "; scale the data (e.g. standardise each column) or build the "
+                    "network with dtype='float64'"
+                )
             raise ValueError(
                 f"{what}: X contains NaN or infinity at row {r}, column {c}; "
                 "clean or impute the data first"
@@ -1236,17 +1266,10 @@ class MLP:
         except FileNotFoundError:
             mode = None
         if mode is not None and not stat.S_ISREG(mode):
-            kinds = {
-                stat.S_IFIFO: "a FIFO",
-                stat.S_IFSOCK: "a socket",
-                stat.S_IFCHR: "a device",
-                stat.S_IFBLK: "a device",
-            }
-            kind = kinds.get(stat.S_IFMT(mode), "not a regular file")
             shown = path if target == os.path.abspath(path) else f"{path} -> {target}"
             raise ValueError(
-                f"cannot save the model as {shown!r}: it is {kind}, not a regular "
-                "file; give the name of a new or existing .npz file"
+                f"cannot save the model as {shown!r}: it is {file_kind(mode)}; "
+                "give the name of a new or existing .npz file"
             )
         # written next to the target, then renamed over it (a reader never sees half
         # a file); created with mode 0o666 so the umask applies, as to any document
@@ -1258,7 +1281,14 @@ class MLP:
             )
         tmp = os.path.join(directory, f".{name}.{secrets.token_hex(8)}.tmp")
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-        fd = os.open(tmp, flags, 0o666)
+        try:
+            fd = os.open(tmp, flags, 0o666)
+        except OSError as exc:  # e.g. a read-only folder: name the user's path
+            raise type(exc)(
+                exc.errno,
+                f"cannot save the model as {path!r}: cannot create a file in the "
+                f"folder {directory!r} ({exc.strerror}); choose a writable folder",
+            ) from exc
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(buf.getvalue())
@@ -1313,7 +1343,22 @@ def check_file_path(path: Any, what: str) -> str:
         raise TypeError(
             f"{what}: path must be a file name (str or os.PathLike), got {path!r}"
         ) from None
-    return os.fsdecode(path)
+    path = os.fsdecode(path)
+    if not path:
+        raise ValueError(f"{what}: path is empty; give a file name such as 'model.npz'")
+    return path
+
+
+def file_kind(mode: int) -> str:
+    """What a ``st_mode`` that is not a regular file is, for error messages."""
+    kinds = {
+        stat.S_IFDIR: "a directory",
+        stat.S_IFIFO: "a FIFO",
+        stat.S_IFSOCK: "a socket",
+        stat.S_IFCHR: "a device",
+        stat.S_IFBLK: "a device",
+    }
+    return kinds.get(stat.S_IFMT(mode), "not a regular file") + ", not a regular file"
 
 
 def _as_list(spec: Any, name: str) -> list[Any]:

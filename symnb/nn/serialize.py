@@ -18,11 +18,13 @@ A formula that no longer parses is an error, never replaced by a library activat
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import math
 import os
 import re
+import stat
 from contextlib import closing
 from typing import Any, NoReturn
 
@@ -443,13 +445,27 @@ def model_from_file(
     path: str | os.PathLike, backend: str | None = None, device: int | None = None
 ) -> Any:
     """Rebuild the model saved at ``path``; ``ModelFileError`` for any broken file."""
-    from .model import MLP, check_file_path
+    from .model import MLP, check_file_path, file_kind
 
     path = check_file_path(path, "load")
     if os.path.isdir(path):
         raise IsADirectoryError(
             f"cannot load a model from {path!r}: it is a directory; give the .npz "
             f"file MLP.save wrote, e.g. {os.path.join(path, 'model.npz')!r}"
+        )
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            errno.ENOENT,
+            f"cannot load a model from {path!r}: no such file; give the .npz file "
+            "MLP.save wrote",
+        ) from None
+    if not stat.S_ISREG(mode):
+        # reading a FIFO blocks until a writer comes (load hung); a device never ends
+        raise ValueError(
+            f"cannot load a model from {path!r}: it is {file_kind(mode)}; give "
+            "the .npz file MLP.save wrote"
         )
     # the caller's arguments are checked here, so that the file is not blamed for them
     if backend is not None and backend not in _BACKENDS:

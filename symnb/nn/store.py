@@ -83,6 +83,19 @@ class RunStore:
                 f"symnb.nn.RunStore, got {path!r}; e.g. store='runs.db'"
             )
         self.path = os.fspath(path)
+        if self.path in ("", ":memory:"):
+            # SQLite would keep the runs in a temporary database, gone when the
+            # process ends (and never seen by the Dask workers): lost work
+            raise ValueError(
+                f"store={self.path!r} names no file: SQLite would keep the runs in "
+                "a temporary database that is lost; give a file path, e.g. "
+                "store='runs.db'"
+            )
+        if os.path.isdir(self.path):
+            raise IsADirectoryError(
+                f"store={self.path!r} is a directory; give a file inside it, e.g. "
+                f"store={os.path.join(self.path, 'runs.db')!r}"
+            )
         folder = os.path.dirname(os.path.abspath(self.path))
         if not os.path.isdir(folder):
             raise FileNotFoundError(

@@ -41,7 +41,7 @@ from ._common import (
     error_html,
     escape,
 )
-from .throttle import Debounce, Throttle
+from .throttle import Debounce, Throttle, check_seconds
 from .view import CurveView, f32
 
 #: Points sampled per curve.
@@ -154,6 +154,17 @@ class ActivationEditor(W.VBox):
         **kwargs: Any,
     ) -> None:
         self.x_range = _checked_range(x_range)
+        for what, text, example in (
+            ("formula", formula, "'x*sigmoid(beta*x)'"),
+            ("name", name, "'swish_beta'"),
+        ):
+            if not isinstance(text, str):
+                raise TypeError(
+                    f"ActivationEditor: {what} must be a string, got "
+                    f"{type(text).__name__} {text!r:.60}; e.g. {what}={example}"
+                )
+        debounce = check_seconds(debounce, "ActivationEditor: debounce")
+        plot_interval = check_seconds(plot_interval, "ActivationEditor: plot_interval")
         if backend not in BACKEND_CHOICES:
             raise ValueError(
                 f"ActivationEditor: unknown backend {backend!r}; choose one of "

@@ -27,6 +27,7 @@ import base64
 import contextlib
 import copy
 import dataclasses
+import numbers
 import threading
 import time
 import warnings
@@ -62,6 +63,7 @@ from .playground_config import (
     check_speed,
     normalize_config,
 )
+from .throttle import check_seconds
 from .view import PlaygroundView, decimate, f32
 
 __all__ = [
@@ -208,6 +210,27 @@ def _checked_activations(activations: Any) -> dict[str, Any]:
     return dict(activations)
 
 
+def _index(value: Any, what: str) -> int:
+    """An integer index (NumPy integers too; not bools, floats or text)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what} must be an integer index, not {value!r}")
+    return int(value)
+
+
+def _epoch_count(epochs: Any, what: str, minimum: int) -> int:
+    """A number of epochs >= ``minimum`` for ``train``/``play``."""
+    if (
+        isinstance(epochs, bool)
+        or not isinstance(epochs, (int, np.integer))
+        or epochs < minimum
+    ):
+        raise ValueError(
+            f"{what}: epochs must be an integer >= {minimum}, got {epochs!r}; e.g. "
+            f"{what}(10)"
+        )
+    return int(epochs)
+
+
 class Playground(W.VBox):
     """A live trainer of small networks on 2-D data, like TensorFlow Playground.
 
@@ -251,6 +274,18 @@ class Playground(W.VBox):
         **kwargs: Any,
     ) -> None:
         cfg = normalize_config(config)
+        refresh_interval = check_seconds(refresh_interval, "refresh_interval")
+        if plot_interval is not None:
+            frame_interval = check_seconds(plot_interval, "plot_interval")
+        frame_interval = check_seconds(frame_interval, "frame_interval")
+        if data is not None and (
+            not isinstance(data, (tuple, list)) or len(data) != 2
+        ):
+            raise TypeError(
+                "Playground: data must be a pair (X, y) of arrays, got "
+                f"{type(data).__name__}"
+                + (f" of length {len(data)}" if isinstance(data, (tuple, list)) else "")
+            )
         source = DataSource.from_arrays(*data) if data is not None else None
         if source is None and cfg["dataset"] == "formula":
             source = DataSource.from_formula(cfg["data_formula"])
@@ -262,10 +297,8 @@ class Playground(W.VBox):
         self._generation = 0
         self._silent = 0
         self._source = source
-        self.refresh_interval = float(refresh_interval)
-        self.frame_interval = float(
-            plot_interval if plot_interval is not None else frame_interval
-        )
+        self.refresh_interval = refresh_interval
+        self.frame_interval = frame_interval
         self._custom: dict[str, Any] = _checked_activations(activations)
         self._custom_specs: dict[str, dict] = {}
         self._model: Any = None
@@ -749,9 +782,8 @@ class Playground(W.VBox):
         self._change_neurons(layer, -1)
 
     def _layer_index(self, layer: Any) -> int:
-        if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)):
-            raise TypeError(f"layer must be an integer index, not {layer!r}")
-        if not 0 <= int(layer) < len(self._hidden):
+        layer = _index(layer, "layer")
+        if not 0 <= layer < len(self._hidden):
             raise IndexError(
                 f"layer {layer} does not exist: the network has {len(self._hidden)} "
                 "hidden layers (0-based)"
@@ -796,9 +828,13 @@ class Playground(W.VBox):
             self._neuron_acts[layer] = [None] * self._hidden[layer]
         else:
             layer = self._layer_index(layer)
-            if not 0 <= int(neuron) < self._hidden[layer]:
-                raise IndexError(f"layer {layer} has {self._hidden[layer]} neurons")
-            self._neuron_acts[layer][int(neuron)] = (
+            neuron = _index(neuron, "neuron")
+            if not 0 <= neuron < self._hidden[layer]:
+                raise IndexError(
+                    f"neuron {neuron} does not exist: layer {layer} has "
+                    f"{self._hidden[layer]} neurons (0-based)"
+                )
+            self._neuron_acts[layer][neuron] = (
                 None if name in ("", self._layer_acts[layer]) else name
             )
         self._structure_changed(keep_weights=True)
@@ -806,19 +842,31 @@ class Playground(W.VBox):
     def set_weight(self, layer: int, source: int, target: int, value: float) -> None:
         """Set the weight from neuron ``source`` of layer ``layer`` (0: the inputs) to
         neuron ``target`` of the next layer; applied between epochs."""
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"set_weight: value must be a number, not {value!r}")
         value = float(value)
         if not np.isfinite(value):
             raise ValueError(f"a weight must be a finite number, not {value!r}")
+        layer, source, target = (
+            _index(v, name)
+            for v, name in ((layer, "layer"), (source, "source"), (target, "target"))
+        )
         with self._lock:
             if self._model is None:
                 raise RuntimeError("no network: see the error above")
             weights = _weights_of(self._model)
-            if not 0 <= int(layer) < len(weights):
-                raise IndexError(f"layer {layer}: the network has {len(weights)}")
-            w = weights[int(layer)]
-            if not (0 <= int(source) < w.shape[0] and 0 <= int(target) < w.shape[1]):
-                raise IndexError(f"weight ({source}, {target}) of a {w.shape} matrix")
-            w[int(source), int(target)] = value
+            if not 0 <= layer < len(weights):
+                raise IndexError(
+                    f"set_weight: layer {layer} does not exist: the network has "
+                    f"{len(weights)} weight matrices (0: from the inputs)"
+                )
+            w = weights[layer]
+            if not (0 <= source < w.shape[0] and 0 <= target < w.shape[1]):
+                raise IndexError(
+                    f"set_weight: weight ({source}, {target}) is outside layer "
+                    f"{layer}'s {w.shape[0]} x {w.shape[1]} matrix"
+                )
+            w[source, target] = value
         self._send_frame(force=True)
 
     def _structure_changed(self, keep_weights: bool = False, ack: int | None = None):
@@ -1115,9 +1163,10 @@ class Playground(W.VBox):
     def train(self, epochs: int) -> None:
         """Train ``epochs`` epochs on the calling thread (for scripts and executed
         notebooks: widget state saved by nbclient only holds main-thread updates)."""
+        epochs = _epoch_count(epochs, "train", 0)
         self.pause()
         self.wait_for_build()
-        for _ in range(int(epochs)):
+        for _ in range(epochs):
             with self._lock:
                 if self._model is None:
                     break
@@ -1133,6 +1182,8 @@ class Playground(W.VBox):
 
     def play(self, epochs: int | None = None) -> None:
         """Start training in a background thread (``epochs``: stop after that many)."""
+        if epochs is not None:
+            epochs = _epoch_count(epochs, "play", 1)  # or None: until Pause
         if self.is_running:
             return
         if self._model is None:

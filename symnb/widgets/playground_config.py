@@ -13,6 +13,8 @@ import math
 import numbers
 from typing import Any
 
+from symnb.notebook.state import BACKEND_CHOICES
+
 from . import data
 
 LEARNING_RATES = (0.00001, 0.0001, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
@@ -257,8 +259,9 @@ def normalize_config(config: Any) -> dict[str, Any]:
         raise _bad("regularization_rate", reg_rate, "must be >= 0")
     cfg["regularization_rate"] = reg_rate
     _choice("optimizer", cfg["optimizer"], OPTIMIZERS)
-    if not isinstance(cfg["backend"], str):
-        raise _bad("backend", cfg["backend"], "a backend name such as 'numpy'")
+    # a known backend that this machine lacks (a config saved on a GPU machine) is
+    # replaced by auto with a note when applied; an unknown name is a mistake
+    _choice("backend", cfg["backend"], BACKEND_CHOICES)
     device = cfg["device"]
     if device is not None:
         cfg["device"] = _integer("device", device, 0, 1023)

@@ -8,10 +8,27 @@ debounced.
 
 from __future__ import annotations
 
+import math
+import numbers
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+
+def check_seconds(value: Any, what: str) -> float:
+    """``value`` as a finite number of seconds >= 0, else an error naming ``what``
+    (a NaN interval made every wait NaN: updates stalled or were lost)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{what} must be a number of seconds such as 0.25, got {value!r}"
+        )
+    seconds = float(value)
+    if not (seconds >= 0 and math.isfinite(seconds)):
+        raise ValueError(
+            f"{what} must be a finite number of seconds >= 0, got {value!r}"
+        )
+    return seconds
 
 
 class Throttle:
@@ -32,7 +49,7 @@ class Throttle:
 
     def __init__(self, fn: Callable[..., Any], interval: float = 0.1) -> None:
         self._fn = fn
-        self.interval = float(interval)
+        self.interval = check_seconds(interval, "interval")
         self._last = float("-inf")
         self._pending: tuple[tuple, dict] | None = None
         self._timer: threading.Timer | None = None
@@ -105,7 +122,7 @@ class Debounce:
 
     def __init__(self, fn: Callable[[], Any], delay: float = 0.3) -> None:
         self._fn = fn
-        self.delay = float(delay)
+        self.delay = check_seconds(delay, "delay")
         self._timer: threading.Timer | None = None
         self._lock = threading.Lock()
 

@@ -1,0 +1,154 @@
+"""Boundary inputs found by a hostile sweep of the nn faces: files that are not regular
+files or not there, empty paths, unwritable folders, ragged or overflowing data, a
+non-boolean ``strict``, repeated seeds and run stores that would lose the runs. Each
+gives a clear error naming the input instead of a hang, a raw library error or a
+silently wrong result."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from symnb import datasets, nn
+from symnb.nn.compare import check_seeds
+from symnb.nn.store import RunStore
+
+X, Y = datasets.two_moons(40, seed=0)
+
+
+def small(**kwargs) -> nn.MLP:
+    kwargs.setdefault("backend", "numpy")
+    return nn.MLP([2, 4, 1], activation="tanh", loss="bce_with_logits", **kwargs)
+
+
+# ------------------------------------------------ load
+def test_load_refuses_a_fifo_instead_of_hanging(tmp_path):
+    fifo = tmp_path / "model.npz"
+    os.mkfifo(fifo)
+    outcome: list = []
+
+    def target():
+        try:
+            nn.load(fifo)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            outcome.append(exc)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(20)
+    if thread.is_alive():  # blocked in open(): a writer that closes releases it
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.close(fd)
+        thread.join(5)
+        pytest.fail("load() blocked on a FIFO")
+    assert len(outcome) == 1 and isinstance(outcome[0], ValueError)
+    assert "it is a FIFO, not a regular file" in str(outcome[0])
+    assert str(fifo) in str(outcome[0])
+
+
+def test_load_of_a_missing_file_names_it(tmp_path):
+    path = tmp_path / "nope.npz"
+    with pytest.raises(FileNotFoundError, match="cannot load a model from") as info:
+        nn.load(path)
+    assert str(path) in str(info.value) and info.value.errno == errno.ENOENT
+
+
+@pytest.mark.parametrize("face", ["save", "load"])
+def test_an_empty_path_is_refused(face):
+    # save('') wrote "it is not a regular file, not a regular file" (the working
+    # directory); load('') said "Is a directory: ''" from inside zipfile
+    with pytest.raises(ValueError, match=f"{face}: path is empty"):
+        small().save("") if face == "save" else nn.load("")
+
+
+def test_save_into_an_unwritable_folder_names_the_path(tmp_path, monkeypatch):
+    # CI runs as root, where chmod proves nothing: inject the refusal
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", path)
+
+    monkeypatch.setattr(os, "open", refuse)
+    target = tmp_path / "model.npz"
+    with pytest.raises(PermissionError) as info:
+        small().save(target)
+    message = str(info.value)
+    assert f"cannot save the model as {str(target)!r}" in message
+    assert "Permission denied" in message and "writable folder" in message
+    assert info.value.errno == errno.EACCES
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------ data
+def test_ragged_X_names_the_data():
+    with pytest.raises(ValueError, match=r"training data: X must be a 2-D array") as e:
+        small().fit([[1.0, 2.0], [3.0]], [0, 1], epochs=1)
+    assert "could not convert" in str(e.value)
+
+
+def test_X_too_large_for_float32_is_named_not_called_infinite():
+    big = X.astype(np.float64) * 1e300  # finite in float64, inf in float32
+    with pytest.raises(ValueError, match=r"X\[0, 0\] = .*e\+300 does not fit") as e:
+        small().fit(big, Y, epochs=1)
+    assert "float32" in str(e.value) and "dtype='float64'" in str(e.value)
+    with pytest.raises(ValueError, match="does not fit"):
+        small().predict(big)
+    # the float64 network takes it, and a real infinity keeps its own message
+    Xd, n = small(dtype="float64")._prepare_X(big, "data")
+    assert n == 40 and np.array_equal(Xd, big)
+    bad = X.astype(np.float64)
+    bad[3, 1] = np.inf
+    with pytest.raises(ValueError, match="NaN or infinity at row 3, column 1"):
+        small().fit(bad, Y, epochs=1)
+
+
+def test_regression_targets_too_large_for_float32_are_refused():
+    model = nn.MLP([2, 3, 1], backend="numpy")
+    targets = np.ones(40)
+    targets[7] = 1e39  # became inf in float32: every loss inf, no training
+    with pytest.raises(ValueError, match=r"y at row 7 is 1e\+39, too large"):
+        model.fit(X, targets, epochs=1)
+    Xd, T, n = nn.MLP([2, 3, 1], backend="numpy", dtype="float64")._prepare(
+        X, targets
+    )
+    assert T[7, 0] == 1e39
+
+
+@pytest.mark.parametrize("strict", ["no", 1, None])
+def test_strict_must_be_a_boolean(strict):
+    # strict="no" was truthy: the user asked for fallbacks and got strict mode
+    message = f"strict must be True or False, got {strict!r}"
+    with pytest.raises(TypeError, match=message):
+        small(strict=strict)
+    assert small(strict=np.bool_(False)).strict is False
+
+
+# ------------------------------------------------ sweeps
+def test_repeated_seeds_are_refused():
+    # seeds=[0, 0] trained the same run twice and reported a spread of ± 0
+    with pytest.raises(ValueError, match=r"seeds repeats \[0, 2\]"):
+        check_seeds([0, 2, 1, 0, 2], 1)
+    with pytest.raises(ValueError, match="seeds repeats"):
+        nn.compare(
+            ["relu"], (X, Y), seeds=[1, 1], hidden=(4,), epochs=1, progress=False
+        )
+    assert check_seeds(range(3), 1) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("path", ["", ":memory:"])
+def test_a_run_store_that_would_lose_the_runs_is_refused(path):
+    # SQLite opens "" as a temporary database: every finished run was lost
+    with pytest.raises(ValueError, match="names no file"):
+        RunStore(path)
+    with pytest.raises(ValueError, match="names no file"):
+        nn.compare(
+            ["relu"], (X, Y), seeds=[0], hidden=(4,), epochs=1, progress=False,
+            store=path,
+        )
+
+
+def test_a_run_store_that_is_a_directory_says_so(tmp_path):
+    with pytest.raises(IsADirectoryError, match="is a directory; give a file"):
+        RunStore(tmp_path)
