@@ -36,7 +36,7 @@ from symnb.robust.deadline import OutOfTime, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "8"
+ENGINE_VERSION = "9"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -274,8 +274,13 @@ def _improve(
     probe = _Probe(problem, reference_expr, dtype)
     starts = [cur] if cur == expr else [cur, expr]
     # asymptotes (a constant or a line) before exp(log) forms: cheaper where both work
-    for gen in ("taylor", "asymptote", "asymptote", "log_form", "log_form"):
-        progress = False
+    # each kind twice: a second removable point (the DSU's sinc(x - pi) - sinc(x + pi)
+    # at x = +-pi), the other tail; a repeat only after the first one helped
+    progress, prev = False, None
+    for gen in REGIME_ORDER:
+        if gen == prev and not progress:
+            continue
+        prev, progress = gen, False
         for start in starts:
             if cm.passes or progress:
                 break
@@ -309,6 +314,12 @@ def _improve(
                     break
         starts = [cur]
     return cur, applied, cm, exact
+
+
+#: The regime generators in the order _improve tries them.
+REGIME_ORDER = (
+    "taylor", "taylor", "asymptote", "asymptote", "log_form", "log_form"
+)
 
 
 def _rederived(f_new: sp.Expr, var: sp.Symbol) -> sp.Expr | None:

@@ -247,3 +247,23 @@ def test_cbrt_is_the_real_cube_root(dtype):
         with np.errstate(invalid="ignore"):
             principal = symnb.Activation("x**(1/3)").compile(backend=backend, dtype=dtype)
             assert np.isnan(principal.forward(x[:1])).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_two_removable_singularities_both_get_their_taylor_branch(dtype):
+    """The decaying sine unit pi/2 (sinc(x - pi) - sinc(x + pi)) has 0/0 at x = -pi and
+    x = pi; only the first Taylor regime found was kept, so f was inf and f' inf or NaN
+    at x = pi (float32 and float64), f' off near it."""
+    pi = float(np.pi)
+
+    def ref(v):
+        sinc = lambda u: mp.sin(u) / u  # noqa: E731
+        return mp.pi / 2 * (sinc(v - mp.pi) - sinc(v + mp.pi))
+
+    near = float(np.nextafter(np.array(pi, dtype=dtype), np.array(4, dtype=dtype)))
+    xs = [-10.0, -pi, -3.1, -0.5, 0.0, 1.0, 3.1, pi, near, 3.2, 10.0]
+    # within the accuracy rule (sin(x)/(x - pi) still cancels a little outside the
+    # Taylor radius: 2e-6 at x = 3.1 in float32)
+    tol = 2e-5 if dtype == "float32" else 1e-9
+    text = "pi/2*(sin(x - pi)/(x - pi) - sin(x + pi)/(x + pi))"
+    _check(text, {}, ref, xs, dtype, tol=tol)
