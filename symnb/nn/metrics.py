@@ -10,6 +10,7 @@ precision 0.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -27,17 +28,25 @@ __all__ = [
 ]
 
 
+def _rows(values: Any, name: str) -> np.ndarray:
+    """``values`` as an array of numbers with one row per sample."""
+    try:
+        a = np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged lists
+        raise ValueError(f"{name} must be an array of numbers: {exc}") from None
+    if a.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} has dtype {a.dtype}; metrics take numbers (encode labels as "
+            "integers first)"
+        )
+    if a.ndim == 0:
+        raise ValueError(f"{name} must have one entry per sample, got a scalar")
+    return a.reshape(len(a), -1) if a.ndim > 1 else a
+
+
 def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
-    a = (
-        np.asarray(y_true).reshape(len(y_true), -1)
-        if np.ndim(y_true) > 1
-        else np.asarray(y_true)
-    )
-    b = (
-        np.asarray(y_pred).reshape(len(y_pred), -1)
-        if np.ndim(y_pred) > 1
-        else np.asarray(y_pred)
-    )
+    a = _rows(y_true, "y_true")
+    b = _rows(y_pred, "y_pred")
     if a.shape[0] != b.shape[0]:
         raise ValueError(f"y_true has {a.shape[0]} rows but y_pred has {b.shape[0]}")
     if a.shape[0] == 0:
@@ -45,14 +54,28 @@ def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
+def _label_pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
+    """Labels of both: a NaN label matches nothing, so f1 of [nan, 1] against [1, 1]
+    was a plausible 0.33; refused, naming the row."""
+    a, b = _pair(y_true, y_pred)
+    for name, v in (("y_true", a), ("y_pred", b)):
+        bad = np.flatnonzero(~np.isfinite(v.reshape(len(v), -1)).all(axis=1))
+        if bad.size:
+            raise ValueError(
+                f"{name} has a NaN or infinite label at row {bad[0]}; class labels "
+                "must be finite (a diverged model's outputs?)"
+            )
+    return a, b
+
+
 def accuracy(y_true, y_pred) -> float:
     """Fraction of exactly matching labels."""
-    a, b = _pair(y_true, y_pred)
+    a, b = _label_pair(y_true, y_pred)
     return float(np.mean(a.reshape(-1) == b.reshape(-1)))
 
 
 def _per_class(y_true, y_pred):
-    a, b = _pair(y_true, y_pred)
+    a, b = _label_pair(y_true, y_pred)
     a = a.reshape(-1)
     b = b.reshape(-1)
     classes = np.union1d(a, b)

@@ -271,12 +271,50 @@ class EarlyStopping(Callback):
         target: float | None = None,
         restore_best: bool = False,
     ) -> None:
+        from .optim import check_number
+
+        if not isinstance(monitor, str):
+            raise TypeError(
+                f"EarlyStopping: monitor must be a metric name such as 'val_loss', "
+                f"got {monitor!r}"
+            )
+        if (
+            isinstance(patience, bool)
+            or not isinstance(patience, (int, np.integer))
+            or patience < 0
+        ):  # patience=2.5 was cut to 2
+            raise ValueError(
+                f"EarlyStopping: patience must be an integer >= 0 (epochs without "
+                f"improvement), got {patience!r}"
+            )
+        min_delta = check_number("min_delta", min_delta, "e.g. 1e-4")
+        if not (math.isfinite(min_delta) and min_delta >= 0):
+            raise ValueError(
+                f"EarlyStopping: min_delta must be a finite number >= 0, got "
+                f"{min_delta!r}"
+            )
+        if mode not in (None, "min", "max"):
+            raise ValueError(
+                f"EarlyStopping: mode must be 'min', 'max' or None (chosen from the "
+                f"metric), got {mode!r}"
+            )
+        if target is not None:
+            target = check_number("target", target, "e.g. target=0.95")
+            if not math.isfinite(target):
+                raise ValueError(
+                    f"EarlyStopping: target must be finite, got {target!r}"
+                )
+        if not isinstance(restore_best, (bool, np.bool_)):
+            raise TypeError(
+                f"EarlyStopping: restore_best must be True or False, got "
+                f"{restore_best!r}"
+            )
         self.monitor = monitor
         self.patience = int(patience)
-        self.min_delta = float(min_delta)
+        self.min_delta = min_delta
         self.mode = mode or _mode_of(monitor)
         self.target = target
-        self.restore_best = restore_best
+        self.restore_best = bool(restore_best)
         self.best: float | None = None
         self.best_epoch: int | None = None
         self.stopped_epoch: int | None = None
@@ -584,6 +622,7 @@ def fit(
 ) -> History:
     """Train ``model``; see :meth:`symnb.nn.MLP.fit`."""
     from . import optim
+    from .optim import check_number
 
     if (
         not isinstance(epochs, (int, np.integer))
@@ -591,6 +630,19 @@ def fit(
         or epochs < 0
     ):
         raise ValueError(f"epochs must be a non-negative integer, got {epochs!r}")
+    for name, flag in (("shuffle", shuffle), ("live", live), ("verbose", verbose)):
+        # shuffle="no" is truthy: it shuffled
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
+    if step_rate is not None:
+        step_rate = check_number(
+            "step_rate", step_rate, "calls a second such as 10 (None: every step)"
+        )
+        if not step_rate >= 0:  # NaN too
+            raise ValueError(
+                f"step_rate must be >= 0 calls a second (0, None or inf: every "
+                f"step), got {step_rate!r}"
+            )
     Xd, Td, n = model._prepare(X, y, "training data")
     if batch_size is None or batch_size == "full":
         batch_size = n

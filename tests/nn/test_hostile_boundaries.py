@@ -152,3 +152,67 @@ def test_a_run_store_that_would_lose_the_runs_is_refused(path):
 def test_a_run_store_that_is_a_directory_says_so(tmp_path):
     with pytest.raises(IsADirectoryError, match="is a directory; give a file"):
         RunStore(tmp_path)
+
+
+# ------------------------------------------------ fit flags, callbacks, metrics
+@pytest.mark.parametrize("flag", ["shuffle", "live", "verbose"])
+def test_fit_flags_must_be_booleans(flag):
+    # shuffle="no" is truthy: the data was shuffled
+    with pytest.raises(TypeError, match=f"{flag} must be True or False, got 'no'"):
+        small().fit(X, Y, epochs=1, **{flag: "no"})
+
+
+def test_shuffle_false_keeps_the_order_and_numpy_bools_pass():
+    a, b = small(seed=3), small(seed=3)
+    a.fit(X, Y, epochs=2, shuffle=np.bool_(False), batch_size=8)
+    b.fit(X, Y, epochs=2, shuffle=False, batch_size=8)
+    assert np.array_equal(a.get_flat_parameters(), b.get_flat_parameters())
+
+
+@pytest.mark.parametrize(
+    "rate, error", [(float("nan"), ValueError), (-1, ValueError), ("10", TypeError)]
+)
+def test_step_rate_is_checked(rate, error):
+    with pytest.raises(error, match="step_rate"):
+        small().fit(X, Y, epochs=1, step_rate=rate)
+    for fine in (None, 0, float("inf"), 5):
+        small().fit(X, Y, epochs=1, step_rate=fine)
+
+
+@pytest.mark.parametrize(
+    "options, error, words",
+    [
+        ({"patience": 2.5}, ValueError, r"patience must be an integer >= 0 .*got 2\.5"),
+        ({"patience": -1}, ValueError, "patience must be an integer >= 0"),
+        ({"patience": True}, ValueError, "patience"),
+        ({"min_delta": float("nan")}, ValueError, "min_delta must be a finite"),
+        ({"min_delta": -0.1}, ValueError, "min_delta must be a finite number >= 0"),
+        ({"mode": "maximum"}, ValueError, "mode must be 'min', 'max' or None"),
+        ({"target": float("nan")}, ValueError, "target must be finite"),
+        ({"target": "0.9"}, TypeError, "target must be a number"),
+        ({"monitor": 3}, TypeError, "monitor must be a metric name"),
+        ({"restore_best": "yes"}, TypeError, "restore_best must be True or False"),
+    ],
+)
+def test_early_stopping_arguments_are_checked(options, error, words):
+    with pytest.raises(error, match=words):
+        nn.EarlyStopping(**options)
+
+
+@pytest.mark.parametrize("metric", ["accuracy", "f1", "precision", "recall"])
+def test_label_metrics_refuse_nan_labels(metric):
+    # f1([1, 1], [nan, 1]) was 0.33: a NaN label silently counted as a miss
+    fn = getattr(nn.metrics, metric)
+    with pytest.raises(ValueError, match="y_pred has a NaN or infinite label at row 0"):
+        fn(np.array([1, 1]), np.array([np.nan, 1.0]))
+    with pytest.raises(ValueError, match="y_true has a NaN or infinite label at row 1"):
+        fn(np.array([1.0, np.inf]), np.array([1, 1]))
+    assert fn(np.array([0, 1, 1]), np.array([0, 1, 1])) == 1.0
+
+
+def test_metrics_name_what_is_not_numbers():
+    with pytest.raises(TypeError, match="y_true has dtype <U1; metrics take numbers"):
+        nn.metrics.mse(["a"], ["b"])
+    with pytest.raises(ValueError, match="y_pred must be an array of numbers"):
+        nn.metrics.mae([1.0, 2.0], [[1.0], [2.0, 3.0]])
+    assert nn.metrics.mse([1, 2], np.array([1.0, 4.0])) == 2.0
