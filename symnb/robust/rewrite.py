@@ -162,13 +162,21 @@ def _log_rule(e: sp.Expr) -> sp.Expr:
     if direct is not None:
         return direct
     if isinstance(a, sp.Mul):
-        parts = []
+        parts, signs = [], []
         for f in a.args:
             lf = log_of(f)
             if lf is None and not f.is_positive:
-                return e
+                if f.is_number:
+                    return e
+                # a factor of unknown sign: log|f| where the product is positive
+                # (y*log(y/p) at p = 1e-45: y/p overflows, log|y| - log|p| does not)
+                base, n = f.as_base_exp()
+                lf = n * sp.log(sp.Abs(base) if n.is_integer else base)
+                signs.append(sp.sign(base) if n.is_integer and n.is_odd else sp.S.One)
             parts.append(lf if lf is not None else sp.log(f))
-        return sp.Add(*parts)
+        if not signs:
+            return sp.Add(*parts)
+        return sp.Piecewise((sp.Add(*parts), sp.Mul(*signs) > 0), (e, True))
     if isinstance(a, sp.Pow) and a.base.is_positive:
         lb = log_of(a.base)
         return a.exp * (lb if lb is not None else sp.log(a.base))

@@ -267,3 +267,22 @@ def test_two_removable_singularities_both_get_their_taylor_branch(dtype):
     tol = 2e-5 if dtype == "float32" else 1e-9
     text = "pi/2*(sin(x - pi)/(x - pi) - sin(x + pi)/(x + pi))"
     _check(text, {}, ref, xs, dtype, tol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log_of_a_quotient_of_inputs_does_not_overflow(dtype):
+    """The Poisson deviance 2 (y log(y/p) - (y - p)) was inf at p = 1e-40 in float32
+    (y/p overflows; the true value is 367): log(y/p) is log|y| - log|p| where y/p > 0.
+    Values on both CPU backends against mpmath at the inputs as the kernel holds them."""
+    loss = symnb.Loss("2*(y_true*log(y_true/y_pred) - (y_true - y_pred))")
+    tiny = float(np.finfo(dtype).smallest_subnormal)
+    p = np.array([tiny, 1e-40, 1e-30, 1e-3, 0.5, 2.0, 40.0, 1e30], dtype=dtype)
+    y = np.full(1, 2.0, dtype=dtype)
+    for backend in BACKENDS:
+        kernel = loss.compile(backend=backend, dtype=dtype)
+        for v in p:
+            with mp.workdps(60):
+                pv = mp.mpf(float(v))
+                want = float(2 * (2 * mp.log(2 / pv) - (2 - pv)))
+            got = float(kernel.value(np.array([v], dtype=dtype), y))
+            assert abs(got - want) <= TOL[dtype] * 4 * abs(want), (backend, v, got, want)
