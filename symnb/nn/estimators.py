@@ -73,7 +73,17 @@ class _MLPEstimator(_Base):
     def _build(self, n_features: int, n_outputs: int, loss: Any):
         from .model import MLP
 
-        sizes = [n_features, *list(self.hidden_layer_sizes), n_outputs]
+        hidden = self.hidden_layer_sizes
+        if isinstance(hidden, (int, np.integer)) and not isinstance(hidden, bool):
+            hidden = (hidden,)  # one hidden layer, as scikit-learn takes it
+        try:
+            hidden = list(hidden)
+        except TypeError:
+            raise TypeError(
+                "hidden_layer_sizes must be a tuple of layer widths such as (16, 16), "
+                f"got {self.hidden_layer_sizes!r}"
+            ) from None
+        sizes = [n_features, *hidden, n_outputs]
         return MLP(
             sizes,
             activation=self.activation,
@@ -200,7 +210,14 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
                 f"y must be 1-D with one label per row of X; got shape {y.shape}"
             )
         _check_labels(y)
-        classes, encoded = np.unique(y, return_inverse=True)
+        try:
+            classes, encoded = np.unique(y, return_inverse=True)
+        except TypeError:  # labels that cannot be sorted together, e.g. 1 and "a"
+            kinds = sorted({type(v).__name__ for v in y.ravel().tolist()})
+            raise TypeError(
+                f"y mixes labels of types {kinds}, which cannot be ordered; give "
+                "labels of one type (e.g. all strings: y.astype(str))"
+            ) from None
         if len(classes) < 2:
             raise ValueError(
                 "need at least two classes to train a classifier, got "
@@ -237,9 +254,24 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
         """Mean accuracy."""
         pred = self.predict(X)
         y = np.asarray(y)
+        if y.shape != pred.shape:
+            raise ValueError(
+                f"score: y has shape {y.shape} but X has {len(pred)} rows; give one "
+                "label per row"
+            )
         correct = (pred == y).astype(np.float64)
         if sample_weight is not None:
             w = np.asarray(sample_weight, dtype=np.float64)
+            if w.shape != correct.shape:
+                raise ValueError(
+                    f"score: sample_weight has shape {w.shape}; give one weight per "
+                    f"row of X ({len(correct)})"
+                )
+            if not (np.all(np.isfinite(w)) and np.all(w >= 0) and np.sum(w) > 0):
+                raise ValueError(
+                    "score: sample_weight must be finite, >= 0 and not all zero "
+                    "(the accuracy was NaN)"
+                )
             return float(np.sum(correct * w) / np.sum(w))
         return float(np.mean(correct))
 

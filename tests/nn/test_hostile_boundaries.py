@@ -216,3 +216,39 @@ def test_metrics_name_what_is_not_numbers():
     with pytest.raises(ValueError, match="y_pred must be an array of numbers"):
         nn.metrics.mae([1.0, 2.0], [[1.0], [2.0, 3.0]])
     assert nn.metrics.mse([1, 2], np.array([1.0, 4.0])) == 2.0
+
+
+# ------------------------------------------------ estimators
+def classifier(**kwargs) -> nn.MLPClassifier:
+    kwargs.setdefault("hidden_layer_sizes", (4,))
+    return nn.MLPClassifier(epochs=1, backend="numpy", **kwargs)
+
+
+def test_classifier_hidden_layer_sizes_as_one_int():
+    # "'int' object is not iterable"; scikit-learn takes an int as one layer
+    assert classifier(hidden_layer_sizes=5).fit(X, Y).model_.sizes == [2, 5, 1]
+    with pytest.raises(TypeError, match="hidden_layer_sizes must be a tuple"):
+        classifier(hidden_layer_sizes=None).fit(X, Y)
+
+
+def test_classifier_labels_of_mixed_types_are_named():
+    labels = Y.astype(object)
+    labels[0] = "a"  # np.unique raised "'<' not supported between 'int' and 'str'"
+    with pytest.raises(TypeError, match=r"y mixes labels of types \['int', 'str'\]"):
+        classifier().fit(X, labels)
+
+
+def test_classifier_score_checks_y_and_weights():
+    model = classifier().fit(X, Y)
+    with pytest.raises(ValueError, match=r"score: y has shape \(3,\) but X has 40"):
+        model.score(X, Y[:3])
+    with pytest.raises(ValueError, match="score: sample_weight has shape"):
+        model.score(X, Y, sample_weight=np.ones(3))
+    for bad in (np.zeros(40), np.full(40, np.nan), -np.ones(40)):
+        # all zeros gave NaN with a RuntimeWarning
+        with pytest.raises(ValueError, match="sample_weight must be finite, >= 0"):
+            model.score(X, Y, sample_weight=bad)
+    weights = np.arange(40, dtype=float)
+    correct = (model.predict(X) == Y).astype(float)
+    want = np.sum(correct * weights) / np.sum(weights)
+    assert model.score(X, Y, sample_weight=weights) == pytest.approx(want)
