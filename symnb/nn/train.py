@@ -393,6 +393,24 @@ def check_penalty(name: str, value: Any) -> float:
     return float(value)
 
 
+def _check_monitors(cbs: list, metric_names: list[str], validation: bool) -> None:
+    """An EarlyStopping that monitors a value this fit never reports failed only
+    after the first epoch (a KeyError, the epoch's work thrown away): checked now."""
+    names = ["loss", *metric_names]
+    reported = names + (["val_" + k for k in names] if validation else []) + ["time"]
+    for cb in cbs:
+        if isinstance(cb, EarlyStopping) and cb.monitor not in reported:
+            hint = (
+                "; val_ values need validation_data=(X_val, y_val)"
+                if cb.monitor.startswith("val_") and not validation
+                else ""
+            )
+            raise ValueError(
+                f"EarlyStopping monitors {cb.monitor!r}, which this fit does not "
+                f"report; it reports {', '.join(reported)}{hint}"
+            )
+
+
 def _check_both_classes(xp: Any, T: Any) -> None:
     """fit on binary targets: both classes must occur (as MLPClassifier requires)."""
     present = xp.unique(T).tolist()
@@ -680,6 +698,7 @@ def fit(
             setattr(opt, k, v)
     check_optimizer(model, opt, "fit")
     cbs = as_callbacks(callbacks)
+    _check_monitors(cbs, metric_names, val is not None)
     if live:
         from .live import LiveProgress
 

@@ -252,3 +252,25 @@ def test_classifier_score_checks_y_and_weights():
     correct = (model.predict(X) == Y).astype(float)
     want = np.sum(correct * weights) / np.sum(weights)
     assert model.score(X, Y, sample_weight=weights) == pytest.approx(want)
+
+
+def test_early_stopping_on_an_unreported_value_fails_before_training():
+    # the KeyError came after the first epoch had trained
+    model = small()
+    before = model.get_flat_parameters()
+    with pytest.raises(ValueError, match="val_ values need validation_data") as info:
+        model.fit(X, Y, epochs=3, callbacks=[nn.EarlyStopping()])
+    assert "monitors 'val_loss'" in str(info.value)
+    with pytest.raises(ValueError, match="monitors 'val_foo'.*reports loss, accuracy"):
+        model.fit(
+            X,
+            Y,
+            epochs=3,
+            validation_data=(X, Y),
+            callbacks=[nn.EarlyStopping(monitor="val_foo")],
+        )
+    assert np.array_equal(model.get_flat_parameters(), before)
+    assert model.epochs_trained == 0
+    stopper = nn.EarlyStopping(monitor="val_accuracy", patience=0)
+    model.fit(X, Y, epochs=3, validation_data=(X, Y), callbacks=[stopper])
+    assert model.epochs_trained >= 1
