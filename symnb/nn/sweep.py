@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import gc
 import json
 import math
 import os
@@ -413,19 +414,27 @@ def open_client(client: Any) -> tuple[Any, Callable[[], None]]:
 def _connect(client_type: Any, address: str) -> tuple[Any, Callable[[], None]]:
     """A client of the scheduler at ``address``, or a ValueError that names it
     (Dask says only ``KeyError: 'distributed'`` for an unknown protocol or no host)."""
+    failure: Exception | None = None
     try:
         started = client_type(address)
     except OSError as exc:
-        raise OSError(
+        failure = OSError(
             f"client={address!r}: no Dask scheduler answered ({exc}); check the "
             "address and that the scheduler runs, or raise Dask's "
             "'distributed.comm.timeouts.connect' for a slow network"
-        ) from None
+        )
     except (KeyError, ValueError, TypeError) as exc:
-        raise ValueError(
+        failure = ValueError(
             f"client={address!r} is not a scheduler address Dask can use ({exc!r}); "
             "write it like 'tcp://scheduler:8786'"
-        ) from None
+        )
+    if failure is not None:
+        # The half-built Client stays in a reference cycle with the traceback. Left to
+        # a later garbage collection, its __del__ could run inside the next Client's
+        # start, which holds the same non-reentrant LoopRunner lock that close() takes:
+        # the test process hung there. Collect it now, outside any Dask lock.
+        gc.collect()
+        raise failure
     return started, started.close
 
 

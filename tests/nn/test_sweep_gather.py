@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+
+import pytest
+
 import symnb.nn.sweep as sweep
 
 
@@ -43,3 +47,23 @@ def test_the_wait_is_bounded_while_tasks_run(monkeypatch):
     now, _ = _fake_clock(monkeypatch)
     sweep._wait_for_more([_Future(None)])
     assert sweep.GATHER_WAIT <= now[0] < sweep.GATHER_WAIT + 0.01
+
+
+def _clients() -> int:
+    return sum(
+        type(o).__name__ == "Client" and type(o).__module__ == "distributed.client"
+        for o in gc.get_objects()
+    )
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:1", "foo://bar"])
+def test_a_failed_connection_leaves_no_half_built_client(address):
+    """Its __del__, run by a later garbage collection inside the next Client's start,
+    took Dask's non-reentrant LoopRunner lock a second time: the test process hung."""
+    dask = pytest.importorskip("dask", reason="the dask extra is not installed")
+    gc.collect()
+    before = _clients()
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises((OSError, ValueError), match=address):
+            sweep.open_client(address)
+    assert _clients() <= before
