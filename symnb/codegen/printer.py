@@ -383,12 +383,15 @@ class KernelPrinter(C99CodePrinter):
         if not isinstance(cond, sp.core.relational.Relational):
             return frozenset()
         lhs, rhs = cond.lhs, cond.rhs
+        # ordered comparisons only: a false Eq(u, 0) says nothing about u's sign (it
+        # printed exp(u) as symnb_exp_neg next to a removable singularity's guard)
         upper = isinstance(cond, (sp.StrictLessThan, sp.LessThan))
-        if rhs == 0 and upper == holds and holds:  # u < 0, u <= 0 true
+        lower = isinstance(cond, (sp.StrictGreaterThan, sp.GreaterThan))
+        if rhs == 0 and upper and holds:  # u < 0, u <= 0 true
             return frozenset({lhs})
-        if rhs == 0 and not upper and not holds:  # u > 0, u >= 0 false
+        if rhs == 0 and lower and not holds:  # u > 0, u >= 0 false
             return frozenset({lhs})
-        if lhs == 0 and not upper and holds:  # 0 > u, 0 >= u true
+        if lhs == 0 and lower and holds:  # 0 > u, 0 >= u true
             return frozenset({rhs})
         return frozenset()
 
