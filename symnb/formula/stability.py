@@ -306,7 +306,7 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                     return sp.Add(*rest, expm1(u))
         return e
 
-    return rewrite(expr), notes
+    return _piecewise_linear_sums(rewrite(expr), note), notes
 
 
 def _sign_times_self(e: sp.Expr) -> sp.Expr | None:
@@ -485,3 +485,199 @@ def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
         lambda e: scaled_sech2(e) is not None,
         lambda e: scaled_sech2(e)[0] * sp.cosh(scaled_sech2(e)[1]) ** -2,
     )
+
+
+# ---------------------------------------------------------------- piecewise-linear sums
+
+_KINKS = (sp.Max, sp.Min, sp.Abs)
+_MAX_SEGMENTS = 64
+
+
+def _exact_number(e: sp.Expr) -> sp.Rational | None:
+    """e as an exact Rational: integers, rationals, and Floats that are binary
+    fractions exactly (6.0, 0.5, -1.5); None for 0.1, pi or anything symbolic."""
+    if e.is_Rational:
+        return e
+    if isinstance(e, sp.Float):
+        q = sp.Rational(e)
+        if q.q <= 2**24 and abs(q.p) <= 2**53:
+            return q
+    return None
+
+
+def _pl_merge(parts: list[list[tuple]]) -> list[sp.Rational]:
+    """The sorted union of the inner breakpoints of several segment lists."""
+    cuts = {s[0] for p in parts for s in p[1:]}
+    return sorted(cuts)
+
+
+def _pl_at(segments: list[tuple], x: sp.Rational) -> tuple:
+    """(k, m) of the segment containing the point x (its inner part)."""
+    found = segments[0]
+    for s in segments:
+        if s[0] is not None and s[0] > x:
+            break
+        found = s
+    return found[1], found[2]
+
+
+def _pl_sample(cuts: list, i: int) -> sp.Rational:
+    """A point strictly inside interval i of the partition by ``cuts``."""
+    if not cuts:
+        return sp.S.Zero
+    if i == 0:
+        return cuts[0] - 1
+    if i == len(cuts):
+        return cuts[-1] + 1
+    return (cuts[i - 1] + cuts[i]) / 2
+
+
+def _pl_segments(e: sp.Expr, x: sp.Symbol) -> list[tuple] | None:
+    """e as segments [(start, k, m), ...] (start None for the first; k*x + m from
+    start to the next start), exact; None unless e is built from x, exact numbers,
+    +, numeric *, Max, Min and Abs."""
+    if e == x:
+        return [(None, sp.S.One, sp.S.Zero)]
+    if e.is_number:
+        q = _exact_number(e)
+        return None if q is None else [(None, sp.S.Zero, q)]
+    if isinstance(e, sp.Mul):
+        c, rest = e.as_coeff_Mul()
+        q = _exact_number(c)
+        if q is None or rest.is_number:
+            return None
+        inner = _pl_segments(rest, x)
+        if inner is None:
+            return None
+        return [(s, q * k, q * m) for s, k, m in inner]
+    if isinstance(e, (sp.Add, sp.Max, sp.Min, sp.Abs)):
+        parts = []
+        for a in e.args:
+            part = _pl_segments(a, x)
+            if part is None:
+                return None
+            parts.append(part)
+        cuts = _pl_merge(parts)
+        if isinstance(e, (sp.Max, sp.Min, sp.Abs)):  # split where the choice changes
+            extra = set()
+            if isinstance(e, sp.Abs):
+                pairs = [(0, None)]
+            else:
+                n = len(parts)
+                pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+            for i in range(len(cuts) + 1):
+                lo = cuts[i - 1] if i > 0 else None
+                hi = cuts[i] if i < len(cuts) else None
+                t = _pl_sample(cuts, i)
+                for a, b in pairs:
+                    ka, ma = _pl_at(parts[a], t)
+                    kb, mb = (0, 0) if b is None else _pl_at(parts[b], t)
+                    if ka != kb:
+                        r = (mb - ma) / (ka - kb)
+                        if (lo is None or r > lo) and (hi is None or r < hi):
+                            extra.add(r)
+            cuts = sorted(set(cuts) | extra)
+        if len(cuts) >= _MAX_SEGMENTS:
+            return None
+        out = []
+        for i in range(len(cuts) + 1):
+            t = _pl_sample(cuts, i)
+            km = [_pl_at(p, t) for p in parts]
+            if isinstance(e, sp.Add):
+                k, m = sum(k for k, _ in km), sum(m for _, m in km)
+            elif isinstance(e, sp.Abs):
+                k, m = km[0] if km[0][0] * t + km[0][1] >= 0 else (-km[0][0], -km[0][1])
+            else:
+                pick = max if isinstance(e, sp.Max) else min
+                k, m = pick(km, key=lambda p: p[0] * t + p[1])
+            out.append((cuts[i - 1] if i > 0 else None, k, m))
+        return out
+    return None
+
+
+def _kink_terms(e: sp.Expr) -> int:
+    """How many terms of the largest sum in e hold a kink (Max, Min, Abs)."""
+    best = 0
+    for sub in sp.preorder_traversal(e):
+        if isinstance(sub, sp.Add):
+            best = max(best, sum(1 for a in sub.args if a.has(*_KINKS)))
+    return best
+
+
+def _binary_exact(q: sp.Rational) -> bool:
+    """q is a float32 number exactly (x == q is then an exact test on every dtype)."""
+    return q.q & (q.q - 1) == 0 and q.q <= 2**126 and abs(q.p) < 2**24
+
+
+def _as_piecewise_linear(e: sp.Expr) -> sp.Expr | None:
+    """A sum of kinked terms of one variable (relu(x) - relu(x - 6), (|x + 1| -
+    |x - 1|)/2) as a Piecewise of its linear pieces k*x + m, each computed directly.
+
+    Evaluated as typed, x - 6 rounds to x from |x| = 1e8 (float32) and the terms
+    cancel to 0 instead of 6; a piece computes 6 exactly. The derivative at each
+    breakpoint stays the one the typed form had (relu'(0) = 0, |u|'(0) = 0): the
+    breakpoint joins the piece whose slope it is, or gets a piece of its own
+    (x == b, float32-exact b only; otherwise the formula is kept as typed).
+    """
+    symbols = e.free_symbols
+    if len(symbols) != 1 or _kink_terms(e) < 2:
+        return None
+    (x,) = symbols
+    segments = _pl_segments(e, x)
+    if segments is None or all(k == 0 for _, k, _ in segments):
+        return None
+    # the typed form's derivative at every candidate breakpoint, with the kernels'
+    # conventions (H(0) = 0 as in formula._fix_kinks, sign(0) = 0)
+    de = sp.diff(e, x).replace(
+        lambda a: isinstance(a, sp.Heaviside), lambda a: sp.Heaviside(a.args[0], 0)
+    )
+    pieces: list[tuple[sp.Expr, sp.Expr]] = []
+    k_prev, m_prev = segments[0][1], segments[0][2]
+    for start, k, m in segments[1:]:
+        c = de.subs(x, start)
+        c = _exact_number(c) if c.is_number else None
+        if c is None:
+            return None
+        here = k_prev * x + m_prev
+        if c == k_prev and (k, m) != (k_prev, m_prev):
+            pieces.append((here, x <= start))
+        elif c == k:
+            pieces.append((here, x < start))
+        else:
+            if not _binary_exact(start):
+                return None
+            pieces.append((here, x < start))
+            pieces.append((c * (x - start) + (k * start + m), sp.Eq(x, start)))
+        k_prev, m_prev = k, m
+    pieces.append((k_prev * x + m_prev, True))
+    # merge neighbours with the same line (a candidate that is no kink)
+    merged: list[tuple[sp.Expr, sp.Expr]] = []
+    for p in pieces:
+        if merged and merged[-1][0] == p[0]:
+            merged[-1] = (p[0], p[1])
+        else:
+            merged.append(p)
+    if len(merged) < 2:
+        return None
+    return sp.Piecewise(*merged)
+
+
+def _piecewise_linear_sums(expr: sp.Expr, note) -> sp.Expr:
+    """Each largest subexpression that :func:`_as_piecewise_linear` takes, rewritten."""
+
+    def walk(e: sp.Basic) -> sp.Basic:
+        if isinstance(e, sp.Expr) and e.has(*_KINKS):
+            found = _as_piecewise_linear(e)
+            if found is not None:
+                note(
+                    "rewrote a sum of max/min/abs terms as its linear pieces (no "
+                    "cancellation of large terms: relu(x) - relu(x - 6) is 6, not 0, "
+                    "at x = 1e8; the derivative at each kink is unchanged)"
+                )
+                return found
+        if not e.args or isinstance(e, (sp.logic.boolalg.Boolean,)):
+            return e
+        args = [walk(a) for a in e.args]
+        return e.func(*args) if tuple(args) != e.args else e
+
+    return walk(expr)
