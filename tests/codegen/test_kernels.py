@@ -60,7 +60,9 @@ def test_dialects_share_the_math_and_differ_in_loops() -> None:
     form = ACT["gelu_tanh"].form
     cpp = render_program((form,), "elementwise", "cpp").text
     cuda = render_program((form,), "elementwise", "cuda").text
-    assert "#pragma omp parallel for simd if(parallel: n >= SYMNB_PARALLEL_MIN)" in cpp
+    # below the thread threshold a plain SIMD loop, without entering libgomp
+    assert "if (n < SYMNB_PARALLEL_MIN) {\n    #pragma omp simd" in cpp
+    assert "#pragma omp parallel for simd schedule(static)" in cpp
     assert "#pragma omp" not in cuda
     assert "i += SYMNB_STRIDE" in cuda and "__global__" in cuda
     assert "typedef long long symnb_i64;" in cuda and "int64_t symnb_i64" in cpp
