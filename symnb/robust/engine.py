@@ -36,7 +36,7 @@ from symnb.robust.deadline import OutOfTime, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "10"
+ENGINE_VERSION = "11"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -200,7 +200,9 @@ def _far_better_within_rule(
         if cand == cur:
             continue
         m = problem.measure(cand, dtype)
-        if m.passes and m.max_ulps() * WITHIN_RULE_GAIN < before:
+        # divided, not multiplied: 1e307 ulps * 1e3 overflowed to inf, and a candidate
+        # finite everywhere was refused against an inf before (float64 x/sqrt(1 + x^2))
+        if m.passes and m.max_ulps() < before / WITHIN_RULE_GAIN:
             return cand, m, name, note
     return None
 
@@ -269,7 +271,23 @@ def _improve(
         if not progress:
             break
     exact = cur
+
+    def within_rule(cur, cm):
+        """The within-rule rewrites once the rule holds after rewrites or regimes
+        too, not only for a form that met it as typed: (sqrt(1 + 4x^2) - 1)/(2x) met
+        it only after its root cancellation and asymptotes, and 4x^2 still overflowed
+        (f 0 instead of 1 from x = 1e19 in float32)."""
+        if not cm.passes:
+            return cur, cm
+        found = _far_better_within_rule(cur, cm, problem, var, dtype)
+        if found is None:
+            return cur, cm
+        cand, m, name, note = found
+        applied.append((name, note))
+        return cand, m
+
     if cm.passes or not single:
+        cur, cm = within_rule(cur, cm)
         return cur, applied, cm, exact
     probe = _Probe(problem, reference_expr, dtype)
     starts = [cur] if cur == expr else [cur, expr]
@@ -313,6 +331,7 @@ def _improve(
                     progress = True
                     break
         starts = [cur]
+    cur, cm = within_rule(cur, cm)
     return cur, applied, cm, exact
 
 
