@@ -28,7 +28,31 @@ def fold_equal_branches(expr: sp.Expr) -> sp.Expr:
     return expr.replace(lambda e: isinstance(e, sp.Piecewise), _fold)
 
 
+def _drop_point_branches(pw: sp.Piecewise) -> sp.Piecewise:
+    """Without its ``Eq(x, b)`` branches whose value at b is what the others give there
+    (a continuous function keeps such a point branch only for its derivative's kink
+    convention, which the derivative's own LaTeX shows)."""
+    args = list(pw.args)
+    for i, (e, c) in enumerate(pw.args):
+        if not isinstance(c, sp.Equality) or len(pw.args) < 2:
+            continue
+        var, at = (c.lhs, c.rhs) if c.lhs.is_Symbol else (c.rhs, c.lhs)
+        if not (var.is_Symbol and at.is_Number):
+            continue
+        rest = sp.Piecewise(*[a for a in args if a != (e, c)])
+        try:
+            same = sp.simplify(e.subs(var, at) - rest.subs(var, at)) == 0
+        except (TypeError, ValueError):
+            same = False
+        if same:
+            args.remove((e, c))
+    return sp.Piecewise(*args) if len(args) != len(pw.args) else pw
+
+
 def _fold(pw: sp.Piecewise) -> sp.Expr:
+    pw = _drop_point_branches(pw)
+    if not isinstance(pw, sp.Piecewise):
+        return pw
     *branches, (last, cond) = pw.args
     if cond != sp.true or not branches:
         return pw

@@ -53,3 +53,21 @@ def test_real_cases_still_show(text):
         assert "cases" in act.latex
     if "cases" in sp.latex(act.derivative):
         assert "cases" in act.derivative_latex
+
+
+def test_a_point_branch_with_the_neighbours_value_is_dropped():
+    pw = sp.Piecewise((x, x < 0), (0, sp.Eq(x, 0)), (2 * x, True))
+    assert fold_equal_branches(pw) == sp.Piecewise((x, x < 0), (2 * x, True))
+    kink = sp.Piecewise((0, x < 0), (sp.Rational(1, 2), sp.Eq(x, 0)), (1, True))
+    assert fold_equal_branches(kink) == kink  # a derivative's kink convention stays
+
+
+def test_hard_tanh_typed_with_abs_reads_as_three_pieces():
+    """Its kernels compute linear pieces (one per kink, for the derivative's 1/2 at
+    +-1); f's LaTeX shows three pieces, f' keeps the kink values."""
+    act = symnb.Activation("(abs(x + 1) - abs(x - 1))/2")
+    assert "x = -1" not in act.latex and "x = 1" not in act.latex
+    assert r"\frac{1}{2} & \text{for}\: x = -1" in act.derivative_latex
+    shown = fold_equal_branches(act.expr)
+    for v in (-5.0, -1.0, -0.3, 0.0, 0.8, 1.0, 7.0):
+        assert float(shown.subs(x, v)) == pytest.approx((abs(v + 1) - abs(v - 1)) / 2)
