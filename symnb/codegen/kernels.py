@@ -405,13 +405,9 @@ def _preamble(n_params: int) -> list[str]:
     return [f"    const symnb_real k{k} = c[{k}]; (void)k{k};" for k in range(n_params)]
 
 
-def _guard(n_inputs: int, exprs=(), inputs=()) -> tuple[str, str]:
-    """The NaN select's condition and value; the condition is ``false`` (the select
-    compiles away) where the expressions pass NaN on by themselves (:mod:`nan_flow`)."""
+def _guard(n_inputs: int) -> tuple[str, str]:
     names = _input_names(n_inputs)
     guard = "(" + " || ".join(f"{a} != {a}" for a in names) + ")"
-    if exprs and carries_nan_from_all(exprs, inputs):
-        guard = "false"
     nan_value = "(" + " + ".join(names) + ")"
     return guard, nan_value
 
@@ -438,7 +434,13 @@ def render_form_functions(
     """
     syms = _symbols(inputs, params)
     args = "".join(f"symnb_real {a}, " for a in _input_names(len(inputs)))
-    _, nan_value = _guard(len(inputs))
+    guard, nan_value = _guard(len(inputs))
+
+    def guard_of(exprs: tuple) -> str:
+        """``false`` (the select compiles away) where the expressions pass NaN on by
+        themselves (:mod:`symnb.codegen.nan_flow`)."""
+        return "false" if carries_nan_from_all(exprs, inputs) else guard
+
     pre = _preamble(len(params))
     out = []
 
@@ -452,7 +454,7 @@ def render_form_functions(
                 name=name,
                 args=args,
                 body="\n".join(pre + ["    " + s for s in low.statements]),
-                guard=_guard(len(inputs), (expr,), inputs)[0],
+                guard=guard_of((expr,)),
                 nan_value=nan_value,
                 result=low.results[0],
             )
@@ -465,7 +467,7 @@ def render_form_functions(
             name=f"symnb_fdf{index}",
             args=args,
             body="\n".join(pre + ["    " + s for s in low.statements]),
-            guard=_guard(len(inputs), (f, df), inputs)[0],
+            guard=guard_of((f, df)),
             nan_value=nan_value,
             result0=low.results[0],
             result1=low.results[1],
@@ -494,7 +496,7 @@ def render_form_functions(
                 # kept even where the gradients carry NaN: without the select g++
                 # left PAU's ten-output loop scalar (constants' gradient 10 -> 58 ms
                 # at 4.2M elements)
-                guard=_guard(len(inputs))[0],
+                guard=guard,
                 stores=stores,
                 outputs=", ".join(f"symnb_real* SYMNB_RESTRICT d{k}" for k in k_params),
                 arg_names="".join(f"{a}, " for a in _input_names(len(inputs))),
@@ -857,9 +859,10 @@ _CPP_PARALLEL_LOOP = re.compile(
 
 def _serial_below_threshold(text: str) -> str:
     """forward's and backward's C++ loops with a plain SIMD copy for ``n`` below the
-    thread threshold (their one store depends on every load of its element, so an
-    in-place call stays right under __restrict__): ``parallel ... if(false)`` still enters libgomp (about 0.5 us a call,
-    measured; a 1e5-element relu 10.6 -> 8.9-9.8 us in a C loop)."""
+    thread threshold: ``parallel ... if(false)`` still enters libgomp (about 0.5 us a
+    call, measured; a 1e5-element relu 10.6 -> 8.9-9.8 us in a C loop). Their one store
+    depends on every load of its element, so an in-place call stays right under
+    __restrict__."""
 
     def split(m: re.Match) -> str:
         clause, body = m.group(1), m.group(2)

@@ -26,9 +26,8 @@ Methods (coefficients: Chebyshev fits in mpmath at 50 digits, see :func:`fit`):
   expm1(2|x|)``; ``expm1`` by the double reduction of ``symnb_vm_expm1_d``.
 * float32 ``expm1_neg`` (elu/celu/selu's negative branch) stays in float, its roundings
   carried as exact-sum pairs: 0.71 ulp at most over every float in [-25, 0] (0.81
-  without FMA; the double
-  core: 0.51; PyTorch's elu 0.46), within the float32 rule (faithful, or no worse than
-  PyTorch) at 1.6x the double core's speed.
+  without FMA; the double core: 0.51; PyTorch's elu 0.46), within the float32 rule
+  (faithful, or no worse than PyTorch) at 1.6x the double core's speed.
 * float32 sigmoid and softplus/logsigmoid (``symnb_vm_sigmoid_f``,
   ``symnb_vm_log1p_exp_f``, used by the printer) stay in float (16 lanes) with
   ``exp(-|x|)`` as an exact-sum pair ``eh + el`` and one correction step: 0.65 and

@@ -33,8 +33,8 @@ def _drop_point_branches(pw: sp.Piecewise) -> sp.Piecewise:
     (a continuous function keeps such a point branch only for its derivative's kink
     convention, which the derivative's own LaTeX shows)."""
     args = list(pw.args)
-    for i, (e, c) in enumerate(pw.args):
-        if not isinstance(c, sp.Equality) or len(pw.args) < 2:
+    for e, c in pw.args:
+        if not isinstance(c, sp.Equality):
             continue
         var, at = (c.lhs, c.rhs) if c.lhs.is_Symbol else (c.rhs, c.lhs)
         if not (var.is_Symbol and at.is_Number):
