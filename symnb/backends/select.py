@@ -266,22 +266,14 @@ def compile_layer(
     Neurons with the same formula share one branch of the kernel; each keeps its own
     constants, so ``[swish.with_constants(beta=b) for b in betas]`` is one branch.
     """
-    from symnb.formula.formula import Activation, activation
+    from symnb.formula.formula import Activation, as_activation
 
     if isinstance(activations, (str, Activation)):
         raise TypeError(
             "compile_layer expects a list with one activation per neuron, e.g. "
             "[relu, relu, swish]"
         )
-    acts = []
-    for j, a in enumerate(list(activations)):
-        if isinstance(a, str):
-            a = activation(a)
-        if not isinstance(a, Activation):
-            raise TypeError(
-                f"neuron {j}: expected an Activation or a library name, got {type(a).__name__}"
-            )
-        acts.append(a)
+    acts = [as_activation(a, f"neuron {j}") for j, a in enumerate(list(activations))]
     if not acts:
         raise ValueError("compile_layer needs at least one activation")
     forms: list = []

@@ -692,6 +692,37 @@ def activation(name: str, **constants: Any) -> Activation:
     return _from_library(Activation, name, constants)
 
 
+def as_activation(spec: Any, where: str = "activation") -> Activation:
+    """An ``Activation`` from an ``Activation``, a library name or a formula text.
+
+    The one rule every face that takes "an activation" follows (``compile_layer``,
+    ``to_torch_layer``, ``MLP``): a library name wins; other text that mentions ``x``
+    is compiled as a formula; anything else is an error naming ``where``.
+    """
+    if isinstance(spec, Activation):
+        return spec
+    if isinstance(spec, str):
+        key = spec.strip()
+        if key in Activation._library:
+            return activation(key)
+        if "x" in key and not key.isidentifier():
+            return Activation(key, name=key)
+        import difflib
+
+        close = difflib.get_close_matches(key, list(Activation._library), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        at = "" if where == "activation" else f"{where}: "
+        raise FormulaError(
+            f"{at}unknown activation {spec!r}: {hint}use a library name "
+            f"({', '.join(Activation._library)}), a formula text in x such as "
+            "'x*sigmoid(x)', or a symnb.Activation"
+        )
+    raise TypeError(
+        f"{where}: expected a symnb.Activation, a library name or a formula text "
+        f"in x, got {type(spec).__name__}"
+    )
+
+
 def loss(name: str, **constants: Any) -> Loss:
     """A library loss by name, e.g. ``loss("huber", delta=0.5)``."""
     return _from_library(Loss, name, constants)

@@ -570,16 +570,10 @@ def _check_device(x: Tensor, values: Tensor, what: str) -> None:
         )
 
 
-def _resolve(act: Any) -> Any:
-    from symnb.formula.formula import Activation, activation
+def _resolve(act: Any, where: str = "activation") -> Any:
+    from symnb.formula.formula import as_activation
 
-    if isinstance(act, str):
-        return activation(act)
-    if not isinstance(act, Activation):
-        raise TypeError(
-            f"expected a symnb.Activation or a library name, got {type(act).__name__}"
-        )
-    return act
+    return as_activation(act, where)
 
 
 def _learnable_names(acts: list, learnable: Any) -> set[str]:
@@ -697,7 +691,7 @@ class TorchLayer(nn.Module):
                 "to_torch_layer expects a list with one activation per feature, e.g. "
                 "[relu, swish, swish]"
             )
-        acts = [_resolve(a) for a in activations]
+        acts = [_resolve(a, f"feature {j}") for j, a in enumerate(activations)]
         if not acts:
             raise ValueError("to_torch_layer needs at least one activation")
         if isinstance(dim, bool) or not isinstance(dim, int):

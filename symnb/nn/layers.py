@@ -42,28 +42,13 @@ def resolve_activation(spec: Any) -> Any:
     """
     if spec is None:
         return None
-    symnb = _symnb()
-    if isinstance(spec, str):
-        key = spec.strip()
-        if key.lower() in ("linear", "identity", "none", ""):
-            return None
-        try:
-            return symnb.activation(key)
-        except (KeyError, ValueError) as exc:
-            if "x" in key and not key.isidentifier():
-                return symnb.Activation(key, name=key)
-            names = symnb.library_activations()
-            raise ValueError(
-                f"unknown activation {spec!r}: {_did_you_mean(key, names)}use a library name "
-                f"({', '.join(names)}), a formula text such as 'x*sigmoid(x)', "
-                "or a symnb.Activation"
-            ) from exc
+    if isinstance(spec, str) and spec.strip().lower() in ("linear", "identity", "none", ""):
+        return None
     if hasattr(spec, "expr") and hasattr(spec, "compile"):
         return spec
-    raise TypeError(
-        "an activation is a symnb.Activation, a library name or a formula, "
-        f"not {spec!r}"
-    )
+    from symnb.formula.formula import as_activation
+
+    return as_activation(spec)
 
 
 def _learnable_of(act: Any) -> dict[str, Any]:
