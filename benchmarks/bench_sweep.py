@@ -29,7 +29,11 @@ and the medians reported:
   loaded machine stretches. CPU time is what load changes least;
 * Dask overhead per run from wall times = (workers x cluster wall time - serial wall
   time) / runs, the worker time each run costs beyond its serial cost;
-* round trip per task of an empty task (``client.submit`` of a no-op, 120 at once).
+* round trip per task of an empty task (``client.submit`` of a no-op, 120 at once);
+* the ceiling: as many plain processes as workers (no Dask), warmed up, splitting the
+  seeds and running at once; their speed-up over the serial sweep is what this machine
+  gives two independent processes, and the cluster's speed-up is also quoted as a
+  share of it.
 
 Usage::
 
@@ -99,6 +103,56 @@ def _sweep(client, backend: str, per_task, procs) -> tuple[float, list[float]]:
     assert len(result.runs) == len(ACTIVATIONS) * len(SEEDS)
     assert all(r["status"] == "ok" for r in result.runs)
     return elapsed, cpu
+
+
+def _plain_worker(conn, backend: str) -> None:
+    """A plain process (no Dask) that runs the seeds it is sent, serially, and answers
+    with its wall seconds: the pair of them gives the machine's own scaling."""
+    from symnb import nn
+
+    while True:
+        seeds = conn.recv()
+        if seeds is None:
+            return
+        start = time.perf_counter()
+        nn.compare(ACTIVATIONS, "two_moons", seeds=seeds, backend=backend,
+                   progress=False, **OPTIONS)
+        conn.send(time.perf_counter() - start)
+
+
+class _PlainProcesses:
+    """``workers`` warmed-up plain processes splitting the sweep's seeds between them:
+    the speed-up of independent processes, with no scheduler, messages or pickling,
+    is the ceiling this machine allows a cluster (two busy cores may each run slower
+    than one busy core: shared caches, memory bandwidth, the host's clock)."""
+
+    def __init__(self, workers: int, backend: str):
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        self.pipes, self.procs = [], []
+        for _ in range(workers):
+            here, there = ctx.Pipe()
+            proc = ctx.Process(target=_plain_worker, args=(there, backend), daemon=True)
+            proc.start()
+            self.pipes.append(here)
+            self.procs.append(proc)
+        self.run()  # warm-up: imports, kernels
+
+    def run(self) -> float:
+        seeds = list(SEEDS)
+        parts = [seeds[i :: len(self.pipes)] for i in range(len(self.pipes))]
+        start = time.perf_counter()
+        for pipe, part in zip(self.pipes, parts):
+            pipe.send(part)
+        for pipe in self.pipes:
+            pipe.recv()
+        return time.perf_counter() - start
+
+    def close(self) -> None:
+        for pipe, proc in zip(self.pipes, self.procs):
+            pipe.send(None)
+            proc.join(timeout=30)
 
 
 def _idle_cpu(procs, seconds: float = 3.0) -> float:
@@ -193,12 +247,17 @@ def main(argv=None) -> int:
         idle = _idle_cpu(procs)
         rows = []
         for backend in backends:
-            serial, spread, trips = [], {k: [] for k in per_task}, []
-            for _ in range(args.repeats):
-                serial.append(_sweep(None, backend, 1, procs))
-                for k in per_task:
-                    spread[k].append(_sweep(client, backend, k, procs))
-                trips.append(_round_trip(client))
+            serial, spread, trips, plain = [], {k: [] for k in per_task}, [], []
+            pair = _PlainProcesses(args.workers, backend)
+            try:
+                for _ in range(args.repeats):
+                    serial.append(_sweep(None, backend, 1, procs))
+                    for k in per_task:
+                        spread[k].append(_sweep(client, backend, k, procs))
+                    plain.append(pair.run())
+                    trips.append(_round_trip(client))
+            finally:
+                pair.close()
             s = statistics.median(w for w, _ in serial)
             # this thread only: the idle cluster's own CPU is no part of a serial sweep
             s_cpu = statistics.median(c[-1] for _, c in serial)
@@ -211,6 +270,8 @@ def main(argv=None) -> int:
                 "noop_round_trip_ms": 1e3 * statistics.median(trips),
                 "idle_cluster_cpu_ms_per_s": 1e3 * idle,
                 "serial_s": [w for w, _ in serial],
+                "plain_processes_s": plain,
+                "plain_speedup": s / statistics.median(plain),
                 "variants": {},
             }
             for k in per_task:
@@ -264,10 +325,11 @@ def _report(
         "| backend | cluster | runs per task | serial runs/s | cluster runs/s | "
         "speed-up | CPU per run: serial | cluster: workers + scheduler/client | "
         "Dask CPU per run: all, per task | Dask overhead per run (wall) | "
-        "no-op task round trip |"
+        "no-op task round trip | plain processes (ceiling) | share of ceiling |"
     )
     print(
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+        "| ---: | ---: |"
     )
     for r in rows:
         for k, c in r["variants"].items():
@@ -285,6 +347,8 @@ def _report(
                 ),
                 f"{c['overhead_ms_per_run']:.1f} ms",
                 f"{r['noop_round_trip_ms']:.2f} ms",
+                f"{r['plain_speedup']:.2f}x",
+                f"{100 * c['speedup'] / r['plain_speedup']:.0f}%",
             ]
             print("| " + " | ".join(cells) + " |")
     idle = ", ".join(
