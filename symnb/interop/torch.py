@@ -64,6 +64,8 @@ class _Entry:
         self.natives: dict[Any, NativeElementwise | None] = {}
         #: f' and df/dc as handles of their own (create_graph); False: not built yet
         self.second: Any = False
+        #: a layer's features as elementwise handles (torch.func); None: not built
+        self.per_feature: list | None = None
 
     @property
     def label(self) -> str:
@@ -71,6 +73,18 @@ class _Entry:
         if self.kind == "elementwise":
             return f"symnb activation {self.activations[0].name!r}"
         return f"a symnb layer of {self.n} activations"
+
+    def features(self) -> list[tuple[int, int, int]]:
+        """For a layer: (elementwise handle, first constant, number of constants) of
+        each feature, in the layout of the layer's constant vector."""
+        if self.per_feature is None:
+            out, start = [], 0
+            for act in self.activations:
+                count = len(act.internal.param_names)
+                out.append((register("elementwise", [act], self.backend), start, count))
+                start += count
+            self.per_feature = out
+        return self.per_feature
 
     def native(self, dtype: Any) -> NativeElementwise | None:
         """Direct calls into the CPU kernel of ``dtype`` (None: not a cpp
@@ -531,17 +545,124 @@ def _plain(t: Tensor) -> bool:
 
 def apply(x: Tensor, constants: Tensor, handle: int, dim: int = -1) -> Tensor:
     """Run the formula or layer ``handle`` on ``x``: the custom operator under
-    torch.compile/export, torch.func transforms and for tensor subclasses, a plain
-    autograd.Function in eager mode (same kernels, same saved tensors)."""
-    if (
-        torch.compiler.is_compiling()
-        or torch._C._are_functorch_transforms_active()
-        or not (_plain(x) and _plain(constants))
-    ):
+    torch.compile/export and for tensor subclasses, :class:`_Functorch` under
+    torch.func transforms, a plain autograd.Function in eager mode (same kernels, same
+    saved tensors)."""
+    if torch.compiler.is_compiling() or not (_plain(x) and _plain(constants)):
         if _entry(handle).kind == "elementwise":
             return elementwise(x, constants, handle)
         return layer(x, constants, handle, dim)
+    if torch._C._are_functorch_transforms_active():
+        _refuse_nested_forward_mode(handle)
+        if _entry(handle).kind == "elementwise":
+            return _Functorch.apply(x, constants, handle, dim)
+        return _layer_by_feature(x, constants, handle, dim)
     return _Eager.apply(x, constants, handle, dim)
+
+
+# ------------------------------------------------------------------ torch.func
+
+
+class _Functorch(torch.autograd.Function):
+    """One activation under torch.func transforms (grad, jacrev, jvp, jacfwd, hessian,
+    vmap). The custom operator is not used there: torch.func.jvp/jacfwd through it
+    returned a zero tangent without a word (a custom op has no forward-mode formula),
+    and grad/jacrev through it failed inside PyTorch ("must override the
+    setup_context staticmethod"). Backward and jvp are built from f' and df/dc applied
+    as activations of their own (:func:`_second_order`), so every order
+    differentiates again; vmap runs the kernel once on the whole batch."""
+
+    @staticmethod
+    def forward(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor:
+        return _forward_impl(x, constants, handle, dim)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output) -> None:
+        x, constants, handle, dim = inputs
+        ctx.save_for_backward(x, constants)
+        ctx.save_for_forward(x, constants)
+        ctx.handle, ctx.dim = handle, dim
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        x, constants = ctx.saved_tensors
+        return _differentiable_backward(ctx, x, constants, grad)
+
+    @staticmethod
+    def jvp(ctx, x_tangent, constants_tangent, *_):
+        x, constants = ctx.saved_tensors
+        (h_df, idx_df), dcs = _second_order_or_raise(ctx.handle, "forward-mode")
+        out = torch.zeros_like(x)
+        if x_tangent is not None:
+            out = out + x_tangent * apply(x, constants[idx_df], h_df)
+        if constants_tangent is not None:
+            for k, (h, idx) in enumerate(dcs):
+                out = out + constants_tangent[k] * apply(x, constants[idx], h)
+        return out
+
+    @staticmethod
+    def vmap(info, in_dims, x, constants, handle, dim):
+        x_dim, c_dim = in_dims[0], in_dims[1]
+        if c_dim is None:  # elementwise: the batch is more elements
+            return apply(x.movedim(x_dim, 0), constants, handle, dim), 0
+        # constants batched (vmap over a module's parameters): one call per entry
+        cs = constants.movedim(c_dim, 0)
+        xs = None if x_dim is None else x.movedim(x_dim, 0)
+        outs = [
+            apply(x if xs is None else xs[i], cs[i], handle, dim)
+            for i in range(info.batch_size)
+        ]
+        return torch.stack(outs), 0
+
+
+def _refuse_nested_forward_mode(handle: int) -> None:
+    """Forward mode over forward mode (jacfwd(jacfwd(f)), jvp of a jvp): PyTorch does
+    not differentiate a custom autograd.Function's jvp rule again; the outer tangent
+    came back as zeros without a word (also for Functions made of torch ops only)."""
+    try:
+        from torch._C._functorch import TransformType
+        from torch._functorch.pyfunctorch import retrieve_all_functorch_interpreters
+
+        levels = [i.key() for i in retrieve_all_functorch_interpreters()]
+    except Exception:  # noqa: BLE001 - private API moved: nothing to check
+        return
+    if levels.count(TransformType.Jvp) > 1:
+        raise RuntimeError(
+            f"forward mode over forward mode (jacfwd of jacfwd, jvp of a jvp) "
+            f"through {_entry(handle).label} is not supported: PyTorch does not "
+            "differentiate a custom function's jvp again (the result would be "
+            "zeros); make one of the two reverse mode, e.g. "
+            "torch.func.jacfwd(torch.func.jacrev(f)) as torch.func.hessian does"
+        )
+
+
+def _layer_by_feature(x: Tensor, params: Tensor, handle: int, dim: int) -> Tensor:
+    """A heterogeneous layer under torch.func transforms: feature j along ``dim`` is
+    activation j applied as a formula of its own (:class:`_Functorch`), so jvp, grad
+    and their compositions see only operations with forward and backward formulas."""
+    entry = _entry(handle)
+    dim = dim % x.ndim
+    features = entry.features()
+    if x.shape[dim] != len(features):
+        raise ValueError(
+            f"x has shape {tuple(x.shape)}: dimension {dim} has {x.shape[dim]} "
+            f"entries, but the layer has {len(features)} activations"
+        )
+    parts = [
+        apply(x.select(dim, j), params[start : start + count], h)
+        for j, (h, start, count) in enumerate(features)
+    ]
+    return torch.stack(parts, dim)
+
+
+def _second_order_or_raise(handle: int, what: str) -> tuple:
+    second = _second_order(handle)
+    if isinstance(second, str):
+        raise RuntimeError(
+            f"{what} derivatives through {_entry(handle).label} are not supported: "
+            f"{second}"
+        )
+    return second
 
 
 # ------------------------------------------------------------------ modules
