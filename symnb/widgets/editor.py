@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import math
+import numbers
 import threading
 import warnings
 from typing import Any
@@ -107,6 +108,31 @@ def _checked_constants(constants: Any) -> dict[str, float]:
                 f"pass e.g. {{{k!r}: 1.0}}"
             )
     return out
+
+
+def _constant_number(name: str, value: Any) -> float:
+    """``value`` of constant ``name`` as a float that every kernel of the editor can
+    hold (float32): finite, at most ~3.4e38 in magnitude, not so small that float32
+    makes it 0. The kernels refuse other values with a traceback from deep inside
+    ``set_constants``, and the editor kept the value: every later draw failed."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"constant {name!r} must be a number, got {value!r:.60} "
+            f"({type(value).__name__}); e.g. {name}=1.0"
+        )
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"constant {name!r} must be a finite number, not {value!r}")
+    info = np.finfo(np.float32)
+    with np.errstate(over="ignore", under="ignore"):
+        stored = float(np.float32(number))
+    if not math.isfinite(stored) or (number != 0.0 and stored == 0.0):
+        raise ValueError(
+            f"constant {name!r} = {value!r:.30} does not fit the kernels' float32: "
+            f"give a finite value from {info.smallest_subnormal:.3g} to "
+            f"{info.max:.4g} in magnitude"
+        )
+    return number
 
 
 class ActivationEditor(W.VBox):
@@ -325,19 +351,29 @@ class ActivationEditor(W.VBox):
     @property
     def constants(self) -> dict[str, float]:
         """The slider values, by constant name."""
-        return {k: float(s.value) for k, s in self.sliders.items()}
+        return {k: float(s.value) for k, s in self._slider_items()}
+
+    def _slider_items(self) -> list[tuple[str, W.FloatSlider]]:
+        """The sliders as a list taken at once: a debounced refresh rebuilds
+        ``sliders`` in its timer thread while callbacks read it in the main thread
+        (iterating the dict itself raised "dictionary changed size during
+        iteration")."""
+        return list(self.sliders.items())
 
     def set_constants(self, **values: float) -> None:
-        """Move sliders (unknown names raise ``KeyError``); the plot follows."""
-        for k in values:
+        """Move sliders (unknown names raise ``KeyError``, values that the kernels
+        cannot hold ``ValueError``); the plot follows."""
+        checked = {}
+        for k, v in values.items():
             if k not in self.sliders:
                 raise KeyError(
                     f"no constant {k!r}; the formula has {list(self.sliders)}"
                 )
+            checked[k] = _constant_number(k, v)
         with self.hold_sync():
-            for k, v in values.items():
-                self._ensure_range(self.sliders[k], float(v))
-                self.sliders[k].value = float(v)
+            for k, v in checked.items():
+                self._ensure_range(self.sliders[k], v)
+                self.sliders[k].value = v
         self._plot_throttle.flush()
 
     # ------------------------------------------------------------------ parsing
@@ -354,9 +390,13 @@ class ActivationEditor(W.VBox):
         with self._lock:
             text = self.formula.value
             key = (text, self.name)
-            if key == self._parsed_text and self._base is not None:
-                self._plot_throttle.flush()
-                return
+            unchanged = key == self._parsed_text and self._base is not None
+        if unchanged:
+            # outside the lock: the throttle's timer thread holds its run lock and
+            # waits for ours in curves(); flushing under ours deadlocked the kernel
+            self._plot_throttle.flush()
+            return
+        with self._lock:
             import symnb
 
             names = constant_names(text)
@@ -424,8 +464,7 @@ class ActivationEditor(W.VBox):
 
     def _ensure_range(self, slider: W.FloatSlider, value: float) -> None:
         """Grow the slider's range (symmetric about 0) so that it includes ``value``."""
-        if not np.isfinite(value):
-            raise ValueError(f"{slider.description}: {value!r} is not a finite number")
+        value = _constant_number(slider.description, value)
         if value < slider.min or value > slider.max:
             span = max(5.0, 2.0 * abs(value))
             with slider.hold_trait_notifications():
@@ -433,11 +472,17 @@ class ActivationEditor(W.VBox):
                 slider.min = -span
             self._publish_constants()
 
+    def _refuse_value(self, exc: BaseException) -> None:
+        """A constant value the kernels cannot take: said under the curves and in
+        the status line (the sliders keep their last good values)."""
+        self.plot.error = str(exc)
+        self.status.value = error_html(exc)
+
     def _constants_state(self) -> list[dict]:
         """Names, values and ranges of the constants for the browser's sliders."""
         return [
             {"name": k, "value": s.value, "min": s.min, "max": s.max, "step": s.step}
-            for k, s in self.sliders.items()
+            for k, s in self._slider_items()
         ]
 
     def _publish_constants(self) -> None:
@@ -452,7 +497,12 @@ class ActivationEditor(W.VBox):
                 return
             self._browser_seq[session] = seq
         if msg.get("kind") == "constant" and name in self.sliders:
-            value = float(msg["value"])
+            try:
+                value = _constant_number(name, msg.get("value"))
+            except (TypeError, ValueError) as exc:
+                self._refuse_value(exc)
+                self._publish_constants()  # the browser's slider goes back
+                return
             self._ensure_range(self.sliders[name], value)
             self._dragging = True  # the typed box follows once the drag pauses
             try:
@@ -504,16 +554,33 @@ class ActivationEditor(W.VBox):
 
     def _on_value_box(self, change: dict) -> None:
         """A typed value: the slider's range grows to include it."""
-        for k, box in self.value_boxes.items():
+        for k, box in list(self.value_boxes.items()):
             if box is change["owner"]:
-                slider = self.sliders[k]
-                value = float(change["new"])
+                slider = self.sliders.get(k)
+                if slider is None:  # removed by a refresh meanwhile
+                    return
+                try:
+                    value = _constant_number(k, change["new"])
+                except (TypeError, ValueError) as exc:
+                    self._refuse_value(exc)
+                    box.value = round(float(slider.value), 6)  # back to the slider's
+                    return
                 if value != slider.value:
                     self._ensure_range(slider, value)
                     slider.value = value
                 return
 
     def _on_slider(self, change: dict) -> None:
+        try:
+            _constant_number(change["owner"].description, change["new"])
+        except (TypeError, ValueError) as exc:  # set from code: NaN, 1e39...
+            self._refuse_value(exc)
+            try:  # back to the last good value (if it was one)
+                old = _constant_number(change["owner"].description, change["old"])
+            except (TypeError, ValueError):
+                return
+            change["owner"].value = old
+            return
         with self._lock:
             vals = self.constants
             self._values.update(vals)
@@ -525,7 +592,7 @@ class ActivationEditor(W.VBox):
 
     def _sync_boxes(self) -> None:
         """The typed-value boxes show the sliders' values."""
-        for k, slider in self.sliders.items():
+        for k, slider in self._slider_items():
             box = self.value_boxes.get(k)
             if box is not None:
                 box.value = round(float(slider.value), 6)
