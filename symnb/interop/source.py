@@ -13,15 +13,22 @@ prelude), wrapped as
 The CUDA dialect marks them ``__host__ __device__`` and needs no include under NVRTC;
 the C++ dialect is plain ``inline`` C++ (inline functions: no unused-function warnings). Several headers can be included in one
 translation unit (one namespace each). User text never reaches the source: constants are
-``c0, c1, ...`` and the namespace name keeps only identifier characters.
+``c0, c1, ...`` and the namespace name keeps only identifier characters. Two
+different activations with the same name (e.g. both the default ``f``) share the
+namespace: give each its own ``name=`` to include both (the include guard holds a
+hash of the content, so they clash at compile time rather than one being skipped).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import string
 from typing import Any
 
+import numpy as np
+
+from symnb.backends.kernel import check_constants
 from symnb.codegen.kernels import form_text
 from symnb.codegen.printer import MAX_OPERATIONS, KernelPrinter, helpers_used, prelude
 
@@ -143,6 +150,14 @@ def to_source(activation: Any, dialect: str = "cpp", dtype: str = "float32") -> 
     # x/sqrt(1 + a*x**2) gave f(1e20) = 0 and df = NaN in float32 where the kernels
     # give 1/sqrt(a); branches tied to the constants' values are guarded by them
     form = lower(activation.internal, dtype)
+    # a default the dtype cannot hold (k=1e300 in float32) was written as
+    # SYMNB_INF without a word; refused as the kernels refuse it
+    check_constants(
+        f"activation {activation.name!r}",
+        tuple(form.param_names),
+        dict(zip(form.param_names, form.param_values)),
+        np.dtype(dtype),
+    )
     body = form_text(0, form, dtype, True, MAX_OPERATIONS)
     name = _identifier(activation.name)
     printer = KernelPrinter(dtype)
@@ -157,17 +172,23 @@ def to_source(activation: Any, dialect: str = "cpp", dtype: str = "float32") -> 
         + ")"
     )
     macros = _CPP_MACROS if dialect == "cpp" else _CUDA_MACROS
+    api = _api(len(form.params), defaults)
+    # the guard names the content, not only the name: two activations both named 'f'
+    # (the default) shared one guard, and the second header was skipped without a
+    # word (its f(x) silently the first one's); now such headers clash loudly
+    # ("redefinition of symnb_f::f"), and identical ones still include once
+    digest = hashlib.sha256((body + api).encode()).hexdigest()[:12].upper()
     return _HEADER.substitute(
         title=name,
         dialect=dialect,
         dtype=dtype,
         signature=signature,
-        guard=f"SYMNB_{name.upper()}_{dialect.upper()}_{dtype.upper()}_H",
+        guard=f"SYMNB_{name.upper()}_{dialect.upper()}_{dtype.upper()}_{digest}_H",
         includes="#include <math.h>" if dialect == "cpp" else _CUDA_INCLUDES,
         macros=string.Template(macros).substitute(_CONSTANTS[dtype]),
         namespace=f"symnb_{name}" + ("" if dtype == "float32" else "_f64"),
         ctype="float" if dtype == "float32" else "double",
         prelude=prelude(dtype, helpers_used(body)),
         functions=body,
-        api=_api(len(form.params), defaults),
+        api=api,
     )
