@@ -189,6 +189,11 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
         n: decorate(namespace[n])
         for n in ["symnb_f", "symnb_df"] + [f"symnb_dc{q}" for q in range(k)]
     }
+    if target == "cpu":
+        names = ("x",) if bound is not None else ("x", *form.param_names)
+        for n, fn in fns.items():
+            label = {"symnb_f": "f", "symnb_df": "df"}.get(n, f"dconstants[{n[8:]}]")
+            _scalars_only(fn, f"{label} of activation {activation.name!r}", names)
     return NumbaActivation(
         f=fns["symnb_f"],
         df=fns["symnb_df"],
@@ -201,6 +206,35 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
         source=source,
         _activation=activation,
     )
+
+
+def _scalars_only(dispatcher: Any, what: str, names: tuple) -> None:
+    """Called from Python with an array (or None, a complex, a string), a numba
+    dispatcher fails to type its body and raises a TypingError from deep inside
+    numba ("No implementation of function abs(array(float64, 1d, C))"); check the
+    arguments before numba compiles for them instead. Typing inside ``njit`` code is
+    untouched (it does not go through this hook)."""
+    compile_for_args = dispatcher._compile_for_args
+    omitted = require("numba.core.dispatcher").OmittedArg
+
+    def check_then_compile(*args: Any, **kws: Any) -> Any:
+        for name, value in zip(names, args):
+            if isinstance(value, omitted) or (
+                isinstance(value, (int, float, np.integer, np.floating))
+            ):
+                continue
+            kind = f"{value!r:.40} ({type(value).__name__})"
+            if isinstance(value, np.ndarray):
+                kind = f"an array of shape {value.shape}"
+            raise TypeError(
+                f"{what}: {name} is {kind}, but to_numba's functions take one real "
+                "number per argument (scalar functions for numba.njit code); call "
+                "them per element inside an @numba.njit loop, or use "
+                "Activation.compile(), to_torch() or to_jax() for whole arrays"
+            )
+        return compile_for_args(*args, **kws)
+
+    dispatcher._compile_for_args = check_then_compile
 
 
 def to_numba(activation: Any, target: str = "cpu") -> NumbaActivation:
