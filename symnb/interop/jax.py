@@ -194,6 +194,17 @@ def to_jax(activation: Any) -> Any:
             value = constants.get(n, defaults[n])
             arr = _real(jnp, value, f"constant {n!r}", fix)
             _fits(value, n, x.dtype)
+            try:
+                jnp.broadcast_shapes(x.shape, arr.shape)
+            except ValueError:
+                # else JAX's "Incompatible shapes for broadcasting: shapes=[(2,),
+                # (4, 3)]" from inside the lowering, naming neither x nor n
+                raise ValueError(
+                    f"constant {n!r} has shape {arr.shape}, which does not "
+                    f"broadcast against x of shape {x.shape}; pass a scalar or an "
+                    "array whose shape broadcasts with x's (e.g. one value per "
+                    "entry of x's last axis)"
+                ) from None
             cs.append(arr.astype(x.dtype))
         return x, cs, out
 
