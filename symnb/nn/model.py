@@ -610,7 +610,13 @@ class MLP:
         Xd, n = self._prepare_X(X, what)
         if y is None:
             raise ValueError(f"{what}: y is missing")
-        yh = np.asarray(_to_host(y))
+        try:
+            yh = np.asarray(_to_host(y))
+        except (TypeError, ValueError, RuntimeError) as exc:  # ragged, grad tensors
+            raise ValueError(
+                f"{what}: y must be an array of numbers, one per row of X; NumPy "
+                f"could not convert it: {exc}"
+            ) from None
         if yh.ndim == 0:
             raise ValueError(f"{what}: y must be an array with one entry per row of X")
         if yh.dtype.kind == "O":  # e.g. a pandas object column of numbers
@@ -704,7 +710,9 @@ class MLP:
         on_device = self.xp is not np and type(X).__module__.startswith("cupy")
         try:
             Xh = X if on_device else np.asarray(X)
-        except (TypeError, ValueError) as exc:  # ragged lists, odd objects
+        except (TypeError, ValueError, RuntimeError) as exc:
+            # ragged lists, odd objects; a torch tensor that requires grad raises
+            # RuntimeError ("Can't call numpy() on Tensor that requires grad")
             raise ValueError(
                 f"{what}: X must be a 2-D array of numbers (samples, "
                 f"{self.sizes[0]} features); NumPy could not convert it: {exc}"
