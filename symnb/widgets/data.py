@@ -199,10 +199,17 @@ def generate(
 def split(
     X: np.ndarray, y: np.ndarray, train_percent: float, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Shuffle and split: ``train_percent`` of the points train, the rest test."""
+    """Shuffle and split: ``train_percent`` of the points train, the rest test.
+
+    With two points or more, each side keeps at least one point: 10 % of a small data
+    set of your own (``Playground(data=...)`` takes 4 points) would otherwise leave
+    nothing to train on, and every epoch failed with "X is empty".
+    """
     rng = np.random.default_rng(seed + 1)
     order = rng.permutation(len(X))
     cut = int(np.floor(len(X) * float(train_percent) / 100.0))
+    if len(X) >= 2:
+        cut = min(max(cut, 1), len(X) - 1)
     tr, te = order[:cut], order[cut:]
     return X[tr], y[tr], X[te], y[te]
 

@@ -32,7 +32,7 @@ class DataSource:
         self,
         name: str,
         problem: str,
-        sample: Callable[[float, int], tuple[np.ndarray, np.ndarray]],
+        sample: Callable[[float, int], tuple[Any, ...]],
         formula: str | None = None,
         projection: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
     ) -> None:
@@ -40,6 +40,8 @@ class DataSource:
         self.problem = problem
         self.formula = formula
         self._sample = sample
+        #: what the last :meth:`points` left out, and why ("" when nothing)
+        self.note = ""
         #: (mean, scale, components (2, d)) for arrays of more than two columns
         self._projection = projection
 
@@ -62,22 +64,49 @@ class DataSource:
             values = fn(X[:, 0] + shift[:, 0], X[:, 1] + shift[:, 1])
             if problem == "classification":
                 return X, np.where(values > 0, 1.0, -1.0)
-            values = np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0)
+            # undefined (log(x1) at x1 < 0) or beyond float64 (exp(1000*x1)): such
+            # points are left out; they were labelled 0, so the largest values of
+            # exp(1000*x1) became 0 without a word
+            finite = np.isfinite(values)
+            if not finite.any():
+                raise ValueError(
+                    f"data formula {text.strip()!r} is not a finite number at any "
+                    f"point of the plane [-{RADIUS:g}, {RADIUS:g}]^2 (undefined or "
+                    "too large everywhere); type a formula that has values there, "
+                    "e.g. x1*x2"
+                )
+            note = ""
+            if not finite.all():
+                note = (
+                    f"{text.strip()} is undefined or too large at "
+                    f"{int((~finite).sum())} of {len(values)} points; they are left "
+                    "out"
+                )
+                X, values = X[finite], values[finite]
             scale = float(np.abs(values).max()) or 1.0
-            return X, values / scale
+            return X, values / scale, note
 
-        return cls(text.strip(), problem, sample, formula=text.strip())
+        source = cls(text.strip(), problem, sample, formula=text.strip())
+        source.points(0, 0)  # a formula without a single value is refused now
+        return source
 
     @classmethod
     def from_arrays(cls, X: Any, y: Any) -> DataSource:
         """The user's own data: X of shape (n, d >= 2), y of shape (n,)."""
         try:
             X = np.array(X, dtype=np.float64)
-            y = np.array(y, dtype=np.float64).reshape(-1)
+            y = np.array(y, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise ValueError(
                 f"Playground(data=(X, y)): numbers expected ({exc})"
             ) from None
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1:
+            raise ValueError(
+                "Playground(data=(X, y)): y must hold one label or number per row "
+                f"of X, shape (n,) or (n, 1); got shape {y.shape}"
+            )
         if X.ndim != 2 or X.shape[1] < 2 or X.shape[0] < 4:
             raise ValueError(
                 f"Playground(data=(X, y)): X must have shape (n >= 4, d >= 2), got "
@@ -103,6 +132,13 @@ class DataSource:
         else:
             problem = "regression"
             labels = y / (float(np.abs(y).max()) or 1.0)
+        # scaled into [-1, 1] first: the mean and spread of values near the float64
+        # limit (1e308) overflowed to inf/NaN, and training then blamed "the data"
+        if X.shape[1] == 2:  # one scale for both columns keeps the picture's shape
+            X = X / (float(np.abs(X).max()) or 1.0)
+        else:  # each column is standardised below anyway
+            peak = np.abs(X).max(0)
+            X = X / np.where(peak > 0, peak, 1.0)
         mean = X.mean(0)
         centred = X - mean
         if X.shape[1] == 2:
@@ -139,8 +175,10 @@ class DataSource:
         return [f"x{i + 1}" for i in range(d)]
 
     def points(self, noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-        """All points and labels (in [-1, 1])."""
-        return self._sample(float(noise), int(seed))
+        """All points and labels (in [-1, 1]); :attr:`note` says what was left out."""
+        out = self._sample(float(noise), int(seed))
+        self.note = out[2] if len(out) == 3 else ""
+        return out[0], out[1]
 
     def shown(self, points: np.ndarray) -> np.ndarray:
         """Where points are drawn on the plane."""

@@ -1115,10 +1115,13 @@ class Playground(W.VBox):
         n_train = len(self._data.get("X_train", []))
         n_test = len(self._data.get("X_test", []))
         what = self._source.name if self._source is not None else self.dataset.value
+        note = self._source.note if self._source is not None else ""
+        if note:  # e.g. points where a formula data set is undefined
+            note = f'<div style="color:#a60;font-size:90%">{escape(note)}</div>'
         return (
             f'<span class="symnb-backend-status" style="color:#555;font-size:90%">'
             f"{escape(self.problem.value)} on {escape(what)}: {n_train} train / "
-            f"{n_test} test points; {escape(self._backend_text())}</span>"
+            f"{n_test} test points; {escape(self._backend_text())}</span>{note}"
         )
 
     # ================================================================== training
@@ -1157,7 +1160,7 @@ class Playground(W.VBox):
             try:
                 self._train_one()
             except Exception as exc:  # noqa: BLE001 - shown in the widget
-                self._report(exc)
+                self._training_failed(exc)
         self.render()
 
     def train(self, epochs: int) -> None:
@@ -1239,15 +1242,37 @@ class Playground(W.VBox):
                 else:
                     time.sleep(0.0005)  # let the kernel's other threads run
         except Exception as exc:  # noqa: BLE001 - shown in the widget
-            self.status.value = error_html(
-                f"training paused in epoch {self._epoch + 1}: {exc}"
-            )
-            self._sink.report(exc)
+            self._training_failed(exc)
         finally:
             try:
                 self._sink.guard(self.render)()  # the final state, always
             finally:
                 self._set_buttons(running=False)
+
+    def _training_failed(self, exc: BaseException) -> None:
+        """An epoch failed: say so in the status line (for a divergence, with what
+        to change) and show the traceback in the output."""
+        text = f"training paused in epoch {self._epoch + 1}: {exc}"
+        try:
+            from symnb.nn import TrainingDiverged
+        except ImportError:  # pragma: no cover - the core is importable
+            TrainingDiverged = ()  # type: ignore[assignment]  # noqa: N806
+        if isinstance(exc, TrainingDiverged):
+            reg = self.regularization.value
+            text += (
+                f"\nthe weights grew too large: lower the learning rate (now "
+                f"{float(self.learning_rate.value):g})"
+                + (
+                    f" or the {reg} rate (now "
+                    f"{float(self.regularization_rate.value):g})"
+                    if reg != "none"
+                    else ""
+                )
+                + ", then press Reset (the weights reached so far diverge even "
+                "with a smaller rate)"
+            )
+        self.status.value = error_html(text)
+        self._sink.report(exc)
 
     def _set_buttons(self, running: bool) -> None:
         self.play_button.disabled = running
@@ -1256,7 +1281,10 @@ class Playground(W.VBox):
     # ================================================================== drawing
     def snapshot(self) -> Snapshot:
         """The current state, copied under the training lock (never shared)."""
-        with self._lock:
+        # a diverging network's maps overflow: the picture saturates, and NumPy's
+        # warnings (printed from the training thread) say nothing the status
+        # line does not
+        with self._lock, np.errstate(all="ignore"):
             m = self._model
             train = np.array(self._history["train"], dtype=np.float32)
             test = np.array(self._history["test"], dtype=np.float32)
