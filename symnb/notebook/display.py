@@ -162,25 +162,32 @@ class SourceView:
 
 
 def plot_image(
-    obj: Any, x_range: tuple[float, float], kernel: Any = None, dpi: int = 80
+    obj: Any,
+    x_range: tuple[float, float],
+    kernel: Any = None,
+    dpi: int = 80,
+    dtype: str | None = None,
 ) -> Any:
-    """An ``IPython.display.Image`` (PNG) of f and f' (or a loss and its gradient)."""
+    """An ``IPython.display.Image`` (PNG) of f and f' (or a loss and its gradient).
+
+    Without ``kernel`` (or when it cannot plot) a NumPy kernel of ``dtype`` (default:
+    the kernel's, else float32) computes the curves: ``%%symact --dtype float64
+    --no-compile --range -1e39:1e39`` was drawn in float32, all inf."""
     from IPython.display import Image
 
     from symnb import plotting
 
-    try:
-        if getattr(obj, "kind", "activation") == "loss":
-            fig = plotting.plot_loss(obj, x_range, kernel=kernel)
-        else:
-            fig = plotting.plot_activation(obj, x_range, kernel=kernel)
-    except Exception:
-        if kernel is None:
-            raise
-        if getattr(obj, "kind", "activation") == "loss":
-            fig = plotting.plot_loss(obj, x_range)
-        else:
-            fig = plotting.plot_activation(obj, x_range)
+    dtype = str(dtype or getattr(kernel, "dtype", None) or "float32")
+    loss = getattr(obj, "kind", "activation") == "loss"
+    draw = plotting.plot_loss if loss else plotting.plot_activation
+    if kernel is None:
+        kernel = obj.compile(backend="numpy", dtype=dtype)
+        fig = draw(obj, x_range, kernel=kernel)
+    else:
+        try:
+            fig = draw(obj, x_range, kernel=kernel)
+        except Exception:  # noqa: BLE001 - e.g. a device gone: NumPy draws it
+            fig = draw(obj, x_range, kernel=obj.compile(backend="numpy", dtype=dtype))
     return Image(plotting.figure_to_png(fig, dpi=dpi), format="png")
 
 
@@ -191,11 +198,13 @@ def definition_outputs(
     kernel: Any = None,
     x_range: tuple[float, float] | None = (-4.0, 4.0),
     show_code: bool = False,
+    dtype: str | None = None,
 ) -> list[Any]:
-    """Everything ``%%symact`` shows for one definition, in order."""
+    """Everything ``%%symact`` shows for one definition, in order (``dtype``: that of
+    the plot when there is no ``kernel``)."""
     outputs: list[Any] = [status, *formula_views(obj)]
     if x_range is not None:
-        outputs.append(plot_image(obj, x_range, kernel=kernel))
+        outputs.append(plot_image(obj, x_range, kernel=kernel, dtype=dtype))
     if show_code:
         source = getattr(kernel, "source", None) if kernel is not None else None
         if source:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -32,12 +33,29 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from symnb.notebook import state
 
-_RANGE_OPT = re.compile(r"(--range)\s+(-[^\s:]*:\S*)")
+#: a value that starts with '-' but is no option: a number or a range (-4:4, -inf)
+_NEGATIVE_VALUE = re.compile(r"-(\d|\.\d|inf|nan)", re.IGNORECASE)
 
 
-def _fix_negative_range(line: str) -> str:
-    """``--range -4:4`` -> ``--range=-4:4`` (argparse takes ``-4:4`` for an option)."""
-    return _RANGE_OPT.sub(r"\1=\2", line)
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """``--range -4:4`` -> ``--range=-4:4`` (argparse takes ``-4:4`` for an option),
+    also when the value was quoted (``--range "-4:4"``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if (
+            token.startswith("--")
+            and "=" not in token
+            and i + 1 < len(argv)
+            and _NEGATIVE_VALUE.match(argv[i + 1])
+        ):
+            out.append(f"{token}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(token)
+        i += 1
+    return out
 
 
 def _plot_range(text: str, dtype: str) -> tuple[float, float]:
@@ -59,15 +77,25 @@ def _plot_range(text: str, dtype: str) -> tuple[float, float]:
 
 
 def _parse_options(magic: Callable[..., Any], line: str, name: str) -> Any:
-    """``parse_argstring`` with a quoting mistake (``'unterminated``) as a one-line
-    ``UsageError`` instead of shlex's ValueError traceback."""
+    """The options of ``line``, split as a shell does: quotes are removed
+    (``--backend "cpp"`` is ``cpp``; IPython's own splitting kept them, and the
+    value was then refused as 'unknown backend \'"cpp"\''), ``#`` starts a comment
+    as in the cell below. A quoting mistake (``'unterminated``) or an unknown or
+    incomplete option is a one-line ``UsageError`` that points to ``--help``."""
     try:
-        return parse_argstring(magic, line)
+        argv = shlex.split(line, comments=True, posix=True)
     except ValueError as exc:
         raise UsageError(
             f"{name}: cannot read the options {line.strip()!r}: {exc} "
             f"(see {name} --help)"
         ) from None
+    parser = getattr(magic, "parser", None)
+    if parser is None:  # pragma: no cover - magic_arguments always sets it
+        return parse_argstring(magic, line)
+    try:
+        return parser.parse_args(_join_negative_values(argv))
+    except UsageError as exc:
+        raise UsageError(f"{name}: {exc} (see {name} --help)") from None
 
 
 def _empty_symact_body(lines: list[str]) -> list[str]:
@@ -154,6 +182,7 @@ class SymnbMagics(Magics):
     @argument(
         "--dtype",
         default="float32",
+        type=str.lower,
         choices=["float32", "float64"],
         help="kernel dtype (default float32)",
     )
@@ -213,15 +242,21 @@ class SymnbMagics(Magics):
         from symnb.notebook import display as views
         from symnb.notebook.syntax import parse_cell
 
-        args = _parse_options(self.symact, _fix_negative_range(line), "%%symact")
+        as_line = (
+            "%%symact is a cell magic: write the options on the %%symact line and "
+            "one definition per line below it (%symact --help for the options)"
+        )
+        try:
+            args = _parse_options(self.symact, line, "%%symact")
+        except UsageError:
+            if cell is None:  # '%symact f(x) = x': a definition on the line
+                raise UsageError(as_line) from None
+            raise
         if args.help:
             print(self.symact.__doc__)
             return
         if cell is None:
-            raise UsageError(
-                "%%symact is a cell magic: write the options on the %%symact line and "
-                "one definition per line below it (%symact --help for the options)"
-            )
+            raise UsageError(as_line)
         try:
             backend = state.backend_name(args.backend or state.backend)
         except ValueError as exc:
@@ -295,7 +330,12 @@ class SymnbMagics(Magics):
                 outputs = [status]
             else:
                 outputs = views.definition_outputs(
-                    obj, status, kernel=kernel, x_range=x_range, show_code=args.code
+                    obj,
+                    status,
+                    kernel=kernel,
+                    x_range=x_range,
+                    show_code=args.code,
+                    dtype=args.dtype,
                 )
             views.show(outputs)
 

@@ -25,7 +25,11 @@ Rules
   one cell.
 - ``INPUTS`` is one variable for an activation (``x``) and two for a loss (the
   prediction, then the target: ``y_pred, y_true``). Any identifiers may be used; they
-  are renamed to the canonical ``x`` / ``y_pred``, ``y_true`` before parsing.
+  are renamed to the canonical ``x`` / ``y_pred``, ``y_true`` before parsing. A loss
+  whose first input is called ``y_true`` or whose second is called ``y_pred``
+  (scikit-learn's order) is refused rather than read the other way round.
+- Names, inputs and constants are ASCII (``beta``, not ``β``); a constant may not take
+  the name of a function or constant of the formula language (``pi``, ``E``, ``exp``).
 - ``CONSTANTS`` (optional, after ``;``) are ``name=value`` pairs separated by commas. A
   value is a finite number (``1``, ``-0.5``, ``1e-2``) or ``learnable(value)`` /
   ``learnable(value, per="neuron")`` to mark the constant trainable.
@@ -47,6 +51,7 @@ import keyword
 import math
 import re
 import tokenize
+import unicodedata
 from dataclasses import dataclass, field
 
 from symnb.errors import FormulaError
@@ -400,6 +405,7 @@ def _parse_definition(
         if kind == "loss"
         else "name(x; k=1.0) = formula"
     )
+    _check_ascii_header(head, cell, line_no)
     m = _HEADER.match(head)
     name = m.group("name") if m else None
     if not name:
@@ -508,6 +514,17 @@ def _parse_definition(
             open_at + 2,
             "give each input its own name",
         )
+    if kind == "loss" and (inputs[0] == "y_true" or inputs[1] == "y_pred"):
+        # inputs are positional (prediction first): l(y_true, y_pred), the order of
+        # scikit-learn's metrics, silently made y_true the prediction
+        raise _error(
+            f"{name}({', '.join(inputs)}): a loss takes the prediction first and the "
+            f"target second, so {inputs[0]!r} would be the prediction",
+            cell,
+            line_no,
+            open_at + 2,
+            f"write {name}(y_pred, y_true) = ...",
+        )
     # constants
     constants: list[ConstantSpec] = []
     if consts_text.strip():
@@ -536,6 +553,17 @@ def _parse_definition(
                     "write name=value, e.g. beta=1.0",
                 )
             _check_name(cname, "constant", cell, line_no, col)
+            if cname in _reserved_names():
+                # a constant 'pi' replaced the number pi in the kernels while the
+                # LaTeX still showed the Greek letter
+                raise _error(
+                    f"constant {cname!r} has the name of a function or constant of "
+                    "the formula language",
+                    cell,
+                    line_no,
+                    col,
+                    f"rename the constant, e.g. {cname}_",
+                )
             canonical = ACTIVATION_INPUTS if kind == "activation" else LOSS_INPUTS
             if cname in inputs or cname in canonical:
                 what = (
@@ -596,6 +624,40 @@ def _parse_definition(
     )
     _check_stray_canonical(definition, cell)
     return definition
+
+
+def _check_ascii_header(head: str, cell: str, line_no: int) -> None:
+    """Names, inputs and constants are ASCII identifiers: name the first other
+    character of the header (before the formula's '=') and what to type instead.
+    ``fä(x)`` was "expected '(' after 'f'"; a byte-order mark or ``ƒ`` was "a
+    definition must start with a name"."""
+    depth = 0
+    for k, ch in enumerate(head):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "=" and depth <= 0:
+            return
+        elif ord(ch) > 127:
+            what = unicodedata.name(ch, "")
+            shown = f"U+{ord(ch):04X}" + (f" {what}" if what else "")
+            greek = re.fullmatch(r"GREEK (SMALL|CAPITAL) LETTER (\w+)", what)
+            if greek:
+                word = greek.group(2).lower()
+                hint = f"write {word if greek.group(1) == 'SMALL' else word.title()}"
+            elif unicodedata.category(ch) in ("Cf", "Zs", "Zl", "Zp"):
+                hint = "delete it (an invisible character, e.g. from a copy-paste)"
+            else:
+                hint = "retype it with ASCII letters, digits and _"
+            raise _error(
+                f"character {ch!r} ({shown}) is not allowed before the formula: "
+                "names, inputs and constants are ASCII letters, digits and _",
+                cell,
+                line_no,
+                k + 1,
+                hint,
+            )
 
 
 def _split_commas(text: str) -> list[str]:
