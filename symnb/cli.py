@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 import warnings
 from typing import Any, NoReturn
@@ -131,10 +132,50 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _checked_constants(pairs: list[tuple[str, float]]) -> dict[str, float]:
+    """``--const`` pairs as a dict; a name given twice or one that the formula
+    language already uses (``pi``, ``exp``) is a command-line mistake (``ValueError``,
+    exit code 2): the last value silently won, and ``pi=2`` made the kernels compute
+    2 where the LaTeX showed pi."""
+    from symnb.notebook.syntax import _reserved_names
+
+    constants: dict[str, float] = {}
+    for name, value in pairs:
+        if name in constants:
+            raise ValueError(
+                f"--const {name} is given twice ({name}={constants[name]:g} and "
+                f"{name}={value:g}); give it once"
+            )
+        if name in _reserved_names():
+            raise ValueError(
+                f"--const {name}={value:g}: {name!r} is a function or constant of the "
+                f"formula language; rename the constant (e.g. {name}_) in the formula "
+                "and here"
+            )
+        constants[name] = value
+    return constants
+
+
+def _kind_hint(args: argparse.Namespace) -> str | None:
+    """What to add when a formula failed because it is of the other kind: a library
+    loss without ``--loss`` (``symnb show mse``), a library activation with it, or
+    ``y_pred``/``y_true`` in an activation."""
+    import symnb
+
+    text = str(args.formula).strip()
+    if not args.loss and text in symnb.library_losses():
+        return f"{text!r} is a library loss: add --loss"
+    if args.loss and text in symnb.library_activations():
+        return f"{text!r} is a library activation: leave out --loss"
+    if not args.loss and re.search(r"\by_(pred|true)\b", text):
+        return "a formula in y_pred and y_true is a loss: add --loss"
+    return None
+
+
 def _build(args: argparse.Namespace) -> Any:
     import symnb
 
-    constants = dict(args.const)
+    constants = _checked_constants(args.const)
     text = args.formula.strip()
     names = symnb.library_losses() if args.loss else symnb.library_activations()
     if text.isidentifier() and text in names:
@@ -221,15 +262,21 @@ def main(argv: list[str] | None = None) -> int:
 
     out, err = sys.stdout, sys.stderr
     try:
-        if args.command == "info":
-            from symnb.notebook.magics import info_text
+        if args.command in ("info", "cache"):
+            from symnb.notebook.magics import cache_text, info_text
 
-            print(info_text(), file=out)
-            return EXIT_OK
-        if args.command == "cache":
-            from symnb.notebook.magics import cache_text
-
-            print(cache_text(clear=args.action == "clear"), file=out)
+            # a cache directory that cannot be used warns: one line, not Python's
+            # warning format with a line of symnb's source
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                text = (
+                    info_text()
+                    if args.command == "info"
+                    else cache_text(clear=args.action == "clear")
+                )
+            for message in dict.fromkeys(str(w.message) for w in caught):
+                print(f"symnb: warning: {message}", file=err)
+            print(text, file=out)
             return EXIT_OK
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -262,7 +309,12 @@ def main(argv: list[str] | None = None) -> int:
             print(getattr(kernel, "source", "") or "(no source)", file=out)
         return EXIT_OK
     except FormulaError as exc:
-        print(f"symnb: error: {exc}", file=err)
+        text = str(exc)
+        hint = _kind_hint(args)
+        if hint:  # instead of "declare it as a constant" for 'mse' or 'y_pred'
+            lines = [line for line in text.splitlines() if not line.startswith("hint:")]
+            text = "\n".join([*lines, f"hint: {hint}"])
+        print(f"symnb: error: {text}", file=err)
         return EXIT_FORMULA
     except BackendUnavailable as exc:
         print(f"symnb: error: {exc}", file=err)
