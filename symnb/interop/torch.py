@@ -41,6 +41,7 @@ from symnb.interop.native import NativeElementwise
 
 torch = require("torch")
 from torch import Tensor, nn
+from torch.autograd import forward_ad as _forward_ad
 
 _LOCK = threading.Lock()
 _CPU = torch.device("cpu")
@@ -548,19 +549,35 @@ def apply(x: Tensor, constants: Tensor, handle: int, dim: int = -1) -> Tensor:
     torch.compile/export and for tensor subclasses, :class:`_Functorch` under
     torch.func transforms, a plain autograd.Function in eager mode (same kernels, same
     saved tensors)."""
+    if (
+        torch._C._are_functorch_transforms_active()
+        or _forward_ad._current_level >= 0
+    ):
+        return _under_transforms(x, constants, handle, dim)
     if torch.compiler.is_compiling() or not (_plain(x) and _plain(constants)):
         if _entry(handle).kind == "elementwise":
             return elementwise(x, constants, handle)
         return layer(x, constants, handle, dim)
-    if torch._C._are_functorch_transforms_active():
-        _refuse_nested_forward_mode(handle)
-        if _entry(handle).kind == "elementwise":
-            return _Functorch.apply(x, constants, handle, dim)
-        return _layer_by_feature(x, constants, handle, dim)
     return _Eager.apply(x, constants, handle, dim)
 
 
 # ------------------------------------------------------------------ torch.func
+
+
+@torch.compiler.disable(
+    reason="symnb activations under torch.func transforms (and forward-mode AD) run "
+    "eagerly: traced by dynamo, jacfwd gave zeros and jacrev failed"
+)
+def _under_transforms(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor:
+    """torch.func transforms and forward-mode AD: :class:`_Functorch` (a layer
+    feature by feature). Run eagerly even inside torch.compile (a graph break; with
+    fullgraph=True, dynamo's error naming this reason): traced by dynamo, the jvp
+    rule was dropped (jacfwd gave zeros) and jacrev failed in fake tensors."""
+    _refuse_nested_forward_mode(handle)
+    if _entry(handle).kind == "elementwise":
+        return _Functorch.apply(x, constants, handle, dim)
+    return _layer_by_feature(x, constants, handle, dim)
+
 
 
 class _Functorch(torch.autograd.Function):
@@ -574,7 +591,8 @@ class _Functorch(torch.autograd.Function):
 
     @staticmethod
     def forward(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor:
-        return _forward_impl(x, constants, handle, dim)
+        # the custom operator: traceable when torch.compile meets a transform
+        return elementwise(x, constants, handle)
 
     @staticmethod
     def setup_context(ctx, inputs, output) -> None:
@@ -830,7 +848,12 @@ class TorchLayer(nn.Module):
         for j, a in enumerate(acts):
             for name, v in zip(a.internal.param_names, a.internal.param_values):
                 values.append(float(v))
-                is_learned.append(name in chosen)
+                # learnable=None: each feature's own marks (symnb.learnable); a
+                # fixed beta of feature 1 was made learnable because feature 0's
+                # beta was marked
+                is_learned.append(
+                    name in a.learnable if learnable is None else name in chosen
+                )
                 labels.append(f"{name}[{j}]")
         self.labels = tuple(labels)
         values_t = torch.tensor(values, dtype=torch.float64)
@@ -907,6 +930,12 @@ def _host(a: Any) -> np.ndarray:
     return np.asarray(a.get() if hasattr(a, "get") else a)
 
 
+def _learnable_mark(value: float, per: str) -> Any:
+    from symnb.formula.formula import learnable
+
+    return learnable(value, per)
+
+
 def _current_activations(la: Any) -> list:
     """The layer's activations with the constant values its kernel has now."""
     params = _host(la.kernel.params).astype(np.float64)
@@ -915,7 +944,15 @@ def _current_activations(la: Any) -> list:
     for j, act in enumerate(la.activations):
         base = 0 if offsets is None else int(offsets[j])
         names = act.internal.param_names
-        values = {n: float(params[base + k]) for k, n in enumerate(names)}
+        marks = act.learnable  # kept: with_constants(beta=0.7) would fix beta
+        values = {
+            n: (
+                _learnable_mark(float(params[base + k]), marks[n].per)
+                if n in marks
+                else float(params[base + k])
+            )
+            for k, n in enumerate(names)
+        }
         out.append(act.with_constants(**values) if values else act)
     return out
 
@@ -939,10 +976,11 @@ def mlp_to_torch(model: Any, backend: str = "auto") -> Any:
         la = dense.activation
         if la is None:
             continue
+        # learnable=None: each activation's own marks (kept by
+        # _current_activations), so a neuron's fixed constant stays fixed
         acts = _current_activations(la)
-        learn = sorted({n for a in la.activations for n in a.learnable})
         if la.elementwise:
-            mods.append(TorchActivation(acts[0], learnable=learn, backend=backend))
+            mods.append(TorchActivation(acts[0], learnable=None, backend=backend))
         else:
-            mods.append(TorchLayer(acts, dim=-1, learnable=learn, backend=backend))
+            mods.append(TorchLayer(acts, dim=-1, learnable=None, backend=backend))
     return nn.Sequential(*mods).to(dtype)

@@ -92,3 +92,34 @@ def test_forward_over_forward_is_refused_not_zeros():
     module = _swish().to_torch()
     with pytest.raises(RuntimeError, match="forward mode over forward mode.*jacrev"):
         func.jacfwd(func.jacfwd(lambda t: module(t).sum()))(X)
+
+
+def test_eager_forward_mode_dual_numbers():
+    """torch.autograd.forward_ad: NotImplementedError ("You must implement the jvp
+    function") before."""
+    fw = torch.autograd.forward_ad
+    module = _swish().to_torch()
+    layer = symnb.to_torch_layer([_swish(), "tanh"])
+    x2 = torch.stack([X, X + 0.5], 1)
+    with fw.dual_level():
+        t = fw.unpack_dual(module(fw.make_dual(X, torch.ones_like(X)))).tangent
+        t2 = fw.unpack_dual(layer(fw.make_dual(x2, torch.ones_like(x2)))).tangent
+    torch.testing.assert_close(t, func.jacfwd(_ref)(X).diagonal())
+    torch.testing.assert_close(t2[:, 0], t)
+    torch.testing.assert_close(t2[:, 1], 1 - torch.tanh(X + 0.5) ** 2)
+
+
+def test_transforms_inside_torch_compile_run_eagerly():
+    """Traced by dynamo, jacfwd through the module gave zeros without a word and
+    jacrev failed in fake tensors; the transformed call now runs eagerly (a graph
+    break; with fullgraph=True, dynamo's error names the reason)."""
+    module = _swish().to_torch()
+    x = X.float()
+    torch._dynamo.reset()
+    jf = torch.compile(lambda t: func.jacfwd(module)(t))(x)
+    torch.testing.assert_close(jf, func.jacfwd(_ref)(x))
+    jr = torch.compile(lambda t: func.jacrev(module)(t))(x)
+    torch.testing.assert_close(jr, func.jacrev(_ref)(x))
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match="torch.func transforms"):
+        torch.compile(lambda t: func.jacfwd(module)(t), fullgraph=True)(x)
