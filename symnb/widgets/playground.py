@@ -55,6 +55,7 @@ from .playground_config import (
     LEARNING_RATES,
     MAX_LAYERS,
     MAX_NEURONS,
+    MIN_SPEED,
     OPTIMIZERS,
     PROBLEMS,
     REGULARIZATION_RATES,
@@ -1238,7 +1239,7 @@ class Playground(W.VBox):
                     if late > 0.5:
                         due = time.monotonic()  # do not catch up in a burst
                     elif late < 0:
-                        self._stop.wait(-late)
+                        self._stop.wait(min(-late, 1.0 / MIN_SPEED))
                 else:
                     time.sleep(0.0005)  # let the kernel's other threads run
         except Exception as exc:  # noqa: BLE001 - shown in the widget

@@ -27,6 +27,10 @@ MAX_NEURONS = 8
 MAX_SEED = 2**32 - 1
 #: Largest learning rate accepted (the Playground's menu stops at 10).
 MAX_LEARNING_RATE = 100.0
+#: Slowest speed accepted, in epochs per second (one epoch every 100 s).
+MIN_SPEED = 0.01
+#: Deepest nesting of lists and dicts in a setup (per-neuron activations: 2).
+MAX_NESTING = 6
 
 DEFAULT_CONFIG: dict[str, Any] = {
     "problem": "classification",
@@ -188,6 +192,8 @@ def normalize_config(config: Any) -> dict[str, Any]:
             f"a playground config is a dict of settings (see Playground().config), "
             f"got {type(config).__name__}"
         )
+    for key, value in config.items():  # before deepcopy, which recursed without end
+        _check_nesting(str(key), value)
     cfg = copy.deepcopy(DEFAULT_CONFIG)
     given = dict(config)
     bad_keys = [k for k in given if not isinstance(k, str)]
@@ -274,10 +280,34 @@ def normalize_config(config: Any) -> dict[str, Any]:
 
 
 def check_speed(value: Any) -> float | None:
-    """Epochs per second: ``None`` (as fast as possible) or a positive finite number."""
+    """Epochs per second: ``None`` (as fast as possible) or a finite number of at
+    least :data:`MIN_SPEED` (1e-300 made the training thread wait 1e300 s: an
+    OverflowError from ``threading``)."""
     if value is None:
         return None
     speed = _number("speed", value)
-    if speed <= 0:
-        raise _bad("speed", value, "epochs per second > 0, or None for full speed")
+    if speed < MIN_SPEED:
+        raise _bad(
+            "speed",
+            value,
+            f"epochs per second > 0 (at least {MIN_SPEED:g}), or None for full "
+            "speed",
+        )
     return speed
+
+
+def _check_nesting(key: str, value: Any) -> None:
+    """Refuse lists and dicts nested deeper than :data:`MAX_NESTING` (no setting
+    nests more than two levels; ``copy.deepcopy`` raised RecursionError from about
+    300 levels of a crafted setup), without recursing."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, tuple, dict)):
+            if depth > MAX_NESTING:
+                raise PlaygroundConfigError(
+                    f"playground setting {key!r}: lists and dicts nested more than "
+                    f"{MAX_NESTING} deep; see Playground().config for the shape"
+                )
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)

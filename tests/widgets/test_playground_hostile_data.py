@@ -11,10 +11,13 @@
   all zeros.
 - A diverged network: the status line did not say what to change, and drawing its
   maps printed NumPy overflow warnings from the training thread.
+- A crafted setup nested a few hundred levels deep: RecursionError from
+  copy.deepcopy; a speed of 1e-300 epochs/s: OverflowError from the training thread.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
@@ -22,6 +25,7 @@ import pytest
 
 from symnb.widgets import Playground, data
 from symnb.widgets.data_source import RADIUS, DataSource
+from symnb.widgets.playground_config import PlaygroundConfigError, normalize_config
 
 
 def make(**kwargs) -> Playground:
@@ -177,3 +181,63 @@ def test_diverged_training_says_what_to_change() -> None:
     pg.train(3)
     assert pg.errors == [] and pg.epoch == 3
     assert np.isfinite(pg.model.get_flat_parameters()).all()
+
+
+# ---------------------------------------------------------------- crafted setups
+
+
+@pytest.mark.parametrize("depth", [7, 50, 800, 5000])
+def test_deeply_nested_setup_is_refused_by_name(depth) -> None:
+    """copy.deepcopy of a crafted setup raised RecursionError from ~300 levels."""
+    nested: object = "tanh"
+    for _ in range(depth):
+        nested = [nested]
+    with pytest.raises(PlaygroundConfigError) as info:
+        normalize_config({"activations": nested})
+    assert "'activations'" in str(info.value) and "nested" in str(info.value)
+    inner: dict = {}
+    outer = inner
+    for _ in range(depth):
+        inner["k"] = {}
+        inner = inner["k"]
+    with pytest.raises(PlaygroundConfigError) as info:
+        normalize_config(
+            {"custom_activations": {"a": {"formula": "x", "constants": outer}}}
+        )
+    assert "'custom_activations'" in str(info.value)
+
+
+def test_setups_as_deep_as_they_get_are_taken() -> None:
+    cfg = normalize_config(
+        {
+            "hidden": [2],
+            "activations": [["tanh", "xt"]],
+            "custom_activations": {
+                "xt": {
+                    "formula": "a*x*tanh(x)",
+                    "constants": {"a": 1.0},
+                    "learnable": {"a": "neuron"},
+                }
+            },
+        }
+    )
+    assert cfg["activations"] == [["tanh", "xt"]]
+
+
+@pytest.mark.parametrize("speed", [1e-300, 1e-3, 0.0099])
+def test_speed_too_slow_is_refused(speed) -> None:
+    """A speed of 1e-300 epochs/s made the training thread wait 1e300 s:
+    OverflowError 'timestamp out of range' after the first epoch."""
+    with pytest.raises(PlaygroundConfigError) as info:
+        make(config={"speed": speed})
+    assert "'speed'" in str(info.value) and "0.01" in str(info.value)
+    pg = make()
+    with pytest.raises(PlaygroundConfigError):
+        pg.speed = speed
+    pg.speed = 0.01  # the slowest: one epoch, then a wait of 100 s
+    pg.play()
+    deadline = time.monotonic() + 30
+    while pg.epoch < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pg.pause(5)
+    assert pg.errors == [] and pg.epoch == 1
