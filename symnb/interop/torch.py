@@ -812,9 +812,13 @@ class TorchActivation(nn.Module):
 class TorchLayer(nn.Module):
     """A heterogeneous layer: feature j along ``dim`` uses ``activations[j]``.
 
-    Each feature owns its constants: ``learnable_values`` (an ``nn.Parameter``) and
-    ``fixed_values`` (a buffer) together hold them in the layout of
-    ``symnb.LayerKernel.params`` (``offsets[j]`` is feature j's first constant).
+    ``learnable_values`` (an ``nn.Parameter``) and ``fixed_values`` (a buffer) hold
+    the constants; ``constant_vector()`` lays them out as ``symnb.LayerKernel.params``
+    (``offsets[j]`` is feature j's first constant). With ``learnable=None`` the
+    activations' own marks decide, feature by feature: ``symnb.learnable(v)``
+    (per="layer") gives one parameter per name shared by the features that mark it,
+    as in ``symnb.nn`` layers; per="neuron" one per feature. An explicit
+    ``learnable`` (True or names) gives each feature its own.
     """
 
     def __init__(
@@ -844,24 +848,37 @@ class TorchLayer(nn.Module):
         self.offsets = tuple(
             int(o) for o in np.concatenate([[0], np.cumsum(counts)])[:-1]
         )
-        values, is_learned, labels = [], [], []
+        learned: list[float] = []  # the entries of learnable_values
+        fixed: list[float] = []
+        where: list[tuple[bool, int]] = []  # each constant: (learned?, entry)
+        shared: dict[str, int] = {}  # per="layer" marks: name -> learned entry
+        labels = []
         for j, a in enumerate(acts):
+            marks = a.learnable
             for name, v in zip(a.internal.param_names, a.internal.param_values):
-                values.append(float(v))
+                labels.append(f"{name}[{j}]")
                 # learnable=None: each feature's own marks (symnb.learnable); a
                 # fixed beta of feature 1 was made learnable because feature 0's
-                # beta was marked
-                is_learned.append(
-                    name in a.learnable if learnable is None else name in chosen
-                )
-                labels.append(f"{name}[{j}]")
+                # beta was marked. per="layer" marks share one entry per name, as
+                # in symnb's layers (per="neuron": one per feature)
+                if learnable is None and name in marks:
+                    if marks[name].per == "layer" and name in shared:
+                        where.append((True, shared[name]))
+                        continue
+                    if marks[name].per == "layer":
+                        shared[name] = len(learned)
+                elif learnable is None or name not in chosen:
+                    where.append((False, len(fixed)))
+                    fixed.append(float(v))
+                    continue
+                where.append((True, len(learned)))
+                learned.append(float(v))
         self.labels = tuple(labels)
-        values_t = torch.tensor(values, dtype=torch.float64)
-        mask = torch.tensor(is_learned, dtype=torch.bool)
-        self.learnable_values = nn.Parameter(values_t[mask].clone())
-        self.register_buffer("fixed_values", values_t[~mask].clone())
-        order = torch.argsort(
-            torch.cat([torch.nonzero(mask).flatten(), torch.nonzero(~mask).flatten()])
+        self.learnable_values = nn.Parameter(torch.tensor(learned, dtype=torch.float64))
+        self.register_buffer("fixed_values", torch.tensor(fixed, dtype=torch.float64))
+        order = torch.tensor(
+            [k if is_learned else len(learned) + k for is_learned, k in where],
+            dtype=torch.long,
         )
         self.register_buffer("order", order, persistent=False)
         self.handle = register("layer", acts, backend)
