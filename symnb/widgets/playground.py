@@ -27,6 +27,7 @@ import base64
 import contextlib
 import copy
 import dataclasses
+import math
 import numbers
 import threading
 import time
@@ -216,6 +217,28 @@ def _index(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{what} must be an integer index, not {value!r}")
     return int(value)
+
+
+def _message_field(msg: dict, key: str, kind: type, default: Any = ...) -> Any:
+    """Field ``key`` of a message from the browser view, of type ``kind`` (an int
+    field takes a whole float, as JavaScript numbers are floats). A missing or
+    mistyped field is a ValueError that says so (the message came from a view of
+    another symnb version, e.g. a page not reloaded after an upgrade), not a
+    KeyError or "'>' not supported between 'str' and 'int'"."""
+    value = msg.get(key, default)
+    ok = False
+    if kind is str:
+        ok = isinstance(value, str)
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+        ok = math.isfinite(value) and (kind is float or float(value).is_integer())
+    if not ok:
+        raise ValueError(
+            f"the view sent a message {msg.get('kind')!r} with "
+            + (f"no {key!r}" if value is ... else f"{key}={value!r}")
+            + f", not {'text' if kind is str else f'a finite {kind.__name__}'}; if "
+            "symnb was upgraded, reload the page"
+        )
+    return kind(value)
 
 
 def _epoch_count(epochs: Any, what: str, minimum: int) -> int:
@@ -1330,8 +1353,13 @@ class Playground(W.VBox):
                 self._acked_frame = max(self._acked_frame, frame)
             return
         if kind == "weight":
-            self.set_weight(msg["layer"], msg["source"], msg["target"], msg["value"])
+            self.set_weight(
+                *(_message_field(msg, k, int) for k in ("layer", "source", "target")),
+                _message_field(msg, "value", float),
+            )
             return
+        if seq is not None and not isinstance(seq, int):
+            seq = _message_field(msg, "seq", int)
         if kind == "activation" and isinstance(seq, int):
             # messages can arrive out of order: an older choice must not win
             key = (str(msg.get("session")), msg.get("layer"), msg.get("neuron"))
@@ -1341,26 +1369,32 @@ class Playground(W.VBox):
             self._activation_seq[key] = seq
         try:
             if kind == "neurons":
-                layer = int(msg["layer"])
-                if msg.get("delta", 0) > 0:
+                layer = _message_field(msg, "layer", int)
+                if _message_field(msg, "delta", float, 0) > 0:
                     self.add_neuron(layer)
                 else:
                     self.remove_neuron(layer)
             elif kind == "layers":
-                if msg.get("delta", 0) > 0:
+                if _message_field(msg, "delta", float, 0) > 0:
                     self.add_layer()
                 else:
                     self.remove_layer()
             elif kind == "activation":
+                layer = msg.get("layer")
                 neuron = msg.get("neuron")
                 self.set_activation(
-                    str(msg.get("name", "")),
-                    layer=msg.get("layer"),
-                    neuron=None if neuron is None or neuron < 0 else int(neuron),
+                    _message_field(msg, "name", str, ""),
+                    layer=None if layer is None else _message_field(msg, "layer", int),
+                    neuron=(
+                        None
+                        if neuron is None
+                        or _message_field(msg, "neuron", int) < 0
+                        else _message_field(msg, "neuron", int)
+                    ),
                 )
         finally:
             if seq is not None:
-                self._send_structure(ack=int(seq))
+                self._send_structure(ack=seq)
 
     def _send_frame(self, force: bool = False) -> None:
         """A view update, at most every ``frame_interval`` seconds, no faster than the

@@ -1,0 +1,71 @@
+"""Messages from the Playground's browser view with missing or mistyped fields (a
+view of another symnb version, e.g. a page not reloaded after an upgrade). Before:
+KeyError 'layer', "'>' not supported between instances of 'str' and 'int'",
+"invalid literal for int()" tracebacks; now one ValueError naming the field."""
+
+from __future__ import annotations
+
+import pytest
+
+from symnb.widgets import Playground
+
+
+@pytest.fixture
+def pg(fake_nn):
+    p = Playground(frame_interval=0.0)
+    yield p
+    p.pause()
+
+
+def deliver(pg: Playground, msg: dict) -> None:
+    pg._sink.guard(pg._on_message)(msg)  # as PlaygroundView.listen routes it
+
+
+@pytest.mark.parametrize(
+    ("msg", "field"),
+    [
+        ({"kind": "neurons", "delta": 1}, "no 'layer'"),
+        ({"kind": "neurons", "layer": "a", "delta": 1}, "layer='a'"),
+        ({"kind": "neurons", "layer": 0.5, "delta": 1}, "layer=0.5"),
+        ({"kind": "neurons", "layer": 0, "delta": "x"}, "delta='x'"),
+        ({"kind": "layers", "delta": None}, "delta=None"),
+        ({"kind": "activation", "layer": 0, "neuron": "1", "name": "relu"}, "neuron"),
+        ({"kind": "activation", "layer": "0", "name": "relu"}, "layer='0'"),
+        ({"kind": "activation", "layer": 0, "name": 5}, "name=5"),
+        ({"kind": "activation", "layer": 0, "name": "relu", "seq": "5"}, "seq='5'"),
+        ({"kind": "weight", "layer": 0}, "no 'source'"),
+        ({"kind": "weight", "layer": 0, "source": 0, "target": 0, "value": "1"}, "'1'"),
+        (
+            {"kind": "weight", "layer": 0, "source": 0, "target": 0, "value": None},
+            "value=None",
+        ),
+    ],
+)
+def test_malformed_view_message_is_named(pg, msg, field) -> None:
+    before = (list(pg._hidden), [list(r) for r in pg._neuron_acts], pg._layer_acts[:])
+    weights = [w.copy() for w in pg.snapshot().weights]
+    deliver(pg, msg)
+    (error,) = pg.errors
+    assert isinstance(error, ValueError)
+    text = str(error)
+    assert field in text and repr(msg["kind"]) in text and "reload" in text
+    after = (list(pg._hidden), [list(r) for r in pg._neuron_acts], pg._layer_acts[:])
+    assert after == before
+    for w0, w1 in zip(weights, pg.snapshot().weights, strict=True):
+        assert (w0 == w1).all()
+
+
+def test_well_formed_messages_still_work(pg) -> None:
+    deliver(pg, {"kind": "neurons", "layer": 0, "delta": 1, "seq": 3})
+    deliver(pg, {"kind": "neurons", "layer": 1.0, "delta": -1.0, "seq": 4})
+    assert pg._hidden == [5, 1] and pg.view.ack == 4
+    neuron = {"kind": "activation", "layer": 0, "neuron": 2, "name": "relu"}
+    deliver(pg, {**neuron, "seq": 5, "session": "s"})
+    layer = {"kind": "activation", "layer": 1, "neuron": -1, "name": "sigmoid"}
+    deliver(pg, {**layer, "seq": 6, "session": "s"})
+    assert pg._neuron_acts[0][2] == "relu" and pg._layer_acts[1] == "sigmoid"
+    deliver(pg, {"kind": "layers", "delta": 1})
+    assert len(pg._hidden) == 3
+    deliver(pg, {"kind": "weight", "layer": 0, "source": 1, "target": 0, "value": 0.25})
+    assert pg.snapshot().weights[0][1, 0] == pytest.approx(0.25)
+    assert pg.errors == []
