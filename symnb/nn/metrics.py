@@ -32,7 +32,7 @@ def _rows(values: Any, name: str) -> np.ndarray:
     """``values`` as an array of numbers with one row per sample."""
     try:
         a = np.asarray(values)
-    except (TypeError, ValueError) as exc:  # ragged lists
+    except (TypeError, ValueError, RuntimeError) as exc:  # ragged, grad tensors
         raise ValueError(f"{name} must be an array of numbers: {exc}") from None
     if a.dtype.kind not in "biuf":
         raise TypeError(
@@ -51,6 +51,16 @@ def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"y_true has {a.shape[0]} rows but y_pred has {b.shape[0]}")
     if a.shape[0] == 0:
         raise ValueError("metrics need at least one sample")
+    width_a, width_b = a.size // a.shape[0], b.size // b.shape[0]
+    if width_a != width_b:
+        # else NumPy broadcast one against the other: mse of targets (n, 2) against
+        # predictions (n, 1) compared each prediction with both columns, silently
+        raise ValueError(
+            f"y_true has shape {a.shape} but y_pred has shape {b.shape}: "
+            f"{width_a} against {width_b} values per sample; pass both with the "
+            "same columns (class labels (n,) against predicted labels (n,), not "
+            "one-hot or probabilities)"
+        )
     return a, b
 
 
