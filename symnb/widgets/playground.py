@@ -325,6 +325,8 @@ class Playground(W.VBox):
         self.frame_interval = frame_interval
         self._custom: dict[str, Any] = _checked_activations(activations)
         self._custom_specs: dict[str, dict] = {}
+        #: the last definition of each notebook/editor activation the network used
+        self._seen: dict[str, Any] = {}
         self._model: Any = None
         self._optimizer: Any = None
         self._data: dict[str, np.ndarray] = {}
@@ -718,11 +720,23 @@ class Playground(W.VBox):
         if name in self._custom:
             return self._custom[name]
         if name in found:
+            self._seen[name] = found[name]
             return found[name]
+        if name in self._seen:
+            # its editor has an error now (a typo while typing) or its variable was
+            # deleted: Reset then lost the whole network to "unknown activation"
+            act = self._seen[name]
+            warnings.warn(
+                f"activation {name!r} is no longer defined in the notebook (an "
+                "editor whose formula has an error, or a deleted variable); the "
+                f"network keeps its last definition, {getattr(act, 'text', act)}",
+                stacklevel=2,
+            )
+            return act
         return name  # a library name: symnb.nn resolves it ("linear" is no activation)
 
     def _custom_spec(self, name: str, found: dict[str, Any]) -> dict | None:
-        obj = self._custom.get(name, found.get(name))
+        obj = self._custom.get(name, found.get(name, self._seen.get(name)))
         text = getattr(obj, "text", None) if obj is not None else None
         if text is None:
             return self._custom_specs.get(name)
@@ -1071,7 +1085,9 @@ class Playground(W.VBox):
             self.render()
             return
         if quick != requested:
-            spec = self._model_layers()  # taken here: the thread reads no live state
+            with warnings.catch_warnings():  # said once, by the quick model above
+                warnings.simplefilter("ignore")
+                spec = self._model_layers()  # here: the thread reads no live state
             self._builder = threading.Thread(
                 target=self._build_in_background,
                 args=(requested, generation, spec),
@@ -1618,7 +1634,12 @@ class Playground(W.VBox):
             )
         customs = {}
         for name in sorted(used):
-            if name in self._custom or name in found or name in self._custom_specs:
+            if (
+                name in self._custom
+                or name in found
+                or name in self._seen
+                or name in self._custom_specs
+            ):
                 spec = self._custom_spec(name, found)
                 if spec is not None:
                     customs[name] = spec
