@@ -119,7 +119,7 @@ class _MLPEstimator(_Base):
         return self
 
     def _check_X(self, X: Any) -> np.ndarray:
-        X = np.asarray(X)
+        X = _array(X, "X", "a 2-D array of numbers (samples, features)")
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (samples, features), got shape {X.shape}")
         if X.shape[0] == 0:
@@ -135,6 +135,18 @@ class _MLPEstimator(_Base):
             raise NotFittedError(
                 f"this {type(self).__name__} is not fitted yet; call fit(X, y) first"
             )
+
+
+def _array(value: Any, name: str, what: str, dtype: Any = None) -> np.ndarray:
+    """``np.asarray(value)``, or a ValueError naming the input: a ragged list gave
+    NumPy's bare "inhomogeneous shape", a torch tensor that requires grad torch's
+    RuntimeError, strings for a regressor "could not convert string to float"."""
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise ValueError(
+            f"{name} must be {what}; NumPy could not convert it: {exc}"
+        ) from None
 
 
 def _check_labels(y: np.ndarray) -> None:
@@ -204,7 +216,7 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
     def fit(self, X: Any, y: Any) -> MLPClassifier:
         """Train on (X, y); returns self."""
         X = self._check_X(X)
-        y = np.asarray(y)
+        y = _array(y, "y", "an array of labels, one per row of X")
         if y.ndim != 1 or len(y) != len(X):
             raise ValueError(
                 f"y must be 1-D with one label per row of X; got shape {y.shape}"
@@ -253,7 +265,7 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy."""
         pred = self.predict(X)
-        y = np.asarray(y)
+        y = _array(y, "score: y", "an array of labels, one per row of X")
         if y.shape != pred.shape:
             raise ValueError(
                 f"score: y has shape {y.shape} but X has {len(pred)} rows; give one "
@@ -303,7 +315,7 @@ class MLPRegressor(_RegressorMixin, _MLPEstimator):
     def fit(self, X: Any, y: Any) -> MLPRegressor:
         """Train on (X, y); returns self."""
         X = self._check_X(X)
-        y = np.asarray(y, dtype=np.float64)
+        y = _array(y, "y", "an array of numbers, one row per row of X", np.float64)
         if y.ndim not in (1, 2) or len(y) != len(X):
             raise ValueError(f"y must have one row per row of X; got shape {y.shape}")
         self._y_2d = y.ndim == 2
@@ -324,4 +336,5 @@ class MLPRegressor(_RegressorMixin, _MLPEstimator):
             raise NotImplementedError(
                 "sample_weight is not supported by MLPRegressor.score"
             )
-        return r2(np.asarray(y, dtype=np.float64), self.predict(X))
+        y = _array(y, "score: y", "an array of numbers, one row per row of X")
+        return r2(y.astype(np.float64), self.predict(X))
