@@ -73,6 +73,11 @@ def _plot_range(text: str, dtype: str) -> tuple[float, float]:
             f"{text!r} does not fit the {dtype} plot grid: LOW, HIGH and HIGH - LOW "
             f"must stay within {limit:.4g} in magnitude"
         )
+    if np.dtype(dtype).type(low) == np.dtype(dtype).type(high):
+        raise ValueError(
+            f"{text!r} is narrower than {dtype} can tell apart around {low:.6g}: "
+            "every point of the plot would be the same x; widen it"
+        )
     return low, high
 
 

@@ -126,12 +126,20 @@ class DataSource:
                 "is not finite"
             )
         classes = np.unique(y)
+        note = ""
         if len(classes) <= 2:
             problem = "classification"
             labels = np.where(y == classes[-1], 1.0, -1.0)
         else:
             problem = "regression"
             labels = y / (float(np.abs(y).max()) or 1.0)
+            if len(classes) <= 10 and (classes == np.round(classes)).all():
+                # class labels 0, 1, 2 would otherwise become numbers without a word
+                note = (
+                    f"y has {len(classes)} whole values, so it is learned as numbers "
+                    "(regression): the playground classifies two classes; pass e.g. "
+                    "y == 0 for one class against the rest"
+                )
         # scaled into [-1, 1] first: the mean and spread of values near the float64
         # limit (1e308) overflowed to inf/NaN, and training then blamed "the data"
         if X.shape[1] == 2:  # one scale for both columns keeps the picture's shape
@@ -158,8 +166,8 @@ class DataSource:
             projection = (scale_d, components, np.array(factor))
             X = z
 
-        def sample(noise: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-            return (X if projection is not None else shown), labels
+        def sample(noise: float, seed: int) -> tuple[Any, ...]:
+            return (X if projection is not None else shown), labels, note
 
         return cls(f"your data ({len(X)} points)", problem, sample, None, projection)
 

@@ -81,6 +81,11 @@ def _checked_range(x_range: Any) -> tuple[float, float]:
             f"ActivationEditor: x_range={x_range!r:.60} needs finite low < high "
             f"within {limit:.4g} in magnitude (the curves are float32), e.g. (-4, 4)"
         )
+    if np.float32(low) == np.float32(high):  # every float32 sample the same x
+        raise ValueError(
+            f"ActivationEditor: x_range={x_range!r:.60} is narrower than float32 "
+            f"can tell apart around {low:.6g} (the curves are float32); widen it"
+        )
     return low, high
 
 
@@ -421,6 +426,13 @@ class ActivationEditor(W.VBox):
             f_tex = _strip_dollars(act.latex)
             df_tex = _strip_dollars(act.derivative_latex)
             notes = list(getattr(act, "notes", []) or [])
+            stray = [k for k in act.constants if k in ("y_pred", "y_true")]
+            if stray:  # a loss typed here: its inputs became two constants
+                notes.append(
+                    f"{' and '.join(stray)} are constants (sliders) here: this "
+                    "editor makes activations of x; define losses with symnb.Loss "
+                    "or %%symact --loss"
+                )
             notes += [str(w.message) for w in caught if str(w.message) not in notes]
             with self.hold_sync():
                 # sliders first: when the LaTeX changes, the rest is in place

@@ -198,3 +198,21 @@ def test_loss_inputs_in_order_are_positional(shell, inputs) -> None:
     np.testing.assert_allclose(
         [float(loss.value(p[i : i + 1], t[i : i + 1])) for i in range(2)], reference
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "dtype"),
+    [
+        ("--range 1:1.00000001 --no-compile", "float32"),
+        ("--range 1e7:10000000.5 --no-compile", "float32"),
+    ],
+)
+def test_range_narrower_than_the_dtype_is_refused(shell, line, dtype) -> None:
+    """Every float32 sample of 1:1.00000001 is the same x: the plot was one line."""
+    message = refused(shell, line, "fa(x) = 2*x")
+    assert f"narrower than {dtype}" in message and "--range" in message
+
+
+def test_narrow_range_that_the_dtype_resolves_is_plotted(shell) -> None:
+    cell(shell, "--range 1:1.00000001 --dtype float64 --no-compile", "fa(x) = 2*x")
+    assert "fa" in shell.user_ns

@@ -241,3 +241,41 @@ def test_speed_too_slow_is_refused(speed) -> None:
         time.sleep(0.01)
     assert pg.pause(5)
     assert pg.errors == [] and pg.epoch == 1
+
+
+# ---------------------------------------------------------------- quiet surprises
+
+
+def test_whole_number_labels_of_three_classes_say_regression() -> None:
+    X = np.random.default_rng(2).normal(size=(30, 2))
+    pg = make(data=(X, np.arange(30) % 3))
+    assert pg.problem.value == "regression"
+    assert "3 whole values" in pg.status.value and "y == 0" in pg.status.value
+    np.testing.assert_allclose(
+        np.sort(np.unique(pg._data["labels_train"])), [0.0, 0.5, 1.0]
+    )
+    assert "whole values" not in make(data=(X, X[:, 0] * 3.5)).status.value
+    assert "whole values" not in make(data=(X, np.arange(30) % 2)).status.value
+
+
+def test_editor_range_narrower_than_float32_is_refused() -> None:
+    from symnb.widgets import ActivationEditor
+
+    with pytest.raises(ValueError) as info:
+        ActivationEditor(x_range=(1.0, 1.00000001))
+    assert "narrower than float32" in str(info.value)
+    editor = ActivationEditor(x_range=(1.0, 1.001))  # 8000 float32 steps: fine
+    assert np.unique(editor.curves()["x"]).size > 300
+    editor.close()
+
+
+def test_editor_says_when_a_loss_was_typed() -> None:
+    from symnb.widgets import ActivationEditor
+
+    editor = ActivationEditor("(y_pred - y_true)**2")
+    assert "y_pred and y_true are constants" in editor.notes.value
+    assert "%%symact --loss" in editor.notes.value
+    editor.formula.value = "x*sigmoid(beta*x)"
+    editor.refresh()
+    assert "constants (sliders)" not in editor.notes.value
+    editor.close()
