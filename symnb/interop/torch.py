@@ -358,9 +358,47 @@ def _fake_pair(x: Tensor, constants: Tensor) -> tuple[Tensor, Tensor]:
 # ------------------------------------------------------------------ custom operators
 
 
+def _check_op(
+    x: Tensor, constants: Tensor, handle: int, dim: int, grad: Tensor | None = None
+) -> None:
+    """The operators are public (torch.ops.symnb.*): arguments the modules would
+    never pass are refused here, naming them. Called directly, an integer x was a
+    KeyError, a 2-D constants tensor "unhashable type: 'list'", a layer dim out of
+    range an IndexError, and a grad of another shape read past x's length."""
+    entry = _entry(handle)
+    if x.dtype not in _COMPUTE:
+        raise TypeError(
+            f"{entry.label} needs a floating-point x (float32, float64, float16 or "
+            f"bfloat16), got {x.dtype}; convert it, e.g. x.float()"
+        )
+    if constants.ndim != 1:
+        raise ValueError(
+            f"the constants of {entry.label} must be a 1-D tensor (one value per "
+            f"constant), got shape {tuple(constants.shape)}"
+        )
+    if grad is not None and grad.shape != x.shape:
+        raise ValueError(
+            f"grad has shape {tuple(grad.shape)} but x has {tuple(x.shape)}; the "
+            "backward operator takes the gradient of the output, shaped like x"
+        )
+    if entry.kind != "elementwise":
+        if x.ndim == 0 or not -x.ndim <= dim < x.ndim:
+            raise ValueError(
+                f"x has shape {tuple(x.shape)}; it has no dimension {dim} for "
+                f"{entry.label}"
+            )
+        if x.shape[dim] != entry.n:
+            raise ValueError(
+                f"x has shape {tuple(x.shape)}: dimension {dim} has {x.shape[dim]} "
+                f"entries, but {entry.label} has {entry.n} features"
+            )
+
+
+
 @torch.library.custom_op("symnb::elementwise", mutates_args=())
 def elementwise(x: Tensor, constants: Tensor, handle: int) -> Tensor:
     """f(x) elementwise with the formula ``handle`` and its constants."""
+    _check_op(x, constants, handle, -1)
     return _forward_impl(x, constants, handle, -1)
 
 
@@ -374,6 +412,7 @@ def elementwise_backward(
     x: Tensor, grad: Tensor, constants: Tensor, handle: int, constants_grad: bool
 ) -> tuple[Tensor, Tensor]:
     """(grad * f'(x), sum(grad * df/dc)) for the formula ``handle``."""
+    _check_op(x, constants, handle, -1, grad)
     return _backward_impl(x, grad, constants, handle, -1, constants_grad)
 
 
@@ -401,6 +440,7 @@ elementwise.register_autograd(_elementwise_grad, setup_context=_elementwise_setu
 @torch.library.custom_op("symnb::layer", mutates_args=())
 def layer(x: Tensor, params: Tensor, handle: int, dim: int) -> Tensor:
     """Feature j along ``dim`` uses activation j of the layer ``handle``."""
+    _check_op(x, params, handle, dim)
     return _forward_impl(x, params, handle, dim)
 
 
@@ -419,6 +459,7 @@ def layer_backward(
     constants_grad: bool,
 ) -> tuple[Tensor, Tensor]:
     """(grad * f_j'(x), per-neuron sums of grad * df_j/dc) for the layer ``handle``."""
+    _check_op(x, params, handle, dim, grad)
     return _backward_impl(x, grad, params, handle, dim, constants_grad)
 
 
