@@ -329,6 +329,7 @@ class Playground(W.VBox):
         self._seen: dict[str, Any] = {}
         self._model: Any = None
         self._optimizer: Any = None
+        self._optimizer_stale = False  # another optimizer chosen during an epoch
         self._data: dict[str, np.ndarray] = {}
         self._epoch = 0
         self._history: dict[str, list[float]] = {"train": [], "test": []}
@@ -1009,6 +1010,7 @@ class Playground(W.VBox):
             with contextlib.suppress(ValueError):  # other shape: keep the new weights
                 model.set_flat_parameters(params)
         self._model = model
+        self._optimizer_stale = False
         self._optimizer = build_optimizer(
             self.optimizer.value, model.parameters(), float(self.learning_rate.value)
         )
@@ -1167,6 +1169,7 @@ class Playground(W.VBox):
     # ================================================================== training
     def _train_one(self) -> None:
         """One epoch and the losses after it; the caller holds the lock."""
+        self._refresh_optimizer()  # one chosen while the last epoch ran
         start = time.perf_counter()
         m, d = self._model, self._data
         reg, rate = self.regularization.value, float(self.regularization_rate.value)
@@ -1285,6 +1288,8 @@ class Playground(W.VBox):
             self._training_failed(exc)
         finally:
             try:
+                with self._lock:  # an optimizer chosen during the last epoch
+                    self._sink.guard(self._refresh_optimizer)()
                 self._sink.guard(self.render)()  # the final state, always
             finally:
                 self._set_buttons(running=False)
@@ -1521,18 +1526,35 @@ class Playground(W.VBox):
 
     # ================================================================== callbacks
     def _on_optimizer(self, change: dict) -> None:
+        """Learning rate or optimizer chosen. Neither waits for the epoch that is
+        running (with large data of your own an epoch can take seconds, and the
+        kernel could not process a click meanwhile): a new rate is one float the
+        optimizer reads at each step; a new optimizer is built now if no epoch
+        runs, else by the training thread before its next epoch."""
         if self._silent:
             return
-        with self._lock:
-            if self._model is None:
-                return
-            lr = float(self.learning_rate.value)
-            if change["owner"] is self.learning_rate and hasattr(self._optimizer, "lr"):
-                self._optimizer.lr = lr  # keeps momentum / Adam moments
-            else:
-                self._optimizer = build_optimizer(
-                    self.optimizer.value, self._model.parameters(), lr
-                )
+        optimizer = self._optimizer
+        if change["owner"] is self.learning_rate and hasattr(optimizer, "lr"):
+            optimizer.lr = float(self.learning_rate.value)  # keeps the moments
+            return
+        self._optimizer_stale = True
+        if self._lock.acquire(blocking=False):
+            try:
+                self._refresh_optimizer()
+            finally:
+                self._lock.release()
+
+    def _refresh_optimizer(self) -> None:
+        """Build the optimizer chosen since the last one (the caller holds the
+        lock)."""
+        if not self._optimizer_stale or self._model is None:
+            return
+        self._optimizer_stale = False
+        self._optimizer = build_optimizer(
+            self.optimizer.value,
+            self._model.parameters(),
+            float(self.learning_rate.value),
+        )
 
     def _on_global_activation(self, change: dict) -> None:
         if self._silent or not change["new"]:
