@@ -126,6 +126,8 @@ class LayerActivation:
         labels: list[str] = []
         initial: list[float] = []
         groups: dict[str, int] = {}  # per="layer": name -> entry
+        #: entry -> the neurons that use it
+        self.entry_neurons: dict[int, list[int]] = {}
         self._names: list[str] = []  # elementwise path: entry -> constant name
         positions: list[int] = []  # position in kernel.params
         entry_of_position: list[int] = []
@@ -149,6 +151,7 @@ class LayerActivation:
                     labels.append(name)
                     initial.append(value)
                     self._names.append(name)
+                self.entry_neurons.setdefault(entry, []).append(j)
                 base = 0 if self.elementwise else int(offsets[j])
                 if self.elementwise and j > 0:
                     continue  # one kernel-wide value
@@ -293,7 +296,9 @@ class Dense:
 
     def learned_constants(self) -> dict[str, Any]:
         """The current values of the learnable constants: name -> float (per layer) or
-        name -> array with one value per neuron (NaN where a neuron lacks it)."""
+        name -> array with one value per neuron (NaN where a neuron lacks it; when
+        some neurons share the name per layer and others own it per neuron, the
+        array holds the shared value at the sharing neurons)."""
         if self.constants is None:
             return {}
         values = self.constants.numpy().astype(np.float64)
@@ -306,6 +311,13 @@ class Dense:
                 arr[int(idx)] = values[i]
             else:
                 result[label] = float(values[i])
+        for name, arr in per_neuron.items():
+            if name in result:
+                # the same name learned per layer by some neurons and per neuron by
+                # others: the per-layer value was overwritten (lost); it goes to
+                # the neurons that share it
+                entry = self.activation.labels.index(name)
+                arr[self.activation.entry_neurons.get(entry, [])] = result[name]
         result.update(per_neuron)
         return result
 
