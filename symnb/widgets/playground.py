@@ -1212,13 +1212,20 @@ class Playground(W.VBox):
         epochs = _epoch_count(epochs, "train", 0)
         self.pause()
         self.wait_for_build()
-        for _ in range(epochs):
-            with self._lock:
-                if self._model is None:
-                    break
-                self._train_one()
-            self._send_frame()
-        self.render()
+        try:
+            for _ in range(epochs):
+                with self._lock:
+                    if self._model is None:
+                        break
+                    self._train_one()
+                self._send_frame()
+        except Exception as exc:
+            # raised to the script, and shown in the widget as Play shows it (the
+            # status line kept the last good state, which executed notebooks saved)
+            self._training_failed(exc)
+            raise
+        finally:
+            self.render()
 
     @property
     def is_running(self) -> bool:

@@ -279,3 +279,23 @@ def test_editor_says_when_a_loss_was_typed() -> None:
     editor.refresh()
     assert "constants (sliders)" not in editor.notes.value
     editor.close()
+
+
+def test_train_that_diverges_raises_and_says_so_in_the_widget() -> None:
+    from symnb.nn import TrainingDiverged
+
+    pg = make(
+        config={
+            "learning_rate": 100.0,
+            "activations": "linear",
+            "problem": "regression",
+            "dataset": "plane",
+            "batch_size": 1,
+        }
+    )
+    before = pg.status.value
+    with pytest.raises(TrainingDiverged):
+        pg.train(5)
+    assert pg.status.value != before
+    assert "lower the learning rate (now 100)" in pg.status.value
+    assert len(pg.errors) == 1 and pg.view.epoch == pg.epoch
