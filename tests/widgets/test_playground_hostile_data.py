@@ -153,17 +153,19 @@ def test_formula_source_note_follows_the_noise() -> None:
     assert "left out" in source.note
 
 
+#: a network that diverges in its first epoch
+DIVERGES = {
+    "learning_rate": 100.0,
+    "activations": "linear",
+    "problem": "regression",
+    "dataset": "plane",
+    "batch_size": 1,
+}
+
+
 def test_diverged_training_says_what_to_change() -> None:
     pg = make(
-        config={
-            "learning_rate": 100.0,
-            "activations": "linear",
-            "problem": "regression",
-            "dataset": "plane",
-            "batch_size": 1,
-            "regularization": "L2",
-            "regularization_rate": 0.1,
-        }
+        config={**DIVERGES, "regularization": "L2", "regularization_rate": 0.1}
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -284,15 +286,7 @@ def test_editor_says_when_a_loss_was_typed() -> None:
 def test_train_that_diverges_raises_and_says_so_in_the_widget() -> None:
     from symnb.nn import TrainingDiverged
 
-    pg = make(
-        config={
-            "learning_rate": 100.0,
-            "activations": "linear",
-            "problem": "regression",
-            "dataset": "plane",
-            "batch_size": 1,
-        }
-    )
+    pg = make(config=DIVERGES)
     before = pg.status.value
     with pytest.raises(TrainingDiverged):
         pg.train(5)
