@@ -210,6 +210,7 @@ def _fix_kinks(
                 )
             return fn(args[0])
 
+        gated = any(p.has(sp.DiracDelta) for p in expr.atoms(sp.Piecewise))
         expr = expr.replace(sp.DiracDelta, delta)
         if surrogate == "zero":
             notes.append(
@@ -219,6 +220,11 @@ def _fix_kinks(
         else:
             notes.append(
                 f"the step's derivative uses the {surrogate!r} surrogate gradient"
+            )
+        if gated:
+            notes.append(
+                "whether the function jumps at its step depends on the constants: "
+                "the surrogate applies only for values where it does"
             )
     # d/dx floor(u) and ceiling(u): 0 almost everywhere
     derivs = [

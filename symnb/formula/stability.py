@@ -183,12 +183,31 @@ def _smooth_kink_pairs(e: sp.Add, note) -> sp.Expr:
     return sp.Add(*terms)
 
 
+#: Largest integral Float turned into an Integer before the rewrites (printed as a
+#: literal either way; bigger ones stay Floats so no huge integer reaches the source).
+_INTEGRAL_FLOAT_LIMIT = 2**24
+
+
+def _integral_floats(expr: sp.Expr) -> sp.Expr:
+    """Integral Floats (1.0, -2.0) as Integers, exactly: the rewrites below match
+    ``1 + exp(u)`` and ``u - 1`` by the Integer, so ``log(1.0 + exp(x))`` inside a
+    larger formula stayed as typed (mish typed with 1.0 was 0 instead of -2e-8 at
+    x = -20 in float32)."""
+    floats = {
+        f: sp.Integer(int(f))
+        for f in expr.atoms(sp.Float)
+        if float(f).is_integer() and abs(float(f)) <= _INTEGRAL_FLOAT_LIMIT
+    }
+    return expr.xreplace(floats) if floats else expr
+
+
 def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
     """Rewrite naive spellings of softplus, sigmoid, logsigmoid, log1p, expm1, log-cosh.
 
     Returns the rewritten expression and one note per kind of rewrite made.
     """
     notes: list[str] = []
+    expr = _integral_floats(expr)
 
     def note(text: str) -> None:
         if text not in notes:
@@ -219,6 +238,21 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             if u is not None:
                 note(f"rewrote 1/(1 + exp({_fmt(u)})) as sigmoid({_fmt(-u)})")
                 return sigmoid(-u)
+        # asin(tanh(u)) -> atan(sinh(u)) (the Gudermannian): tanh rounds to +-1 long
+        # before asin(tanh(u)) reaches +-pi/2 (9e-5 off at u = 10 in float32)
+        if isinstance(e, sp.asin) and isinstance(e.args[0], sp.tanh):
+            u = e.args[0].args[0]
+            note("rewrote asin(tanh(u)) as atan(sinh(u)) (tanh rounds to 1 near pi/2)")
+            return sp.atan(sp.sinh(u))
+        # acosh(1 + t) -> 2 asinh(sqrt(t/2)) (cosh(2a) = 1 + 2 sinh(a)^2; NaN for t < 0
+        # as before): 1 + t rounds to 1 for small t (acosh(1 + x^2) was 0 instead of
+        # 1.4e-6 at x = 1e-6 in float32) and overflows with x^2 (inf from x = 1e20)
+        if isinstance(e, sp.acosh):
+            a = e.args[0]
+            if isinstance(a, sp.Add) and sp.S.One in a.args and a.has(sp.Symbol):
+                t = a - 1
+                note("rewrote acosh(1 + t) as 2*asinh(sqrt(t/2)) (1 + t not rounded)")
+                return 2 * sp.asinh(sp.sqrt(t / 2))
         if isinstance(e, sp.log):
             a = e.args[0]
             inverse = _inverse_hyperbolic(a)

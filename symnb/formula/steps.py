@@ -54,8 +54,12 @@ def _value_at(g: sp.Expr, var: sp.Symbol, r: sp.Expr) -> sp.Expr:
     return (right + left) / 2
 
 
-def _jump_vanishes(g: sp.Expr, u: sp.Expr, var: sp.Symbol) -> bool:
-    """True when g is 0 at every real solution of u = 0 (so f does not jump there)."""
+def _jump_vanishes(g: sp.Expr, u: sp.Expr, var: sp.Symbol) -> bool | sp.Expr:
+    """True when g is 0 at every real solution of u = 0 (so f does not jump there).
+
+    When that depends on the constants (``sign(x)*max(abs(x) - l, 0)`` jumps at 0 only
+    for l < 0), the condition on them under which f does jump (a relational); False
+    when f jumps or it cannot be decided."""
     if not u.has(var):
         return False
     if not g.has(var) and not g.free_symbols:
@@ -63,7 +67,15 @@ def _jump_vanishes(g: sp.Expr, u: sp.Expr, var: sp.Symbol) -> bool:
     roots = _locations(sp.solveset(u, var, domain=sp.S.Reals))
     if roots is None:
         return _jump_vanishes_numerically(g, u, var)
-    return all(_is_zero(_value_at(g, var, r)) for r in roots)
+    jumps = [_value_at(g, var, r) for r in roots]
+    if all(_is_zero(j) for j in jumps):
+        return True
+    undecided = [j for j in jumps if not j.is_number]
+    if any(j.is_number and not _is_zero(j) for j in jumps) or not undecided:
+        return False
+    if any(j.has(var, sp.nan, sp.zoo, sp.oo, -sp.oo, sp.Limit) for j in undecided):
+        return False
+    return sp.Or(*[sp.Ne(j, 0) for j in undecided])
 
 
 def _jump_vanishes_numerically(g: sp.Expr, u: sp.Expr, var: sp.Symbol) -> bool:
@@ -141,6 +153,11 @@ def drop_continuous_steps(
                 continuous = _jump_vanishes(g, u, var)
         except FormulaError:
             continuous = False  # undecided: keep the surrogate
+        if isinstance(continuous, sp.Basic) and continuous not in (sp.true, sp.false):
+            # the jump depends on the constants: the surrogate only where they make f
+            # jump, the exact derivative (delta = 0) where f is continuous
+            expr = expr.xreplace({delta: sp.Piecewise((delta, continuous), (0, True))})
+            continue
         if continuous:
             expr = expr.xreplace({delta: sp.S.Zero})
             dropped.append(u)

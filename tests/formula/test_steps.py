@@ -115,13 +115,6 @@ def test_constant_derivative_follows_the_same_rule():
     )
 
 
-def test_continuity_holds_for_every_constant_value():
-    # heaviside(x - c)*x jumps by c at x = c: continuous only for c = 0, and the kernel is
-    # compiled once for every value, so the surrogate stays
-    act = symnb.Activation("heaviside(x - c)*x", c=0.0)
-    assert any("surrogate" in n for n in act.notes)
-
-
 def test_loss_with_a_continuous_step():
     lo = symnb.Loss("heaviside(y_pred - y_true)*(y_pred - y_true)**2")
     k = lo.compile("numpy", dtype="float64")
@@ -135,3 +128,35 @@ def test_loss_with_a_continuous_step():
 def test_step_that_never_happens_has_zero_derivative():
     act = symnb.Activation("heaviside(exp(x))")
     assert act.derivative == 0
+
+
+def test_jump_that_depends_on_a_constant_is_decided_by_its_value():
+    # sign(x)*max(|x| - l, 0) (softshrink typed out) jumps at 0 by 2*max(0, -l): for
+    # l = 0.5 it is continuous and its derivative is H(|x| - l) (was 1.089 at x = 0.9:
+    # the surrogate times max(|x| - l, 0)); for l = -0.5 it jumps, keeps the surrogate
+    text = "sign(x)*max(abs(x) - l, 0)"
+    xs = XS[np.abs(np.abs(XS) - 0.5) > 0.05]
+
+    def f(lv):
+        return lambda x: np.sign(x) * np.maximum(np.abs(x) - lv, 0)
+
+    for lv, jump in ((0.5, lambda x: 0.0), (-0.5, lambda x: 2 * (np.abs(x) + 0.5))):
+        act = symnb.Activation(text, l=lv)
+        for backend in ("numpy", "cpp"):
+            k = act.compile(backend, dtype="float64")
+            _, dy = k.forward_with_derivative(xs)
+            expected = _fd(f(lv), xs) + jump(xs) * _atan(xs)
+            np.testing.assert_allclose(dy, expected, rtol=1e-6, atol=1e-7)
+        assert any("depends on the constants" in n for n in act.notes)
+
+
+def test_jump_depending_on_a_constant_follows_it_in_one_kernel():
+    # heaviside(x - c)*x jumps by c at x = c: exact derivative H(x - c) for c = 0, the
+    # surrogate (times x) for c = 0.5; the kernel evaluates the condition on c
+    for c, extra in ((0.0, lambda x: 0.0), (0.5, lambda x: x * _atan(x - 0.5))):
+        act = symnb.Activation("heaviside(x - c)*x", c=c)
+        k = act.compile("numpy", dtype="float64")
+        xs = XS[np.abs(XS - c) > 0.05]
+        _, dy = k.forward_with_derivative(xs)
+        expected = _fd(lambda x: (x > c) * x, xs) + extra(xs)
+        np.testing.assert_allclose(dy, expected, rtol=1e-6, atol=1e-7)
