@@ -11,6 +11,8 @@ kernel you already have; otherwise a NumPy kernel is compiled for the plot.
 from __future__ import annotations
 
 import io
+import math
+import numbers
 from typing import Any
 
 import numpy as np
@@ -36,22 +38,104 @@ def parse_range(text: str) -> tuple[float, float]:
     return low, high
 
 
+#: Most sample points of one curve: a plot needs no more, and a loss is evaluated
+#: point by point (10**7 points took minutes, 10**10 asked NumPy for 75 GiB).
+MAX_POINTS = 20_000
+#: Largest resolution of :func:`figure_to_png` (100,000 dpi: std::bad_alloc).
+MAX_DPI = 1200
+
+
+def _checked_points(points: Any) -> int:
+    if (
+        isinstance(points, bool)
+        or not isinstance(points, numbers.Integral)
+        or not 2 <= points <= MAX_POINTS
+    ):
+        raise ValueError(
+            f"points must be a whole number from 2 to {MAX_POINTS:,}, got {points!r}"
+        )
+    return int(points)
+
+
+def _checked_span(span: Any, dtype: Any, what: str) -> tuple[float, float]:
+    """``span`` as ``(low, high)``: finite numbers, low < high, and a grid of them
+    in ``dtype`` finite and not one single value (NaN or inf ends drew an empty or
+    all-NaN plot; 1e39 overflowed a float32 grid with NumPy warnings)."""
+    try:
+        low, high = (float(v) for v in span)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{what} must be a pair (low, high) of numbers, e.g. (-4, 4); got "
+            f"{span!r:.60}"
+        ) from None
+    info = np.finfo(dtype)
+    if not (
+        low < high
+        and math.isfinite(high - low)
+        and max(abs(low), abs(high)) <= float(info.max)
+    ):
+        raise ValueError(
+            f"{what}={span!r:.60} needs finite low < high within "
+            f"{float(info.max):.4g} in magnitude (the kernel's {np.dtype(dtype)}), "
+            "e.g. (-4, 4)"
+        )
+    if np.dtype(dtype).type(low) == np.dtype(dtype).type(high):
+        raise ValueError(
+            f"{what}={span!r:.60} is narrower than {np.dtype(dtype)} can tell apart"
+        )
+    return low, high
+
+
+def _checked_formula(function: Any, kind: str, plotter: str) -> Any:
+    """An Activation (``kind="activation"``) or Loss; a library name is looked up."""
+    import symnb
+
+    if isinstance(function, str):
+        factory = symnb.activation if kind == "activation" else symnb.loss
+        return factory(function)
+    found = getattr(function, "kind", None)
+    if found != kind:
+        article = {"activation": "an activation", "loss": "a loss"}
+        other = {"activation": "plot_activation", "loss": "plot_loss"}.get(found)
+        hint = f"; {article[found]} is drawn by {other}" if other else ""
+        raise TypeError(
+            f"{plotter} draws {article[kind]} (a symnb.{kind.title()} or a library "
+            f"name), got {type(function).__name__}{hint}"
+        )
+    return function
+
+
 def _to_numpy(a: Any) -> np.ndarray:
     get = getattr(a, "get", None)
     return np.asarray(get() if callable(get) else a, dtype=np.float64)
 
 
 def _kernel_and_grid(
-    function: Any, span: tuple[float, float], kernel: Any, points: int
+    function: Any,
+    span: tuple[float, float],
+    kernel: Any,
+    points: int,
+    kind: str = "activation",
+    plotter: str = "plot_activation",
 ) -> tuple[Any, Any, np.ndarray]:
     """``(kernel, xp, grid)``: ``kernel`` (default: ``function``'s NumPy kernel), its
     array module, and ``points`` evenly spaced values of ``span`` in its dtype."""
-    low, high = float(span[0]), float(span[1])
+    _checked_formula(function, kind, plotter)
+    points = _checked_points(points)
+    needs = "forward_with_derivative" if kind == "activation" else "gradient"
+    if kernel is not None and not hasattr(kernel, needs):
+        raise TypeError(
+            f"{plotter}: kernel= must be a compiled {kind} (with .{needs}), got "
+            f"{type(kernel).__name__}"
+        )
+    dtype = getattr(kernel, "dtype", None) or "float32"
+    low, high = _checked_span(
+        span, dtype, "x_range" if kind == "activation" else "p_range"
+    )
     if kernel is None:
         kernel = function.compile(backend="numpy")
     xp = getattr(kernel, "xp", np)
-    dtype = getattr(kernel, "dtype", "float32")
-    return kernel, xp, np.linspace(low, high, int(points)).astype(dtype)
+    return kernel, xp, np.linspace(low, high, points).astype(dtype)
 
 
 def activation_values(
@@ -62,6 +146,7 @@ def activation_values(
     points: int = 401,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(x, f(x), f'(x))`` at ``points`` points of ``x_range``, from a kernel."""
+    activation = _checked_formula(activation, "activation", "activation_values")
     kernel, xp, x = _kernel_and_grid(activation, x_range, kernel, points)
     y, dy = kernel.forward_with_derivative(xp.asarray(x))
     return x.astype(np.float64), _to_numpy(y), _to_numpy(dy)
@@ -97,6 +182,7 @@ def plot_activation(
     -------
     matplotlib.figure.Figure
     """
+    activation = _checked_formula(activation, "activation", "plot_activation")
     x, y, dy = activation_values(activation, x_range, kernel=kernel, points=points)
     fig, ax = _figure_and_axes(ax)
     name = getattr(activation, "name", "f")
@@ -115,7 +201,16 @@ def loss_values(
     points: int = 201,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(y_pred, l(y_pred, target), dl/dy_pred)`` elementwise, for one target value."""
-    kernel, xp, p = _kernel_and_grid(loss, p_range, kernel, points)
+    loss = _checked_formula(loss, "loss", "loss_values")
+    if (
+        isinstance(target, bool)
+        or not isinstance(target, numbers.Real)
+        or not math.isfinite(target)
+    ):
+        raise ValueError(f"target must be a finite number, got {target!r}")
+    kernel, xp, p = _kernel_and_grid(
+        loss, p_range, kernel, points, "loss", "loss_values"
+    )
     t = np.full_like(p, target)
     values = np.array(
         [
@@ -140,6 +235,7 @@ def plot_loss(
 ) -> Any:
     """Plot a loss and its gradient w.r.t. the prediction, for each of ``targets``."""
     fig, ax = _figure_and_axes(ax)
+    loss = _checked_formula(loss, "loss", "plot_loss")
     name = getattr(loss, "name", "loss")
     styles = ["-", ":", "-.", (0, (5, 1))]
     for k, target in enumerate(targets):
@@ -165,11 +261,22 @@ def plot_curves(
     log: bool = False,
 ) -> Any:
     """Plot named sequences (e.g. loss curves per activation) on one axes."""
-    fig, ax = _figure_and_axes(ax)
-    for label, values in curves.items():
-        ax.plot(
-            np.arange(1, len(values) + 1), np.asarray(values, dtype=float), label=label
+    if not isinstance(curves, dict):
+        raise TypeError(
+            "curves must be a dict {label: sequence of numbers}, e.g. "
+            f"{{'relu': history['loss']}}; got {type(curves).__name__}"
         )
+    series = {}
+    for label, values in curves.items():
+        try:
+            series[label] = np.asarray(values, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"curves[{label!r}] must be a sequence of numbers, got {values!r:.60}"
+            ) from None
+    fig, ax = _figure_and_axes(ax)
+    for label, values in series.items():
+        ax.plot(np.arange(1, len(values) + 1), values, label=label)
     if log:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -189,6 +296,12 @@ def figure_to_png(fig: Any, dpi: float = 90, *, tight: bool = True) -> bytes:
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+    if (
+        isinstance(dpi, bool)
+        or not isinstance(dpi, numbers.Real)
+        or not 0 < dpi <= MAX_DPI
+    ):
+        raise ValueError(f"dpi must be a number in (0, {MAX_DPI}], got {dpi!r}")
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     buf = io.BytesIO()

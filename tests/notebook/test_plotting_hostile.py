@@ -1,0 +1,117 @@
+"""``symnb.plotting`` with arguments out of range (a hostile-input probe,
+2026-12-04). Before: ``points=10**10`` asked NumPy for 75 GiB (MemoryError),
+``loss_values(points=10**7)`` ran for minutes (one kernel call per point), a NaN or
+inf range drew an all-NaN plot without a word, 1e39 overflowed the float32 grid,
+``plot_activation(a_loss)`` / ``plot_loss(an_activation)`` / ``plot_curves([...])``
+failed with AttributeError from inside, and ``figure_to_png(dpi=100000)`` raised
+std::bad_alloc."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symnb
+from symnb import plotting
+
+
+@pytest.fixture(scope="module")
+def swish():
+    return symnb.Activation("x*sigmoid(x)", name="sw")
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+@pytest.mark.parametrize("points", [0, 1, -5, 2.5, "10", True, 10**10, 20_001])
+def test_points_out_of_range(swish, points) -> None:
+    with pytest.raises(ValueError) as info:
+        plotting.activation_values(swish, points=points)
+    assert "points must be a whole number from 2 to 20,000" in str(info.value)
+
+
+def test_many_loss_points_are_refused_quickly() -> None:
+    import time
+
+    t0 = time.monotonic()
+    with pytest.raises(ValueError):
+        plotting.loss_values(symnb.loss("mse"), points=10**7)
+    assert time.monotonic() - t0 < 5
+
+
+@pytest.mark.parametrize(
+    ("span", "error", "words"),
+    [
+        ((4, -4), ValueError, "low < high"),
+        ((float("nan"), 1), ValueError, "finite"),
+        ((-float("inf"), 1), ValueError, "finite"),
+        ((-1e39, 1e39), ValueError, "3.403e+38"),
+        ((1.0, 1.00000001), ValueError, "narrower than float32"),
+        (("a", 1), TypeError, "pair (low, high)"),
+        ((1, 2, 3), TypeError, "pair (low, high)"),
+        (None, TypeError, "pair (low, high)"),
+    ],
+)
+def test_range_is_checked(swish, span, error, words) -> None:
+    with pytest.raises(error) as info:
+        plotting.activation_values(swish, span)
+    assert words in str(info.value) and "x_range" in str(info.value)
+
+
+def test_float64_kernel_takes_a_float64_range(swish) -> None:
+    kernel = swish.compile(backend="numpy", dtype="float64")
+    x, y, dy = plotting.activation_values(swish, (-1e39, 1e39), kernel=kernel)
+    assert np.isfinite(x).all() and x[0] == -1e39
+
+
+def test_values_match_numpy(swish) -> None:
+    x, y, dy = plotting.activation_values(swish, (-6, 6), points=101)
+    s = _sigmoid(x)
+    np.testing.assert_allclose(y, x * s, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dy, s + x * s * (1 - s), rtol=1e-5, atol=1e-6)
+    x, y, dy = plotting.activation_values("relu", (-2, 2), points=5)  # a name
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+    p, v, g = plotting.loss_values("mse", (-2, 2), target=0.5, points=5)
+    np.testing.assert_allclose(v, (p - 0.5) ** 2, rtol=1e-6)
+    np.testing.assert_allclose(g, 2 * (p - 0.5), rtol=1e-5, atol=1e-6)
+
+
+def test_activation_and_loss_are_not_mixed_up(swish) -> None:
+    with pytest.raises(TypeError) as info:
+        plotting.plot_activation(symnb.loss("mse"))
+    assert "a loss is drawn by plot_loss" in str(info.value)
+    with pytest.raises(TypeError) as info:
+        plotting.plot_loss(swish)
+    assert "an activation is drawn by plot_activation" in str(info.value)
+    with pytest.raises(TypeError) as info:
+        plotting.activation_values(swish, kernel=symnb.loss("mse").compile("numpy"))
+    assert "kernel=" in str(info.value)
+    with pytest.raises(TypeError):
+        plotting.plot_activation(42)
+
+
+@pytest.mark.parametrize("target", [float("nan"), float("inf"), "a", None])
+def test_loss_target_is_checked(target) -> None:
+    with pytest.raises(ValueError) as info:
+        plotting.loss_values(symnb.loss("mse"), target=target)
+    assert "target" in str(info.value)
+
+
+def test_curves_are_checked() -> None:
+    with pytest.raises(TypeError) as info:
+        plotting.plot_curves([1, 2, 3])
+    assert "dict" in str(info.value)
+    with pytest.raises(ValueError) as info:
+        plotting.plot_curves({"a": ["x", "y"]})
+    assert "curves['a']" in str(info.value)
+    fig = plotting.plot_curves({"a": [np.nan, np.inf, 1.0], "b": []}, log=True)
+    assert plotting.figure_to_png(fig)[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("dpi", [0, -5, 100_000, float("nan"), "90"])
+def test_png_dpi_is_checked(swish, dpi) -> None:
+    fig = plotting.plot_activation(swish)
+    with pytest.raises(ValueError) as info:
+        plotting.figure_to_png(fig, dpi=dpi)
+    assert "dpi" in str(info.value)
