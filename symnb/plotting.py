@@ -57,7 +57,7 @@ def _checked_points(points: Any) -> int:
     return int(points)
 
 
-def _checked_span(span: Any, dtype: Any, what: str) -> tuple[float, float]:
+def checked_range(span: Any, dtype: Any, what: str) -> tuple[float, float]:
     """``span`` as ``(low, high)``: finite numbers, low < high, and a grid of them
     in ``dtype`` finite and not one single value (NaN or inf ends drew an empty or
     all-NaN plot; 1e39 overflowed a float32 grid with NumPy warnings)."""
@@ -129,7 +129,7 @@ def _kernel_and_grid(
             f"{type(kernel).__name__}"
         )
     dtype = getattr(kernel, "dtype", None) or "float32"
-    low, high = _checked_span(
+    low, high = checked_range(
         span, dtype, "x_range" if kind == "activation" else "p_range"
     )
     if kernel is None:

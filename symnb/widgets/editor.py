@@ -65,28 +65,11 @@ def _plot_with_library(act: Any, kernel: Any, x_range: tuple[float, float]) -> b
 
 def _checked_range(x_range: Any) -> tuple[float, float]:
     """``x_range`` as ``(low, high)``: finite, low < high, and a float32 grid of it
-    finite (the curves are float32 samples)."""
+    finite and not one single value (the curves are float32 samples)."""
     try:
-        low, high = (float(v) for v in x_range)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"ActivationEditor: x_range must be a pair (low, high) of numbers, e.g. "
-            f"(-4, 4); got {x_range!r:.60}"
-        ) from None
-    limit = float(np.finfo(np.float32).max)
-    # high - low is inf or NaN when either end is, or when the width overflows
-    inside = max(abs(low), abs(high)) <= limit
-    if not (low < high and math.isfinite(high - low) and inside):
-        raise ValueError(
-            f"ActivationEditor: x_range={x_range!r:.60} needs finite low < high "
-            f"within {limit:.4g} in magnitude (the curves are float32), e.g. (-4, 4)"
-        )
-    if np.float32(low) == np.float32(high):  # every float32 sample the same x
-        raise ValueError(
-            f"ActivationEditor: x_range={x_range!r:.60} is narrower than float32 "
-            f"can tell apart around {low:.6g} (the curves are float32); widen it"
-        )
-    return low, high
+        return plotting.checked_range(x_range, np.float32, "x_range")
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"ActivationEditor: {exc}") from None
 
 
 def _checked_constants(constants: Any) -> dict[str, float]:
