@@ -16,9 +16,15 @@ from collections.abc import Callable
 from typing import Any
 
 
+#: Longest interval or delay accepted, in seconds (an hour).
+MAX_SECONDS = 3600.0
+
+
 def check_seconds(value: Any, what: str) -> float:
-    """``value`` as a finite number of seconds >= 0, else an error naming ``what``
-    (a NaN interval made every wait NaN: updates stalled or were lost)."""
+    """``value`` as a finite number of seconds from 0 to :data:`MAX_SECONDS`, else
+    an error naming ``what`` (a NaN interval made every wait NaN: updates stalled or
+    were lost; a debounce of 1e308 s raised OverflowError in the timer thread, so
+    the editor never parsed again and the error only reached the kernel's log)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(
             f"{what} must be a number of seconds such as 0.25, got {value!r}"
@@ -27,6 +33,11 @@ def check_seconds(value: Any, what: str) -> float:
     if not (seconds >= 0 and math.isfinite(seconds)):
         raise ValueError(
             f"{what} must be a finite number of seconds >= 0, got {value!r}"
+        )
+    if seconds > MAX_SECONDS:
+        raise ValueError(
+            f"{what} must be a finite number of seconds >= 0 and at most "
+            f"{MAX_SECONDS:g} (an hour), got {value!r}"
         )
     return seconds
 

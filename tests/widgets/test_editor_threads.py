@@ -197,3 +197,24 @@ def test_compiled_kernel_keeps_working_after_a_refused_value(editor) -> None:
     np.testing.assert_allclose(
         kernel.forward(x), x * sigmoid(0.5 * x.astype(np.float64)), rtol=1e-5
     )
+
+
+@pytest.mark.parametrize("seconds", [1e308, 1e9, 3600.5])
+def test_intervals_longer_than_an_hour_are_refused(seconds) -> None:
+    """debounce=1e308 raised OverflowError in the timer thread: the editor never
+    parsed a typed formula again, and the error only reached the kernel's log."""
+    from symnb.widgets import Playground
+    from symnb.widgets.throttle import Debounce, Throttle
+
+    for build in (
+        lambda: ActivationEditor(debounce=seconds),
+        lambda: ActivationEditor(plot_interval=seconds),
+        lambda: Playground(refresh_interval=seconds),
+        lambda: Playground(frame_interval=seconds),
+        lambda: Throttle(lambda: None, interval=seconds),
+        lambda: Debounce(lambda: None, delay=seconds),
+    ):
+        with pytest.raises(ValueError) as info:
+            build()
+        assert "at most 3600" in str(info.value)
+    assert Debounce(lambda: None, delay=3600).delay == 3600.0
