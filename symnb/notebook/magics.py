@@ -106,7 +106,11 @@ def _parse_options(magic: Callable[..., Any], line: str, name: str) -> Any:
 def _empty_symact_body(lines: list[str]) -> list[str]:
     """Input transformer: a ``%%symact ...`` cell with nothing below the magic line
     gets an empty body line, so that ``%%symact --help`` alone in a cell reaches the
-    magic (IPython itself refuses a cell magic whose body is empty)."""
+    magic (IPython itself refuses a cell magic whose body is empty); a tab after
+    ``%%symact`` becomes a space (IPython split the name at spaces only: "Cell
+    magic `%%symact<tab>--no-plot` not found")."""
+    if lines and re.match(r"%%symact[^\S\n]", lines[0]):
+        lines = [re.sub(r"^%%symact[^\S\n]+", "%%symact ", lines[0]), *lines[1:]]
     if (
         lines
         and re.match(r"%%symact(\s|$)", lines[0])

@@ -216,3 +216,14 @@ def test_range_narrower_than_the_dtype_is_refused(shell, line, dtype) -> None:
 def test_narrow_range_that_the_dtype_resolves_is_plotted(shell) -> None:
     cell(shell, "--range 1:1.00000001 --dtype float64 --no-compile", "fa(x) = 2*x")
     assert "fa" in shell.user_ns
+
+
+@pytest.mark.parametrize("gap", ["\t", " \t ", "\t\t"])
+def test_tab_after_the_magic_name(shell, gap) -> None:
+    """IPython split '%%symact\\t--no-plot' at spaces only: 'Cell magic not found'."""
+    result = shell.run_cell(f"%%symact{gap}--no-plot -q --backend numpy\nfa(x) = 3*x\n")
+    assert result.success, result.error_in_exec or result.error_before_exec
+    assert value(shell, "fa", 2.0) == 6.0
+    with capture_output() as cap:
+        result = shell.run_cell(f"%%symact{gap}--help\n")
+    assert result.success and "--replace" in cap.stdout
