@@ -515,24 +515,33 @@ class _Eager(torch.autograd.Function):
 def _differentiable_backward(ctx, x: Tensor, constants: Tensor, grad: Tensor):
     """grad * f'(x) and the sums of grad * df/dc with f' and each df/dc applied as
     symnb activations of their own (:func:`_second_order`): differentiable in x, the
-    constants and grad, their derivatives from their own kernels. Elementwise only."""
-    entry = _entry(ctx.handle)
-    if entry.kind != "elementwise":
-        why = "a per-neuron layer has first derivatives only; use one to_torch module "
-        second: Any = why + "per activation"
-    else:
-        second = _second_order(ctx.handle)
-    if isinstance(second, str):
-        raise RuntimeError(
-            f"second derivatives through {entry.label} are not supported "
-            f"(create_graph=True / double backward): {second}"
-        )
-    (h_df, idx_df), dcs = second
+    constants and grad, their derivatives from their own kernels. A heterogeneous
+    layer does the same feature by feature (it had first derivatives only)."""
     need_x, need_c = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-    dx = grad * apply(x, constants[idx_df], h_df) if need_x else None
+    entry = _entry(ctx.handle)
+    if entry.kind == "elementwise":
+        parts = [(x, grad, constants, ctx.handle)]
+    else:
+        dim = ctx.dim % x.ndim
+        parts = [
+            (x.select(dim, j), grad.select(dim, j), constants[s : s + k], h)
+            for j, (h, s, k) in enumerate(entry.features())
+        ]
+    dxs, sums = [], []
+    for xj, gj, cj, h in parts:
+        (h_df, idx_df), dcs = _second_order_or_raise(
+            h, "second-order (create_graph=True, double backward)"
+        )
+        if need_x:
+            dxs.append(gj * apply(xj, cj[idx_df], h_df))
+        if need_c:  # one sum per constant, in the order of the module's vector
+            sums += [(gj * apply(xj, cj[idx], hk)).sum() for hk, idx in dcs]
+    dx = None
+    if need_x:
+        elementwise = entry.kind == "elementwise"
+        dx = dxs[0] if elementwise else torch.stack(dxs, ctx.dim % x.ndim)
     dc = None
-    if need_c:  # one sum per constant, in the order of the module's vector
-        sums = [(grad * apply(x, constants[idx], h)).sum() for h, idx in dcs]
+    if need_c:
         dc = torch.zeros_like(constants)
         if sums:
             dc = torch.stack(sums).to(constants.dtype)

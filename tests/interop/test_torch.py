@@ -513,17 +513,38 @@ def test_second_derivatives_through_create_graph():
     )
 
 
-def test_second_derivative_of_a_layer_is_refused_not_silently_zero():
-    """A per-neuron layer has first derivatives only: create_graph=True raises, naming
-    it, rather than returning a gradient without a graph."""
-    layer = symnb.to_torch_layer([swish(), symnb.activation("tanh")])
-    x2 = torch.randn(3, 2, requires_grad=True)
-    with pytest.raises(RuntimeError, match="a symnb layer of 2 activations"):
-        torch.autograd.grad(layer(x2).sum(), x2, create_graph=True)
-    module = swish().to_torch(learnable=True)
-    x = torch.randn(6, dtype=torch.float64, requires_grad=True)
-    (g,) = torch.autograd.grad(module(x).sum(), x)  # first derivatives unaffected
-    assert torch.isfinite(g).all()
+def test_second_derivative_of_a_layer_against_composite():
+    """A per-neuron layer was first-order only (create_graph=True raised); its
+    gradient is now built feature by feature from f_j' and df_j/dc as activations of
+    their own: gradgradcheck in x and the constants, and a gradient penalty against
+    composite PyTorch."""
+    layer = symnb.to_torch_layer(
+        [swish(1.3), symnb.activation("tanh"), symnb.Activation("tanh(a*x)", a=0.5)],
+        dim=1,
+        learnable=True,
+    ).double()
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(3, 3, 4, dtype=torch.float64, generator=gen, requires_grad=True)
+    assert torch.autograd.gradgradcheck(lambda t: layer(t), (x,))
+    (g,) = torch.autograd.grad(layer(x).pow(2).sum(), x, create_graph=True)
+    (g * g).sum().backward()
+    x2 = x.detach().clone().requires_grad_()
+    p = torch.tensor([1.3, 0.5], dtype=torch.float64, requires_grad=True)
+
+    def ref(t):
+        return torch.stack(
+            [
+                t[:, 0] * torch.sigmoid(p[0] * t[:, 0]),
+                torch.tanh(t[:, 1]),
+                torch.tanh(p[1] * t[:, 2]),
+            ],
+            1,
+        )
+
+    (g2,) = torch.autograd.grad(ref(x2).pow(2).sum(), x2, create_graph=True)
+    (g2 * g2).sum().backward()
+    torch.testing.assert_close(x.grad, x2.grad)
+    torch.testing.assert_close(layer.learnable_values.grad, p.grad)
 
 
 def test_second_derivative_that_cannot_compile_says_why(monkeypatch):
