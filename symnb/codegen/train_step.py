@@ -352,7 +352,7 @@ _ACT_RUN = string.Template(
                 for (int j = ${j0}; j < ${j1}; ++j) {
                     const symnb_i64 i = r * ${fo} + j;
                     symnb_real v, dv;
-                    symnb_fdf${g}(z[i], params + off[j], &v, &dv);
+                    symnb_fdf${g}(z[i], params, &v, &dv, off[j]);
                     a[i] = v;
                     d[i] = dv;
                 }"""
