@@ -155,8 +155,11 @@ def drop_continuous_steps(
             continuous = False  # undecided: keep the surrogate
         if isinstance(continuous, sp.Basic) and continuous not in (sp.true, sp.false):
             # the jump depends on the constants: the surrogate only where they make f
-            # jump, the exact derivative (delta = 0) where f is continuous
-            expr = expr.xreplace({delta: sp.Piecewise((delta, continuous), (0, True))})
+            # jump, the exact derivative (delta = 0) where f is continuous. The whole
+            # term g*delta is the branch, so a g that overflows is not multiplied by 0
+            rest = expr.xreplace({delta: sp.S.Zero})
+            gated = sp.Piecewise((g * delta, continuous), (0, True))
+            expr = rest + gated
             continue
         if continuous:
             expr = expr.xreplace({delta: sp.S.Zero})

@@ -447,6 +447,28 @@ def square_in_root(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _bottom_up(expr, lambda e: _square_in_root(e, var))
 
 
+def _horner(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Add) or not e.has(var):
+        return e
+    try:
+        poly = sp.Poly(e, var)  # sin(x) + x**2, x**a: not a polynomial in x
+    except (sp.PolynomialError, sp.PolificationFailed):
+        return e
+    if poly.degree() < 2 or len(poly.terms()) < 2:
+        return e
+    out = sp.horner(e, wrt=var)
+    return e if out == e else out
+
+
+def horner_polynomials(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """Polynomials in x in Horner form: ``x + 0.1*x**3`` as ``x*(0.1*x**2 + 1)``. The
+    highest power overflows (float32 x**3 from |x| = 7e12) long before the polynomial
+    does when its coefficient is small (inf instead of 1e38 at x = 1e13), and two
+    overflowing terms of opposite signs give inf - inf = NaN (``x**2 + x**3/3`` at
+    x = -1e20) where the polynomial is -inf."""
+    return _bottom_up(expr, lambda e: _horner(e, var))
+
+
 #: The exact rewrites tried, in order: (name, plain-words note, function of (expr, var)).
 EXACT_REWRITES = (
     (
@@ -538,6 +560,15 @@ EXACT_REWRITES = (
         ),
         square_in_root,
     ),
+    (
+        "horner_polynomials",
+        (
+            "polynomials in x are evaluated in Horner form (x + c*x^3 as "
+            "x*(1 + c*x^2)), so the highest power does not overflow before the "
+            "polynomial does"
+        ),
+        horner_polynomials,
+    ),
 )
 
 __all__ = [
@@ -547,6 +578,7 @@ __all__ = [
     "factor_dominant_exp",
     "factor_lowest_power",
     "group_constant_factors",
+    "horner_polynomials",
     "log_forms",
     "log_of",
     "root_cancellation",

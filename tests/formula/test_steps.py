@@ -147,6 +147,14 @@ def test_jump_that_depends_on_a_constant_is_decided_by_its_value():
             _, dy = k.forward_with_derivative(xs)
             expected = _fd(f(lv), xs) + jump(xs) * _atan(xs)
             np.testing.assert_allclose(dy, expected, rtol=1e-6, atol=1e-7)
+            if lv > 0:  # the gated term is 0, not 0 * inf, where max(|x| - l, 0) big
+                for dtype in ("float32", "float64"):
+                    big = np.finfo(dtype).max
+                    edge = np.array([-big, big], dtype=dtype)
+                    kd = act.compile(backend, dtype=dtype)
+                    np.testing.assert_array_equal(
+                        kd.forward_with_derivative(edge)[1], [1.0, 1.0]
+                    )
         assert any("depends on the constants" in n for n in act.notes)
 
 

@@ -145,3 +145,37 @@ def test_rule_rejects_inf_where_the_value_is_finite_even_if_the_scale_overflows(
         np.array([2.5e305]), ref, np.zeros(1), np.array([np.inf]), "float64"
     )
     assert ok[0]
+
+
+@pytest.mark.parametrize(
+    "text, ref",
+    [
+        # x**3 overflowed first: inf instead of 1e38 at x = 1e13 in float32
+        ("x + 0.1*x**3", lambda v: v + mpmath.mpf("0.1") * v**3),
+        # -inf instead of -3.3e38 at x = -1e13 (float32), and inf - inf = NaN at
+        # x = -1e20 where the polynomial is -inf
+        ("x^2 + x^3/3", lambda v: v**2 + v**3 / 3),
+    ],
+)
+def test_polynomials_in_horner_form_do_not_overflow_before_their_value(text, ref):
+    import symnb
+
+    act = symnb.Activation(text)
+    xs = np.array([-1e13, -2.5, 0.5, 3.0, 1e13], dtype="float32")
+    with mpmath.workdps(60):
+        want = np.array([float(ref(mpmath.mpf(float(v)))) for v in xs])
+        dwant = np.array([float(mpmath.diff(ref, mpmath.mpf(float(v)))) for v in xs])
+    assert (np.abs(want) < F32_MAX).all()
+    for backend in ("numpy", "cpp"):
+        k = act.compile(backend, dtype="float32")
+        y, dy = k.forward_with_derivative(xs)
+        np.testing.assert_allclose(y, want, rtol=2e-6)
+        np.testing.assert_allclose(dy, dwant, rtol=2e-6)
+    # past the float range the value is +-inf with the polynomial's sign, never NaN
+    for dtype, big in (("float32", 1e20), ("float64", 1e200)):
+        huge = np.array([-big, big], dtype=dtype)
+        with mpmath.workdps(30):
+            signs = [float(mpmath.sign(ref(mpmath.mpf(float(v))))) for v in huge]
+        for backend in ("numpy", "cpp"):
+            y, _ = act.compile(backend, dtype=dtype).forward_with_derivative(huge)
+            np.testing.assert_array_equal(y, np.array(signs) * np.inf)
