@@ -87,6 +87,8 @@ GRID = 100
 NEURON_GRID = 30
 #: Largest share of the kernel's time spent preparing view updates while training.
 VIEW_SHARE = 0.2
+#: Longest wait of a change of the network for the running epoch (seconds).
+REBUILD_WAIT = 0.25
 #: Speed slider choices (epochs per second; the slider's 0 is "max": no limit).
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 300)
 
@@ -330,6 +332,9 @@ class Playground(W.VBox):
         self._model: Any = None
         self._optimizer: Any = None
         self._optimizer_stale = False  # another optimizer chosen during an epoch
+        self._pending_lock = threading.Lock()
+        #: a rebuild asked for during a long epoch: keep the weights (True) or not
+        self._pending_rebuild: bool | None = None
         self._data: dict[str, np.ndarray] = {}
         self._epoch = 0
         self._history: dict[str, list[float]] = {"train": [], "test": []}
@@ -1033,6 +1038,8 @@ class Playground(W.VBox):
         self._sink.clear()
         self.status.value = ""
         with self._lock:
+            with self._pending_lock:  # built from the current structure below
+                self._pending_rebuild = None
             self._generation += 1
             self._epoch = 0
             self._history = {"train": [], "test": []}
@@ -1054,7 +1061,41 @@ class Playground(W.VBox):
     def _rebuild(self, keep_weights: bool) -> None:
         """A new network after a change while (maybe) playing: a numpy model at once,
         the chosen backend's model built in a background thread and swapped in
-        between epochs; playing goes on."""
+        between epochs; playing goes on.
+
+        The change waits at most :data:`REBUILD_WAIT` seconds for a running epoch;
+        after that the training thread makes it before its next epoch (with large
+        data of your own an epoch takes seconds, and each click on a neuron or an
+        activation froze the notebook until it ended)."""
+        with self._pending_lock:
+            pending = self._pending_rebuild
+            self._pending_rebuild = (
+                keep_weights if pending is None else pending and keep_weights
+            )
+        if not self._lock.acquire(timeout=REBUILD_WAIT):
+            if self.is_running:
+                return  # the training thread applies it at the epoch boundary
+            self._lock.acquire()
+        try:
+            result = self._apply_pending_rebuild()
+            # the picture of the new network, taken now: after the lock is released
+            # the training thread may hold it for a whole epoch again
+            snap = self.snapshot() if result is not None else None
+        finally:
+            self._lock.release()
+        if result is not None:  # not under the lock: it may pause the thread
+            self._after_rebuild(*result, snap=snap)
+
+    def _apply_pending_rebuild(self) -> tuple[bool, int, str] | None:
+        """The rebuild asked for since the last one, if any (the caller holds the
+        lock); returns what :meth:`_after_rebuild` needs."""
+        with self._pending_lock:
+            keep, self._pending_rebuild = self._pending_rebuild, None
+        if keep is None:
+            return None
+        return self._rebuild_locked(keep)
+
+    def _rebuild_locked(self, keep_weights: bool) -> tuple[bool, int, str]:
         requested = self.backend.value
         with self._lock:
             self._generation += 1
@@ -1082,9 +1123,22 @@ class Playground(W.VBox):
                 failed = True
             else:
                 self._set_status(caught)
+        return failed, generation, requested
+
+    def _after_rebuild(
+        self,
+        failed: bool,
+        generation: int,
+        requested: str,
+        snap: Snapshot | None = None,
+    ) -> None:
+        quick = "numpy"
         if failed:  # the training thread stops by itself (no model); not under the lock
             self.pause()
-            self.render()
+            if snap is None:
+                self.render()
+            else:
+                self._show(snap)
             return
         if quick != requested:
             with warnings.catch_warnings():  # said once, by the quick model above
@@ -1097,7 +1151,10 @@ class Playground(W.VBox):
                 daemon=True,
             )
             self._builder.start()
-        self._send_frame(force=True)
+        if snap is None:
+            self._send_frame(force=True)
+        else:  # taken under the lock by _rebuild; now with "building ..."
+            self._show(dataclasses.replace(snap, backend=self._backend_text()))
 
     def _build_in_background(self, backend: str, generation: int, spec: tuple) -> None:
         try:
@@ -1197,6 +1254,7 @@ class Playground(W.VBox):
         self.pause()
         self.wait_for_build()
         with self._lock:
+            self._rebuild_if_asked()
             if self._model is None:
                 self.status.value = error_html("no network to train: see the error")
                 return
@@ -1215,6 +1273,7 @@ class Playground(W.VBox):
         try:
             for _ in range(epochs):
                 with self._lock:
+                    self._rebuild_if_asked()
                     if self._model is None:
                         break
                     self._train_one()
@@ -1274,6 +1333,7 @@ class Playground(W.VBox):
         try:
             while not self._stop.is_set():
                 with self._lock:
+                    self._rebuild_if_asked()
                     if self._model is None:
                         break
                     self._train_one()
@@ -1295,11 +1355,19 @@ class Playground(W.VBox):
             self._training_failed(exc)
         finally:
             try:
-                with self._lock:  # an optimizer chosen during the last epoch
+                with self._lock:  # changes asked for during the last epoch
+                    self._sink.guard(self._rebuild_if_asked)()
                     self._sink.guard(self._refresh_optimizer)()
                 self._sink.guard(self.render)()  # the final state, always
             finally:
                 self._set_buttons(running=False)
+
+    def _rebuild_if_asked(self) -> None:
+        """Make a rebuild asked for during the epoch (the caller holds the lock; in
+        the training thread pause() only sets the stop flag)."""
+        result = self._apply_pending_rebuild()
+        if result is not None:
+            self._after_rebuild(*result)
 
     def _training_failed(self, exc: BaseException) -> None:
         """An epoch failed: say so in the status line (for a divergence, with what

@@ -99,3 +99,52 @@ def test_optimizer_choices_do_not_wait_for_a_long_epoch(fake_nn) -> None:
     last = fake_nn.instances[-1].train_calls[-1]["optimizer"]
     assert last is pg._optimizer
     assert pg.errors == []
+
+
+def test_network_changes_do_not_wait_for_a_long_epoch(fake_nn) -> None:
+    """A neuron, layer or activation click during a long epoch waited for it on the
+    main thread; now it waits at most REBUILD_WAIT and the training thread makes
+    the change before its next epoch."""
+    import time
+
+    from symnb.widgets import playground
+
+    pg = Playground(frame_interval=0.0, config={"hidden": [2, 2]})
+    fake_nn.delay = 2.5
+    pg.play()
+    time.sleep(0.2)  # inside the first epoch
+    t0 = time.monotonic()
+    pg.add_neuron(0)
+    pg.set_activation("relu", layer=1)
+    pg.add_layer()
+    pg.remove_neuron(1)
+    waited = time.monotonic() - t0
+    assert waited < 4 * playground.REBUILD_WAIT + 0.8, waited  # old: >= 2.3 s
+    assert pg.view.hidden == [3, 1, 2]  # the view follows at once
+    assert pg.pause(10)
+    model = pg.model
+    assert model.sizes == [2, 3, 1, 2, 1]
+    assert model.activation == ["tanh", "relu", "relu"]
+    assert all(m.violations == [] for m in fake_nn.instances)
+    assert pg.errors == []
+    fake_nn.delay = 0.0
+    pg.add_neuron(2)  # not running: made at once
+    assert pg.model.sizes == [2, 3, 1, 3, 1]
+    pg.step()
+    assert pg.errors == [] and pg.epoch >= 1
+
+
+def test_keep_weights_and_fresh_changes_merge(fake_nn) -> None:
+    """An activation change keeps the weights, a structure change starts afresh;
+    both during one epoch: afresh (epoch 0)."""
+    import time
+
+    pg = Playground(frame_interval=0.0, config={"hidden": [2]})
+    fake_nn.delay = 0.8
+    pg.play()
+    time.sleep(0.1)
+    pg.set_activation("relu")  # keeps weights and epochs
+    pg.add_neuron(0)  # a new network
+    assert pg.pause(10)
+    assert pg.model.sizes == [2, 3, 1] and pg.model.activation == ["relu"]
+    assert pg.epoch <= 1  # the first epoch's count may land before the rebuild
