@@ -243,6 +243,22 @@ def _message_field(msg: dict, key: str, kind: type, default: Any = ...) -> Any:
     return kind(value)
 
 
+def _check_weight_index(
+    shapes: list[tuple[int, ...]], layer: int, source: int, target: int
+) -> None:
+    if not 0 <= layer < len(shapes):
+        raise IndexError(
+            f"set_weight: layer {layer} does not exist: the network has "
+            f"{len(shapes)} weight matrices (0: from the inputs)"
+        )
+    rows, cols = shapes[layer][:2]
+    if not (0 <= source < rows and 0 <= target < cols):
+        raise IndexError(
+            f"set_weight: weight ({source}, {target}) is outside layer "
+            f"{layer}'s {rows} x {cols} matrix"
+        )
+
+
 def _epoch_count(epochs: Any, what: str, minimum: int) -> int:
     """A number of epochs >= ``minimum`` for ``train``/``play``."""
     if (
@@ -335,6 +351,8 @@ class Playground(W.VBox):
         self._pending_lock = threading.Lock()
         #: a rebuild asked for during a long epoch: keep the weights (True) or not
         self._pending_rebuild: bool | None = None
+        #: weight edits (layer, source, target, value) made during a long epoch
+        self._pending_weights: list[tuple[int, int, int, float]] = []
         self._data: dict[str, np.ndarray] = {}
         self._epoch = 0
         self._history: dict[str, list[float]] = {"train": [], "test": []}
@@ -885,7 +903,9 @@ class Playground(W.VBox):
 
     def set_weight(self, layer: int, source: int, target: int, value: float) -> None:
         """Set the weight from neuron ``source`` of layer ``layer`` (0: the inputs) to
-        neuron ``target`` of the next layer; applied between epochs."""
+        neuron ``target`` of the next layer; applied between epochs (while a long
+        epoch runs, by the training thread before the next one: the call returns
+        after at most :data:`REBUILD_WAIT` seconds)."""
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"set_weight: value must be a number, not {value!r}")
         value = float(value)
@@ -895,23 +915,37 @@ class Playground(W.VBox):
             _index(v, name)
             for v, name in ((layer, "layer"), (source, "source"), (target, "target"))
         )
-        with self._lock:
-            if self._model is None:
-                raise RuntimeError("no network: see the error above")
-            weights = _weights_of(self._model)
-            if not 0 <= layer < len(weights):
-                raise IndexError(
-                    f"set_weight: layer {layer} does not exist: the network has "
-                    f"{len(weights)} weight matrices (0: from the inputs)"
-                )
-            w = weights[layer]
-            if not (0 <= source < w.shape[0] and 0 <= target < w.shape[1]):
-                raise IndexError(
-                    f"set_weight: weight ({source}, {target}) is outside layer "
-                    f"{layer}'s {w.shape[0]} x {w.shape[1]} matrix"
-                )
-            w[source, target] = value
-        self._send_frame(force=True)
+        if not self._lock.acquire(timeout=REBUILD_WAIT):
+            if self.is_running:  # a long epoch: checked now, written after it
+                sizes = self._layer_sizes()
+                shapes = list(zip(sizes, sizes[1:], strict=False))
+                _check_weight_index(shapes, layer, source, target)
+                with self._pending_lock:
+                    self._pending_weights.append((layer, source, target, value))
+                return
+            self._lock.acquire()
+        try:
+            self._write_weight(layer, source, target, value)
+            snap = self.snapshot()
+        finally:
+            self._lock.release()
+        self._show(snap)
+
+    def _layer_sizes(self) -> list[int]:
+        """Inputs, hidden widths, output: the network the view shows."""
+        inputs = self._data.get("X_train")
+        n_in = inputs.shape[1] if inputs is not None else len(self._input_names())
+        return [int(n_in), *self._hidden, 1]
+
+    def _write_weight(
+        self, layer: int, source: int, target: int, value: float
+    ) -> None:
+        """One weight of the model (the caller holds the lock)."""
+        if self._model is None:
+            raise RuntimeError("no network: see the error above")
+        weights = _weights_of(self._model)
+        _check_weight_index([w.shape for w in weights], layer, source, target)
+        weights[layer][source, target] = value
 
     def _structure_changed(self, keep_weights: bool = False, ack: int | None = None):
         """After a change of layers, neurons or activations: the view first (at once),
@@ -1040,6 +1074,7 @@ class Playground(W.VBox):
         with self._lock:
             with self._pending_lock:  # built from the current structure below
                 self._pending_rebuild = None
+                self._pending_weights = []
             self._generation += 1
             self._epoch = 0
             self._history = {"train": [], "test": []}
@@ -1363,11 +1398,19 @@ class Playground(W.VBox):
                 self._set_buttons(running=False)
 
     def _rebuild_if_asked(self) -> None:
-        """Make a rebuild asked for during the epoch (the caller holds the lock; in
-        the training thread pause() only sets the stop flag)."""
+        """Make a rebuild, then the weight edits, asked for during the epoch (the
+        caller holds the lock; in the training thread pause() only sets the stop
+        flag)."""
         result = self._apply_pending_rebuild()
         if result is not None:
             self._after_rebuild(*result)
+        with self._pending_lock:
+            edits, self._pending_weights = self._pending_weights, []
+        for edit in edits:
+            try:
+                self._write_weight(*edit)
+            except (IndexError, RuntimeError) as exc:  # the network changed since
+                self._sink.report(exc)
 
     def _training_failed(self, exc: BaseException) -> None:
         """An epoch failed: say so in the status line (for a divergence, with what

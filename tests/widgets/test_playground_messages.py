@@ -148,3 +148,33 @@ def test_keep_weights_and_fresh_changes_merge(fake_nn) -> None:
     assert pg.pause(10)
     assert pg.model.sizes == [2, 3, 1] and pg.model.activation == ["relu"]
     assert pg.epoch <= 1  # the first epoch's count may land before the rebuild
+
+
+def test_weight_edits_do_not_wait_for_a_long_epoch(fake_nn) -> None:
+    """A weight dragged in the browser during a long epoch waited for it on the
+    main thread; now it is checked at once and written before the next epoch."""
+    import time
+
+    from symnb.widgets import playground
+
+    pg = Playground(frame_interval=0.0, config={"hidden": [3]})
+    fake_nn.delay = 2.5
+    pg.play()
+    time.sleep(0.2)
+    t0 = time.monotonic()
+    deliver(pg, {"kind": "weight", "layer": 0, "source": 1, "target": 2, "value": 7.0})
+    deliver(pg, {"kind": "weight", "layer": 1, "source": 2, "target": 0, "value": -3.0})
+    with pytest.raises(IndexError):
+        pg.set_weight(1, 5, 0, 1.0)  # still checked at once
+    waited = time.monotonic() - t0
+    assert waited < 3 * playground.REBUILD_WAIT + 0.8, waited  # old: >= 2.3 s
+    assert pg.pause(10)
+    model = pg.model
+    # written before the next epoch (or when training stopped), then trained on:
+    # the fake shrinks every weight by 0.99 per epoch
+    assert model.weights[0][1, 2] == pytest.approx(7.0, rel=0.02)
+    assert model.weights[1][2, 0] == pytest.approx(-3.0, rel=0.02)
+    assert pg.errors == [] and all(m.violations == [] for m in fake_nn.instances)
+    fake_nn.delay = 0.0
+    pg.set_weight(0, 0, 0, 0.5)  # not running: at once
+    assert model.weights[0][0, 0] == 0.5
