@@ -424,11 +424,14 @@ class SymnbMagics(Magics):
             built.append((d, obj, messages))
         if errors:
             names = sorted({d.name for d in definitions})
+            if len(names) > 8:  # a cell of 50 definitions listed all 50 here
+                shown = f"{', '.join(names[:8])} and {len(names) - 8} more"
+            else:
+                shown = ", ".join(names)
             tail = (
                 f"\n(nothing was bound; {names[0]} keeps its previous value)"
                 if len(names) == 1
-                else f"\n(nothing was bound; {', '.join(names)} keep their previous "
-                "values)"
+                else f"\n(nothing was bound; {shown} keep their previous values)"
             )
             raise UsageError("\n\n".join(errors) + tail)
         return built

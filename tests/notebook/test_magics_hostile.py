@@ -227,3 +227,15 @@ def test_tab_after_the_magic_name(shell, gap) -> None:
     with capture_output() as cap:
         result = shell.run_cell(f"%%symact{gap}--help\n")
     assert result.success and "--replace" in cap.stdout
+
+
+def test_failed_cell_of_many_definitions_lists_a_few_names(shell) -> None:
+    body = "\n".join(f"g{i:02d}(x) = x*{i}" for i in range(50)) + "\nbad(x) = x*("
+    message = refused(shell, "-q", body)
+    assert "bad: syntax error" in message
+    tail = message.rsplit("\n", 1)[-1]
+    assert tail == (
+        "(nothing was bound; bad, g00, g01, g02, g03, g04, g05, g06 and 43 more "
+        "keep their previous values)"
+    )
+    assert "g07" not in shell.user_ns
