@@ -250,10 +250,16 @@ def test_cbrt_is_the_real_cube_root(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_two_removable_singularities_both_get_their_taylor_branch(dtype):
+def test_two_removable_singularities_both_get_their_taylor_branch(dtype, monkeypatch):
     """The decaying sine unit pi/2 (sinc(x - pi) - sinc(x + pi)) has 0/0 at x = -pi and
     x = pi; only the first Taylor regime found was kept, so f was inf and f' inf or NaN
-    at x = pi (float32 and float64), f' off near it."""
+    at x = pi (float32 and float64), f' off near it.
+
+    Its analysis takes 2-4 s of the 4 s budget on the 2-core dev machine: the budget
+    is raised here so that a loaded machine tests the rewrite, not the clock."""
+    from symnb.robust import engine
+
+    monkeypatch.setattr(engine, "BUDGET_SECONDS", 60.0)
     pi = float(np.pi)
 
     def ref(v):
