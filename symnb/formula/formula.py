@@ -25,7 +25,7 @@ from symnb.errors import FormulaError
 from symnb.formula import compose, library
 from symnb.formula.budget import SYMBOLIC_TIME_BUDGET, Budget
 from symnb.formula.compose import expand_composed
-from symnb.formula.functions import sigmoid
+from symnb.formula.functions import ALLOWED_CONSTANTS, sigmoid
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.latex import formula_latex
 from symnb.formula.parse import adopt_sympy, check_length
@@ -326,6 +326,14 @@ class _Formula:
                 raise FormulaError(
                     f"constant {cname!r} has the name of the variable",
                     suggestion="rename the constant",
+                )
+            if cname in ALLOWED_CONSTANTS:
+                # the symbol would replace the number in the kernels while the LaTeX
+                # still shows the number's sign (pi=2.0: kernels 2x, LaTeX \pi x)
+                raise FormulaError(
+                    f"constant {cname!r} has the name of the number {cname} of the "
+                    "formula language",
+                    suggestion="rename the constant (e.g. 'c' or 'scale')",
                 )
             values[cname] = _check_constant_value(cname, value)
             if isinstance(value, Learnable):
