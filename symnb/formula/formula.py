@@ -673,14 +673,19 @@ class Loss(_Formula):
     _library = library.LOSSES
 
 
+def did_you_mean(word: str, names: list[str]) -> str:
+    """``"did you mean 'x'? "`` for the closest of ``names``, or ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(word, names, n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
 def _from_library(cls: type, name: str, constants: dict) -> _Formula:
     """A library entry of ``cls`` (Activation or Loss) by name, with constants overridden."""
     table, kind = cls._library, cls.kind
     if not isinstance(name, str) or name not in table:
-        import difflib
-
-        close = difflib.get_close_matches(str(name), list(table), n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
+        hint = did_you_mean(str(name), list(table))
         raise FormulaError(
             f"unknown {kind} {name!r}",
             suggestion=f"{hint}known: {', '.join(table)}",
@@ -721,10 +726,7 @@ def as_activation(spec: Any, where: str = "activation") -> Activation:
             return activation(key)
         if "x" in key and not key.isidentifier():
             return Activation(key, name=key)
-        import difflib
-
-        close = difflib.get_close_matches(key, list(Activation._library), n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
+        hint = did_you_mean(key, list(Activation._library))
         at = "" if where == "activation" else f"{where}: "
         raise FormulaError(
             f"{at}unknown activation {spec!r}: {hint}use a library name "

@@ -29,10 +29,9 @@ def _symnb():
 
 def _did_you_mean(word: str, names: Sequence[str]) -> str:
     """``"did you mean 'x'? "`` for the closest of ``names``, or ``""``."""
-    import difflib
+    from symnb.formula.formula import did_you_mean
 
-    close = difflib.get_close_matches(word, names, n=1)
-    return f"did you mean {close[0]!r}? " if close else ""
+    return did_you_mean(word, list(names))
 
 
 def resolve_activation(spec: Any) -> Any:

@@ -20,14 +20,6 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
-@pytest.fixture(scope="module")
-def shell():
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "symnb")
-    yield ip
-    ip.run_line_magic("unload_ext", "symnb")
-
-
 @pytest.fixture(autouse=True)
 def _fresh_state(request):
     if "shell" in request.fixturenames:

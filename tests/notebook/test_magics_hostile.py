@@ -24,18 +24,9 @@ import warnings
 import numpy as np
 import pytest
 from IPython.core.error import UsageError
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from symnb.notebook import display, state
-
-
-@pytest.fixture(scope="module")
-def shell():
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "symnb")
-    yield ip
-    ip.run_line_magic("unload_ext", "symnb")
 
 
 @pytest.fixture(autouse=True)
