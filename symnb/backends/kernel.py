@@ -247,12 +247,17 @@ class _Checked:
             )
         if out.dtype != self.dtype:
             raise TypeError(f"{name} has dtype {out.dtype}; it must be {self.dtype}")
-        if tuple(out.shape) != tuple(shape):
+        if out.shape != shape and tuple(out.shape) != tuple(shape):
             raise ValueError(f"{name} has shape {out.shape}; it must be {tuple(shape)}")
-        if not out.flags.c_contiguous or not out.flags.writeable:
+        flags = out.flags
+        # (older CuPy flags have no ``writeable``)
+        if not flags.c_contiguous or not getattr(flags, "writeable", True):
             raise ValueError(f"{name} must be C-contiguous and writeable")
+        # NumPy arrays that each allocated their own memory cannot overlap (CuPy's
+        # owndata is only "base is None", which an alias on a MemoryPointer also has)
+        owner = xp is np and flags.owndata
         for a in inputs:
-            if a is None or a is out:
+            if a is None or a is out or (owner and a.flags.owndata):
                 continue
             if _overlaps(a, out) and not _same_view(a, out):
                 raise ValueError(

@@ -123,3 +123,24 @@ def test_loss_gradient_into_either_input(backend, which):
     p, t = p0.copy(), t0.copy()
     target = p if which == "y_pred" else t
     _check(ref, lk.gradient(p, t, out=target), target)
+
+
+
+def test_partial_overlap_is_refused_and_owners_are_accepted(backend):
+    """Views that overlap partly are refused for every input slot; arrays that each
+    own their memory (the quick path that skips the overlap search) and a view that
+    is exactly the input are computed right."""
+    k = symnb.Activation(SWISH, beta=1.2).compile(backend=backend, strict=True)
+    xp = k.xp
+    buf = _data(xp, (64,), 8)
+    with pytest.raises(ValueError, match="partially overlaps"):
+        k.forward(buf[:32], out=buf[16:48])
+    with pytest.raises(ValueError, match="partially overlaps"):
+        k.backward(xp.ones(32, dtype=xp.float32), buf[8:40], out=buf[:32])
+    x = _host(buf).astype(np.float64)
+    expected = x / (1 + np.exp(-1.2 * x))
+    separate = xp.empty(64, dtype=xp.float32)
+    np.testing.assert_allclose(_host(k.forward(buf, out=separate)), expected, rtol=1e-5)
+    same = buf.copy()
+    got = k.forward(same, out=same[:])
+    np.testing.assert_allclose(_host(got), expected, rtol=1e-5)
