@@ -76,8 +76,11 @@ def test_dialects_share_the_math_and_differ_in_loops() -> None:
 def test_layer_is_one_switch_over_forms() -> None:
     forms = (ACT["swish"].form, ACT["leaky_relu"].form, ACT["softplus"].form)
     text = render_program(forms, "layer").text
-    assert text.count("switch (id)") == 3  # row runs
+    # row runs (3) + the constants' gradient over runs of one form
+    assert text.count("switch (id)") == 4
     assert text.count("switch (ids[j])") == 4  # column mode (3) + constant gradient
+    # the gradient over runs reads the constants by position and column (contiguous)
+    assert "symnb_dcv0(x[row + j], ct[0 * cols + j], &d0);" in text
     cuda = render_program(forms, "layer", "cuda").text
     assert cuda.count("switch (id)") == 3 and cuda.count("switch (ids[j])") == 1
     for i in range(3):
