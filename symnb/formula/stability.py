@@ -578,7 +578,9 @@ def _pl_segments(e: sp.Expr, x: sp.Symbol) -> list[tuple] | None:
     if isinstance(e, sp.Mul):
         c, rest = e.as_coeff_Mul()
         q = _exact_number(c)
-        if q is None or rest.is_number:
+        # rest == e: no numeric coefficient to take out (x*max(x, 0), pi*x), so a
+        # product of non-numeric factors: not linear (recursing on it never ends)
+        if q is None or rest.is_number or rest == e:
             return None
         inner = _pl_segments(rest, x)
         if inner is None:

@@ -117,3 +117,39 @@ def test_library_forms_unchanged(name):
     acts = set(symnb.library_activations())
     f = symnb.activation(name) if name in acts else symnb.loss(name)
     assert not any("linear pieces" in n for n in f.notes), (name, f.expr)
+
+
+# A sum of kinked terms where one term is a product of two non-numeric factors is not
+# piecewise linear: the check used to recurse on x*max(x, 0) (no numeric coefficient to
+# take out) until RecursionError, so these valid formulas were refused (probe 5).
+PRODUCT_CASES = [
+    ("exp(min(x, 0))*max(x, 0) + min(x, 0)",
+     sp.exp(sp.Min(X, 0)) * sp.Max(X, 0) + sp.Min(X, 0)),
+    ("x*max(x, 0) + abs(x)", X * sp.Max(X, 0) + sp.Abs(X)),
+    ("max(pi*x, 0) + abs(x)", sp.Max(sp.pi * X, 0) + sp.Abs(X)),
+    ("max(x, 0)*min(x, 0) + abs(x)", sp.Max(X, 0) * sp.Min(X, 0) + sp.Abs(X)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("text, expr", PRODUCT_CASES, ids=[c[0] for c in PRODUCT_CASES])
+def test_products_of_kinked_terms_are_accepted(text, expr, dtype):
+    act = symnb.Activation(text)
+    # away from the kink at 0: f exactly (SymPy, rational x), f' by central differences
+    # of the exact f (independent of symnb's derivative)
+    x = np.array([-7.5, -2.0, -0.75, 0.3, 1.5, 4.0], dtype=dtype)
+    h = sp.Rational(1, 10**12)
+    f_ref, d_ref = [], []
+    for v in x:
+        q = sp.Rational(float(v))
+        f_ref.append(float(expr.subs(X, q).evalf(30)))
+        d_ref.append(
+            float(((expr.subs(X, q + h) - expr.subs(X, q - h)) / (2 * h)).evalf(30))
+        )
+    f_ref, d_ref = np.array(f_ref), np.array(d_ref)
+    rtol = 1e-5 if dtype == "float32" else 1e-11
+    for backend in BACKENDS:
+        kernel = act.compile(backend=backend, dtype=dtype)
+        y, dy = (np.asarray(a, np.float64) for a in kernel.forward_with_derivative(x))
+        np.testing.assert_allclose(y, f_ref, rtol=rtol, atol=1e-30)
+        np.testing.assert_allclose(dy, d_ref, rtol=rtol, atol=1e-30)
