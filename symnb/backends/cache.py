@@ -214,6 +214,24 @@ def _ensure_private_dir(root: Path) -> str | None:
     return _check_private(root)
 
 
+def _clear_empty_dir(path: Path) -> None:
+    """Remove an empty directory standing where a cache file belongs (``os.replace``
+    cannot put a file over a directory); anything else is left to the caller."""
+    if path.is_dir() and not path.is_symlink():
+        try:
+            path.rmdir()
+        except OSError:
+            pass
+
+
+def _blocked(path: Path) -> str:
+    """Why a cache entry cannot be written: a directory holds its file's place."""
+    return (
+        f"{path} is a directory where the cache keeps a file; remove it "
+        f"(rm -r '{path}')"
+    )
+
+
 def _session_temp_dir() -> Path:
     """A private temporary cache directory, removed when this process exits."""
     root = Path(tempfile.mkdtemp(prefix="symnb-cache-"))  # mkdtemp: mode 0700
@@ -409,6 +427,8 @@ class KernelCache:
             )
             lock = None
         except OSError as exc:
+            if exc.errno == errno.EISDIR:
+                raise _RootUnusable(_blocked(self._lock_path(digest))) from exc
             if exc.errno in _UNUSABLE_ERRNOS:
                 raise _RootUnusable(
                     f"cannot create a lock file in {self.root}: {exc.strerror or exc}"
@@ -478,11 +498,17 @@ class KernelCache:
                 os.chmod(tmp, 0o700 if artifact.suffix == ".so" else 0o600)
                 # Sidecar first, artifact last: until the artifact lands, readers see a
                 # mismatch and wait on the lock we hold.
+                _clear_empty_dir(self._meta_path(artifact))
                 os.replace(tmp_meta, self._meta_path(artifact))
                 tmp_meta = None
+                _clear_empty_dir(artifact)
                 os.replace(tmp, artifact)
                 tmp = None
             except OSError as exc:
+                if exc.errno in (errno.EISDIR, errno.ENOTEMPTY):
+                    raise _RootUnusable(
+                        _blocked(Path(exc.filename2 or exc.filename or artifact))
+                    ) from exc
                 if exc.errno in _UNUSABLE_ERRNOS:
                     raise _RootUnusable(
                         f"cannot write to {self.root}: {exc.strerror or exc}"

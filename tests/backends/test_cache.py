@@ -118,6 +118,34 @@ def test_corrupt_entry_is_rebuilt(tmp_path, damage):
     assert _temps(cache.root) == []
 
 
+@pytest.mark.parametrize("where", [".so", ".so.meta"])
+def test_empty_directory_in_an_entrys_place_is_cleared(tmp_path, where):
+    # a directory standing where the artifact or its sidecar belongs made os.replace
+    # raise a bare IsADirectoryError on every compile, in every later session
+    cache = KernelCache(tmp_path / "c")
+    blocker = cache.root / (cache_mod.cache_key(KEY, ".so") + where)
+    blocker.mkdir()
+    path = cache.get_or_build(KEY, ".so", _writer(b"payload"))
+    assert path.read_bytes() == b"payload" and cache.has(KEY, ".so")
+    assert _temps(cache.root) == []
+
+
+@pytest.mark.parametrize("where", [".so", ".so.meta", ".lock"])
+def test_full_directory_in_an_entrys_place_falls_back_naming_it(tmp_path, where):
+    cache = KernelCache(tmp_path / "c", fallback=True)
+    digest = cache_mod.cache_key(KEY, ".so")
+    blocker = cache.root / (digest + where)
+    blocker.mkdir()
+    (blocker / "keep").write_bytes(b"x")
+    with pytest.warns(RuntimeWarning, match="is a directory where the cache keeps"):
+        path = cache.get_or_build(KEY, ".so", _writer(b"payload"))
+    assert path.read_bytes() == b"payload" and path.parent == cache.root
+    assert cache.root != tmp_path / "c" and (blocker / "keep").exists()
+    strict = KernelCache(tmp_path / "c")
+    with pytest.raises(CacheDirectoryError, match=f"{digest}{where} is a directory"):
+        strict.get_or_build(KEY, ".so", _writer(b"payload"))
+
+
 class BuildFailed(Exception):
     pass
 
