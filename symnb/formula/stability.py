@@ -201,6 +201,29 @@ def _integral_floats(expr: sp.Expr) -> sp.Expr:
     return expr.xreplace(floats) if floats else expr
 
 
+def _hyperbolic_ratio(e: sp.Mul) -> sp.Expr | None:
+    """e with sinh(u)**p * cosh(u)**-p replaced by tanh(u)**p (the Langevin function
+    typed cosh(x)/sinh(x) - 1/x was NaN from |x| = 100 in float32, inf/inf, and its
+    derivative from |x| = 50); None when e holds no such pair."""
+    powers: dict[sp.Expr, sp.Expr] = {}
+    for f in e.args:
+        base, p = f.as_base_exp()
+        if isinstance(base, (sp.sinh, sp.cosh)):
+            powers[base] = powers.get(base, sp.S.Zero) + p
+    for base, p in powers.items():
+        if isinstance(base, sp.sinh):
+            u = base.args[0]
+            q = powers.get(sp.cosh(u))
+            if q is not None and (p + q) == 0 and p.is_number:
+                rest = [
+                    f
+                    for f in e.args
+                    if f.as_base_exp()[0] not in (base, sp.cosh(u))
+                ]
+                return sp.Mul(*rest, sp.tanh(u) ** p)
+    return None
+
+
 def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
     """Rewrite naive spellings of softplus, sigmoid, logsigmoid, log1p, expm1, log-cosh.
 
@@ -232,6 +255,15 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                         rest = [f for k, f in enumerate(factors) if k not in (i, j)]
                         note(f"rewrote exp({_fmt(u)})/(1 + exp({_fmt(u)})) as sigmoid")
                         return sp.Mul(*rest, sigmoid(u))
+        if isinstance(e, sp.Mul):
+            ratio = _hyperbolic_ratio(e)
+            if ratio is not None:
+                note(
+                    "rewrote sinh(u)/cosh(u) as tanh(u) (cosh(u)/sinh(u) as "
+                    "1/tanh(u)): sinh and cosh overflow (inf/inf) long before their "
+                    "ratio is +-1"
+                )
+                return ratio
         # 1 / (1 + exp(-u))  ->  sigmoid(u)
         if isinstance(e, sp.Pow) and e.exp == -1:
             u = _one_plus_exp(e.base)
