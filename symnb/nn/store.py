@@ -24,6 +24,7 @@ import math
 import os
 import sqlite3
 import time
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -65,6 +66,27 @@ def _finite_or_none(value: Any) -> float | None:
         return None
     value = float(value)
     return value if math.isfinite(value) else None
+
+
+#: what every stored record holds (``symnb.nn.sweep.train_run`` writes them all)
+_RECORD_KEYS = frozenset(
+    ("activation", "dataset", "seed", "status", "final_loss", "accuracy")
+    + ("epochs_to_target", "time", "error")
+)
+
+
+def _readable(text: Any) -> dict[str, Any] | None:
+    """A stored record as written, or ``None`` when it is damaged (not JSON, not an
+    object, a key or the status missing): such a run counts as not done."""
+    try:
+        record = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(record, dict) or not _RECORD_KEYS <= record.keys():
+        return None
+    if record["status"] not in ("ok", "diverged", "error"):
+        return None
+    return record
 
 
 class RunStore:
@@ -130,6 +152,8 @@ class RunStore:
                 self._db.execute(
                     "INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
                 )
+            elif not str(row[0]).isdigit():
+                raise sqlite3.DatabaseError(f"schema version {row[0]!r} is no number")
             elif int(row[0]) != SCHEMA_VERSION:
                 raise sqlite3.DatabaseError(
                     f"schema version {row[0]}, this symnb reads {SCHEMA_VERSION}"
@@ -156,6 +180,7 @@ class RunStore:
     def get_many(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The stored records of those ``keys`` that are finished, by key."""
         found: dict[str, dict[str, Any]] = {}
+        damaged: list[str] = []
         keys = list(keys)
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
@@ -163,7 +188,19 @@ class RunStore:
             for key, record in self._db.execute(
                 f"SELECT key, record FROM runs WHERE key IN ({marks})", chunk
             ):
-                found[key] = json.loads(record)
+                value = _readable(record)
+                if value is None:
+                    damaged.append(key)
+                else:
+                    found[key] = value
+        if damaged:
+            warnings.warn(
+                f"store={self.path!r}: {len(damaged)} stored run(s) have a damaged "
+                "record (not the JSON this symnb writes); they are trained again and "
+                "rewritten",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         return found
 
     def put(self, key: str, record: dict[str, Any], settings: dict[str, Any]) -> None:

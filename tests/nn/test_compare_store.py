@@ -181,6 +181,34 @@ def test_plots_show_every_activation_and_the_best_curves():
     assert curves.axes[0].get_legend().get_texts()[0].get_text().startswith(best)
 
 
+@pytest.mark.parametrize("damage", ["'{bad'", "'[1, 2]'", "'{}'", "NULL", "'\"ok\"'"])
+def test_damaged_stored_records_are_trained_again(tmp_path, counted, damage):
+    # a damaged record made the rerun die in json (JSONDecodeError, TypeError) or in
+    # the table code (AttributeError, KeyError 'status'), and so did every later rerun
+    path = tmp_path / "runs.db"
+    first = nn.compare(["tanh", "relu"], "xor", seeds=(0,), store=path, **OPTIONS)
+    with sqlite3.connect(path) as db:
+        db.execute(f"UPDATE runs SET record = {damage} WHERE activation = 'tanh'")
+    with pytest.warns(RuntimeWarning, match="1 stored run.*damaged"):
+        again = nn.compare(["tanh", "relu"], "xor", seeds=(0,), store=path, **OPTIONS)
+    assert len(counted) == 3  # tanh trained again, relu read back
+    assert again.rows == [
+        dict(r, time_mean=a["time_mean"]) for r, a in zip(first.rows, again.rows)
+    ]
+    with sqlite3.connect(path) as db:
+        (record,) = db.execute("SELECT record FROM runs WHERE activation = 'tanh'")
+    assert json.loads(record[0])["status"] == "ok"  # rewritten
+
+
+def test_store_with_a_schema_version_that_is_no_number_is_named(tmp_path):
+    path = tmp_path / "runs.db"
+    nn.compare(["tanh"], "xor", seeds=(0,), store=path, **OPTIONS)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = 'abc' WHERE name = 'schema'")
+    with pytest.raises(ValueError, match="runs.db' is not a symnb run store.*'abc'"):
+        nn.compare(["tanh"], "xor", seeds=(0,), store=path, **OPTIONS)
+
+
 def test_bad_options_are_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="keep_models"):
         nn.compare(["tanh"], "xor", keep_models=True, client="local")
