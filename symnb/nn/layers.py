@@ -43,9 +43,17 @@ def resolve_activation(spec: Any) -> Any:
         return None
     if isinstance(spec, str) and spec.strip().lower() in ("linear", "identity", "none", ""):
         return None
+    from symnb.formula.formula import Loss, as_activation
+
+    if isinstance(spec, Loss):
+        # it has expr and compile too, and failed only at fit (no forward_with_derivative)
+        raise TypeError(
+            f"activation: got the loss {spec.name!r}, a symnb.Loss of y_pred and "
+            "y_true; an activation is a function of x (a symnb.Activation, a library "
+            "name or a formula text in x); give losses as loss=..."
+        )
     if hasattr(spec, "expr") and hasattr(spec, "compile"):
         return spec
-    from symnb.formula.formula import as_activation
 
     return as_activation(spec)
 

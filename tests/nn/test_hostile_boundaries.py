@@ -13,6 +13,7 @@ import threading
 import numpy as np
 import pytest
 
+import symnb
 from symnb import datasets, nn
 from symnb.nn.compare import check_seeds
 from symnb.nn.store import RunStore
@@ -274,3 +275,15 @@ def test_early_stopping_on_an_unreported_value_fails_before_training():
     stopper = nn.EarlyStopping(monitor="val_accuracy", patience=0)
     model.fit(X, Y, epochs=3, validation_data=(X, Y), callbacks=[stopper])
     assert model.epochs_trained >= 1
+
+
+def test_a_loss_given_as_activation_is_refused_when_the_model_is_built():
+    # MLP and compare took a symnb.Loss as an activation and failed only inside fit,
+    # with AttributeError: 'LossKernel' object has no attribute 'forward_with_derivative'
+    mse = symnb.loss("mse")
+    with pytest.raises(TypeError, match="got the loss 'mse'.*give losses as loss="):
+        nn.MLP([2, 4, 1], activation=mse, backend="numpy")
+    with pytest.raises(TypeError, match="got the loss 'mse'"):
+        nn.MLP([2, 2, 1], activation=[["tanh", mse]], backend="numpy")
+    with pytest.raises(TypeError, match="got the loss 'mse'"):
+        nn.compare([mse], (X, Y), seeds=(0,), epochs=1, progress=False)
