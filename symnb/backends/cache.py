@@ -36,6 +36,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -76,6 +77,16 @@ _UNUSABLE_ERRNOS = {
     errno.ENOENT,
     errno.ENOTDIR,
 }
+
+
+# The names the cache gives its entries: a sha256 in hex, then the suffix. Nothing else
+# in the directory is ever listed or removed: SYMNB_CACHE_DIR may name a folder that
+# also holds the user's own files (``cache clear`` deleted them).
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}(\.[^/]+)?")
+
+
+def _is_entry_name(name: str) -> bool:
+    return _ENTRY_NAME.fullmatch(name) is not None
 
 
 class CacheDirectoryError(SymnbError, RuntimeError):
@@ -532,7 +543,7 @@ class KernelCache:
         except OSError:
             return []
         for name in names:
-            if name.startswith(".") or name.endswith((_META_SUFFIX, ".lock")):
+            if not _is_entry_name(name) or name.endswith((_META_SUFFIX, ".lock")):
                 continue
             path = self.root / name
             if not (self.root / (name + _META_SUFFIX)).exists():
@@ -627,13 +638,14 @@ class KernelCache:
                 names = []
             for name in names:
                 path = self.root / name
+                if not _is_entry_name(name):
+                    continue
                 if name.endswith(_META_SUFFIX):
                     artifact = path.with_name(name[: -len(_META_SUFFIX)])
                     if not artifact.exists():
                         self._remove_entry(artifact)
                 elif (
-                    not name.startswith(".")
-                    and not name.endswith(".lock")
+                    not name.endswith(".lock")
                     and not self._meta_path(path).exists()
                     and path.is_file()
                 ):

@@ -308,6 +308,24 @@ def test_clear(tmp_path):
     assert _files(cache.root) == []
 
 
+def test_clear_and_eviction_leave_the_users_own_files(tmp_path):
+    # SYMNB_CACHE_DIR may name a folder holding other files: `symnb cache clear`
+    # deleted every regular file in it that had no .meta beside it (notes.txt, ...)
+    cache = KernelCache(tmp_path / "c", max_bytes=1)
+    mine = {"notes.txt": b"mine", "model.so": b"elf", "data.so.meta": b"{}"}
+    mine |= {"run": b"x", "run.meta": b"{}", "ab" * 32 + "x.so": b"near miss"}
+    for name, data in mine.items():
+        (cache.root / name).write_bytes(data)
+    (cache.root / "sub").mkdir()
+    for i in range(3):  # max_bytes=1: each build evicts the older entries
+        cache.get_or_build({"i": str(i)}, ".so", _writer(b"x"))
+    assert cache.entries() == [cache.path_for({"i": "2"}, ".so")]
+    cache.clear()
+    assert cache.entries() == []
+    assert sorted(_files(cache.root)) == sorted([*mine, "sub"])
+    assert all((cache.root / n).read_bytes() == d for n, d in mine.items())
+
+
 def test_sidecar_is_json_not_pickle(tmp_path):
     cache = KernelCache(tmp_path / "c")
     path = cache.get_or_build(KEY, ".so", _writer(b"abc"))
