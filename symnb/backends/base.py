@@ -41,3 +41,6 @@ class Program:
     compile_seconds: float = 0.0
     backend: str = ""
     device: int | None = None
+    #: layer programs with ``layer_planes_*`` entry points (a feature axis followed by
+    #: more axes, computed in place of a transposed copy)
+    has_planes: bool = False

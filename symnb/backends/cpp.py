@@ -48,7 +48,7 @@ import numpy as np
 import symnb
 from symnb import config
 from symnb.backends.base import BackendStatus, Program
-from symnb.codegen.kernels import KernelSource, render_program
+from symnb.codegen.kernels import PLANE_ENTRY_POINTS, KernelSource, render_program
 from symnb.errors import BackendUnavailable, CompileError
 
 NAME = "cpp"
@@ -586,6 +586,13 @@ _ARGTYPES = {
     "loss_gradient": [_P, _P, _P, _I64, _P, _F64],
 }
 
+#: ``(x, [g,] y | dx | out, planes, cols, inner, [total,] ids, offsets, params)``
+_PLANE_ARGTYPES = {
+    "layer_planes_forward": [_P, _P, _I64, _I64, _I64, _P, _P, _P],
+    "layer_planes_backward": [_P, _P, _P, _I64, _I64, _I64, _P, _P, _P],
+    "layer_planes_constant_gradient": [_P, _P, _P, _I64, _I64, _I64, _I64, _P, _P, _P],
+}
+
 
 class _PointerCache:
     """Data pointers of the arrays last seen in each argument slot.
@@ -675,6 +682,20 @@ class CppProgram(Program):
             fn.argtypes = _ARGTYPES[logical]
             fn.restype = None
             setattr(self, "_c_" + logical, fn)
+        # optional: the plane-wise layer entry points (one-unit C++ layers only)
+        self.has_planes = False
+        if self.kind == "layer":
+            fns = {}
+            for logical, symbol in PLANE_ENTRY_POINTS.items():
+                fn = getattr(self._lib.cdll, symbol, None)
+                if fn is None:
+                    break
+                fn.argtypes = _PLANE_ARGTYPES[logical]
+                fn.restype = ctypes.c_int if logical.endswith("gradient") else None
+                fns["_c_" + logical] = fn
+            else:
+                self.__dict__.update(fns)
+                self.has_planes = True
 
     def __repr__(self) -> str:
         hit = (
@@ -812,6 +833,59 @@ class CppProgram(Program):
                 out.__array_interface__["data"][0],
                 *self._layer_tail(x, ids, offsets, params),
             )
+        return out
+
+    # -- layer along an inner axis (has_planes) --------------------------------------
+    def layer_planes_forward(self, x, y, planes, inner, ids, offsets, params) -> None:
+        """Feature ``p % cols`` for each of ``planes`` contiguous runs of ``inner``
+        elements (a C-contiguous array whose feature axis is followed by ``inner``
+        elements per entry)."""
+        p = self._ptr
+        self._c_layer_planes_forward(
+            p(0, x),
+            p(1, y),
+            planes,
+            ids.size,
+            inner,
+            p(5, ids),
+            p(6, offsets),
+            p(4, params),
+        )
+
+    def layer_planes_backward(self, x, g, dx, planes, inner, ids, offsets, params):
+        p = self._ptr
+        self._c_layer_planes_backward(
+            p(0, x),
+            p(2, g),
+            p(3, dx),
+            planes,
+            ids.size,
+            inner,
+            p(5, ids),
+            p(6, offsets),
+            p(4, params),
+        )
+
+    def layer_planes_constant_gradient(self, x, g, planes, inner, ids, offsets, params):
+        """The constants' sums in ``params``' layout, or None when the kernel could
+        not allocate its per-thread sums (the caller takes the row path)."""
+        out = np.zeros(params.size, dtype=np.float64)
+        if out.size:
+            p = self._ptr
+            ok = self._c_layer_planes_constant_gradient(
+                p(0, x),
+                p(2, g),
+                out.__array_interface__["data"][0],
+                planes,
+                ids.size,
+                inner,
+                params.size,
+                p(5, ids),
+                p(6, offsets),
+                p(4, params),
+            )
+            if not ok:
+                return None
         return out
 
     # -- loss -----------------------------------------------------------------------

@@ -331,8 +331,7 @@ def check_constants(
             v, (int, float, np.integer, np.floating)
         ):
             raise FormulaError(
-                f"constant {k!r} must be a number, got {v!r:.60} "
-                f"({type(v).__name__})",
+                f"constant {k!r} must be a number, got {v!r:.60} ({type(v).__name__})",
                 suggestion=f"pass a finite real number, e.g. {k}=1.0",
             )
         _check_fits(f"constant {k!r}", v, dtype)
@@ -598,16 +597,119 @@ class LayerKernel(_Checked):
             )
         return a
 
-    def forward(self, x: Any, out: Any = None) -> Any:
-        """Column-wise activations of a (batch, n) array."""
+    def _along(self, a: Any, name: str, axis: Any) -> tuple[Any, int]:
+        """``a`` checked for a feature axis ``axis`` of length ``n``: (array, axis >= 0)."""
+        a = self._input(a, name)
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise TypeError(
+                f"axis must be an int (the axis of {name} that holds the {self.n} "
+                f"features), got {axis!r}"
+            )
+        if a.ndim == 0 or not -a.ndim <= axis < a.ndim:
+            raise ValueError(
+                f"{name} has shape {a.shape}; it has no axis {axis} (the axis that "
+                f"holds the layer's {self.n} features)"
+            )
+        ax = int(axis) % a.ndim
+        if a.shape[ax] != self.n:
+            raise ValueError(
+                f"{name} has shape {a.shape}: axis {axis} has {a.shape[ax]} entries; "
+                f"a layer of {self.n} neurons needs {self.n} there"
+            )
+        return a, ax
+
+    def _layout(self, shape: tuple, ax: int) -> tuple[int, int]:
+        """(planes, inner): the entries before and including the feature axis, and
+        after it."""
+        inner = int(np.prod(shape[ax + 1 :], dtype=np.int64))
+        return int(np.prod(shape[: ax + 1], dtype=np.int64)), inner
+
+    def _rows(self, a: Any, ax: int) -> Any:
+        """(…, n) rows with the feature axis last: a view when it is last already."""
+        if ax == a.ndim - 1:
+            return a.reshape(-1, self.n)
+        xp = self.xp
+        return xp.ascontiguousarray(xp.moveaxis(a, ax, -1)).reshape(-1, self.n)
+
+    def _unrows(self, rows: Any, like: Any, ax: int, out: Any) -> None:
+        """Write rows (feature last) back into ``out`` of ``like``'s layout (nothing
+        to do when the feature axis is last: the rows are a view of ``out``)."""
+        if ax == like.ndim - 1:
+            return
+        moved = self.xp.moveaxis(like, ax, -1).shape
+        out[...] = self.xp.moveaxis(rows.reshape(moved), -1, ax)
+
+    def _forward_along(self, x: Any, out: Any, axis: Any) -> Any:
+        x, ax = self._along(x, "x", axis)
+        y = self._output(out, x.shape, "out", (x,))
+        if not x.size:
+            return y
+        planes, inner = self._layout(x.shape, ax)
+        args = (self.ids, self.offsets, self.params)
+        if inner > 1 and self._program.has_planes:
+            self._program.layer_planes_forward(x, y, planes, inner, *args)
+            return y
+        rows = self._rows(x, ax)
+        y_rows = y.reshape(-1, self.n) if ax == x.ndim - 1 else self.xp.empty_like(rows)
+        self._program.layer_forward(rows, y_rows, *args)
+        self._unrows(y_rows, x, ax, y)
+        return y
+
+    def _backward_along(self, x: Any, grad: Any, out: Any, axis: Any) -> Any:
+        x, ax = self._along(x, "x", axis)
+        grad, _ = self._along(grad, "grad", axis)
+        _check_grad_shape(grad, x)
+        dx = self._output(out, x.shape, "out", (x, grad))
+        if not x.size:
+            return dx
+        planes, inner = self._layout(x.shape, ax)
+        args = (self.ids, self.offsets, self.params)
+        if inner > 1 and self._program.has_planes:
+            self._program.layer_planes_backward(x, grad, dx, planes, inner, *args)
+            return dx
+        rows, g_rows = self._rows(x, ax), self._rows(grad, ax)
+        last = ax == x.ndim - 1
+        d_rows = dx.reshape(-1, self.n) if last else self.xp.empty_like(rows)
+        self._program.layer_backward(rows, g_rows, d_rows, *args)
+        self._unrows(d_rows, x, ax, dx)
+        return dx
+
+    def _constant_gradient_along(self, x: Any, grad: Any, axis: Any) -> Any:
+        x, ax = self._along(x, "x", axis)
+        grad, _ = self._along(grad, "grad", axis)
+        _check_grad_shape(grad, x)
+        if self.params.size == 0 or x.size == 0:
+            return np.zeros(self.params.size, dtype=np.float64)
+        planes, inner = self._layout(x.shape, ax)
+        args = (self.ids, self.offsets, self.params)
+        out = None
+        if inner > 1 and self._program.has_planes:
+            out = self._program.layer_planes_constant_gradient(
+                x, grad, planes, inner, *args
+            )
+        if out is None:
+            out = self._program.layer_constant_gradient(
+                self._rows(x, ax), self._rows(grad, ax), *args
+            )
+        return out if isinstance(out, np.ndarray) else out.get()
+
+    def forward(self, x: Any, out: Any = None, *, axis: Any = None) -> Any:
+        """Column-wise activations of a (batch, n) array; with ``axis``, of an array
+        of any shape whose axis ``axis`` holds the n features (``axis=1``:
+        per-channel activations of an NCHW batch), computed without a transposed
+        copy by C++ layers."""
+        if axis is not None:
+            return self._forward_along(x, out, axis)
         x = self._input2d(x, "x")
         y = self._output(out, x.shape, "out", (x,))
         if x.size:
             self._program.layer_forward(x, y, self.ids, self.offsets, self.params)
         return y
 
-    def backward(self, x: Any, grad: Any, out: Any = None) -> Any:
-        """grad * f_j'(x[:, j]) column-wise."""
+    def backward(self, x: Any, grad: Any, out: Any = None, *, axis: Any = None) -> Any:
+        """grad * f_j'(x[:, j]) column-wise (``axis``: as in :meth:`forward`)."""
+        if axis is not None:
+            return self._backward_along(x, grad, out, axis)
         x = self._input2d(x, "x")
         grad = self._input2d(grad, "grad")
         _check_grad_shape(grad, x)
@@ -656,8 +758,11 @@ class LayerKernel(_Checked):
                 y[...] = y_t
         return y, dx
 
-    def constant_gradient(self, x: Any, grad: Any) -> Any:
-        """sum over the batch of grad * df_j/dc, in ``params``' layout (float64)."""
+    def constant_gradient(self, x: Any, grad: Any, *, axis: Any = None) -> Any:
+        """sum over the batch of grad * df_j/dc, in ``params``' layout (float64)
+        (``axis``: as in :meth:`forward`; the sum runs over every other axis)."""
+        if axis is not None:
+            return self._constant_gradient_along(x, grad, axis)
         x = self._input2d(x, "x")
         grad = self._input2d(grad, "grad")
         _check_grad_shape(grad, x)

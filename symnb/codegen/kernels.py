@@ -747,6 +747,17 @@ ${store}
         }"""
 )
 
+#: OpenMP thread queries for the C++ layer helpers (one thread without OpenMP).
+_CPP_THREADS = """#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#define SYMNB_MAX_THREADS() omp_get_max_threads()
+#define SYMNB_THREAD() omp_get_thread_num()
+#else
+#define SYMNB_MAX_THREADS() 1
+#define SYMNB_THREAD() 0
+#endif"""
+
 #: C++ layer constants' gradient when columns come in long runs of one form (a layer
 #: of one formula with per-neuron constants, per-channel activations): SIMD across the
 #: columns of each run, row by row (contiguous x and g, constants gathered as in the
@@ -757,16 +768,7 @@ ${store}
 #: Returns 0 when it cannot allocate its buffers (the caller then runs the column
 #: loop).
 _LAYER_GRADIENT_RUNS = string.Template(
-    """#include <stdlib.h>
-#ifdef _OPENMP
-#include <omp.h>
-#define SYMNB_MAX_THREADS() omp_get_max_threads()
-#define SYMNB_THREAD() omp_get_thread_num()
-#else
-#define SYMNB_MAX_THREADS() 1
-#define SYMNB_THREAD() 0
-#endif
-#define SYMNB_GRAD_ROWS 16
+    """#define SYMNB_GRAD_ROWS 16
 /* rows [rb, re) into the thread's float accumulators, then into its double sums: a
    function of its own (not inside the parallel region, whose outlined body lost
    __restrict__, so g++ reloaded the shared pointers and left the loop scalar) */
@@ -865,6 +867,177 @@ _LAYER_GRADIENT_RUNS_CALL = """    {
                 && symnb_layer_gradient_runs(x, g, out, rows, cols, ids, offsets, params))
             return;
     }"""
+
+
+#: C++ layer entry points for a feature axis that is not the last one (per-channel
+#: activations of an NCHW tensor): the array is ``planes`` contiguous runs of
+#: ``inner`` elements, plane p belonging to feature ``p % cols``; each plane is an
+#: elementwise SIMD loop with its neuron's constants, so no transposes are needed.
+#: Planes are cut into chunks of SYMNB_PLANE_CHUNK elements for the threads (a few
+#: large planes still split). The work of one chunk is a function of its own (the
+#: parallel region's outlined body loses __restrict__).
+_LAYER_PLANES = string.Template(
+    """#define SYMNB_PLANE_CHUNK 4096
+static void symnb_plane_forward(const symnb_real* SYMNB_RESTRICT x,
+        symnb_real* SYMNB_RESTRICT y, symnb_i64 n, symnb_i32 id, int oj,
+        const symnb_real* SYMNB_RESTRICT params) {
+    switch (id) {
+${forward_cases}
+    default:
+        for (symnb_i64 i = 0; i < n; ++i) y[i] = SYMNB_NAN;
+    }
+}
+
+static void symnb_plane_backward(const symnb_real* SYMNB_RESTRICT x,
+        const symnb_real* SYMNB_RESTRICT g, symnb_real* SYMNB_RESTRICT dx, symnb_i64 n,
+        symnb_i32 id, int oj, const symnb_real* SYMNB_RESTRICT params) {
+    switch (id) {
+${backward_cases}
+    default:
+        for (symnb_i64 i = 0; i < n; ++i) dx[i] = SYMNB_NAN;
+    }
+}
+
+/* the chunk's sum of g * df/dc_q into out[oj + q] (the thread's own sums): float
+   sums over blocks of 256 elements, added to double after each block */
+static void symnb_plane_gradient(const symnb_real* SYMNB_RESTRICT x,
+        const symnb_real* SYMNB_RESTRICT g, double* SYMNB_RESTRICT out, symnb_i64 n,
+        symnb_i32 id, int oj, const symnb_real* SYMNB_RESTRICT params) {
+    switch (id) {
+${gradient_cases}
+    default: break;
+    }
+}
+
+#define SYMNB_PLANE_LOOP(CALL) \\
+    const symnb_i64 per = (inner + SYMNB_PLANE_CHUNK - 1) / SYMNB_PLANE_CHUNK; \\
+    _Pragma("omp parallel for if(parallel: planes * inner >= SYMNB_PARALLEL_MIN) schedule(static)") \\
+    for (symnb_i64 t = 0; t < planes * per; ++t) { \\
+        const symnb_i64 p = t / per, s = (t - p * per) * SYMNB_PLANE_CHUNK; \\
+        const symnb_i64 m = inner - s < SYMNB_PLANE_CHUNK ? inner - s : SYMNB_PLANE_CHUNK; \\
+        const symnb_i64 j = p % cols, e = p * inner + s; \\
+        CALL; \\
+    }
+
+SYMNB_KERNEL void symnb_layer_planes_forward(const symnb_real* SYMNB_RESTRICT x,
+        symnb_real* SYMNB_RESTRICT y, symnb_i64 planes, symnb_i64 cols, symnb_i64 inner,
+        const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
+        const symnb_real* SYMNB_RESTRICT params) {
+    SYMNB_PLANE_LOOP(symnb_plane_forward(x + e, y + e, m, ids[j], offsets[j], params))
+}
+
+SYMNB_KERNEL void symnb_layer_planes_backward(const symnb_real* SYMNB_RESTRICT x,
+        const symnb_real* SYMNB_RESTRICT g, symnb_real* SYMNB_RESTRICT dx,
+        symnb_i64 planes, symnb_i64 cols, symnb_i64 inner,
+        const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
+        const symnb_real* SYMNB_RESTRICT params) {
+    SYMNB_PLANE_LOOP(symnb_plane_backward(x + e, g + e, dx + e, m, ids[j], offsets[j],
+                                          params))
+}
+
+/* out (the layer's constants, zeroed by the caller) += sum over the planes of
+   feature j of g * df/dc; returns 0 when it cannot allocate the per-thread sums */
+SYMNB_KERNEL int symnb_layer_planes_constant_gradient(
+        const symnb_real* SYMNB_RESTRICT x, const symnb_real* SYMNB_RESTRICT g,
+        double* SYMNB_RESTRICT out, symnb_i64 planes, symnb_i64 cols, symnb_i64 inner,
+        symnb_i64 total, const symnb_i32* SYMNB_RESTRICT ids,
+        const symnb_i32* SYMNB_RESTRICT offsets,
+        const symnb_real* SYMNB_RESTRICT params) {
+    const int teams = planes * inner >= SYMNB_PARALLEL_MIN ? SYMNB_MAX_THREADS() : 1;
+    double* sums = (double*)calloc((size_t)(total * teams + 1), sizeof(double));
+    if (!sums) return 0;
+    const symnb_i64 per = (inner + SYMNB_PLANE_CHUNK - 1) / SYMNB_PLANE_CHUNK;
+    #pragma omp parallel for num_threads(teams) if(teams > 1) schedule(static)
+    for (symnb_i64 t = 0; t < planes * per; ++t) {
+        const symnb_i64 p = t / per, s = (t - p * per) * SYMNB_PLANE_CHUNK;
+        const symnb_i64 m = inner - s < SYMNB_PLANE_CHUNK ? inner - s : SYMNB_PLANE_CHUNK;
+        const symnb_i64 j = p % cols, e = p * inner + s;
+        symnb_plane_gradient(x + e, g + e, sums + total * SYMNB_THREAD(), m, ids[j],
+                             offsets[j], params);
+    }
+    for (int t = 0; t < teams; ++t)
+        for (symnb_i64 q = 0; q < total; ++q) out[q] += sums[total * t + q];
+    free(sums);
+    return 1;
+}
+"""
+)
+
+_PLANE_CASE = string.Template(
+    """    case ${index}:
+        #pragma omp simd
+        for (symnb_i64 i = 0; i < n; ++i) ${statement}
+        break;"""
+)
+
+_PLANE_GRADIENT_CASE = string.Template(
+    """    case ${index}: {
+${loads}
+        for (symnb_i64 b = 0; b < n; b += 256) {
+            const symnb_i64 be = b + 256 < n ? b + 256 : n;
+            symnb_real ${sums_init};
+            #pragma omp simd reduction(+: ${sums})
+            for (symnb_i64 i = b; i < be; ++i) {
+                symnb_real ${locals};
+                symnb_dcv${index}(x[i], ${values}, ${addresses});
+                const symnb_real gi = g[i];
+${updates}
+            }
+${flush}
+        }
+        break;
+    }"""
+)
+
+
+def render_layer_planes(n_params: tuple[int, ...]) -> str:
+    """The C++ plane-wise layer entry points (see :data:`_LAYER_PLANES`)."""
+    fwd, bwd, grad = [], [], []
+    for i, k in enumerate(n_params):
+        fwd.append(
+            _PLANE_CASE.substitute(
+                index=i, statement=f"y[i] = symnb_f{i}(x[i], params, oj);"
+            )
+        )
+        bwd.append(
+            _PLANE_CASE.substitute(
+                index=i, statement=f"dx[i] = g[i] * symnb_df{i}(x[i], params, oj);"
+            )
+        )
+        if not k:
+            continue
+        q = range(k)
+        grad.append(
+            _PLANE_GRADIENT_CASE.substitute(
+                index=i,
+                loads="\n".join(
+                    f"        const symnb_real c{r} = params[oj + {r}];" for r in q
+                ),
+                sums_init=", ".join(f"s{r} = 0" for r in q),
+                sums=", ".join(f"s{r}" for r in q),
+                locals=", ".join(f"d{r}" for r in q),
+                values=", ".join(f"c{r}" for r in q),
+                addresses=", ".join(f"&d{r}" for r in q),
+                updates="\n".join(f"                s{r} += gi * d{r};" for r in q),
+                flush="\n".join(
+                    f"            out[oj + {r}] += (double)s{r};" for r in q
+                ),
+            )
+        )
+    return _LAYER_PLANES.substitute(
+        forward_cases="\n".join(fwd),
+        backward_cases="\n".join(bwd),
+        gradient_cases="\n".join(grad),
+    )
+
+
+#: Plane-wise entry points (C++ layers in one translation unit only): looked up
+#: optionally; a library without them runs the row kernels on a transposed copy.
+PLANE_ENTRY_POINTS = {
+    "layer_planes_forward": "symnb_layer_planes_forward",
+    "layer_planes_backward": "symnb_layer_planes_backward",
+    "layer_planes_constant_gradient": "symnb_layer_planes_constant_gradient",
+}
 
 
 _LOSS = string.Template(
@@ -1183,7 +1356,11 @@ def render_layer(
     gradient = _LAYER_CONSTANT_GRADIENT.substitute(
         runs=runs_call, column_loop=d.column_loop, gradient_cases="\n".join(grad)
     )
-    return "\n".join([*runs, runs_helper, gradient])
+    planes = ""
+    if d.name == "cpp" and total is None:
+        planes = render_layer_planes(n_params)
+    threads = _CPP_THREADS if d.name == "cpp" and total is None else ""
+    return "\n".join([*runs, threads, runs_helper, gradient, planes])
 
 
 @functools.lru_cache(maxsize=256)

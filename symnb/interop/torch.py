@@ -244,17 +244,7 @@ def _constant_grad_tensor(grad: Any, like: Tensor) -> Tensor:
 
 # ------------------------------------------------------------------ implementations
 # dim=-1 with handle of kind "elementwise": the whole tensor; otherwise ``dim`` is the
-# feature dimension of a layer (moved last, as rows of the LayerKernel).
-
-
-def _to_rows(t: Tensor, dim: int, n: int) -> Tensor:
-    """(…, n) rows of ``t`` with feature dimension ``dim`` last, C-contiguous."""
-    return t.movedim(dim, -1).contiguous().view(-1, n)
-
-
-def _from_rows(rows: Tensor, like: Tensor, dim: int) -> Tensor:
-    shape = like.movedim(dim, -1).shape
-    return rows.view(shape).movedim(-1, dim).contiguous()
+# feature axis of a layer (LayerKernel's ``axis``).
 
 
 def _direct(t: Tensor, dtype: Any) -> Tensor:
@@ -278,13 +268,11 @@ def _forward_impl(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor
             return y if y.dtype == x.dtype else y.to(x.dtype)
     xc = _compute(x)
     kernel = entry.kernel(xc.device, xc.dtype)
-    xk = xc if entry.kind == "elementwise" else _to_rows(xc, dim, entry.n)
-    y = torch.empty_like(xk)
+    y = torch.empty_like(xc, memory_format=torch.contiguous_format)
+    along = {} if entry.kind == "elementwise" else {"axis": dim}
     with _arrays(xc.device) as arr:
         _write_params(kernel, constants)
-        kernel.forward(arr(xk), out=arr(y))
-    if entry.kind != "elementwise":
-        y = _from_rows(y, xc, dim)
+        kernel.forward(arr(xc), out=arr(y), **along)
     return y.to(x.dtype)
 
 
@@ -306,21 +294,19 @@ def _backward_impl(
     xc = _compute(x)
     gc = _compute(grad, xc.dtype)
     kernel = entry.kernel(xc.device, xc.dtype)
-    if entry.kind != "elementwise":
-        xc, gc = _to_rows(xc, dim, entry.n), _to_rows(gc, dim, entry.n)
-    dx = torch.empty_like(xc)
+    # a layer's feature axis ``dim`` is read in place (C++: plane by plane)
+    along = {} if entry.kind == "elementwise" else {"axis": dim}
+    dx = torch.empty_like(xc, memory_format=torch.contiguous_format)
     with _arrays(xc.device) as arr:
         _write_params(kernel, constants)
-        kernel.backward(arr(xc), arr(gc), out=arr(dx))
+        kernel.backward(arr(xc), arr(gc), out=arr(dx), **along)
         if constants_grad and constants.numel():
-            sums = kernel.constant_gradient(arr(xc), arr(gc))
+            sums = kernel.constant_gradient(arr(xc), arr(gc), **along)
             if isinstance(sums, dict):
                 sums = list(sums.values())
             dc = _constant_grad_tensor(sums, constants)
         else:
             dc = torch.zeros_like(constants)
-    if entry.kind != "elementwise":
-        dx = _from_rows(dx, x, dim)
     return dx.to(x.dtype), dc
 
 
@@ -392,7 +378,6 @@ def _check_op(
                 f"x has shape {tuple(x.shape)}: dimension {dim} has {x.shape[dim]} "
                 f"entries, but {entry.label} has {entry.n} features"
             )
-
 
 
 @torch.library.custom_op("symnb::elementwise", mutates_args=())
@@ -599,10 +584,7 @@ def apply(x: Tensor, constants: Tensor, handle: int, dim: int = -1) -> Tensor:
     torch.compile/export and for tensor subclasses, :class:`_Functorch` under
     torch.func transforms, a plain autograd.Function in eager mode (same kernels, same
     saved tensors)."""
-    if (
-        torch._C._are_functorch_transforms_active()
-        or _forward_ad._current_level >= 0
-    ):
+    if torch._C._are_functorch_transforms_active() or _forward_ad._current_level >= 0:
         return _under_transforms(x, constants, handle, dim)
     if torch.compiler.is_compiling() or not (_plain(x) and _plain(constants)):
         if _entry(handle).kind == "elementwise":
@@ -627,7 +609,6 @@ def _under_transforms(x: Tensor, constants: Tensor, handle: int, dim: int) -> Te
     if _entry(handle).kind == "elementwise":
         return _Functorch.apply(x, constants, handle, dim)
     return _layer_by_feature(x, constants, handle, dim)
-
 
 
 class _Functorch(torch.autograd.Function):

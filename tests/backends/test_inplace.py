@@ -125,7 +125,6 @@ def test_loss_gradient_into_either_input(backend, which):
     _check(ref, lk.gradient(p, t, out=target), target)
 
 
-
 def test_partial_overlap_is_refused_and_owners_are_accepted(backend):
     """Views that overlap partly are refused for every input slot; arrays that each
     own their memory (the quick path that skips the overlap search) and a view that

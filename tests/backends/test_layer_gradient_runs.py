@@ -33,12 +33,12 @@ def _neurons(n_rational, n_swish, n_relu, seed=0):
     rng = np.random.default_rng(seed)
     acts, refs = [], []
     for _ in range(n_rational):
-        c = dict(
-            a0=rng.uniform(-0.5, 0.5),
-            a1=rng.uniform(0.5, 1.5),
-            a2=rng.uniform(0.1, 1.0),
-            b1=rng.uniform(0.2, 2.0),
-        )
+        c = {
+            "a0": rng.uniform(-0.5, 0.5),
+            "a1": rng.uniform(0.5, 1.5),
+            "a2": rng.uniform(0.1, 1.0),
+            "b1": rng.uniform(0.2, 2.0),
+        }
         acts.append(symnb.Activation(RATIONAL, name="rat", **c))
         refs.append(lambda x, c=c: _rational_dc(x, c["a0"], c["a1"], c["a2"], c["b1"]))
     for _ in range(n_swish):
@@ -88,7 +88,9 @@ def test_long_runs_equal_the_column_path_and_carry_nan():
         return np.asarray(list(out.values()) if isinstance(out, dict) else out)
 
     a = flat(long_runs, x, g)
-    b = flat(shuffled, np.ascontiguousarray(x[:, order]), np.ascontiguousarray(g[:, order]))
+    b = flat(
+        shuffled, np.ascontiguousarray(x[:, order]), np.ascontiguousarray(g[:, order])
+    )
     # b lists each neuron's constants in shuffled order: regroup by neuron
     counts = [len(act.constants) for act in acts]
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])

@@ -76,8 +76,14 @@ def test_dialects_share_the_math_and_differ_in_loops() -> None:
 def test_layer_is_one_switch_over_forms() -> None:
     forms = (ACT["swish"].form, ACT["leaky_relu"].form, ACT["softplus"].form)
     text = render_program(forms, "layer").text
-    # row runs (3) + the constants' gradient over runs of one form
-    assert text.count("switch (id)") == 4
+    # row runs (3) + the constants' gradient over runs of one form + planes (3)
+    assert text.count("switch (id)") == 7
+    for name in ("forward", "backward", "constant_gradient"):
+        assert f"symnb_layer_planes_{name}(" in text
+        assert (
+            f"symnb_layer_planes_{name}("
+            not in render_program(forms, "layer", "cuda").text
+        )
     assert text.count("switch (ids[j])") == 4  # column mode (3) + constant gradient
     # the gradient over runs reads the constants by position and column (contiguous)
     assert "symnb_dcv0(x[row + j], ct[0 * cols + j], &d0);" in text
@@ -94,7 +100,9 @@ def test_float32_text_has_no_double_math_outside_reductions() -> None:
     text = render_program(forms, "layer", "cuda", "float32").text
     body = text[: text.index("/* ---- entry points ---- */")]
     # the helpers' CPU-only branches (double cores, rounded once) are not CUDA code
-    body = re.sub(r"#ifndef __CUDACC__\n.*?#endif|#else\n.*?#endif", "", body, flags=re.S)
+    body = re.sub(
+        r"#ifndef __CUDACC__\n.*?#endif|#else\n.*?#endif", "", body, flags=re.S
+    )
     assert "M_PI" not in text and "M_SQRT" not in text
     lits = re.findall(r"(?<![\w.])(\d+\.\d*(?:[eE][-+]?\d+)?)([fF]?)", body)
     assert lits and all(s == "F" for _, s in lits), lits
