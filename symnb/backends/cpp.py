@@ -836,34 +836,22 @@ class CppProgram(Program):
         return out
 
     # -- layer along an inner axis (has_planes) --------------------------------------
+    def _planes_tail(self, ids, offsets, params) -> tuple[int, int, int]:
+        """``ids, offsets, params`` addresses, the last arguments of each planes entry."""
+        p = self._ptr
+        return p(5, ids), p(6, offsets), p(4, params)
+
     def layer_planes_forward(self, x, y, planes, inner, ids, offsets, params) -> None:
         """Feature ``p % cols`` for each of ``planes`` contiguous runs of ``inner``
         elements (a C-contiguous array whose feature axis is followed by ``inner``
         elements per entry)."""
-        p = self._ptr
-        self._c_layer_planes_forward(
-            p(0, x),
-            p(1, y),
-            planes,
-            ids.size,
-            inner,
-            p(5, ids),
-            p(6, offsets),
-            p(4, params),
-        )
+        p, tail = self._ptr, self._planes_tail(ids, offsets, params)
+        self._c_layer_planes_forward(p(0, x), p(1, y), planes, ids.size, inner, *tail)
 
     def layer_planes_backward(self, x, g, dx, planes, inner, ids, offsets, params):
-        p = self._ptr
+        p, tail = self._ptr, self._planes_tail(ids, offsets, params)
         self._c_layer_planes_backward(
-            p(0, x),
-            p(2, g),
-            p(3, dx),
-            planes,
-            ids.size,
-            inner,
-            p(5, ids),
-            p(6, offsets),
-            p(4, params),
+            p(0, x), p(2, g), p(3, dx), planes, ids.size, inner, *tail
         )
 
     def layer_planes_constant_gradient(self, x, g, planes, inner, ids, offsets, params):
@@ -871,18 +859,10 @@ class CppProgram(Program):
         not allocate its per-thread sums (the caller takes the row path)."""
         out = np.zeros(params.size, dtype=np.float64)
         if out.size:
-            p = self._ptr
+            p, tail = self._ptr, self._planes_tail(ids, offsets, params)
+            po = out.__array_interface__["data"][0]
             ok = self._c_layer_planes_constant_gradient(
-                p(0, x),
-                p(2, g),
-                out.__array_interface__["data"][0],
-                planes,
-                ids.size,
-                inner,
-                params.size,
-                p(5, ids),
-                p(6, offsets),
-                p(4, params),
+                p(0, x), p(2, g), po, planes, ids.size, inner, params.size, *tail
             )
             if not ok:
                 return None
