@@ -17,12 +17,14 @@ Exit codes
    as ``--device -1``): one line on stderr
 3  the backend asked for is not available here (with ``--strict``, or no fallback left)
 4  the compiler rejected the generated source (the message names the saved source)
+5  a system error reading or writing files, e.g. the output (``> /dev/full``)
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 import warnings
@@ -35,6 +37,7 @@ EXIT_FORMULA = 1
 EXIT_USAGE = 2
 EXIT_BACKEND = 3
 EXIT_COMPILE = 4
+EXIT_OUTPUT = 5
 
 
 def _constant(text: str) -> tuple[str, float]:
@@ -243,6 +246,27 @@ def _protect_leading_minus(argv: list[str]) -> bool:
     return False
 
 
+def _flush(out: Any) -> None:
+    """Flush stdout inside ``main``, so that a write error (a full disk) is reported
+    there in one line instead of as a traceback at exit; no stdout (``>&-``) is fine."""
+    if out is not None:
+        out.flush()
+
+
+def _drop_unwritten(out: Any) -> None:
+    """Point a real stdout whose writes failed at /dev/null, so that Python's flush at
+    exit does not fail again and print a traceback (as the docs advise for SIGPIPE)."""
+    try:
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (e.g. captured)
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the ``symnb`` command; returns the exit code (see the module docstring)."""
     parser = _parser()
@@ -277,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             for message in dict.fromkeys(str(w.message) for w in caught):
                 print(f"symnb: warning: {message}", file=err)
             print(text, file=out)
+            _flush(out)
             return EXIT_OK
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -284,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "show":
                 _show(obj, out)
                 _notes(obj, caught, out)
+                _flush(out)
                 return EXIT_OK
             kernel = obj.compile(
                 backend=args.backend,
@@ -307,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.emit_source:
             print(f"--- {backend} source ---", file=out)
             print(getattr(kernel, "source", "") or "(no source)", file=out)
+        _flush(out)
         return EXIT_OK
     except FormulaError as exc:
         text = str(exc)
@@ -330,6 +357,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # e.g. piped into head
         return EXIT_OK
+    except OSError as exc:  # e.g. writing the output to a full disk: no traceback
+        try:
+            print(f"symnb: error: {exc}", file=err)
+        except OSError:
+            pass
+        _drop_unwritten(out)
+        return EXIT_OUTPUT
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -97,3 +97,24 @@ def test_cache_warning_is_one_line(capsys, monkeypatch, argv) -> None:
     )
     assert "cache directory: /tmp/somewhere" in captured.out
     assert "(temporary: cannot create /nope: Permission denied)" in captured.out
+
+
+@pytest.mark.parametrize(
+    "argv", [["show", "tanh"], ["compile", "tanh", "--backend", "numpy"], ["info"]]
+)
+def test_output_to_a_full_disk_is_one_line_and_its_own_exit_code(argv) -> None:
+    # `symnb show tanh > /dev/full` ended in a traceback (OSError: [Errno 28] from
+    # print) with exit code 1, the code of a wrong formula
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "symnb.cli", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == cli.EXIT_OUTPUT == 5
+    assert done.stderr == "symnb: error: [Errno 28] No space left on device\n"
