@@ -319,6 +319,80 @@ def activation_alone(name: str, shape: tuple, repeats: int, compile_: bool, jax_
     return {v: statistics.median(t) for v, t in times.items()}
 
 
+def per_channel_modules(name: str, channels: int):
+    """(symnb module, composite module) for an activation with its own constants in
+    every channel of an NCHW tensor (channel j's constants scaled by 1 + j/100):
+    ``symnb.to_torch_layer(..., dim=1)`` against PyTorch ops broadcasting (1, C, 1, 1)
+    parameter tensors."""
+    import torch
+    from torch import nn
+
+    base = symnb_activation(name)
+    scale = [1 + j / 100 for j in range(channels)]
+    acts = [
+        base.with_constants(**{k: v * f for k, v in base.constants.items()})
+        for f in scale
+    ]
+    sym = symnb.to_torch_layer(acts, dim=1, learnable=True)
+    F = torch.nn.functional
+    col = torch.tensor(scale).view(1, channels, 1, 1)
+
+    class PerChannel(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            if name == "swish":
+                self.beta = nn.Parameter(col.clone())
+            elif name == "pau":
+                self.a = nn.Parameter(torch.stack([v * col for v in PAU_NUMERATOR]))
+                self.b = nn.Parameter(torch.stack([v * col for v in PAU_DENOMINATOR]))
+
+        def forward(self, x):
+            if name == "swish":
+                return x * torch.sigmoid(self.beta * x)
+            if name == "mish":
+                return x * torch.tanh(F.softplus(x))
+            a, b = self.a, self.b
+            num = a[5]
+            for k in range(4, -1, -1):
+                num = num * x + a[k]
+            x2 = x * x
+            den = 1 + (b[0] * x).abs() + (b[1] * x2).abs()
+            return num / (den + (b[2] * x2 * x).abs() + (b[3] * x2 * x2).abs())
+
+    return sym, PerChannel()
+
+
+def per_channel_alone(name: str, shape: tuple, repeats: int, compile_: bool):
+    """Median seconds of forward + backward (input and every channel's constants'
+    gradients) of a per-channel activation, per variant (symnb, composite,
+    compiled), repeats interleaved."""
+    import torch
+
+    x = torch.randn(*shape).requires_grad_()
+    g = torch.randn(*shape)
+    sym, comp = per_channel_modules(name, shape[1])
+    fns = {"symnb": sym, "composite": comp}
+    if compile_:
+        fns["compiled"] = torch.compile(per_channel_modules(name, shape[1])[1])
+    steps = {}
+    for variant, fn in fns.items():
+        params = [x, *fn.parameters()]
+
+        def step(fn=fn, params=params) -> None:
+            torch.autograd.grad(fn(x), params, g)
+
+        step()
+        step()
+        steps[variant] = step
+    times: dict[str, list[float]] = {v: [] for v in steps}
+    for _ in range(repeats):
+        for v, step in steps.items():
+            t0 = time.perf_counter()
+            step()
+            times[v].append(time.perf_counter() - t0)
+    return {v: statistics.median(t) for v, t in times.items()}
+
+
 # ------------------------------------------------------------------ driver
 
 
@@ -474,6 +548,26 @@ def main() -> int:
                 for v in ("composite", "compiled", "builtin")
             )
             print(f"| {'x'.join(map(str, shape))} | {name} | {cells} | {ratios} |")
+    print(
+        "\nPer-channel constants (to_torch_layer(..., dim=1) against composite ops "
+        "on (1, C, 1, 1) parameters), forward + backward, ms:\n"
+        "\n| shape | activation | symnb | composite | compiled "
+        "| composite / symnb | compiled / symnb |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|")
+    shape = shapes[1]
+    for name in args.activations.split(","):
+        if name == "mish":  # no constants
+            continue
+        med = per_channel_alone(name, shape, repeats * 3, not args.no_compile)
+        s = med["symnb"]
+        cells = " | ".join(
+            fmt_ms(med.get(v)) for v in ("symnb", "composite", "compiled")
+        )
+        ratios = " | ".join(
+            f"{med[v] / s:.2f}x" if v in med else "—" for v in ("composite", "compiled")
+        )
+        print(f"| {'x'.join(map(str, shape))} | {name} | {cells} | {ratios} |")
     return 0
 
 
