@@ -275,6 +275,14 @@ def _check_grad_shape(grad: Any, x: Any) -> None:
 
 def _real_array(xp: Any, a: Any, name: str) -> Any:
     """``a`` as an array of ``xp``, refusing what is not real numbers."""
+    if isinstance(a, np.ma.MaskedArray) and np.ma.getmask(a) is not np.ma.nomask:
+        if np.ma.getmaskarray(a).any():
+            # asarray drops the mask: the masked entries' hidden data would be computed
+            # and returned as ordinary numbers
+            raise TypeError(
+                f"{name} is a masked array with masked entries; kernels compute every "
+                f"entry: pass {name}.filled(value) or {name}.compressed()"
+            )
     try:
         arr = xp.asarray(a)
     except Exception as exc:  # noqa: BLE001

@@ -54,6 +54,21 @@ def test_integer_input_is_converted_and_complex_refused(kernel):
         kernel.forward(np.array(["a"]))
 
 
+def test_masked_entries_are_refused_not_computed(kernel):
+    # np.asarray drops the mask: forward computed the hidden data under the mask and
+    # returned it as an ordinary number in a plain ndarray
+    x = np.ma.masked_array(np.array([1.0, 2.0], np.float32), mask=[False, True])
+    for call in (
+        lambda: kernel.forward(x),
+        lambda: kernel.backward(np.ones(2, np.float32), x),
+        lambda: kernel.forward_with_derivative(x),
+    ):
+        with pytest.raises(TypeError, match="masked array.*filled"):
+            call()
+    unmasked = np.ma.masked_array(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_allclose(kernel.forward(unmasked), _swish(unmasked.data), 1e-6)
+
+
 def test_out_must_match_exactly(kernel):
     x = np.ones(4, np.float32)
     with pytest.raises(TypeError, match="dtype"):
