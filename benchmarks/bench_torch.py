@@ -94,8 +94,10 @@ def symnb_activation(name: str):
 # ------------------------------------------------------------------ PyTorch modules
 
 
-def torch_activation(name: str, variant: str):
-    """A fresh activation module of ``variant`` ("symnb", "composite", "builtin")."""
+def torch_activation(name: str, variant: str, column=None):
+    """A fresh activation module of ``variant`` ("symnb", "composite", "builtin");
+    ``column``: a composite whose constants are the defaults times this (1, C, 1, 1)
+    tensor (one set per channel)."""
     import torch
     from torch import nn
 
@@ -105,14 +107,20 @@ def torch_activation(name: str, variant: str):
     if variant == "builtin":
         return {"swish": nn.SiLU, "mish": nn.Mish}[name]()
 
+    def constants(values):
+        if column is None:
+            return nn.Parameter(torch.tensor(values))
+        return nn.Parameter(torch.stack([v * column for v in values]))
+
     class Composite(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             if name == "swish":
-                self.beta = nn.Parameter(torch.tensor(1.0))
+                one = torch.tensor(1.0)
+                self.beta = nn.Parameter(one if column is None else column.clone())
             elif name == "pau":
-                self.a = nn.Parameter(torch.tensor(PAU_NUMERATOR))
-                self.b = nn.Parameter(torch.tensor(PAU_DENOMINATOR))
+                self.a = constants(PAU_NUMERATOR)
+                self.b = constants(PAU_DENOMINATOR)
 
         def forward(self, x):
             if name == "swish":
@@ -272,6 +280,17 @@ def jax_step(kind: str, name: str, width: int, batch: int, side: int):
 # ------------------------------------------------------------------ activation alone
 
 
+def interleaved_medians(steps: dict, repeats: int) -> dict[str, float]:
+    """Median seconds of each zero-argument step, the variants' repeats interleaved."""
+    times: dict[str, list[float]] = {v: [] for v in steps}
+    for _ in range(repeats):
+        for v, step in steps.items():
+            t0 = time.perf_counter()
+            step()
+            times[v].append(time.perf_counter() - t0)
+    return {v: statistics.median(t) for v, t in times.items()}
+
+
 def activation_alone(name: str, shape: tuple, repeats: int, compile_: bool, jax_: bool):
     """Median seconds of forward + backward (input and constants' gradients) of the
     activation alone on a tensor of ``shape``, per variant."""
@@ -310,13 +329,7 @@ def activation_alone(name: str, shape: tuple, repeats: int, compile_: bool, jax_
         jax_step()
         jax_step()
         steps["jax"] = jax_step
-    times: dict[str, list[float]] = {v: [] for v in steps}
-    for _ in range(repeats):
-        for v, step in steps.items():
-            t0 = time.perf_counter()
-            step()
-            times[v].append(time.perf_counter() - t0)
-    return {v: statistics.median(t) for v, t in times.items()}
+    return interleaved_medians(steps, repeats)
 
 
 def per_channel_modules(name: str, channels: int):
@@ -325,7 +338,6 @@ def per_channel_modules(name: str, channels: int):
     ``symnb.to_torch_layer(..., dim=1)`` against PyTorch ops broadcasting (1, C, 1, 1)
     parameter tensors."""
     import torch
-    from torch import nn
 
     base = symnb_activation(name)
     scale = [1 + j / 100 for j in range(channels)]
@@ -334,32 +346,8 @@ def per_channel_modules(name: str, channels: int):
         for f in scale
     ]
     sym = symnb.to_torch_layer(acts, dim=1, learnable=True)
-    F = torch.nn.functional
-    col = torch.tensor(scale).view(1, channels, 1, 1)
-
-    class PerChannel(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            if name == "swish":
-                self.beta = nn.Parameter(col.clone())
-            elif name == "pau":
-                self.a = nn.Parameter(torch.stack([v * col for v in PAU_NUMERATOR]))
-                self.b = nn.Parameter(torch.stack([v * col for v in PAU_DENOMINATOR]))
-
-        def forward(self, x):
-            if name == "swish":
-                return x * torch.sigmoid(self.beta * x)
-            if name == "mish":
-                return x * torch.tanh(F.softplus(x))
-            a, b = self.a, self.b
-            num = a[5]
-            for k in range(4, -1, -1):
-                num = num * x + a[k]
-            x2 = x * x
-            den = 1 + (b[0] * x).abs() + (b[1] * x2).abs()
-            return num / (den + (b[2] * x2 * x).abs() + (b[3] * x2 * x2).abs())
-
-    return sym, PerChannel()
+    column = torch.tensor(scale).view(1, channels, 1, 1)
+    return sym, torch_activation(name, "composite", column)
 
 
 def per_channel_alone(name: str, shape: tuple, repeats: int, compile_: bool):
@@ -384,13 +372,7 @@ def per_channel_alone(name: str, shape: tuple, repeats: int, compile_: bool):
         step()
         step()
         steps[variant] = step
-    times: dict[str, list[float]] = {v: [] for v in steps}
-    for _ in range(repeats):
-        for v, step in steps.items():
-            t0 = time.perf_counter()
-            step()
-            times[v].append(time.perf_counter() - t0)
-    return {v: statistics.median(t) for v, t in times.items()}
+    return interleaved_medians(steps, repeats)
 
 
 # ------------------------------------------------------------------ driver
