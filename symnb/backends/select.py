@@ -66,6 +66,10 @@ def available(refresh: bool = False) -> dict[str, BackendStatus]:
 
 
 def _check_dtype(dtype: Any) -> str:
+    if dtype is None:  # np.dtype(None) is float64: a silent switch from the default
+        raise ValueError(
+            "dtype=None is not supported; use 'float32' (the default) or 'float64'"
+        )
     try:
         name = np.dtype(dtype).name
     except TypeError:
@@ -213,6 +217,20 @@ def _prepare(
             "leave device out to run on the CPU"
         )
     name = resolve(backend, strict)
+    if name != "cuda" and _names_gpu(device):
+        # backend 'auto' with device='cuda:0': the GPU named is not usable here
+        cuda = status("cuda")
+        why = (
+            f"SYMNB_BACKEND={config.preferred_backend()!r} chose {name!r}"
+            if cuda.usable
+            else f"backend 'cuda' is not usable ({cuda.reason})"
+        )
+        warnings.warn(
+            f"device={str(device)!r} names a GPU, but {why}; running on {name!r} "
+            "(the CPU) instead (pass backend='cuda', strict=True to raise instead)",
+            FallbackWarning,
+            stacklevel=4,
+        )
     return name, dtype, (index if name == "cuda" else None)
 
 

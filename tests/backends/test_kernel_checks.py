@@ -324,3 +324,32 @@ def test_device_cpu_as_pytorch_spells_it_picks_a_cpu_backend():
         assert act.compile(backend="numpy", device=device).backend == "numpy"
     with pytest.raises(ValueError, match=r"runs on a GPU.*asks for the CPU"):
         act.compile(backend="cuda", device="cpu")
+
+
+def test_auto_with_a_named_gpu_that_is_not_usable_warns(monkeypatch):
+    """compile(device='cuda:0') (backend 'auto') on a machine without a usable GPU ran
+    on the CPU without a word; now a FallbackWarning names the device and the reason
+    (a bare index such as the default 0 stays silent)."""
+    from symnb.backends.base import BackendStatus
+
+    monkeypatch.setitem(
+        select._status, "cuda", BackendStatus("cuda", False, reason="no GPU (test)")
+    )
+    act = symnb.activation("tanh")
+    with pytest.warns(select.FallbackWarning, match=r"device='cuda:0'.*no GPU \(test\)"):
+        k = act.compile(device="cuda:0")
+    assert k.backend in ("cpp", "numpy") and k.device is None
+    with pytest.warns(select.FallbackWarning, match=r"device='cuda'"):
+        symnb.compile_layer([act, "relu"], device="cuda")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        act.compile(device=0)
+
+
+def test_dtype_none_is_refused_not_float64():
+    """dtype=None went through np.dtype(None), which is float64: a silent switch away
+    from the float32 default."""
+    with pytest.raises(ValueError, match=r"dtype=None.*'float32' \(the default\)"):
+        symnb.activation("tanh").compile(backend="numpy", dtype=None)
+    with pytest.raises(ValueError, match=r"dtype=None"):
+        symnb.compile_layer(["tanh", "relu"], backend="numpy", dtype=None)
