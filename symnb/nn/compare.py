@@ -43,18 +43,29 @@ def _name_of(act: Any, index: int) -> str:
     return str(getattr(act, "name", f"activation{index}"))
 
 
-def _load(dataset: Any) -> tuple[np.ndarray, np.ndarray, Any]:
+def _array(value: Any, label: str, what: str) -> np.ndarray:
+    """``value`` as an array; ragged rows are named (NumPy's own message says only
+    "setting an array element with a sequence")."""
+    try:
+        return np.asarray(value)
+    except ValueError as exc:
+        raise ValueError(
+            f"dataset {label!r}: {what} is ragged (its rows differ in length) or not "
+            f"numbers: {exc}; give a 2-d array with one row per sample"
+        ) from None
+
+
+def _load(dataset: Any, label: str = "data") -> tuple[np.ndarray, np.ndarray, Any]:
     from .. import datasets
 
     if isinstance(dataset, str):
         X, y = datasets.load(dataset)
         return X, y, None
-    if isinstance(dataset, (tuple, list)):
-        if len(dataset) == 2:
-            return np.asarray(dataset[0]), np.asarray(dataset[1]), None
-        if len(dataset) == 4:
-            X, y, Xv, yv = dataset
-            return np.asarray(X), np.asarray(y), (np.asarray(Xv), np.asarray(yv))
+    if isinstance(dataset, (tuple, list)) and len(dataset) in (2, 4):
+        names = ("X", "y", "X_val", "y_val")
+        arrays = [_array(v, label, n) for v, n in zip(dataset, names)]
+        val = tuple(arrays[2:]) if len(arrays) == 4 else None
+        return arrays[0], arrays[1], val
     raise ValueError(
         "dataset must be a name (see symnb.datasets.names()), (X, y), "
         "(X_train, y_train, X_val, y_val), or a list/dict of these"
@@ -574,7 +585,7 @@ def _prepare(
     data_sets, multi = _split_datasets(dataset)
     plans, loaded, identities = {}, {}, {}
     for label, raw in data_sets:
-        X, y, val = _load(raw)
+        X, y, val = _load(raw, label)
         X = np.asarray(X)
         if X.ndim == 1:
             X = X.reshape(-1, 1)

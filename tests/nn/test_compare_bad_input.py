@@ -85,6 +85,9 @@ def test_target_must_be_a_finite_number(target, error, counted):
         ((X[:1], Y[:1]), r"single class \(1\) in 1 row"),
         ((X[:0], Y[:0]), r"X has shape \(0, 2\); give at least one row"),
         ((X, Y[:-1]), "X has 60 rows but y has 59"),
+        # NumPy's bare "setting an array element with a sequence" before
+        (([[1.0, 2.0], [3.0]], [0, 1]), "X is ragged"),
+        ((X, Y, [[1.0], [1.0, 2.0]], [0, 1]), "X_val is ragged"),
     ],
 )
 def test_unusable_data_is_named_not_the_sizes(data, words, counted, no_cluster):
