@@ -756,7 +756,10 @@ _CPP_THREADS = """#include <stdlib.h>
 #else
 #define SYMNB_MAX_THREADS() 1
 #define SYMNB_THREAD() 0
-#endif"""
+#endif
+/* helpers called from a parallel region stay functions of their own: inlined into
+   its outlined body they lose __restrict__ (a plane's forward ran 2x slower) */
+#define SYMNB_NOINLINE __attribute__((noinline))"""
 
 #: C++ layer constants' gradient when columns come in long runs of one form (a layer
 #: of one formula with per-neuron constants, per-channel activations): SIMD across the
@@ -772,7 +775,7 @@ _LAYER_GRADIENT_RUNS = string.Template(
 /* rows [rb, re) into the thread's float accumulators, then into its double sums: a
    function of its own (not inside the parallel region, whose outlined body lost
    __restrict__, so g++ reloaded the shared pointers and left the loop scalar) */
-static void symnb_layer_gradient_block(const symnb_real* SYMNB_RESTRICT x,
+static SYMNB_NOINLINE void symnb_layer_gradient_block(const symnb_real* SYMNB_RESTRICT x,
         const symnb_real* SYMNB_RESTRICT g, symnb_real* SYMNB_RESTRICT fa,
         double* SYMNB_RESTRICT da, symnb_i64 rb, symnb_i64 re, symnb_i64 cols,
         symnb_i64 width, const symnb_i32* SYMNB_RESTRICT ids,
@@ -878,7 +881,7 @@ _LAYER_GRADIENT_RUNS_CALL = """    {
 #: parallel region's outlined body loses __restrict__).
 _LAYER_PLANES = string.Template(
     """#define SYMNB_PLANE_CHUNK 4096
-static void symnb_plane_forward(const symnb_real* SYMNB_RESTRICT x,
+static SYMNB_NOINLINE void symnb_plane_forward(const symnb_real* SYMNB_RESTRICT x,
         symnb_real* SYMNB_RESTRICT y, symnb_i64 n, symnb_i32 id, int oj,
         const symnb_real* SYMNB_RESTRICT params) {
     switch (id) {
@@ -888,7 +891,7 @@ ${forward_cases}
     }
 }
 
-static void symnb_plane_backward(const symnb_real* SYMNB_RESTRICT x,
+static SYMNB_NOINLINE void symnb_plane_backward(const symnb_real* SYMNB_RESTRICT x,
         const symnb_real* SYMNB_RESTRICT g, symnb_real* SYMNB_RESTRICT dx, symnb_i64 n,
         symnb_i32 id, int oj, const symnb_real* SYMNB_RESTRICT params) {
     switch (id) {
@@ -900,7 +903,7 @@ ${backward_cases}
 
 /* the chunk's sum of g * df/dc_q into out[oj + q] (the thread's own sums): float
    sums over blocks of 256 elements, added to double after each block */
-static void symnb_plane_gradient(const symnb_real* SYMNB_RESTRICT x,
+static SYMNB_NOINLINE void symnb_plane_gradient(const symnb_real* SYMNB_RESTRICT x,
         const symnb_real* SYMNB_RESTRICT g, double* SYMNB_RESTRICT out, symnb_i64 n,
         symnb_i32 id, int oj, const symnb_real* SYMNB_RESTRICT params) {
     switch (id) {
