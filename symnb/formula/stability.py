@@ -182,7 +182,48 @@ def _kink_pair(k1: sp.Expr, a: sp.Expr, k2: sp.Expr, b: sp.Expr):
             return ka * top, "max(u, 0) + min(u, 0) as u"
         if top is not None and kb == -ka and _with_zero(b_, sp.Max) == -top:
             return ka * top, "max(u, 0) - max(-u, 0) as u"
+        g = _with_zero(b_, sp.Min)
+        sign = None if top is None or g is None else _same_sign(g, top)
+        if sign is not None and sign is not sp.false:
+            term = sp.Piecewise((ka * top, top > 0), (kb * g, True))
+            if sign is not sp.true:  # known when the kernel has the constants
+                term = sp.Piecewise((term, sign), (ka * a_ + kb * b_, True))
+            return term, (
+                "max(u, 0) + min(g(u), 0) as one piecewise term (u above 0, g(u) "
+                "below; the derivative at u = 0 is g'(0), as PyTorch's elu'(0) = "
+                "alpha)"
+            )
     return None
+
+
+#: Odd functions increasing through 0: f(k*u) has the sign of k*u.
+_SIGN_KEEPING = (expm1, sp.tanh, sp.sinh, sp.atan, sp.asinh, sp.erf)
+
+
+def _same_sign(g: sp.Expr, u: sp.Expr) -> sp.Basic | None:
+    """g(u) is > 0 for u > 0, < 0 for u < 0 and 0 at u = 0, for every value of the
+    constants: g = c*u or c*f(k*u) with f in :data:`_SIGN_KEEPING` and c*k > 0 (the
+    typed ELU max(0, x) + min(0, a*(exp(x) - 1)) for a > 0, CELU's
+    a*(exp(x/a) - 1) for any a). Then max(u, 0) + min(g, 0) is u for u > 0 and g
+    below; differentiated part by part its derivative at u = 0 was 0, neither side's
+    (ELU's and CELU's is 1 on both sides; PyTorch's elu'(0) = alpha, selu'(0) =
+    scale*alpha).
+
+    Returns true, false, a condition on the constants (c*k > 0, as ELU's alpha > 0,
+    tested in the kernel), or None when g is not of that shape."""
+    c, core = g.as_independent(u, as_Add=False)
+    if core == u:
+        k = sp.S.One
+    elif isinstance(core, _SIGN_KEEPING):
+        k, inner = core.args[0].as_independent(u, as_Add=False)
+        if inner != u:
+            return None
+    else:
+        return None
+    ck = c * k
+    if ck.has(sp.Symbol) and not ck.free_symbols.isdisjoint(u.free_symbols):
+        return None
+    return sp.sympify(ck > 0)
 
 
 def _smooth_kink_pairs(e: sp.Add, note) -> sp.Expr:
@@ -199,7 +240,9 @@ def _smooth_kink_pairs(e: sp.Add, note) -> sp.Expr:
                 found = _kink_pair(*split[i], *split[j])
                 if found is not None:
                     term, text = found
-                    note("rewrote " + text + " (no kink: the exact derivative at u = 0)")
+                    if "u = 0" not in text:
+                        text += " (no kink: the exact derivative at u = 0)"
+                    note("rewrote " + text)
                     terms = [t for k, t in enumerate(terms) if k not in (i, j)] + [term]
                     changed = True
                     break
