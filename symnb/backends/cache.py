@@ -203,6 +203,9 @@ def _check_private(root: Path) -> str | None:
     if st.st_uid != uid:
         return f"{root} is owned by uid {st.st_uid}, not by this user (uid {uid})"
     if st.st_mode & 0o077:
+        refused = _not_ours_alone(root, st)
+        if refused is not None:
+            return refused
         try:
             os.chmod(root, 0o700)
         except OSError as exc:
@@ -213,6 +216,30 @@ def _check_private(root: Path) -> str | None:
         st = os.stat(root)
         if st.st_mode & 0o077:
             return f"{root} has mode {stat.S_IMODE(st.st_mode):04o}; expected 0700"
+    return None
+
+
+def _not_ours_alone(root: Path, st: os.stat_result) -> str | None:
+    """Why the mode of ``root`` must not be tightened, or ``None``: chmod 0700 on a
+    shared folder (``SYMNB_CACHE_DIR=/tmp``, mode 1777) or on one holding other files
+    (a home or project folder) locked everyone else out of it."""
+    mode = f"{stat.S_IMODE(st.st_mode):04o}"
+    fix = (
+        "symnb makes only a folder of its own private (mode 0700): point "
+        f"SYMNB_CACHE_DIR at one, e.g. {root / 'symnb'}"
+    )
+    if st.st_mode & stat.S_ISVTX:
+        return f"{root} is a shared folder (mode {mode}); {fix}"
+    try:
+        names = os.listdir(root)
+    except OSError as exc:
+        return f"cannot list {root}: {exc.strerror or exc}"
+    others = sorted(
+        n for n in names if not (_is_entry_name(n) or n.startswith(_TEMP_PREFIX))
+    )
+    if others:
+        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+        return f"{root} (mode {mode}) holds files that are not symnb's ({shown}); {fix}"
     return None
 
 

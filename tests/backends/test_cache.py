@@ -198,6 +198,30 @@ def test_loose_mode_is_tightened(tmp_path):
     assert stat.S_IMODE(os.stat(root).st_mode) == 0o700
 
 
+@pytest.mark.parametrize(
+    "mode, files, words",
+    [
+        (0o1777, [], "is a shared folder .mode 1777."),
+        (0o755, [".bashrc", "notes.txt"], r"holds files that are not symnb's \(.bash"),
+    ],
+)
+def test_a_shared_or_busy_folder_keeps_its_mode(tmp_path, mode, files, words):
+    # SYMNB_CACHE_DIR=/tmp (1777) or a home folder was chmod'ed to 0700 without a word,
+    # locking every other user (or web server, ...) out of it
+    root = tmp_path / "shared"
+    root.mkdir()
+    for name in files:
+        (root / name).write_text("theirs")
+    (root / ("a" * 64 + ".so")).write_bytes(b"x")  # cache-named files do not count
+    os.chmod(root, mode)
+    with pytest.raises(CacheDirectoryError, match=words + ".*SYMNB_CACHE_DIR at one"):
+        KernelCache(root)
+    with pytest.warns(RuntimeWarning, match=words):
+        cache = KernelCache(root, fallback=True)
+    assert cache.root != root and stat.S_IMODE(os.stat(root).st_mode) == mode
+    assert cache.get_or_build(KEY, ".so", _writer(b"ok")).read_bytes() == b"ok"
+
+
 def test_foreign_owner_refused(tmp_path, monkeypatch):
     root = tmp_path / "cache"
     root.mkdir(mode=0o700)

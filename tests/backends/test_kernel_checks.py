@@ -336,7 +336,7 @@ def test_auto_with_a_named_gpu_that_is_not_usable_warns(monkeypatch):
         select._status, "cuda", BackendStatus("cuda", False, reason="no GPU (test)")
     )
     act = symnb.activation("tanh")
-    with pytest.warns(select.FallbackWarning, match=r"device='cuda:0'.*no GPU \(test\)"):
+    with pytest.warns(select.FallbackWarning, match=r"'cuda:0'.*no GPU \(test\)"):
         k = act.compile(device="cuda:0")
     assert k.backend in ("cpp", "numpy") and k.device is None
     with pytest.warns(select.FallbackWarning, match=r"device='cuda'"):
