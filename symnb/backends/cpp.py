@@ -429,9 +429,10 @@ def _probe_uncached() -> BackendStatus:
         rc, out = run_compiler([*cxx, "--version"], PROBE_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return BackendStatus(NAME, False, f"{cxx[0]} --version failed: {exc}", fix)
-    if rc != 0:
+    if rc != 0:  # its first line says what it is (false: a page of licence text)
+        said = out.strip().splitlines()[0][:200] if out.strip() else "no output"
         return BackendStatus(
-            NAME, False, f"{cxx[0]} --version failed: {out.strip()[:300]}", fix
+            NAME, False, f"{cxx[0]} --version failed (exit status {rc}): {said}", fix
         )
     version = out.strip().splitlines()[0] if out.strip() else "unknown"
     cpu = _cpu_features()

@@ -189,3 +189,20 @@ def test_full_disk_when_writing_the_library_falls_back(fresh_cache, monkeypatch)
     x = np.linspace(-3, 3, 11, dtype=np.float32)
     expected = act.compile(backend="numpy").forward(x)
     np.testing.assert_allclose(kernel.forward(x), expected, rtol=1e-6, atol=1e-7)
+
+
+def test_a_compiler_whose_version_check_fails_is_named_in_one_line(
+    tmp_path, monkeypatch
+) -> None:
+    # SYMNB_CXX=false put GNU false's whole --version page (licence, authors) into the
+    # reason, the fallback warning and the BackendUnavailable message
+    fake = tmp_path / "noisy-cxx"
+    fake.write_text("#!/bin/sh\necho 'noisy 1.0'\necho Copyright\necho more\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("SYMNB_CXX", str(fake))
+    try:
+        status = cpp._probe_uncached()
+    finally:
+        cpp._reset_probe()
+    assert not status.usable
+    assert status.reason == f"{fake} --version failed (exit status 3): noisy 1.0"
