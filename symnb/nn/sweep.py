@@ -24,9 +24,11 @@ import json
 import math
 import os
 import pickle
+import sqlite3
 import time
 import uuid
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -477,6 +479,49 @@ class _Progress:
             self.bar.close()
 
 
+class _StoreWriter:
+    """Writes finished runs to the store; when it cannot (another process holds its
+    lock past SQLite's timeout, a read-only or full disk), the sweep goes on: the runs
+    are kept in memory, written at the end if the store frees, and are in the result
+    either way (a raw ``sqlite3.OperationalError`` ended the sweep and lost the run
+    just trained and every later one)."""
+
+    LATER = (
+        "the sweep goes on; the finished runs are kept in memory and written at the "
+        "end if it frees (they are in the result either way)"
+    )
+    LAST = "they are in the result; run again once the store is writable to keep them"
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.pending: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+        self.failed = False
+
+    def put(self, items: Iterable[tuple[str, dict[str, Any], dict[str, Any]]]) -> None:
+        self.pending.extend(items)
+        if not self.failed:  # once failed, wait for the end (each try waits ~30 s)
+            self._write(self.LATER)
+
+    def flush(self) -> None:
+        if self.pending:
+            self._write(self.LAST)
+
+    def _write(self, then: str) -> None:
+        try:
+            self.store.put_many(self.pending)
+        except sqlite3.OperationalError as exc:
+            self.failed = True
+            warnings.warn(
+                f"store={self.store.path!r} cannot be written ({exc}; another "
+                "process may hold it, or its disk is read-only or full): "
+                f"{len(self.pending)} finished run(s) not written; {then}",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+        else:
+            self.pending.clear()
+
+
 def execute(
     runs: Sequence[Run],
     client: Any = None,
@@ -515,13 +560,15 @@ def execute(
                 record["activation"] = run.activation_name
                 record["dataset"] = run.dataset_name
                 results[run.key] = record
-            if store is not None:
-                store.put_many(
+            if writer is not None:
+                writer.put(
                     (run.key, {k: v for k, v in rec.items() if k != "model"}, run.spec)
                     for run, rec in done
                 )
             for _, record in done:
                 bar.update(record)
+
+        writer = None if store is None else _StoreWriter(store)
 
         try:
             if client is None:
@@ -541,6 +588,8 @@ def execute(
         finally:
             if own_bar:
                 bar.close()
+            if writer is not None:
+                writer.flush()
         # names follow this call (a key covers the formula and data, not their labels)
         return [
             dict(results[r.key], activation=r.activation_name, dataset=r.dataset_name)

@@ -14,6 +14,7 @@ import sympy as sp
 import symnb
 from symnb import datasets, nn
 from symnb.nn import sweep
+from symnb.nn.store import RunStore
 
 OPTIONS = {
     "hidden": (6,),
@@ -198,6 +199,32 @@ def test_damaged_stored_records_are_trained_again(tmp_path, counted, damage):
     with sqlite3.connect(path) as db:
         (record,) = db.execute("SELECT record FROM runs WHERE activation = 'tanh'")
     assert json.loads(record[0])["status"] == "ok"  # rewritten
+
+
+@pytest.mark.parametrize("frees", [True, False])
+def test_a_store_that_cannot_be_written_loses_no_run(tmp_path, monkeypatch, frees):
+    # another process holding the store's lock past SQLite's 30 s timeout (or a
+    # read-only disk) ended the sweep with a raw sqlite3.OperationalError: 'database
+    # is locked' right after the first run, losing it and every later one
+    path = tmp_path / "runs.db"
+    real = RunStore.put_many
+    calls = []
+
+    def locked(self, items):
+        items = list(items)
+        calls.append(len(items))
+        if len(calls) == 1 or not frees:
+            raise sqlite3.OperationalError("database is locked")
+        real(self, items)
+
+    monkeypatch.setattr(RunStore, "put_many", locked)
+    with pytest.warns(RuntimeWarning, match="runs.db' cannot be written .database is"):
+        result = nn.compare(["tanh", "relu"], "xor", (0, 1), store=path, **OPTIONS)
+    assert len(result.runs) == 4 and all(r["status"] == "ok" for r in result.runs)
+    assert calls == [1, 4]  # one try per run until the first failure, one at the end
+    monkeypatch.setattr(RunStore, "put_many", real)
+    with RunStore(path) as store:
+        assert len(store) == (4 if frees else 0)
 
 
 def test_store_with_a_schema_version_that_is_no_number_is_named(tmp_path):
