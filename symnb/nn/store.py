@@ -252,11 +252,21 @@ class RunStore:
         return found
 
     def put_check(self, key: str, formula: str, problem: str | None) -> None:
-        """Keep the outcome of a pre-training check (a resumed search skips it)."""
-        with self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO checks VALUES (?, ?, ?)",
-                (key, formula, problem),
+        """Keep the outcome of a pre-training check (a resumed search skips it).
+        A store that cannot be written now (locked by another process, a read-only
+        disk) only warns: the check is cheap to run again, the search goes on."""
+        try:
+            with self._db:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO checks VALUES (?, ?, ?)",
+                    (key, formula, problem),
+                )
+        except sqlite3.OperationalError as exc:
+            warnings.warn(
+                f"store={self.path!r} cannot be written ({exc}); the check of "
+                f"{formula!r} is not kept (a resumed search runs it again)",
+                RuntimeWarning,
+                stacklevel=2,
             )
 
     def to_pandas(self):

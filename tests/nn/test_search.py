@@ -198,3 +198,40 @@ def test_resumed_search_reuses_stored_runs_and_checks(tmp_path, counted, monkeyp
     assert len(counted) == trained and len(checks) == checked  # nothing redone
     assert again.formulas() == first.formulas()
     assert [e.score for e in again.entries] == [e.score for e in first.entries]
+
+
+
+def test_an_unwritable_store_does_not_stop_the_search(tmp_path, monkeypatch):
+    # a store locked by another process (or on a read-only disk) ended the search with
+    # a raw sqlite3.OperationalError from the first pre-training check it kept
+    import sqlite3
+
+    class Locked:
+        """A connection whose writes fail as under another process's lock."""
+
+        def __init__(self, db):
+            self.db = db
+
+        def execute(self, sql, *args):
+            if sql.startswith("INSERT OR REPLACE"):
+                raise sqlite3.OperationalError("database is locked")
+            return self.db.execute(sql, *args)
+
+        def executemany(self, sql, *args):
+            raise sqlite3.OperationalError("database is locked")
+
+        def __getattr__(self, name):
+            return getattr(self.db, name)
+
+        def __enter__(self):
+            return self.db.__enter__()
+
+        def __exit__(self, *exc):
+            return self.db.__exit__(*exc)
+
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: Locked(connect(*a, **k)))
+    options = dict(OPTIONS, budget=2, seeds=(0,), store=tmp_path / "s.db")
+    with pytest.warns(RuntimeWarning, match="s.db' cannot be written .database is lo"):
+        board = nn.search("xor", **options)
+    assert len(board.entries) >= 1
