@@ -385,16 +385,24 @@ def _check_formulas(include: Any) -> list[str]:
 def _check_baselines(baselines: Any) -> list[Any]:
     """``baselines`` as a list of library names, formula texts or Activations, each
     checked (a ``TypeError``/``ValueError`` naming the one that is wrong)."""
-    from .layers import resolve_activation
+    from .layers import activation_key, resolve_activation
 
     acts = check_list(baselines, "baselines", '["relu"]')
+    seen: dict[tuple, int] = {}
     for i, act in enumerate(acts):
         try:
-            resolve_activation(act)
+            key = activation_key(resolve_activation(act))
         except ValueError as exc:
             raise ValueError(f"baselines[{i}]={act!r}: {exc}") from exc
         except TypeError as exc:
             raise TypeError(f"baselines[{i}]={act!r}: {exc}") from exc
+        if key in seen:  # it was trained twice and listed twice on the board
+            raise ValueError(
+                f"baselines[{i}]={act!r} repeats baselines[{seen[key]}]="
+                f"{acts[seen[key]]!r}: the same activation gives the same runs; "
+                "give each baseline once"
+            )
+        seen[key] = i
     return acts
 
 

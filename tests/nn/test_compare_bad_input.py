@@ -219,6 +219,17 @@ def test_a_baseline_may_be_an_activation_and_a_bad_one_is_named(counted):
         search(baselines=["relu", "nope"])
 
 
+def test_a_baseline_given_twice_is_refused(counted, no_cluster):
+    # ["relu", "relu"] trained relu twice and listed it twice on the leaderboard
+    relu = symnb.activation("relu")
+    for baselines in (["relu", "tanh", " relu"], ["relu", relu]):
+        with pytest.raises(ValueError, match=r"\] *=.*repeats baselines\[0\]"):
+            search(baselines=baselines, client="local")
+    swish = symnb.Activation("x*sigmoid(b*x)", b=1.0)
+    search(baselines=[swish, swish.with_constants(b=2.0)])  # other constants: fine
+    assert counted != []
+
+
 @pytest.mark.parametrize(
     "option, words",
     [
