@@ -44,7 +44,19 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module(_LAZY[name])
-    raise AttributeError(f"module 'symnb' has no attribute {name!r}")
+    hint = _HINTS.get(name)
+    raise AttributeError(
+        f"module 'symnb' has no attribute {name!r}" + (f"; {hint}" if hint else "")
+    )
+
+
+# names a newcomer reaches for (the top-level compile is a method of the formula)
+_HINTS = {
+    name: "compile a formula with its own method, e.g. "
+    "symnb.Activation('x*tanh(x)').compile(backend='cpp') or "
+    "symnb.loss('mse').compile(); a per-neuron layer with symnb.compile_layer([...])"
+    for name in ("compile", "compile_activation", "compile_loss")
+}
 
 
 def to_torch_layer(activations: Any, dim: int = -1, **options: Any) -> Any:

@@ -353,3 +353,14 @@ def test_dtype_none_is_refused_not_float64():
         symnb.activation("tanh").compile(backend="numpy", dtype=None)
     with pytest.raises(ValueError, match=r"dtype=None"):
         symnb.compile_layer(["tanh", "relu"], backend="numpy", dtype=None)
+
+
+@pytest.mark.parametrize("name", ["compile", "compile_activation", "compile_loss"])
+def test_a_top_level_compile_points_at_the_method(name):
+    """symnb.compile(...) (what the docs of other libraries teach) was a bare
+    "module 'symnb' has no attribute 'compile'"; now the message shows the method."""
+    with pytest.raises(AttributeError, match=r"Activation\('x\*tanh\(x\)'\)\.compile"):
+        getattr(symnb, name)
+    with pytest.raises(AttributeError, match=r"no attribute 'nope'$"):
+        symnb.nope  # noqa: B018
+    assert not hasattr(symnb, "compile")
