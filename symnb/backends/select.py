@@ -197,6 +197,11 @@ def _prepare(
     backend: str, device: Any, dtype: Any, strict: bool
 ) -> tuple[str, str, int | None]:
     dtype = _check_dtype(dtype)
+    if not isinstance(strict, (bool, np.bool_)):  # 'no' and 'false' are truthy
+        raise TypeError(
+            f"strict must be True or False, got {strict!r} (True: raise instead of "
+            "falling back to another backend)"
+        )
     asked = backend.strip().lower() if isinstance(backend, str) else backend
     if _is_cpu(device):  # device="cpu", as PyTorch spells it: a CPU backend
         if asked == "cuda":

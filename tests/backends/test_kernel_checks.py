@@ -364,3 +364,14 @@ def test_a_top_level_compile_points_at_the_method(name):
     with pytest.raises(AttributeError, match=r"no attribute 'nope'$"):
         symnb.nope  # noqa: B018
     assert not hasattr(symnb, "compile")
+
+
+@pytest.mark.parametrize("strict", ["no", "false", 0, None])
+def test_strict_must_be_a_bool(strict):
+    """compile(strict='no') took the truthy string as strict=True (and 0 or None as
+    False); MLP already refused a strict that is not a bool."""
+    with pytest.raises(TypeError, match=r"strict must be True or False, got"):
+        symnb.activation("tanh").compile(backend="numpy", strict=strict)
+    with pytest.raises(TypeError, match=r"strict must be True or False"):
+        symnb.compile_layer(["tanh", "relu"], backend="numpy", strict=strict)
+    assert symnb.activation("tanh").compile(backend="numpy", strict=np.True_)
