@@ -295,12 +295,18 @@ def _ctype(dtype: str) -> str:
 # ------------------------------------------------------------------------------------
 
 
+#: The value-taking form functions (``symnb_vf<i>``, ``symnb_vdf<i>``, ``symnb_vfdf<i>``).
+_VALUE_FORM = re.compile(r"symnb_v(?:f|df|fdf)\d+$")
+
+
 def parallel_threshold(body: str) -> int:
     """The thread threshold for kernels whose per-form code is ``body``."""
     for name in _CALL.findall(body):
         if name in _CHEAP_CALLS or name in _NOT_CALLS:
             continue
-        if name.startswith(("symnb_f", "symnb_df", "symnb_dc")):
+        if name.startswith(("symnb_f", "symnb_df", "symnb_dc")) or _VALUE_FORM.match(
+            name
+        ):
             continue
         return PARALLEL_MIN
     return PARALLEL_MIN_CHEAP
@@ -357,6 +363,43 @@ _FORM_FUNCTION = string.Template(
         int o = 0) {
 ${body}
     return ${guard} ? ${nan_value} : (${result});
+}
+"""
+)
+
+#: A form with constants: the value-taking function (``symnb_fv<i>``, ``symnb_dfv<i>``;
+#: the constants as arguments) and the pointer form that loads ``c[o + k]`` and calls
+#: it. Layers pass the constants from a table by position and column (contiguous
+#: loads across a run of columns, where ``c[o + k]`` with ``o = offsets[j]`` is a
+#: gather per constant).
+_FORM_FUNCTION_VALUES = string.Template(
+    """SYMNB_FN symnb_real ${value_name}(${args}${values}) {
+${body}
+    return ${guard} ? ${nan_value} : (${result});
+}
+
+SYMNB_FN symnb_real ${name}(${args}const symnb_real* SYMNB_RESTRICT c,
+        int o = 0) {
+${preamble}
+    return ${value_name}(${arg_names}${value_names});
+}
+"""
+)
+
+_FORM_PAIR_VALUES = string.Template(
+    """SYMNB_FN void ${value_name}(${args}${values},
+        symnb_real* SYMNB_RESTRICT out0, symnb_real* SYMNB_RESTRICT out1) {
+${body}
+    const bool nan_in = ${guard};
+    *out0 = nan_in ? ${nan_value} : (${result0});
+    *out1 = nan_in ? ${nan_value} : (${result1});
+}
+
+SYMNB_FN void ${name}(${args}const symnb_real* SYMNB_RESTRICT c,
+        symnb_real* SYMNB_RESTRICT out0, symnb_real* SYMNB_RESTRICT out1,
+        int o = 0) {
+${preamble}
+    ${value_name}(${arg_names}${value_names}, out0, out1);
 }
 """
 )
@@ -456,36 +499,65 @@ def render_form_functions(
 
     pre = _preamble(len(params))
     out = []
+    # activations with constants: value-taking functions too (see _FORM_FUNCTION_VALUES)
+    values = bool(params) and with_dparams
+    value_args = {
+        "values": ", ".join(f"symnb_real k{q}" for q in range(len(params))),
+        "value_names": ", ".join(f"k{q}" for q in range(len(params))),
+        "arg_names": "".join(f"{a}, " for a in _input_names(len(inputs))),
+        "preamble": "\n".join(pre),
+    }
 
     for name, expr, what in (
         (f"symnb_f{index}", f, "the function"),
         (f"symnb_df{index}", df, "the derivative"),
     ):
         low = lower((expr,), syms, dtype, max_operations, what)
-        out.append(
-            _FORM_FUNCTION.substitute(
-                name=name,
-                args=args,
-                body="\n".join(pre + ["    " + s for s in low.statements]),
-                guard=guard_of((expr,)),
-                nan_value=nan_value,
-                result=low.results[0],
+        common = {
+            "name": name,
+            "args": args,
+            "guard": guard_of((expr,)),
+            "nan_value": nan_value,
+            "result": low.results[0],
+        }
+        if values:
+            text = _FORM_FUNCTION_VALUES.substitute(
+                value_name=name.replace("symnb_", "symnb_v", 1),
+                body="\n".join("    " + s for s in low.statements),
+                **common,
+                **value_args,
             )
-        )
+        else:
+            text = _FORM_FUNCTION.substitute(
+                body="\n".join(pre + ["    " + s for s in low.statements]), **common
+            )
+        out.append(text)
     if not with_dparams:  # a loss: only f and f' are entry points
         return "\n".join(out)
     low = lower((f, df), syms, dtype, max_operations, "the function and its derivative")
-    out.append(
-        _FORM_PAIR.substitute(
-            name=f"symnb_fdf{index}",
-            args=args,
-            body="\n".join(pre + ["    " + s for s in low.statements]),
-            guard=guard_of((f, df)),
-            nan_value=nan_value,
-            result0=low.results[0],
-            result1=low.results[1],
+    common = {
+        "name": f"symnb_fdf{index}",
+        "args": args,
+        "guard": guard_of((f, df)),
+        "nan_value": nan_value,
+        "result0": low.results[0],
+        "result1": low.results[1],
+    }
+    if values:
+        out.append(
+            _FORM_PAIR_VALUES.substitute(
+                value_name=f"symnb_vfdf{index}",
+                body="\n".join("    " + s for s in low.statements),
+                **common,
+                **value_args,
+            )
         )
-    )
+    else:
+        out.append(
+            _FORM_PAIR.substitute(
+                body="\n".join(pre + ["    " + s for s in low.statements]), **common
+            )
+        )
     if with_dparams and params:
         low = lower(
             tuple(dparams),
@@ -761,6 +833,128 @@ _CPP_THREADS = """#include <stdlib.h>
    its outlined body they lose __restrict__ (a plane's forward ran 2x slower) */
 #define SYMNB_NOINLINE __attribute__((noinline))"""
 
+#: The constants of a C++ layer by position and column, ``ct[q * cols + j]`` (calloc;
+#: NULL when out of memory): loops across a run of columns then load them
+#: contiguously, where ``params[offsets[j] + q]`` is a gather per constant (and a
+#: masked gather, which g++ 12 leaves scalar, once it moved the load under a select).
+_LAYER_TABLE = string.Template(
+    """#define SYMNB_KMAX ${kmax}
+static int symnb_constants_of(symnb_i32 id) {
+    static const int nk[${n_forms}] = {${nk}};
+    return id >= 0 && id < ${n_forms} ? nk[id] : 0;
+}
+
+static symnb_real* symnb_layer_table(symnb_i64 cols, const symnb_i32* ids,
+        const symnb_i32* offsets, const symnb_real* params) {
+    symnb_real* ct = (symnb_real*)calloc((size_t)(SYMNB_KMAX * cols + 1),
+                                         sizeof(symnb_real));
+    if (!ct) return ct;
+    for (symnb_i64 j = 0; j < cols; ++j) {
+        const int k = symnb_constants_of(ids[j]);
+        for (int q = 0; q < k; ++q) ct[q * cols + j] = params[offsets[j] + q];
+    }
+    return ct;
+}
+"""
+)
+
+#: A C++ layer entry point (forward, backward, forward with derivative) over rows:
+#: runs of columns with one form are SIMD loops across the columns, the constants
+#: from the table (:data:`_LAYER_TABLE`), 16 rows per call of a helper of its own
+#: (restrict kept); column mode (a SIMD loop down each column, blocks of 64 rows)
+#: where the forms alternate (runs under 32 columns on average) or the table could
+#: not be allocated.
+_CPP_LAYER_ROWS = string.Template(
+    """static SYMNB_NOINLINE void symnb_rows_${key}(${helper_signature}) {
+    for (symnb_i64 r = rb; r < re; ++r) {
+    const symnb_i64 row = r * cols;
+    for (symnb_i64 u = 0; u < runs; ++u) {
+        const symnb_i64 j0 = rs[u], j1 = rs[u + 1];
+        switch (ids[j0]) {
+${run_cases}
+        default:
+            for (symnb_i64 j = j0; j < j1; ++j) {
+                const symnb_i64 i = row + j;
+                ${bad}
+            }
+        }
+    }
+    }
+}
+
+SYMNB_KERNEL void symnb_${name}(${signature}) {
+    symnb_i64 runs = 1;
+    for (symnb_i64 j = 1; j < cols; ++j) runs += ids[j] != ids[j - 1];
+    symnb_real* ct = rows >= 16 && 32 * runs > cols
+        ? (symnb_real*)0 : symnb_layer_table(cols, ids, offsets, params);
+    /* where each run of one form starts (and cols at the end) */
+    symnb_i64* rs = ct ? (symnb_i64*)malloc((size_t)(runs + 1) * sizeof(symnb_i64)) : 0;
+    if (ct && !rs) {
+        free(ct);
+        ct = 0;
+    }
+    if (!ct) {
+        const symnb_i64 blocks = (rows + 63) / 64;
+    #pragma omp parallel for if(parallel: rows * cols >= SYMNB_PARALLEL_MIN) schedule(static)
+        for (symnb_i64 b = 0; b < blocks; ++b) {
+        const symnb_i64 rb = 64 * b, re = rb + 64 < rows ? rb + 64 : rows;
+        for (symnb_i64 j = 0; j < cols; ++j) {
+        switch (ids[j]) {
+${column_cases}
+        }
+        }
+        }
+        return;
+    }
+    rs[0] = 0;
+    for (symnb_i64 j = 1, u = 1; j < cols; ++j)
+        if (ids[j] != ids[j - 1]) rs[u++] = j;
+    rs[runs] = cols;
+    const symnb_i64 blocks = (rows + 15) / 16;
+    #pragma omp parallel for if(parallel: rows * cols >= SYMNB_PARALLEL_MIN) schedule(static)
+    for (symnb_i64 b = 0; b < blocks; ++b) {
+        const symnb_i64 rb = 16 * b, re = rb + 16 < rows ? rb + 16 : rows;
+        symnb_rows_${key}(${helper_call});
+    }
+    free(rs);
+    free(ct);
+}
+"""
+)
+
+_CPP_ROW_CASE = string.Template(
+    """        case ${index}:
+            #pragma omp simd
+            for (symnb_i64 j = j0; j < j1; ++j) {
+                const symnb_i64 i = row + j;
+                ${statement}
+            }
+            break;"""
+)
+
+#: per kind of row kernel: (helper parameters after the arrays, call arguments)
+_CPP_ROW_HELPERS = {
+    "forward": (
+        "const symnb_real* SYMNB_RESTRICT x, symnb_real* SYMNB_RESTRICT y",
+        "x, y",
+    ),
+    "backward": (
+        (
+            "const symnb_real* SYMNB_RESTRICT x, const symnb_real* SYMNB_RESTRICT g,\n"
+            "        symnb_real* SYMNB_RESTRICT dx"
+        ),
+        "x, g, dx",
+    ),
+    "pair": (
+        (
+            "const symnb_real* SYMNB_RESTRICT x, symnb_real* SYMNB_RESTRICT y,\n"
+            "        symnb_real* SYMNB_RESTRICT dy"
+        ),
+        "x, y, dy",
+    ),
+}
+
+
 #: C++ layer constants' gradient when columns come in long runs of one form (a layer
 #: of one formula with per-neuron constants, per-channel activations): SIMD across the
 #: columns of each run, row by row (contiguous x and g, constants gathered as in the
@@ -779,13 +973,12 @@ static SYMNB_NOINLINE void symnb_layer_gradient_block(const symnb_real* SYMNB_RE
         const symnb_real* SYMNB_RESTRICT g, symnb_real* SYMNB_RESTRICT fa,
         double* SYMNB_RESTRICT da, symnb_i64 rb, symnb_i64 re, symnb_i64 cols,
         symnb_i64 width, const symnb_i32* SYMNB_RESTRICT ids,
+        const symnb_i64* SYMNB_RESTRICT rs, symnb_i64 runs,
         const symnb_real* SYMNB_RESTRICT ct) {
     for (symnb_i64 r = rb; r < re; ++r) {
-    for (symnb_i64 j0 = 0, j1 = 0; j0 < cols; j0 = j1) {
-        const symnb_i32 id = ids[j0];
-        for (j1 = j0 + 1; j1 < cols && ids[j1] == id; ++j1) {
-        }
-        switch (id) {
+    for (symnb_i64 u = 0; u < runs; ++u) {
+        const symnb_i64 j0 = rs[u], j1 = rs[u + 1];
+        switch (ids[j0]) {
 ${cases}
         default: break;
         }
@@ -799,29 +992,26 @@ ${cases}
 
 static int symnb_layer_gradient_runs(const symnb_real* SYMNB_RESTRICT x,
         const symnb_real* SYMNB_RESTRICT g, double* SYMNB_RESTRICT out,
-        symnb_i64 rows, symnb_i64 cols,
+        symnb_i64 rows, symnb_i64 cols, symnb_i64 runs,
         const symnb_i32* SYMNB_RESTRICT ids, const symnb_i32* SYMNB_RESTRICT offsets,
         const symnb_real* SYMNB_RESTRICT params) {
-    static const int nk[${n_forms}] = {${nk}};
-    const symnb_i64 width = ${kmax} * cols;
+    const symnb_i64 width = SYMNB_KMAX * cols;
     const int teams = rows * cols >= SYMNB_PARALLEL_MIN ? SYMNB_MAX_THREADS() : 1;
     symnb_real* fa_all = (symnb_real*)calloc((size_t)(width * teams), sizeof(symnb_real));
     double* da_all = (double*)calloc((size_t)(width * teams), sizeof(double));
-    symnb_real* ct = (symnb_real*)calloc((size_t)width, sizeof(symnb_real));
-    if (!fa_all || !da_all || !ct) {
+    symnb_real* ct = symnb_layer_table(cols, ids, offsets, params);
+    symnb_i64* rs = (symnb_i64*)malloc((size_t)(runs + 1) * sizeof(symnb_i64));
+    if (!fa_all || !da_all || !ct || !rs) {
         free(fa_all);
         free(da_all);
         free(ct);
+        free(rs);
         return 0;
     }
-    /* the constants by position and column, ct[q * cols + j]: contiguous loads in
-       the loop over a run's columns (gathers through offsets[j] stayed scalar once
-       g++ had moved them under the NaN select) */
-    for (symnb_i64 j = 0; j < cols; ++j) {
-        const symnb_i32 id = ids[j];
-        const int k = id >= 0 && id < ${n_forms} ? nk[id] : 0;
-        for (int q = 0; q < k; ++q) ct[q * cols + j] = params[offsets[j] + q];
-    }
+    rs[0] = 0;
+    for (symnb_i64 j = 1, u = 1; j < cols; ++j)
+        if (ids[j] != ids[j - 1]) rs[u++] = j;
+    rs[runs] = cols;
     const symnb_i64 blocks = (rows + SYMNB_GRAD_ROWS - 1) / SYMNB_GRAD_ROWS;
     #pragma omp parallel for num_threads(teams) if(teams > 1) schedule(static)
     for (symnb_i64 b = 0; b < blocks; ++b) {
@@ -829,19 +1019,19 @@ static int symnb_layer_gradient_runs(const symnb_real* SYMNB_RESTRICT x,
         const symnb_i64 rb = b * SYMNB_GRAD_ROWS;
         const symnb_i64 re = rb + SYMNB_GRAD_ROWS < rows ? rb + SYMNB_GRAD_ROWS : rows;
         symnb_layer_gradient_block(x, g, fa_all + width * t, da_all + width * t, rb,
-                                   re, cols, width, ids, ct);
+                                   re, cols, width, ids, rs, runs, ct);
     }
     for (int t = 0; t < teams; ++t) {
         const double* da = da_all + width * t;
         for (symnb_i64 j = 0; j < cols; ++j) {
-            const symnb_i32 id = ids[j];
-            const int k = id >= 0 && id < ${n_forms} ? nk[id] : 0;
+            const int k = symnb_constants_of(ids[j]);
             for (int q = 0; q < k; ++q) out[offsets[j] + q] += da[q * cols + j];
         }
     }
     free(fa_all);
     free(da_all);
     free(ct);
+    free(rs);
     return 1;
 }
 """
@@ -867,7 +1057,8 @@ _LAYER_GRADIENT_RUNS_CALL = """    {
         symnb_i64 runs = 1;
         for (symnb_i64 j = 1; j < cols; ++j) runs += ids[j] != ids[j - 1];
         if (rows >= SYMNB_GRAD_ROWS && 8 * runs <= cols
-                && symnb_layer_gradient_runs(x, g, out, rows, cols, ids, offsets, params))
+                && symnb_layer_gradient_runs(x, g, out, rows, cols, runs, ids, offsets,
+                                             params))
             return;
     }"""
 
@@ -1299,9 +1490,50 @@ def render_layer(
         out.append(_LAYER_DEFAULT.substitute(inner=inner, statement=default))
         return "\n".join(out)
 
+    kmax = max(n_params, default=0)
+    cpp_unit = d.name == "cpp" and total is None
+    value_statements = {  # per entry point: statement for form i from the table
+        "forward": lambda i, cs: f"y[i] = symnb_vf{i}(x[i], {cs});",
+        "backward": lambda i, cs: f"dx[i] = g[i] * symnb_vdf{i}(x[i], {cs});",
+        "pair": lambda i, cs: (
+            f"symnb_real v, dv; symnb_vfdf{i}(x[i], {cs}, &v, &dv); "
+            "y[i] = v; dy[i] = dv;"
+        ),
+    }
+
+    def row_case(key: str, i: int, k: int) -> str:
+        if k:
+            cs = ", ".join(f"ct[{q} * cols + j]" for q in range(k))
+            stmt = value_statements[key](i, cs)
+        else:
+            stmt = statements[key][0](i).replace(", oj)", ", 0)")
+        return _CPP_ROW_CASE.substitute(index=i, statement=stmt)
+
     runs = []
     for key in statements:
         name, signature = _LAYER_RUN_SIGNATURES[key]
+        if cpp_unit:
+            arrays, call = _CPP_ROW_HELPERS[key]
+            runs.append(
+                _CPP_LAYER_ROWS.substitute(
+                    key=key,
+                    name=name,
+                    signature=signature,
+                    helper_signature=arrays
+                    + ",\n        symnb_i64 rb, symnb_i64 re, symnb_i64 cols, "
+                    "const symnb_i32* SYMNB_RESTRICT ids,\n"
+                    "        const symnb_i64* SYMNB_RESTRICT rs, symnb_i64 runs, "
+                    "const symnb_real* SYMNB_RESTRICT ct,\n"
+                    "        const symnb_real* SYMNB_RESTRICT params",
+                    helper_call=f"{call}, rb, re, cols, ids, rs, runs, ct, params",
+                    run_cases="\n".join(
+                        row_case(key, i, k) for i, k in zip(indices, n_params)
+                    ),
+                    bad=statements[key][1],
+                    column_cases=cases(key, d.column_inner),
+                )
+            )
+            continue
         columns = (
             string.Template(d.column_mode).substitute(cases=cases(key, d.column_inner))
             if d.column_mode
@@ -1334,12 +1566,8 @@ def render_layer(
             )
         )
     runs_helper, runs_call = "", ""
-    kmax = max(n_params, default=0)
-    if d.name == "cpp" and total is None and kmax:
+    if cpp_unit and kmax:
         runs_helper = _LAYER_GRADIENT_RUNS.substitute(
-            n_forms=len(n_params),
-            nk=", ".join(str(k) for k in n_params),
-            kmax=kmax,
             cases="\n".join(
                 _LAYER_GRADIENT_RUN_CASE.substitute(
                     index=i,
@@ -1359,11 +1587,19 @@ def render_layer(
     gradient = _LAYER_CONSTANT_GRADIENT.substitute(
         runs=runs_call, column_loop=d.column_loop, gradient_cases="\n".join(grad)
     )
-    planes = ""
-    if d.name == "cpp" and total is None:
+    planes = threads = ""
+    if cpp_unit:
         planes = render_layer_planes(n_params)
-    threads = _CPP_THREADS if d.name == "cpp" and total is None else ""
-    return "\n".join([*runs, threads, runs_helper, gradient, planes])
+        threads = (
+            _CPP_THREADS
+            + "\n"
+            + _LAYER_TABLE.substitute(
+                kmax=kmax,
+                n_forms=len(n_params),
+                nk=", ".join(str(k) for k in n_params),
+            )
+        )
+    return "\n".join([threads, *runs, runs_helper, gradient, planes])
 
 
 @functools.lru_cache(maxsize=256)

@@ -104,3 +104,44 @@ def test_long_runs_equal_the_column_path_and_carry_nan():
     x[17, 3] = np.nan  # a rational neuron: its four sums are NaN, the others finite
     c = flat(long_runs, x, g)
     assert np.isnan(c[12:16]).all() and np.isfinite(np.delete(c, range(12, 16))).all()
+
+
+def _rational(x, a0, a1, a2, b1):
+    q = 1.0 + b1 * x * x
+    p = a0 + a1 * x + a2 * x * x
+    return p / q, ((a1 + 2 * a2 * x) * q - p * 2 * b1 * x) / (q * q)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+# 100 columns in 2 runs: the row path with the table, serial and parallel
+@pytest.mark.parametrize("rows", [5, 37, 1003])
+def test_row_runs_forward_and_derivative_match_hand_written(dtype, rows):
+    """f, g*f' and (f, f') of a layer whose runs take several constants from the
+    table by position and column, against float64 formulas written by hand."""
+    rng = np.random.default_rng(rows)
+    consts = [
+        (rng.uniform(-0.5, 0.5), rng.uniform(0.5, 1.5), rng.uniform(0.1, 1), b)
+        for b in rng.uniform(0.2, 2.0, 80)
+    ]
+    acts = [
+        symnb.Activation(RATIONAL, name="rat", a0=a0, a1=a1, a2=a2, b1=b1)
+        for a0, a1, a2, b1 in consts
+    ] + [symnb.activation("relu")] * 20
+    layer = symnb.compile_layer(acts, backend="cpp", dtype=dtype)
+    x = rng.uniform(-4, 4, (rows, len(acts))).astype(dtype)
+    g = rng.uniform(-1, 1, x.shape).astype(dtype)
+    xd = x.astype(np.float64)
+    f_ref, d_ref = np.empty_like(xd), np.empty_like(xd)
+    for j, c in enumerate(consts):
+        cd = (float(np.dtype(dtype).type(v)) for v in c)
+        f_ref[:, j], d_ref[:, j] = _rational(xd[:, j], *cd)
+    f_ref[:, 80:] = np.maximum(xd[:, 80:], 0)
+    d_ref[:, 80:] = xd[:, 80:] > 0
+    rtol = 3e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(layer.forward(x), f_ref, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(
+        layer.backward(x, g), g.astype(np.float64) * d_ref, rtol=rtol, atol=rtol
+    )
+    y, dy = layer.forward_with_derivative(x)
+    np.testing.assert_allclose(y, f_ref, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(dy, d_ref, rtol=rtol, atol=rtol)

@@ -76,23 +76,30 @@ def test_dialects_share_the_math_and_differ_in_loops() -> None:
 def test_layer_is_one_switch_over_forms() -> None:
     forms = (ACT["swish"].form, ACT["leaky_relu"].form, ACT["softplus"].form)
     text = render_program(forms, "layer").text
-    # row runs (3) + the constants' gradient over runs of one form + planes (3)
-    assert text.count("switch (id)") == 7
-    for name in ("forward", "backward", "constant_gradient"):
-        assert f"symnb_layer_planes_{name}(" in text
-        assert (
-            f"symnb_layer_planes_{name}("
-            not in render_program(forms, "layer", "cuda").text
-        )
-    assert text.count("switch (ids[j])") == 4  # column mode (3) + constant gradient
-    # the gradient over runs reads the constants by position and column (contiguous)
-    assert "symnb_dcv0(x[row + j], ct[0 * cols + j], &d0);" in text
     cuda = render_program(forms, "layer", "cuda").text
-    assert cuda.count("switch (id)") == 3 and cuda.count("switch (ids[j])") == 1
-    for i in range(3):
-        # the column's constants as params[offsets[j] + k]: gathers g++ vectorises
+    # C++: one switch per run of one form in each row helper (forward, backward, pair)
+    # and in the constants' gradient over runs; the constants from the table by
+    # position and column (contiguous loads), a form without constants reads none
+    assert text.count("switch (ids[j0])") == 4
+    for key in ("forward", "backward", "pair"):
+        assert f"static SYMNB_NOINLINE void symnb_rows_{key}(" in text
+    assert "y[i] = symnb_vf0(x[i], ct[0 * cols + j]);" in text
+    assert "dx[i] = g[i] * symnb_vdf1(x[i], ct[0 * cols + j]);" in text
+    assert "y[i] = symnb_f2(x[i], params, 0);" in text
+    assert "symnb_dcv0(x[row + j], ct[0 * cols + j], &d0);" in text
+    # column mode (3) + the constants' gradient column by column
+    assert text.count("switch (ids[j])") == 4
+    for i in range(3):  # column mode: the column's constants at params + offsets[j]
         assert f"y[i] = symnb_f{i}(x[i], params, oj);" in text
     assert "const int oj = offsets[j];" in text
+    # plane-wise entry points (C++ only) switch once per plane
+    assert text.count("switch (id)") == 3
+    for name in ("forward", "backward", "constant_gradient"):
+        assert f"symnb_layer_planes_{name}(" in text
+        assert f"symnb_layer_planes_{name}(" not in cuda
+    # CUDA: one thread per element, gathers through offsets
+    assert cuda.count("switch (id)") == 3 and cuda.count("switch (ids[j])") == 1
+    assert "symnb_rows_" not in cuda and "ct[" not in cuda
 
 
 def test_float32_text_has_no_double_math_outside_reductions() -> None:
