@@ -728,25 +728,50 @@ class LayerKernel(_Checked):
             )
         return dx
 
-    def forward_with_derivative(self, x: Any, out: Any = None) -> tuple[Any, Any]:
-        """(f(x), f'(x)) column-wise, in one pass."""
-        x = self._input2d(x, "x")
+    def forward_with_derivative(
+        self, x: Any, out: Any = None, *, axis: Any = None
+    ) -> tuple[Any, Any]:
+        """(f(x), f'(x)) column-wise, in one pass (``axis``: as in :meth:`forward`;
+        a feature axis that is not the last one is computed on a transposed copy)."""
+        if axis is None:
+            x = self._input2d(x, "x")
+            ax = 1
+        else:
+            x, ax = self._along(x, "x", axis)
         y, dy = self._pair_outputs(out, x)
         if x.size:
+            rows = self._rows(x, ax)
+            last = ax == x.ndim - 1
+            y_rows = y.reshape(-1, self.n) if last else self.xp.empty_like(rows)
+            d_rows = dy.reshape(-1, self.n) if last else self.xp.empty_like(rows)
             self._program.layer_forward_derivative(
-                x, y, dy, self.ids, self.offsets, self.params
+                rows, y_rows, d_rows, self.ids, self.offsets, self.params
             )
+            self._unrows(y_rows, x, ax, y)
+            self._unrows(d_rows, x, ax, dy)
         return y, dy
 
     def forward_and_backward(
-        self, x: Any, grad: Any, out: Any = None
+        self, x: Any, grad: Any, out: Any = None, *, axis: Any = None
     ) -> tuple[Any, Any]:
         """(f(x), grad * f'(x)) column-wise; ``out`` is a pair ``(y_out, dx_out)`` or
-        None, each may be ``x`` or ``grad`` itself, not each other.
+        None, each may be ``x`` or ``grad`` itself, not each other (``axis``: as in
+        :meth:`forward`).
 
         The layer's one pass computes f and f' together (``forward_with_derivative``)
         and a multiplication by ``grad`` follows; elementwise kernels do both in one
         pass (:meth:`Kernel.forward_and_backward`)."""
+        if axis is not None:
+            x, _ = self._along(x, "x", axis)
+            grad, _ = self._along(grad, "grad", axis)
+            _check_grad_shape(grad, x)
+            y, dx = self._forward_and_backward_outputs(out, x, grad)
+            if x.size:
+                y_t, d_t = self.forward_with_derivative(x, axis=axis)
+                self.xp.multiply(d_t, grad, out=d_t)
+                dx[...] = d_t
+                y[...] = y_t
+            return y, dx
         x = self._input2d(x, "x")
         grad = self._input2d(grad, "grad")
         _check_grad_shape(grad, x)

@@ -117,3 +117,28 @@ def test_bad_axis_is_named(axis, kind, match):
         layer.forward(x, axis=axis)
     with pytest.raises(kind, match=match):
         layer.constant_gradient(x, x, axis=axis)
+
+
+@pytest.mark.parametrize("backend", ["cpp", "numpy"])
+@pytest.mark.parametrize(
+    "shape,axis", [((3, 7, 4, 5), 1), ((2, 3, 7), -1), ((7, 6), 0)]
+)
+def test_pair_entry_points_take_axis(backend, shape, axis):
+    layer = symnb.compile_layer(_acts(), backend=backend, dtype="float64")
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-5, 5, shape)
+    g = rng.uniform(-1, 1, shape)
+    y_ref, d_ref, _ = _reference(x, g, axis % x.ndim)
+    _, f1_ref, _ = _reference(x, np.ones_like(g), axis % x.ndim)
+    y, dy = layer.forward_with_derivative(x, axis=axis)
+    np.testing.assert_allclose(y, y_ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dy, f1_ref, rtol=1e-11, atol=1e-13)
+    y2, dx = layer.forward_and_backward(x, g, axis=axis)
+    np.testing.assert_allclose(y2, y_ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dx, d_ref, rtol=1e-11, atol=1e-13)
+    xi, gi = x.copy(), g.copy()  # outputs may be the inputs themselves
+    layer.forward_and_backward(xi, gi, out=(xi, gi), axis=axis)
+    np.testing.assert_allclose(xi, y_ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gi, d_ref, rtol=1e-11, atol=1e-13)
+    with pytest.raises(ValueError, match="a layer of 7 neurons needs 7"):
+        layer.forward_with_derivative(np.zeros((2, 5)), axis=1)
