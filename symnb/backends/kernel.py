@@ -199,6 +199,8 @@ class _Checked:
                     f"{name} has dtype {shown}; converting to the kernel's "
                     f"{self.dtype} ({fix})",
                 )
+            elif arr.dtype.kind in "iu" and arr.size:
+                _warn_if_integers_round(self, arr, name)
             arr = arr.astype(self.dtype)
         if not arr.flags.c_contiguous:
             self._warn_once(
@@ -265,6 +267,26 @@ class _Checked:
                     "input itself"
                 )
         return out
+
+
+def _warn_if_integers_round(kernel: Any, arr: Any, name: str) -> None:
+    """Warn once when integers of ``arr`` do not fit the kernel's float exactly
+    (float32 holds integers up to 2**24, float64 up to 2**53)."""
+    bits = np.finfo(kernel.dtype).nmant + 1
+    if arr.dtype.itemsize * 8 <= bits:
+        return
+    limit = 2**bits
+    if int(arr.max()) > limit or int(arr.min()) < -limit:
+        fix = (
+            "compile with dtype='float64'"
+            if kernel.dtype == np.float32
+            else "scale them first"
+        )
+        kernel._warn_once(
+            "integers",
+            f"{name} holds integers beyond 2**{bits} (dtype {arr.dtype}); "
+            f"{kernel.dtype} rounds them ({fix})",
+        )
 
 
 def _check_grad_shape(grad: Any, x: Any) -> None:

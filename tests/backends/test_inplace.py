@@ -5,6 +5,8 @@ Each in-place call is compared with the same call writing into a fresh array.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -143,3 +145,22 @@ def test_partial_overlap_is_refused_and_owners_are_accepted(backend):
     same = buf.copy()
     got = k.forward(same, out=same[:])
     np.testing.assert_allclose(_host(got), expected, rtol=1e-5)
+
+
+def test_integers_that_do_not_fit_the_float_are_named():
+    """int64 input beyond 2**24 is rounded by a float32 kernel: one warning saying so
+    (integers that fit convert exactly, silently)."""
+    k = symnb.activation("relu").compile(backend="cpp")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(
+            k.forward(np.arange(-5, 5)), np.maximum(np.arange(-5, 5), 0)
+        )
+    big = np.array([2**24 + 1, 3], dtype=np.int64)
+    with pytest.warns(UserWarning, match=r"integers beyond 2\*\*24 \(dtype int64\)"):
+        y = k.forward(big)
+    assert int(y[0]) == 2**24  # rounded, as the warning says
+    k64 = symnb.activation("relu").compile(backend="cpp", dtype="float64")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert k64.forward(big)[0] == 2**24 + 1
