@@ -65,6 +65,30 @@ CASES = {
         },
         _moons,
     ),
+    # several constants per neuron, each neuron its own values: the fused step reads
+    # them from a table by position and column
+    "per-neuron-rational": (
+        {
+            "sizes": [2, 6, 1],
+            "activation": [
+                [
+                    symnb.Activation(
+                        "(a0 + a1*x + a2*x**2)/(1 + b1*x**2)",
+                        name="rat",
+                        a0=0.1 * k,
+                        a1=1 + 0.1 * k,
+                        a2=0.3 + 0.05 * k,
+                        b1=0.5 + 0.2 * k,
+                    )
+                    if k != 2
+                    else "relu"
+                    for k in range(6)
+                ]
+            ],
+            "loss": "bce_with_logits",
+        },
+        _moons,
+    ),
     "learnable-per-neuron": (
         {
             "sizes": [2, 5, 3, 1],
@@ -171,7 +195,15 @@ OPTIMIZERS = {
 
 @pytest.mark.parametrize("opt", list(OPTIMIZERS))
 @pytest.mark.parametrize(
-    "name", ["swish-bce", "learnable-per-neuron", "masks", "cross-entropy", "user-loss"]
+    "name",
+    [
+        "swish-bce",
+        "learnable-per-neuron",
+        "per-neuron-rational",
+        "masks",
+        "cross-entropy",
+        "user-loss",
+    ],
 )
 def test_same_training_curve_float32(name, opt):
     fused, generic, X, y = _pair(name, dtype="float32")
@@ -393,12 +425,19 @@ def test_user_loss_with_branches_has_the_generic_value_float32(text):
     values = []
     for fused in (True, False):
         model = nn.MLP(
-            [3, 6, 2], activation="tanh", loss=loss, backend="cpp", dtype="float32",
-            seed=1, fused=fused,
+            [3, 6, 2],
+            activation="tanh",
+            loss=loss,
+            backend="cpp",
+            dtype="float32",
+            seed=1,
+            fused=fused,
         )
         values.append(model.loss_and_gradient(X, y)[0])
     u = model.predict(X).astype(np.float64) - y
-    ref = symnb.Loss(text).compile(backend="numpy", dtype="float64").value(
-        u.ravel(), np.zeros(u.size)
+    ref = (
+        symnb.Loss(text)
+        .compile(backend="numpy", dtype="float64")
+        .value(u.ravel(), np.zeros(u.size))
     )
     np.testing.assert_allclose(values, [ref, ref], rtol=1e-5)
