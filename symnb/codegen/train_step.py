@@ -205,6 +205,61 @@ def _input_gradient_rows(fan_in: int, vl: int) -> int:
     return max(1, min(4, (16 * vl) // max(fan_in, 1)))
 
 
+def _constants_runs_simd(
+    ly, gids, cslot: int, l: int, gather: str
+) -> tuple[str, str] | None:
+    """The per-neuron learnable constants' sums as SIMD loops across runs of one
+    form: (the block in the step, its row-loop function; :data:`_CONSTANTS_RUNS_SIMD`),
+    or None when the table would not fit."""
+    fo = ly.fan_out
+    needed = set(ly.learn_positions)
+    runs = []
+    for j0, j1, lid in _runs(tuple(ly.ids)):
+        k = len(ly.forms[lid].params)
+        offs = [int(ly.offsets[j]) for j in range(j0, j1)]
+        if k and any(o <= p < o + k for o in offs for p in needed):
+            runs.append((j0, j1, lid, k))
+    if not runs:
+        return None
+    kmax = max(k for *_, k in runs)
+    if kmax * fo > CONSTANTS_TABLE_MAX:
+        return None
+    fills, loops, stores = [], [], []
+    for j0, j1, lid, k in runs:
+        q = range(k)
+        copies = " ".join(f"ct_[{r * fo} + j] = params[off[j] + {r}];" for r in q)
+        fills.append(f"            for (int j = {j0}; j < {j1}; ++j) {{ {copies} }}")
+        loops.append(
+            _CONSTANTS_RUN.substitute(
+                j0=j0,
+                j1=j1,
+                fo=fo,
+                g=gids[lid],
+                locals=", ".join(f"d{r}" for r in q),
+                values=", ".join(f"ct[{r * fo} + j]" for r in q),
+                addresses=", ".join(f"&d{r}" for r in q),
+                updates="\n".join(
+                    f"                    acc[{r * fo} + j] += gi * (double)d{r};"
+                    for r in q
+                ),
+            )
+        )
+        sums = " ".join(f"full[off[j] + {r}] += acc[{r * fo} + j];" for r in q)
+        stores.append(f"            for (int j = {j0}; j < {j1}; ++j) {{ {sums} }}")
+    block = _CONSTANTS_RUNS_SIMD.substitute(
+        cslot=cslot,
+        l=l,
+        fo=fo,
+        offsets=", ".join(str(int(o)) for o in ly.offsets),
+        np=max(ly.n_params, 1),
+        size=kmax * fo,
+        fills="\n".join(fills),
+        stores="\n".join(stores),
+        gather=gather,
+    )
+    return block, _CONSTANTS_RUNS_HELPER.substitute(l=l, runs="\n".join(loops))
+
+
 def _runs(ids: tuple) -> list[tuple[int, int, int]]:
     runs = []
     j0 = 0
@@ -675,23 +730,6 @@ _INPUT_GRADIENT = string.Template(
 """
 )
 
-_CONSTANTS_UNIFORM = string.Template(
-    r"""        {   /* learnable constants: sum of g * df/dc (double) */
-            const symnb_real* SYMNB_RESTRICT c = (const symnb_real*)pointers[${cslot}];
-            double full[${np}];
-            for (int k = 0; k < ${np}; ++k) full[k] = 0.0;
-            const symnb_i64 n = rows * ${fo};
-            for (symnb_i64 i = 0; i < n; ++i) {
-                symnb_real dc[${np}];
-                symnb_dc${g}(Z${l}[i], c, dc);
-                const double gi = (double)g[i];
-                for (int k = 0; k < ${np}; ++k) full[k] += gi * (double)dc[k];
-            }
-${gather}
-        }
-"""
-)
-
 _CONSTANTS_RUNS_HEAD = string.Template(
     r"""        {   /* learnable constants: sum of g * df_j/dc (double), per column */
             const symnb_real* SYMNB_RESTRICT params =
@@ -710,6 +748,87 @@ _CONSTANTS_COLUMN = string.Template(
 ${accs}
             }
 """
+)
+
+#: Shared learnable constants: float sums over blocks of 256 elements in a SIMD
+#: reduction, added to double after each block (as the elementwise constants'
+#: gradient kernel); the loop over the array form ``symnb_dc`` stayed scalar.
+_CONSTANTS_UNIFORM_SIMD = string.Template(
+    r"""        {   /* learnable constants: sum of g * df/dc */
+            const symnb_real* SYMNB_RESTRICT c = (const symnb_real*)pointers[${cslot}];
+            const symnb_real* SYMNB_RESTRICT zz = Z${l};
+            double full[${np}];
+            for (int k = 0; k < ${np}; ++k) full[k] = 0.0;
+            const symnb_i64 n = rows * ${fo};
+            for (symnb_i64 b = 0; b < n; b += 256) {
+                const symnb_i64 be = n - b < 256 ? n : b + 256;
+                symnb_real ${sums_init};
+#pragma omp simd reduction(+: ${sums})
+                for (symnb_i64 i = b; i < be; ++i) {
+                    symnb_real ${locals};
+                    symnb_dcs${g}(zz[i], c, ${addresses});
+                    const symnb_real gi = g[i];
+${updates}
+                }
+${flush}
+            }
+${gather}
+        }
+"""
+)
+
+#: Per-neuron learnable constants, columns in runs of one form: SIMD across each
+#: run's columns, row by row, the constants from a table by position and column and
+#: double sums per (constant, column) (``acc[q * fan_out + j]``; the table and the
+#: sums on the stack, up to this many of each); the column loops (a stride of
+#: ``fan_out``) stayed scalar: per-neuron learnable swish trained 3x slower than
+#: fixed constants.
+CONSTANTS_TABLE_MAX = 4096
+
+_CONSTANTS_RUNS_SIMD = string.Template(
+    r"""        {   /* learnable constants: sum of g * df_j/dc, SIMD across runs */
+            const symnb_real* SYMNB_RESTRICT params =
+                (const symnb_real*)pointers[${cslot}];
+            const symnb_real* SYMNB_RESTRICT zz = Z${l};
+            static const symnb_i32 off[${fo}] = {${offsets}};
+            double full[${np}];
+            for (int k = 0; k < ${np}; ++k) full[k] = 0.0;
+            symnb_real ct_[${size}];
+            double acc_[${size}];
+            for (int e = 0; e < ${size}; ++e) acc_[e] = 0.0;
+${fills}
+            const symnb_real* SYMNB_RESTRICT ct = ct_;
+            double* SYMNB_RESTRICT acc = acc_;
+            symnb_learn_rows${l}(zz, g, ct, acc, rows);
+${stores}
+${gather}
+        }
+"""
+)
+
+#: The row loop of :data:`_CONSTANTS_RUNS_SIMD`, a function of its own: inside the
+#: step function g++ left it scalar ("control flow in loop").
+_CONSTANTS_RUNS_HELPER = string.Template(
+    r"""static __attribute__((noinline)) void symnb_learn_rows${l}(
+        const symnb_real* SYMNB_RESTRICT zz, const symnb_real* SYMNB_RESTRICT g,
+        const symnb_real* SYMNB_RESTRICT ct, double* SYMNB_RESTRICT acc,
+        symnb_i64 rows) {
+    for (symnb_i64 r = 0; r < rows; ++r) {
+${runs}
+    }
+}
+"""
+)
+
+_CONSTANTS_RUN = string.Template(
+    r"""#pragma omp simd
+                for (int j = ${j0}; j < ${j1}; ++j) {
+                    const symnb_i64 i = r * ${fo} + j;
+                    symnb_real ${locals};
+                    symnb_dcv${g}(zz[i], ${values}, ${addresses});
+                    const double gi = (double)g[i];
+${updates}
+                }"""
 )
 
 _MAIN = string.Template(
@@ -969,6 +1088,7 @@ def render_train_step(spec: StepSpec) -> KernelSource:
     elif spec.loss != "softmax":
         raise ValueError(f"unknown loss kind {spec.loss!r}")
     body = "\n".join(parts)
+    row_helpers: list[str] = []  # functions the step calls (see _CONSTANTS_RUNS_HELPER)
 
     # workspace: Z, A, D per layer, then two gradient buffers and W^T
     rb = ROW_BLOCK
@@ -1147,14 +1267,29 @@ def render_train_step(spec: StepSpec) -> KernelSource:
                 )
             gather = "\n".join(gather_lines)
             if ly.uniform:
-                constants = _CONSTANTS_UNIFORM.substitute(
+                k = len(ly.forms[ly.ids[0]].params)
+                q = range(k)
+                constants = _CONSTANTS_UNIFORM_SIMD.substitute(
                     cslot=cslot,
                     np=max(ly.n_params, 1),
                     fo=ly.fan_out,
                     g=gids[ly.ids[0]],
                     l=i,
                     gather=gather,
+                    sums_init=", ".join(f"s{r} = 0" for r in q),
+                    sums=", ".join(f"s{r}" for r in q),
+                    locals=", ".join(f"d{r}" for r in q),
+                    addresses=", ".join(f"&d{r}" for r in q),
+                    updates="\n".join(
+                        f"                    s{r} += gi * d{r};" for r in q
+                    ),
+                    flush="\n".join(
+                        f"                full[{r}] += (double)s{r};" for r in q
+                    ),
                 )
+            elif (simd := _constants_runs_simd(ly, gids, cslot, i, gather)) is not None:
+                constants, helper = simd
+                row_helpers.append(helper)
             else:
                 lines = [
                     _CONSTANTS_RUNS_HEAD.substitute(cslot=cslot, np=max(ly.n_params, 1))
@@ -1270,6 +1405,7 @@ def render_train_step(spec: StepSpec) -> KernelSource:
                 chunk=spec.chunk_rows or "INT64_MAX",
             ),
             body,
+            *row_helpers,
             "/* ---- fused training step ---- */",
             _MAIN.substitute(
                 entry=ENTRY_POINT,
