@@ -173,6 +173,14 @@ def taylor_candidates(
             continue
         scale = max(1.0, abs(x0v))
         dists = scale * 10.0 ** np.arange(-12.0, 0.01, 0.5)
+        n_tiny = 0
+        if x0v == 0.0:
+            # at 0 the two sides of a 0/0 can underflow together far below 1e-12
+            # (x**2/expm1(x)**2, the Einstein function, was NaN from |x| = 1e-30 in
+            # float32): the radius search starts at float32's smallest normals
+            tiny = 10.0 ** np.arange(-38.0, -12.0, 2.0)
+            n_tiny = tiny.size
+            dists = np.concatenate([tiny, dists])
         pts = np.concatenate([x0v + dists, x0v - dists])
         direct_ok = ok_at(expr, pts)
         taylor_ok = ok_at(ser, pts)
@@ -192,7 +200,13 @@ def taylor_candidates(
         r0 = _bisect(direct_good, lo, hi)
         # checked on a dense grid across the boundary; a wider radius if that fails
         cand = None
-        for r in (2 * r0, 4 * r0, 8 * r0, r0):
+        radii = (2 * r0, 4 * r0, 8 * r0, r0)
+        if last_bad < n_tiny:
+            # failing only where powers of x underflow: a radius far above that edge,
+            # as the fused f-and-f' kernel's shared reciprocals overflow earlier (the
+            # Einstein function's 1/expm1(x)**2 is inf in float32 at x = 1e-20)
+            radii = (1e-8,) + radii
+        for r in radii:
             cond = sp.Abs(var - x0) < sp.Float(r, 17)
             trial = _branch(ser, cond, expr, params, values)
             dense = r * np.geomspace(1e-3, 10.0, DENSE_POINTS)
