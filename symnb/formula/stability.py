@@ -73,7 +73,9 @@ def _scaled_unit_sum(e: sp.Expr) -> tuple[sp.Expr, int, sp.Expr] | None:
     if parts is None:
         return None
     c, m, core = parts
-    if isinstance(core, sp.erfc) and (c + 2 * m).is_zero:  # m*(erfc(u) - 2) = -m*erfc(-u)
+    if (
+        isinstance(core, sp.erfc) and (c + 2 * m).is_zero
+    ):  # m*(erfc(u) - 2) = -m*erfc(-u)
         return m, -2, core
     if not isinstance(core, (sp.exp, sp.tanh, sp.erf, sigmoid)):
         return None
@@ -284,12 +286,32 @@ def _hyperbolic_ratio(e: sp.Mul) -> sp.Expr | None:
             q = powers.get(sp.cosh(u))
             if q is not None and (p + q) == 0 and p.is_number:
                 rest = [
-                    f
-                    for f in e.args
-                    if f.as_base_exp()[0] not in (base, sp.cosh(u))
+                    f for f in e.args if f.as_base_exp()[0] not in (base, sp.cosh(u))
                 ]
                 return sp.Mul(*rest, sp.tanh(u) ** p)
     return None
+
+
+#: Largest k for which cos(k*acos(u)) becomes the Chebyshev polynomial T_k(u).
+_CHEBYSHEV_MAX = 8
+
+
+def _chebyshev(a: sp.Expr) -> sp.Expr | None:
+    """T_k(u) expanded when a is k*acos(u), or (-1)**(k/2) T_k(u) when a is k*asin(u)
+    with k even (asin(u) = pi/2 - acos(u)); k a nonzero integer up to
+    _CHEBYSHEV_MAX in size. None otherwise."""
+    k, inner = a.as_coeff_Mul()
+    if not (k.is_Integer and 1 <= abs(k) <= _CHEBYSHEV_MAX):
+        return None
+    k = abs(int(k))  # cos is even
+    if isinstance(inner, sp.acos):
+        sign = 1
+    elif isinstance(inner, sp.asin) and k % 2 == 0:
+        sign = (-1) ** (k // 2)
+    else:
+        return None
+    t = sp.Dummy("t", real=True)
+    return sign * sp.expand(sp.chebyshevt(k, t)).xreplace({t: inner.args[0]})
 
 
 def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
@@ -344,6 +366,18 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             u = e.args[0].args[0]
             note("rewrote asin(tanh(u)) as atan(sinh(u)) (tanh rounds to 1 near pi/2)")
             return sp.atan(sp.sinh(u))
+        # cos(k*acos(u)) -> T_k(u), the Chebyshev polynomial (and cos(k*asin(u)) for
+        # even k, (-1)**(k/2) T_k(u)): acos' is infinite at u = +-1, where the
+        # composition's derivative is finite (SphereFace's cos(2 acos(p)) had f' NaN or
+        # inf at p = +-1 instead of +-4); the polynomial is also finite for |u| > 1
+        if isinstance(e, sp.cos):
+            chebyshev = _chebyshev(e.args[0])
+            if chebyshev is not None:
+                note(
+                    "rewrote cos(k*acos(u)) as its Chebyshev polynomial T_k(u) (acos' "
+                    "is infinite at u = +-1, the composition's derivative is not)"
+                )
+                return chebyshev
         # acosh(1 + t) -> 2 asinh(sqrt(t/2)) (cosh(2a) = 1 + 2 sinh(a)^2; NaN for t < 0
         # as before): 1 + t rounds to 1 for small t (acosh(1 + x^2) was 0 instead of
         # 1.4e-6 at x = 1e-6 in float32) and overflows with x^2 (inf from x = 1e20)
@@ -403,17 +437,23 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 note("rewrote 2 - erfc(u) as erfc(-u) (no cancellation)")
                 return _tidy(-m) * erfc(-u)
             if isinstance(core, sigmoid) and s_ < 0:
-                note(f"rewrote 1 - sigmoid({_fmt(u)}) as sigmoid({_fmt(-u)}) (no cancellation)")
+                note(
+                    f"rewrote 1 - sigmoid({_fmt(u)}) as sigmoid({_fmt(-u)}) (no cancellation)"
+                )
                 return _tidy(-m) * sigmoid(-u)
             if isinstance(core, sp.exp) and s_ < 0:
-                note(f"rewrote exp({_fmt(u)}) - 1 as expm1({_fmt(u)}) (no cancellation)")
+                note(
+                    f"rewrote exp({_fmt(u)}) - 1 as expm1({_fmt(u)}) (no cancellation)"
+                )
                 return m * expm1(u)
             if isinstance(core, sp.tanh):  # s + tanh(u) = s*2*sigmoid(2su)
                 note(f"rewrote 1 {'+' if s_ > 0 else '-'} tanh(u) as 2*sigmoid(+-2u)")
                 k, v = u.as_coeff_Mul()
                 return _tidy(2 * m * s_) * sigmoid(_tidy(2 * s_ * k) * v)
             if isinstance(core, sp.erf):  # s + erf(u) = s*erfc(-su)
-                note(f"rewrote 1 {'+' if s_ > 0 else '-'} erf(u) as erfc (no cancellation)")
+                note(
+                    f"rewrote 1 {'+' if s_ > 0 else '-'} erf(u) as erfc (no cancellation)"
+                )
                 return m * s_ * erfc(-s_ * u)
         powered = _sigmoid_power_unit(e)
         if powered is not None:  # m*(sigmoid(u)**q - 1) = m*expm1(q*logsigmoid(u))
@@ -521,9 +561,9 @@ def _shifted_abs(base: sp.Expr) -> bool:
     if not isinstance(core, sp.Abs):
         return False
     inner = core.free_symbols
-    return all(not (t.free_symbols & inner) for t in terms if t is not marked[0]) and not (
-        k.free_symbols & inner
-    )
+    return all(
+        not (t.free_symbols & inner) for t in terms if t is not marked[0]
+    ) and not (k.free_symbols & inner)
 
 
 def _same_base_powers(e: sp.Expr) -> sp.Expr | None:
@@ -538,15 +578,20 @@ def _same_base_powers(e: sp.Expr) -> sp.Expr | None:
     base, parts = None, []
     for t in e.args:
         powers = [
-            f for f in (t.args if isinstance(t, sp.Mul) else (t,))
-            if isinstance(f, sp.Pow) and isinstance(f.exp, sp.Rational)
+            f
+            for f in (t.args if isinstance(t, sp.Mul) else (t,))
+            if isinstance(f, sp.Pow)
+            and isinstance(f.exp, sp.Rational)
             and isinstance(f.base, sp.Add)
             # negative integer powers of c + k|u| (softsign's 1/(1+|x|) - |x|/(1+|x|)^2)
             # and of sums without |u| (P'/Q - P Q'/Q^2 of 1 + x^2, Geman-McClure's f');
             # a safe rational's 1 + |b1 x| + |b2 x^2| ... (PAU) stays as the kernels tune it
             and (
                 not f.exp.is_integer
-                or (f.exp.is_negative and (_shifted_abs(f.base) or not f.base.has(sp.Abs)))
+                or (
+                    f.exp.is_negative
+                    and (_shifted_abs(f.base) or not f.base.has(sp.Abs))
+                )
             )
         ]
         if len(powers) != 1 or (base is not None and powers[0].base != base):
@@ -602,8 +647,11 @@ def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
         if not c.is_number or c == 0:
             return None
         m, sq = term.as_coeff_Mul()
-        if m == -c and isinstance(sq, sp.Pow) and sq.exp == 2 and isinstance(
-            sq.base, sp.tanh
+        if (
+            m == -c
+            and isinstance(sq, sp.Pow)
+            and sq.exp == 2
+            and isinstance(sq.base, sp.tanh)
         ):
             return c, sq.base.args[0]
         return None
