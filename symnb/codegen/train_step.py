@@ -397,10 +397,26 @@ _ACT_RUNS_HEAD = string.Template(
             const symnb_real* SYMNB_RESTRICT params =
                 (const symnb_real*)pointers[${cslot}];
             static const symnb_i32 off[${fo}] = {${offsets}};
-            symnb_real* SYMNB_RESTRICT a = A${l};
-            symnb_real* SYMNB_RESTRICT d = D${l};
 ${table}
-            for (symnb_i64 r = 0; r < rows; ++r) {"""
+            symnb_act_rows${l}(z, A${l}, D${l}, ct, params, rows);
+        }"""
+)
+
+#: The row loop of a per-neuron activation, a function of its own (as
+#: :data:`_CONSTANTS_RUNS_HELPER`: inside the step function g++ could leave it scalar,
+#: "control flow in loop", depending on what else the function held).
+_ACT_ROWS_HELPER = string.Template(
+    r"""static __attribute__((noinline)) void symnb_act_rows${l}(
+        const symnb_real* SYMNB_RESTRICT z, symnb_real* SYMNB_RESTRICT a,
+        symnb_real* SYMNB_RESTRICT d, const symnb_real* SYMNB_RESTRICT ct,
+        const symnb_real* SYMNB_RESTRICT params, symnb_i64 rows) {
+    static const symnb_i32 off[${fo}] = {${offsets}};
+    (void)ct; (void)params; (void)off;
+    for (symnb_i64 r = 0; r < rows; ++r) {
+${runs}
+    }
+}
+"""
 )
 
 _ACT_RUN = string.Template(
@@ -1151,20 +1167,14 @@ def render_train_step(spec: StepSpec) -> KernelSource:
                                 f"            for (int j = {j0}; j < {j1}; ++j) "
                                 f"{{ {copies} }}"
                             )
-                    # read through a restrict pointer once filled: g++ left the
-                    # loop over the local array itself scalar (control flow)
-                    fills.append(
-                        "            const symnb_real* SYMNB_RESTRICT ct = ct_;"
-                    )
-                lines = [
-                    _ACT_RUNS_HEAD.substitute(
-                        cslot=cslot,
-                        fo=fo,
-                        offsets=", ".join(str(int(o)) for o in ly.offsets),
-                        l=i,
-                        table="\n".join(fills),
-                    )
-                ]
+                    fills.append("            const symnb_real* ct = ct_;")
+                else:
+                    fills.append("            const symnb_real* ct = params;")
+                offsets = ", ".join(str(int(o)) for o in ly.offsets)
+                act = _ACT_RUNS_HEAD.substitute(
+                    cslot=cslot, fo=fo, offsets=offsets, l=i, table="\n".join(fills)
+                )
+                lines = []
                 for j0, j1, lid in runs:
                     g = gids[lid]
                     if table and n_of[lid]:
@@ -1175,8 +1185,11 @@ def render_train_step(spec: StepSpec) -> KernelSource:
                     lines.append(
                         _ACT_RUN.substitute(j0=j0, j1=j1, fo=fo, g=g, call=call)
                     )
-                lines.append("            }\n        }")
-                act = "\n".join(lines)
+                row_helpers.append(
+                    _ACT_ROWS_HELPER.substitute(
+                        l=i, fo=fo, offsets=offsets, runs="\n".join(lines)
+                    )
+                )
         fop = _padded(ly.fan_out)
         if fop == ly.fan_out:
             weights = f"        const symnb_real* SYMNB_RESTRICT W = flat + {ly.w_off};"
