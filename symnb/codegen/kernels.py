@@ -1184,6 +1184,21 @@ ${flush}
 )
 
 
+def block_sum_fields(k: int, update_indent: int, flush: str) -> dict[str, str]:
+    """Template fields of a blocked constants' sum over ``k`` constants: float sums
+    ``s<r>`` in a SIMD reduction of ``gi * d<r>``, then ``flush`` (a format with ``{r}``)
+    once per block. Shared by the layer planes and the fused training step."""
+    q = range(k)
+    return {
+        "sums_init": ", ".join(f"s{r} = 0" for r in q),
+        "sums": ", ".join(f"s{r}" for r in q),
+        "locals": ", ".join(f"d{r}" for r in q),
+        "addresses": ", ".join(f"&d{r}" for r in q),
+        "updates": "\n".join(" " * update_indent + f"s{r} += gi * d{r};" for r in q),
+        "flush": "\n".join(flush.format(r=r) for r in q),
+    }
+
+
 def render_layer_planes(n_params: tuple[int, ...]) -> str:
     """The C++ plane-wise layer entry points (see :data:`_LAYER_PLANES`)."""
     fwd, bwd, grad = [], [], []
@@ -1207,15 +1222,8 @@ def render_layer_planes(n_params: tuple[int, ...]) -> str:
                 loads="\n".join(
                     f"        const symnb_real c{r} = params[oj + {r}];" for r in q
                 ),
-                sums_init=", ".join(f"s{r} = 0" for r in q),
-                sums=", ".join(f"s{r}" for r in q),
-                locals=", ".join(f"d{r}" for r in q),
                 values=", ".join(f"c{r}" for r in q),
-                addresses=", ".join(f"&d{r}" for r in q),
-                updates="\n".join(f"                s{r} += gi * d{r};" for r in q),
-                flush="\n".join(
-                    f"            out[oj + {r}] += (double)s{r};" for r in q
-                ),
+                **block_sum_fields(k, 16, "            out[oj + {r}] += (double)s{r};"),
             )
         )
     return _LAYER_PLANES.substitute(

@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from symnb.codegen import printer as _printer
 from symnb.codegen.kernels import (
     PARALLEL_MIN,
+    block_sum_fields,
     KernelSource,
     _form_key,
     _form_text,
@@ -1281,7 +1282,6 @@ def render_train_step(spec: StepSpec) -> KernelSource:
             gather = "\n".join(gather_lines)
             if ly.uniform:
                 k = len(ly.forms[ly.ids[0]].params)
-                q = range(k)
                 constants = _CONSTANTS_UNIFORM_SIMD.substitute(
                     cslot=cslot,
                     np=max(ly.n_params, 1),
@@ -1289,15 +1289,8 @@ def render_train_step(spec: StepSpec) -> KernelSource:
                     g=gids[ly.ids[0]],
                     l=i,
                     gather=gather,
-                    sums_init=", ".join(f"s{r} = 0" for r in q),
-                    sums=", ".join(f"s{r}" for r in q),
-                    locals=", ".join(f"d{r}" for r in q),
-                    addresses=", ".join(f"&d{r}" for r in q),
-                    updates="\n".join(
-                        f"                    s{r} += gi * d{r};" for r in q
-                    ),
-                    flush="\n".join(
-                        f"                full[{r}] += (double)s{r};" for r in q
+                    **block_sum_fields(
+                        k, 20, "                full[{r}] += (double)s{r};"
                     ),
                 )
             elif (simd := _constants_runs_simd(ly, gids, cslot, i, gather)) is not None:
