@@ -289,6 +289,111 @@ static inline symnb_real symnb_sum(const symnb_real* SYMNB_RESTRICT v, symnb_i64
 #define SYMNB_N_WEIGHTS ${n_weights}
 #define SYMNB_N_SCALARS ${n_scalars}
 #define SYMNB_CHUNK ${chunk}
+
+/* SGD (PyTorch's rule) in two passes: the first sums the gradient and the new
+   parameters without storing anything (finite iff every term is), the second stores
+   them: no backup copy and no separate checks (3 passes over memory, not 5). Returns
+   0 (stored), 2 (gradient not finite: nothing changed) or 3 (the new parameters would
+   not be finite: they are kept; the velocity moves, as optimizer.step() then a restore
+   does). Functions of their own, one per case (template flags): inside the step
+   function, or with the flags as run-time tests, g++ left the loops scalar. */
+template <bool MOMENTUM, bool DECAY, bool NESTEROV>
+static __attribute__((noinline)) symnb_i64 symnb_sgd_case(
+        symnb_real* SYMNB_RESTRICT flat, const symnb_real* SYMNB_RESTRICT grad,
+        symnb_real* SYMNB_RESTRICT vel, const symnb_real lr, const symnb_real wd,
+        const symnb_real mom) {
+#define SYMNB_SGD_NEW(i) \
+        const symnb_real g0 = grad[i]; \
+        symnb_real gi = g0; \
+        if (DECAY) { const symnb_real s = flat[i] * wd; gi = s + gi; } \
+        symnb_real vi = 0; \
+        if (MOMENTUM) { \
+            vi = vel[i] * mom; \
+            vi = vi + gi; \
+            if (NESTEROV) { const symnb_real mv = mom * vi; gi = gi + mv; } \
+            else gi = vi; \
+        } \
+        const symnb_real step = gi * lr; \
+        const symnb_real nw = flat[i] - step;
+    symnb_real gsum = 0, chk = 0;
+#pragma omp simd reduction(+: gsum, chk)
+    for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
+        SYMNB_SGD_NEW(i)
+        (void)vi;
+        gsum += g0;
+        chk += nw;
+    }
+    if (!(gsum - gsum == 0)) return 2;
+    const bool store = chk - chk == 0;
+    if (store) {
+#pragma omp simd
+        for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
+            SYMNB_SGD_NEW(i)
+            (void)g0;
+            if (MOMENTUM) vel[i] = vi;
+            flat[i] = nw;
+        }
+    } else if (MOMENTUM) {
+#pragma omp simd
+        for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
+            SYMNB_SGD_NEW(i)
+            (void)g0;
+            (void)nw;
+            vel[i] = vi;
+        }
+    }
+#undef SYMNB_SGD_NEW
+    return store ? 0 : 3;
+}
+/* Adam's update (the old parameters kept in backup); returns the sum of the new
+   parameters, finite iff they all are (no separate pass over them). */
+template <bool DECAY>
+static __attribute__((noinline)) symnb_real symnb_adam(
+        symnb_real* SYMNB_RESTRICT flat, symnb_real* SYMNB_RESTRICT backup,
+        const symnb_real* SYMNB_RESTRICT grad, symnb_real* SYMNB_RESTRICT m,
+        symnb_real* SYMNB_RESTRICT v, const symnb_real wd, const symnb_real b1r,
+        const symnb_real b2r, const symnb_real c1, const symnb_real c2,
+        const symnb_real inv, const symnb_real epsr, const symnb_real ss) {
+    symnb_real chk = 0;
+#pragma omp simd reduction(+: chk)
+    for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
+        symnb_real gi = grad[i];
+        if (DECAY) { const symnb_real s = flat[i] * wd; gi = s + gi; }
+        symnb_real mi = m[i] * b1r;
+        const symnb_real mg = c1 * gi;
+        mi = mi + mg;
+        m[i] = mi;
+        symnb_real vi = v[i] * b2r;
+        symnb_real gg = gi * gi;
+        gg = gg * c2;
+        vi = vi + gg;
+        v[i] = vi;
+        symnb_real den = SYMNB_SQRT(vi);
+        den = den * inv;
+        den = den + epsr;
+        symnb_real u = mi / den;
+        u = u * ss;
+        const symnb_real old = flat[i];
+        backup[i] = old;
+        const symnb_real nw = old - u;
+        flat[i] = nw;
+        chk += nw;
+    }
+    return chk;
+}
+static symnb_i64 symnb_sgd(symnb_real* SYMNB_RESTRICT flat,
+        const symnb_real* SYMNB_RESTRICT grad, symnb_real* SYMNB_RESTRICT vel,
+        const symnb_real lr, const symnb_real wd, const symnb_real mom,
+        const bool decay, const bool momentum, const bool nesterov) {
+    if (!momentum)
+        return decay ? symnb_sgd_case<false, true, false>(flat, grad, vel, lr, wd, mom)
+                     : symnb_sgd_case<false, false, false>(flat, grad, vel, lr, wd, mom);
+    if (nesterov)
+        return decay ? symnb_sgd_case<true, true, true>(flat, grad, vel, lr, wd, mom)
+                     : symnb_sgd_case<true, false, true>(flat, grad, vel, lr, wd, mom);
+    return decay ? symnb_sgd_case<true, true, false>(flat, grad, vel, lr, wd, mom)
+                 : symnb_sgd_case<true, false, false>(flat, grad, vel, lr, wd, mom);
+}
 """
 )
 
@@ -899,50 +1004,27 @@ ${backward}
         }
 ${penalty_masks}
     }
+    /* ---- optimizer ---- */
+    const symnb_real lr = (symnb_real)scalars[1];
+    const symnb_real wd = (symnb_real)scalars[3];
+    const bool decay = scalars[3] != 0.0;
+    if (mode == 1 && status[0] == 0) {   /* SGD (PyTorch's rule), see symnb_sgd */
+        const symnb_i64 what = symnb_sgd(flat, grad, (symnb_real*)pointers[4], lr, wd,
+            (symnb_real)scalars[2], decay, scalars[2] != 0.0, scalars[4] != 0.0);
+        if (what) {
+            status[0] = what;
+            return SYMNB_NAN_D;
+        }
+        return loss;
+    }
     {
         const symnb_real s = symnb_sum(grad, SYMNB_N_TOTAL);
         if (!(s - s == 0) && status[0] == 0) status[0] = 2;
     }
-    /* ---- optimizer ---- */
     if (mode == 0) return loss;
     if (status[0] != 0) return SYMNB_NAN_D;
-    /* each loop keeps the old parameters in backup (no separate copy) */
-    const symnb_real lr = (symnb_real)scalars[1];
-    const symnb_real wd = (symnb_real)scalars[3];
-    const bool decay = scalars[3] != 0.0;
-    if (mode == 1) {   /* SGD (PyTorch's rule) */
-        const symnb_real mom = (symnb_real)scalars[2];
-        const bool nesterov = scalars[4] != 0.0;
-        symnb_real* SYMNB_RESTRICT vel = (symnb_real*)pointers[4];
-        if (scalars[2] != 0.0) {
-#pragma omp simd
-            for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
-                symnb_real gi = grad[i];
-                if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
-                symnb_real vi = vel[i] * mom;
-                vi = vi + gi;
-                vel[i] = vi;
-                if (nesterov) { const symnb_real mv = mom * vi; gi = gi + mv; }
-                else gi = vi;
-                const symnb_real step = gi * lr;
-                const symnb_real old = flat[i];
-                backup[i] = old;
-                const symnb_real nw = old - step;
-                flat[i] = nw;
-            }
-        } else {
-#pragma omp simd
-            for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
-                symnb_real gi = grad[i];
-                if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
-                const symnb_real step = gi * lr;
-                const symnb_real old = flat[i];
-                backup[i] = old;
-                const symnb_real nw = old - step;
-                flat[i] = nw;
-            }
-        }
-    } else {   /* Adam with bias correction (torch.optim.Adam) */
+    /* Adam's loop keeps the old parameters in backup (no separate copy) */
+    {   /* Adam with bias correction (torch.optim.Adam) */
         const double b1 = scalars[2], b2 = scalars[4], t = scalars[6];
         const double step_size = scalars[1] / (1.0 - pow(b1, t));
         const double root_c2 = sqrt(1.0 - pow(b2, t));
@@ -953,32 +1035,9 @@ ${penalty_masks}
         const symnb_real ss = (symnb_real)step_size;
         symnb_real* SYMNB_RESTRICT m = (symnb_real*)pointers[4];
         symnb_real* SYMNB_RESTRICT v = (symnb_real*)pointers[5];
-#pragma omp simd
-        for (symnb_i64 i = 0; i < SYMNB_N_TOTAL; ++i) {
-            symnb_real gi = grad[i];
-            if (decay) { const symnb_real s = flat[i] * wd; gi = s + gi; }
-            symnb_real mi = m[i] * b1r;
-            const symnb_real mg = c1 * gi;
-            mi = mi + mg;
-            m[i] = mi;
-            symnb_real vi = v[i] * b2r;
-            symnb_real gg = gi * gi;
-            gg = gg * c2;
-            vi = vi + gg;
-            v[i] = vi;
-            symnb_real den = SYMNB_SQRT(vi);
-            den = den * inv;
-            den = den + epsr;
-            symnb_real u = mi / den;
-            u = u * ss;
-            const symnb_real old = flat[i];
-            backup[i] = old;
-            const symnb_real nw = old - u;
-            flat[i] = nw;
-        }
-    }
-    {
-        const symnb_real chk = symnb_sum(flat, SYMNB_N_TOTAL);
+        const symnb_real chk = decay
+            ? symnb_adam<true>(flat, backup, grad, m, v, wd, b1r, b2r, c1, c2, inv, epsr, ss)
+            : symnb_adam<false>(flat, backup, grad, m, v, wd, b1r, b2r, c1, c2, inv, epsr, ss);
         if (!(chk - chk == 0)) {
             memcpy(flat, backup, sizeof(symnb_real) * SYMNB_N_TOTAL);
             status[0] = 3;

@@ -226,7 +226,8 @@ class FusedStep:
         # bumped whenever the pointer block or the scalars are rewritten, so that a
         # cached epoch function knows whether they still hold what it configured
         self._version = 0
-        # (objects, values, version, epoch function) of the last epoch_runner call
+        # (objects, values, version, epoch function, [X, T, addresses], native
+        # function) of the last epoch_runner call
         self._epoch_cache: tuple | None = None
 
     def _address(self, array: np.ndarray) -> int:
@@ -412,29 +413,44 @@ class FusedStep:
         if (
             cached is not None
             and cached[2] == self._version
+            and cached[5] is self._epoch_fn
             and cached[1] == values
             and len(cached[0]) == len(objects)
             and all(map(operator.is_, cached[0], objects))
         ):
+            data = cached[4]
+            if data[0] is not X or data[1] is not T:
+                # new data of the same shape (each fit converts X and y anew)
+                data[:] = [X, T, X.ctypes.data, T.ctypes.data]
             return cached[3]
         self._epoch_cache = None
-        epoch = self._new_epoch_runner(model, X, T, optimizer, l1, l2, batch_size)
+        data = [X, T, X.ctypes.data, T.ctypes.data]
+        epoch = self._new_epoch_runner(model, data, optimizer, l1, l2, batch_size)
         if epoch is not None:
             # the optimizer's state arrays exist now (configure_optimizer made them)
             objects, values = _epoch_signature(
                 model, optimizer, X, T, l1, l2, batch_size
             )
-            self._epoch_cache = (objects, values, self._version, epoch)
+            self._epoch_cache = (
+                objects,
+                values,
+                self._version,
+                epoch,
+                data,
+                self._epoch_fn,
+            )
         return epoch
 
-    def _new_epoch_runner(self, model, X, T, optimizer, l1, l2, batch_size):
-        """epoch_runner without the cache: bind, configure, build the closure."""
+    def _new_epoch_runner(self, model, data, optimizer, l1, l2, batch_size):
+        """epoch_runner without the cache: bind, configure, build the closure, which
+        reads X's and T's addresses from ``data`` ([X, T, X address, T address])."""
         from .train import _Diverged as Diverged
 
         self.bind(model, batch_size)
         kind = self.configure_optimizer(model, optimizer, l1, l2)
         if kind is None:
             return None
+        X, T = data[0], data[1]
         key = (batch_size, X.shape[1:], X.dtype.str, T.shape[1:], T.dtype.str)
         if self._gather[0] != key:
             self._gather = (
@@ -445,12 +461,14 @@ class FusedStep:
         _, xbuf, ybuf = self._gather
         fn, pp, sp, stp = self._epoch_fn, self._pp, self._sp, self._stp
         scalars, status = self.scalars, self.status
-        x0, t0, n = self._address(X), self._address(T), int(X.shape[0])
+        n = int(X.shape[0])
         xb, yb = self._address(xbuf), self._address(ybuf)
-        alive = (model, optimizer, X, T, xbuf, ybuf)  # raw addresses stay valid
+        alive = (model, optimizer, xbuf, ybuf)  # raw addresses stay valid (and data)
+        del X, T  # only through data, which epoch_runner repoints at new arrays
 
         def epoch(order: np.ndarray | None) -> tuple[float, int]:
             assert alive
+            _, _, x0, t0 = data
             op = None
             if order is not None:
                 order = np.ascontiguousarray(order, dtype=np.int64)
@@ -482,8 +500,6 @@ def _epoch_signature(
     objects = [
         model,
         optimizer,
-        X,
-        T,
         model._flat,
         model._flat_grad,
         model._backup,
@@ -494,7 +510,18 @@ def _epoch_signature(
         objects.append(None if la is None else la.kernel.params)
         objects.append(layer.mask)
     pairs = getattr(optimizer, "_pairs", None)
-    values: tuple = (batch_size, l1, l2, type(optimizer), X.shape, T.shape)
+    # X and T by shape and dtype only: the epoch function reads their addresses from
+    # a list that epoch_runner repoints at new arrays of the same layout
+    values: tuple = (
+        batch_size,
+        l1,
+        l2,
+        type(optimizer),
+        X.shape,
+        T.shape,
+        X.dtype,
+        T.dtype,
+    )
     if pairs:
         objects.extend(pairs[0])
         values += (len(pairs),)
