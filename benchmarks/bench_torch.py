@@ -26,8 +26,9 @@ runs once per round, so load changes on a shared machine hit all alike), ratios 
 symnb, and what the activations keep for backward in eager mode (counted with
 ``torch.autograd.graph.saved_tensors_hooks`` around the activation modules only):
 input-sized tensors per activation call and MB per step. A second table times the
-activation alone (forward + backward with the constants' gradients) on the MLP's and
-the last conv layer's activation shapes, where the matrix products do not hide it.
+activation alone (forward + backward with the constants' gradients) on a small
+network's activation (32x64, where the per-call cost decides), the MLP's and the last
+conv layer's activation shapes, where the matrix products do not hide it.
 
 Usage::
 
@@ -381,7 +382,9 @@ def per_channel_alone(name: str, shape: tuple, repeats: int, compile_: bool):
 def fmt_ms(seconds: float | None) -> str:
     if seconds is None:
         return "—"
-    return f"{seconds * 1e3:.1f}" if seconds >= 0.01 else f"{seconds * 1e3:.2f}"
+    if seconds >= 0.01:
+        return f"{seconds * 1e3:.1f}"
+    return f"{seconds * 1e3:.2f}" if seconds >= 0.001 else f"{seconds * 1e3:.3f}"
 
 
 def main() -> int:
@@ -517,7 +520,10 @@ def main() -> int:
         "| composite / symnb | compiled / symnb | builtin / symnb |"
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    shapes = [(256, width), (batches["cnn"], width // 16, side, side)]
+    # 32x64: a small network's activation, where the per-call cost (Python, autograd)
+    # and not the arithmetic decides
+    cnn_shape = (batches["cnn"], width // 16, side, side)
+    shapes = [(32, 64), (256, width), cnn_shape]
     for shape in shapes:
         for name in args.activations.split(","):
             med = activation_alone(
@@ -537,7 +543,7 @@ def main() -> int:
         "| composite / symnb | compiled / symnb |"
     )
     print("|---|---|---:|---:|---:|---:|---:|")
-    shape = shapes[1]
+    shape = cnn_shape
     for name in args.activations.split(","):
         if name == "mish":  # no constants
             continue

@@ -486,7 +486,9 @@ def test_second_derivatives_through_create_graph():
     differentiated again (gradgradcheck in float64). Before, once_differentiable
     returned it without a graph, and a loss mixing it with other terms trained without
     it, silently."""
-    x = torch.tensor([-2.5, -0.7, 0.2, 0.9, 3.0], dtype=torch.float64, requires_grad=True)
+    x = torch.tensor(
+        [-2.5, -0.7, 0.2, 0.9, 3.0], dtype=torch.float64, requires_grad=True
+    )
     for act in (symnb.activation("tanh"), swish(1.3), symnb.activation("gelu_tanh")):
         module = act.to_torch()
         assert torch.autograd.gradgradcheck(lambda t: module(t), (x,))
@@ -571,3 +573,32 @@ def test_sparse_tensor_is_refused_with_the_fix(layout):
         swish().to_torch()(x)
     with pytest.raises(TypeError, match=r"symnb layer takes dense tensors only"):
         symnb.to_torch_layer([swish(), "tanh"])(x)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_no_grad_path_gives_the_values_of_the_graph_path(dtype):
+    """Without anything to differentiate (no_grad, inference_mode, inputs and
+    constants without requires_grad) the module runs its implementation directly: the
+    same values as with a graph, no graph, and the constants still checked."""
+    module = swish(1.5).to_torch(learnable=True)
+    layer = symnb.to_torch_layer([swish(1.0), "tanh"], learnable=True, dim=1)
+    x = (torch.randn(64, 2, dtype=torch.float64) * 8).to(dtype)
+    for mod in (module, layer):
+        with_graph = mod(x.clone().requires_grad_())
+        assert with_graph.requires_grad
+        with torch.no_grad():
+            plain = mod(x.clone().requires_grad_())
+        with torch.inference_mode():
+            inferred = mod(x)
+        for y in (plain, inferred):
+            assert not y.requires_grad and y.dtype == dtype
+            torch.testing.assert_close(y, with_graph.detach(), rtol=0, atol=0)
+    beta = module.constants.beta.detach().double()
+    xd = x.double()
+    reference = xd * torch.sigmoid(beta * xd)
+    with torch.no_grad():
+        tol = {"rtol": 1e-2, "atol": 1e-2} if dtype == torch.bfloat16 else {}
+        torch.testing.assert_close(module(x).double(), reference, **tol)
+        module.constants.beta.fill_(1e300)
+        with pytest.raises(symnb.FormulaError, match=r"'beta'.*does not fit"):
+            module(x.float())
