@@ -493,8 +493,11 @@ class deferred_interrupts:
         if threading.current_thread() is threading.main_thread():
             try:
                 self._previous = _signal.getsignal(_signal.SIGINT)
-                _signal.signal(_signal.SIGINT, self._handler)
-                self._installed = True
+                # None: a handler installed outside Python (an embedding program),
+                # which could not be put back; Ctrl-C then stays the program's
+                if self._previous is not None:
+                    _signal.signal(_signal.SIGINT, self._handler)
+                    self._installed = True
             except (ValueError, TypeError):  # pragma: no cover - embedded interpreters
                 self._installed = False
         return self

@@ -649,3 +649,28 @@ def test_playground_contract():
     adam = nn.Adam(model.parameters(), lr=0.01)
     model.train_epoch(X, y, optimizer=adam)
     assert "MLP([2, 4, 2, 1]" in repr(model)
+
+
+def test_sigint_handler_set_outside_python_is_left_alone(monkeypatch):
+    """getsignal() is None when a handler was installed outside Python (a program
+    embedding the interpreter): fit must neither replace it (it could not put it
+    back: signal(SIGINT, None) is a TypeError) nor fail; it trains as usual."""
+    from symnb.nn import train as train_mod
+
+    calls = []
+    real = train_mod._signal
+    fake = type(
+        "FakeSignal",
+        (),
+        {
+            "SIGINT": real.SIGINT,
+            "getsignal": staticmethod(lambda signum: None),
+            "signal": staticmethod(lambda *a: calls.append(a)),
+        },
+    )
+    monkeypatch.setattr(train_mod, "_signal", fake)
+    X, y = _moons(60)
+    model = nn.MLP([2, 4, 1], activation=SWISH, loss="bce_with_logits", seed=0)
+    history = model.fit(X, y, epochs=2, batch_size=20, metrics=[])
+    assert history.stop_reason == "completed" and len(history) == 2
+    assert calls == []
