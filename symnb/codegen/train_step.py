@@ -113,6 +113,14 @@ CHUNK_ROWS = 256
 #: epoch next to PyTorch's threads), and the libgomp calls of regions left serial cost
 #: microseconds per minibatch step.
 
+#: First line of the step's source: g++ unrolls its loops (-funroll-loops for this
+#: unit only; first, so that every function, the inlined helpers too, has the same
+#: optimisation attributes and still inlines). Small layers' loops run few iterations:
+#: 2-16-16-1 two moons full batch 0.077 -> 0.070 ms per epoch, minibatch Adam 0.097 ->
+#: 0.089; 64-128-10 digits unchanged (in-process interleaved A/B, bitwise the same
+#: parameters); compile ~0.2 s longer.
+UNROLL_PRAGMA = '#pragma GCC optimize("unroll-loops")'
+
 ENTRY_POINT = "symnb_mlp_step"
 EPOCH_ENTRY_POINT = "symnb_mlp_epoch"
 #: Length of the scalar block the caller passes (SCALAR_SLOTS, then spare entries).
@@ -1460,6 +1468,7 @@ def render_train_step(spec: StepSpec) -> KernelSource:
     header = render_header("cpp", spec.dtype, PARALLEL_MIN)
     text = "\n".join(
         [
+            UNROLL_PRAGMA,
             header,
             prelude(spec.dtype, helpers_used(body)),
             _math_macros(spec.dtype),
