@@ -23,13 +23,14 @@ from sympy.core.function import AppliedUndef
 
 from symnb.errors import FormulaError
 from symnb.formula import compose, library
+from symnb.formula.branches import local_branches
 from symnb.formula.budget import SYMBOLIC_TIME_BUDGET, Budget
 from symnb.formula.compose import expand_composed
+from symnb.formula.display import fold_equal_branches
 from symnb.formula.functions import ALLOWED_CONSTANTS, sigmoid
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.latex import formula_latex
 from symnb.formula.parse import adopt_sympy, check_length
-from symnb.formula.display import fold_equal_branches
 from symnb.formula.stability import stabilize, stabilize_derivative
 from symnb.formula.steps import drop_continuous_steps
 
@@ -274,7 +275,9 @@ def _remove_singularity_at_zero(
         return expr, []
     try:
         with Budget(f"find the limit of {what} at 0", seconds=3.0):
-            lim = sp.limit(expr, var, 0)
+            # the branches of stable forms that hold around 0 (SymPy's limit of a
+            # Piecewise gave up on log(cosh(x))/x, which stayed NaN at 0)
+            lim = sp.limit(local_branches(expr, var, 0.0), var, 0)
     except FormulaError:
         return expr, []
     if lim.has(sp.nan, sp.zoo, sp.AccumBounds, sp.Limit) or lim.has(sp.oo, -sp.oo):

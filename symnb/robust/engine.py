@@ -30,13 +30,13 @@ import numpy as np
 import sympy as sp
 
 from symnb.formula.budget import bounded_expand
-from symnb.formula.internal import X, InternalForm
+from symnb.formula.internal import InternalForm, X
 from symnb.robust import codec, measure, prebuilt, regimes, rewrite
 from symnb.robust.deadline import OutOfTime, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "13"
+ENGINE_VERSION = "14"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -336,9 +336,7 @@ def _improve(
 
 
 #: The regime generators in the order _improve tries them.
-REGIME_ORDER = (
-    "taylor", "taylor", "asymptote", "asymptote", "log_form", "log_form"
-)
+REGIME_ORDER = ("taylor", "taylor", "asymptote", "asymptote", "log_form", "log_form")
 
 
 def _rederived(f_new: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
@@ -411,9 +409,7 @@ def _without(e: sp.Expr, t: sp.Symbol) -> sp.Expr:
         out = bounded_expand(s)
         return s if out is None or t in out.free_symbols else out
 
-    return e.replace(
-        lambda s: isinstance(s, sp.Add) and t in s.free_symbols, expanded
-    )
+    return e.replace(lambda s: isinstance(s, sp.Add) and t in s.free_symbols, expanded)
 
 
 def _residual_form(form: InternalForm) -> InternalForm | None:
@@ -459,11 +455,15 @@ def _analyse_residual(
         targets.append(_target_report(t.what, dtype, before, after, applied))
     prefix = {"f": "f in", "df": "f' in"}
     notes = [
-        n for n in inner.notes
+        n
+        for n in inner.notes
         if any(n.startswith(prefix[t.what]) and t.rewrites for t in targets)
     ]
     report = replace(
-        inner, kind=form.kind, targets=targets, notes=notes,
+        inner,
+        kind=form.kind,
+        targets=targets,
+        notes=notes,
         seconds=time.perf_counter() - t0,
     )
     return new, report

@@ -80,6 +80,9 @@ def _grid() -> np.ndarray:
             [np.finfo(np.float32).max, float(np.float32(1.7e38))],
             10.0 ** np.arange(45.0, 308.1, 25.0),
             [np.finfo(np.float64).max],
+            # float64's own tiny magnitudes (squares and cubes underflow there)
+            10.0 ** np.arange(-300.0, -38.5, 25.0),
+            [1e-310],
         ]
     )
     # a deterministic jitter moves points off round decimal values (bit-pattern spread)
@@ -95,8 +98,11 @@ def _grid() -> np.ndarray:
 
 
 def _round_to_float32(pts: np.ndarray) -> np.ndarray:
-    """Points inside float32's range become float32 values (measurable in both dtypes)."""
-    inside = np.abs(pts) <= float(np.finfo(np.float32).max)
+    """Points inside float32's range become float32 values (measurable in both dtypes);
+    magnitudes below it stay float64 points (float32 rounds them to 0)."""
+    fi = np.finfo(np.float32)
+    mag = np.abs(pts)
+    inside = (mag <= float(fi.max)) & (mag >= float(fi.smallest_subnormal))
     with np.errstate(all="ignore"):
         r = pts.astype(np.float32).astype(np.float64)
     return np.where(inside, r, pts)
@@ -402,11 +408,14 @@ def _mp_pow(b, e):
         return b**e
     if not b or not e or not (mpmath.isfinite(b) and mpmath.isfinite(e)):
         return b**e
-    if abs(b) == 1:  # exactly: any exponent (e may be 2**(2**1000), an astronomical int)
+    # exactly: any exponent (e may be 2**(2**1000), an astronomical int)
+    if abs(b) == 1:
         if b > 0:
             return mpmath.mpf(1)
         if not _is_integer(e):
-            raise Unbounded("a negative number to a non-integer power has no real value")
+            raise Unbounded(
+                "a negative number to a non-integer power has no real value"
+            )
         return mpmath.mpf(-1 if _is_odd(e) else 1)
     mb, me = mpmath.mag(b), mpmath.mag(e)  # |b| < 2**mb, |e| < 2**me
     if me <= 64 and (abs(mb) + 1) << max(me, 0) <= HUGE_MAG:

@@ -26,6 +26,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from symnb.formula.branches import local_branches
+
 #: Order of the Taylor polynomials (terms up to (x - x0)**(TAYLOR_ORDER - 1)).
 TAYLOR_ORDER = 8
 
@@ -108,10 +110,16 @@ _STEPS = (sp.Heaviside, sp.sign, sp.Abs, sp.Max, sp.Min, sp.floor, sp.ceiling)
 
 
 def _series_of(
-    body: sp.Expr, antiderivative: sp.Expr | None, var: sp.Symbol, x0: sp.Expr
+    body: sp.Expr,
+    antiderivative: sp.Expr | None,
+    var: sp.Symbol,
+    x0: sp.Expr,
+    x0v: float,
+    subs: dict,
 ) -> sp.Expr:
+    body = local_branches(body, var, x0v, subs)
     if antiderivative is not None:
-        f = _main_branch(antiderivative)
+        f = local_branches(_main_branch(antiderivative), var, x0v, subs)
         if not f.has(sp.Piecewise, *_STEPS):
             return sp.expand(sp.diff(_series(f, var, x0, TAYLOR_ORDER + 1), var))
     return _series(body, var, x0)
@@ -164,7 +172,7 @@ def taylor_candidates(
         if not math.isfinite(x0v):
             continue
         try:
-            ser = _series_of(body, antiderivative, var, x0)
+            ser = _series_of(body, antiderivative, var, x0, x0v, subs)
         except Exception:  # noqa: BLE001, S112 - no series: no candidate
             continue
         if ser.has(
@@ -177,8 +185,16 @@ def taylor_candidates(
         if x0v == 0.0:
             # at 0 the two sides of a 0/0 can underflow together far below 1e-12
             # (x**2/expm1(x)**2, the Einstein function, was NaN from |x| = 1e-30 in
-            # float32): the radius search starts at float32's smallest normals
-            tiny = 10.0 ** np.arange(-38.0, -12.0, 2.0)
+            # float32): the radius search starts at float32's smallest normals, and
+            # in float64 far below (x**2 underflows from |x| = 1e-154: sin(x)**2/x**2
+            # was NaN from 1e-162)
+            tiny = np.concatenate(
+                [
+                    [1e-320, 1e-310],  # subnormal: erf(x)/x was 1 there
+                    10.0 ** np.arange(-300.0, -38.0, 8.0),
+                    10.0 ** np.arange(-38.0, -12.0, 2.0),
+                ]
+            )
             n_tiny = tiny.size
             dists = np.concatenate([tiny, dists])
         pts = np.concatenate([x0v + dists, x0v - dists])
@@ -457,6 +473,10 @@ class _LogForm:
             raise _NoLogForm
         if isinstance(e, sp.exp):
             return 1, e.args[0]
+        if isinstance(e, (sp.sinh, sp.cosh)) and var in e.free_symbols:
+            # (exp(u) -+ exp(-u))/2: the Add below takes the dominant exp out
+            # (sinh(x)/x was inf in float32 at x = 90, where it is 6.8e36)
+            return self.split(e.rewrite(sp.exp), depth + 1)
         if isinstance(e, expm1):
             u = e.args[0]
             if self.sign(u) > 0:  # exp(u) - 1 = exp(u) (1 - exp(-u))
@@ -478,8 +498,12 @@ class _LogForm:
             lf = log_of(e)
             if lf is not None:
                 return 1, lf
-        if isinstance(e, sp.Add) and e.has(sp.exp, expm1):
-            opened = sp.expand_mul(e.replace(expm1, lambda u: sp.exp(u) - 1))
+        if isinstance(e, sp.Add) and e.has(sp.exp, expm1, sp.sinh, sp.cosh):
+            opened = sp.expand_mul(
+                e.replace(expm1, lambda u: sp.exp(u) - 1)
+                .replace(sp.sinh, lambda u: (sp.exp(u) - sp.exp(-u)) / 2)
+                .replace(sp.cosh, lambda u: (sp.exp(u) + sp.exp(-u)) / 2)
+            )
             exps = [a for a in opened.atoms(sp.exp) if var in a.free_symbols]
             if exps:
                 far = np.array([self.far])
