@@ -292,6 +292,44 @@ def _hyperbolic_ratio(e: sp.Mul) -> sp.Expr | None:
     return None
 
 
+def _exp_term(t: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """(c, u) when t = c*exp(u) with c free of exp; None otherwise."""
+    if isinstance(t, sp.exp):
+        return sp.S.One, t.args[0]
+    if isinstance(t, sp.Mul):
+        exps = [f for f in t.args if isinstance(f, sp.exp)]
+        if len(exps) == 1:
+            c = sp.Mul(*[f for f in t.args if f is not exps[0]])
+            if not c.has(sp.exp):
+                return c, exps[0].args[0]
+    return None
+
+
+def _exp_pair(e: sp.Add) -> sp.Expr | None:
+    """e with c*exp(u) + c*exp(-u) replaced by 2c*cosh(u) and c*exp(u) - c*exp(-u) by
+    2c*sinh(u); None when e holds no such pair. (exp(x) - exp(-x))/2 overflowed one
+    step before sinh: inf at x = 89 in float32 (sinh(89) = 2.2e38) and 709.8 in
+    float64."""
+    terms = list(e.args)
+    split = [_exp_term(t) for t in terms]
+    for i, a in enumerate(split):
+        if a is None:
+            continue
+        for j in range(i + 1, len(terms)):
+            b = split[j]
+            if b is None or not _cancels(a[1], b[1]):
+                continue
+            if a[0] == b[0]:
+                pair = 2 * a[0] * sp.cosh(a[1])
+            elif _cancels(a[0], b[0]):
+                pair = 2 * a[0] * sp.sinh(a[1])
+            else:
+                continue
+            rest = [t for k, t in enumerate(terms) if k not in (i, j)]
+            return sp.Add(*rest, pair)
+    return None
+
+
 #: Largest k for which cos(k*acos(u)) becomes the Chebyshev polynomial T_k(u).
 _CHEBYSHEV_MAX = 8
 
@@ -404,6 +442,20 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             if isinstance(a, sigmoid):
                 note(f"rewrote log(sigmoid({_fmt(a.args[0])})) as logsigmoid")
                 return logsigmoid(a.args[0])
+            if (
+                isinstance(a, sp.Pow)
+                and a.exp.is_Integer
+                and a.exp.is_even
+                and a.base.is_real
+            ):
+                # log(u**2) -> 2 log|u|: u**2 overflows (x**2*log(x**2) had f' -inf
+                # from |x| = 1e154 in float64) and underflows to 0 (f NaN, 0*log(0))
+                note(f"rewrote log({_fmt(a)}) as {a.exp}*log(|{_fmt(a.base)}|)")
+                return a.exp * sp.log(sp.Abs(a.base))
+            k, core = a.as_coeff_Mul()
+            if isinstance(core, sp.cosh) and k.is_positive and k != 1:
+                # log(2*cosh(u)), as log(exp(u) + exp(-u)) becomes
+                return sp.log(k) + rewrite(sp.log(core))
             if isinstance(a, sp.cosh):
                 u = a.args[0]
                 note(
@@ -473,6 +525,14 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             return k * sp.Piecewise(
                 (-sp.atan(1 / u), s_ * u < -1), (sp.atan(u) + s_ * sp.pi / 2, True)
             )
+        if isinstance(e, sp.Add) and e.has(sp.exp):
+            paired = _exp_pair(e)
+            if paired is not None:
+                note(
+                    "rewrote exp(u) +- exp(-u) as 2 cosh(u) or 2 sinh(u) (each exp "
+                    "overflows where half their sum does not)"
+                )
+                return rewrite(paired)
         if isinstance(e, sp.Add) and e.has(sp.Max, sp.Min):
             e = _smooth_kink_pairs(e, note)
             if not isinstance(e, sp.Add):
@@ -611,6 +671,21 @@ def _same_base_powers(e: sp.Expr) -> sp.Expr | None:
     return base**low * simple
 
 
+def _sign_over_abs(e: sp.Expr) -> sp.Expr | None:
+    """sign(u)/|u|*rest as rest/u (d log|u|/du as SymPy writes it): the rest can then
+    cancel with u (x**2*sign(x)/|x| overflowed with x**2 where it is 2x)."""
+    if not isinstance(e, sp.Mul):
+        return None
+    for f in e.args:
+        if isinstance(f, sp.sign):
+            u = f.args[0]
+            over = sp.Pow(sp.Abs(u), -1)
+            if over in e.args:
+                rest = [a for a in e.args if a is not f and a != over]
+                return sp.Mul(*rest) / u
+    return None
+
+
 def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
     """Rewrite cancelling spellings that differentiation produces.
 
@@ -658,6 +733,9 @@ def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
 
     expr = expr.replace(
         lambda e: is_sech2(e) is not None, lambda e: sp.cosh(is_sech2(e)) ** -2
+    )
+    expr = expr.replace(
+        lambda e: _sign_over_abs(e) is not None, lambda e: _sign_over_abs(e)
     )
     expr = expr.replace(
         lambda e: _sign_times_self(e) is not None, lambda e: _sign_times_self(e)
