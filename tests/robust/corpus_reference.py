@@ -59,8 +59,19 @@ NAMESPACE = {
     "cos": sp.cos,
     "tan": sp.tan,
     "atan": sp.atan,
+    "asin": sp.asin,
+    "acos": sp.acos,
+    "sinh": sp.sinh,
+    "cosh": sp.cosh,
     "tanh": sp.tanh,
+    "asinh": sp.asinh,
+    "acosh": sp.acosh,
+    "atanh": sp.atanh,
     "erf": sp.erf,
+    "erfc": sp.erfc,
+    "cbrt": lambda u: sp.real_root(u, 3),
+    "clip": lambda u, lo, hi: sp.Min(sp.Max(u, lo), hi),
+    "Piecewise": sp.Piecewise,
     "abs": sp.Abs,
     "sign": sp.sign,
     "max": sp.Max,
@@ -458,10 +469,17 @@ def sample_points(entry: Published, dtype: str) -> tuple[np.ndarray, np.ndarray]
 @functools.cache
 def corpus_reference(name: str) -> dict[str, tuple[np.ndarray, np.ndarray, Reference]]:
     """dtype -> (points, f'-check mask, Reference), computed once per session per entry."""
-    entry = BY_NAME[name]
+    return references_by_dtype(BY_NAME[name])
+
+
+def references_by_dtype(
+    entry: Published, judged: Published | None = None
+) -> dict[str, tuple[np.ndarray, np.ndarray, Reference]]:
+    """dtype -> (points, f'-check mask, Reference) at ``entry``'s sample points, the
+    references from ``judged`` (the same function written otherwise) when given."""
     per = {dt: sample_points(entry, dt) for dt in ("float32", "float64")}
     union = np.unique(np.concatenate([per[dt][0].astype(np.float64) for dt in per]))
-    ref = reference(entry, union)
+    ref = reference(judged or entry, union)
     out = {}
     for dt, (xs, mask) in per.items():
         idx = np.searchsorted(union, xs.astype(np.float64))

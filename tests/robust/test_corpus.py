@@ -52,6 +52,11 @@ def check_entry(name: str, backend: str, dtype: str) -> list[str]:
     """Messages for every rule violation of f and f' (empty: the entry passes)."""
     xs, check_df, ref = corpus_reference(name)[dtype]
     kernel = _activation(name).compile(backend=backend, dtype=dtype)
+    return rule_problems(kernel, xs, check_df, ref, dtype)
+
+
+def rule_problems(kernel, xs, check_df, ref, dtype: str) -> list[str]:
+    """Messages for every rule violation of the kernel's f and f' at xs against ref."""
     with np.errstate(all="ignore"):
         y, dy = kernel.forward_with_derivative(xs)
     bad_f = violations(y, ref.f, ref.scale_f, dtype) & ref.settled_f
