@@ -33,6 +33,7 @@ from symnb.formula.latex import formula_latex
 from symnb.formula.parse import adopt_sympy, check_length
 from symnb.formula.stability import stabilize, stabilize_derivative
 from symnb.formula.steps import drop_continuous_steps
+from symnb.formula.xlogy import zero_weight_logs
 
 #: Operation count above which a derivative is refused before any compiler sees it.
 MAX_OPERATIONS = 4000
@@ -438,6 +439,9 @@ class _Formula:
         # keeps the names of composed activations, for LaTeX
         self._display = compose.display_form(stable)
         f = stable.xreplace(to_internal)
+        if self.kind == "loss":
+            f, weighted = zero_weight_logs(f, self._internal_inputs[1])
+            self.notes += weighted
         _check_printable(f, what)
         var = self._internal_inputs[0]
         with Budget(f"differentiate {what}"):
