@@ -130,6 +130,7 @@ _MP_NAMESPACE = {
     "sign": _mp_sign,
     "sinpi": mp.sinpi,
     "cospi": mp.cospi,
+    "log1p_exact": mp.log1p,
     "exp": _guarded(mp.exp, mp.inf, mp.mpf(0)),
     "tanh": _guarded(mp.tanh, mp.mpf(1), mp.mpf(-1)),
     "erf": _guarded(mp.erf, mp.mpf(1), mp.mpf(-1)),
@@ -202,11 +203,29 @@ def _expressions(entry: Published) -> Expressions:
     classical = _drop_delta(raw, lambda u: sp.Integer(0))
     df = _drop_delta(raw, surrogate_atan) if entry.jumps else classical
     ddf = _drop_delta(sp.diff(df, X), lambda u: sp.Integer(0))
-    f, df, ddf, classical = (_exact_pi(e) for e in (f, df, ddf, classical))
+    f, df, ddf, classical = (
+        _exact_log1p(_exact_pi(e)) for e in (f, df, ddf, classical)
+    )
     return Expressions(f, df, ddf, classical, tuple(symbols.values()))
 
 
 _SINPI, _COSPI = sp.Function("sinpi"), sp.Function("cospi")
+_LOG1P = sp.Function("log1p_exact")
+
+
+def _exact_log1p(e: sp.Expr) -> sp.Expr:
+    """log(1 + u) -> mpmath's log1p(u): at any fixed precision 1 + u rounds to 1 for
+    tiny u (log(1 + exp(x)) at x = -1000 needs 435 digits), and the ladder then
+    confirms a false 0 (exp(-x)*log(1 + exp(x)) was 0 there instead of 1)."""
+
+    def one_plus(a):
+        return (
+            isinstance(a, sp.log)
+            and isinstance(a.args[0], sp.Add)
+            and sp.S.One in a.args[0].args
+        )
+
+    return e.replace(one_plus, lambda a: _LOG1P(a.args[0] - 1))
 
 
 def _exact_pi(e: sp.Expr) -> sp.Expr:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.robust.corpus import ALL, COMPOSITION, CORPUS
+from tests.robust.corpus import ALL, COMPOSITION, CORPUS, Published
 from tests.robust.corpus_reference import BY_NAME, reference, ulps, violations
 
 
@@ -79,3 +79,15 @@ def test_corpus_covers_the_required_kinds():
     assert any(e.removable and e.removable != (0.0,) for e in ALL)
     assert len(COMPOSITION) >= 2
     assert sum(bool(e.kinks) for e in ALL) >= 20
+
+
+def test_log_of_one_plus_a_tiny_term_is_not_a_false_zero():
+    """log(1 + exp(x)) at x = -1000 rounds 1 + exp(x) to 1 at any precision the ladder
+    reaches: the reference confirmed 0 for exp(-x)*log(1 + exp(x)), which is 1 there."""
+    entry = Published("e", "exp(-x)*log(1 + exp(x))", "test")
+    r = reference(entry, np.array([-1000.0, -745.5, 3.0]))
+    np.testing.assert_allclose(r.f[:2], [1.0, 1.0], rtol=1e-15)
+    assert r.f[2] == pytest.approx(
+        math.exp(-3.0) * math.log1p(math.exp(3.0)), rel=1e-15
+    )
+    assert r.settled_f.all()
