@@ -534,7 +534,17 @@ def render_form_functions(
         out.append(text)
     if not with_dparams:  # a loss: only f and f' are entry points
         return "\n".join(out)
-    low = lower((f, df), syms, dtype, max_operations, "the function and its derivative")
+    # f and f' each lowered as alone (sharing only identical temporaries): the pair
+    # computes exactly the values symnb_f and symnb_df compute, which the
+    # robustness engine measured (see lower's ``groups``)
+    low = lower(
+        (f, df),
+        syms,
+        dtype,
+        max_operations,
+        "the function and its derivative",
+        groups=(1, 1),
+    )
     common = {
         "name": f"symnb_fdf{index}",
         "args": args,
@@ -1337,13 +1347,15 @@ def render_joint_backward(form, dtype: str, max_operations: int) -> str:
         return ""
     syms = _symbols(tuple(form.inputs), tuple(form.params))
     try:
+        # f' as symnb_df computes it, the constants' gradients as symnb_dc does
         low = lower(
             (form.df, *form.dparams),
             syms,
             dtype,
             max_operations,
             "the backward",
-            share_reciprocals=True,
+            share_reciprocals=(False, True),
+            groups=(1, len(form.dparams)),
         )
     except FormulaError:
         return ""

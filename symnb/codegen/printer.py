@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import string
 from dataclasses import dataclass
 
@@ -713,16 +714,23 @@ def _horner_in_abs(
     def split(t: sp.Abs) -> sp.Expr:
         return sp.Mul(*[sp.Abs(f) for f in t.args[0].args])
 
-    u = e.replace(lambda t: isinstance(t, sp.Abs) and isinstance(t.args[0], sp.Mul), split)
+    u = e.replace(
+        lambda t: isinstance(t, sp.Abs) and isinstance(t.args[0], sp.Mul), split
+    )
     u = u.replace(
-        lambda t: isinstance(t, sp.Abs) and isinstance(t.args[0], sp.Pow)
-        and t.args[0].base == v and t.args[0].exp.is_Integer,
+        lambda t: (
+            isinstance(t, sp.Abs)
+            and isinstance(t.args[0], sp.Pow)
+            and t.args[0].base == v
+            and t.args[0].exp.is_Integer
+        ),
         lambda t: w ** t.args[0].exp,
     )
     u = u.xreplace({sp.Abs(v): w})
     u = u.replace(
-        lambda t: isinstance(t, sp.Pow) and t.base == v and t.exp.is_Integer
-        and t.exp.is_even,
+        lambda t: (
+            isinstance(t, sp.Pow) and t.base == v and t.exp.is_Integer and t.exp.is_even
+        ),
         lambda t: w**t.exp,
     )
     if v in u.free_symbols:
@@ -788,9 +796,7 @@ def _hoist_power_bases(
     return out, new_results
 
 
-def _inline_reciprocals(
-    assignments: list, results: list
-) -> tuple[list, list]:
+def _inline_reciprocals(assignments: list, results: list) -> tuple[list, list]:
     """Put shared reciprocals ``t = 1/b`` back into their uses as divisions.
 
     CSE turns ``sin(x)/x`` and ``cos(x)/x`` into ``t = 1/x`` times each numerator;
@@ -802,11 +808,7 @@ def _inline_reciprocals(
     subs: dict = {}
     for sym, rhs in assignments:
         rhs = rhs.xreplace(subs) if subs else rhs
-        if (
-            isinstance(rhs, sp.Pow)
-            and rhs.exp.is_Integer
-            and rhs.exp < 0
-        ):
+        if isinstance(rhs, sp.Pow) and rhs.exp.is_Integer and rhs.exp < 0:
             subs[sym] = rhs
             continue
         kept.append((sym, rhs))
@@ -816,12 +818,7 @@ def _inline_reciprocals(
 
 
 def _negative_power_of(e: sp.Basic, base: sp.Basic) -> bool:
-    return (
-        isinstance(e, sp.Pow)
-        and e.base == base
-        and e.exp.is_Integer
-        and e.exp < 0
-    )
+    return isinstance(e, sp.Pow) and e.base == base and e.exp.is_Integer and e.exp < 0
 
 
 def _share_reciprocals(assignments: list, results: list) -> tuple[list, list]:
@@ -877,35 +874,11 @@ def _share_reciprocals(assignments: list, results: list) -> tuple[list, list]:
     return out, new_results
 
 
-@functools.lru_cache(maxsize=512)
-def lower(
-    exprs: tuple[sp.Expr, ...],
-    symbols: tuple[tuple[sp.Symbol, str], ...],
-    dtype: str = "float32",
-    max_operations: int = MAX_OPERATIONS,
-    what: str = "formula",
-    share_reciprocals: bool = False,
-) -> Lowered:
-    """CSE, power expansion and printing of a group of expressions.
-
-    Parameters
-    ----------
-    exprs:
-        Expressions computed together (they share temporaries).
-    symbols:
-        ``(symbol, C identifier)`` pairs for the inputs and constants.
-    dtype:
-        ``"float32"`` or ``"float64"``.
-    max_operations:
-        Refuse (``FormulaError``) when the operation count after CSE passes this.
-    what:
-        Name used in error messages.
-    share_reciprocals:
-        Divide once by denominators that are at least 1 and used several times
-        (:func:`_share_reciprocals`; for the constants' gradient and the backward).
-    """
-    _check_dtype(dtype)
-    inputs = [sym for sym, name in symbols if name.startswith("a")]
+def _reduce_group(
+    exprs: list, inputs: list, what: str, share_reciprocals: bool
+) -> tuple[list, list]:
+    """Horner schemes, CSE, reciprocals and power bases of one group of expressions:
+    the assignments of temporaries and the reduced expressions."""
     # long Horner schemes are chains of temporaries (HORNER_CHUNK steps each), CSE'd
     # together with the expressions and then ordered by use
     chain: list = []
@@ -931,16 +904,17 @@ def lower(
     assignments, reduced = _inline_reciprocals(list(assignments), list(reduced))
     if share_reciprocals:
         assignments, reduced = _share_reciprocals(assignments, reduced)
-    assignments, reduced = _hoist_power_bases(assignments, reduced, temps_names)
-    n_ops = count_operations([rhs for _, rhs in assignments] + list(reduced))
-    if n_ops > max_operations:
-        raise FormulaError(
-            f"could not compile {what}: too large to compile ({n_ops} operations, "
-            f"limit {max_operations}); simplify the formula or its derivative"
-        )
+    return _hoist_power_bases(assignments, reduced, temps_names)
+
+
+def _print_group(
+    assignments: list, reduced: list, symbols: tuple, dtype: str, first: int
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """``(C name, declaration)`` of each temporary (named ``t<first>``, ``t<first+1>``
+    ...) and the printed results."""
     mapping = dict(symbols)
     for i, (sym, _) in enumerate(assignments):
-        mapping[sym] = f"t{i}"
+        mapping[sym] = f"t{first + i}"
     printer = KernelPrinter(dtype, mapping)
     statements = []
     for sym, rhs in assignments:
@@ -950,9 +924,110 @@ def lower(
             # a float-typed comparison result (measured: swish's f' ran scalar)
             ctype = "bool"
             printer.conditions[sym] = rhs
-        statements.append(f"const {ctype} {mapping[sym]} = {printer.print_expr(rhs)};")
-    statements = tuple(statements)
-    results = tuple(printer.print_expr(r) for r in reduced)
+        statements.append(
+            (mapping[sym], f"const {ctype} {mapping[sym]} = {printer.print_expr(rhs)};")
+        )
+    return statements, [printer.print_expr(r) for r in reduced]
+
+
+_TEMPORARY = re.compile(r"\bt(\d+)\b")
+
+
+def _merge_printed(groups: list) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The printed groups as one body: a temporary whose declaration (after renaming
+    the ones merged so far) equals an earlier one's is dropped and its uses renamed.
+    Only names change, so every result computes what its group computes alone."""
+    seen: dict[str, str] = {}
+    rename: dict[str, str] = {}
+
+    def renamed(text: str) -> str:
+        if not rename:
+            return text
+        return _TEMPORARY.sub(lambda m: rename.get(m.group(0), m.group(0)), text)
+
+    statements: list[str] = []
+    results: list[str] = []
+    for group_statements, group_results in groups:
+        for name, text in group_statements:
+            text = renamed(text)
+            body = text.replace(f" {name} = ", " = ", 1)
+            if body in seen:
+                rename[name] = seen[body]
+                continue
+            seen[body] = name
+            statements.append(text)
+        results.extend(renamed(r) for r in group_results)
+    return tuple(statements), tuple(results)
+
+
+@functools.lru_cache(maxsize=512)
+def lower(
+    exprs: tuple[sp.Expr, ...],
+    symbols: tuple[tuple[sp.Symbol, str], ...],
+    dtype: str = "float32",
+    max_operations: int = MAX_OPERATIONS,
+    what: str = "formula",
+    share_reciprocals: bool | tuple[bool, ...] = False,
+    groups: tuple[int, ...] | None = None,
+) -> Lowered:
+    """CSE, power expansion and printing of a group of expressions.
+
+    Parameters
+    ----------
+    exprs:
+        Expressions computed together (they share temporaries).
+    symbols:
+        ``(symbol, C identifier)`` pairs for the inputs and constants.
+    dtype:
+        ``"float32"`` or ``"float64"``.
+    max_operations:
+        Refuse (``FormulaError``) when the operation count after CSE passes this.
+    what:
+        Name used in error messages.
+    share_reciprocals:
+        Divide once by denominators that are at least 1 and used several times
+        (:func:`_share_reciprocals`; for the constants' gradient and the backward);
+        one flag per group with ``groups``.
+    groups:
+        Sizes of consecutive groups of ``exprs``, each lowered and printed exactly as
+        if alone (CSE within the group only); the groups then share only temporaries
+        whose printed declarations are identical. A result computes what its group's
+        own function computes, operation for operation: CSE across f and f'
+        regrouped f = ``x*exp(x)/expm1(x)`` as ``x*(exp(x)/expm1(x))`` (the quotient
+        f' uses), which overflows at x = 1e-41 where f alone is 1. None: one group.
+    """
+    _check_dtype(dtype)
+    inputs = [sym for sym, name in symbols if name.startswith("a")]
+    sizes = (len(exprs),) if groups is None else tuple(groups)
+    if sum(sizes) != len(exprs) or any(n < 1 for n in sizes):
+        raise ValueError(f"groups {sizes} do not split {len(exprs)} expressions")
+    shares = (
+        tuple(share_reciprocals)
+        if isinstance(share_reciprocals, tuple)
+        else (bool(share_reciprocals),) * len(sizes)
+    )
+    if len(shares) != len(sizes):
+        raise ValueError("one share_reciprocals flag per group")
+    printed = []
+    n_ops = 0
+    start = first = 0
+    for n, share in zip(sizes, shares):
+        assignments, reduced = _reduce_group(
+            list(exprs[start : start + n]), inputs, what, share
+        )
+        start += n
+        # the limit holds per group: each is what its own function compiles
+        group_ops = count_operations([rhs for _, rhs in assignments] + list(reduced))
+        n_ops += group_ops
+        if group_ops > max_operations:
+            raise FormulaError(
+                f"could not compile {what}: too large to compile ({group_ops} "
+                f"operations, "
+                f"limit {max_operations}); simplify the formula or its derivative"
+            )
+        printed.append(_print_group(assignments, reduced, symbols, dtype, first))
+        first += len(assignments)
+    statements, results = _merge_printed(printed)
     return Lowered(statements, results, n_ops)
 
 
