@@ -295,7 +295,21 @@ class KernelPrinter(C99CodePrinter):
             # x = -3 either 0 or 2.8e-17 depending on whether g++ contracted it into an
             # fma, which it did in the vector loop and not in its scalar tail, so the
             # side of a kink depended on the element's position in the array
-            text = f"({self._print(rest)})/{self.literal(coeff.q)}"
+            q = self.literal(coeff.q)
+            if isinstance(rest, sp.Mul) and not any(
+                isinstance(a, sp.Pow) and a.exp.is_negative for a in rest.args
+            ):
+                # one factor divided, then the product: (x*min(6, ...))/6 (hard swish)
+                # was inf from x = 5.7e37 in float32, x*6 overflowing first. The last
+                # factor (SymPy orders functions after symbols: the bounded min here;
+                # (x/6)*6 rounded above the float64 maximum)
+                *others, last = rest.args
+                text = (
+                    f"{self.parenthesize(sp.Mul(*others), PRECEDENCE['Mul'])}*"
+                    f"(({self._print(last)})/{q})"
+                )
+            else:
+                text = f"({self._print(rest)})/{q}"
             return f"(-{text})" if coeff.p < 0 else text
         split = split_squared_denominator(expr)
         if split is not None:
