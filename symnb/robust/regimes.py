@@ -109,6 +109,38 @@ def _series(
 _STEPS = (sp.Heaviside, sp.sign, sp.Abs, sp.Max, sp.Min, sp.floor, sp.ceiling)
 
 
+@lru_cache(maxsize=128)
+def _two_sided_series(
+    body: sp.Expr, var: sp.Symbol, x0: sp.Expr, subs: tuple
+) -> sp.Expr | None:
+    """The Taylor polynomial at x0 of an expression with ``sign``/``Abs`` of
+    ``var - x0`` that is smooth there all the same, else None.
+
+    ``x0 + t`` and ``x0 - t`` with ``t > 0`` resolve ``sign(x - x0)`` and
+    ``|x - x0|``; where the two one-sided series are one polynomial, that is the
+    series (Polya's GELU ``0.5*x*(1 + sign(x)*sqrt(1 - exp(-2*x**2/pi)))``: its f'
+    divides by ``expm1(-2*x**2/pi)``, 0/0 = NaN where x**2 underflows, and SymPy's
+    own series does not expand through ``sign``)."""
+    t = sp.Dummy("t", positive=True)
+    sides = []
+    for s in (1, -1):
+        ser = _series(body.xreplace({var: x0 + s * t}), t, sp.Integer(0))
+        if ser.has(sp.sign, sp.Abs, sp.Heaviside) or not ser.is_polynomial(t):
+            return None
+        sides.append(sp.expand(ser.xreplace({t: s * (var - x0)})))
+    gap = sp.expand(sides[0] - sides[1])
+    if gap != 0:
+        values = dict(subs)
+        size = max(
+            (abs(float(c.xreplace(values))) for c in sp.Poly(sides[0], var).coeffs()),
+            default=0.0,
+        )
+        gaps = [abs(float(c.xreplace(values))) for c in sp.Poly(gap, var).coeffs()]
+        if not all(g <= 1e-12 * size for g in gaps):
+            return None
+    return sides[0]
+
+
 def _series_of(
     body: sp.Expr,
     antiderivative: sp.Expr | None,
@@ -122,6 +154,13 @@ def _series_of(
         f = local_branches(_main_branch(antiderivative), var, x0v, subs)
         if not f.has(sp.Piecewise, *_STEPS):
             return sp.expand(sp.diff(_series(f, var, x0, TAYLOR_ORDER + 1), var))
+    if body.has(sp.sign, sp.Abs) and not body.has(sp.Piecewise):
+        try:
+            ser = _two_sided_series(body, var, x0, tuple(subs.items()))
+        except Exception:  # noqa: BLE001 - no series this way: SymPy's own below
+            ser = None
+        if ser is not None:
+            return ser
     return _series(body, var, x0)
 
 
@@ -223,7 +262,14 @@ def taylor_candidates(
             # Einstein function's 1/expm1(x)**2 is inf in float32 at x = 1e-20)
             radii = (1e-8,) + radii
         for r in radii:
-            cond = sp.Abs(var - x0) < sp.Float(r, 17)
+            rf = sp.Float(r, 17)
+            cond = sp.Abs(var - x0) < rf
+            if expr.has(sp.Abs(var - x0)):
+                # |x - x0| in the condition too would become a CSE temporary, and a
+                # product of temporaries is ordered by name: Polya GELU's f' then
+                # multiplied x*|x| (inf from 1.8e19, float32) before exp(-2x^2/pi)
+                # (0) instead of after it, NaN
+                cond = sp.And(var - x0 > -rf, var - x0 < rf)
             trial = _branch(ser, cond, expr, params, values)
             dense = r * np.geomspace(1e-3, 10.0, DENSE_POINTS)
             if ok_at(trial, np.concatenate([x0v + dense, x0v - dense])).all():
