@@ -330,8 +330,10 @@ def _root_term(t: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
     """(k, v, p) when t = k * v**p with p = +-1/2 and v depending on a symbol."""
     factors = t.args if isinstance(t, sp.Mul) else (t,)
     roots = [
-        f for f in factors
-        if isinstance(f, sp.Pow) and f.exp in (sp.S.Half, -sp.S.Half)
+        f
+        for f in factors
+        if isinstance(f, sp.Pow)
+        and f.exp in (sp.S.Half, -sp.S.Half)
         and f.base.free_symbols
     ]
     if len(roots) != 1:
@@ -421,8 +423,10 @@ def _one_square(s: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.Expr] 
 def _square_in_root(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     far = None
     if (
-        isinstance(e, sp.Pow) and isinstance(e.base, sp.Add)
-        and var not in e.exp.free_symbols and e.exp.is_integer is not True
+        isinstance(e, sp.Pow)
+        and isinstance(e.base, sp.Add)
+        and var not in e.exp.free_symbols
+        and e.exp.is_integer is not True
     ):  # a root, or a constant power (the generalised Charbonnier (r^2 + eps^2)^alpha)
         found = _one_square(e.base, var)
         if found is not None:
@@ -434,9 +438,34 @@ def _square_in_root(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
         if found is not None and found[2] != 0:
             c, w, r = found
             far = 2 * sp.log(sp.Abs(w)) + sp.log(c + r / w**2)
+    elif isinstance(e, sp.asinh):
+        found = _one_square(e.args[0], var)
+        if found is not None:
+            c, w, r = found
+            if _far_asinh_safe(c, r):
+                q = c + r / w**2  # u = w^2 q; asinh(u) = sign(u) (log|u| + log(1 +
+                # sqrt(1 + 1/u^2))), 1/u = (1/w^2)/q: nothing overflows
+                inv = (1 / w**2) / q
+                far = sp.sign(q) * (
+                    2 * sp.log(sp.Abs(w))
+                    + sp.log(sp.Abs(q))
+                    + sp.log(1 + sp.sqrt(1 + inv**2))
+                )
+                return sp.Piecewise((far, sp.Abs(w) > _FAR_ASINH), (e, True))
     if far is None:
         return e
     return sp.Piecewise((far, sp.Abs(w) > 1), (e, True))
+
+
+#: |w| above which asinh(c*w^2 + r) is taken in its logarithmic form.
+_FAR_ASINH = 1e4
+
+
+def _far_asinh_safe(c: sp.Expr, r: sp.Expr) -> bool:
+    """c + r/w^2 stays away from 0 for |w| > _FAR_ASINH (numbers only, |r/c| small)."""
+    if not (c.is_number and r.is_number) or c == 0:
+        return False
+    return abs(float(r / c)) < 1e-2 * _FAR_ASINH**2
 
 
 def square_in_root(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
@@ -555,8 +584,8 @@ EXACT_REWRITES = (
     (
         "square_in_root",
         (
-            "a root (or log) of c*x^2 + r is evaluated as |x| sqrt(c + r/x^2) (or "
-            "2 log|x| + log(c + r/x^2)) for |x| > 1, so x^2 does not overflow"
+            "a root (or log, or asinh) of c*x^2 + r is evaluated as |x| sqrt(c + r/x^2) "
+            "(or 2 log|x| + log(c + r/x^2)) for large |x|, so x^2 does not overflow"
         ),
         square_in_root,
     ),
