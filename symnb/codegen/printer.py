@@ -303,9 +303,16 @@ class KernelPrinter(C99CodePrinter):
                 # was inf from x = 5.7e37 in float32, x*6 overflowing first. The last
                 # factor (SymPy orders functions after symbols: the bounded min here;
                 # (x/6)*6 rounded above the float64 maximum)
-                *others, last = rest.args
+                # not a 0/1 indicator (hard swish's f' x*[x > -3]*[x < 3]/6 divided
+                # its last step: x*(1/6) rounded, -1.5/6 + 1.5/6 no longer 0)
+                args = list(rest.args)
+                pick = max(
+                    (i for i, a in enumerate(args) if not _is_indicator(a)),
+                    default=len(args) - 1,
+                )
+                last = args.pop(pick)
                 text = (
-                    f"{self.parenthesize(sp.Mul(*others), PRECEDENCE['Mul'])}*"
+                    f"{self.parenthesize(sp.Mul(*args), PRECEDENCE['Mul'])}*"
                     f"(({self._print(last)})/{q})"
                 )
             else:
@@ -942,6 +949,13 @@ def _print_group(
             (mapping[sym], f"const {ctype} {mapping[sym]} = {printer.print_expr(rhs)};")
         )
     return statements, [printer.print_expr(r) for r in reduced]
+
+
+def _is_indicator(e: sp.Expr) -> bool:
+    """A factor that is 0 or 1 by cases (a step of a kink's derivative)."""
+    if isinstance(e, sp.Heaviside):
+        return True
+    return isinstance(e, sp.Piecewise) and all(v.is_number for v, _ in e.args)
 
 
 _TEMPORARY = re.compile(r"\bt(\d+)\b")

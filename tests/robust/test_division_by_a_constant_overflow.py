@@ -43,3 +43,23 @@ def test_hard_swish_forward_is_x_up_to_the_largest_float(dtype, backend):
         for v, got in zip(x.tolist(), y.tolist()):
             want = _hard_swish(v)
             assert got == pytest.approx(want, rel=rel, abs=1e-30), (name, v, got, want)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hard_swish_derivative_is_exact_at_its_zero(dtype, backend):
+    """f' = x*[x > -3]*[x < 3]/6 + min(max(x + 3, 0), 6)/6 is 0 at x = -1.5: the
+    quotient divides x (-1.5/6 = -0.25 exactly), not a 0/1 step (x*(1/6) rounded made
+    f'(-1.5) -7.45e-9 in float32); against mpmath's derivative on a grid of exactly
+    representable points where x/6 and (x + 3)/6 are exact."""
+    kernel = symnb.Activation(HARD_SWISH).compile(backend, dtype=dtype)
+    x = np.array([-2.25, -1.5, -0.75, 0.0, 0.75, 1.5, 2.25], dtype=dtype)
+    xin = kernel.xp.asarray(x) if backend == "cuda" else x
+    got = kernel.backward(xin, kernel.xp.ones_like(xin))
+    got = got.get() if hasattr(got, "get") else got
+    with mpmath.workdps(50):
+        want = [
+            float(mpmath.diff(lambda t: t * (t + 3) / 6, mpmath.mpf(float(v))))
+            for v in x
+        ]
+    np.testing.assert_array_equal(got, np.array(want, dtype=dtype))
