@@ -1030,15 +1030,6 @@ def _upgrade_product_sigmoids(statements: list, results: list) -> tuple[str, ...
     return tuple(out)
 
 
-def _balanced(text: str) -> bool:
-    depth = 0
-    for ch in text:
-        depth += (ch == "(") - (ch == ")")
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 def _same_value_key(arg: str, values: dict) -> object:
     """A key equal for two printed arguments that compute the same value: the text
     with a lone temporary replaced by its value, and a sum of exactly two terms as the
