@@ -115,3 +115,16 @@ def test_png_dpi_is_checked(swish, dpi) -> None:
     with pytest.raises(ValueError) as info:
         plotting.figure_to_png(fig, dpi=dpi)
     assert "dpi" in str(info.value)
+
+
+def test_plot_near_the_float64_maximum_draws_without_warnings(swish) -> None:
+    """``%%symact --range 1e300:1e308 --dtype float64`` showed matplotlib's tick
+    locator warning "overflow encountered in multiply" under the picture."""
+    import warnings
+
+    kernel = swish.compile(backend="numpy", dtype="float64")
+    fig = plotting.plot_activation(swish, (1e300, 1e308), kernel=kernel)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        png = plotting.figure_to_png(fig)
+    assert png.startswith(b"\x89PNG") and len(png) > 1000
