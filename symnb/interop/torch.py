@@ -757,10 +757,17 @@ def _learnable_names(acts: list, learnable: Any) -> set[str]:
         known += [n for n in a.internal.param_names if n not in known]
     if learnable is None:
         return {n for a in acts for n in a.learnable}
-    if isinstance(learnable, bool):
+    if isinstance(learnable, (bool, np.bool_)):
         return set(known) if learnable else set()
     if isinstance(learnable, str):
         learnable = [learnable]
+    if isinstance(learnable, (bytes, dict)):
+        # bytes iterated as integers ("got 98"); a dict's values (True/False per
+        # name) were ignored: {"beta": False} made beta learnable
+        raise TypeError(
+            "learnable must be True, False, None, a constant's name or a list of "
+            f"names, got {learnable!r}; e.g. learnable=['beta']"
+        )
     try:
         names = list(learnable)
     except TypeError:
@@ -797,11 +804,10 @@ class TorchActivation(nn.Module):
         self.activation = _resolve(activation)
         form = self.activation.internal
         self.constant_names = tuple(form.param_names)
-        self.learnable_names = tuple(
-            n
-            for n in self.constant_names
-            if n in _learnable_names([self.activation], learnable)
-        )
+        # checked before the loop: inside it, an activation without constants
+        # never checked learnable (relu.to_torch(learnable=["a"]) passed silently)
+        chosen = _learnable_names([self.activation], learnable)
+        self.learnable_names = tuple(n for n in self.constant_names if n in chosen)
         self.backend = backend
         self.handle = register("elementwise", [self.activation], backend)
         self.constants = nn.Module()
