@@ -133,6 +133,8 @@ class RunStore:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._create()
         except sqlite3.DatabaseError as exc:
+            if hasattr(self, "_db"):
+                self._db.close()
             raise ValueError(
                 f"store={self.path!r} is not a symnb run store (SQLite): {exc}; "
                 "choose a new file name"
@@ -140,6 +142,18 @@ class RunStore:
 
     def _create(self) -> None:
         cols = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS)
+        tables = {
+            r[0]
+            for r in self._db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+            )
+        }
+        if tables and "meta" not in tables:
+            # another program's database: the store's tables were added to it
+            raise sqlite3.DatabaseError(
+                f"it is another SQLite database (tables {sorted(tables)}), left "
+                "unchanged"
+            )
         with self._db:
             self._db.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols})")
             self._db.execute(
