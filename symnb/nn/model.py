@@ -65,6 +65,26 @@ def _to_host(array: Any) -> np.ndarray:
     return np.asarray(array)
 
 
+def _numbers_from_objects(array: np.ndarray, what: str) -> np.ndarray:
+    """An object array of numbers (a pandas frame of nullable ``Float64``/``Int64``
+    columns, a mixed-type frame) as float64; a cell that is no number (``pd.NA``,
+    ``None``, a string) is named by its position."""
+    try:
+        return array.astype(np.float64)
+    except (TypeError, ValueError):
+        pass
+    for index, value in np.ndenumerate(array):
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            where = ", ".join(str(i) for i in index)
+            raise ValueError(
+                f"{what}: X[{where}] is {value!r:.40}, not a number; fill or drop "
+                "missing values and encode text columns as numbers first"
+            ) from None
+    return array.astype(np.float64)
+
+
 class _Buffers:
     """Preallocated arrays of one batch size (reused every step: no fresh pages) and the
     per-layer plans of the forward and backward passes (array views bound once).
@@ -717,6 +737,10 @@ class MLP:
                 f"{what}: X must be a 2-D array of numbers (samples, "
                 f"{self.sizes[0]} features); NumPy could not convert it: {exc}"
             ) from None
+        if Xh.dtype.kind == "O" and not on_device:
+            # pandas nullable columns (Float64, Int64) arrive as objects: they
+            # were refused as "dtype object" even when every cell is a number
+            Xh = _numbers_from_objects(Xh, what)
         if Xh.dtype.kind not in "iubf":
             raise ValueError(f"{what}: X must hold numbers, got dtype {Xh.dtype}")
         if Xh.ndim == 1 and self.sizes[0] == 1:

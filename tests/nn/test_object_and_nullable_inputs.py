@@ -1,0 +1,37 @@
+"""X given as objects: pandas nullable columns (``Float64``, ``Int64``) and object
+arrays of numbers train as numbers; a cell that is no number (``pd.NA``, ``None``,
+a string) is named by its position, not refused as "dtype object"."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symnb import datasets, nn
+
+X, Y = datasets.two_moons(40, seed=0)
+
+
+def small() -> nn.MLP:
+    return nn.MLP([2, 4, 1], activation="relu", backend="numpy", seed=0)
+
+
+def test_object_array_of_numbers_trains_like_floats():
+    a, b = small(), small()
+    a.fit(X, Y, epochs=2, seed=0)
+    b.fit(X.astype(object), Y, epochs=2, seed=0)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X.astype(object)))
+
+
+def test_pandas_nullable_columns_train_and_missing_cells_are_named():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(X, columns=["a", "b"]).astype("Float64")
+    model = small()
+    model.fit(frame, Y, epochs=1)
+    assert model.predict(frame).shape == (40,)
+    frame.iloc[3, 1] = pd.NA
+    with pytest.raises(ValueError, match=r"X\[3, 1\] is <NA>, not a number; fill"):
+        small().fit(frame, Y, epochs=1)
+    text = pd.DataFrame({"a": X[:, 0], "b": ["x"] * 40})
+    with pytest.raises(ValueError, match=r"X\[0, 1\] is 'x', not a number"):
+        small().predict(text)
