@@ -11,9 +11,10 @@ prelude), wrapped as
 * ``dconstants(x, c0, ..., d)``: ``d[k] = d f / d c_k`` (when there are constants).
 
 The CUDA dialect marks them ``__host__ __device__`` and needs no include under NVRTC;
-the C++ dialect is plain ``inline`` C++ (inline functions: no unused-function warnings). Several headers can be included in one
-translation unit (one namespace each). User text never reaches the source: constants are
-``c0, c1, ...`` and the namespace name keeps only identifier characters. Two
+the C++ dialect is plain ``inline`` C++ (inline functions: no unused-function warnings;
+unused parameters are silenced for GCC and Clang, so ``-Wall -Wextra -Werror``
+builds). Several headers can be included in one translation unit (one namespace
+each). User text never reaches the source: constants are ``c0, c1, ...`` and the namespace name keeps only identifier characters. Two
 different activations with the same name (e.g. both the default ``f``) share the
 namespace: give each its own ``name=`` to include both (the include guard holds a
 hash of the content, so they clash at compile time rather than one being skipped).
@@ -48,6 +49,12 @@ ${includes}
 #undef SYMNB_NAN
 #undef SYMNB_INF
 ${macros}
+/* the internal functions take every constant and an offset whether they use
+   them or not: -Wextra's unused-parameter warnings failed -Werror builds */
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
 namespace ${namespace} {
 typedef ${ctype} symnb_real;
 ${prelude}
@@ -55,6 +62,9 @@ ${functions}
 /* ---- the functions to call ---- */
 ${api}
 }  // namespace ${namespace}
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC diagnostic pop
+#endif
 #endif  // ${guard}
 """
 )
