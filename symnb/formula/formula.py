@@ -31,6 +31,7 @@ from symnb.formula.functions import ALLOWED_CONSTANTS, sigmoid
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.latex import formula_latex
 from symnb.formula.parse import adopt_sympy, check_length
+from symnb.formula.powers import power_limits_at_zero
 from symnb.formula.stability import stabilize, stabilize_derivative
 from symnb.formula.steps import drop_continuous_steps
 from symnb.formula.xlogy import zero_weight_logs
@@ -446,7 +447,7 @@ class _Formula:
         var = self._internal_inputs[0]
         with Budget(f"differentiate {what}"):
             if derivative is None:
-                df = expand_composed(sp.diff(f, var))
+                df = power_limits_at_zero(expand_composed(sp.diff(f, var)))
             else:
                 if isinstance(derivative, str):
                     dexpr = parse_formula(
@@ -462,7 +463,7 @@ class _Formula:
             df, n1 = _fix_kinks(stabilize_derivative(df), self.surrogate, what, var)
             dparams = []
             for c in params:
-                dc = expand_composed(sp.diff(f, c))
+                dc = power_limits_at_zero(expand_composed(sp.diff(f, c)))
                 d, _ = _fix_kinks(stabilize_derivative(dc), self.surrogate, what, c)
                 dparams.append(d)
         self.notes += [n for n in n1 if n not in self.notes]
