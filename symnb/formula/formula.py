@@ -32,6 +32,7 @@ from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.latex import formula_latex
 from symnb.formula.parse import adopt_sympy, check_length
 from symnb.formula.powers import power_limits_at_zero
+from symnb.formula.realdiff import real_diff
 from symnb.formula.stability import stabilize, stabilize_derivative
 from symnb.formula.steps import drop_continuous_steps
 from symnb.formula.xlogy import zero_weight_logs
@@ -447,7 +448,9 @@ class _Formula:
         var = self._internal_inputs[0]
         with Budget(f"differentiate {what}"):
             if derivative is None:
-                df = power_limits_at_zero(expand_composed(sp.diff(f, var)))
+                df, steps = real_diff(f, var)
+                df = power_limits_at_zero(expand_composed(df))
+                self.notes += steps
             else:
                 if isinstance(derivative, str):
                     dexpr = parse_formula(
@@ -463,7 +466,7 @@ class _Formula:
             df, n1 = _fix_kinks(stabilize_derivative(df), self.surrogate, what, var)
             dparams = []
             for c in params:
-                dc = power_limits_at_zero(expand_composed(sp.diff(f, c)))
+                dc = power_limits_at_zero(expand_composed(real_diff(f, c)[0]))
                 d, _ = _fix_kinks(stabilize_derivative(dc), self.surrogate, what, c)
                 dparams.append(d)
         self.notes += [n for n in n1 if n not in self.notes]
