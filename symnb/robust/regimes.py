@@ -476,6 +476,17 @@ def _branch_at(expr: sp.Expr, var: sp.Symbol, at: float, subs: dict) -> sp.Expr:
     return expr.replace(lambda e: isinstance(e, sp.Piecewise), pick)
 
 
+def _opened(e: sp.Expr) -> sp.Expr:
+    """e with expm1, sinh and cosh written with exp, products expanded."""
+    from symnb.formula.functions import expm1
+
+    return sp.expand_mul(
+        e.replace(expm1, lambda u: sp.exp(u) - 1)
+        .replace(sp.sinh, lambda u: (sp.exp(u) - sp.exp(-u)) / 2)
+        .replace(sp.cosh, lambda u: (sp.exp(u) + sp.exp(-u)) / 2)
+    )
+
+
 class _LogForm:
     """log|e| as a sum that does not overflow, and sign(e), on one side's points."""
 
@@ -506,6 +517,59 @@ class _LogForm:
         if not (s == s[0]).all():
             raise _NoLogForm
         return int(s[0])
+
+    def _term_power(self, t: sp.Expr, side: int):
+        """(k, rest, has_exp) with t = x^k * rest, rest bounded as |x| grows but for
+        its exponentials: a polynomial factor P^e of degree d is x^(d e) (P/x^d)^e.
+        None for a factor of another kind, or a root of a polynomial where x < 0."""
+        var = self.var
+        k, rest, has_exp = sp.Integer(0), [], False
+        for fac in sp.Mul.make_args(t):
+            if var not in fac.free_symbols:
+                rest.append(fac)
+                continue
+            if isinstance(fac, sp.exp):
+                has_exp = True
+                rest.append(fac)
+                continue
+            base, ex = fac.as_base_exp()
+            if not ex.is_Rational or not base.is_polynomial(var):
+                return None
+            d = sp.degree(base, var)
+            if not d.is_Integer or d <= 0:
+                return None
+            if side < 0 and not ex.is_integer:
+                return None  # (x^d)^e is |x|^(d e) or no real number where x < 0
+            k += d * ex
+            if base != var:
+                rest.append(sp.expand(base * var**-d) ** ex)
+        return k, sp.Mul(*rest), has_exp
+
+    def _power_out(self, e: sp.Add, depth: int) -> tuple[int, sp.Expr] | None:
+        """(s, K log|x| + L) with e = |x|^K * s*exp(L): the highest power of x among
+        the terms without an exponential taken out of the sum (polynomial factors
+        count with their degree), so no term of what is left grows with |x|
+        (sinh(x)/x^2 - 2(cosh(x) - 1)/x^3 is exp(x) times 1/(2x^2) - 1/x^3 + ...:
+        x^3 overflowed at x = 1e13 in float32, and the log of the sum was -inf where
+        f' is inf). None when a term is not c x^k P(x)^e exp(...)."""
+        var = self.var
+        side = 1 if self.far > 0 else -1
+        split = []
+        for t in sp.Add.make_args(sp.expand_mul(_opened(e))):
+            got = self._term_power(t, side)
+            if got is None:
+                return None
+            split.append(got)
+        powers = [k for k, _, has_exp in split if not has_exp]
+        if not powers:
+            return None
+        top = max(powers)
+        if top == 0 or (side < 0 and not top.is_integer):
+            return None
+        # e / |x|^top, term by term (top is an integer where x < 0)
+        inner = sp.Add(*[side**top * var ** (k - top) * rest for k, rest, _ in split])
+        si, li = self.split(inner, depth + 1)
+        return si, top * sp.log(side * var) + li
 
     def split(self, e: sp.Expr, depth: int = 0) -> tuple[int, sp.Expr]:
         """(s, L) with e = s*exp(L)."""
@@ -545,11 +609,7 @@ class _LogForm:
             if lf is not None:
                 return 1, lf
         if isinstance(e, sp.Add) and e.has(sp.exp, expm1, sp.sinh, sp.cosh):
-            opened = sp.expand_mul(
-                e.replace(expm1, lambda u: sp.exp(u) - 1)
-                .replace(sp.sinh, lambda u: (sp.exp(u) - sp.exp(-u)) / 2)
-                .replace(sp.cosh, lambda u: (sp.exp(u) + sp.exp(-u)) / 2)
-            )
+            opened = _opened(e)
             exps = [a for a in opened.atoms(sp.exp) if var in a.free_symbols]
             if exps:
                 far = np.array([self.far])
@@ -565,6 +625,10 @@ class _LogForm:
                     )
                     si, li = self.split(inner, depth + 1)
                     return si, v + li
+        if isinstance(e, sp.Add):
+            out = self._power_out(e, depth)
+            if out is not None:
+                return out
         s = self.sign(e)
         return s, sp.log(s * e)
 
