@@ -352,6 +352,53 @@ def _chebyshev(a: sp.Expr) -> sp.Expr | None:
     return sign * sp.expand(sp.chebyshevt(k, t)).xreplace({t: inner.args[0]})
 
 
+#: Inverse pairs g(h(u)) equal to u for every real u (h's range lies in g's domain,
+#: h is one-to-one); acosh(cosh(u)) is |u|. Not the other way round: tanh(atanh(u))
+#: is u for |u| < 1 only (NaN beyond), exp(log(u)) for u > 0, expm1(log1p(u)) for
+#: u > -1, so those stay. SymPy folds log(exp(u)) and sinh(asinh(u)) to u, sqrt(u**2)
+#: to |u| by itself (exact), and also tanh(atanh(u)), cosh(acosh(u)), exp(log(u)) to u
+#: when they are built (outside their domains too: not this module's doing).
+_INVERSE_PAIRS = (
+    (sp.atanh, sp.tanh),
+    (sp.asinh, sp.sinh),
+    (sp.acosh, sp.cosh),
+    (log1p, expm1),
+)
+
+
+def _cube_root_of_cube(e: sp.Expr) -> sp.Expr | None:
+    """u**m for cbrt(u**(3m)) with m odd (cbrt as ``functions._cbrt`` builds it:
+    Piecewise((w**(1/3), w >= 0), (-(-w)**(1/3), True)))."""
+    if not isinstance(e, sp.Piecewise) or len(e.args) != 2:
+        return None
+    (a, cond), (b, last) = e.args
+    third = sp.Rational(1, 3)
+    if not (isinstance(a, sp.Pow) and a.exp == third) or last != sp.true:
+        return None
+    w = a.base
+    if cond.canonical != (w >= 0).canonical or b != -((-w) ** third):
+        return None
+    c, p = w.as_coeff_Mul()
+    if c != 0 and isinstance(p, sp.Pow) and p.exp.is_Integer and p.exp % 6 == 3:
+        return sp.sign(c) * sp.Abs(c) ** third * p.base ** (p.exp // 3)
+    return None
+
+
+def _inverse_of_inner(e: sp.Expr) -> tuple[sp.Expr, str] | None:
+    """(u, note) (|u| for acosh) when e is an inverse applied to its function."""
+    for outer, inner in _INVERSE_PAIRS:
+        if isinstance(e, outer) and isinstance(e.args[0], inner):
+            u = e.args[0].args[0]
+            if outer is sp.acosh:
+                return sp.Abs(u), "rewrote acosh(cosh(u)) as |u| (exact for real u)"
+            what = f"{outer.__name__}({inner.__name__}(u))"
+            return u, f"rewrote {what} as u (exact for every real u)"
+    cube = _cube_root_of_cube(e)
+    if cube is not None:
+        return cube, "rewrote cbrt(u^3) as u (exact for every real u)"
+    return None
+
+
 def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
     """Rewrite naive spellings of softplus, sigmoid, logsigmoid, log1p, expm1, log-cosh.
 
@@ -398,6 +445,13 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             if u is not None:
                 note(f"rewrote 1/(1 + exp({_fmt(u)})) as sigmoid({_fmt(-u)})")
                 return sigmoid(-u)
+        # atanh(tanh(u)) -> u and the other inverse pairs exact for every real u:
+        # tanh rounds to +-1 (atanh(tanh(x)) was inf from x = 9.01 in float32), sinh,
+        # cosh, expm1 and u^3 overflow long before u does
+        inverse = _inverse_of_inner(e)
+        if inverse is not None:
+            note(inverse[1])
+            return inverse[0]
         # asin(tanh(u)) -> atan(sinh(u)) (the Gudermannian): tanh rounds to +-1 long
         # before asin(tanh(u)) reaches +-pi/2 (9e-5 off at u = 10 in float32)
         if isinstance(e, sp.asin) and isinstance(e.args[0], sp.tanh):
