@@ -171,7 +171,7 @@ def _split(
 
 #: Exact rewrites tried on an expression that already meets the rule: kept where the
 #: rule still holds everywhere and the largest error in ulps drops by this factor.
-WITHIN_RULE_REWRITES = ("square_in_root",)
+WITHIN_RULE_REWRITES = ("square_in_root", "divide_stepwise")
 WITHIN_RULE_GAIN = 1e3
 
 
@@ -190,7 +190,7 @@ def _far_better_within_rule(
     before = cm.max_ulps()
     if not before > WITHIN_RULE_GAIN * 4:  # a 1000x gain would end below 4 ulps
         return None
-    for name, note, fn in rewrite.EXACT_REWRITES:
+    for name, note, fn in (*rewrite.EXACT_REWRITES, *rewrite.WITHIN_RULE_ONLY):
         if name not in WITHIN_RULE_REWRITES:
             continue
         try:

@@ -498,6 +498,38 @@ def horner_polynomials(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _bottom_up(expr, lambda e: _horner(e, var))
 
 
+def _divide_stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Mul):
+        return e
+    k = 0
+    rest = []
+    for f in e.args:
+        if (
+            isinstance(f, sp.Pow)
+            and f.base == var
+            and f.exp.is_Integer
+            and -4 <= f.exp <= -2
+            and k == 0
+        ):
+            k = -int(f.exp)
+        else:
+            rest.append(f)
+    if not k or not any(var in f.free_symbols for f in rest):
+        return e
+    q = sp.Mul(*rest)
+    for _ in range(k - 1):
+        q = sp.UnevaluatedExpr(q / var)
+    return q / var
+
+
+def divide_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """``u/x**k`` (k = 2..4) as ``((u/x)/x)...``: x**k overflows (float32 x**2 from
+    |x| = 1.8e19, x**3 from 7e12) or underflows long before u/x**k does, where u grows
+    with x: f of (exp(x) - 1 - x)/x**2 was 0 instead of 1e-20 at x = -1e20 in float32,
+    its f' -1e-26 instead of +1e-26 at x = -1e13 (x**3 overflowed in the second term)."""
+    return _bottom_up(expr, lambda e: _divide_stepwise(e, var))
+
+
 #: The exact rewrites tried, in order: (name, plain-words note, function of (expr, var)).
 EXACT_REWRITES = (
     (
@@ -600,10 +632,26 @@ EXACT_REWRITES = (
     ),
 )
 
+#: Exact rewrites tried only on a form that already meets the accuracy rule (see
+#: ``engine.WITHIN_RULE_REWRITES``): their unevaluated quotients would hide the form's
+#: structure from the regimes (exp-of-log forms, asymptotes) tried before.
+WITHIN_RULE_ONLY = (
+    (
+        "divide_stepwise",
+        (
+            "a quotient u/x^k is divided by x one factor at a time, so x^k does not "
+            "overflow (or underflow) before the quotient does"
+        ),
+        divide_stepwise,
+    ),
+)
+
 __all__ = [
     "EXACT_REWRITES",
+    "WITHIN_RULE_ONLY",
     "collect_exponentials",
     "distribute_exponentials",
+    "divide_stepwise",
     "factor_dominant_exp",
     "factor_lowest_power",
     "group_constant_factors",
