@@ -17,6 +17,7 @@ computes the unrewritten expression, never an asymptote that was not checked.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Callable
@@ -476,15 +477,39 @@ def _branch_at(expr: sp.Expr, var: sp.Symbol, at: float, subs: dict) -> sp.Expr:
     return expr.replace(lambda e: isinstance(e, sp.Piecewise), pick)
 
 
+def _distributed(e: sp.Expr) -> sp.Expr:
+    """Products of sums multiplied out, powers left whole: expand_mul also multiplies
+    a denominator by an exponential (exp(-x)/(2x^2 + 2) became 1/(2x^2 exp(x) +
+    2 exp(x)), whose powers of x the log form cannot take out)."""
+    if isinstance(e, sp.Add):
+        return sp.Add(*[_distributed(a) for a in e.args])
+    if not isinstance(e, sp.Mul):
+        return e
+    parts = [sp.Add.make_args(_distributed(f)) for f in e.args]
+    if all(len(p) == 1 for p in parts) or math.prod(len(p) for p in parts) > 64:
+        return e
+    return sp.Add(*[sp.Mul(*c) for c in itertools.product(*parts)])
+
+
 def _opened(e: sp.Expr) -> sp.Expr:
-    """e with expm1, sinh and cosh written with exp, products expanded."""
+    """e with expm1, sinh and cosh written with exp, products of sums multiplied out."""
     from symnb.formula.functions import expm1
 
-    return sp.expand_mul(
+    return _distributed(
         e.replace(expm1, lambda u: sp.exp(u) - 1)
         .replace(sp.sinh, lambda u: (sp.exp(u) - sp.exp(-u)) / 2)
         .replace(sp.cosh, lambda u: (sp.exp(u) + sp.exp(-u)) / 2)
     )
+
+
+def _times_power(rest: sp.Expr, j: sp.Expr, log_abs: sp.Expr) -> sp.Expr:
+    """rest * |x|^j with |x|^j moved into rest's exponential as j*log|x| (x^2 exp(-x)
+    was inf*0 = NaN at x = 1e20 in float32; exp(-x + 2 log x) is 0)."""
+    exps = [f for f in sp.Mul.make_args(rest) if isinstance(f, sp.exp)]
+    others = [f for f in sp.Mul.make_args(rest) if not isinstance(f, sp.exp)]
+    arg = sp.Add(*[f.args[0] for f in exps]) + j * log_abs
+    # unevaluated: SymPy would take exp(2 log x) out as x**2 again
+    return sp.Mul(*others) * sp.exp(sp.UnevaluatedExpr(arg))
 
 
 class _LogForm:
@@ -555,21 +580,32 @@ class _LogForm:
         var = self.var
         side = 1 if self.far > 0 else -1
         split = []
-        for t in sp.Add.make_args(sp.expand_mul(_opened(e))):
+        for t in sp.Add.make_args(_opened(e)):
             got = self._term_power(t, side)
             if got is None:
                 return None
             split.append(got)
         powers = [k for k, _, has_exp in split if not has_exp]
-        if not powers:
+        top = max(powers) if powers else sp.Integer(0)
+        if side < 0 and not top.is_integer:
             return None
-        top = max(powers)
-        if top == 0 or (side < 0 and not top.is_integer):
+        # e / |x|^top, term by term (top is an integer where x < 0); a power of x
+        # left with an exponential goes into it as a logarithm
+        log_abs = sp.log(side * var)
+        terms, merged = [], False
+        for k, rest, has_exp in split:
+            j = k - top
+            if has_exp and j != 0:
+                if side < 0 and not j.is_integer:
+                    return None
+                terms.append(side ** (top + j) * _times_power(rest, j, log_abs))
+                merged = True
+            else:
+                terms.append(side**top * var**j * rest)
+        if top == 0 and not merged:
             return None
-        # e / |x|^top, term by term (top is an integer where x < 0)
-        inner = sp.Add(*[side**top * var ** (k - top) * rest for k, rest, _ in split])
-        si, li = self.split(inner, depth + 1)
-        return si, top * sp.log(side * var) + li
+        si, li = self.split(sp.Add(*terms), depth + 1)
+        return si, top * log_abs + li
 
     def split(self, e: sp.Expr, depth: int = 0) -> tuple[int, sp.Expr]:
         """(s, L) with e = s*exp(L)."""
@@ -619,7 +655,7 @@ class _LogForm:
                     v = exps[k].args[0]
                     inner = sp.Add(
                         *[
-                            sp.expand_mul(t * sp.exp(-v))
+                            _distributed(t * sp.exp(-v))
                             for t in sp.Add.make_args(opened)
                         ]
                     )

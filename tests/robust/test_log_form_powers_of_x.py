@@ -7,7 +7,8 @@ x = 7e12 in float32, the sum is 0 there and its log -inf, so the regime failed i
 measurement and was dropped: f' stayed the direct formula, which was NaN (inf - inf)
 at x = 89, 100, 700 in float32 and inf at x = 710 in float64 where f' is 4.4e302, and
 -inf at x = 89 for the cosh quotient (2*cosh(89) overflows; f' is +2.8e34). The highest
-power of x is now taken out of the sum as a logarithm too.
+power of x is now taken out of the sum as a logarithm too, and a power of x left
+with an exponential goes into it (x^2 exp(-x) as exp(-x + 2 log x)).
 """
 
 from __future__ import annotations
@@ -79,6 +80,22 @@ def _poly_quotient_d(v):
     return mp.exp(v) / (v**3 + v) - mp.exp(v) * (3 * v**2 + 1) / (v**3 + v) ** 2
 
 
+def _cosh_over_square(v):
+    return mp.cosh(v) / (1 + v**2)
+
+
+def _cosh_over_square_d(v):
+    return mp.sinh(v) / (1 + v**2) - 2 * v * mp.cosh(v) / (1 + v**2) ** 2
+
+
+def _exp_cubic(v):
+    return (mp.exp(v) - 1 - v - v**2 / 2) / v**3
+
+
+def _exp_cubic_d(v):
+    return (mp.exp(v) - 1 - v) / v**3 - 3 * (mp.exp(v) - 1 - v - v**2 / 2) / v**4
+
+
 #: text: (f, f') in mpmath, the smallest positive point, the negative points ("all":
 #: every positive point negated); exp(x)/(x^3 + x) has a pole at 0, so from x = 3
 _CASES = {
@@ -89,6 +106,14 @@ _CASES = {
     ),
     "(cosh(x) - 1)/x**2": ((_cosh_quotient, _cosh_quotient_d), 0.0, "all"),
     "exp(x)/(x**3 + x)": ((_poly_quotient, _poly_quotient_d), 3.0, []),
+    # x^2 exp(-x) left in the sum was inf*0 = NaN from x = 1.8e19 (float32), and a
+    # denominator multiplied by exp(x) hid its powers of x: f, f' were not rewritten
+    "(exp(x) - 1 - x - x**2/2)/x**3": (
+        (_exp_cubic, _exp_cubic_d),
+        0.0,
+        [-0.5, -3.0, -20.0, -100.0],
+    ),
+    "cosh(x)/(1 + x**2)": ((_cosh_over_square, _cosh_over_square_d), 0.0, "all"),
 }
 
 
