@@ -122,10 +122,7 @@ def _check_hidden(hidden: Any) -> list[int]:
     if isinstance(hidden, (int, np.integer)) and not isinstance(hidden, bool):
         hidden = [hidden]
     widths = check_list(hidden, "hidden", "(16, 16)", wrap=False)
-    return [
-        check_integer(w, f"hidden[{i}]", 1, "16")
-        for i, w in enumerate(widths)
-    ]
+    return [check_integer(w, f"hidden[{i}]", 1, "16") for i, w in enumerate(widths)]
 
 
 def _check_fit_options(fit_options: dict[str, Any]) -> None:
@@ -537,10 +534,15 @@ def _status_cell(row: dict[str, Any]) -> str:
     return text
 
 
+#: the largest seed a sweep takes (a store keeps it as a 64-bit signed integer)
+MAX_SEED = 2**63 - 1
+
+
 def check_seeds(seeds: Iterable[int], runs_per_seed: int) -> list[int]:
-    """The seeds as a list of ints >= 0 (for compare and search); a clear error for
-    anything else, and a MemoryError, before the list is built, for more runs than
-    memory can describe (``seeds=range(10**9)``: a run's spec and row take ~2 KB)."""
+    """The seeds as a list of ints from 0 to :data:`MAX_SEED` (for compare and
+    search); a clear error for anything else, and a MemoryError, before the list is
+    built, for more runs than memory can describe (``seeds=range(10**9)``: a run's
+    spec and row take ~2 KB)."""
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
         raise TypeError(f"seeds must be a list of integers, got {seeds!r}")
     if hasattr(seeds, "__len__"):
@@ -554,6 +556,13 @@ def check_seeds(seeds: Iterable[int], runs_per_seed: int) -> list[int]:
         integer = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
         if not integer or seed < 0:
             raise ValueError(f"seeds must be integers >= 0, got {seed!r} (seeds[{i}])")
+        if seed > MAX_SEED:
+            # a store keeps the seed as an SQLite INTEGER (64-bit signed): a larger
+            # one raised OverflowError after its run trained, ending the sweep
+            raise ValueError(
+                f"seeds[{i}] = {seed!r} is too large: seeds must be at most "
+                f"{MAX_SEED} (2**63 - 1), e.g. seeds=range(3)"
+            )
     if not out:
         raise ValueError("seeds is empty: give at least one, e.g. seeds=(0, 1, 2)")
     out = [int(s) for s in out]
