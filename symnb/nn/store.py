@@ -89,6 +89,23 @@ def _readable(text: Any) -> dict[str, Any] | None:
     return record
 
 
+def _cannot_write(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite failed for want of write access (not a lock or a bad file)."""
+    name = getattr(exc, "sqlite_errorname", "")  # Python >= 3.11
+    if name:
+        return name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM"))
+    text = str(exc).lower()
+    return "unable to open" in text or "readonly" in text or "read-only" in text
+
+
+def _read_only_file_system(path: str) -> bool:
+    try:
+        flags = os.statvfs(os.path.dirname(os.path.abspath(path))).f_flag
+    except (OSError, AttributeError):  # no statvfs (Windows)
+        return False
+    return bool(flags & getattr(os, "ST_RDONLY", 1))
+
+
 class RunStore:
     """A SQLite file of finished runs (created on first use).
 
@@ -124,6 +141,9 @@ class RunStore:
                 f"store={self.path!r}: the folder {folder!r} does not exist; "
                 "create it or choose another path"
             )
+        #: True when the file could only be opened for reading (a read-only disk or
+        #: file): finished runs are read, new ones are not written
+        self.read_only = False
         try:
             self._db = sqlite3.connect(self.path, timeout=30.0)
             # write-ahead log, synced at checkpoints: a commit costs ~0.03 ms instead
@@ -132,22 +152,85 @@ class RunStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._create()
+        except sqlite3.OperationalError as exc:
+            # cannot open or write (a read-only disk, folder or file; a lock held
+            # past the timeout): said as such, not "not a symnb run store"
+            self._close_quietly()
+            if not _cannot_write(exc):
+                raise OSError(
+                    f"store={self.path!r} could not be opened (SQLite: {exc}); if "
+                    "another process holds it, wait for it or use another file"
+                ) from exc
+            if not os.path.isfile(self.path) or os.path.getsize(self.path) == 0:
+                raise PermissionError(
+                    f"store={self.path!r} cannot be created: the folder {folder!r} "
+                    f"is read-only or not writable (SQLite: {exc}); choose a "
+                    "writable folder"
+                ) from exc
+            self._open_read_only(exc)
         except sqlite3.DatabaseError as exc:
-            if hasattr(self, "_db"):
-                self._db.close()
+            self._close_quietly()
             raise ValueError(
                 f"store={self.path!r} is not a symnb run store (SQLite): {exc}; "
                 "choose a new file name"
             ) from exc
 
-    def _create(self) -> None:
-        cols = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS)
-        tables = {
+    def _close_quietly(self) -> None:
+        if hasattr(self, "_db"):
+            self._db.close()
+            del self._db
+
+    def _open_read_only(self, reason: Exception) -> None:
+        """Open an existing store that cannot be written, for reading only (a store
+        on read-only media, a finished sweep's file shared read-only): its finished
+        runs are reused, new runs stay in the result. On a read-only file system the
+        file is opened as immutable: SQLite cannot create the write-ahead log's
+        shared-memory file there, and nothing can change the file."""
+        from urllib.parse import quote
+
+        uri = f"file:{quote(os.path.abspath(self.path))}?mode=ro"
+        if _read_only_file_system(self.path):
+            uri += "&immutable=1"
+        try:
+            self._db = sqlite3.connect(uri, uri=True, timeout=30.0)
+            self._check_tables(self._tables())
+        except sqlite3.DatabaseError as exc:
+            self._close_quietly()
+            raise ValueError(
+                f"store={self.path!r} cannot be written ({reason}) and is not a "
+                f"symnb run store that can be read: {exc}; choose another file"
+            ) from exc
+        self.read_only = True
+        warnings.warn(
+            f"store={self.path!r} cannot be written ({reason}): opened read-only; "
+            "its finished runs are used, new runs are not written (they are in the "
+            "result); copy the file to a writable folder to keep them",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+    def _tables(self) -> set[str]:
+        return {
             r[0]
             for r in self._db.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'"
             )
         }
+
+    def _check_tables(self, tables: set[str]) -> None:
+        """A store opened read-only: symnb's tables, schema and columns, else a
+        ``sqlite3.DatabaseError`` saying what is wrong (nothing is created)."""
+        missing = {"runs", "meta"} - tables
+        if missing:
+            raise sqlite3.DatabaseError(
+                f"it has no {sorted(missing)} table (tables {sorted(tables)})"
+            )
+        self._check_schema()
+        self._check_columns()
+
+    def _create(self) -> None:
+        cols = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS)
+        tables = self._tables()
         if tables and "meta" not in tables:
             # another program's database: the store's tables were added to it
             raise sqlite3.DatabaseError(
@@ -159,27 +242,37 @@ class RunStore:
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)"
             )
-            row = self._db.execute(
-                "SELECT value FROM meta WHERE name = 'schema'"
-            ).fetchone()
-            if row is None:
+            if not self._check_schema():
                 self._db.execute(
                     "INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),)
-                )
-            elif not str(row[0]).isdigit():
-                raise sqlite3.DatabaseError(f"schema version {row[0]!r} is no number")
-            elif int(row[0]) != SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(
-                    f"schema version {row[0]}, this symnb reads {SCHEMA_VERSION}"
                 )
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS checks "
                 "(key TEXT PRIMARY KEY, formula TEXT, problem TEXT)"
             )
-            have = {r[1] for r in self._db.execute("PRAGMA table_info(runs)")}
-            missing = [name for name, _ in _COLUMNS if name not in have]
-            if missing:
-                raise sqlite3.DatabaseError(f"table 'runs' lacks {missing}")
+            self._check_columns()
+
+    def _check_schema(self) -> bool:
+        """False when no schema version is written yet; a ``sqlite3.DatabaseError``
+        for another version."""
+        row = self._db.execute(
+            "SELECT value FROM meta WHERE name = 'schema'"
+        ).fetchone()
+        if row is None:
+            return False
+        if not str(row[0]).isdigit():
+            raise sqlite3.DatabaseError(f"schema version {row[0]!r} is no number")
+        if int(row[0]) != SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(
+                f"schema version {row[0]}, this symnb reads {SCHEMA_VERSION}"
+            )
+        return True
+
+    def _check_columns(self) -> None:
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(runs)")}
+        missing = [name for name, _ in _COLUMNS if name not in have]
+        if missing:
+            raise sqlite3.DatabaseError(f"table 'runs' lacks {missing}")
 
     def __repr__(self) -> str:
         return f"RunStore({self.path!r}, {len(self)} runs)"
@@ -257,6 +350,8 @@ class RunStore:
         formula -> check key; the result maps formula -> problem (``None``: passed)
         for the formulas found."""
         found: dict[str, str | None] = {}
+        if self.read_only and "checks" not in self._tables():
+            return found  # an older store, opened read-only: nothing to create
         for formula, key in keys.items():
             row = self._db.execute(
                 "SELECT problem FROM checks WHERE key = ?", (key,)
@@ -268,7 +363,10 @@ class RunStore:
     def put_check(self, key: str, formula: str, problem: str | None) -> None:
         """Keep the outcome of a pre-training check (a resumed search skips it).
         A store that cannot be written now (locked by another process, a read-only
-        disk) only warns: the check is cheap to run again, the search goes on."""
+        disk) only warns: the check is cheap to run again, the search goes on. A
+        store opened read-only said so when it opened: no warning per check."""
+        if self.read_only:
+            return
         try:
             with self._db:
                 self._db.execute(

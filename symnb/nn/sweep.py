@@ -495,7 +495,9 @@ class _StoreWriter:
     def __init__(self, store: Any) -> None:
         self.store = store
         self.pending: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
-        self.failed = False
+        # a store opened read-only warned when it opened: the runs wait for the
+        # end, where one warning counts them
+        self.failed = bool(getattr(store, "read_only", False))
 
     def put(self, items: Iterable[tuple[str, dict[str, Any], dict[str, Any]]]) -> None:
         self.pending.extend(items)
