@@ -494,9 +494,15 @@ def search(
     """
     import symnb
 
-    from .compare import _split_datasets, check_options, check_seeds, compare
+    from .compare import (
+        _split_datasets,
+        check_flag,
+        check_options,
+        check_seeds,
+        compare,
+    )
     from .store import RunStore, run_key
-    from .sweep import _Progress, encode_activation, open_client
+    from .sweep import _Progress, check_client, encode_activation, open_client
 
     if strategy not in ("random", "evolution"):
         raise ValueError(f"strategy must be 'random' or 'evolution', got {strategy!r}")
@@ -511,6 +517,8 @@ def search(
     if not units or any(u not in (1, 2) for u in units):
         raise ValueError(f"units must hold 1 and/or 2, got {units}")
     seeds = check_seeds(seeds, 1)  # ints >= 0, at least one
+    progress = check_flag(progress, "progress")
+    check_client(client)
     seed = check_integer(seed, "seed", 0, "0")
     population = check_integer(population, "population", 1, "8")
     if time_budget is not None and (
@@ -649,19 +657,21 @@ def search(
                 out.append((formula, act))
         return out
 
-    client_obj, close_client = (None, lambda: None)
-    if client is not None:
-        client_obj, close_client = open_client(client)
+    # the store first: opened after the client, a store that failed to open left
+    # the cluster of client="local" running
     run_store = (
         RunStore(store)
         if store is not None and not isinstance(store, RunStore)
         else store
     )
+    client_obj, close_client = (None, lambda: None)
     entries: list[_Entry] = []
     results = []
     scores: dict[str, float] = {}
     bar = None
     try:
+        if client is not None:
+            client_obj, close_client = open_client(client)
         first: list[tuple[str, Any, str]] = [
             (getattr(act, "name", act), act, "baseline") for act in baselines
         ]

@@ -105,6 +105,14 @@ def check_list(value: Any, what: str, example: str, wrap: bool = True) -> list[A
     return list(value)
 
 
+def check_flag(value: Any, what: str) -> bool:
+    """``value`` as a bool (NumPy's too), or a ``TypeError`` naming ``what``:
+    ``progress="no"`` is truthy and showed a bar."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be True or False, got {value!r:.80}")
+    return bool(value)
+
+
 def check_integer(value: Any, what: str, minimum: int, example: str) -> int:
     """``value`` as an int >= ``minimum`` (NumPy integers too, not bools), or a
     ``ValueError`` naming ``what``, the value and an ``example``."""
@@ -720,7 +728,15 @@ def compare(
 
     from .layers import resolve_activation
     from .store import run_key
-    from .sweep import Run, check_runs_per_task, encode_activation, encode_loss, execute
+    from .sweep import (
+        Run,
+        _Progress,
+        check_client,
+        check_runs_per_task,
+        encode_activation,
+        encode_loss,
+        execute,
+    )
 
     if isinstance(activations, dict):
         named = list(activations.items())
@@ -737,6 +753,10 @@ def compare(
         )
     check_runs_per_task(runs_per_task)
     seeds = check_seeds(seeds, len(named))
+    if not isinstance(progress, _Progress):  # a search passes its own bar
+        progress = check_flag(progress, "progress")
+    keep_models = check_flag(keep_models, "keep_models")
+    check_client(client)
     if keep_models and (client is not None or store is not None):
         raise ValueError(
             "keep_models=True needs client=None and store=None: trained models hold "

@@ -377,10 +377,42 @@ def local_cluster(n_workers: int | None = None, **options: Any) -> Any:
         return LocalCluster(**{**settings, **options})
 
 
+def check_client(client: Any) -> None:
+    """Refuse, before any work, a ``client`` that :func:`open_client` cannot use,
+    naming it: not None, a ``dask.distributed.Client``, ``"local"`` or a scheduler
+    address (an array was NumPy's "truth value of an array is ambiguous"; a
+    ``LocalCluster`` is named with the way to its client), or a closed client."""
+    if client is None:
+        return
+    if isinstance(client, str) and (client == "local" or "://" in client):
+        return
+    try:
+        from dask.distributed import Client
+    except ImportError as exc:
+        raise _dask_missing(exc) from None
+    if isinstance(client, Client):
+        if client.status in ("closing", "closed"):
+            raise ValueError(
+                "client is closed: pass an open dask.distributed.Client, "
+                "client='local' or None (serial)"
+            )
+        return
+    if hasattr(client, "scheduler_address"):  # a LocalCluster, SpecCluster, ...
+        raise TypeError(
+            f"client must be a dask.distributed.Client, got the cluster {client!r}; "
+            "pass its client: client=dask.distributed.Client(cluster)"
+        )
+    raise TypeError(
+        "client must be None (serial), 'local', a scheduler address like "
+        f"'tcp://scheduler:8786', or a dask.distributed.Client; got {client!r:.80}"
+    )
+
+
 def open_client(client: Any) -> tuple[Any, Callable[[], None]]:
     """``(client, close)`` for ``client`` given as a ``dask.distributed.Client``,
     ``"local"`` (a :func:`local_cluster`: one single-threaded worker process per CPU)
     or a scheduler address such as ``"tcp://scheduler:8786"``."""
+    check_client(client)
     try:
         from dask.distributed import Client
     except ImportError as exc:
@@ -405,12 +437,7 @@ def open_client(client: Any) -> tuple[Any, Callable[[], None]]:
                 nanny.setLevel(level)
 
         return started, close
-    if isinstance(client, str) and "://" in client:
-        return _connect(Client, client)
-    raise TypeError(
-        "client must be None (serial), 'local', a scheduler address like "
-        f"'tcp://scheduler:8786', or a dask.distributed.Client; got {client!r}"
-    )
+    return _connect(Client, client)  # an address (check_client)
 
 
 def _connect(client_type: Any, address: str) -> tuple[Any, Callable[[], None]]:
