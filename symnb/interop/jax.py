@@ -102,19 +102,32 @@ def _real(jnp: Any, value: Any, name: str, fix: str) -> Any:
 
 
 def _fits(value: Any, name: str, dtype: Any) -> None:
-    """A concrete constant that ``dtype`` cannot hold (1e300 in float32 became inf
-    without a word) is a ``FormulaError``, as for the kernels; traced values pass."""
+    """A concrete constant the kernels refuse is a ``FormulaError`` here too: not
+    finite (NaN and inf gave NaN outputs without a word), or not held by ``dtype``
+    (1e300 in float32 became inf, 1e-50 became 0); arrays entry by entry. Traced
+    values pass (not known)."""
     import numpy as np
 
     try:
         host = np.asarray(value, dtype=np.float64)
     except Exception:  # noqa: BLE001 - a tracer: not checked
         return
-    big = float(np.finfo(dtype).max)
-    if np.any(np.isfinite(host) & (np.abs(host) > big)):
+    if not np.all(np.isfinite(host)):
+        bad = host[~np.isfinite(host)].flat[0]
         raise FormulaError(
-            f"constant {name!r} = {value!r:.60} does not fit {np.dtype(dtype).name}",
-            suggestion=f"pass x in float64 (jax_enable_x64) or a smaller {name}",
+            f"constant {name!r} must be finite, got {bad!r}"
+            + ("" if host.ndim == 0 else f" (in an array of shape {host.shape})"),
+            suggestion="pass a finite real number",
+        )
+    info = np.finfo(dtype)
+    with np.errstate(over="ignore", under="ignore"):
+        stored = host.astype(dtype)
+    if np.any(np.isinf(stored) | ((stored == 0) & (host != 0))):
+        raise FormulaError(
+            f"constant {name!r} = {value!r:.60} does not fit {np.dtype(dtype).name} "
+            f"(finite values from {info.smallest_subnormal:.3g} to {info.max:.4g} in "
+            "magnitude)",
+            suggestion=f"pass x in float64 (jax_enable_x64) or another {name}",
         )
 
 
