@@ -180,9 +180,11 @@ _COMPUTE = {
 
 
 def _compute(t: Tensor, dtype: Any = None) -> Tensor:
-    """``t`` in the kernel dtype, C-contiguous and detached (no copy if already so)."""
+    """``t`` in the kernel dtype, C-contiguous and detached (no copy if already so);
+    a negative view (``z.conj().imag``, ``_neg_view``) resolved to its values: the
+    kernels read raw memory, and a contiguous one gave f(-x) for f(x)."""
     dtype = _COMPUTE[t.dtype] if dtype is None else dtype
-    return t.detach().to(dtype).contiguous()
+    return t.detach().resolve_neg().to(dtype).contiguous()
 
 
 def _numpy(t: Tensor) -> np.ndarray:
@@ -250,7 +252,7 @@ def _constant_grad_tensor(grad: Any, like: Tensor) -> Tensor:
 def _direct(t: Tensor, dtype: Any) -> Tensor:
     """``t`` itself when it is C-contiguous of ``dtype`` (only its address is read:
     no detach, no new tensor object), else ``_compute(t, dtype)``."""
-    if t.dtype == dtype and t.is_contiguous():
+    if t.dtype == dtype and t.is_contiguous() and not t.is_neg():
         return t
     return _compute(t, dtype)
 
@@ -586,7 +588,14 @@ def apply(x: Tensor, constants: Tensor, handle: int, dim: int = -1) -> Tensor:
     saved tensors)."""
     if torch._C._are_functorch_transforms_active() or _forward_ad._current_level >= 0:
         return _under_transforms(x, constants, handle, dim)
-    if torch.compiler.is_compiling() or not (_plain(x) and _plain(constants)):
+    if (
+        torch.compiler.is_compiling()
+        or torch.jit.is_tracing()
+        or not (_plain(x) and _plain(constants))
+    ):
+        # the operators, which graphs record: torch.jit.trace (also ONNX export's
+        # TorchScript route) does not see the ctypes call of the eager path, and
+        # its graph returned uninitialised memory (empty_like) for new inputs
         if _entry(handle).kind == "elementwise":
             return elementwise(x, constants, handle)
         return layer(x, constants, handle, dim)
@@ -724,6 +733,13 @@ def _second_order_or_raise(handle: int, what: str) -> tuple:
 def _check_input(x: Any, what: str) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{what} expects a torch.Tensor, got {type(x).__name__}")
+    if x.is_nested:
+        # PyTorch's own words: "Internal error: NestedTensorImpl doesn't support
+        # sizes. Please file an issue"
+        raise TypeError(
+            f"{what} takes dense tensors only, got a nested tensor; apply it to "
+            "x.values() (jagged layout) or to torch.nested.to_padded_tensor(x, 0.0)"
+        )
     if x.layout != torch.strided:
         raise TypeError(
             f"{what} takes dense tensors only, got a tensor with layout {x.layout}; "
