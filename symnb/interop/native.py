@@ -23,6 +23,7 @@ import array
 import ctypes
 import math
 import os
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -71,6 +72,14 @@ class NativeElementwise:
         self._last: list[float] | None = None
         self._typecode = "f" if self.itemsize == 4 else "d"
         self._buffers: dict[tuple, tuple[array.array, int]] = {}
+        # the cache is shared by threads: changed under a lock, and each thread
+        # holds the last vector it asked for, so that another thread's new vectors
+        # cannot evict (free) it before this thread's call has read it
+        self._buffers_lock = threading.Lock()
+        self._held = threading.local()
+        #: held while ``params`` is written and read by one call (the fallback of
+        #: add_backward_with_constants, _refused)
+        self._params_lock = threading.Lock()
         fused = [
             _bind(self._lib, name, [_P, _P, _P, _P, _I64, _P])
             for name in (FUSED_BACKWARD, FUSED_BACKWARD_JOINT)
@@ -130,10 +139,12 @@ class NativeElementwise:
         representable in the kernel's dtype is a ``FormulaError`` naming the
         constant, and ``params`` is left as it was). Buffers are cached by value, so a
         module's forward and backward check once; an address stays valid until
-        :data:`CONSTANT_BUFFERS` other vectors have been asked for."""
+        :data:`CONSTANT_BUFFERS` other vectors have been asked for, and in any case
+        until the calling thread asks for another vector."""
         key = tuple(values)
         hit = self._buffers.get(key)
         if hit is not None:
+            self._held.buffer = hit[0]
             return hit[1]
         if len(key) != self.n_constants:
             raise ValueError(
@@ -147,20 +158,24 @@ class NativeElementwise:
             if not math.isfinite(s) or (s == 0.0 and v != 0.0):
                 stored = self._refused(key)
                 break
-        if len(self._buffers) >= CONSTANT_BUFFERS:
-            del self._buffers[next(iter(self._buffers))]
         address = stored.buffer_info()[0]
-        self._buffers[key] = (stored, address)
+        with self._buffers_lock:
+            while len(self._buffers) >= CONSTANT_BUFFERS:
+                del self._buffers[next(iter(self._buffers))]
+            self._buffers[key] = (stored, address)
+        self._held.buffer = stored
         return address
 
     def _refused(self, key: tuple) -> array.array:
         """The checked setter's verdict on ``key``: its ``FormulaError`` (naming the
         constant), ``params`` restored; or, should it accept them, its stored values."""
-        before = self._params.copy()
-        self.kernel.params = np.asarray(key, dtype=np.float64)  # raises if refused
-        stored = array.array(self._typecode, self._params.tolist())
-        self._params[...] = before
-        return stored
+        with self._params_lock:
+            before = self._params.copy()
+            try:
+                self.kernel.params = np.asarray(key, dtype=np.float64)  # may raise
+                return array.array(self._typecode, self._params.tolist())
+            finally:
+                self._params[...] = before
 
     def forward(self, x: int, y: int, n: int, constants: int | None = None) -> None:
         """y = f(x) on ``n`` elements at addresses ``x``, ``y``; ``constants``: an
@@ -199,12 +214,13 @@ class NativeElementwise:
         pc = self._params_address if constants is None else constants
         if self._fused is None:
             self.backward(x, g, dx, n, pc)
-            if pc != self._params_address:  # constant_gradient reads params
-                self.kernel.params = _view(pc, self.n_constants, self.kernel.dtype)
-                self._last = None
             xs = _view(x, n, self.kernel.dtype)
             gs = _view(g, n, self.kernel.dtype)
-            sums = self.kernel.constant_gradient(xs, gs)
+            with self._params_lock:
+                if pc != self._params_address:  # constant_gradient reads params
+                    self.kernel.params = _view(pc, self.n_constants, self.kernel.dtype)
+                    self._last = None
+                sums = self.kernel.constant_gradient(xs, gs)
             _view(out, self.n_constants, np.dtype(np.float64))[...] += np.fromiter(
                 sums.values(), dtype=np.float64, count=len(sums)
             )

@@ -22,8 +22,9 @@ Kernels are compiled per (device, dtype) on first use and cached; modules sharin
 formula share one kernel. Constants are checked like the kernel's ``params`` setter
 (finite and representable in the kernel's dtype, else ``FormulaError``): the direct CPU
 calls pass each module's constants by address (checked once per distinct vector, no
-write into ``params``); the other paths write ``params`` before each call, so calling
-one of their kernels from several threads at once is not supported.
+write into ``params``); the other paths write ``params`` before each call and hold a
+lock per formula until the call has read them, so modules may run in several threads
+(on CUDA the launch is asynchronous: not checked there).
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ class _Entry:
         self.n = len(activations)
         self.kernels: dict[tuple, Any] = {}
         self.natives: dict[Any, NativeElementwise | None] = {}
+        #: held from writing ``params`` to the end of the call that reads them, on
+        #: the paths through the ``Kernel`` API: modules of one formula share its
+        #: kernels, and another thread's constants written in between gave this
+        #: module's output with them (the direct CPU calls pass constants by
+        #: address and need no lock)
+        self.call_lock = threading.Lock()
         #: f' and df/dc as handles of their own (create_graph); False: not built yet
         self.second: Any = False
         #: a layer's features as elementwise handles (torch.func); None: not built
@@ -272,7 +279,7 @@ def _forward_impl(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor
     kernel = entry.kernel(xc.device, xc.dtype)
     y = torch.empty_like(xc, memory_format=torch.contiguous_format)
     along = {} if entry.kind == "elementwise" else {"axis": dim}
-    with _arrays(xc.device) as arr:
+    with entry.call_lock, _arrays(xc.device) as arr:
         _write_params(kernel, constants)
         kernel.forward(arr(xc), out=arr(y), **along)
     return y.to(x.dtype)
@@ -299,7 +306,7 @@ def _backward_impl(
     # a layer's feature axis ``dim`` is read in place (C++: plane by plane)
     along = {} if entry.kind == "elementwise" else {"axis": dim}
     dx = torch.empty_like(xc, memory_format=torch.contiguous_format)
-    with _arrays(xc.device) as arr:
+    with entry.call_lock, _arrays(xc.device) as arr:
         _write_params(kernel, constants)
         kernel.backward(arr(xc), arr(gc), out=arr(dx), **along)
         if constants_grad and constants.numel():
