@@ -196,7 +196,16 @@ def _split_datasets(dataset: Any) -> tuple[list[tuple[str, Any]], bool]:
     if isinstance(dataset, dict):
         if not dataset:
             raise ValueError("dataset: the dict of data sets is empty")
-        return [(str(k), v) for k, v in dataset.items()], True
+        labels = [str(k) for k in dataset]
+        repeated = _repeated(labels)
+        if repeated:
+            # runs and rows are keyed by the label as text: {1: A, "1": B} gave B's
+            # runs for both rows and A was never trained
+            raise ValueError(
+                f"dataset: the dict names the data set {repeated[0]!r} twice (its "
+                f"keys {list(dataset)!r} read {labels}); give each its own label"
+            )
+        return list(zip(labels, dataset.values())), True
     if (
         isinstance(dataset, (list, tuple))
         and dataset
@@ -213,6 +222,10 @@ def _split_datasets(dataset: Any) -> tuple[list[tuple[str, Any]], bool]:
         return list(zip(labels, dataset)), True
     label = dataset if isinstance(dataset, str) else "data"
     return [(label, dataset)], False
+
+
+def _repeated(names: list[str]) -> list[str]:
+    return sorted(n for n, k in Counter(names).items() if k > 1)
 
 
 def _data_identity(raw: Any, arrays: tuple[np.ndarray, np.ndarray, Any]) -> Any:
@@ -739,17 +752,20 @@ def compare(
     )
 
     if isinstance(activations, dict):
-        named = list(activations.items())
+        # names as text, as the data set labels: a tuple or object key trained its
+        # first run, then the store could not write it (sqlite3's ProgrammingError
+        # ended the sweep)
+        named = [(str(k), v) for k, v in activations.items()]
     else:
         listed = check_list(activations, "activations", '["relu", "tanh"]')
         named = [(_name_of(a, i), a) for i, a in enumerate(listed)]
     if not named:
         raise ValueError("compare needs at least one activation")
     names = [n for n, _ in named]
-    if len(set(names)) != len(names):
+    if _repeated(names):
         raise ValueError(
-            f"compare: two activations share a name ({names}); pass a dict "
-            "name -> activation"
+            f"compare: two activations share a name ({names}, written as text); "
+            "pass a dict with a distinct name -> activation"
         )
     check_runs_per_task(runs_per_task)
     seeds = check_seeds(seeds, len(named))
