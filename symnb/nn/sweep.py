@@ -547,6 +547,17 @@ class _StoreWriter:
                 RuntimeWarning,
                 stacklevel=4,
             )
+        except (sqlite3.Error, OverflowError, ValueError, TypeError) as exc:
+            # any other failure to write (a value SQLite cannot bind, a damaged
+            # file): the raw error ended the sweep and lost its runs
+            self.failed = True
+            warnings.warn(
+                f"store={self.store.path!r} could not be written "
+                f"({type(exc).__name__}: {exc}): {len(self.pending)} finished "
+                f"run(s) not written; {then}",
+                RuntimeWarning,
+                stacklevel=4,
+            )
         else:
             self.pending.clear()
 
