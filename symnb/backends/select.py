@@ -65,7 +65,8 @@ def available(refresh: bool = False) -> dict[str, BackendStatus]:
     return {name: status(name, refresh) for name in AUTO_ORDER}
 
 
-def _check_dtype(dtype: Any) -> str:
+def check_dtype(dtype: Any) -> str:
+    """``dtype`` as "float32" or "float64" (any NumPy spelling), else ValueError."""
     if dtype is None:  # np.dtype(None) is float64: a silent switch from the default
         raise ValueError(
             "dtype=None is not supported; use 'float32' (the default) or 'float64'"
@@ -196,7 +197,7 @@ def _build(
 def _prepare(
     backend: str, device: Any, dtype: Any, strict: bool
 ) -> tuple[str, str, int | None]:
-    dtype = _check_dtype(dtype)
+    dtype = check_dtype(dtype)
     if not isinstance(strict, (bool, np.bool_)):  # 'no' and 'false' are truthy
         raise TypeError(
             f"strict must be True or False, got {strict!r} (True: raise instead of "

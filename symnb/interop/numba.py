@@ -219,9 +219,14 @@ def _scalars_only(dispatcher: Any, what: str, names: tuple) -> None:
 
     def check_then_compile(*args: Any, **kws: Any) -> Any:
         for name, value in zip(names, args):
-            if isinstance(value, omitted) or (
-                isinstance(value, (int, float, np.integer, np.floating))
-            ):
+            if isinstance(value, int) and not -(2**63) <= value < 2**64:
+                # numba types no such int: "non-precise type pyobject" from deep
+                # inside its typing
+                raise TypeError(
+                    f"{what}: {name} is an integer beyond 64 bits ({value:.3e}); "
+                    f"pass it as a float, e.g. float({name})"
+                )
+            if isinstance(value, (omitted, int, float, np.integer, np.floating)):
                 continue
             kind = f"{value!r:.40} ({type(value).__name__})"
             if isinstance(value, np.ndarray):

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.kernel import check_constants
+from symnb.backends.select import check_dtype
 from symnb.codegen.kernels import form_text
 from symnb.codegen.printer import MAX_OPERATIONS, KernelPrinter, helpers_used, prelude
 
@@ -150,10 +151,11 @@ def _api(n_params: int, defaults: tuple[str, ...]) -> str:
 def to_source(activation: Any, dialect: str = "cpp", dtype: str = "float32") -> str:
     """The header text (``dialect`` ``"cpp"`` or ``"cuda"``, ``dtype`` ``"float32"`` or
     ``"float64"``); see the module docstring for the functions it defines."""
-    if dialect not in DIALECTS:
+    if not isinstance(dialect, str) or dialect not in DIALECTS:
         raise ValueError(f"dialect must be 'cpp' or 'cuda', got {dialect!r}")
-    if dtype not in _CONSTANTS:
-        raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
+    # the spellings compile takes (np.float32, 'f4', 'double'); a list was
+    # "unhashable type: 'list'"
+    dtype = check_dtype(dtype)
     from symnb.robust import lower  # the form the kernels compile (issue 8)
 
     # the kernels' rewritten form for this dtype, not the plain one: the plain

@@ -901,8 +901,9 @@ class TorchLayer(nn.Module):
         acts = [_resolve(a, f"feature {j}") for j, a in enumerate(activations)]
         if not acts:
             raise ValueError("to_torch_layer needs at least one activation")
-        if isinstance(dim, bool) or not isinstance(dim, int):
+        if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
             raise TypeError(f"dim must be an int, got {dim!r}")
+        dim = int(dim)  # an index taken from a NumPy shape too
         self.activations = acts
         self.n = len(acts)
         self.dim = dim
