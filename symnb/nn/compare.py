@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import html
 import math
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -222,6 +223,52 @@ def _split_datasets(dataset: Any) -> tuple[list[tuple[str, Any]], bool]:
         return list(zip(labels, dataset)), True
     label = dataset if isinstance(dataset, str) else "data"
     return [(label, dataset)], False
+
+
+def _describe(value: Any, unkeyed: list[Any]) -> Any:
+    """``value`` (a fit option) as JSON for the store's run key. Objects are their
+    class and the arguments they were made with (the attributes named like their
+    ``__init__`` parameters); ``str()`` of a callback is its memory address, which
+    Python reuses: a rerun with EarlyStopping(patience=50) got the stored run of
+    EarlyStopping(patience=0). What cannot be described so (functions, objects that
+    do not keep their arguments) gets a key of its own, and goes to ``unkeyed``."""
+    import inspect
+    import uuid
+
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_describe(v, unkeyed) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _describe(v, unkeyed) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        array = np.ascontiguousarray(value)
+        digest = hashlib.sha256(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+        return {"array": digest.hexdigest()}
+    if not inspect.isroutine(value) and not isinstance(value, type):
+        cls = type(value)
+        try:
+            params = list(inspect.signature(cls).parameters.values())
+        except (TypeError, ValueError):
+            params = None
+        plain = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        if params is not None and all(
+            p.kind not in plain
+            and hasattr(value, p.name)
+            and not inspect.isroutine(getattr(value, p.name))
+            for p in params
+        ):
+            size = len(unkeyed)
+            config = {
+                p.name: _describe(getattr(value, p.name), unkeyed) for p in params
+            }
+            if len(unkeyed) == size:
+                return {"class": f"{cls.__module__}.{cls.__qualname__}", **config}
+    unkeyed.append(value)
+    return {"unkeyed": uuid.uuid4().hex}
 
 
 def _repeated(names: list[str]) -> list[str]:
@@ -795,11 +842,35 @@ def compare(
         dataset, hidden, fit_options, settings
     )
     runs: list[Run] = []
+    unkeyed: list[Any] = []
+    options_unkeyed: list[str] = []  # the fit options holding them
+    described: dict[str, dict[str, Any]] = {}
+    for label, plan in plans.items():
+        described[label] = {}
+        for option, value in plan["fit_options"].items():
+            before = len(unkeyed)
+            described[label][option] = _describe(value, unkeyed)
+            if len(unkeyed) > before and option not in options_unkeyed:
+                options_unkeyed.append(option)
+    if unkeyed and store is not None:
+        warnings.warn(
+            f"store: {', '.join(options_unkeyed)}= holds {unkeyed[0]!r:.80}, which "
+            "cannot be described for the store's keys (a function, or an object "
+            "that does not keep the arguments it was made with): these runs are "
+            "written, but a rerun trains them again; callbacks such as "
+            "EarlyStopping(...) keep them resumable",
+            UserWarning,
+            stacklevel=2,
+        )
     for name, act in named:
         encoded = encode_activation(act)
         for label, _ in data_sets:
             plan = plans[label]
-            settings = dict(plan, loss=encode_loss(plan["loss"]))
+            settings = dict(
+                plan,
+                loss=encode_loss(plan["loss"]),
+                fit_options=described[label],
+            )
             for seed in seeds:
                 spec = {
                     "activation": encoded,
