@@ -424,11 +424,19 @@ class CompareResult:
         """The row of an activation (``result["relu"]``), or of an activation on a
         data set when several were compared (``result["relu", "circles"]``)."""
         if isinstance(name, tuple):
+            if len(name) != 2:
+                raise KeyError(f"{name!r}: give (activation, data set)")
             act, data = name
+            if data not in self.datasets:
+                # one data set: its rows carry no label, and any label matched
+                raise KeyError(
+                    f"{data!r} is not a data set of this comparison; it has "
+                    f"{self.datasets}"
+                )
             for row in self.rows:
                 if row["activation"] == act and row.get("dataset", data) == data:
                     return row
-            raise KeyError(name)
+            raise self._no_activation(act)
         if self.multi:
             raise KeyError(
                 f"{name!r}: several data sets were compared; use "
@@ -437,7 +445,13 @@ class CompareResult:
         for row in self.rows:
             if row["activation"] == name:
                 return row
-        raise KeyError(name)
+        raise self._no_activation(name)
+
+    def _no_activation(self, name: Any) -> KeyError:
+        return KeyError(
+            f"{name!r} is not an activation of this comparison; it has "
+            f"{self.activations}"
+        )
 
     @property
     def activations(self) -> list[str]:
