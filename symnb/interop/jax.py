@@ -144,8 +144,11 @@ def to_jax(activation: Any) -> Any:
     float32 with the constants in float32, and returned in their own dtype, as the
     PyTorch modules do.
     """
+    from symnb.formula.formula import as_activation
     from symnb.robust import lower  # the form the kernels compile (issue 8)
 
+    # the one rule for "an activation" (a Loss was built from its first input only)
+    activation = as_activation(activation)
     jax = require("jax")
     jnp = jax.numpy
     form = activation.internal

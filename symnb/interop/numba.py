@@ -245,4 +245,7 @@ def _scalars_only(dispatcher: Any, what: str, names: tuple) -> None:
 def to_numba(activation: Any, target: str = "cpu") -> NumbaActivation:
     """Scalar ``f(x, c0, ...)``, ``df(x, c0, ...)`` and ``dconstants`` compiled with
     numba for ``target`` ``"cpu"`` (``numba.njit``) or ``"cuda"`` (device functions)."""
-    return _build(activation, target, None)
+    from symnb.formula.formula import as_activation
+
+    # the one rule for "an activation" (a Loss was built from its first input only)
+    return _build(as_activation(activation), target, None)

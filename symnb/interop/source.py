@@ -151,6 +151,10 @@ def _api(n_params: int, defaults: tuple[str, ...]) -> str:
 def to_source(activation: Any, dialect: str = "cpp", dtype: str = "float32") -> str:
     """The header text (``dialect`` ``"cpp"`` or ``"cuda"``, ``dtype`` ``"float32"`` or
     ``"float64"``); see the module docstring for the functions it defines."""
+    from symnb.formula.formula import as_activation
+
+    # the one rule for "an activation" (a Loss was built from its first input only)
+    activation = as_activation(activation)
     if not isinstance(dialect, str) or dialect not in DIALECTS:
         raise ValueError(f"dialect must be 'cpp' or 'cuda', got {dialect!r}")
     # the spellings compile takes (np.float32, 'f4', 'double'); a list was
