@@ -850,7 +850,23 @@ class TorchActivation(nn.Module):
         """The constants as one 1-D tensor (differentiable w.r.t. the learnable ones)."""
         if not self.constant_names:
             return torch.zeros(0)
-        return torch.stack([getattr(self.constants, n) for n in self.constant_names])
+        values = [getattr(self.constants, n) for n in self.constant_names]
+        if any(v.ndim for v in values):  # replaced by hand (load_state_dict checks)
+            values = [
+                self._one_number(n, v) for n, v in zip(self.constant_names, values)
+            ]
+        return torch.stack(values)
+
+    def _one_number(self, name: str, value: Tensor) -> Tensor:
+        """A constant assigned by hand as a tensor of one element, as a 0-d one; of
+        more, a ValueError naming it (was "unhashable type: 'list'")."""
+        if value.numel() == 1:
+            return value.reshape(())
+        raise ValueError(
+            f"constant {name!r} of activation {self.activation.name!r} has shape "
+            f"{tuple(value.shape)}; it must be one number (a 0-d tensor); for one "
+            "value per channel use symnb.to_torch_layer([...] * channels, dim=1)"
+        )
 
     def forward(self, x: Tensor) -> Tensor:
         _check_input(x, f"symnb activation {self.activation.name!r}")
@@ -947,9 +963,22 @@ class TorchLayer(nn.Module):
         )
         self.register_buffer("order", order, persistent=False)
         self.handle = register("layer", acts, backend)
+        #: the lengths of learnable_values and fixed_values
+        self.sizes = (len(learned), len(fixed))
 
     def constant_vector(self) -> Tensor:
         """All constants in ``offsets`` layout (differentiable w.r.t. the learnable)."""
+        sizes = getattr(self, "sizes", None)  # absent in modules pickled before
+        if sizes is not None:
+            for name, size in zip(("learnable_values", "fixed_values"), sizes):
+                found = tuple(getattr(self, name).shape)
+                if found != (size,):
+                    # assigned by hand (load_state_dict checks shapes): a longer
+                    # vector's extra entries were ignored without a word
+                    raise ValueError(
+                        f"{name} has shape {found}; this layer expects ({size},): "
+                        f"one entry per constant of its features ({self.labels})"
+                    )
         return torch.cat([self.learnable_values, self.fixed_values])[self.order]
 
     def constants(self, feature: int) -> dict[str, float]:
