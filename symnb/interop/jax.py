@@ -209,6 +209,12 @@ def to_jax(activation: Any) -> Any:
             fix = f"pass {n}= a real number or array of them (default {defaults[n]})"
             value = constants.get(n, defaults[n])
             arr = _real(jnp, value, f"constant {n!r}", fix)
+            if arr.dtype == jnp.bool_:
+                # True became 1.0 without a word; the kernels refuse a bool constant
+                raise FormulaError(
+                    f"constant {n!r} must be a number, got {value!r:.60} (bool)",
+                    suggestion=f"pass a finite real number, e.g. {n}=1.0",
+                )
             _fits(value, n, x.dtype)
             try:
                 jnp.broadcast_shapes(x.shape, arr.shape)

@@ -1,8 +1,8 @@
-"""to_jax constants that the kernels refuse: NaN, infinities and values that float32
-rounds to zero gave NaN, inf*0 = NaN or a silently different function (beta=1e-50 was
-0) where every kernel, to_torch and to_numba's bind raise a ``FormulaError`` naming
-the constant. Arrays of constants are checked entry by entry; traced constants (under
-jit/grad) are not known and not checked."""
+"""to_jax constants that the kernels refuse: NaN, infinities, values that float32
+rounds to zero and booleans gave NaN, inf*0 = NaN or a silently different function
+(beta=1e-50 was 0, beta=True 1.0) where every kernel, to_torch and to_numba's bind
+raise a ``FormulaError`` naming the constant. Arrays of constants are checked entry by
+entry; traced constants (under jit/grad) are not known and not checked."""
 
 from __future__ import annotations
 
@@ -40,6 +40,16 @@ def test_a_constant_that_float32_rounds_to_zero_is_refused():
     kernel = ACT.compile(backend="numpy", dtype="float32")
     with pytest.raises(symnb.FormulaError, match="does not fit"):
         kernel.set_constants(beta=1e-50)
+
+
+@pytest.mark.parametrize("value", [True, np.bool_(False), np.array([True, False])])
+def test_a_boolean_constant_is_refused(value):
+    f = ACT.to_jax()
+    with pytest.raises(symnb.FormulaError, match="constant 'beta' must be a number"):
+        f(X[:, None], beta=value)
+    kernel = ACT.compile(backend="numpy", dtype="float32")
+    with pytest.raises(symnb.FormulaError, match="must be a number"):
+        kernel.set_constants(beta=True)
 
 
 def test_finite_constants_still_give_the_reference():
