@@ -230,18 +230,7 @@ def _fix_kinks(
                 "whether the function jumps at its step depends on the constants: "
                 "the surrogate applies only for values where it does"
             )
-    # d/dx floor(u) and ceiling(u): 0 almost everywhere
-    derivs = [
-        d
-        for d in expr.atoms(sp.Derivative)
-        if isinstance(d.expr, (sp.floor, sp.ceiling, sp.frac))
-    ]
-    if derivs:
-        expr = expr.xreplace({d: sp.Integer(0) for d in derivs})
-        notes.append(
-            "floor/ceiling have derivative 0 almost everywhere: weights before them "
-            "will not learn"
-        )
+    # floor/ceiling: their derivative 0 comes from real_diff (symnb.formula.realdiff)
     return expr, notes
 
 

@@ -14,13 +14,9 @@ from __future__ import annotations
 import sympy as sp
 
 
-def _bottom_up(expr: sp.Expr, visit) -> sp.Expr:
-    """expr with ``visit`` applied to every Mul, innermost first (each Mul once)."""
-    if not isinstance(expr, sp.Basic) or not expr.args or expr.is_Atom:
-        return expr
-    args = [_bottom_up(a, visit) for a in expr.args]
-    new = expr.func(*args) if args != list(expr.args) else expr
-    return visit(new) if isinstance(new, sp.Mul) else new
+def _on_products(visit):
+    """``visit`` for ``sp.bottom_up``: applied to products, other nodes kept."""
+    return lambda e: visit(e) if isinstance(e, sp.Mul) else e
 
 
 def _abs_quotient(m: sp.Mul) -> sp.Mul:
@@ -64,7 +60,7 @@ def power_limits_at_zero(expr: sp.Expr) -> sp.Expr:
     0*log(0) at a zero base replaced by forms equal elsewhere and right at 0."""
     if not expr.has(sp.Pow):
         return expr
-    expr = _bottom_up(expr, _abs_quotient)
+    expr = sp.bottom_up(expr, _on_products(_abs_quotient))
     if expr.has(sp.log):
-        expr = _bottom_up(expr, _power_log)
+        expr = sp.bottom_up(expr, _on_products(_power_log))
     return expr

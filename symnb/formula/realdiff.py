@@ -54,16 +54,19 @@ _STAND_INS = {
 }
 _BACK = {v: k for k, v in _STAND_INS.items()}
 
+#: The note on a formula whose floor/ceiling depends on the variable.
+STEP_NOTE = (
+    "floor/ceiling have derivative 0 almost everywhere: weights before them will "
+    "not learn"
+)
+
 
 def real_diff(expr: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, list[str]]:
     """d expr / d var with the real rules above, and notes for the user."""
     notes: list[str] = []
     steps = [e for e in expr.atoms(sp.floor, sp.ceiling) if var in e.free_symbols]
     if steps:
-        notes.append(
-            "floor/ceiling have derivative 0 almost everywhere: weights before them "
-            "will not learn"
-        )
+        notes.append(STEP_NOTE)
     if not expr.has(*_STAND_INS):
         return sp.diff(expr, var), notes
     stand_in = expr.replace(
