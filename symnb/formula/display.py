@@ -18,6 +18,10 @@ import sympy as sp
 _SAMPLES = (0.0, 0.37, 0.9, 1.3, 2.7, 5.5, 11.0, 47.0, 130.0, 1e3, 3.3e4)
 _MIN_POINTS = 3
 _DIGITS = 30
+#: Largest decimal exponent of a value evaluated on the way (larger: the point is skipped).
+_MAX_EXPONENT = 10_000
+#: Functions whose value grows like exp of their argument.
+_EXP_LIKE = (sp.exp, sp.sinh, sp.cosh)
 
 
 def fold_equal_branches(expr: sp.Expr) -> sp.Expr:
@@ -75,16 +79,52 @@ def _agree(a: sp.Expr, b: sp.Expr, cond: sp.Basic, var: sp.Symbol) -> bool:
             try:
                 if cond.subs(at) != sp.true:
                     continue
-                va = sp.N(a.subs(at), _DIGITS)
-                vb = sp.N(b.subs(at), _DIGITS)
-            except (TypeError, ValueError, ZeroDivisionError):
+                va = _bounded_value(a.subs(at))
+                vb = _bounded_value(b.subs(at))
+            except (TypeError, ValueError, ZeroDivisionError, OverflowError):
                 return False
+            if va is None or vb is None:
+                continue  # a value beyond any float on the way: not comparable here
             if not (va.is_real and vb.is_real and va.is_finite and vb.is_finite):
                 return False
             if abs(va - vb) > sp.Float(10) ** (-_DIGITS + 5) * (1 + abs(vb)):
                 return False
             seen += 1
     return seen >= _MIN_POINTS
+
+
+def _too_large(v: sp.Expr) -> bool:
+    """``v`` (a number) is beyond 10**_MAX_EXPONENT in magnitude."""
+    return v.is_finite is True and abs(v) > sp.Float(10) ** _MAX_EXPONENT
+
+
+def _bounded_value(e: sp.Expr) -> sp.Expr | None:
+    """The value of the number ``e`` at ``_DIGITS`` digits, evaluated bottom-up, or None
+    when a value on the way would exceed 10**_MAX_EXPONENT in magnitude.
+
+    ``sp.N`` of a power tower such as ``sin(x)**x**x**x`` at x = 47 builds exponents of
+    exponents: GMP then aborts the whole process ("overflow in mpz type"), which no
+    ``except`` can catch; so each power and exponential is screened in log space before
+    it is evaluated."""
+    if not (e.args and all(isinstance(a, sp.Expr) for a in e.args)):
+        value = sp.N(e, _DIGITS)
+        return None if _too_large(value) else value
+    values = []
+    for arg in e.args:
+        v = _bounded_value(arg)
+        if v is None:
+            return None
+        values.append(v)
+    limit = _MAX_EXPONENT * mpmath.log(10)
+    if isinstance(e, sp.Pow):
+        base, power = values
+        size = abs(base)
+        if size not in (0, 1) and abs(power) * abs(sp.log(size)) > limit:
+            return None
+    elif isinstance(e, _EXP_LIKE) and abs(sp.re(values[0])) > limit:
+        return None
+    value = sp.N(e.func(*values), _DIGITS)
+    return None if _too_large(value) else value
 
 
 __all__ = ["fold_equal_branches"]

@@ -40,8 +40,14 @@ def test_arctan_swish_reads_as_typed():
     dshown = fold_equal_branches(act.derivative)
     for v in (-1e3, -3.0, -1.0, -0.2, 0.0, 0.7, 5.0):
         want = mpmath.mpf(v) * (mpmath.atan(v) / mpmath.pi + mpmath.mpf(1) / 2)
-        dwant = mpmath.atan(v) / mpmath.pi + 0.5 + v / (mpmath.pi * (1 + mpmath.mpf(v) ** 2))
-        assert abs(float(shown.subs(x, v)) - float(want)) <= 1e-12 * (1 + abs(float(want)))
+        dwant = (
+            mpmath.atan(v) / mpmath.pi
+            + 0.5
+            + v / (mpmath.pi * (1 + mpmath.mpf(v) ** 2))
+        )
+        assert abs(float(shown.subs(x, v)) - float(want)) <= 1e-12 * (
+            1 + abs(float(want))
+        )
         assert abs(float(dshown.subs(x, v)) - float(dwant)) <= 1e-12
 
 
@@ -71,3 +77,53 @@ def test_hard_tanh_typed_with_abs_reads_as_three_pieces():
     shown = fold_equal_branches(act.expr)
     for v in (-5.0, -1.0, -0.3, 0.0, 0.8, 1.0, 7.0):
         assert float(shown.subs(x, v)) == pytest.approx((abs(v + 1) - abs(v - 1)) / 2)
+
+
+_TOWER = "sin(x)**x**x**x**x**x**x**x**x"
+
+
+def test_power_tower_latex_does_not_abort_the_process():
+    """Comparing branches of a power tower's f' at x = 47 used to evaluate exponents of
+    exponents with sp.N: GMP aborted the interpreter ("overflow in mpz type"), which
+    kills a notebook kernel. Run in a child so an abort fails the test, not the run."""
+    import subprocess
+    import sys
+
+    code = (
+        "import symnb\n"
+        f"act = symnb.Activation({_TOWER!r})\n"
+        "print(len(act.latex) > 0 and len(act.derivative_latex) > 0)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    assert done.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("text", ["x**x**x", "exp(exp(x))", "sin(x)**x**x"])
+@pytest.mark.parametrize("at", [0.37, 2.7, 11.0])
+def test_bounded_value_matches_mpmath_where_it_answers(text, at):
+    """The screened bottom-up evaluation agrees with mpmath at 30 digits wherever it
+    gives a value, and refuses (None) only beyond 10**10000."""
+    from symnb.formula.display import _bounded_value
+
+    e = sp.sympify(text, locals={"x": x}).subs(x, sp.Float(at, 30))
+    got = _bounded_value(e)
+    fn = {
+        "x**x**x": lambda t: t ** (t**t),
+        "exp(exp(x))": lambda t: mpmath.exp(mpmath.exp(t)),
+        "sin(x)**x**x": lambda t: mpmath.sin(t) ** (t**t),
+    }[text]
+    with mpmath.workdps(40):
+        want = fn(mpmath.mpf(at))
+        if abs(want) > mpmath.mpf(10) ** 10000:
+            assert got is None
+            return
+        assert got is not None
+        got_c = mpmath.mpc(sp.re(got).evalf(30), sp.im(got).evalf(30))
+        assert abs(got_c - want) <= mpmath.mpf(10) ** -25 * (1 + abs(want))
