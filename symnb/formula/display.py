@@ -5,11 +5,14 @@ function spelled two ways, for the arithmetic's sake (``atan(u) + pi/2`` is
 ``-atan(1/u)`` for ``u < -1``, which keeps its digits where the sum cancels). The
 kernels need the split; the LaTeX a student reads does not. :func:`fold_equal_branches`
 replaces a Piecewise by its last branch when every other branch equals it, at 30 digits,
-on sample points where that branch's condition holds. Real definitions by cases (relu,
+on sample points where that branch's condition holds (for several variables, such as a
+constant times x or a loss's y_pred and y_true, on fixed combinations of the samples). Real definitions by cases (relu,
 the real cube root, a kink's one-sided derivative) differ somewhere and are kept.
 """
 
 from __future__ import annotations
+
+import random
 
 import mpmath
 import sympy as sp
@@ -17,6 +20,8 @@ import sympy as sp
 #: Sample magnitudes (both signs and 0) at which branches are compared.
 _SAMPLES = (0.0, 0.37, 0.9, 1.3, 2.7, 5.5, 11.0, 47.0, 130.0, 1e3, 3.3e4)
 _MIN_POINTS = 3
+#: Points compared for a Piecewise of several variables (constants, a loss's inputs).
+_MULTI_POINTS = 64
 _DIGITS = 30
 #: Largest decimal exponent of a value evaluated on the way (larger: the point is skipped).
 _MAX_EXPONENT = 10_000
@@ -60,22 +65,52 @@ def _fold(pw: sp.Piecewise) -> sp.Expr:
     *branches, (last, cond) = pw.args
     if cond != sp.true or not branches:
         return pw
-    free = pw.free_symbols
-    if len(free) != 1:
+    points = _sample_points(pw.free_symbols)
+    if not points:
         return pw
-    (var,) = free
     for e, c in branches:
-        if not _agree(e, last, c, var):
+        if not _agree(e, last, c, points):
             return pw
     return last
 
 
-def _agree(a: sp.Expr, b: sp.Expr, cond: sp.Basic, var: sp.Symbol) -> bool:
-    points = [s * v for v in _SAMPLES for s in (1, -1)]
+def _sample_values(symbol: sp.Symbol) -> list[float]:
+    """The signed sample magnitudes that ``symbol``'s assumptions allow."""
+    values = [s * v for v in _SAMPLES for s in (1, -1)]
+    if symbol.is_positive:
+        return [v for v in values if v > 0]
+    if symbol.is_nonnegative:
+        return [v for v in values if v >= 0]
+    if symbol.is_negative:
+        return [v for v in values if v < 0]
+    return values
+
+
+def _sample_points(symbols: set[sp.Symbol]) -> list[dict[sp.Symbol, sp.Float]]:
+    """Points at which branches are compared: every sample of one variable; for several
+    (a constant times x, a loss's y_pred and y_true) ``_MULTI_POINTS`` fixed
+    pseudo-random combinations of the samples."""
+    ordered = sorted(symbols, key=str)
+    if not ordered:
+        return []
+    choices = [_sample_values(s) for s in ordered]
+    if len(ordered) == 1:
+        combos = [(v,) for v in choices[0]]
+    else:
+        rng = random.Random(len(ordered))
+        combos = [tuple(rng.choice(c) for c in choices) for _ in range(_MULTI_POINTS)]
+    return [
+        {s: sp.Float(v, _DIGITS) for s, v in zip(ordered, combo, strict=True)}
+        for combo in combos
+    ]
+
+
+def _agree(
+    a: sp.Expr, b: sp.Expr, cond: sp.Basic, points: list[dict[sp.Symbol, sp.Float]]
+) -> bool:
     seen = 0
     with mpmath.workdps(_DIGITS):
-        for p in points:
-            at = {var: sp.Float(p, _DIGITS)}
+        for at in points:
             try:
                 if cond.subs(at) != sp.true:
                     continue

@@ -24,7 +24,7 @@ def test_equal_spellings_fold_to_the_default_branch():
         sp.Piecewise((x, x > 0), (-x, True)),  # |x|: a real definition by cases
         sp.Piecewise((0, x <= 0), (x, True)),  # relu
         sp.Piecewise((x, x > 1e6), (x + 1, True)),  # too few points to judge: kept
-        sp.Piecewise((x, sp.Symbol("c") > 0), (x, True)),  # two symbols: kept
+        sp.Piecewise((sp.Symbol("c") * x, x > 0), (x, True)),  # a slope c: kept
     ],
 )
 def test_definitions_by_cases_are_kept(pw):
@@ -127,3 +127,54 @@ def test_bounded_value_matches_mpmath_where_it_answers(text, at):
         assert got is not None
         got_c = mpmath.mpc(sp.re(got).evalf(30), sp.im(got).evalf(30))
         assert abs(got_c - want) <= mpmath.mpf(10) ** -25 * (1 + abs(want))
+
+
+def _log_cosh_mp(u):
+    return mpmath.log(mpmath.cosh(u))
+
+
+@pytest.mark.parametrize(
+    ("make", "variables", "value", "slope"),
+    [
+        # an activation with a constant: log(cosh(b x)), f' = b tanh(b x)
+        (
+            lambda: symnb.Activation("log((exp(b*x) + exp(-b*x))/2)", b=1.5),
+            ("x",),
+            lambda v: _log_cosh_mp(1.5 * v[0]),
+            lambda v: 1.5 * mpmath.tanh(1.5 * v[0]),
+        ),
+        # ArcSwish with a temperature c: x (atan(c x)/pi + 1/2)
+        (
+            lambda: symnb.Activation("x*(atan(c*x)/pi + 0.5)", c=2.0),
+            ("x",),
+            lambda v: v[0] * (mpmath.atan(2 * v[0]) / mpmath.pi + 0.5),
+            lambda v: (
+                mpmath.atan(2 * v[0]) / mpmath.pi
+                + 0.5
+                + 2 * v[0] / (mpmath.pi * (1 + 4 * v[0] ** 2))
+            ),
+        ),
+        # a loss of two inputs: log cosh of the residual typed with exp
+        (
+            lambda: symnb.Loss("log((exp(y_pred - y_true) + exp(y_true - y_pred))/2)"),
+            ("y_pred", "y_true"),
+            lambda v: _log_cosh_mp(v[0] - v[1]),
+            lambda v: mpmath.tanh(v[0] - v[1]),
+        ),
+    ],
+)
+def test_branches_of_several_variables_fold(make, variables, value, slope):
+    """A stability split of a formula with a constant or two inputs shows as one
+    formula (it showed a cases block of two spellings of the same function), and what
+    is shown is the function (mpmath reference) with the constants' values."""
+    obj = make()
+    assert "cases" not in obj.latex and "cases" not in obj.derivative_latex
+    names = {str(s): s for s in obj.expr.free_symbols | obj.derivative.free_symbols}
+    consts = {names[k]: v for k, v in obj.constants.items() if k in names}
+    shown = fold_equal_branches(obj.expr).subs(consts)
+    dshown = fold_equal_branches(obj.derivative).subs(consts)
+    for point in ((-3.0, 0.5), (-0.2, 1.0), (0.0, 0.0), (0.7, -2.0), (40.0, 1.0)):
+        at = {names[n]: p for n, p in zip(variables, point, strict=False)}
+        want, dwant = value(point), slope(point)
+        assert abs(float(shown.subs(at)) - float(want)) <= 1e-12 * (1 + abs(want))
+        assert abs(float(dshown.subs(at)) - float(dwant)) <= 1e-12 * (1 + abs(dwant))
