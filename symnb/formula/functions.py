@@ -10,6 +10,8 @@ from __future__ import annotations
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
+from symnb.errors import FormulaError
+
 
 def _call_latex(printer, head: str, arg: sp.Expr, exp: str | None) -> str:
     """``head(arg)``, or ``head^{exp}(arg)`` when SymPy prints a power of the call."""
@@ -119,7 +121,15 @@ class erfc(sp.erfc):
 
 
 def _heaviside(u, h0=None):
-    """Heaviside step with PyTorch's convention at 0 (value 0) unless told otherwise."""
+    """Heaviside step with PyTorch's convention at 0 (value 0) unless told otherwise;
+    ``h0`` (numpy.heaviside's value at 0) must be a number."""
+    if h0 is not None and sp.sympify(h0).free_symbols:
+        raise FormulaError(
+            f"heaviside's second argument is its value at 0 and must be a number, "
+            f"not {sp.sstr(h0)!r}",
+            suggestion="e.g. heaviside(x, 0.5); for a value at 0 that changes, "
+            "write where(x > 0, 1, where(x < 0, 0, h)) with a constant h",
+        )
     return sp.Heaviside(u, 0 if h0 is None else h0)
 
 

@@ -168,3 +168,26 @@ def test_jump_depending_on_a_constant_follows_it_in_one_kernel():
         _, dy = k.forward_with_derivative(xs)
         expected = _fd(lambda x: (x > c) * x, xs) + extra(xs)
         np.testing.assert_allclose(dy, expected, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "text", ["heaviside(x, x)", "Heaviside(x, c)", "heaviside(x, sin(x))"]
+)
+def test_heaviside_value_at_zero_must_be_a_number(text):
+    """numpy.heaviside(x, h0): h0 is the value at 0. A variable there had no derivative
+    SymPy can print and failed with 'the result contains Derivative(Heaviside(x, 0),
+    ...)'; now the call itself is refused, naming the argument, with its column."""
+    with pytest.raises(symnb.FormulaError) as info:
+        symnb.Activation(text, **({"c": 0.5} if "c" in text else {}))
+    assert "value at 0" in str(info.value)
+    assert "Derivative" not in str(info.value)
+    assert info.value.column == 1
+
+
+@pytest.mark.parametrize("h0", [0.0, 0.5, 1.0])
+def test_heaviside_with_a_number_at_zero_matches_numpy(h0):
+    x = np.array([-2.0, -1e-300, 0.0, 1e-300, 3.0])
+    kernel = symnb.Activation(f"heaviside(x, {h0})").compile(
+        backend="numpy", dtype="float64"
+    )
+    np.testing.assert_array_equal(kernel.forward(x), np.heaviside(x, h0))
