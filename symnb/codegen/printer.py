@@ -527,8 +527,9 @@ def _degree(e: sp.Expr) -> int:
 
 
 def split_squared_denominator(e: sp.Mul) -> sp.Mul | None:
-    """``P*R/Q**2`` (the quotient rule's second term) as ``(P/Q)*(R/Q)``, and ``P*r**2``
-    with a shared reciprocal ``r = 1/Q`` (:func:`_share_reciprocals`) as ``(P*r)*r``:
+    """``P*R/Q**2`` (the quotient rule's second term; Q a sum or a function call) as
+    ``(P/Q)*(R/Q)``, and ``P*r**2`` with a shared reciprocal ``r = 1/Q``
+    (:func:`_share_reciprocals`) as ``(P*r)*r``:
     Q**2 and P*R overflow, and r**2 underflows, long before the result does. A rational
     activation with learned coefficients (PAU 5/4, constants moved 1% from the analysed
     ones) had f' NaN from |x| = 1e5 in float32 (inf/inf) and, in the joint backward,
@@ -539,8 +540,11 @@ def split_squared_denominator(e: sp.Mul) -> sp.Mul | None:
         if not isinstance(a, sp.Pow):
             continue
         name = str(a.base) if isinstance(a.base, sp.Symbol) else ""
-        # a sum, or a CSE temporary (never a bare input: x/x**2 keeps its rounding)
-        if a.exp == -2 and (isinstance(a.base, sp.Add) or name.startswith("_symnb_t")):
+        # a sum, a function call (NumPy has no CSE temporaries: sech' is
+        # -sinh(u)*cosh(u)**-2 there) or a CSE temporary (never a bare input: x/x**2
+        # keeps its rounding)
+        splittable = isinstance(a.base, (sp.Add, sp.Function))
+        if a.exp == -2 and (splittable or name.startswith("_symnb_t")):
             square = a
             break
         if a.exp == 2 and name.startswith("_symnb_recip"):

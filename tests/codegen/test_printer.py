@@ -539,3 +539,31 @@ def test_kink_side_does_not_depend_on_the_position_in_the_array(dtype: str) -> N
         np.testing.assert_array_equal(dy, np.zeros(n, dtype=dtype))
         np.testing.assert_array_equal(k.forward(x), y)
     assert "/6" in p32(X / 6 + sp.Rational(1, 2)).replace(" ", "")
+
+
+@pytest.mark.parametrize("backend", ["numpy", "cpp"])
+@pytest.mark.parametrize("text", ["sech(x)", "sech(2*x)"])
+def test_squared_function_call_in_a_denominator_does_not_overflow(
+    text: str, backend: str
+) -> None:
+    """sech's derivative is -sinh(u)/cosh(u)**2: C divides twice by a CSE temporary,
+    but NumPy (no CSE) printed cosh(u)**(-2), and cosh(u)**2 overflows float32 from
+    |u| = 44.4: f' was -0 on NumPy where it is ~1e-19 .. 1e-38 (C gave the value).
+    Against mpmath, float32."""
+    import mpmath
+    import numpy as np
+
+    import symnb
+    from symnb.backends import status
+
+    if not status(backend).usable:
+        pytest.skip(f"{backend} backend: {status(backend).reason}")
+    scale = 2 if "2*x" in text else 1
+    x = np.float32([1.0, -5.0, 30.0, 44.0, 45.0, -50.0, 60.0, 80.0, -87.0, 88.0])
+    x = x / scale if scale != 1 else x
+    kernel = symnb.Activation(text).compile(backend=backend, dtype="float32")
+    _, dy = kernel.forward_with_derivative(x)
+    for xi, got in zip(x.tolist(), dy.tolist(), strict=True):
+        u = mpmath.mpf(xi) * scale
+        want = float(np.float32(-scale * mpmath.sinh(u) / mpmath.cosh(u) ** 2))
+        assert abs(got - want) <= 2e-6 * abs(want), (xi, got, want)
