@@ -13,6 +13,14 @@ from sympy.codegen.cfunctions import expm1, log1p
 from symnb.errors import FormulaError
 
 
+def _sigmoid_head(printer) -> str:
+    """``\\sigma``, or ``\\operatorname{sigmoid}`` when a symbol of the formula prints as
+    ``\\sigma`` itself (a constant named sigma; see ``symnb.formula.latex``)."""
+    if getattr(printer, "sigma_is_a_symbol", False):
+        return r"\operatorname{sigmoid}"
+    return r"\sigma"
+
+
 def _call_latex(printer, head: str, arg: sp.Expr, exp: str | None) -> str:
     """``head(arg)``, or ``head^{exp}(arg)`` when SymPy prints a power of the call."""
     power = "" if exp is None else f"^{{{exp}}}"
@@ -49,7 +57,7 @@ class sigmoid(sp.Function):
         return self.args[0].is_real
 
     def _latex(self, printer, exp=None):
-        return _call_latex(printer, r"\sigma", self.args[0], exp)
+        return _call_latex(printer, _sigmoid_head(printer), self.args[0], exp)
 
 
 class softplus(sp.Function):
@@ -105,7 +113,9 @@ class logsigmoid(sp.Function):
         return self.args[0].is_real
 
     def _latex(self, printer, exp=None):
-        text = _call_latex(printer, r"\log\sigma", self.args[0], None)
+        text = _call_latex(
+            printer, rf"\log{_sigmoid_head(printer)}", self.args[0], None
+        )
         return text if exp is None else rf"\left({text}\right)^{{{exp}}}"
 
 

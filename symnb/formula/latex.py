@@ -9,7 +9,9 @@ edits of printed strings):
   functions are how the kernels compute, not what the formula means;
 - activations called by name in a formula print as ``\operatorname{name}(u)``;
 - every power of these and of ``sigmoid``, ``softplus``, ``logsigmoid`` prints (SymPy
-  passes ``exp=`` when it prints a power of a function call).
+  passes ``exp=`` when it prints a power of a function call);
+- ``sigmoid`` prints as ``\sigma(u)``, or as ``\operatorname{sigmoid}(u)`` when a symbol
+  of the formula (a constant named sigma) prints as ``\sigma`` itself.
 """
 
 from __future__ import annotations
@@ -51,7 +53,11 @@ class FormulaLatexPrinter(LatexPrinter):
 
 def formula_latex(expr: sp.Basic) -> str:
     """LaTeX of a formula or derivative (see the module docstring)."""
-    return FormulaLatexPrinter().doprint(expr)
+    printer = FormulaLatexPrinter()
+    printer.sigma_is_a_symbol = any(
+        printer.doprint(s) == r"\sigma" for s in expr.free_symbols
+    )
+    return printer.doprint(expr)
 
 
 __all__ = ["FormulaLatexPrinter", "formula_latex"]

@@ -93,3 +93,30 @@ def test_serf_and_relu_derivative_render():
     assert r"\operatorname{softplus}^{2}\left(x\right)" in serf.derivative_latex
     # relu' = H(x), with PyTorch's 0 at 0: printed as H(x), not theta(x, 0)
     assert symnb.activation("relu").derivative_latex == r"H\left(x\right)"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x*sigmoid(sigma*x)",
+        "logsigmoid(sigma*x)",
+        "exp(-x**2/(2*sigma**2))*sigmoid(x)",
+    ],
+)
+def test_a_constant_named_sigma_is_not_confused_with_the_sigmoid(text):
+    """sigmoid prints as sigma(u); a constant named sigma prints as sigma too, so
+    x*sigmoid(sigma*x) read 'x sigma(sigma x)' and its f' 'sigma x sigma(-sigma x)
+    sigma(sigma x) + ...'. With such a constant the function is spelled out; every
+    sigma left in the LaTeX is the constant (one per occurrence of the symbol)."""
+    act = symnb.Activation(text, sigma=1.5)
+    for shown, expr in ((act.latex, act.expr), (act.derivative_latex, act.derivative)):
+        assert r"\sigma\left(" not in shown
+        assert "sigmoid" in shown
+        sigma = next(s for s in expr.free_symbols if s.name == "sigma")
+        powers = sum(1 for e in sp.preorder_traversal(expr) if e == sigma)
+        assert len(re.findall(r"\\sigma(?![a-zA-Z])", shown)) <= powers
+
+
+def test_sigmoid_still_prints_as_sigma_without_such_a_constant():
+    act = symnb.Activation("x*sigmoid(beta*x)", beta=1.5)
+    assert r"\sigma\left(" in act.latex and "sigmoid" not in act.latex
