@@ -749,7 +749,6 @@ def _nan_low(value: float, higher: bool) -> float:
 
 
 def _entry(name: str, act: Any, origin: str, result: Any, metric: str) -> _Entry:
-    import sympy as sp
 
     key = f"{metric}_mean"
     per: dict[str, tuple[float, float]] = {}
@@ -777,8 +776,8 @@ def _entry(name: str, act: Any, origin: str, result: Any, metric: str) -> _Entry
         from .layers import resolve_activation
 
         act = resolve_activation(act)
-    latex = sp.latex(act.expr)
-    return _Entry(name, latex, origin, per, score, status)
+    # the activation's own LaTeX (numerical-only branches folded, symnb's spellings)
+    return _Entry(name, act.latex, origin, per, score, status)
 
 
 def _merge(results: list[Any]) -> Any:
