@@ -234,6 +234,20 @@ def _fix_kinks(
     return expr, notes
 
 
+def _constant_note(kind: str, variable: str) -> str:
+    """The note for a formula that does not depend on its input (``2``, ``y_true**2``):
+    its derivative is 0 everywhere."""
+    if kind == "loss":
+        return (
+            f"the loss does not depend on {variable}: its gradient is 0 everywhere, so "
+            "a network trained with it will not learn"
+        )
+    return (
+        f"f does not depend on {variable}: f' is 0 everywhere, so the weights before "
+        "this activation will not learn"
+    )
+
+
 def _check_printable(expr: sp.Expr, what: str) -> None:
     bad = [
         a
@@ -463,6 +477,8 @@ class _Formula:
         f, n2 = _remove_singularity_at_zero(f, var, what)
         df, n3 = _remove_singularity_at_zero(df, var, f"the derivative of {what}")
         self.notes += n2 + n3
+        if var not in f.free_symbols:
+            self.notes.append(_constant_note(self.kind, self.variables[0]))
         for e, label in [(f, what), (df, f"the derivative of {what}")] + [
             (d, f"the derivative of {what} w.r.t. {n}") for d, n in zip(dparams, names)
         ]:

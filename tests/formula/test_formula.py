@@ -372,3 +372,39 @@ def test_derivative_terms_with_one_base_are_combined(dtype) -> None:
                 with mpmath.workdps(60):
                     want = float(dref(mpmath.mpf(v)))
                 assert abs(d - want) <= rel * abs(want), (text, backend, dtype, v, d, want)
+
+
+@pytest.mark.parametrize(
+    ("cls", "text", "constants"),
+    [
+        (symnb.Activation, "2", {}),
+        (symnb.Activation, "c*pi", {"c": 1.5}),
+        (symnb.Loss, "y_true**2", {}),
+        (symnb.Loss, "log(1 + exp(-y_true))", {}),
+    ],
+)
+def test_a_formula_without_its_input_warns_that_nothing_learns(cls, text, constants):
+    """A loss that does not depend on y_pred (or an activation without x) has a zero
+    gradient everywhere: it was accepted silently and training did nothing. Its
+    compiled derivative is 0 at every point, and the user is told why."""
+    with pytest.warns(UserWarning, match="will not learn"):
+        obj = cls(text, **constants)
+    kernel = obj.compile(backend="numpy", dtype="float64")
+    x = np.array([-3.0, 0.0, 0.5, 7.0])
+    if cls is symnb.Loss:
+        grad = kernel.gradient(x, np.array([1.0, 0.0, -1.0, 2.0]))
+    else:
+        grad = kernel.forward_with_derivative(x)[1]
+    np.testing.assert_array_equal(grad, np.zeros_like(x))
+
+
+@pytest.mark.parametrize(
+    ("cls", "text"),
+    [(symnb.Activation, "x*0.5 + 1"), (symnb.Loss, "(y_pred - y_true)**2")],
+)
+def test_a_formula_of_its_input_does_not_warn(cls, text):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cls(text)
