@@ -36,7 +36,7 @@ from symnb.robust.deadline import OutOfTime, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "18"
+ENGINE_VERSION = "19"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -319,6 +319,10 @@ def _improve(
                 samples = lambda e: _ok_or_undefined(problem.measure(e, dtype))
                 if gen == "log_form":
                     cands = regimes.log_form_candidates(*tail, deadline, samples)
+                elif gen == "vanishing_terms":
+                    cands = regimes.vanishing_term_candidates(
+                        *tail, dtype, deadline, samples
+                    )
                 else:
                     cands = regimes.asymptotic_candidates(
                         *tail, probe.ref_at, deadline, samples
@@ -336,7 +340,16 @@ def _improve(
 
 
 #: The regime generators in the order _improve tries them.
-REGIME_ORDER = ("taylor", "taylor", "asymptote", "asymptote", "log_form", "log_form")
+REGIME_ORDER = (
+    "taylor",
+    "taylor",
+    "asymptote",
+    "asymptote",
+    "vanishing_terms",
+    "vanishing_terms",
+    "log_form",
+    "log_form",
+)
 
 
 def _rederived(f_new: sp.Expr, var: sp.Symbol) -> sp.Expr | None:

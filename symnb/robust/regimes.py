@@ -5,6 +5,8 @@
   the derivative of ``sin(x)/x``): the Taylor polynomial at x0 where ``|x - x0| < r``.
 * :func:`asymptotic_candidates` - where direct evaluation overflows at large ``|x|``: the
   asymptote (the limit, or ``a*x + b`` from two limits) where ``x`` is past a threshold.
+* :func:`vanishing_term_candidates` - where terms of a sum are inf*0 at large ``|x|``
+  though they vanish there: the sum without them past a threshold.
 * :func:`log_form_candidates` - where a factor overflows at large ``|x|`` but the result
   does not (``(exp(x) - 1)/x``): ``sign*exp(log|num| - log|den|)`` past a threshold.
 
@@ -418,6 +420,59 @@ def asymptotic_candidates(
 
     tail = (expr, var, params, values, x, bad, ok_at, deadline, ok_at_samples)
     return _tail_candidates("asymptote", make, *tail)
+
+
+def vanishing_term_candidates(
+    expr: sp.Expr,
+    var: sp.Symbol,
+    params: tuple,
+    values: tuple,
+    x: np.ndarray,
+    bad: np.ndarray,
+    ok_at: MeasureFn,
+    dtype: str,
+    deadline: float,
+    ok_at_samples: Callable[[sp.Expr], np.ndarray] | None = None,
+) -> list[tuple[str, str, sp.Expr]]:
+    """Where a sum's terms are NaN at large ``|x|`` (inf*0, inf/inf) but the whole is
+    finite: the sum without them past a measured threshold.
+
+    ``x**c*tanh(x)``' is ``c*x**(c - 1)*tanh(x) + x**c*sech(x)**2``: the second term
+    is inf*0 from x = 1e205 (float64, c = 1.5) though it vanishes long before, and
+    ``sech(exp(x))``' (one term) is inf/inf from x = 10 where it is 0. Neither tail has
+    a constant or linear asymptote, and the reference far out may itself be undefined
+    (exp(exp(1e20))), so the asymptote regime finds nothing. The reduced sum (0 when
+    every term goes) is kept only where it meets the rule against the reference.
+    """
+    from symnb.robust import measure
+
+    subs = dict(zip(params, (sp.Float(v, 17) for v in values)))
+
+    def make(sign: int, pts: np.ndarray):
+        far = float(pts[np.argmax(np.abs(pts))])
+        try:
+            branch = _branch_at(_main_branch(expr), var, far, subs)
+        except _NoLogForm:
+            return None
+        terms = sp.Add.make_args(branch)
+        keep = []
+        for t in terms:
+            got = measure.evaluate(t, (var,), params, values, [pts], dtype)
+            # NaN only: a term that is inf there may be the result overflowing
+            if got is not None and not np.isnan(got).any():
+                keep.append(t)
+        if len(keep) == len(terms):
+            return None
+        note = (
+            "the terms that vanish there are left out (each is inf*0 or inf/inf "
+            "before the result overflows)"
+            if keep
+            else "its value 0 is used (the direct formula is inf*0 or inf/inf there)"
+        )
+        return sp.Add(*keep), note
+
+    tail = (expr, var, params, values, x, bad, ok_at, deadline, ok_at_samples)
+    return _tail_candidates("vanishing_terms", make, *tail)
 
 
 def _tail_candidates(
