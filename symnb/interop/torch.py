@@ -811,6 +811,18 @@ def _learnable_names(acts: list, learnable: Any) -> set[str]:
     return set(names)
 
 
+def _refuse_script(self: nn.Module):
+    """``torch.jit.script`` compiles a module's Python into TorchScript, which cannot
+    call symnb's kernels (ctypes, DLPack); it failed with "Don't support conversion in
+    JoinedStr" pointing into symnb's source. The supported graph routes are named."""
+    raise RuntimeError(
+        f"{type(self).__name__} cannot be compiled by torch.jit.script (TorchScript "
+        "cannot call symnb's kernels); use torch.compile(model), torch.export.export"
+        "(model, args) or torch.jit.trace(model, example), which record the symnb "
+        "operator"
+    )
+
+
 class TorchActivation(nn.Module):
     """A symnb activation applied elementwise (any shape) through ``symnb::elementwise``.
 
@@ -873,6 +885,8 @@ class TorchActivation(nn.Module):
         c = self.constant_vector()
         _check_device(x, c, f"activation {self.activation.name!r}")
         return apply(x, c.to(device=x.device), self.handle)
+
+    __prepare_scriptable__ = _refuse_script
 
     def __setstate__(self, state: dict) -> None:  # unpickled in another process
         super().__setstate__(state)
@@ -1004,6 +1018,8 @@ class TorchLayer(nn.Module):
         c = self.constant_vector()
         _check_device(x, c, "this layer")
         return apply(x, c.to(device=x.device), self.handle, dim)
+
+    __prepare_scriptable__ = _refuse_script
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
