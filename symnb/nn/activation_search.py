@@ -532,6 +532,8 @@ def search(
         )
     include = _check_formulas(include)
     baselines = _check_baselines(baselines)
+    if isinstance(store, RunStore):
+        store.check_open()  # before check_options' trial fit
     check_options(dataset, hidden, epochs, options)
     n_data = len(_split_datasets(dataset)[0])
     per_candidate = n_data * len(seeds)

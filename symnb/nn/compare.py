@@ -494,6 +494,9 @@ class CompareResult:
         (activation, dataset) with ``wide=False``."""
         import pandas as pd
 
+        if not isinstance(wide, (bool, np.bool_)):
+            # wide="no" was truthy and gave the wide table
+            raise TypeError(f"wide must be True or False, not {wide!r}")
         frame = pd.DataFrame(self.rows)
         if not self.multi:
             return frame.set_index("activation")
@@ -801,7 +804,7 @@ def compare(
     import symnb
 
     from .layers import resolve_activation
-    from .store import run_key
+    from .store import RunStore, run_key
     from .sweep import (
         Run,
         _Progress,
@@ -834,6 +837,8 @@ def compare(
         progress = check_flag(progress, "progress")
     keep_models = check_flag(keep_models, "keep_models")
     check_client(client)
+    if isinstance(store, RunStore):
+        store.check_open()
     if keep_models and (client is not None or store is not None):
         raise ValueError(
             "keep_models=True needs client=None and store=None: trained models hold "

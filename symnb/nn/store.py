@@ -389,6 +389,21 @@ class RunStore:
 
     def close(self) -> None:
         self._db.close()
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close` (or the ``with`` block) ended the connection."""
+        return getattr(self, "_closed", False)
+
+    def check_open(self) -> None:
+        """A ValueError naming the file when the store was closed (passed as
+        ``store=`` it gave SQLite's "Cannot operate on a closed database")."""
+        if self.closed:
+            raise ValueError(
+                f"store= is a closed RunStore ({self.path!r}); open it again with "
+                f"RunStore({self.path!r}) or pass the path itself"
+            )
 
     def __enter__(self) -> Self:
         return self

@@ -581,6 +581,8 @@ def execute(
     owned_store = store is not None and not isinstance(store, RunStore)
     if owned_store:
         store = RunStore(store)
+    elif store is not None:
+        store.check_open()
     try:
         found = store.get_many(r.key for r in runs) if store is not None else {}
         todo = [r for r in runs if r.key not in found]
