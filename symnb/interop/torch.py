@@ -760,7 +760,9 @@ def _check_input(x: Any, what: str) -> None:
 
 
 def _check_device(x: Tensor, values: Tensor, what: str) -> None:
-    if values.numel() and values.device != x.device:
+    # the device first: numel() of a traced tensor warned "Converting a tensor to a
+    # Python boolean might cause the trace to be incorrect" under torch.jit.trace
+    if values.device != x.device and values.numel():
         raise ValueError(
             f"x is on {x.device} but the constants of {what} are on "
             f"{values.device}; move the module with module.to({str(x.device)!r})"

@@ -104,3 +104,17 @@ def test_a_nested_tensor_is_named(layout):
         SWISH.to_torch()(x)
     with pytest.raises(TypeError, match="nested tensor"):
         symnb.to_torch_layer([SWISH])(x)
+
+
+def test_tracing_an_activation_warns_nothing_from_symnb():
+    """The device check read numel() of the traced constants first, which PyTorch
+    reports as "Converting a tensor to a Python boolean might cause the trace to be
+    incorrect" (a warning pointing into symnb for every traced activation)."""
+    module = SWISH.to_torch(learnable=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        traced = torch.jit.trace(module, torch.randn(4, 3))
+    ours = [w for w in caught if "symnb" in w.filename]
+    assert ours == [], [f"{w.filename}:{w.lineno}: {w.message}" for w in ours]
+    x = torch.randn(2, 5)
+    torch.testing.assert_close(traced(x), swish(x))
