@@ -75,7 +75,9 @@ class History:
         the epoch numbers (1-based, continuing across repeated ``fit`` calls on a
         model).
     stop_reason:
-        ``"completed"``, ``"interrupted"``, ``"diverged"`` (NaN/inf), ``"callback"``.
+        ``"completed"``, ``"interrupted"``, ``"diverged"`` (NaN/inf), ``"callback"``,
+        or ``"error"`` (an exception, e.g. from a callback, ended ``fit``: it
+        propagates; ``message`` names it, and the epochs completed before it stay).
     message:
         a sentence on how training ended.
     steps:
@@ -769,6 +771,7 @@ def fit(
 
     stop_reason = "completed"
     message = ""
+    failure: BaseException | None = None
     whole: Any = LOOK_UP
     try:
         with deferred_interrupts() as interrupts:
@@ -836,8 +839,26 @@ def fit(
                     stop_reason = "interrupted"
                     break
                 epoch += 1
+    except BaseException as exc:
+        # an exception (a callback's, a KeyboardInterrupt raised by one) ends fit:
+        # History must not claim the run completed
+        if stop_reason == "completed":
+            if isinstance(exc, KeyboardInterrupt):
+                stop_reason = "interrupted"
+            else:
+                stop_reason, failure = "error", exc
+        raise
     finally:
-        if stop_reason == "interrupted":
+        if stop_reason == "error":
+            text = str(failure)
+            text = text if len(text) <= 200 else text[:197] + "..."
+            message = (
+                f"training stopped by an exception during epoch {state['epoch']} "
+                f"({type(failure).__name__}: {text}); the model holds the "
+                f"parameters after the last complete step; History has "
+                f"{len(history)} complete epochs"
+            )
+        elif stop_reason == "interrupted":
             where = history.partial or {"epoch": model.epochs_trained, "step": "end"}
             message = (
                 f"training interrupted at epoch {where['epoch']}, "
@@ -863,4 +884,21 @@ def fit(
                 cb.on_train_end({"stop_reason": stop_reason, "message": message})
             except StopTraining:
                 pass
+            except Exception as exc:
+                if failure is None:
+                    raise
+                # the exception that ended fit stays the one raised; this one is
+                # told on it rather than replacing it
+                _add_note(
+                    failure,
+                    f"then {type(cb).__name__}.on_train_end raised "
+                    f"{type(exc).__name__}: {exc}",
+                )
     return history
+
+
+def _add_note(exc: BaseException, note: str) -> None:
+    """``exc.add_note(note)`` (Python >= 3.11; a no-op before)."""
+    add = getattr(exc, "add_note", None)
+    if add is not None:
+        add(note)
