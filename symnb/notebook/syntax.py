@@ -219,8 +219,9 @@ def _parse_value(
         raise _error(f"constant {const!r} has no value", cell, line, column, hint)
     if len(text) > 200:
         raise _error(f"the value of {const!r} is too long", cell, line, column, hint)
+    source = text.strip()
     try:
-        node = ast.parse(text.strip(), mode="eval").body
+        node = ast.parse(source, mode="eval").body
     except SyntaxError:
         raise _error(
             f"cannot read the value of constant {const!r}: {text.strip()!r}",
@@ -246,6 +247,9 @@ def _parse_value(
             v = sign * float(n.value)
             if not math.isfinite(v):
                 raise ValueError("not finite")
+            literal = ast.get_source_segment(source, n)
+            if isinstance(n.value, float) and v == 0.0 and _nonzero_literal(literal):
+                raise ValueError("underflow")  # 1e-400 reads as 0.0
             return v
         raise ValueError("not a number")
 
@@ -284,6 +288,11 @@ def _parse_value(
         why = str(exc)
         if why == "not finite":
             msg = f"constant {const!r} must be a finite number, not {text.strip()!r}"
+        elif why == "underflow":
+            msg = (
+                f"constant {const!r} = {text.strip()!r} is too small for a float "
+                "(it would be 0); the smallest nonzero magnitude is about 5e-324"
+            )
         else:
             msg = f"cannot read the value of constant {const!r}: {text.strip()!r}"
         raise _error(
@@ -293,6 +302,15 @@ def _parse_value(
             column,
             hint + ' (learnable(v, per="neuron") for one value per neuron)',
         ) from None
+
+
+def _nonzero_literal(literal: str | None) -> bool:
+    """Whether a number literal that Python read as 0.0 has a nonzero digit before
+    its exponent (``1e-400``: underflow; ``0e5``, ``0.0``: a real zero)."""
+    if not literal:
+        return False
+    digits = re.split(r"[eE]", literal.lower().replace("_", ""), maxsplit=1)[0]
+    return bool(re.search(r"[1-9]", digits))
 
 
 def _check_name(name: str, what: str, cell: str, line: int, column: int) -> None:
