@@ -15,7 +15,9 @@ dependency).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -62,13 +64,57 @@ def _check(n: int, noise: float) -> None:
         raise ValueError(f"noise must be a finite number >= 0, got {noise!r}")
 
 
+def _real(name: str, value: Any, example: str) -> float:
+    """``value`` as a finite float, else an error naming ``name`` (a string or None
+    was NumPy's or Python's own message; NaN or inf turned the points into NaN)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number such as {example}, got {value!r}")
+    number = float(value)
+    if not np.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return number
+
+
+def _count(name: str, value: Any, n: int) -> int:
+    """A number of classes: an integer from 2 to ``n`` (each class gets a point;
+    2.5 was cut to 2, 10**9 built a billion classes for 10 points)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 2, got {value!r}")
+    if not 2 <= value <= n:
+        raise ValueError(
+            f"{name} must be an integer from 2 to n = {n} (every class needs at "
+            f"least one of the n points), got {value!r}"
+        )
+    return int(value)
+
+
+def _flag(name: str, value: Any) -> bool:
+    """A True/False option (``shuffle="no"`` is truthy: it shuffled)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def _finish(
-    X: np.ndarray, y: np.ndarray, rng: np.random.Generator, shuffle: bool
+    X: np.ndarray,
+    y: np.ndarray,
+    rng: np.random.Generator,
+    shuffle: bool,
+    blame: str,
 ) -> tuple[np.ndarray, np.ndarray]:
     if shuffle:
         order = rng.permutation(len(X))
         X, y = X[order], y[order]
-    return np.ascontiguousarray(X, dtype=np.float32), np.ascontiguousarray(y)
+    with np.errstate(over="ignore", invalid="ignore"):
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+    if not np.isfinite(X32).all():
+        # float32 holds magnitudes up to 3.4e38: noise=1e308 gave inf points
+        raise ValueError(
+            f"the points do not fit float32 (finite up to "
+            f"{float(np.finfo(np.float32).max):.3g} in magnitude) with {blame}; "
+            "use smaller values"
+        )
+    return X32, np.ascontiguousarray(y)
 
 
 def _split_counts(n: int, k: int) -> list[int]:
@@ -81,6 +127,7 @@ def two_moons(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaving half circles (scikit-learn's ``make_moons`` shape), labels 0/1."""
     _check(n, noise)
+    shuffle = _flag("shuffle", shuffle)
     rng = rng_from_seed(seed)
     n0, n1 = _split_counts(n, 2)
     t0 = np.linspace(0.0, np.pi, n0)
@@ -89,7 +136,7 @@ def two_moons(
     lower = np.stack([1.0 - np.cos(t1), 0.5 - np.sin(t1)], axis=1)
     X = np.concatenate([upper, lower]) + rng.normal(0.0, noise, (n, 2))
     y = np.concatenate([np.zeros(n0, np.int64), np.ones(n1, np.int64)])
-    return _finish(X, y, rng, shuffle)
+    return _finish(X, y, rng, shuffle, f"noise={noise!r}")
 
 
 def circles(
@@ -102,6 +149,8 @@ def circles(
     """A small circle (label 1) inside a large one (label 0); ``factor`` is the radius
     ratio."""
     _check(n, noise)
+    shuffle = _flag("shuffle", shuffle)
+    factor = _real("factor", factor, "0.5")
     if not 0 < factor < 1:
         raise ValueError(f"factor must be between 0 and 1, got {factor!r}")
     rng = rng_from_seed(seed)
@@ -112,7 +161,7 @@ def circles(
     inner = factor * np.stack([np.cos(t1), np.sin(t1)], axis=1)
     X = np.concatenate([outer, inner]) + rng.normal(0.0, noise, (n, 2))
     y = np.concatenate([np.zeros(n0, np.int64), np.ones(n1, np.int64)])
-    return _finish(X, y, rng, shuffle)
+    return _finish(X, y, rng, shuffle, f"noise={noise!r}")
 
 
 def xor(
@@ -122,6 +171,7 @@ def xor(
     coordinates differ; classes balanced, a small margin (0.05) around the axes as in
     TensorFlow Playground. ``noise`` adds Gaussian jitter after labelling."""
     _check(n, noise)
+    shuffle = _flag("shuffle", shuffle)
     rng = rng_from_seed(seed)
     n0, n1 = _split_counts(n, 2)
     y = np.concatenate([np.zeros(n0, np.int64), np.ones(n1, np.int64)])
@@ -131,7 +181,7 @@ def xor(
     X = np.stack([sx * mag[:, 0], sy * mag[:, 1]], axis=1)
     if noise:
         X = X + rng.normal(0.0, noise, (n, 2))
-    return _finish(X, y, rng, shuffle)
+    return _finish(X, y, rng, shuffle, f"noise={noise!r}")
 
 
 def spiral(
@@ -144,8 +194,9 @@ def spiral(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``classes`` interleaved spiral arms in about the unit disc, labels 0..classes-1."""
     _check(n, noise)
-    if classes < 2:
-        raise ValueError(f"classes must be >= 2, got {classes!r}")
+    shuffle = _flag("shuffle", shuffle)
+    classes = _count("classes", classes, n)
+    turns = _real("turns", turns, "1.5")
     rng = rng_from_seed(seed)
     parts, labels = [], []
     for k, m in enumerate(_split_counts(n, classes)):
@@ -154,7 +205,7 @@ def spiral(
         parts.append(np.stack([r * np.cos(t), r * np.sin(t)], axis=1))
         labels.append(np.full(m, k, np.int64))
     X = np.concatenate(parts) + rng.normal(0.0, noise, (n, 2))
-    return _finish(X, np.concatenate(labels), rng, shuffle)
+    return _finish(X, np.concatenate(labels), rng, shuffle, f"noise={noise!r}")
 
 
 def blobs(
@@ -166,24 +217,41 @@ def blobs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Gaussian blobs: ``centers`` classes (a count or a (k, 2) array), std ``noise``."""
     _check(n, noise)
+    shuffle = _flag("shuffle", shuffle)
     rng = rng_from_seed(seed)
-    if np.isscalar(centers):
-        k = int(centers)  # type: ignore[arg-type]
-        if k < 2:
-            raise ValueError(f"centers must be >= 2, got {centers!r}")
+    if isinstance(centers, (numbers.Number, np.bool_)):
+        k = _count("centers", centers, n)
         angles = 2 * np.pi * np.arange(k) / k + np.pi / 4
         means = 2.0 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
     else:
-        means = np.asarray(centers, dtype=np.float64)
-        if means.ndim != 2 or len(means) < 2:
+        try:
+            means = np.asarray(centers, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                "centers must be a count or an array of numbers of shape (k, "
+                f"features), got {centers!r:.80}"
+            ) from None
+        if means.ndim != 2 or not 2 <= len(means) <= n or means.shape[1] < 1:
             raise ValueError(
-                "centers must be a count or an array of shape (k, features)"
+                "centers must be a count or an array of shape (k, features) with "
+                f"2 <= k <= n = {n}, got shape {means.shape}"
+            )
+        if not np.isfinite(means).all():
+            row = int(np.flatnonzero(~np.isfinite(means).all(axis=1))[0])
+            raise ValueError(
+                f"centers must be finite numbers; row {row} is {means[row].tolist()}"
             )
     parts, labels = [], []
     for k, m in enumerate(_split_counts(n, len(means))):
         parts.append(means[k] + rng.normal(0.0, noise, (m, means.shape[1])))
         labels.append(np.full(m, k, np.int64))
-    return _finish(np.concatenate(parts), np.concatenate(labels), rng, shuffle)
+    return _finish(
+        np.concatenate(parts),
+        np.concatenate(labels),
+        rng,
+        shuffle,
+        f"centers={centers!r:.60} and noise={noise!r}",
+    )
 
 
 gaussian_blobs = blobs
@@ -202,11 +270,24 @@ def sine(
     ``X`` has shape (n, 1) and ``y`` shape (n,), both float32.
     """
     _check(n, noise)
+    shuffle = _flag("shuffle", shuffle)
+    low, high = _real("low", low, "-3.14"), _real("high", high, "3.14")
+    if not low <= high or not np.isfinite(high - low):
+        raise ValueError(
+            f"low and high must satisfy low <= high with a finite width high - low, "
+            f"got low={low!r}, high={high!r}"
+        )
     rng = rng_from_seed(seed)
     x = np.sort(rng.uniform(low, high, n))
     y = np.sin(x) + rng.normal(0.0, noise, n)
-    X, y = _finish(x[:, None], y, rng, shuffle)
-    return X, y.astype(np.float32)
+    X, y = _finish(x[:, None], y, rng, shuffle, f"low={low!r}, high={high!r}")
+    with np.errstate(over="ignore"):
+        y32 = y.astype(np.float32)
+    if not np.isfinite(y32).all():
+        raise ValueError(
+            f"the targets do not fit float32 with noise={noise!r}; use a smaller noise"
+        )
+    return X, y32
 
 
 def digits(scale: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -214,6 +295,7 @@ def digits(scale: bool = True) -> tuple[np.ndarray, np.ndarray]:
 
     ``scale`` divides the pixel values (0..16) by 16. Needs scikit-learn (no download).
     """
+    scale = _flag("scale", scale)
     try:
         from sklearn.datasets import load_digits
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -243,6 +325,13 @@ def train_test_split(
     """
     X = np.asarray(X)
     y = np.asarray(y)
+    for name, a in (("X", X), ("y", y)):
+        if a.ndim == 0:
+            raise ValueError(
+                f"{name} must be an array with one row per sample, got a single "
+                f"value {a!r:.60}"
+            )
+    stratify = _flag("stratify", stratify)
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
     if isinstance(test_size, (bool, np.bool_)) or not isinstance(
