@@ -140,7 +140,11 @@ class _MLPEstimator(_Base):
 def _array(value: Any, name: str, what: str, dtype: Any = None) -> np.ndarray:
     """``np.asarray(value)``, or a ValueError naming the input: a ragged list gave
     NumPy's bare "inhomogeneous shape", a torch tensor that requires grad torch's
-    RuntimeError, strings for a regressor "could not convert string to float"."""
+    RuntimeError, strings for a regressor "could not convert string to float"; a
+    masked array with masked entries is refused (asarray drops the mask)."""
+    from .model import _refuse_masked
+
+    _refuse_masked(value, name, "")
     try:
         return np.asarray(value, dtype=dtype)
     except (TypeError, ValueError, RuntimeError) as exc:

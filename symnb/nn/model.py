@@ -65,6 +65,23 @@ def _to_host(array: Any) -> np.ndarray:
     return np.asarray(array)
 
 
+def _refuse_masked(array: Any, name: str, what: str) -> None:
+    """A masked array with masked entries: ``np.asarray`` drops the mask, so the
+    hidden values under it would be trained on (or predicted) as ordinary data."""
+    if not isinstance(array, np.ma.MaskedArray):
+        return
+    mask = np.ma.getmaskarray(array)
+    if mask.any():
+        where = ", ".join(str(int(i)) for i in np.argwhere(mask)[0])
+        raise ValueError(
+            f"{what + ': ' if what else ''}{name} is a masked array with "
+            f"{int(mask.sum())} masked "
+            f"entries (the first at [{where}]); their hidden values would be used "
+            f"as data: fill them ({name.rsplit(': ', 1)[-1]}.filled(value)) or drop "
+            "those rows first"
+        )
+
+
 def _numbers_from_objects(array: np.ndarray, what: str) -> np.ndarray:
     """An object array of numbers (a pandas frame of nullable ``Float64``/``Int64``
     columns, a mixed-type frame) as float64; a cell that is no number (``pd.NA``,
@@ -630,6 +647,7 @@ class MLP:
         Xd, n = self._prepare_X(X, what)
         if y is None:
             raise ValueError(f"{what}: y is missing")
+        _refuse_masked(y, "y", what)
         try:
             yh = np.asarray(_to_host(y))
         except (TypeError, ValueError, RuntimeError) as exc:  # ragged, grad tensors
@@ -728,6 +746,7 @@ class MLP:
         if X is None:
             raise ValueError(f"{what}: X is missing")
         on_device = self.xp is not np and type(X).__module__.startswith("cupy")
+        _refuse_masked(X, "X", what)
         try:
             Xh = X if on_device else np.asarray(X)
         except (TypeError, ValueError, RuntimeError) as exc:
