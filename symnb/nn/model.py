@@ -245,7 +245,16 @@ class MLP:
     ) -> None:
         sizes = self._check_sizes(sizes)
         self.sizes = sizes
-        self.dtype = np.dtype(dtype)
+        if dtype is None:  # np.dtype(None) is float64, not the default float32
+            raise TypeError(
+                "dtype must be 'float32' (the default) or 'float64', got None"
+            )
+        try:
+            self.dtype = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(
+                f"dtype must be 'float32' or 'float64', got {dtype!r}"
+            ) from None
         if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
         _check_memory(sizes, self.dtype)
@@ -490,6 +499,13 @@ class MLP:
 
     @staticmethod
     def _check_sizes(sizes: Any) -> list[int]:
+        if isinstance(sizes, (str, bytes, set, frozenset, dict)):
+            # a set or dict iterates in its own order ({2, 3, 1} became [1, 2, 3]),
+            # a string by characters
+            raise TypeError(
+                "sizes must be an ordered list of layer widths such as [2, 16, 1], "
+                f"got a {type(sizes).__name__}: {sizes!r:.80}"
+            )
         try:
             sizes = [s for s in sizes]
         except TypeError:
@@ -1240,6 +1256,13 @@ class MLP:
             return ["accuracy"] if self.task != "regression" else []
         if isinstance(metrics, str):
             metrics = [metrics]
+        try:
+            metrics = list(metrics)
+        except TypeError:  # metrics=3 was "'int' object is not iterable"
+            raise TypeError(
+                "metrics must be a metric name or a list of names such as "
+                f"['accuracy', 'f1'], got {metrics!r:.80}"
+            ) from None
         names = []
         for m in metrics:
             name, _, kind = metrics_mod.get(m)

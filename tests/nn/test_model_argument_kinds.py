@@ -1,0 +1,51 @@
+"""MLP arguments of the wrong kind. Before: ``MLP({2, 16, 1})`` built a [1, 2, 16]
+network (a set iterates in its own order) and a dict its keys' order, ``MLP("2,3")``
+was "every size must be a positive integer, got ['2', ',', '3']", ``MLP(b"\\x02\\x03")``
+a [2, 3] network; ``dtype=None`` built a float64 network (np.dtype(None)) and
+``dtype="foo"`` was NumPy's "data type 'foo' not understood"; ``fit(metrics=3)`` was
+"'int' object is not iterable"."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symnb.nn import MLP
+
+
+@pytest.mark.parametrize(
+    "sizes", [{2, 16, 1}, {2: 0, 16: 0, 1: 0}, frozenset({2, 3}), "2,3", b"\x02\x03"]
+)
+def test_unordered_or_text_sizes_are_refused(sizes) -> None:
+    with pytest.raises(TypeError, match="sizes must be an ordered list"):
+        MLP(sizes)
+
+
+@pytest.mark.parametrize("sizes", [(2, 3, 1), np.array([2, 3, 1]), range(2, 4)])
+def test_ordered_sizes_still_work(sizes) -> None:
+    assert MLP(sizes).sizes == [int(s) for s in sizes]
+
+
+@pytest.mark.parametrize("dtype", [None, "foo", object()])
+def test_dtype_of_the_wrong_kind_names_dtype(dtype) -> None:
+    with pytest.raises(TypeError, match="dtype must be 'float32'"):
+        MLP([2, 3, 1], dtype=dtype)
+
+
+def test_dtype_names_still_work() -> None:
+    assert MLP([2, 3, 1], dtype=np.float64).dtype == np.float64
+    assert MLP([2, 3, 1]).dtype == np.float32
+
+
+@pytest.mark.parametrize("metrics", [3, 2.5, True])
+def test_metrics_of_the_wrong_kind(metrics) -> None:
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    y = (X[:, 0] > 0).astype(float)
+    model = MLP([2, 3, 1], loss="bce_with_logits")
+    with pytest.raises(TypeError, match="metrics must be a metric name"):
+        model.fit(X, y, epochs=1, metrics=metrics)
+    with pytest.raises(TypeError, match="metrics must be a metric name"):
+        model.evaluate(X, y, metrics=metrics)
+    history = model.fit(X, y, epochs=1, metrics=("f1", "accuracy"))
+    assert set(history.keys()) >= {"f1", "accuracy"}
+    assert set(model.evaluate(X, y, metrics={"f1"})) == {"loss", "f1"}
