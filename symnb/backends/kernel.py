@@ -180,6 +180,8 @@ class _Checked:
                 "backend='cuda'"
             )
         arr = _real_array(xp, a, name)
+        if arr.dtype != self.dtype or not arr.flags.c_contiguous:
+            _check_copy_fits(arr, name, self.dtype)
         if arr.dtype != self.dtype:
             if arr.dtype.kind == "f":
                 # only float32/float64 kernels exist: advise compiling for the
@@ -267,6 +269,28 @@ class _Checked:
                     "input itself"
                 )
         return out
+
+
+#: Copies below this size are not checked against the machine's memory.
+_CHECKED_COPY_BYTES = 1 << 28
+
+
+def _check_copy_fits(arr: Any, name: str, dtype: np.dtype) -> None:
+    """MemoryError naming ``name`` before copying a huge view: a broadcast or strided
+    view of billions of elements occupies almost nothing, but the contiguous copy a
+    kernel needs (and its output of the same size) does; past physical memory the
+    system kills the process instead of NumPy raising."""
+    need = int(arr.size) * dtype.itemsize * 2  # the copy and the output
+    if need < _CHECKED_COPY_BYTES:
+        return
+    from symnb.memory import check_fits
+
+    check_fits(
+        need,
+        f"{name} of shape {tuple(arr.shape)} (a {arr.dtype} view, not contiguous "
+        f"{dtype}): its contiguous {dtype} copy and the output",
+        f"Pass a smaller array or process {name} in chunks.",
+    )
 
 
 def _warn_if_integers_round(kernel: Any, arr: Any, name: str) -> None:
