@@ -314,6 +314,17 @@ def _nonzero_literal(literal: str | None) -> bool:
 
 
 def _check_name(name: str, what: str, cell: str, line: int, column: int) -> None:
+    # the underscore rule first: '_' is also a soft keyword, whose hint ('__')
+    # named another reserved name
+    if name.startswith("_"):
+        raise _error(
+            f"{what} {name!r} starts with an underscore",
+            cell,
+            line,
+            column,
+            "names starting with _ are reserved; start with a letter, e.g. "
+            f"my{name if name.strip('_') else '_f'}",
+        )
     if keyword.iskeyword(name) or keyword.issoftkeyword(name):
         raise _error(
             f"{what} {name!r} is a Python keyword",
@@ -321,14 +332,6 @@ def _check_name(name: str, what: str, cell: str, line: int, column: int) -> None
             line,
             column,
             f"choose another name, e.g. {name}_",
-        )
-    if name.startswith("_"):
-        raise _error(
-            f"{what} {name!r} starts with an underscore",
-            cell,
-            line,
-            column,
-            "names starting with _ are reserved",
         )
     if what == "name" and (hasattr(builtins, name) or name in SHELL_NAMES):
         owner = "IPython shell" if name in SHELL_NAMES else "Python builtin"
