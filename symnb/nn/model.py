@@ -1367,11 +1367,21 @@ class MLP:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(buf.getvalue())
             os.replace(tmp, target)
-        except BaseException:
+        except BaseException as exc:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+            if isinstance(exc, OSError) and exc.errno is not None:
+                # a full disk or a refused rename: name the user's path (the bare
+                # "[Errno 28] No space left on device" said nothing of it)
+                kept = "the file there is unchanged" if mode else "nothing was written"
+                raise type(exc)(
+                    exc.errno,
+                    f"cannot save the model as {path!r}: {exc.strerror} "
+                    f"({len(buf.getbuffer())} bytes to write); {kept}. Free space "
+                    "or choose another folder",
+                ) from exc
             raise
 
     def to_torch(self) -> Any:
