@@ -1032,8 +1032,11 @@ class MLP:
         hidden = []
         for i, layer in enumerate(self.layers):
             z = zs[i]
-            matmul(a, layer.weight.data, out=z)
-            z += layer.bias.data
+            # overflow to inf/NaN is reported by the callers (predict, the metrics)
+            # rather than as NumPy's "invalid value encountered in dot"
+            with np.errstate(all="ignore"):
+                matmul(a, layer.weight.data, out=z)
+                z += layer.bias.data
             if layer.activation is not None:
                 a = layer.activation.kernel.forward(z, out=outs[i])
             else:
@@ -1213,12 +1216,48 @@ class MLP:
             return (out[:, 0] > threshold).astype(np.int64)
         return out[:, 0].copy() if out.shape[1] == 1 else out.copy()
 
+    def _undecided_rows(self, out: np.ndarray) -> np.ndarray:
+        """Rows of classification outputs from which no class can be read: a NaN
+        logit (``NaN > 0`` is False: label 0), or a non-finite multi-class row
+        (argmax of inf/NaN picks a column by position)."""
+        if self.task == "binary":
+            return np.isnan(out[:, 0])
+        return ~np.isfinite(out).all(axis=1)
+
+    def _outputs_not_finite(self, out: np.ndarray, rows: np.ndarray) -> str:
+        r = int(np.flatnonzero(rows)[0])
+        shown = np.array2string(out[r], precision=4, threshold=6)
+        why = (
+            "training diverged (history.stop_reason 'diverged'); "
+            if getattr(getattr(self, "history", None), "stop_reason", None)
+            == "diverged"
+            else ""
+        )
+        return (
+            f"the network's outputs are not finite for {int(rows.sum())} of "
+            f"{len(rows)} rows (the first, row {r}: {shown}): {why}its "
+            "parameters are too large for these inputs. Retrain with a smaller lr, "
+            "or scale the inputs as in training"
+        )
+
     def predict(self, X: Any) -> np.ndarray:
         """Class labels (classification: int64, shape (n,)) or values (regression: (n,)
-        for one output, else (n, k))."""
+        for one output, else (n, k)).
+
+        Classification outputs that are NaN (a network whose parameters blew up) are
+        a ``ValueError``, not label 0 (regression returns the NaN values as they are).
+        """
         Xd, _ = self._prepare_X(X, "X")
         out, _ = self._forward_infer(Xd)
-        return self._outputs_to_predictions(_to_host(out))
+        host = _to_host(out)
+        if self.task != "regression":
+            bad = self._undecided_rows(host)
+            if bad.any():
+                raise ValueError(
+                    "predict: no class can be read: "
+                    + self._outputs_not_finite(host, bad)
+                )
+        return self._outputs_to_predictions(host)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, shape (n, classes): (n, 2) = [P(0), P(1)] for binary."""
@@ -1285,20 +1324,26 @@ class MLP:
         out, _ = self._forward_infer(Xd)
         result: dict[str, float] = {}
         if not skip_loss:
-            result["loss"] = self._loss.value(out, Td)
+            with np.errstate(all="ignore"):  # inf logits: the loss is NaN, reported
+                result["loss"] = self._loss.value(out, Td)
         if names:
             host = _to_host(out)
             t = _to_host(Td)
+            undecided = False
             if self.task == "regression":
                 pred = host
             else:
+                # a NaN logit would count as class 0: the metrics are NaN instead
+                undecided = bool(self._undecided_rows(host).any())
                 pred = self._outputs_to_predictions(host)
                 if self.task == "binary":
                     t = t.reshape(-1).astype(np.int64)
                 elif t.ndim == 2:
                     t = np.argmax(t, axis=1)
             for name in names:
-                result[name] = metrics_mod.get(name)[1](t, pred)
+                result[name] = (
+                    math.nan if undecided else metrics_mod.get(name)[1](t, pred)
+                )
         return result
 
     def evaluate(self, X: Any, y: Any, metrics: Any = None) -> dict[str, float]:
