@@ -77,6 +77,8 @@ class _MLPEstimator(_Base):
         if isinstance(hidden, (int, np.integer)) and not isinstance(hidden, bool):
             hidden = (hidden,)  # one hidden layer, as scikit-learn takes it
         try:
+            if isinstance(hidden, (str, bytes, set, frozenset, dict)):
+                raise TypeError  # unordered ({16, 8}: its own order), or characters
             hidden = list(hidden)
         except TypeError:
             raise TypeError(
@@ -340,5 +342,13 @@ class MLPRegressor(_RegressorMixin, _MLPEstimator):
             raise NotImplementedError(
                 "sample_weight is not supported by MLPRegressor.score"
             )
-        y = _array(y, "score: y", "an array of numbers, one row per row of X")
-        return r2(y.astype(np.float64), self.predict(X))
+        y = _array(
+            y, "score: y", "an array of numbers, one row per row of X", np.float64
+        )
+        bad = np.argwhere(~np.isfinite(y))
+        if bad.size:  # as fit refuses them; R^2 of NaN targets was 0.0
+            raise ValueError(
+                f"score: y is not finite at row {int(bad[0][0])} "
+                f"({y[tuple(bad[0])]!r}); drop or impute those rows"
+            )
+        return r2(y, self.predict(X))

@@ -9,6 +9,7 @@ precision 0.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -147,6 +148,9 @@ def r2(y_true, y_pred) -> float:
     a, b = _pair(y_true, y_pred)
     a = a.reshape(len(a), -1).astype(np.float64)
     b = b.reshape(len(b), -1).astype(np.float64)
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        # NaN made ss_tot > 0 False: the score was 0.0, "predicts the mean"
+        return math.nan
     ss_res = np.sum((a - b) ** 2, axis=0)
     ss_tot = np.sum((a - a.mean(axis=0)) ** 2, axis=0)
     scores = np.where(
