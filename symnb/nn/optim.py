@@ -222,6 +222,8 @@ class SGD(Optimizer):
         super().__init__(params, lr)
         self.momentum = momentum
         self.weight_decay = weight_decay
+        if not isinstance(nesterov, (bool, np.bool_)):  # "no" is truthy
+            raise TypeError(f"nesterov must be True or False, got {nesterov!r}")
         if nesterov and self.momentum == 0:
             raise ValueError("nesterov momentum needs momentum > 0")
         self.nesterov = bool(nesterov)

@@ -237,6 +237,17 @@ class LambdaCallback(Callback):
         on_train_begin: Callable[[dict], Any] | None = None,
         on_train_end: Callable[[dict], Any] | None = None,
     ) -> None:
+        for name, fn in (
+            ("on_epoch_end", on_epoch_end),
+            ("on_step_end", on_step_end),
+            ("on_train_begin", on_train_begin),
+            ("on_train_end", on_train_end),
+        ):
+            # checked now: fit called it only after the first epoch's work
+            if fn is not None and not callable(fn):
+                raise TypeError(
+                    f"LambdaCallback: {name} must be a function or None, got {fn!r:.60}"
+                )
         self._epoch = on_epoch_end
         self._step = on_step_end
         self._begin = on_train_begin
