@@ -58,6 +58,9 @@ from symnb.errors import FormulaError
 
 #: Longest cell parsed (each formula also has the core's own length limit).
 MAX_CELL_CHARS = 4_000_000
+#: Longest name, input or constant name (a 3,000,000-character name was bound, and
+#: shown whole in every message and output about it).
+MAX_NAME_CHARS = 100
 ACTIVATION_INPUTS = ("x",)
 LOSS_INPUTS = ("y_pred", "y_true")
 
@@ -313,7 +316,25 @@ def _nonzero_literal(literal: str | None) -> bool:
     return bool(re.search(r"[1-9]", digits))
 
 
+def _short(text: str) -> str:
+    """``repr(text)``, cut to about 40 characters for messages."""
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+
+
+def _check_length(name: str, what: str, cell: str, line: int, column: int) -> None:
+    if len(name) > MAX_NAME_CHARS:
+        raise _error(
+            f"{what} {_short(name)} is {len(name):,} characters long; names, inputs "
+            f"and constants have at most {MAX_NAME_CHARS}",
+            cell,
+            line,
+            column,
+            "choose a shorter name",
+        )
+
+
 def _check_name(name: str, what: str, cell: str, line: int, column: int) -> None:
+    _check_length(name, what, cell, line, column)
     # the underscore rule first: '_' is also a soft keyword, whose hint ('__')
     # named another reserved name
     if name.startswith("_"):
@@ -439,6 +460,7 @@ def _parse_definition(
             f"write {example}",
         )
     name_col = head.index(name) + 1
+    _check_length(name, "name", cell, line_no, name_col)
     if not m.group("open"):
         col = m.end() + 1
         raise _error(
@@ -499,7 +521,11 @@ def _parse_definition(
             )
         if not re.fullmatch(_IDENT, ident):
             raise _error(
-                f"input {ident!r} is not a name", cell, line_no, col, f"write {example}"
+                f"input {_short(ident)} is not a name",
+                cell,
+                line_no,
+                col,
+                f"write {example}",
             )
         _check_name(ident, "input", cell, line_no, col)
         if ident in _reserved_names():
@@ -559,15 +585,15 @@ def _parse_definition(
             cname = cname.strip()
             if not eq:
                 raise _error(
-                    f"constant {cname!r} needs a value",
+                    f"constant {_short(cname)} needs a value",
                     cell,
                     line_no,
                     col,
-                    f"write {cname}=1.0",
+                    f"write {cname if len(cname) <= 40 else 'name'}=1.0",
                 )
             if not re.fullmatch(_IDENT, cname):
                 raise _error(
-                    f"constant name {cname!r} is not a name",
+                    f"constant name {_short(cname)} is not a name",
                     cell,
                     line_no,
                     col,
