@@ -1477,6 +1477,11 @@ def check_file_path(path: Any, what: str) -> str:
     path = os.fsdecode(path)
     if not path:
         raise ValueError(f"{what}: path is empty; give a file name such as 'model.npz'")
+    if "\0" in path:  # else the OS layer's bare "embedded null byte"
+        raise ValueError(
+            f"{what}: path {path!r:.80} contains a NUL character (\\x00), which no "
+            "file name can hold; remove it"
+        )
     return path
 
 
