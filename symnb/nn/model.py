@@ -65,6 +65,10 @@ def _to_host(array: Any) -> np.ndarray:
     return np.asarray(array)
 
 
+#: Inference runs in blocks of rows whose layer buffers hold about this many bytes.
+_INFER_BYTES = 1 << 26
+
+
 def _refuse_masked(array: Any, name: str, what: str) -> None:
     """A masked array with masked entries: ``np.asarray`` drops the mask, so the
     hidden values under it would be trained on (or predicted) as ordinary data."""
@@ -1006,6 +1010,22 @@ class MLP:
         for layer in self._masked_layers:
             layer.weight.grad *= layer.mask
 
+    def _outputs(self, x: Any) -> Any:
+        """The last layer's outputs for every row of ``x`` (an array of its own, not
+        a reused buffer), computed in blocks of rows: a full-batch pass allocates one
+        (n, width) buffer per layer (3e8 rows through a width-16 layer: 18 GiB, beyond
+        this machine's memory, for an input of 2.4 GiB)."""
+        n = int(x.shape[0])
+        rows = max(1024, _INFER_BYTES // (self.dtype.itemsize * sum(self.sizes[1:])))
+        if n <= rows:
+            out, _ = self._forward_infer(x)
+            return out.copy()
+        result = self.xp.empty((n, self.sizes[-1]), dtype=self.dtype)
+        for start in range(0, n, rows):
+            block, _ = self._forward_infer(x[start : start + rows])
+            result[start : start + rows] = block
+        return result
+
     def _forward_infer(
         self, x: Any, keep_hidden: bool = False
     ) -> tuple[Any, list[Any]]:
@@ -1207,8 +1227,7 @@ class MLP:
     def decision_function(self, X: Any) -> np.ndarray:
         """Raw outputs of the last layer, shape (n, sizes[-1])."""
         Xd, _ = self._prepare_X(X, "X")
-        out, _ = self._forward_infer(Xd)
-        return _to_host(out).copy()
+        return _to_host(self._outputs(Xd))
 
     def _outputs_to_predictions(self, out: np.ndarray) -> np.ndarray:
         if self.task == "multiclass":
@@ -1250,7 +1269,7 @@ class MLP:
         a ``ValueError``, not label 0 (regression returns the NaN values as they are).
         """
         Xd, _ = self._prepare_X(X, "X")
-        out, _ = self._forward_infer(Xd)
+        out = self._outputs(Xd)
         host = _to_host(out)
         if self.task != "regression":
             bad = self._undecided_rows(host)
@@ -1268,7 +1287,7 @@ class MLP:
                 "predict_proba is for classification models (task is regression)"
             )
         Xd, _ = self._prepare_X(X, "X")
-        out, _ = self._forward_infer(Xd)
+        out = self._outputs(Xd)
         out = _to_host(out).astype(np.float64)
         if self.task == "binary":
             if self._loss.logits:
@@ -1323,7 +1342,7 @@ class MLP:
     ) -> dict[str, float]:
         if skip_loss and not names:
             return {}
-        out, _ = self._forward_infer(Xd)
+        out = self._outputs(Xd)
         result: dict[str, float] = {}
         if not skip_loss:
             with np.errstate(all="ignore"):  # inf logits: the loss is NaN, reported
