@@ -254,6 +254,8 @@ def _parse_value(
             if isinstance(n.value, float) and v == 0.0 and _nonzero_literal(literal):
                 raise ValueError("underflow")  # 1e-400 reads as 0.0
             return v
+        if isinstance(n, ast.Name) and n.id.lower() in ("nan", "inf", "infinity"):
+            raise ValueError("not finite")  # was "cannot read the value"
         raise ValueError("not a number")
 
     try:

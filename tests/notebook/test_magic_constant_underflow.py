@@ -39,3 +39,13 @@ def test_written_zeros_are_zero(shell, value) -> None:
 def test_smallest_subnormal_is_kept(shell) -> None:
     _run(shell, "fs(x; beta=5e-324) = beta*x + x")
     assert shell.user_ns["fs"].constants["beta"] == 5e-324
+
+
+@pytest.mark.parametrize("value", ["nan", "-inf", "inf", "NaN", "learnable(Infinity)"])
+def test_nan_and_inf_constants_are_called_not_finite(shell, value) -> None:
+    """They were "cannot read the value of constant 'beta': 'nan'"."""
+    shell.user_ns.pop("fn", None)
+    with pytest.raises(UsageError) as info:
+        _run(shell, f"fn(x; beta={value}) = beta*x")
+    assert "constant 'beta' must be a finite number" in str(info.value)
+    assert "fn" not in shell.user_ns
