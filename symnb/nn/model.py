@@ -123,6 +123,15 @@ class _Buffers:
         xp, dtype, sizes = model.xp, model.dtype, model.sizes
         flags = model._act_flags
         outs = sizes[1:]
+        # z, a and da per layer, the output gradient and a row of ones: each below
+        # the memory, together above it, they were granted and the process killed
+        # when filled (fit(X, y, batch_size=None) on millions of rows)
+        active = sum(w for w, f in zip(outs, flags) if f)
+        check_fits(
+            n * dtype.itemsize * (sum(outs) + 2 * active + outs[-1] + 1),
+            f"the training buffers for batches of {n:,} rows (network {sizes})",
+            "Use a smaller batch_size (batch_size=None trains on every row at once).",
+        )
         self.z = [xp.empty((n, w), dtype) for w in outs]
         self.a = [xp.empty((n, w), dtype) if f else None for w, f in zip(outs, flags)]
         self.da = [xp.empty((n, w), dtype) if f else None for w, f in zip(outs, flags)]
