@@ -391,6 +391,10 @@ class MLP:
                 ),
                 dtype=np.float64,
             )
+            if b.shape != (fo,) or not np.all(np.isfinite(b)):
+                raise ValueError(
+                    f"the bias initialiser of layer {i} gave no finite ({fo},) array"
+                )
             host[w_off : w_off + fi * fo] = W.ravel()
             host[b_off : b_off + fo] = b
             k = la.n_learnable if la is not None else 0
@@ -400,7 +404,7 @@ class MLP:
             w_off += fi * fo
             b_off += fo
             c_off += k
-        self._flat = xp.asarray(host.astype(self.dtype))
+        self._flat = xp.asarray(self._stored_initial(host, slices))
         self._flat_grad = xp.zeros(total, dtype=self.dtype)
         self._backup = xp.empty_like(self._flat)
         # sum of all entries as one dot product: NaN/inf anywhere makes it NaN/inf
@@ -482,6 +486,31 @@ class MLP:
             self._fused_step()
 
     # ------------------------------------------------ construction
+    def _stored_initial(self, host: np.ndarray, slices: list) -> np.ndarray:
+        """The initial parameters in the network's dtype; a ValueError naming the
+        layer when one does not fit it (init=1e300 or bias_init=1e39 became inf in
+        float32, init=1e-50 became 0, without a word)."""
+        with np.errstate(over="ignore", under="ignore"):
+            stored = host.astype(self.dtype)
+        bad = ~np.isfinite(stored) | ((host != 0) & (stored == 0))
+        if not bad.any():
+            return stored
+        j = int(np.flatnonzero(bad)[0])
+        where = "a parameter"
+        for i, ((w_off, fi, fo), (b_off, nb), (c_off, k)) in enumerate(slices):
+            if w_off <= j < w_off + fi * fo:
+                where = f"the initial weights of layer {i} (init)"
+            elif b_off <= j < b_off + nb:
+                where = f"the initial biases of layer {i} (bias_init)"
+            elif c_off <= j < c_off + k:
+                where = f"the initial learnable constants of layer {i}"
+        info = np.finfo(self.dtype)
+        raise ValueError(
+            f"{where} hold {float(host[j])!r}, which {self.dtype.name} cannot hold "
+            f"(finite values from {info.smallest_subnormal:.3g} to {info.max:.4g} in "
+            "magnitude, or 0); use initial values in that range or dtype='float64'"
+        )
+
     def _check_probability_output(self, out: LayerActivation | None) -> None:
         """``loss="bce"`` takes probabilities: an output layer that can leave [0, 1]
         (linear, relu, tanh...) is refused here, on every path (the fused step would
