@@ -682,11 +682,30 @@ class MLP:
                 f"set_flat_parameters: values have dtype {raw.dtype}; pass real numbers "
                 "(the array get_flat_parameters returns; for complex values, .real)"
             )
-        values = raw.astype(self.dtype, copy=False)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            values = raw.astype(self.dtype, copy=False)
         if values.shape != self._flat.shape:
-            raise ValueError(f"expected {self._flat.size} values, got {values.shape}")
-        if not np.all(np.isfinite(values)):
-            raise ValueError("parameters must be finite")
+            raise ValueError(
+                f"set_flat_parameters: expected {self._flat.size} values (shape "
+                f"({self._flat.size},)), got shape {values.shape}"
+            )
+        bad = ~np.isfinite(values)
+        if bad.any():
+            # 1e300 was "parameters must be finite" though finite: it overflowed
+            # float32 (values below its range become 0, as NumPy rounds them)
+            i = int(np.flatnonzero(bad)[0])
+            given = raw[i].item()
+            why = (
+                "parameters must be finite"
+                if not np.isfinite(given)
+                else f"it is beyond the network's {self.dtype.name} (largest "
+                f"{np.finfo(self.dtype).max:.4g}); scale it or build the network with "
+                "dtype='float64'"
+            )
+            raise ValueError(
+                f"set_flat_parameters: values[{i}] is {given!r}: {why} "
+                f"({int(bad.sum())} such values)"
+            )
         self._flat[...] = self.xp.asarray(values)
         self._sync_constants()
 
