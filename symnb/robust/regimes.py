@@ -256,7 +256,18 @@ def taylor_candidates(
             return bool(ok_at(expr, np.array([x0v + d, x0v - d])).all())
 
         r0 = _bisect(direct_good, lo, hi)
-        # checked on a dense grid across the boundary; a wider radius if that fails
+        # The direct form's error near x0 is rounding noise: it can meet the rule at
+        # one point and break it a little further out (sin(x)/x + 0.1*x: f' met it at
+        # 0.0098 in float32 and broke it at 0.0215, outside the radius 0.0196). The
+        # polynomial's truncation error grows smoothly with the distance, so the
+        # widest radius where it is measured within the rule comes first.
+        t_good = int(np.argmin(t_ok)) if not t_ok.all() else n
+        wide = [
+            float(dists[k])
+            for k in (t_good - 1, t_good - 2)
+            if 0 <= k and dists[k] > r0
+        ]
+        # checked on a dense grid across the boundary; a narrower radius if that fails
         cand = None
         radii = (2 * r0, 4 * r0, 8 * r0, r0)
         if last_bad < n_tiny:
@@ -264,7 +275,7 @@ def taylor_candidates(
             # as the fused f-and-f' kernel's shared reciprocals overflow earlier (the
             # Einstein function's 1/expm1(x)**2 is inf in float32 at x = 1e-20)
             radii = (1e-8,) + radii
-        for r in radii:
+        for r in (*wide, *radii):
             rf = sp.Float(r, 17)
             cond = sp.Abs(var - x0) < rf
             if expr.has(sp.Abs(var - x0)):

@@ -327,7 +327,8 @@ def test_thresholds_are_measured_per_dtype_and_expression():
             conds[0].rhs if conds[0].lhs.has(sp.Abs) else conds[0].lhs
         )
     # float32 cancels over a wider range than float64
-    assert 1e-4 < radius["float64"] < radius["float32"] < 1.0
+    # (float32: up to 1, where its Taylor polynomial stays within the rule)
+    assert 1e-4 < radius["float64"] < radius["float32"] <= 1.0
     # inside the radius the direct formula really fails the rule in float32, and the
     # lowered derivative passes on a dense grid across the boundary
     d = form.df
