@@ -678,6 +678,9 @@ def _horner_in(
     """``e`` as Horner's rule in ``v`` when it is a polynomial of degree >= 3 in ``v``
     with ``v``-free coefficients, else None (pieces of a long scheme go to ``chain``,
     see :func:`_horner`)."""
+    shift = _shift_of(e, v)
+    if shift is not None:
+        return _horner_shifted(e, v, shift, chain, temps)
     try:
         poly = sp.Poly(e, v)
     except sp.PolynomialError:
@@ -687,6 +690,46 @@ def _horner_in(
     if chain is None or poly.degree() <= HORNER_CHUNK:
         return sp.horner(e, wrt=v)
     return _horner_chain(poly.all_coeffs(), v, chain, temps)
+
+
+def _shift_of(e: sp.Expr, v: sp.Symbol) -> sp.Expr | None:
+    """x0 (a number) when ``e`` holds powers of ``v - x0`` (and no other sums in ``v``):
+    a polynomial written around x0, such as the robustness engine's Taylor branches."""
+    shifts = set()
+    for node in sp.preorder_traversal(e):
+        if isinstance(node, sp.Pow) and isinstance(node.base, sp.Add):
+            base = node.base
+            if v not in base.free_symbols:
+                continue
+            rest = base - v
+            if v in rest.free_symbols or not rest.is_number or rest == 0:
+                return None
+            shifts.add(-rest)
+    return shifts.pop() if len(shifts) == 1 else None
+
+
+def _horner_shifted(
+    e: sp.Expr, v: sp.Symbol, x0: sp.Expr, chain: list | None, temps
+) -> sp.Expr | None:
+    """Horner's rule in ``v - x0``: expanded in powers of ``v`` a polynomial around
+    x0 cancels there (a Taylor branch at x0 = 2 of ``tanh(x - 2)/(x - 2) + x``'s f'
+    has coefficients up to 95 in powers of x for a value near 1: float32 gave 1 at
+    x = 2.0002 instead of 0.99987)."""
+    w = sp.Dummy("w", real=True)
+    try:
+        poly = sp.Poly(sp.expand(e.xreplace({v: w + x0})), w)
+    except sp.PolynomialError:
+        return None
+    if poly.degree() < 3 or any(c.has(v) for c in poly.coeffs()):
+        return None
+    if chain is None:
+        return sp.horner(poly.as_expr(), wrt=w).xreplace({w: v - x0})
+    # the distance as a temporary: a number times (v - x0) would be multiplied out
+    sym = next(temps)
+    chain.append((sym, v - x0))
+    if poly.degree() <= HORNER_CHUNK:
+        return sp.horner(poly.as_expr(), wrt=w).xreplace({w: sym})
+    return _horner_chain(poly.all_coeffs(), sym, chain, temps)
 
 
 def _horner_chain(coeffs: list, v: sp.Symbol, chain: list, temps) -> sp.Expr:
@@ -949,7 +992,11 @@ def _print_group(
     statements = []
     for sym, rhs in assignments:
         ctype = "symnb_real"
-        if isinstance(rhs, sp.logic.boolalg.Boolean):
+        # (a Symbol is a Boolean to SymPy too: a temporary that copies a real one is
+        # real, one that copies a condition is a condition)
+        if isinstance(rhs, sp.logic.boolalg.Boolean) and (
+            not isinstance(rhs, sp.Expr) or rhs in printer.conditions
+        ):
             # a bool, not a float 0/1: g++ does not vectorise loops that select on
             # a float-typed comparison result (measured: swish's f' ran scalar)
             ctype = "bool"

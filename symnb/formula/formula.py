@@ -267,35 +267,88 @@ def _count_ops(expr: sp.Expr) -> int:
     return int(sp.count_ops(expr, visual=False))
 
 
+def _denominator_points(expr: sp.Expr, var: sp.Symbol) -> list[sp.Expr]:
+    """Real zeros other than 0 of the polynomial denominators of ``expr`` (degree <= 2),
+    where a 0/0 can have a finite limit: ``sin(x - 1)/(x - 1)`` at 1."""
+    points: list[sp.Expr] = []
+    for node in sp.preorder_traversal(expr):
+        if not (
+            isinstance(node, sp.Pow)
+            and node.exp.is_number
+            and node.exp.is_negative
+            and var in node.base.free_symbols
+        ):
+            continue
+        try:
+            poly = sp.Poly(node.base, var)
+        except sp.PolynomialError:
+            continue
+        if poly.degree() > 2 or len(points) > 8:
+            continue
+        try:
+            roots = sp.roots(poly)
+        except Exception:  # noqa: BLE001, S112 - no roots: no point
+            continue
+        for r in roots:
+            fresh = r not in points and var not in r.free_symbols
+            if fresh and r.is_real and not r.is_zero:
+                points.append(r)
+    return points
+
+
 def _remove_singularity_at_zero(
-    expr: sp.Expr, var: sp.Symbol, what: str
+    expr: sp.Expr, var: sp.Symbol, what: str, show=sp.sstr
 ) -> tuple[sp.Expr, list[str]]:
-    """sin(x)/x at 0 -> 1, x*log(x) at 0 -> 0: use the limit where the value is undefined."""
+    """sin(x)/x at 0 -> 1, x*log(x) at 0 -> 0: use the limit where the value is undefined.
+
+    The same at the other real zeros of polynomial denominators (``sin(x - 1)/(x - 1)``
+    at 1 was NaN, as ``tanh(x - 2)/(x - 2)`` at 2)."""
     if not expr.has(var):
         return expr, []
+    notes: list[str] = []
+    for point in (sp.Integer(0), *_denominator_points(expr, var)):
+        expr, more = _remove_singularity_at(expr, var, what, point, show(point))
+        notes += more
+    return expr, notes
+
+
+def _remove_singularity_at(
+    expr: sp.Expr, var: sp.Symbol, what: str, point: sp.Expr, shown: str
+) -> tuple[sp.Expr, list[str]]:
     try:
-        at0 = expr.subs(var, 0)
+        at0 = expr.subs(var, point)
     except Exception:  # noqa: BLE001 - any SymPy failure: leave the expression alone
         return expr, []
     if not (at0.has(sp.nan) or at0.has(sp.zoo)):
         return expr, []
     try:
-        with Budget(f"find the limit of {what} at 0", seconds=3.0):
-            # the branches of stable forms that hold around 0 (SymPy's limit of a
-            # Piecewise gave up on log(cosh(x))/x, which stayed NaN at 0)
-            lim = sp.limit(local_branches(expr, var, 0.0), var, 0)
+        with Budget(f"find the limit of {what} at {shown}", seconds=3.0):
+            # the branches of stable forms that hold around the point (SymPy's limit
+            # of a Piecewise gave up on log(cosh(x))/x, which stayed NaN at 0)
+            try:
+                near = float(point)
+            except TypeError:
+                near = None
+            body = expr if near is None else local_branches(expr, var, near)
+            lim = sp.limit(body, var, point)
     except FormulaError:
         return expr, []
+    except Exception:  # SymPy could not: leave the expression alone
+        if point.is_zero:
+            raise
+        return expr, []
     if lim.has(sp.nan, sp.zoo, sp.AccumBounds, sp.Limit) or lim.has(sp.oo, -sp.oo):
-        if lim in (sp.oo, -sp.oo):
+        # away from 0 only finite limits: SymPy's limit is one-sided (x/(x**2 - 1)
+        # at 1 is -oo from the left), and a decimal root can leave a tiny numerator
+        if lim in (sp.oo, -sp.oo) and point.is_zero:
             return (
-                sp.Piecewise((lim, sp.Eq(var, 0)), (expr, True)),
-                [f"{what} at 0 is its limit {lim}"],
+                sp.Piecewise((lim, sp.Eq(var, point)), (expr, True)),
+                [f"{what} at {shown} is its limit {lim}"],
             )
         return expr, []
     return (
-        sp.Piecewise((lim, sp.Eq(var, 0)), (expr, True)),
-        [f"{what} at 0 uses its limit {sp.sstr(lim)} (the formula is 0/0 there)"],
+        sp.Piecewise((lim, sp.Eq(var, point)), (expr, True)),
+        [f"{what} at {shown} uses its limit {sp.sstr(lim)} (the formula is 0/0 there)"],
     )
 
 
@@ -474,8 +527,12 @@ class _Formula:
                 dparams.append(d)
         self.notes += [n for n in n1 if n not in self.notes]
         f = expand_composed(f)
-        f, n2 = _remove_singularity_at_zero(f, var, what)
-        df, n3 = _remove_singularity_at_zero(df, var, f"the derivative of {what}")
+
+        def show(e: sp.Expr) -> str:
+            return sp.sstr(self._user(e))
+
+        f, n2 = _remove_singularity_at_zero(f, var, what, show)
+        df, n3 = _remove_singularity_at_zero(df, var, f"the derivative of {what}", show)
         self.notes += n2 + n3
         if var not in f.free_symbols:
             self.notes.append(_constant_note(self.kind, self.variables[0]))

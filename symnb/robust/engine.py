@@ -146,8 +146,14 @@ def _split(
     in x or in |x| (an even cancellation such as sqrt(1 + x^2) - 1 is better quotiented
     near 0 only)."""
     x = mc.columns[0]
-    a_all = mc.ok | ~mc.defined
-    b_all = mcur.ok | ~mcur.defined
+    # only points the dtype holds: a threshold between a float64 point and its float32
+    # rounding rounds onto that point in float32 and puts it on the wrong side
+    t = np.dtype(mc.dtype).type
+    with np.errstate(all="ignore"):
+        held = x.astype(mc.dtype).astype(np.float64) == x
+    x = x[held]
+    a_all = (mc.ok | ~mc.defined)[held]
+    b_all = (mcur.ok | ~mcur.defined)[held]
     best, choice = -1, None
     for key, measure_of in ((x, var), (np.abs(x), sp.Abs(var))):
         order = np.argsort(key, kind="stable")
@@ -160,13 +166,15 @@ def _split(
             i = int(np.argmax(score))
             # a threshold between two distinct keys (|x| repeats +-x)
             if score[i] > best and 0 < i < n and xs[i - 1] < xs[i]:
-                t = 0.5 * xs[i - 1] + 0.5 * xs[i]
-                best, choice = int(score[i]), (measure_of, t, first)
+                mid = 0.5 * xs[i - 1] + 0.5 * xs[i]
+                if not t(xs[i - 1]) < t(mid) < t(xs[i]):
+                    mid = float(xs[i])  # adjacent in the dtype: the upper one
+                best, choice = int(score[i]), (measure_of, mid, first)
     if choice is None:
         return None
-    measure_of, t, cand_below = choice
+    measure_of, mid, cand_below = choice
     below, above = (cand, cur) if cand_below else (cur, cand)
-    return sp.Piecewise((below, measure_of < sp.Float(t, 17)), (above, True))
+    return sp.Piecewise((below, measure_of < sp.Float(mid, 17)), (above, True))
 
 
 #: Exact rewrites tried on an expression that already meets the rule: kept where the
