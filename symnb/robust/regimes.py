@@ -433,16 +433,27 @@ def asymptotic_candidates(
     deadline: float,
     ok_at_samples: Callable[[sp.Expr], np.ndarray] | None = None,
 ) -> list[tuple[str, str, sp.Expr]]:
-    """Asymptotic branches at +oo / -oo where the sample points there fail.
+    """Asymptotic branches at +oo / -oo where the sample points there fail: a constant
+    or a line (:func:`numeric_asymptote`), else a rational function's form for large
+    ``|x|`` (:func:`rational_tail`).
 
     ``ok_at_samples(expr)`` is the rule mask at the sample points ``x`` (their
     references are already known); without it they are measured again with ``ok_at``.
     """
 
+    subs = dict(zip(params, (sp.Float(v, 17) for v in values)))
+
     def make(sign: int, pts: np.ndarray):
         asym = numeric_asymptote(ref_at, var, sign)
         if asym is None:
-            return None
+            # no constant or line: a rational function's own form for large |x|
+            alt = rational_tail(expr, var, sign, subs)
+            if alt is None:
+                return None
+            return alt, (
+                "numerator and denominator are divided by the denominator's leading "
+                "term (its powers overflowed before the quotient does)"
+            )
         note = f"its asymptote {sp.sstr(asym)} is used (the direct formula overflows there)"
         return asym, note
 
@@ -501,6 +512,95 @@ def vanishing_term_candidates(
 
     tail = (expr, var, params, values, x, bad, ok_at, deadline, ok_at_samples)
     return _tail_candidates("vanishing_terms", make, *tail)
+
+
+def _side_of_steps(e: sp.Expr, var: sp.Symbol, sign: int) -> sp.Expr | None:
+    """``Abs``/``sign``/``Heaviside`` of polynomials in x resolved for ``sign*x`` large
+    (by the sign of their leading term), else None."""
+
+    def side(u: sp.Expr) -> int | None:
+        try:
+            poly = sp.Poly(u, var)
+        except (sp.PolynomialError, sp.PolificationFailed):
+            return None
+        lc = poly.LC()
+        if not lc.is_number or lc == 0:
+            return None
+        return int(sp.sign(lc)) * (sign ** poly.degree())
+
+    def resolve(node):
+        if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)):
+            s = side(node.args[0])
+            if s is None:
+                raise _NoLogForm
+            if isinstance(node, sp.Abs):
+                return s * node.args[0]
+            if isinstance(node, sp.sign):
+                return sp.Integer(s)
+            return sp.Integer(1 if s > 0 else 0)
+        return node
+
+    try:
+        return _bottom_up(e, resolve)
+    except _NoLogForm:
+        return None
+
+
+def _bottom_up(e: sp.Expr, fn) -> sp.Expr:
+    if e.args:
+        e = e.func(*[_bottom_up(a, fn) for a in e.args])
+    return fn(e)
+
+
+def _scaled_polynomial(coeffs: dict[int, float], var: sp.Symbol) -> sp.Expr:
+    """sum c_k x**k (k of both signs) with the positive powers in Horner form in x and
+    the negative ones in Horner form in 1/x: no power overflows before the sum does."""
+    pos = sum((sp.Float(c, 17) * var**k for k, c in coeffs.items() if k > 0), sp.S.Zero)
+    if pos != 0 and sp.Poly(pos, var).degree() >= 2:
+        pos = sp.horner(pos, wrt=var)
+    neg = sp.S.Zero
+    for k in range(min(coeffs, default=0), 0):
+        neg = (neg + sp.Float(coeffs.get(k, 0.0), 17)) / var
+    return pos + sp.Float(coeffs.get(0, 0.0), 17) + neg
+
+
+def rational_tail(
+    expr: sp.Expr, var: sp.Symbol, sign: int, subs: dict
+) -> sp.Expr | None:
+    """A rational function of x (and of |x|, sign(x)) for ``sign*x`` large as
+    (P(x)/(b x**m))/(Q(x)/(b x**m)), b x**m the leading term of Q, else None.
+
+    ``(1.19 + 1.60*x + 0.5*x**2 + 0.0865*x**3)/(1 + abs(2.383*x))`` (a rational
+    activation): x**3 overflows in float64 from |x| = 1.3e103 where f (about
+    0.036*x**2) is finite up to 7e154, and at -1.8e308 the quotient is inf/inf = NaN;
+    the derivative of ``x**4/(1 + |x|)``-like quotients is inf - inf. Neither has a
+    constant or linear asymptote.
+    """
+    try:
+        b = _branch_at(_main_branch(expr), var, sign * 1e30, subs)
+    except _NoLogForm:
+        return None
+    b = _side_of_steps(b.xreplace(subs), var, sign)
+    if b is None or b.free_symbols != {var}:
+        return None
+    try:
+        num, den = sp.fraction(sp.cancel(sp.together(b)))
+        p, q = sp.Poly(num, var), sp.Poly(den, var)
+    except (sp.PolynomialError, sp.PolificationFailed):
+        return None
+    n, m = p.degree(), q.degree()
+    if max(n, m) < 2 or n < 0 or m < 0:
+        return None
+    if not all(c.is_number for c in (*p.coeffs(), *q.coeffs())):
+        return None
+    lead = float(q.LC())
+    if lead == 0 or not math.isfinite(lead):
+        return None
+    top = {k[0] - m: float(c) / lead for k, c in p.terms()}
+    bottom = {k[0] - m: float(c) / lead for k, c in q.terms()}
+    if not all(math.isfinite(c) for c in (*top.values(), *bottom.values())):
+        return None
+    return _scaled_polynomial(top, var) / _scaled_polynomial(bottom, var)
 
 
 def _tail_candidates(
@@ -792,4 +892,8 @@ def log_form_candidates(
     return _tail_candidates("log_form", make, *tail)
 
 
-__all__ = ["asymptotic_candidates", "log_form_candidates", "taylor_candidates"]
+__all__ = [
+    "asymptotic_candidates",
+    "log_form_candidates",
+    "taylor_candidates",
+]
