@@ -116,7 +116,11 @@ class _Probe:
         p = measure.make_problem(
             self.ref, self.deriv, pr.inputs, pr.params, pr.values, self._cols(pts)
         )
-        p.c_order = False  # a probe: kept candidates are measured again in both orders
+        # both orders, as at the sample points: a threshold bisected in NumPy's order
+        # alone stopped at the next sample point (x*softplus(x)*sigmoid(x)' is NaN from
+        # x = 1.3e154 in float64 in the C kernels' order, fine in NumPy's: the tail
+        # began at 1e170 and the C kernel was NaN at 1e160)
+        p.c_order = pr.c_order
         m = p.measure(expr, self.dtype)
         return m.ok | ~m.defined
 

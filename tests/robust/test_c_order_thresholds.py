@@ -1,0 +1,40 @@
+"""Regime thresholds are bisected in the C kernels' operation order too.
+
+``x*log(1 + exp(x))/(1 + exp(-x))``' (float64) is NaN from x = 1.3e154 in the C
+kernels' order (shared subexpressions: x*x overflows before a factor 0 multiplies it)
+and fine in NumPy's. The sample points saw the failure at 1e170 (next after 1e145),
+but the threshold between them was bisected in NumPy's order alone, where the direct
+formula never fails, so the asymptote began at 1e170 and the C kernel's f' was NaN at
+x = 1e160 and 1e168 (2e160 and 2e168). ``x*sigmoid(relu(x)**2)``' likewise (NaN
+instead of 1). Judged at the corpus's sample points against SymPy + mpmath references
+(``tests/robust/corpus_reference.py``) under issue 8's rule.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import symnb
+from tests.conftest import backend_params
+from tests.robust.corpus import Published
+from tests.robust.corpus_reference import references_by_dtype
+from tests.robust.test_corpus import rule_problems
+
+CASES = (
+    Published("silu_softplus", "x*log(1 + exp(x))/(1 + exp(-x))", "test"),
+    Published("x_sigmoid_relu_square", "x*sigmoid(relu(x)**2)", "test", kinks=(0.0,)),
+)
+
+_REFS: dict[str, dict] = {}
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("entry", CASES, ids=lambda e: e.name)
+def test_threshold_holds_in_the_c_order(entry, dtype, backend):
+    if entry.name not in _REFS:
+        _REFS[entry.name] = references_by_dtype(entry)
+    xs, check_df, ref = _REFS[entry.name][dtype]
+    kernel = symnb.Activation(entry.text).compile(backend=backend, dtype=dtype)
+    problems = rule_problems(kernel, xs, check_df, ref, dtype)
+    assert not problems, f"{entry.text} on {backend} {dtype}:\n" + "\n".join(problems)
