@@ -55,6 +55,22 @@ def check_entry(name: str, backend: str, dtype: str) -> list[str]:
     return rule_problems(kernel, xs, check_df, ref, dtype)
 
 
+_PUBLISHED_REFERENCES: dict[str, dict] = {}
+
+
+def published_problems(entry, backend: str, dtype: str) -> list[str]:
+    """:func:`rule_problems` of an entry outside the corpus (a ``Published`` written in
+    a test), at the corpus's sample points; its references are computed once."""
+    from tests.robust.corpus_reference import references_by_dtype
+
+    if entry.name not in _PUBLISHED_REFERENCES:
+        _PUBLISHED_REFERENCES[entry.name] = references_by_dtype(entry)
+    xs, check_df, ref = _PUBLISHED_REFERENCES[entry.name][dtype]
+    act = symnb.Activation(entry.text, **entry.constants)
+    kernel = act.compile(backend=backend, dtype=dtype)
+    return rule_problems(kernel, xs, check_df, ref, dtype)
+
+
 def rule_problems(kernel, xs, check_df, ref, dtype: str) -> list[str]:
     """Messages for every rule violation of the kernel's f and f' at xs against ref."""
     with np.errstate(all="ignore"):

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import pytest
 
-import symnb
 from tests.conftest import backend_params
 from tests.robust.corpus import Published
-from tests.robust.corpus_reference import references_by_dtype
-from tests.robust.test_corpus import rule_problems
+from tests.robust.test_corpus import published_problems
 
 CASES = (
     Published(
@@ -45,17 +43,10 @@ CASES = (
     ),
 )
 
-_REFS: dict[str, dict] = {}
-
 
 @pytest.mark.parametrize("backend", backend_params())
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("entry", CASES, ids=lambda e: e.name)
 def test_rational_activation_meets_the_rule_at_large_x(entry, dtype, backend):
-    if entry.name not in _REFS:
-        _REFS[entry.name] = references_by_dtype(entry)
-    xs, check_df, ref = _REFS[entry.name][dtype]
-    act = symnb.Activation(entry.text, **entry.constants)
-    kernel = act.compile(backend=backend, dtype=dtype)
-    problems = rule_problems(kernel, xs, check_df, ref, dtype)
+    problems = published_problems(entry, backend, dtype)
     assert not problems, f"{entry.text} on {backend} {dtype}:\n" + "\n".join(problems)

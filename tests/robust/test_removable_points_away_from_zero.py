@@ -23,7 +23,7 @@ import symnb
 from tests.conftest import backend_params
 from tests.robust.corpus import Published
 from tests.robust.corpus_reference import references_by_dtype
-from tests.robust.test_corpus import rule_problems
+from tests.robust.test_corpus import published_problems, rule_problems
 
 CASES = (
     Published("sinc_at_one", "sin(x - 1)/(x - 1)", "test", removable=(1.0,)),
@@ -47,10 +47,7 @@ def _refs(entry: Published) -> dict:
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("entry", CASES, ids=lambda e: e.name)
 def test_removable_point_away_from_zero_meets_the_rule(entry, dtype, backend):
-    act = symnb.Activation(entry.text, **entry.constants)
-    xs, check_df, ref = _refs(entry)[dtype]
-    kernel = act.compile(backend=backend, dtype=dtype)
-    problems = rule_problems(kernel, xs, check_df, ref, dtype)
+    problems = published_problems(entry, backend, dtype)
     assert not problems, f"{entry.text} on {backend} {dtype}:\n" + "\n".join(problems)
 
 
