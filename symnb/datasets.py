@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from symnb.checks import check_flag
 from symnb.memory import check_fits
 
 __all__ = [
@@ -88,13 +89,6 @@ def _count(name: str, value: Any, n: int) -> int:
     return int(value)
 
 
-def _flag(name: str, value: Any) -> bool:
-    """A True/False option (``shuffle="no"`` is truthy: it shuffled)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
 def _finish(
     X: np.ndarray,
     y: np.ndarray,
@@ -127,7 +121,7 @@ def two_moons(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaving half circles (scikit-learn's ``make_moons`` shape), labels 0/1."""
     _check(n, noise)
-    shuffle = _flag("shuffle", shuffle)
+    shuffle = check_flag(shuffle, "shuffle")
     rng = rng_from_seed(seed)
     n0, n1 = _split_counts(n, 2)
     t0 = np.linspace(0.0, np.pi, n0)
@@ -149,7 +143,7 @@ def circles(
     """A small circle (label 1) inside a large one (label 0); ``factor`` is the radius
     ratio."""
     _check(n, noise)
-    shuffle = _flag("shuffle", shuffle)
+    shuffle = check_flag(shuffle, "shuffle")
     factor = _real("factor", factor, "0.5")
     if not 0 < factor < 1:
         raise ValueError(f"factor must be between 0 and 1, got {factor!r}")
@@ -171,7 +165,7 @@ def xor(
     coordinates differ; classes balanced, a small margin (0.05) around the axes as in
     TensorFlow Playground. ``noise`` adds Gaussian jitter after labelling."""
     _check(n, noise)
-    shuffle = _flag("shuffle", shuffle)
+    shuffle = check_flag(shuffle, "shuffle")
     rng = rng_from_seed(seed)
     n0, n1 = _split_counts(n, 2)
     y = np.concatenate([np.zeros(n0, np.int64), np.ones(n1, np.int64)])
@@ -194,7 +188,7 @@ def spiral(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``classes`` interleaved spiral arms in about the unit disc, labels 0..classes-1."""
     _check(n, noise)
-    shuffle = _flag("shuffle", shuffle)
+    shuffle = check_flag(shuffle, "shuffle")
     classes = _count("classes", classes, n)
     turns = _real("turns", turns, "1.5")
     rng = rng_from_seed(seed)
@@ -217,7 +211,7 @@ def blobs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Gaussian blobs: ``centers`` classes (a count or a (k, 2) array), std ``noise``."""
     _check(n, noise)
-    shuffle = _flag("shuffle", shuffle)
+    shuffle = check_flag(shuffle, "shuffle")
     rng = rng_from_seed(seed)
     if isinstance(centers, (numbers.Number, np.bool_)):
         k = _count("centers", centers, n)
@@ -270,7 +264,7 @@ def sine(
     ``X`` has shape (n, 1) and ``y`` shape (n,), both float32.
     """
     _check(n, noise)
-    shuffle = _flag("shuffle", shuffle)
+    shuffle = check_flag(shuffle, "shuffle")
     low, high = _real("low", low, "-3.14"), _real("high", high, "3.14")
     if not low <= high or not np.isfinite(high - low):
         raise ValueError(
@@ -295,7 +289,7 @@ def digits(scale: bool = True) -> tuple[np.ndarray, np.ndarray]:
 
     ``scale`` divides the pixel values (0..16) by 16. Needs scikit-learn (no download).
     """
-    scale = _flag("scale", scale)
+    scale = check_flag(scale, "scale")
     try:
         from sklearn.datasets import load_digits
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -331,7 +325,7 @@ def train_test_split(
                 f"{name} must be an array with one row per sample, got a single "
                 f"value {a!r:.60}"
             )
-    stratify = _flag("stratify", stratify)
+    stratify = check_flag(stratify, "stratify")
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
     if isinstance(test_size, (bool, np.bool_)) or not isinstance(

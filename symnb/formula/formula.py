@@ -296,7 +296,7 @@ def _denominator_points(expr: sp.Expr, var: sp.Symbol) -> list[sp.Expr]:
     return points
 
 
-def _remove_singularity_at_zero(
+def _remove_removable_singularities(
     expr: sp.Expr, var: sp.Symbol, what: str, show=sp.sstr
 ) -> tuple[sp.Expr, list[str]]:
     """sin(x)/x at 0 -> 1, x*log(x) at 0 -> 0: use the limit where the value is undefined.
@@ -531,8 +531,10 @@ class _Formula:
         def show(e: sp.Expr) -> str:
             return sp.sstr(self._user(e))
 
-        f, n2 = _remove_singularity_at_zero(f, var, what, show)
-        df, n3 = _remove_singularity_at_zero(df, var, f"the derivative of {what}", show)
+        f, n2 = _remove_removable_singularities(f, var, what, show)
+        df, n3 = _remove_removable_singularities(
+            df, var, f"the derivative of {what}", show
+        )
         self.notes += n2 + n3
         if var not in f.free_symbols:
             self.notes.append(_constant_note(self.kind, self.variables[0]))

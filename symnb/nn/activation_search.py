@@ -493,10 +493,10 @@ def search(
         search.
     """
     import symnb
+    from symnb.checks import check_flag
 
     from .compare import (
         _split_datasets,
-        check_flag,
         check_options,
         check_seeds,
         compare,

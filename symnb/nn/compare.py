@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from symnb.checks import check_flag
 from symnb.memory import check_fits
 
 __all__ = ["CompareResult", "compare"]
@@ -104,14 +105,6 @@ def check_list(value: Any, what: str, example: str, wrap: bool = True) -> list[A
             f"{what} must be a list such as {what}={example}, got {value!r}"
         )
     return list(value)
-
-
-def check_flag(value: Any, what: str) -> bool:
-    """``value`` as a bool (NumPy's too), or a ``TypeError`` naming ``what``:
-    ``progress="no"`` is truthy and showed a bar."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{what} must be True or False, got {value!r:.80}")
-    return bool(value)
 
 
 def check_integer(value: Any, what: str, minimum: int, example: str) -> int:
@@ -494,9 +487,7 @@ class CompareResult:
         (activation, dataset) with ``wide=False``."""
         import pandas as pd
 
-        if not isinstance(wide, (bool, np.bool_)):
-            # wide="no" was truthy and gave the wide table
-            raise TypeError(f"wide must be True or False, not {wide!r}")
+        wide = check_flag(wide, "wide")  # "no" was truthy: the wide table
         frame = pd.DataFrame(self.rows)
         if not self.multi:
             return frame.set_index("activation")

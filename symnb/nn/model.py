@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.select import check_device
+from symnb.checks import check_flag
 from symnb.datasets import rng_from_seed
 from symnb.memory import check_fits
 
@@ -1218,8 +1219,7 @@ class MLP:
         Raises :class:`~symnb.nn.TrainingDiverged` on a NaN/inf (parameters unchanged by
         the bad step) and ``KeyboardInterrupt`` after the step during which Ctrl-C came.
         """
-        if not isinstance(shuffle, (bool, np.bool_)):  # "no" is truthy: it shuffled
-            raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
+        check_flag(shuffle, "shuffle")
         Xd, Td, n = self._prepare(X, y, "training data")
         check_optimizer(self, optimizer, "train_epoch")
         l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)

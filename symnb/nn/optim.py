@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from symnb.checks import check_flag
+
 __all__ = ["SGD", "Adam", "Optimizer", "Parameter", "Parameters", "get"]
 
 
@@ -222,8 +224,7 @@ class SGD(Optimizer):
         super().__init__(params, lr)
         self.momentum = momentum
         self.weight_decay = weight_decay
-        if not isinstance(nesterov, (bool, np.bool_)):  # "no" is truthy
-            raise TypeError(f"nesterov must be True or False, got {nesterov!r}")
+        check_flag(nesterov, "nesterov")
         if nesterov and self.momentum == 0:
             raise ValueError("nesterov momentum needs momentum > 0")
         self.nesterov = bool(nesterov)

@@ -36,6 +36,8 @@ from typing import Any
 import numpy as np
 from typing_extensions import Self
 
+from symnb.checks import check_flag
+
 __all__ = [
     "Callback",
     "EarlyStopping",
@@ -672,9 +674,7 @@ def fit(
     ):
         raise ValueError(f"epochs must be a non-negative integer, got {epochs!r}")
     for name, flag in (("shuffle", shuffle), ("live", live), ("verbose", verbose)):
-        # shuffle="no" is truthy: it shuffled
-        if not isinstance(flag, (bool, np.bool_)):
-            raise TypeError(f"{name} must be True or False, got {flag!r}")
+        check_flag(flag, name)
     if step_rate is not None:
         step_rate = check_number(
             "step_rate", step_rate, "calls a second such as 10 (None: every step)"

@@ -541,15 +541,9 @@ def _side_of_steps(e: sp.Expr, var: sp.Symbol, sign: int) -> sp.Expr | None:
         return node
 
     try:
-        return _bottom_up(e, resolve)
+        return sp.bottom_up(e, resolve)
     except _NoLogForm:
         return None
-
-
-def _bottom_up(e: sp.Expr, fn) -> sp.Expr:
-    if e.args:
-        e = e.func(*[_bottom_up(a, fn) for a in e.args])
-    return fn(e)
 
 
 def _scaled_polynomial(coeffs: dict[int, float], var: sp.Symbol) -> sp.Expr:
@@ -895,5 +889,7 @@ def log_form_candidates(
 __all__ = [
     "asymptotic_candidates",
     "log_form_candidates",
+    "rational_tail",
     "taylor_candidates",
+    "vanishing_term_candidates",
 ]

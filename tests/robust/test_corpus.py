@@ -58,14 +58,20 @@ def check_entry(name: str, backend: str, dtype: str) -> list[str]:
 _PUBLISHED_REFERENCES: dict[str, dict] = {}
 
 
-def published_problems(entry, backend: str, dtype: str) -> list[str]:
-    """:func:`rule_problems` of an entry outside the corpus (a ``Published`` written in
-    a test), at the corpus's sample points; its references are computed once."""
+def published_references(entry) -> dict:
+    """dtype -> (points, check_df, references) of an entry outside the corpus (a
+    ``Published`` written in a test), computed once per entry name."""
     from tests.robust.corpus_reference import references_by_dtype
 
     if entry.name not in _PUBLISHED_REFERENCES:
         _PUBLISHED_REFERENCES[entry.name] = references_by_dtype(entry)
-    xs, check_df, ref = _PUBLISHED_REFERENCES[entry.name][dtype]
+    return _PUBLISHED_REFERENCES[entry.name]
+
+
+def published_problems(entry, backend: str, dtype: str) -> list[str]:
+    """:func:`rule_problems` of an entry outside the corpus at the corpus's sample
+    points (:func:`published_references`)."""
+    xs, check_df, ref = published_references(entry)[dtype]
     act = symnb.Activation(entry.text, **entry.constants)
     kernel = act.compile(backend=backend, dtype=dtype)
     return rule_problems(kernel, xs, check_df, ref, dtype)

@@ -22,8 +22,11 @@ import pytest
 import symnb
 from tests.conftest import backend_params
 from tests.robust.corpus import Published
-from tests.robust.corpus_reference import references_by_dtype
-from tests.robust.test_corpus import published_problems, rule_problems
+from tests.robust.test_corpus import (
+    published_problems,
+    published_references,
+    rule_problems,
+)
 
 CASES = (
     Published("sinc_at_one", "sin(x - 1)/(x - 1)", "test", removable=(1.0,)),
@@ -33,14 +36,6 @@ CASES = (
         "sin_of_square", "sin(x**2 - 1)/(x**2 - 1)", "test", removable=(-1.0, 1.0)
     ),
 )
-
-_REFS: dict[str, dict] = {}
-
-
-def _refs(entry: Published) -> dict:
-    if entry.name not in _REFS:
-        _REFS[entry.name] = references_by_dtype(entry)
-    return _REFS[entry.name]
 
 
 @pytest.mark.parametrize("backend", backend_params())
@@ -64,7 +59,7 @@ def test_a_split_threshold_keeps_float32_points_on_their_side(backend):
     rewrite was refused and f' was NaN (inf - inf) from x = 90 on.
     (Between 89 and 92 exp(x - 1) itself overflows before the quotient: open.)"""
     entry = Published("exprel_at_one", "expm1(x - 1)/(x - 1)", "test", removable=(1.0,))
-    xs, check_df, ref = _refs(entry)["float32"]
+    xs, check_df, ref = published_references(entry)["float32"]
     keep = ~((xs > 89) & (xs < 92))
     kernel = symnb.Activation(entry.text).compile(backend=backend, dtype="float32")
     problems = rule_problems(
