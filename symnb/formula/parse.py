@@ -39,7 +39,7 @@ from sympy.core.function import AppliedUndef
 from sympy.logic.boolalg import Boolean, BooleanAtom
 
 from symnb.errors import FormulaError
-from symnb.formula import compose, library
+from symnb.formula import compose, library, spellings
 from symnb.formula.budget import check_minmax_arity
 from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
 
@@ -717,6 +717,8 @@ class _Parser:
             return self.build_unary(node)
         if isinstance(node, ast.Call):
             return self.build_call(node)
+        if isinstance(node, ast.Attribute):
+            return self.module_constant(node)
         if isinstance(node, (ast.Compare, ast.BoolOp)):
             raise self.node_error(
                 node,
@@ -726,6 +728,43 @@ class _Parser:
             )
         self.refuse(node)
         raise AssertionError  # pragma: no cover
+
+    def module_function(self, node: ast.Call) -> str:
+        """symnb's name for a call ``np.tanh(...)``, ``F.silu(...)`` (see ``spellings``)."""
+        parts = spellings.split(node.func)
+        if parts is None:
+            self.refuse(node.func)
+        module, attr = parts
+        try:
+            return spellings.function_name(module, attr, self.functions)
+        except LookupError as exc:
+            message, hint = exc.args
+            raise self.node_error(node.func, message, hint) from None
+
+    def build_rewritten(self, node: ast.Call, name: str) -> _Val:
+        """``np.square(u)``, ``np.logaddexp(a, b)``...: built from their formula syntax."""
+        shown = spellings.dotted(node.func)
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.node_error(
+                node,
+                f"{shown}(...) takes its arguments by position only",
+                f"write {shown}({', '.join(['...'] * spellings.arity(name))})",
+            )
+        if len(node.args) != spellings.arity(name):
+            raise self.node_error(
+                node,
+                f"{shown} takes {spellings.arity(name)} argument(s), "
+                f"{len(node.args)} given",
+            )
+        return self.build(spellings.rewrite_call(name, node))
+
+    def module_constant(self, node: ast.Attribute) -> _Val:
+        """``np.pi``, ``math.e``: the number, whatever constants the user declared."""
+        parts = spellings.split(node)
+        if parts is None or parts[1] not in spellings.CONSTANTS:
+            self.refuse(node)
+        value = ALLOWED_CONSTANTS[spellings.CONSTANTS[parts[1]]]
+        return _Val(value, float(value))
 
     def refuse(self, node: ast.AST) -> None:
         if isinstance(node, ast.Attribute):
@@ -802,6 +841,9 @@ class _Parser:
         if name in self.named_constants:
             value = self.named_constants[name]
             return _Val(value, float(value))
+        alias = spellings.variable_alias(name, self.variables)
+        if alias in self.symbols:
+            return _Val(self.symbols[alias], None)
         self.unknown_name(node, name, called=False)
         raise AssertionError  # pragma: no cover
 
@@ -825,6 +867,8 @@ class _Parser:
             raise self.node_error(
                 node, f"{name!r} is not allowed: complex numbers are not allowed"
             )
+        if called and name in spellings.AMBIGUOUS:
+            raise self.node_error(node, *spellings.AMBIGUOUS[name])
         if called:
             guess = _suggest(name, self.functions, PREFERRED_FUNCTIONS)
             if name in dir(builtins) or name in ("exec", "eval", "open", "getattr"):
@@ -996,8 +1040,11 @@ class _Parser:
                     f"missing '*' between {left!r} and '('",
                     f"use * for multiplication: {left}*(...)",
                 )
-            self.refuse(func)
-        name = func.id
+            name = self.module_function(node)
+            if spellings.is_rewritten(name):
+                return self.build_rewritten(node, name)
+        else:
+            name = func.id
         if name not in self.functions:
             if name in self.symbols:
                 raise self.node_error(
@@ -1005,7 +1052,10 @@ class _Parser:
                     f"{name!r} is not a function",
                     f"use * for multiplication: {name}*(...)",
                 )
-            self.unknown_name(func, name, called=True)
+            if spellings.BARE.get(name) in self.functions:
+                name = spellings.BARE[name]
+            else:
+                self.unknown_name(func, name, called=True)
         for kw in node.keywords:
             raise self.node_error(
                 kw.value if kw.arg is None else node,
@@ -1484,7 +1534,9 @@ def _parts(node: sp.Basic, condition: bool) -> list[tuple[sp.Basic, bool]]:
     """The sub-expressions of ``node`` and whether each is a condition."""
     if isinstance(node, sp.Piecewise):
         return [
-            part for pair in node.args for part in ((pair.expr, False), (pair.cond, True))
+            part
+            for pair in node.args
+            for part in ((pair.expr, False), (pair.cond, True))
         ]
     if condition and isinstance(node, _CONNECTIVES):
         return [(a, True) for a in node.args]

@@ -1,0 +1,221 @@
+"""Other libraries' spellings of formula functions: ``np.tanh(x)``, ``F.silu(x)``, ``expit``.
+
+Users paste formulas from NumPy, PyTorch, JAX, TensorFlow, SciPy and ``math`` code.
+The parser reads a call ``<module>.<name>(...)`` (or ``np.pi``) whose module path is
+one of :data:`MODULES` as symnb's own function: nothing is imported or evaluated, the
+dotted name is only looked up in the tables here. A name is mapped only where the
+library's default arguments give exactly symnb's function (``jax.nn.gelu`` defaults to
+the tanh approximation, TensorFlow's ``leaky_relu`` to slope 0.2: neither is symnb's
+default, so the first maps to ``gelu_tanh`` and the second is refused with a hint).
+
+Some spellings have no symnb function of their own (``np.square``, ``np.power``,
+``np.logaddexp``, ``np.sinc``, ``scipy.special.ndtr``); :func:`rewrite_call` turns them
+into the formula syntax tree symnb reads, so every check of that syntax applies.
+"""
+
+from __future__ import annotations
+
+import ast
+
+#: Module paths a formula may prefix a function with (``torch.nn.functional.silu``).
+MODULES = frozenset(
+    {
+        "np",
+        "numpy",
+        "math",
+        "torch",
+        "F",
+        "nn.functional",
+        "torch.nn.functional",
+        "torch.special",
+        "jnp",
+        "jax.numpy",
+        "jax.nn",
+        "jax.scipy.special",
+        "tf",
+        "tf.math",
+        "tf.nn",
+        "scipy.special",
+        "special",
+        "sp",
+        "sympy",
+    }
+)
+
+#: name -> symnb function, for every module (where the meaning is the same everywhere).
+_COMMON = {
+    "maximum": "max",
+    "minimum": "min",
+    "fabs": "abs",
+    "absolute": "abs",
+    "expit": "sigmoid",
+    "logistic": "sigmoid",
+    "log_sigmoid": "logsigmoid",
+    "log_expit": "logsigmoid",
+    "soft_sign": "softsign",
+    "hard_tanh": "hardtanh",
+    "hard_sigmoid": "hardsigmoid",
+    "hard_swish": "hardswish",
+    "hard_silu": "hardswish",
+    "swish": "silu",  # tf.nn.swish, jax.nn.swish: x*sigmoid(x)
+    "clamp": "clip",
+    "clip_by_value": "clip",
+    "sigmoid": "sigmoid",
+}
+
+#: (module, name) -> symnb function where a module's default differs from the others.
+_BY_MODULE = {
+    ("jax.nn", "gelu"): "gelu_tanh",  # jax.nn.gelu(x, approximate=True)
+}
+
+#: (module, name) -> why it is refused (a default unlike symnb's library function).
+_REFUSED = {
+    ("tf.nn", "leaky_relu"): (
+        "tf.nn.leaky_relu defaults to slope 0.2 (symnb's leaky_relu: 0.01)",
+        "write where(x > 0, x, 0.2*x)",
+    ),
+}
+
+#: Constants: ``np.pi``, ``math.e``.
+CONSTANTS = {"pi": "pi", "e": "E", "E": "E"}
+
+#: Spellings without a symnb function: rewritten into formula syntax (name -> arity).
+_REWRITTEN = {"square": 1, "power": 2, "pow": 2, "logaddexp": 2, "sinc": 1, "ndtr": 1}
+
+#: Bare names (no module) read as symnb functions; they never shadow a user's constant.
+BARE = {"expit": "sigmoid", "logistic": "sigmoid", "fabs": "abs"}
+
+#: Bare function names refused because libraries disagree on them: name -> (why, fix).
+AMBIGUOUS = {
+    "sinc": (
+        (
+            "sinc is ambiguous: sin(x)/x in mathematics and SymPy, sin(pi*x)/(pi*x) "
+            "in NumPy and PyTorch"
+        ),
+        "write sin(x)/x, or np.sinc(x) (or sin(pi*x)/(pi*x)) for NumPy's",
+    ),
+}
+
+#: A loss's variables under other common names (PyTorch's input/target, y and y_hat).
+LOSS_VARIABLES = {
+    "y_hat": "y_pred",
+    "yhat": "y_pred",
+    "pred": "y_pred",
+    "prediction": "y_pred",
+    "output": "y_pred",
+    "input": "y_pred",
+    "y": "y_true",
+    "target": "y_true",
+    "label": "y_true",
+}
+
+
+def variable_alias(name: str, variables: tuple[str, ...]) -> str | None:
+    """The loss variable ``name`` stands for (``y_hat`` -> ``y_pred``), else None."""
+    if tuple(variables) != ("y_pred", "y_true"):
+        return None
+    return LOSS_VARIABLES.get(name)
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``"torch.nn.functional.silu"`` for that attribute chain of names, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def split(node: ast.AST) -> tuple[str, str] | None:
+    """(module, name) of ``module.name`` where the module is one of :data:`MODULES`."""
+    path = dotted(node)
+    if path is None or "." not in path:
+        return None
+    module, _, name = path.rpartition(".")
+    return (module, name) if module in MODULES else None
+
+
+def function_name(module: str, name: str, functions) -> str:
+    """symnb's function for ``module.name``: a key of ``functions``, or a rewrite name.
+
+    Raises ``LookupError(message, hint)`` where the spelling is known to differ or unknown.
+    """
+    if (module, name) in _REFUSED:
+        raise LookupError(*_REFUSED[(module, name)])
+    mapped = _BY_MODULE.get((module, name), _COMMON.get(name, name))
+    if name in _REWRITTEN and (module, name) not in _BY_MODULE:
+        return name
+    if mapped in functions and not mapped.startswith("_"):
+        return mapped
+    raise LookupError(
+        f"{module}.{name} has no symnb equivalent",
+        "write the formula with symnb's functions (e.g. tanh(x), sigmoid(x), "
+        "max(x, 0))",
+    )
+
+
+def is_rewritten(name: str) -> bool:
+    """Whether ``name`` (from :func:`function_name`) is built by :func:`rewrite_call`."""
+    return name in _REWRITTEN
+
+
+def arity(name: str) -> int:
+    """How many arguments a rewritten spelling takes."""
+    return _REWRITTEN[name]
+
+
+def rewrite_call(name: str, node: ast.Call) -> ast.AST:
+    """The formula syntax tree of a rewritten spelling applied to ``node.args``.
+
+    ``square(u) = u**2``, ``power(a, b) = a**b``, ``logaddexp(a, b) = a + softplus(b - a)``
+    (exact, and stable for any a, b), NumPy's and PyTorch's normalised
+    ``sinc(u) = sin(pi u)/(pi u)`` and ``ndtr(u) = (1 + erf(u/sqrt(2)))/2``.
+    """
+    args = node.args
+
+    def call(fn: str, *a: ast.AST) -> ast.Call:
+        return ast.Call(func=ast.Name(fn, ast.Load()), args=list(a), keywords=[])
+
+    def num(v: float) -> ast.Constant:
+        return ast.Constant(v)
+
+    if name == "square":
+        tree: ast.AST = ast.BinOp(args[0], ast.Pow(), num(2))
+    elif name in ("power", "pow"):
+        tree = ast.BinOp(args[0], ast.Pow(), args[1])
+    elif name == "logaddexp":
+        tree = ast.BinOp(
+            args[0], ast.Add(), call("softplus", ast.BinOp(args[1], ast.Sub(), args[0]))
+        )
+    elif name == "sinc":
+        pu = ast.BinOp(ast.Name("pi", ast.Load()), ast.Mult(), args[0])
+        tree = ast.BinOp(call("sin", pu), ast.Div(), pu)
+    else:  # ndtr
+        scaled = ast.BinOp(args[0], ast.Div(), call("sqrt", num(2)))
+        tree = ast.BinOp(
+            ast.BinOp(num(1), ast.Add(), call("erf", scaled)), ast.Div(), num(2)
+        )
+    for sub in ast.walk(tree):
+        if not hasattr(sub, "lineno"):
+            ast.copy_location(sub, node)
+            sub.end_lineno, sub.end_col_offset = node.end_lineno, node.end_col_offset
+    return tree
+
+
+__all__ = [
+    "AMBIGUOUS",
+    "BARE",
+    "CONSTANTS",
+    "LOSS_VARIABLES",
+    "MODULES",
+    "arity",
+    "dotted",
+    "function_name",
+    "is_rewritten",
+    "rewrite_call",
+    "split",
+    "variable_alias",
+]

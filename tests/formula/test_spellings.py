@@ -1,0 +1,176 @@
+"""Formulas pasted from NumPy, PyTorch, JAX, SciPy and math code read as symnb's functions.
+
+Each spelling is judged against the library it names, evaluated here (values in float64,
+derivatives by PyTorch autograd or a central difference of that library's function),
+so a wrong mapping (JAX's gelu is the tanh approximation, NumPy's sinc is normalised)
+fails. Before this change every ``module.name(...)`` was refused as attribute access.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.special
+
+import symnb
+from symnb.errors import FormulaError
+
+# away from the kinks (0, -3, 3) so central differences are a fair reference
+XS = np.array([-7.5, -3.3, -1.0, -0.4, 0.3, 0.9, 1.7, 4.0, 12.0])
+
+torch = pytest.importorskip("torch", reason="torch extra not installed")
+F = torch.nn.functional
+
+
+def _torch_ref(fn):
+    def ref(x):
+        t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        y = fn(t)
+        (g,) = torch.autograd.grad(y.sum(), t)
+        return y.detach().numpy(), g.numpy()
+
+    return ref
+
+
+def _numpy_ref(fn):
+    def ref(x):
+        h = 1e-6 * np.maximum(1.0, np.abs(x))
+        return fn(x), (fn(x + h) - fn(x - h)) / (2 * h)
+
+    return ref
+
+
+def _jax_ref(fn):
+    jax = pytest.importorskip("jax", reason="jax extra not installed")
+    jax.config.update("jax_enable_x64", True)
+
+    def ref(x):
+        xs = jax.numpy.asarray(x, dtype=jax.numpy.float64)
+        return np.asarray(fn(xs)), np.asarray(jax.vmap(jax.grad(fn))(xs))
+
+    return ref
+
+
+CASES = {
+    "x*np.clip(x + 3, 0, 6)/6": _numpy_ref(lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    "np.minimum(np.maximum(x, 0), 6)": _numpy_ref(
+        lambda x: np.minimum(np.maximum(x, 0), 6)
+    ),
+    "torch.relu(x)": _torch_ref(torch.relu),
+    "x*torch.sigmoid(1.702*x)": _torch_ref(lambda t: t * torch.sigmoid(1.702 * t)),
+    "x*0.5*(1 + math.erf(x/math.sqrt(2)))": _torch_ref(
+        lambda t: t * 0.5 * (1 + torch.erf(t / math.sqrt(2)))
+    ),
+    "x - np.tanh(x)": _numpy_ref(lambda x: x - np.tanh(x)),
+    "np.sinc(x)": _numpy_ref(np.sinc),
+    "torch.sinc(x)": _torch_ref(torch.sinc),
+    "F.silu(x)": _torch_ref(F.silu),
+    "F.mish(x)": _torch_ref(F.mish),
+    "F.elu(x)": _torch_ref(F.elu),
+    "F.selu(x)": _torch_ref(F.selu),
+    "F.hardswish(x)": _torch_ref(F.hardswish),
+    "F.logsigmoid(x)": _torch_ref(F.logsigmoid),
+    "F.softsign(x)": _torch_ref(F.softsign),
+    "F.gelu(x)": _torch_ref(F.gelu),
+    "torch.nn.functional.softplus(x)": _torch_ref(F.softplus),
+    "torch.where(x > 0, x, 0.5*(torch.exp(x) - 1))": _torch_ref(
+        lambda t: torch.where(t > 0, t, 0.5 * torch.expm1(t))
+    ),
+    "np.logaddexp(0, x)": _numpy_ref(lambda x: np.logaddexp(0, x)),
+    "np.logaddexp(x, 2*x)": _numpy_ref(lambda x: np.logaddexp(x, 2 * x)),
+    "np.square(x) + np.power(x, 3)": _numpy_ref(lambda x: np.square(x) + x**3),
+    "x*scipy.special.ndtr(x)": _numpy_ref(lambda x: x * scipy.special.ndtr(x)),
+    "x*scipy.special.expit(x)": _numpy_ref(lambda x: x * scipy.special.expit(x)),
+    "x*expit(x)": _numpy_ref(lambda x: x * scipy.special.expit(x)),
+    "x*logistic(x)": _numpy_ref(lambda x: x * scipy.special.expit(x)),
+    "fabs(x)*np.pi + math.e": _numpy_ref(lambda x: np.abs(x) * np.pi + np.e),
+    "jnp.tanh(x)*jax.nn.sigmoid(x)": "jax:tanh_sigmoid",
+    "jax.nn.gelu(x)": "jax:gelu",
+    "jax.nn.swish(x)": "jax:swish",
+}
+
+
+def _reference(text):
+    ref = CASES[text]
+    if isinstance(ref, str):
+        import jax
+
+        fn = {
+            "jax:tanh_sigmoid": lambda t: jax.numpy.tanh(t) * jax.nn.sigmoid(t),
+            "jax:gelu": jax.nn.gelu,  # approximate=True by default: the tanh form
+            "jax:swish": jax.nn.swish,
+        }[ref]
+        ref = _jax_ref(fn)
+    return ref(XS.copy())
+
+
+@pytest.mark.parametrize("text", list(CASES))
+def test_library_spelling_matches_that_library(text):
+    ref_f, ref_df = _reference(text)
+    k = symnb.Activation(text).compile(backend="numpy", dtype="float64")
+    f, df = k.forward_with_derivative(XS.copy())
+    np.testing.assert_allclose(f, ref_f, rtol=1e-12, atol=1e-14, err_msg=text)
+    # the central difference is good to ~1e-8 of the scale
+    np.testing.assert_allclose(df, ref_df, rtol=2e-6, atol=2e-7, err_msg=text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("tf.nn.leaky_relu(x)", "slope 0.2"),
+        ("np.foo(x)", "np.foo has no symnb equivalent"),
+        ("os.system(x)", "attribute access ('.system') is not allowed"),
+        ("x.real", "attribute access ('.real') is not allowed"),
+        ("(x).__class__", "attribute access ('.__class__') is not allowed"),
+        ("np.random.rand(x)", "attribute access"),
+        ("np.sinc(x, 2)", "np.sinc takes 1 argument(s), 2 given"),
+        ("np.square(x, out=x)", "by position only"),
+        ("np.power(x, 9**9**9)", "exponent is too large"),
+        ("np.inf*x", "attribute access ('.inf') is not allowed"),
+        ("sinc(x)", "sinc is ambiguous"),
+    ],
+)
+def test_unknown_or_ambiguous_spelling_is_refused_clearly(text, message):
+    with pytest.raises(FormulaError) as info:
+        symnb.Activation(text)
+    assert message in str(info.value)
+
+
+def test_module_constant_is_the_number_even_if_a_constant_is_named_e():
+    a = symnb.Activation("math.e*x + e", e=2.0)
+    k = a.compile(backend="numpy", dtype="float64")
+    np.testing.assert_allclose(k(np.array([1.0, 3.0])), [math.e + 2, 3 * math.e + 2])
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("(y - y_hat)**2", "(y_pred - y_true)**2"),
+        ("(input - target)**2", "(y_pred - y_true)**2"),
+        ("abs(output - label)", "abs(y_pred - y_true)"),
+        ("softplus(-yhat*y)", "softplus(-y_pred*y_true)"),
+    ],
+)
+def test_loss_variables_under_common_names(text, canonical):
+    yp = np.array([-2.0, -0.3, 0.0, 0.7, 3.0])
+    yt = np.array([1.0, -1.0, 0.5, 1.0, -1.0])
+    got = symnb.Loss(text).compile(backend="numpy", dtype="float64")
+    want = symnb.Loss(canonical).compile(backend="numpy", dtype="float64")
+    np.testing.assert_allclose(got.value(yp, yt), want.value(yp, yt), rtol=1e-15)
+    np.testing.assert_allclose(got.gradient(yp, yt), want.gradient(yp, yt), rtol=1e-15)
+
+
+def test_a_declared_constant_keeps_its_name_in_a_loss():
+    # 'y' declared as a constant is that constant, not the target
+    loss = symnb.Loss("(y_pred - y)**2", y=0.5).compile(
+        backend="numpy", dtype="float64"
+    )
+    yp, yt = np.array([1.0, 2.0]), np.array([7.0, 9.0])
+    np.testing.assert_allclose(loss.gradient(yp, yt), (yp - 0.5))  # 2(yp - y)/n, n=2
+
+
+def test_activation_does_not_read_loss_names():
+    with pytest.raises(FormulaError, match="unknown symbol 'y'"):
+        symnb.Activation("y*x")
