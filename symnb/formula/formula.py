@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -355,6 +356,11 @@ def _remove_singularity_at(
 # ---------------------------------------------------------------- the formula objects
 
 
+def _reads_euler_e(text: str, constants: Mapping[str, float]) -> bool:
+    """Whether the parser read a name ``e`` in ``text`` as Euler's number."""
+    return "e" not in constants and re.search(r"(?<![\w.])e(?![\w(])", text) is not None
+
+
 class _Formula:
     """Shared machinery of Activation and Loss."""
 
@@ -493,6 +499,10 @@ class _Formula:
 
         stable, notes = stabilize(user_expr)
         self.notes: list[str] = list(notes)
+        if _reads_euler_e(self.text, self._constants):
+            self.notes.append(
+                "e is Euler's number 2.71828... (declare a constant e=... for your own)"
+            )
         self._latex_cache: dict[str, str] = {}
         # keeps the names of composed activations, for LaTeX
         self._display = compose.display_form(stable)

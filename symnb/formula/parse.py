@@ -443,8 +443,12 @@ class _Parser:
         self.symbols: dict[str, sp.Symbol] = {
             name: sp.Symbol(name, real=True) for name in (*variables, *constants)
         }
+        # 'e' is Euler's number too (ln(1 + e^x)), unless declared; it is no name of
+        # ALLOWED_CONSTANTS so that a constant may still be called e
         self.named_constants = {
-            k: v for k, v in ALLOWED_CONSTANTS.items() if k not in self.symbols
+            k: v
+            for k, v in {**ALLOWED_CONSTANTS, "e": sp.E}.items()
+            if k not in self.symbols
         }
         self.lines = self._split_lines(text)
         # col_map[line_index][processed_column] -> original 0-based column

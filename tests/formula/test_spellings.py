@@ -174,3 +174,26 @@ def test_a_declared_constant_keeps_its_name_in_a_loss():
 def test_activation_does_not_read_loss_names():
     with pytest.raises(FormulaError, match="unknown symbol 'y'"):
         symnb.Activation("y*x")
+
+
+@pytest.mark.parametrize(
+    ("text", "reference"),
+    [
+        ("ln(1 + e^x)", lambda x: np.logaddexp(0, x)),
+        ("x/(1 + e^(-x))", lambda x: x * scipy.special.expit(x)),
+        ("(e^x - e^-x)/(e^x + e^-x)", np.tanh),
+        ("e**(-x**2)", lambda x: np.exp(-(x**2))),
+    ],
+)
+def test_e_is_eulers_number_unless_declared(text, reference):
+    a = symnb.Activation(text)
+    assert any("Euler" in n for n in a.notes)
+    k = a.compile(backend="numpy", dtype="float64")
+    np.testing.assert_allclose(k(XS.copy()), reference(XS), rtol=1e-13, atol=1e-300)
+
+
+def test_a_constant_named_e_is_the_constant():
+    a = symnb.Activation("e*x + 1e-3", e=2.0)
+    assert not any("Euler" in n for n in a.notes)
+    k = a.compile(backend="numpy", dtype="float64")
+    np.testing.assert_allclose(k(np.array([1.0, -3.0])), [2.001, -5.999], rtol=1e-15)
