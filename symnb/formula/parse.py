@@ -1058,6 +1058,8 @@ class _Parser:
                 )
             if spellings.BARE.get(name) in self.functions:
                 name = spellings.BARE[name]
+            elif spellings.is_rewritten(spellings.BARE.get(name, "")):
+                return self.build_rewritten(node, spellings.BARE[name])
             else:
                 self.unknown_name(func, name, called=True)
         for kw in node.keywords:

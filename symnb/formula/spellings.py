@@ -83,7 +83,13 @@ CONSTANTS = {"pi": "pi", "e": "E", "E": "E"}
 _REWRITTEN = {"square": 1, "power": 2, "pow": 2, "logaddexp": 2, "sinc": 1, "ndtr": 1}
 
 #: Bare names (no module) read as symnb functions; they never shadow a user's constant.
-BARE = {"expit": "sigmoid", "logistic": "sigmoid", "fabs": "abs"}
+BARE = {
+    "expit": "sigmoid",
+    "logistic": "sigmoid",
+    "fabs": "abs",
+    "Phi": "ndtr",  # the standard normal CDF, as in GELU's x*Phi(x)
+    "ndtr": "ndtr",
+}
 
 #: Bare function names refused because libraries disagree on them: name -> (why, fix).
 AMBIGUOUS = {

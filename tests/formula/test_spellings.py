@@ -83,6 +83,7 @@ CASES = {
     "np.square(x) + np.power(x, 3)": _numpy_ref(lambda x: np.square(x) + x**3),
     "x*scipy.special.ndtr(x)": _numpy_ref(lambda x: x * scipy.special.ndtr(x)),
     "x*scipy.special.expit(x)": _numpy_ref(lambda x: x * scipy.special.expit(x)),
+    "x*Phi(x)": _numpy_ref(lambda x: x * scipy.special.ndtr(x)),
     "x*expit(x)": _numpy_ref(lambda x: x * scipy.special.expit(x)),
     "x*logistic(x)": _numpy_ref(lambda x: x * scipy.special.expit(x)),
     "fabs(x)*np.pi + math.e": _numpy_ref(lambda x: np.abs(x) * np.pi + np.e),
