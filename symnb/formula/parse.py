@@ -733,6 +733,69 @@ class _Parser:
         self.refuse(node)
         raise AssertionError  # pragma: no cover
 
+    def library_entry(self, name: str) -> library.Entry | None:
+        """The library activation with constants that ``name`` calls, else None."""
+        lib = compose.library_name(self.functions.get(name))
+        if lib is None and self.functions.get(name) is ALLOWED_FUNCTIONS.get(name):
+            lib = name  # softplus(x, beta=2): PyTorch's Softplus, the library entry
+        entry = library.ACTIVATIONS.get(lib) if lib is not None else None
+        return entry if entry is not None and entry.constants else None
+
+    def call_arguments(
+        self, node: ast.Call, name: str, names: list[str], aliases: Mapping[str, str]
+    ) -> dict[str, ast.AST]:
+        """``names`` -> the call's argument nodes, given by position or keyword."""
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.node_error(node, "starred arguments are not allowed")
+        if len(node.args) > len(names):
+            raise self.node_error(
+                node,
+                f"{name} takes at most {len(names)} arguments "
+                f"({', '.join(names)}), {len(node.args)} given",
+            )
+        given = dict(zip(names, node.args))
+        for kw in node.keywords:
+            key = aliases.get(kw.arg, kw.arg)
+            if kw.arg is None or key not in names[1:]:
+                raise self.node_error(
+                    kw.value if kw.arg is None else node,
+                    f"{name} has no argument {kw.arg!r}"
+                    if kw.arg
+                    else "'**' arguments are not allowed",
+                    f"its arguments are {', '.join(names)}",
+                )
+            if key in given:
+                raise self.node_error(node, f"{name} got {kw.arg!r} twice")
+            given[key] = kw.value
+        return given
+
+    def library_call(self, node: ast.Call, name: str, entry: library.Entry) -> ast.AST:
+        """``elu(x, alpha=0.5)``, ``leaky_relu(x, 0.2)``: the library formula's syntax
+        tree with the arguments in place of x and its constants (defaults for the rest)."""
+        names = ["x", *entry.constants]
+        given = self.call_arguments(node, name, names, {"negative_slope": "alpha"})
+        if "x" not in given:
+            raise self.node_error(node, f"{name}() needs the input as first argument")
+        for k, v in entry.constants.items():
+            given.setdefault(k, _located(ast.Constant(v), node))
+
+        class Put(ast.NodeTransformer):
+            def visit_Name(self, n: ast.Name) -> ast.AST:
+                return given.get(n.id, n)
+
+        body = _located(ast.parse(entry.text, mode="eval").body, node, every=True)
+        return Put().visit(body)
+
+    def clip_call(self, node: ast.Call) -> ast.AST:
+        """``torch.clamp(x, min=0, max=6)``, ``np.clip(x, a_min=0)``: max/min of x."""
+        aliases = {"a_min": "min", "a_max": "max", "lo": "min", "hi": "max"}
+        given = self.call_arguments(node, "clip", ["x", "min", "max"], aliases)
+        tree = given["x"]
+        for bound, fn in (("min", "max"), ("max", "min")):
+            if bound in given:
+                tree = ast.Call(ast.Name(fn, ast.Load()), [tree, given[bound]], [])
+        return _located(tree, node)
+
     def module_function(self, node: ast.Call) -> str:
         """symnb's name for a call ``np.tanh(...)``, ``F.silu(...)`` (see ``spellings``)."""
         parts = spellings.split(node.func)
@@ -1062,6 +1125,11 @@ class _Parser:
                 return self.build_rewritten(node, spellings.BARE[name])
             else:
                 self.unknown_name(func, name, called=True)
+        entry = self.library_entry(name)
+        if entry is not None and (node.keywords or len(node.args) > 1):
+            return self.build(self.library_call(node, name, entry))
+        if name == "clip" and node.keywords:
+            return self.build(self.clip_call(node))
         for kw in node.keywords:
             raise self.node_error(
                 kw.value if kw.arg is None else node,
@@ -1348,6 +1416,16 @@ class _Parser:
     def check_result(self, expr: sp.Expr) -> None:
         where = f"formula {self.short_text()}"
         _validate(expr, self.text, self.functions, where, limits=False)
+
+
+def _located(tree: ast.AST, node: ast.AST, every: bool = False) -> ast.AST:
+    """``tree`` with ``node``'s position on every node that has none of its own (on
+    every node with ``every``: a tree parsed from another text)."""
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.expr) and (every or not hasattr(sub, "lineno")):
+            ast.copy_location(sub, node)
+            sub.end_lineno, sub.end_col_offset = node.end_lineno, node.end_col_offset
+    return tree
 
 
 def check_length(text: str, what: str = "formula") -> None:

@@ -78,6 +78,20 @@ CASES = {
     "torch.where(x > 0, x, 0.5*(torch.exp(x) - 1))": _torch_ref(
         lambda t: torch.where(t > 0, t, 0.5 * torch.expm1(t))
     ),
+    # keyword and positional constants, PyTorch's names (kinks away from XS)
+    "x*torch.clamp(x + 3, min=0, max=6)/6": _torch_ref(
+        lambda t: t * torch.clamp(t + 3, min=0, max=6) / 6
+    ),
+    "torch.clamp(x, min=0.1)": _torch_ref(lambda t: torch.clamp(t, min=0.1)),
+    "np.clip(x, a_min=-2, a_max=2)": _torch_ref(lambda t: torch.clamp(t, -2, 2)),
+    "F.elu(x, alpha=0.5)": _torch_ref(lambda t: F.elu(t, alpha=0.5)),
+    "F.leaky_relu(x, negative_slope=0.3)": _torch_ref(
+        lambda t: F.leaky_relu(t, negative_slope=0.3)
+    ),
+    "F.softplus(x, 2, 10)": _torch_ref(lambda t: F.softplus(t, 2, 10)),
+    "F.softshrink(x, 0.35)": _torch_ref(lambda t: F.softshrink(t, 0.35)),
+    "F.celu(x, alpha=2.0)": _torch_ref(lambda t: F.celu(t, alpha=2.0)),
+    "F.hardtanh(x, -2.0, 2.0)": _torch_ref(lambda t: F.hardtanh(t, -2.0, 2.0)),
     "np.logaddexp(0, x)": _numpy_ref(lambda x: np.logaddexp(0, x)),
     "np.logaddexp(x, 2*x)": _numpy_ref(lambda x: np.logaddexp(x, 2 * x)),
     "np.square(x) + np.power(x, 3)": _numpy_ref(lambda x: np.square(x) + x**3),
