@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from symnb.errors import FormulaError
+
 
 def check_flag(value: Any, what: str) -> bool:
     """``value`` as a bool (NumPy's too), or a ``TypeError`` naming ``what``: a
@@ -14,3 +16,32 @@ def check_flag(value: Any, what: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{what} must be True or False, got {value!r:.80}")
     return bool(value)
+
+
+#: Longest name of an activation, loss or constant (the Python API and ``%%symact``
+#: alike: a 10 MB name was kept and shown whole in every message about it).
+MAX_NAME_CHARS = 100
+#: Most constants one formula takes: each gets a gradient kernel of its own, so
+#: 5,000 unused constants ran g++ past its timeout (and 100,000 took 10 s to read).
+MAX_CONSTANTS = 128
+
+
+def check_name_length(name: str, what: str) -> None:
+    """A ``FormulaError`` when ``name`` (a ``what``) is longer than MAX_NAME_CHARS."""
+    if len(name) > MAX_NAME_CHARS:
+        shown = name if len(name) <= 40 else name[:37] + "..."
+        raise FormulaError(
+            f"{what} {shown!r} is {len(name):,} characters long; names of "
+            f"activations, losses and constants have at most {MAX_NAME_CHARS}",
+            suggestion="choose a shorter name",
+        )
+
+
+def check_constant_count(count: int, what: str) -> None:
+    """A ``FormulaError`` when ``what`` is given more than MAX_CONSTANTS constants."""
+    if count > MAX_CONSTANTS:
+        raise FormulaError(
+            f"{what} is given {count:,} constants; a formula takes at most "
+            f"{MAX_CONSTANTS} (each one gets a gradient kernel of its own)",
+            suggestion="pass only the constants the formula uses",
+        )

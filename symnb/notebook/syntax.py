@@ -54,13 +54,11 @@ import tokenize
 import unicodedata
 from dataclasses import dataclass, field
 
+from symnb.checks import MAX_NAME_CHARS
 from symnb.errors import FormulaError
 
 #: Longest cell parsed (each formula also has the core's own length limit).
 MAX_CELL_CHARS = 4_000_000
-#: Longest name, input or constant name (a 3,000,000-character name was bound, and
-#: shown whole in every message and output about it).
-MAX_NAME_CHARS = 100
 ACTIVATION_INPUTS = ("x",)
 LOSS_INPUTS = ("y_pred", "y_true")
 
