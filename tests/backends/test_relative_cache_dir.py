@@ -6,27 +6,32 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
+
 from symnb import config
 from symnb.backends import cache
 
 
-def test_relative_setting_is_resolved_once(tmp_path, monkeypatch) -> None:
+@pytest.fixture
+def relative(tmp_path, monkeypatch):
+    """A fresh relative SYMNB_CACHE_DIR, read from folder a; folder b is the next."""
     name = f"cache-{uuid.uuid4().hex}"
     first, second = tmp_path / "a", tmp_path / "b"
     first.mkdir(), second.mkdir()
     monkeypatch.setenv("SYMNB_CACHE_DIR", name)
     monkeypatch.chdir(first)
+    return name, first, second
+
+
+def test_relative_setting_is_resolved_once(relative, monkeypatch) -> None:
+    name, first, second = relative
     assert config.cache_dir() == first / name
     monkeypatch.chdir(second)
     assert config.cache_dir() == first / name
 
 
-def test_the_kernel_cache_stays_where_it_was_opened(tmp_path, monkeypatch) -> None:
-    name = f"cache-{uuid.uuid4().hex}"
-    first, second = tmp_path / "a", tmp_path / "b"
-    first.mkdir(), second.mkdir()
-    monkeypatch.setenv("SYMNB_CACHE_DIR", name)
-    monkeypatch.chdir(first)
+def test_the_kernel_cache_stays_where_it_was_opened(relative, monkeypatch) -> None:
+    name, first, second = relative
     cache._reset_default_cache()
     try:
         root = cache.default_cache().root
