@@ -38,6 +38,8 @@ from typing import Any
 import ipywidgets as W
 import numpy as np
 
+from symnb.checks import check_flag
+
 from . import data, plots
 from ._common import (
     ErrorSink,
@@ -300,6 +302,7 @@ class Playground(W.VBox):
         **kwargs: Any,
     ) -> None:
         cfg = normalize_config(config)
+        presentation = check_flag(presentation, "Playground: presentation")
         refresh_interval = check_seconds(refresh_interval, "refresh_interval")
         if plot_interval is not None:
             frame_interval = check_seconds(plot_interval, "plot_interval")
