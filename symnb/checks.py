@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -45,3 +46,12 @@ def check_constant_count(count: int, what: str) -> None:
             f"{MAX_CONSTANTS} (each one gets a gradient kernel of its own)",
             suggestion="pass only the constants the formula uses",
         )
+
+
+def nonzero_literal(literal: str | None) -> bool:
+    """Whether a number literal that Python reads as 0.0 has a nonzero digit before
+    its exponent (``1e-400``: an underflow; ``0e5``, ``0.0``: a real zero)."""
+    if not literal:
+        return False
+    digits = re.split(r"[eE]", literal.lower().replace("_", ""), maxsplit=1)[0]
+    return bool(re.search(r"[1-9]", digits))
