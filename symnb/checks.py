@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
+
+from symnb.errors import FormulaError
 
 
 def check_flag(value: Any, what: str) -> bool:
@@ -14,3 +17,41 @@ def check_flag(value: Any, what: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{what} must be True or False, got {value!r:.80}")
     return bool(value)
+
+
+#: Longest name of an activation, loss or constant (the Python API and ``%%symact``
+#: alike: a 10 MB name was kept and shown whole in every message about it).
+MAX_NAME_CHARS = 100
+#: Most constants one formula takes: each gets a gradient kernel of its own, so
+#: 5,000 unused constants ran g++ past its timeout (and 100,000 took 10 s to read).
+MAX_CONSTANTS = 128
+
+
+def check_name_length(name: str, what: str) -> None:
+    """A ``FormulaError`` when ``name`` (a ``what``) is longer than MAX_NAME_CHARS."""
+    if len(name) > MAX_NAME_CHARS:
+        shown = name if len(name) <= 40 else name[:37] + "..."
+        raise FormulaError(
+            f"{what} {shown!r} is {len(name):,} characters long; names of "
+            f"activations, losses and constants have at most {MAX_NAME_CHARS}",
+            suggestion="choose a shorter name",
+        )
+
+
+def check_constant_count(count: int, what: str) -> None:
+    """A ``FormulaError`` when ``what`` is given more than MAX_CONSTANTS constants."""
+    if count > MAX_CONSTANTS:
+        raise FormulaError(
+            f"{what} is given {count:,} constants; a formula takes at most "
+            f"{MAX_CONSTANTS} (each one gets a gradient kernel of its own)",
+            suggestion="pass only the constants the formula uses",
+        )
+
+
+def nonzero_literal(literal: str | None) -> bool:
+    """Whether a number literal that Python reads as 0.0 has a nonzero digit before
+    its exponent (``1e-400``: an underflow; ``0e5``, ``0.0``: a real zero)."""
+    if not literal:
+        return False
+    digits = re.split(r"[eE]", literal.lower().replace("_", ""), maxsplit=1)[0]
+    return bool(re.search(r"[1-9]", digits))

@@ -30,6 +30,7 @@ import sys
 import warnings
 from typing import Any, NoReturn
 
+from symnb.checks import nonzero_literal
 from symnb.notebook.state import BACKEND_CHOICES
 
 EXIT_OK = 0
@@ -55,6 +56,12 @@ def _constant(text: str) -> tuple[str, float]:
         ) from None
     if not math.isfinite(number):
         raise argparse.ArgumentTypeError(f"the value of {name!r} must be finite")
+    if number == 0 and nonzero_literal(value.strip()):
+        # -c a=1e-400 read as 0.0 (%%symact and formulas refuse it)
+        raise argparse.ArgumentTypeError(
+            f"the value of {name!r} = {value.strip()!r} is too small for a float "
+            "(it would be 0); the smallest nonzero magnitude is about 5e-324"
+        )
     return name, number
 
 

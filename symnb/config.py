@@ -13,15 +13,31 @@ from pathlib import Path
 BACKENDS = ("cuda", "cpp", "numpy")
 
 
+#: each relative setting as first resolved, against the working directory then
+_ABSOLUTE: dict[str, Path] = {}
+
+
+def _absolute(setting: str) -> Path:
+    """``setting`` (a path) with ``~`` expanded, made absolute once: a relative
+    ``SYMNB_CACHE_DIR=cache`` followed the working directory, so a notebook that
+    changed it (``os.chdir``, ``%cd``) read and wrote another cache."""
+    path = Path(setting).expanduser()
+    if path.is_absolute():
+        return path
+    if setting not in _ABSOLUTE:
+        _ABSOLUTE[setting] = Path.cwd() / path
+    return _ABSOLUTE[setting]
+
+
 def cache_dir() -> Path:
-    """Directory of the on-disk kernel cache."""
+    """Directory of the on-disk kernel cache (always an absolute path)."""
     explicit = os.environ.get("SYMNB_CACHE_DIR")
     if explicit:
-        return Path(explicit).expanduser()
+        return _absolute(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
         os.path.expanduser("~"), ".cache"
     )
-    return Path(base) / "symnb"
+    return _absolute(base) / "symnb"
 
 
 def preferred_backend() -> str | None:

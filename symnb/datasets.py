@@ -305,6 +305,19 @@ def digits(scale: bool = True) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+def _stratified_counts(counts: np.ndarray, test_size: float) -> np.ndarray:
+    """Test rows per class: ``test_size`` of each class, rounded so that they add up
+    to ``round(test_size * n)`` (largest remainders first). Rounding each class on
+    its own lost rows: classes of 2 gave none (round(0.5) == 0, so 50 pairs of
+    labels left the test set empty) and classes of 10 gave 2 of 10 (20%, not 25%)."""
+    exact = test_size * counts
+    out = np.floor(exact).astype(np.int64)
+    missing = round(float(test_size) * int(counts.sum())) - int(out.sum())
+    order = np.argsort(-(exact - out), kind="stable")
+    out[order[:missing]] += 1
+    return out
+
+
 def train_test_split(
     X: np.ndarray,
     y: np.ndarray,
@@ -338,11 +351,12 @@ def train_test_split(
         raise ValueError(f"test_size must be between 0 and 1, got {test_size!r}")
     rng = rng_from_seed(seed)
     if stratify and y.dtype.kind in "iub":
+        labels, counts = np.unique(y, return_counts=True)
         test = []
-        for label in np.unique(y):
+        for label, k in zip(labels, _stratified_counts(counts, test_size)):
             idx = np.flatnonzero(y == label)
             rng.shuffle(idx)
-            test.append(idx[: round(test_size * len(idx))])
+            test.append(idx[:k])
         test_idx = np.sort(np.concatenate(test))
     else:
         perm = rng.permutation(len(X))

@@ -84,7 +84,7 @@ class _Checked:
         constant, and nothing is written), but without a host round trip for arrays
         of the kernel's own module (training loops call this every step)."""
         xp = self.xp
-        vals = _real_array(xp, values, "write_params: values")
+        vals = _real_array(xp, values, "write_params: values", numbers_only=True)
         size = int(self._params.size)
         if positions is None:
             if vals.shape != (size,):
@@ -144,7 +144,7 @@ class _Checked:
     def _checked_params(self, value: Any, shape: tuple | None) -> np.ndarray:
         if type(value).__module__.startswith("cupy"):
             value = value.get()
-        raw = _real_array(np, value, "params")
+        raw = _real_array(np, value, "params", numbers_only=True)
         arr = raw.astype(np.float64).reshape(-1) if raw.ndim <= 1 else raw
         if shape is not None and arr.shape != tuple(shape):
             raise ValueError(
@@ -319,31 +319,55 @@ def _check_grad_shape(grad: Any, x: Any) -> None:
         raise ValueError(f"grad has shape {grad.shape}; it must match x's {x.shape}")
 
 
-def _real_array(xp: Any, a: Any, name: str) -> Any:
-    """``a`` as an array of ``xp``, refusing what is not real numbers."""
-    if isinstance(a, np.ma.MaskedArray) and np.ma.getmask(a) is not np.ma.nomask:
-        if np.ma.getmaskarray(a).any():
-            # asarray drops the mask: the masked entries' hidden data would be computed
-            # and returned as ordinary numbers
-            raise TypeError(
-                f"{name} is a masked array with masked entries; kernels compute every "
-                f"entry: pass {name}.filled(value) or {name}.compressed()"
-            )
+def _real_array(xp: Any, a: Any, name: str, numbers_only: bool = False) -> Any:
+    """``a`` as an array of ``xp``, refusing what is not real numbers (and, with
+    ``numbers_only``, booleans: a constant set to ``[True]`` became 1.0)."""
+    if (
+        isinstance(a, np.ma.MaskedArray)
+        and np.ma.getmask(a) is not np.ma.nomask
+        and np.ma.getmaskarray(a).any()
+    ):
+        # asarray drops the mask: the masked entries' hidden data would be computed
+        # and returned as ordinary numbers
+        raise TypeError(
+            f"{name} is a masked array with masked entries; kernels compute every "
+            f"entry: pass {name}.filled(value) or {name}.compressed()"
+        )
     try:
         arr = xp.asarray(a)
     except Exception as exc:  # noqa: BLE001
         raise TypeError(f"{name} must be an array of numbers: {exc}") from None
+    if numbers_only and (arr.dtype.kind == "b" or _holds_bool(a)):
+        raise TypeError(
+            f"{name} holds booleans ({_shown_value(a)}); constants are numbers: "
+            "pass floats, e.g. 1.0 for True"
+        )
     if arr.dtype.kind not in "fiub":
         fix = (
             "pass the real part (.real) or the magnitude (abs)"
             if arr.dtype.kind == "c"
             else "convert it to numbers first (e.g. .astype(float))"
         )
+        kinds = "int or float" if numbers_only else "bool, int or float"
         raise TypeError(
-            f"{name} has dtype {arr.dtype}; it must hold real numbers (bool, int or "
-            f"float): {fix}"
+            f"{name} has dtype {arr.dtype}; it must hold real numbers ({kinds}): {fix}"
         )
     return arr
+
+
+def _holds_bool(a: Any) -> bool:
+    """Whether the list or tuple ``a`` has a bool among its items (NumPy reads
+    ``[1.0, True]`` as floats)."""
+    if not isinstance(a, (list, tuple)):
+        return False
+    items = np.asarray(a, dtype=object).ravel()
+    return any(isinstance(v, (bool, np.bool_)) for v in items)
+
+
+def _shown_value(a: Any) -> str:
+    """``a`` for a message, cut to 60 characters."""
+    text = repr(a)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _overlaps(a: Any, b: Any) -> bool:

@@ -22,6 +22,7 @@ from typing import Any
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from symnb.checks import check_constant_count, check_name_length
 from symnb.errors import FormulaError
 from symnb.formula import compose, library
 from symnb.formula.branches import local_branches
@@ -383,13 +384,19 @@ class _Formula:
     ) -> None:
         from symnb.formula.parse import parse_formula
 
-        if isinstance(name, str) and not name.strip():
-            name = None
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a string, got {type(name).__name__}")
+        if name is not None:
+            check_name_length(name, f"{self.kind} name")
+        if isinstance(name, str) and not name.strip():
+            name = None
+        check_constant_count(
+            len(constants), self.kind if name is None else f"{self.kind} {name!r}"
+        )
         self._learnable: dict[str, Learnable] = {}
         values: dict[str, float] = {}
         for cname, value in constants.items():
+            check_name_length(cname, "constant name")
             if cname in self.variables:
                 raise FormulaError(
                     f"constant {cname!r} has the name of the variable",

@@ -893,6 +893,14 @@ class _Parser:
                 line_text = self.processed_lines[node.lineno - 1]
                 seg = line_text[node.col_offset - shift : node.end_col_offset - shift]
                 seg = seg.replace("_", "")
+                if v == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", seg)[0]):
+                    # 1e-400: a nonzero literal that float64 reads as 0.0
+                    raise self.node_error(
+                        node,
+                        f"number {seg[:40]} is too small for a float (it would be "
+                        "0); the smallest nonzero magnitude is about 5e-324",
+                        "write 0 if 0 is meant, or rescale the formula",
+                    )
                 if 0 < len(seg) <= 60 and re.fullmatch(r"[0-9.eE+-]+", seg):
                     literal = seg
             expr = sp.Float(literal) if literal is not None else sp.Float(v)

@@ -985,7 +985,9 @@ class TorchLayer(nn.Module):
     def constant_vector(self) -> Tensor:
         """All constants in ``offsets`` layout (differentiable w.r.t. the learnable)."""
         sizes = getattr(self, "sizes", None)  # absent in modules pickled before
-        if sizes is not None:
+        # not while tracing: the comparison of traced sizes warned (TracerWarning),
+        # and a trace records the vectors' shapes as they are
+        if sizes is not None and not torch.jit.is_tracing():
             for name, size in zip(("learnable_values", "fixed_values"), sizes):
                 found = tuple(getattr(self, name).shape)
                 if found != (size,):
@@ -1012,7 +1014,9 @@ class TorchLayer(nn.Module):
                 f"layer's {self.n} features"
             )
         dim = self.dim % x.ndim
-        if x.shape[dim] != self.n:
+        # while tracing the operator checks the length itself (comparing the traced
+        # size here warned: TracerWarning), as it does for each input of the trace
+        if not torch.jit.is_tracing() and x.shape[dim] != self.n:
             raise ValueError(
                 f"x has shape {tuple(x.shape)}: dimension {self.dim} has "
                 f"{x.shape[dim]} entries, but the layer has {self.n} activations"

@@ -124,6 +124,14 @@ def _check_hidden(hidden: Any) -> list[int]:
     if isinstance(hidden, (int, np.integer)) and not isinstance(hidden, bool):
         hidden = [hidden]
     widths = check_list(hidden, "hidden", "(16, 16)", wrap=False)
+    if not widths:
+        # [features, outputs]: no layer applies an activation, so every one scored
+        # the same (compare's table, search's ranking were meaningless)
+        raise ValueError(
+            "hidden is empty: a network without hidden layers applies no activation, "
+            "so every activation would score the same; give at least one width, "
+            "e.g. hidden=(16, 16)"
+        )
     return [check_integer(w, f"hidden[{i}]", 1, "16") for i, w in enumerate(widths)]
 
 

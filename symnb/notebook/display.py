@@ -191,6 +191,16 @@ def plot_image(
     return Image(plotting.figure_to_png(fig, dpi=dpi), format="png")
 
 
+def _no_plot(obj: Any, x_range: tuple[float, float], exc: Exception) -> str:
+    """The note shown instead of a plot that could not be drawn."""
+    reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+    low, high = x_range
+    return (
+        f"no plot of {obj.name} over [{low:g}, {high:g}]: {reason[:300]} "
+        "(narrow --range, use --dtype float64, or --no-plot)"
+    )
+
+
 def definition_outputs(
     obj: Any,
     status: CompileStatus,
@@ -204,7 +214,13 @@ def definition_outputs(
     the plot when there is no ``kernel``)."""
     outputs: list[Any] = [status, *formula_views(obj)]
     if x_range is not None:
-        outputs.append(plot_image(obj, x_range, kernel=kernel, dtype=dtype))
+        try:
+            outputs.append(plot_image(obj, x_range, kernel=kernel, dtype=dtype))
+        except (ValueError, ArithmeticError) as exc:
+            # the definition is bound: a plot that cannot be drawn is a note, not a
+            # traceback (a constant beyond the plot's float32 raised FormulaError;
+            # values near the float64 limit broke matplotlib's ticks and transforms)
+            status.messages.append(_no_plot(obj, x_range, exc))
     if show_code:
         source = getattr(kernel, "source", None) if kernel is not None else None
         if source:

@@ -32,6 +32,7 @@ from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from symnb.notebook import state
+from symnb.plotting import parse_range
 
 #: a value that starts with '-' but is no option: a number or a range (-4:4, -inf)
 _NEGATIVE_VALUE = re.compile(r"-(\d|\.\d|inf|nan)", re.IGNORECASE)
@@ -63,8 +64,6 @@ def _plot_range(text: str, dtype: str) -> tuple[float, float]:
     ``dtype``: both ends and the width finite there (NumPy would otherwise fill the
     plot with inf and NaN, with overflow warnings)."""
     import numpy as np
-
-    from symnb.plotting import parse_range
 
     low, high = parse_range(text)
     limit = float(np.finfo(dtype).max)
@@ -277,11 +276,13 @@ class SymnbMagics(Magics):
             except ValueError as exc:
                 raise UsageError(f"--device: {exc}") from None
         x_range = None
-        if not args.no_plot and not args.quiet:
-            try:
+        try:  # read even when nothing is plotted: '--range garbage -q' passed
+            if args.no_plot or args.quiet:
+                parse_range(args.range)
+            else:
                 x_range = _plot_range(args.range, args.dtype)
-            except ValueError as exc:
-                raise UsageError(f"--range: {exc} (e.g. --range -4:4)") from None
+        except ValueError as exc:
+            raise UsageError(f"--range: {exc} (e.g. --range -4:4)") from None
 
         try:
             definitions = parse_cell(cell, loss=args.loss)

@@ -54,13 +54,11 @@ import tokenize
 import unicodedata
 from dataclasses import dataclass, field
 
+from symnb.checks import MAX_NAME_CHARS, nonzero_literal
 from symnb.errors import FormulaError
 
 #: Longest cell parsed (each formula also has the core's own length limit).
 MAX_CELL_CHARS = 4_000_000
-#: Longest name, input or constant name (a 3,000,000-character name was bound, and
-#: shown whole in every message and output about it).
-MAX_NAME_CHARS = 100
 ACTIVATION_INPUTS = ("x",)
 LOSS_INPUTS = ("y_pred", "y_true")
 
@@ -251,7 +249,7 @@ def _parse_value(
             if not math.isfinite(v):
                 raise ValueError("not finite")
             literal = ast.get_source_segment(source, n)
-            if isinstance(n.value, float) and v == 0.0 and _nonzero_literal(literal):
+            if isinstance(n.value, float) and v == 0.0 and nonzero_literal(literal):
                 raise ValueError("underflow")  # 1e-400 reads as 0.0
             return v
         if isinstance(n, ast.Name) and n.id.lower() in ("nan", "inf", "infinity"):
@@ -307,15 +305,6 @@ def _parse_value(
             column,
             hint + ' (learnable(v, per="neuron") for one value per neuron)',
         ) from None
-
-
-def _nonzero_literal(literal: str | None) -> bool:
-    """Whether a number literal that Python read as 0.0 has a nonzero digit before
-    its exponent (``1e-400``: underflow; ``0e5``, ``0.0``: a real zero)."""
-    if not literal:
-        return False
-    digits = re.split(r"[eE]", literal.lower().replace("_", ""), maxsplit=1)[0]
-    return bool(re.search(r"[1-9]", digits))
 
 
 def _short(text: str) -> str:

@@ -233,9 +233,43 @@ def editor_defined(editor: Any, name: str) -> None:
         _EDITORS[name] = weakref.ref(editor)
 
 
+def check_offered_activation(act: Any, what: str, key: str) -> None:
+    """``act`` (``what``, offered as ``key``) is a symnb.Activation or a library
+    name, checked now, not when a menu first offers it and training fails."""
+    import symnb
+
+    if isinstance(act, symnb.Activation):
+        return
+    if not isinstance(act, str):
+        raise TypeError(
+            f"{what} must be a symnb.Activation or a library name such as 'relu', "
+            f"got {type(act).__name__}"
+        )
+    try:
+        symnb.activation(act)
+    except symnb.FormulaError as exc:
+        raise ValueError(
+            f"{what} = {act!r:.60} is no library activation "
+            f"({str(exc).splitlines()[0]}); pass a library name such as 'relu' or a "
+            f"symnb.Activation, e.g. symnb.Activation('x*tanh(x)', name={key!r})"
+        ) from None
+
+
 def register_activation(activation: Any, name: str | None = None) -> str:
-    """Offer an activation in every Playground of this session; returns its name."""
+    """Offer an activation in every Playground of this session; returns its name.
+
+    ``activation`` is a symnb.Activation or a library name (``register_activation(3)``
+    was kept as 'custom', and the Playground offering it failed when chosen)."""
+    from symnb.checks import check_name_length
+
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise TypeError(
+            f"register_activation: name must be a non-empty string or None, got "
+            f"{name!r:.60}"
+        )
     key = name or getattr(activation, "name", None) or "custom"
+    check_offered_activation(activation, "register_activation: activation", key)
+    check_name_length(key, "register_activation: name")
     with _REGISTRY_LOCK:
         _REGISTRY[str(key)] = activation
     return str(key)

@@ -93,6 +93,13 @@ class DataSource:
     @classmethod
     def from_arrays(cls, X: Any, y: Any) -> DataSource:
         """The user's own data: X of shape (n, d >= 2), y of shape (n,)."""
+        for name, given in (("X", X), ("y", y)):
+            if np.asarray(given).dtype.kind == "c":
+                # np.array(..., float64) dropped the imaginary part (ComplexWarning)
+                raise TypeError(
+                    f"Playground(data=(X, y)): {name} holds complex numbers; pass "
+                    f"real ones, e.g. {name}.real or abs({name})"
+                )
         try:
             X = np.array(X, dtype=np.float64)
             y = np.array(y, dtype=np.float64)

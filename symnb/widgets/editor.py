@@ -28,6 +28,7 @@ import ipywidgets as W
 import numpy as np
 
 from symnb import plotting
+from symnb.checks import check_flag
 from symnb.notebook.state import BACKEND_CHOICES
 
 from ._common import (
@@ -187,7 +188,7 @@ class ActivationEditor(W.VBox):
         self._values: dict[str, float] = _checked_constants(constants)
         self._lock = threading.RLock()
         self._compare = self._comparison_kernels(compare)
-        self._presentation = bool(presentation)
+        self._presentation = check_flag(presentation, "ActivationEditor: presentation")
         self._base: Any = None  # Activation parsed from the current text
         self._preview: Any = None  # numpy kernel used for the plot
         self._kernel: Any = None

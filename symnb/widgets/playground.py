@@ -38,10 +38,13 @@ from typing import Any
 import ipywidgets as W
 import numpy as np
 
+from symnb.checks import check_flag
+
 from . import data, plots
 from ._common import (
     ErrorSink,
     backend_choices,
+    check_offered_activation,
     close_tree,
     constant_value,
     device_argument,
@@ -184,8 +187,6 @@ def _loss_of(model: Any, X: np.ndarray, y: np.ndarray) -> float:
 def _checked_activations(activations: Any) -> dict[str, Any]:
     """``activations`` ({name: symnb.Activation or library name}) checked now, not
     when a menu first offers one and training fails."""
-    import symnb
-
     if activations is None:
         return {}
     if not isinstance(activations, dict):
@@ -195,22 +196,7 @@ def _checked_activations(activations: Any) -> dict[str, Any]:
             f"{type(activations).__name__}"
         )
     for key, act in activations.items():
-        if isinstance(act, symnb.Activation):
-            continue
-        if not isinstance(act, str):
-            raise TypeError(
-                f"Playground: activations[{key!r}] must be a symnb.Activation or a "
-                f"library name such as 'relu', got {type(act).__name__}"
-            )
-        try:
-            symnb.activation(act)
-        except symnb.FormulaError as exc:
-            raise ValueError(
-                f"Playground: activations[{key!r}] = {act!r} is no library "
-                f"activation ({str(exc).splitlines()[0]}); pass a library name such "
-                f"as 'relu' or a symnb.Activation, e.g. symnb.Activation('x*tanh(x)', "
-                f"name={key!r})"
-            ) from None
+        check_offered_activation(act, f"Playground: activations[{key!r}]", key)
     return dict(activations)
 
 
@@ -316,6 +302,7 @@ class Playground(W.VBox):
         **kwargs: Any,
     ) -> None:
         cfg = normalize_config(config)
+        presentation = check_flag(presentation, "Playground: presentation")
         refresh_interval = check_seconds(refresh_interval, "refresh_interval")
         if plot_interval is not None:
             frame_interval = check_seconds(plot_interval, "plot_interval")
