@@ -183,16 +183,25 @@ def constant_names(text: str, variables: tuple[str, ...] = ("x",)) -> list[str]:
         tree = ast.parse(text.replace("^", "**").strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    called: set[int] = set()
+    from symnb.formula import spellings
+
+    called: set[int] = set()  # function names, and np of np.tanh (never constants)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             called.add(id(node.func))
+        if isinstance(node, ast.Attribute) and spellings.split(node) is not None:
+            root = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            called.add(id(root))
     names: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and id(node) not in called:
             n = node.id
             if n in variables or n in ALLOWED_CONSTANTS or n in names:
                 continue
+            if n == "e" or spellings.variable_alias(n, tuple(variables)):
+                continue  # Euler's number; a loss's y_hat, target...
             if n in ALLOWED_FUNCTIONS:
                 continue
             names.append(n)

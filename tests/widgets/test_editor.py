@@ -421,3 +421,22 @@ def test_valid_x_range_is_kept() -> None:
         assert (xs[0], xs[-1]) == (-2.0, 3.0)
     finally:
         editor.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "reference"),
+    [
+        # e is Euler's number: a slider e = 1 made this log(1 + 1) = 0.69 everywhere
+        ("beta*ln(1 + e^x)", lambda x: 2.0 * np.logaddexp(0, x)),
+        # np of np.tanh is no constant
+        ("np.tanh(beta*x)", lambda x: np.tanh(2.0 * x)),
+    ],
+)
+def test_sliders_skip_eulers_e_and_module_names(text, reference) -> None:
+    ed = ActivationEditor(text, name="spelled")
+    assert list(ed.sliders) == ["beta"]
+    ed.sliders["beta"].value = 2.0
+    ed._plot_throttle.flush()
+    curves = ed.curves()
+    x = curves["x"].astype(float)
+    np.testing.assert_allclose(curves["f"], reference(x), rtol=1e-5, atol=1e-6)
