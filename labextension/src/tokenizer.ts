@@ -129,13 +129,69 @@ export const KNOWN_FUNCTIONS: ReadonlySet<string> = new Set([
   'softshrink',
   'gaussian',
   'penalized_tanh',
-  'step'
+  'step',
+  // other libraries' names for the same functions (symnb.formula.spellings.BARE)
+  'expit',
+  'logistic',
+  'fabs',
+  'Phi',
+  'ndtr'
+]);
+
+/**
+ * Module paths a formula may put before a function (`np.tanh`, `F.silu`):
+ * `symnb.formula.spellings.MODULES`. Kept in sync by `tests/labextension`.
+ */
+export const MODULES: ReadonlySet<string> = new Set([
+  'np',
+  'numpy',
+  'math',
+  'torch',
+  'F',
+  'nn.functional',
+  'torch.nn.functional',
+  'torch.special',
+  'jnp',
+  'jax.numpy',
+  'jax.nn',
+  'jax.scipy.special',
+  'tf',
+  'tf.math',
+  'tf.nn',
+  'scipy.special',
+  'special',
+  'sp',
+  'sympy'
+]);
+
+/**
+ * Names known only after a module path (`np.square`, `jax.nn.log_sigmoid`):
+ * the keys of `symnb.formula.spellings`' tables. Kept in sync by
+ * `tests/labextension`.
+ */
+export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'maximum',
+  'minimum',
+  'absolute',
+  'log_sigmoid',
+  'log_expit',
+  'soft_sign',
+  'hard_tanh',
+  'hard_sigmoid',
+  'hard_swish',
+  'hard_silu',
+  'clip_by_value',
+  'square',
+  'power',
+  'pow',
+  'logaddexp',
+  'sinc'
 ]);
 
 /**
  * Named mathematical constants a formula may use.
  */
-export const KNOWN_CONSTANTS: ReadonlySet<string> = new Set(['pi', 'E']);
+export const KNOWN_CONSTANTS: ReadonlySet<string> = new Set(['pi', 'E', 'e']);
 
 /**
  * Characters people paste from papers, with the ASCII to type instead.
@@ -162,6 +218,7 @@ const HEAD_START_RE = /^(\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*)\(/;
 const HEAD_END_RE = /\s*=(?!=)/y;
 const STRING_RE = /"[^"\n]*"?|'[^'\n]*'?/y;
 const IDENT_RE = /[A-Za-z_][A-Za-z0-9_]*/y;
+const DOTTED_RE = /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+/y;
 const NUMBER_RE = /(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y;
 const OPERATOR_RE = /\*\*|<=|>=|==|!=|[-+*/^%<>=&|~!]/y;
 const PUNCTUATION = '(),;:[]';
@@ -436,6 +493,23 @@ function tokenizeExpression(
       tokens.push({ from: offset + pos, to: offset + line.length, type: 'comment' });
       return;
     }
+    const module = matchModule(line, pos);
+    if (module) {
+      // `np.` is a function token; the name after it is known if symnb maps it
+      tokens.push({ from: offset + pos, to: offset + pos + module.length, type: 'function' });
+      pos += module.length;
+      const name = matchAt(IDENT_RE, line, pos);
+      if (name) {
+        const known = KNOWN_FUNCTIONS.has(name) || MODULE_FUNCTIONS.has(name);
+        tokens.push(
+          known
+            ? { from: offset + pos, to: offset + pos + name.length, type: 'function' }
+            : classifyName(name, offset + pos, { variables: new Set(), constants: new Set() })
+        );
+        pos += name.length;
+      }
+      continue;
+    }
     const ident = matchAt(IDENT_RE, line, pos);
     if (ident) {
       tokens.push(classifyName(ident, offset + pos, scope));
@@ -444,6 +518,24 @@ function tokenizeExpression(
     }
     pos = tokenizeSimple(line, pos, offset, tokens);
   }
+}
+
+/**
+ * The longest module path with its dot (`torch.nn.functional.`) at `pos`, if any.
+ */
+function matchModule(line: string, pos: number): string | undefined {
+  const path = matchAt(DOTTED_RE, line, pos);
+  if (!path) {
+    return undefined;
+  }
+  const parts = path.split('.');
+  for (let n = parts.length - 1; n >= 1; n--) {
+    const prefix = parts.slice(0, n).join('.');
+    if (MODULES.has(prefix)) {
+      return prefix + '.';
+    }
+  }
+  return undefined;
 }
 
 /**

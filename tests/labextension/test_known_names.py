@@ -40,4 +40,22 @@ def test_every_library_activation_is_highlighted():
 def test_named_constants_match():
     from symnb.formula.functions import ALLOWED_CONSTANTS
 
-    assert set(ALLOWED_CONSTANTS) == _ts_set("KNOWN_CONSTANTS")
+    # e is Euler's number unless declared (symnb.formula.parse)
+    assert set(ALLOWED_CONSTANTS) | {"e"} == _ts_set("KNOWN_CONSTANTS")
+
+
+def test_other_libraries_spellings_are_highlighted():
+    from symnb.formula import spellings
+
+    text = TOKENIZER_TS.read_text(encoding="utf-8")
+    block = re.search(
+        r"MODULES: ReadonlySet<string> = new Set\(\[(.*?)\]\);", text, re.S
+    )
+    assert block and set(re.findall(r"'([A-Za-z_.]+)'", block.group(1))) == set(
+        spellings.MODULES
+    )
+    known = _ts_set("KNOWN_FUNCTIONS") | _ts_set("MODULE_FUNCTIONS")
+    names = {*spellings._COMMON, *spellings._REWRITTEN, *spellings.BARE}
+    missing = names - known
+    assert not missing, f"add to MODULE_FUNCTIONS in tokenizer.ts: {missing}"
+    assert set(spellings.BARE) <= _ts_set("KNOWN_FUNCTIONS")

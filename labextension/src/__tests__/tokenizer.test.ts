@@ -253,3 +253,26 @@ describe('the example cell', () => {
     assert.ok(KNOWN_FUNCTIONS.has('sigmoid'));
   });
 });
+
+describe('other libraries\' spellings', () => {
+  it('colours a module path and the function symnb maps after it', () => {
+    const source = '%%symact\nf(x) = np.tanh(x) + torch.nn.functional.silu(x) + np.square(x)';
+    assert.equal(typeOf(source, 'np.'), 'function');
+    assert.equal(typeOf(source, 'tanh'), 'function');
+    assert.equal(typeOf(source, 'torch.nn.functional.'), 'function');
+    assert.equal(typeOf(source, 'silu'), 'function');
+    assert.equal(typeOf(source, 'square'), 'function');
+  });
+  it('flags an unknown name after a module and any other attribute', () => {
+    const source = '%%symact\nf(x) = np.foo(x) + os.system(x)';
+    assert.equal(typeOf(source, 'foo'), 'unknown');
+    assert.equal(typeOf(source, 'os'), 'unknown');
+  });
+  it("knows Euler's e, np.pi and the bare aliases", () => {
+    const source = '%%symact\nf(x) = ln(1 + e^x) + np.pi*expit(x) + x*Phi(x)';
+    assert.equal(typeOf(source, 'e'), 'constant');
+    assert.equal(typeOf(source, 'pi'), 'constant');
+    assert.equal(typeOf(source, 'expit'), 'function');
+    assert.equal(typeOf(source, 'Phi'), 'function');
+  });
+});
