@@ -893,7 +893,14 @@ class _Parser:
                 line_text = self.processed_lines[node.lineno - 1]
                 seg = line_text[node.col_offset - shift : node.end_col_offset - shift]
                 seg = seg.replace("_", "")
-                if v == 0.0 and re.search(r"[1-9]", re.split(r"[eE]", seg)[0]):
+                is_literal = re.fullmatch(r"[0-9.eE+-]+", seg) is not None
+                # (a node built from other text, e.g. a library default, has the
+                # position of the call it stands in: its segment is no literal)
+                if (
+                    is_literal
+                    and v == 0.0
+                    and re.search(r"[1-9]", re.split(r"[eE]", seg)[0])
+                ):
                     # 1e-400: a nonzero literal that float64 reads as 0.0
                     raise self.node_error(
                         node,
@@ -901,7 +908,7 @@ class _Parser:
                         "0); the smallest nonzero magnitude is about 5e-324",
                         "write 0 if 0 is meant, or rescale the formula",
                     )
-                if 0 < len(seg) <= 60 and re.fullmatch(r"[0-9.eE+-]+", seg):
+                if 0 < len(seg) <= 60 and is_literal:
                     literal = seg
             expr = sp.Float(literal) if literal is not None else sp.Float(v)
             return _Val(expr, v)
