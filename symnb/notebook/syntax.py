@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 
 from symnb.checks import MAX_NAME_CHARS, nonzero_literal
 from symnb.errors import FormulaError
+from symnb.formula import spellings
 
 #: Longest cell parsed (each formula also has the core's own length limit).
 MAX_CELL_CHARS = 4_000_000
@@ -552,9 +553,11 @@ def _parse_definition(
             open_at + 2,
             "give each input its own name",
         )
-    if kind == "loss" and (inputs[0] == "y_true" or inputs[1] == "y_pred"):
+    roles = [spellings.variable_alias(n, LOSS_INPUTS) or n for n in inputs]
+    if kind == "loss" and (roles[0] == "y_true" or roles[1] == "y_pred"):
         # inputs are positional (prediction first): l(y_true, y_pred), the order of
-        # scikit-learn's metrics, silently made y_true the prediction
+        # scikit-learn's metrics, silently made y_true the prediction (so would
+        # l(y, y_hat) or l(target, output): names formulas read as the other role)
         raise _error(
             f"{name}({', '.join(inputs)}): a loss takes the prediction first and the "
             f"target second, so {inputs[0]!r} would be the prediction",
@@ -742,6 +745,9 @@ def _check_stray_canonical(definition: Definition, cell: str) -> None:
     input: report it as the unknown symbol it is."""
     canonical = ACTIVATION_INPUTS if definition.kind == "activation" else LOSS_INPUTS
     stray = {c for c in canonical if c not in definition.inputs}
+    if definition.kind == "loss" and tuple(definition.inputs) != LOSS_INPUTS:
+        # y, y_hat, target... are the loss's inputs only under their canonical names
+        stray |= set(spellings.LOSS_VARIABLES) - set(definition.inputs)
     stray -= {c.name for c in definition.constants}
     if not stray:
         return

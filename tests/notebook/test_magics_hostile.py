@@ -144,9 +144,7 @@ def test_no_compile_plot_uses_the_dtype(shell) -> None:
         ("fa(x;\u00a0a=1) = a*x", "U+00A0", 6, "invisible"),
     ],
 )
-def test_non_ascii_header_characters_are_named(
-    shell, body, char, column, hint
-) -> None:
+def test_non_ascii_header_characters_are_named(shell, body, char, column, hint) -> None:
     message = refused(shell, "-q", body)
     assert char in message and hint in message
     assert f"(line 2, column {column})" in message
@@ -171,14 +169,19 @@ def test_pi_still_means_pi(shell) -> None:
     assert value(shell, "fa", 1.0) == pytest.approx(np.pi + 2.0, rel=1e-15)
 
 
-@pytest.mark.parametrize("inputs", ["y_true, y_pred", "y_true, p", "t, y_pred"])
+@pytest.mark.parametrize(
+    "inputs",
+    ["y_true, y_pred", "y_true, p", "t, y_pred", "y, y_hat", "target, output"],
+)  # y, y_hat, target, output: names a loss formula reads as y_true / y_pred
 def test_loss_inputs_in_the_other_order_are_refused(shell, inputs) -> None:
     message = refused(shell, "--loss -q", f"lq({inputs}) = (y_pred - 2*y_true)**2")
     assert "prediction first" in message and "lq(y_pred, y_true)" in message
     assert "lq" not in shell.user_ns
 
 
-@pytest.mark.parametrize("inputs", ["y_pred, y_true", "p, t", "y_pred, t", "p, y_true"])
+@pytest.mark.parametrize(
+    "inputs", ["y_pred, y_true", "p, t", "y_pred, t", "p, y_true", "y_hat, y"]
+)
 def test_loss_inputs_in_order_are_positional(shell, inputs) -> None:
     first, second = (s.strip() for s in inputs.split(","))
     body = f"lq({inputs}) = ({first} - 2*{second})**2"
@@ -230,3 +233,10 @@ def test_failed_cell_of_many_definitions_lists_a_few_names(shell) -> None:
         "keep their previous values)"
     )
     assert "g07" not in shell.user_ns
+
+
+def test_loss_names_of_the_inputs_are_not_read_when_the_inputs_are_renamed(shell):
+    # lq(p, t): a y in the formula is no input (the formula's own aliases, y -> y_true,
+    # apply only to the canonical y_pred, y_true)
+    message = refused(shell, "--loss -q", "lq(p, t) = (p - y)**2")
+    assert "unknown symbol 'y'" in message and "lq" not in shell.user_ns
