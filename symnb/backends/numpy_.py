@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import PRECEDENCE
 
 from symnb.backends.base import BackendStatus, Program
-from symnb.codegen.printer import split_squared_denominator
+from symnb.codegen.printer import coefficient_last, split_squared_denominator
 from symnb.formula.internal import InternalForm
 
 # ------------------------------------------------------------------ stable helpers
@@ -138,6 +139,11 @@ class _Printer(NumPyPrinter):
 
     def _print_Mul(self, expr: sp.Expr) -> str:
         # P*R/Q**2 as (P/Q)*(R/Q), as in the C kernels (no overflow of Q**2)
+        moved = coefficient_last(expr)  # 2*x*sin(x) as x*sin(x)*2 (overflow)
+        if moved is not None:
+            rest, c = moved
+            sign = "-" if c < 0 else ""
+            return f"{sign}{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self._print(abs(c))}"
         split = split_squared_denominator(expr)
         return super()._print_Mul(expr if split is None else split)
 

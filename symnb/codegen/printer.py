@@ -118,13 +118,13 @@ def _merge_guard(expr: sp.Piecewise) -> sp.Piecewise:
     """``c ? (p ? A : E) : E`` as ``(c & p) ? A : E``: a regime guarded by the
     constants' values (robust.regimes) costs one select per element, not two (PAU 5/4
     forward, 1e6, one thread: 330 -> 300 us). The same value wherever it is defined."""
-    if len(expr.args) != 2 or expr.args[1].cond != True:  # noqa: E712 - SymPy true
+    if len(expr.args) != 2 or expr.args[1].cond != True:
         return expr
     (inner, guard), (rest, _) = expr.args
     if (
         isinstance(inner, sp.Piecewise)
         and len(inner.args) == 2
-        and inner.args[1].cond == True  # noqa: E712
+        and inner.args[1].cond == True
         and inner.args[1].expr == rest
     ):
         both = sp.And(guard, inner.args[0].cond)
@@ -318,6 +318,11 @@ class KernelPrinter(C99CodePrinter):
             else:
                 text = f"({self._print(rest)})/{q}"
             return f"(-{text})" if coeff.p < 0 else text
+        moved = coefficient_last(expr)
+        if moved is not None:
+            rest, c = moved
+            sign = "-" if c < 0 else ""
+            return f"{sign}{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self._print(abs(c))}"
         split = split_squared_denominator(expr)
         if split is not None:
             return super()._print_Mul(split)
@@ -524,6 +529,33 @@ def _degree(e: sp.Expr) -> int:
         if isinstance(base, sp.Symbol) and p.exp.is_Integer:
             best = max(best, int(p.exp))
     return best
+
+
+def coefficient_last(e: sp.Expr) -> tuple[sp.Expr, sp.Number] | None:
+    """``2*x*sin(x)*cos(x)`` as (``x*sin(x)*cos(x)``, 2) to print the coefficient last.
+
+    Printed first, a coefficient above 1 multiplies the variable before the bounded
+    factors do: 2*x overflows at the float maximum where 2*x*sin(x)*cos(x) does not
+    (x*cos(x)**2's f' was inf at 3.4e38 in float32 for a true 3.0e38). Last, every
+    partial product is at most the result's magnitude times the factors' bounds.
+    """
+    coeff, rest = e.as_coeff_Mul()
+    # integers and floats (a fraction p/q prints as a division: its own rules above)
+    if not isinstance(coeff, (sp.Integer, sp.Float)) or abs(coeff) <= 1:
+        return None
+    # only where a bounded factor can bring the product down: moved last elsewhere, the
+    # coefficient turned 2*x/(sqrt(4x^2 + 1) + 1)'s NaN at 1e308 (inf/inf) into a quiet
+    # 0, and the engine, seeing no failure, no longer rewrote the overflowing root
+    if not any(_bounded(a) for a in sp.Mul.make_args(rest)):
+        return None
+    return rest, coeff
+
+
+def _bounded(e: sp.Expr) -> bool:
+    """A factor of magnitude at most 1 for every real argument (cos(x)**2, tanh(x))."""
+    if isinstance(e, sp.Pow) and e.exp.is_Integer and e.exp > 0:
+        e = e.base
+    return isinstance(e, (sp.sin, sp.cos, sp.tanh, sp.erf, sp.sech, sigmoid))
 
 
 def split_squared_denominator(e: sp.Mul) -> sp.Mul | None:
@@ -1371,6 +1403,7 @@ __all__ = [
     "MAX_OPERATIONS",
     "KernelPrinter",
     "Lowered",
+    "coefficient_last",
     "count_operations",
     "helpers_used",
     "lower",
