@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.select import check_device
-from symnb.checks import check_flag
+from symnb.checks import check_flag, check_no_booleans
 from symnb.datasets import rng_from_seed
 from symnb.memory import check_fits
 
@@ -678,6 +678,7 @@ class MLP:
         """Overwrite every parameter from a flat array (as returned by
         :meth:`get_flat_parameters`)."""
         raw = np.asarray(_to_host(values))
+        check_no_booleans(values, raw, "set_flat_parameters: values", "parameters")
         if raw.dtype.kind not in "biuf":
             raise TypeError(
                 f"set_flat_parameters: values have dtype {raw.dtype}; pass real numbers "
