@@ -19,6 +19,7 @@ import numpy as np
 from symnb import config
 from symnb.backends.base import BackendStatus
 from symnb.backends.kernel import Kernel, LayerKernel, LossKernel
+from symnb.checks import check_flag
 from symnb.errors import BackendUnavailable, CompileError, FormulaError
 
 _MODULES = {
@@ -44,7 +45,11 @@ def _module(name: str):
 
 
 def status(name: str, refresh: bool = False) -> BackendStatus:
-    """The (cached) availability report of one backend."""
+    """The (cached) availability report of one backend (any case, as ``resolve``)."""
+    if not isinstance(name, str):
+        raise TypeError(f"backend must be a string, got {type(name).__name__}")
+    refresh = check_flag(refresh, "refresh")  # refresh='no' re-probed
+    name = name.strip().lower()  # status('CPP') was 'unknown backend'
     if name not in _MODULES:
         raise ValueError(
             f"unknown backend {name!r}; use one of 'auto', {', '.join(map(repr, _MODULES))}"
@@ -138,6 +143,8 @@ def resolve(backend: str = "auto", strict: bool = False) -> str:
     if not isinstance(backend, str):
         raise TypeError(f"backend must be a string, got {type(backend).__name__}")
     backend = backend.strip().lower()
+    # strict='no' was truthy: raised where a fallback was asked for
+    strict = check_flag(strict, "strict")
     if backend == "auto":
         preferred = config.preferred_backend()
         order = ((preferred,) if preferred else ()) + AUTO_ORDER
