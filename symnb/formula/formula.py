@@ -410,7 +410,12 @@ class _Formula:
             if isinstance(value, Learnable):
                 self._learnable[cname] = value
         self._constants = values
-        self.surrogate = surrogate or "atan"
+        if surrogate is not None and not isinstance(surrogate, str):
+            # surrogate=0 or False silently meant "atan"
+            raise TypeError(
+                f"surrogate must be a name such as 'atan' or None, got {surrogate!r:.60}"
+            )
+        self.surrogate = "atan" if surrogate is None else surrogate
         if self.surrogate not in SURROGATES:
             raise FormulaError(
                 f"unknown surrogate gradient {self.surrogate!r}",
