@@ -55,3 +55,20 @@ def nonzero_literal(literal: str | None) -> bool:
         return False
     digits = re.split(r"[eE]", literal.lower().replace("_", ""), maxsplit=1)[0]
     return bool(re.search(r"[1-9]", digits))
+
+
+def check_no_booleans(given: Any, arr: np.ndarray, what: str, kind: str) -> None:
+    """A ``TypeError`` when ``given`` (read as ``arr``) holds booleans, which NumPy
+    takes as 1.0 and 0.0 (also in a list with numbers, ``[1.0, True]``): ``what``
+    names the argument and ``kind`` what its values are (constants, parameters)."""
+    booleans = arr.dtype.kind == "b" or (
+        isinstance(given, (list, tuple))
+        and any(isinstance(v, (bool, np.bool_)) for v in np.asarray(given, object).flat)
+    )
+    if booleans:
+        shown = repr(given)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise TypeError(
+            f"{what} holds booleans ({shown}); {kind} are numbers: pass floats, "
+            "e.g. 1.0 for True"
+        )

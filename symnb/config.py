@@ -32,7 +32,8 @@ def _absolute(setting: str) -> Path:
 def cache_dir() -> Path:
     """Directory of the on-disk kernel cache (always an absolute path)."""
     explicit = os.environ.get("SYMNB_CACHE_DIR")
-    if explicit:
+    # blank is unset, as for SYMNB_CXX ('   ' made a cache folder named '   ')
+    if explicit and explicit.strip():
         return _absolute(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
         os.path.expanduser("~"), ".cache"

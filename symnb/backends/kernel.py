@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from symnb.checks import check_no_booleans
 from symnb.errors import FormulaError
 
 
@@ -337,11 +338,8 @@ def _real_array(xp: Any, a: Any, name: str, numbers_only: bool = False) -> Any:
         arr = xp.asarray(a)
     except Exception as exc:  # noqa: BLE001
         raise TypeError(f"{name} must be an array of numbers: {exc}") from None
-    if numbers_only and (arr.dtype.kind == "b" or _holds_bool(a)):
-        raise TypeError(
-            f"{name} holds booleans ({_shown_value(a)}); constants are numbers: "
-            "pass floats, e.g. 1.0 for True"
-        )
+    if numbers_only:
+        check_no_booleans(a, arr, name, "constants")
     if arr.dtype.kind not in "fiub":
         fix = (
             "pass the real part (.real) or the magnitude (abs)"
@@ -353,21 +351,6 @@ def _real_array(xp: Any, a: Any, name: str, numbers_only: bool = False) -> Any:
             f"{name} has dtype {arr.dtype}; it must hold real numbers ({kinds}): {fix}"
         )
     return arr
-
-
-def _holds_bool(a: Any) -> bool:
-    """Whether the list or tuple ``a`` has a bool among its items (NumPy reads
-    ``[1.0, True]`` as floats)."""
-    if not isinstance(a, (list, tuple)):
-        return False
-    items = np.asarray(a, dtype=object).ravel()
-    return any(isinstance(v, (bool, np.bool_)) for v in items)
-
-
-def _shown_value(a: Any) -> str:
-    """``a`` for a message, cut to 60 characters."""
-    text = repr(a)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _overlaps(a: Any, b: Any) -> bool:

@@ -22,7 +22,7 @@ from typing import Any
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from symnb.checks import check_constant_count, check_name_length
+from symnb.checks import check_constant_count, check_flag, check_name_length
 from symnb.errors import FormulaError
 from symnb.formula import compose, library
 from symnb.formula.branches import local_branches
@@ -386,6 +386,8 @@ class _Formula:
 
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a string, got {type(name).__name__}")
+        # replace='no' was truthy: the library's gelu became the user's for the session
+        replace = check_flag(replace, "replace")
         if name is not None:
             check_name_length(name, f"{self.kind} name")
         if isinstance(name, str) and not name.strip():
@@ -414,7 +416,12 @@ class _Formula:
             if isinstance(value, Learnable):
                 self._learnable[cname] = value
         self._constants = values
-        self.surrogate = surrogate or "atan"
+        if surrogate is not None and not isinstance(surrogate, str):
+            # surrogate=0 or False silently meant "atan"
+            raise TypeError(
+                f"surrogate must be a name such as 'atan' or None, got {surrogate!r:.60}"
+            )
+        self.surrogate = "atan" if surrogate is None else surrogate
         if self.surrogate not in SURROGATES:
             raise FormulaError(
                 f"unknown surrogate gradient {self.surrogate!r}",
@@ -466,7 +473,7 @@ class _Formula:
                 user_expr = expr  # adopted above
             self._build(user_expr, derivative)
         if name is not None and _register and self.kind == "activation":
-            compose.register(self, replace=bool(replace))
+            compose.register(self, replace=replace)
 
     # -- construction -------------------------------------------------------------
 

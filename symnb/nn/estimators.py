@@ -179,6 +179,11 @@ def _check_labels(y: np.ndarray) -> None:
         )
 
 
+def _loss_key(name: str) -> str:
+    """A loss name as ``symnb.nn.losses`` compares them."""
+    return name.strip().lower().replace("-", "_")
+
+
 class MLPClassifier(_ClassifierMixin, _MLPEstimator):
     """A classifier on :class:`symnb.nn.MLP`: one logit with ``bce_with_logits`` for two
     classes, softmax cross-entropy for more. Any labels (strings, ints); ``classes_``
@@ -243,14 +248,44 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
             )
         self.classes_ = classes
         if len(classes) == 2:
-            loss, n_out = (self.loss or "bce_with_logits"), 1
-            if self.loss is not None and not isinstance(self.loss, str):
-                from .losses import resolve_loss
-
-                loss = resolve_loss(self.loss, task="binary")
+            loss, n_out = self._binary_loss(), 1
         else:
-            loss, n_out = "cross_entropy", len(classes)
+            loss, n_out = self._multiclass_loss(len(classes)), len(classes)
         return self._fit_model(X, encoded.astype(np.int64), loss, n_out)
+
+    def _binary_loss(self) -> Any:
+        """The loss for two classes: a loss name other than bce/bce_with_logits (say
+        'mse') made a regressor, whose float predictions then indexed ``classes_``
+        (IndexError in predict and score); a symnb.Loss is taken on the logits."""
+        from .losses import _LOGIT_NAMES, _PROB_NAMES, resolve_loss
+
+        if self.loss is None:
+            return "bce_with_logits"
+        if not isinstance(self.loss, str):
+            return resolve_loss(self.loss, task="binary")
+        if _loss_key(self.loss) in _LOGIT_NAMES + _PROB_NAMES:
+            return self.loss  # MLP gives 'bce' its sigmoid output
+        raise ValueError(
+            f"loss={self.loss!r:.60} is not a loss for two classes (y has two): "
+            "leave loss=None (bce_with_logits) or give 'bce', or a symnb.Loss of the "
+            "logits and 0/1 targets; for numeric targets use MLPRegressor"
+        )
+
+    def _multiclass_loss(self, n_classes: int) -> str:
+        """'cross_entropy', the only loss for more than two classes (another one
+        was ignored without a word)."""
+        from .losses import _SOFTMAX_NAMES
+
+        given = self.loss
+        if given is None or (
+            isinstance(given, str) and _loss_key(given) in _SOFTMAX_NAMES
+        ):
+            return "cross_entropy"
+        raise ValueError(
+            f"loss={given!r:.60} is for two classes, but y has {n_classes}: "
+            "MLPClassifier trains them with softmax cross-entropy; leave loss=None "
+            "(or 'cross_entropy')"
+        )
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Probabilities, shape (n, n_classes), columns in ``classes_`` order."""

@@ -24,6 +24,7 @@ for selu, Xavier for everything else (tanh, sigmoid, smooth user formulas).
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 
 import numpy as np
@@ -124,6 +125,9 @@ def ones(
 
 def constant(value: float) -> Initializer:
     """An initialiser filling with ``value``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        # constant(True) filled with 1.0; constant('a') was float()'s ValueError
+        raise TypeError(f"constant initialiser needs a real number, got {value!r:.60}")
     value = float(value)
     if not math.isfinite(value):
         raise ValueError(f"constant initialiser needs a finite value, got {value!r}")
@@ -190,7 +194,14 @@ def get(spec: InitSpec) -> Initializer:
     if isinstance(spec, str):
         key = spec.strip().lower()
         if key.startswith("constant(") and key.endswith(")"):
-            return constant(float(key[len("constant(") : -1]))
+            try:
+                number = float(key[len("constant(") : -1])
+            except ValueError:
+                raise ValueError(
+                    f"initialiser {spec!r}: constant(...) needs a number, e.g. "
+                    "'constant(0.1)'"
+                ) from None
+            return constant(number)
         if key in _NAMED:
             return _NAMED[key]
         raise ValueError(
@@ -198,6 +209,24 @@ def get(spec: InitSpec) -> Initializer:
             "a number, or a function (shape, rng) -> array"
         )
     raise TypeError(f"an initialiser is a name, a number or a function, not {spec!r}")
+
+
+def initial_array(
+    fn: Initializer, shape: tuple[int, ...], rng: np.random.Generator, what: str
+) -> np.ndarray:
+    """``fn(shape, rng)`` as a finite float64 array of ``shape``, or an error naming
+    ``what``: booleans and complex numbers were taken as 1.0 and their real parts,
+    text failed in float() without saying which initialiser gave it."""
+    values = np.asarray(fn(shape, rng))
+    if values.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{what} gave an array of dtype {values.dtype}; an initialiser returns "
+            f"real numbers of shape {shape} (a function (shape, rng) -> array)"
+        )
+    values = values.astype(np.float64)
+    if values.shape != shape or not np.all(np.isfinite(values)):
+        raise ValueError(f"{what} gave no finite {shape} array")
+    return values
 
 
 def default_for(activation_names: list[str]) -> str:

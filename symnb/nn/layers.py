@@ -41,7 +41,12 @@ def resolve_activation(spec: Any) -> Any:
     """
     if spec is None:
         return None
-    if isinstance(spec, str) and spec.strip().lower() in ("linear", "identity", "none", ""):
+    if isinstance(spec, str) and spec.strip().lower() in (
+        "linear",
+        "identity",
+        "none",
+        "",
+    ):
         return None
     from symnb.formula.formula import Loss, as_activation
 
@@ -82,6 +87,23 @@ def activation_key(act: Any) -> tuple:
     return (formula, consts, learn)
 
 
+def _layer_activations(activations: Any) -> list[Any]:
+    """One ``Activation`` per neuron, as ``compile_layer`` reads them (names and
+    formula texts parsed once): LayerActivation('relu') and LayerActivation(['relu'])
+    failed deep inside with "'str' object has no attribute 'constants'"."""
+    from symnb.backends.select import per_neuron_activations
+    from symnb.formula.formula import Activation
+
+    if isinstance(activations, (str, Activation)) or not isinstance(
+        activations, Sequence
+    ):
+        raise TypeError(
+            "LayerActivation expects a list with one activation per neuron, e.g. "
+            f"['relu', 'relu', swish], got {activations!r:.80}"
+        )
+    return per_neuron_activations(activations)
+
+
 class LayerActivation:
     """The compiled activation of one layer, one ``Activation`` per neuron.
 
@@ -103,7 +125,7 @@ class LayerActivation:
         strict: bool = False,
     ) -> None:
         symnb = _symnb()
-        self.activations = list(activations)
+        self.activations = _layer_activations(activations)
         width = len(self.activations)
         keys = [activation_key(a) for a in self.activations]
         per_neuron = any(

@@ -9,10 +9,14 @@ one-line text counter. Outside IPython only the progress bar is shown.
 
 from __future__ import annotations
 
+import numbers
 import sys
 import time
 from typing import Any
 
+from symnb.checks import check_flag
+
+from .compare import check_list
 from .train import Callback
 
 __all__ = ["LiveProgress"]
@@ -68,9 +72,26 @@ class LiveProgress(Callback):
         max_rate: float = 4.0,
         metrics: tuple[str, ...] = ("loss", "val_loss"),
     ) -> None:
-        self.plot = plot
-        self.max_rate = max_rate
-        self.metrics = metrics
+        self.plot = check_flag(plot, "LiveProgress: plot")
+        # checked now: max_rate=0 divided by zero at the first epoch's redraw, in
+        # the middle of fit; metrics="loss" plotted the keys 'l', 'o', 's', 's'
+        rate = "a number of plot updates per second > 0 (inf: every epoch)"
+        if isinstance(max_rate, bool) or not isinstance(max_rate, numbers.Real):
+            raise TypeError(
+                f"LiveProgress: max_rate must be {rate}, got {max_rate!r:.60}"
+            )
+        if not max_rate > 0:
+            raise ValueError(
+                f"LiveProgress: max_rate must be {rate}, got {max_rate!r:.60}"
+            )
+        names = check_list(metrics, "metrics", "('loss', 'val_loss')")
+        if not all(isinstance(n, str) for n in names):
+            raise TypeError(
+                "LiveProgress: metrics must be names of logged values such as "
+                f"('loss', 'val_loss'), got {metrics!r:.80}"
+            )
+        self.max_rate = float(max_rate)
+        self.metrics = tuple(names)
         self._bar: Any = None
         self._handle: Any = None
         self._fig: Any = None

@@ -23,9 +23,12 @@ A user ``symnb.Loss`` is a regression loss unless the model is told ``task="bina
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
+
+from symnb.checks import check_flag
 
 __all__ = ["ElementwiseLoss", "SoftmaxCrossEntropy", "TrainingLoss", "resolve_loss"]
 
@@ -69,10 +72,22 @@ class ElementwiseLoss(TrainingLoss):
     def __init__(
         self, loss: Any, task: str = "regression", logits: bool = True
     ) -> None:
+        # checked now: ElementwiseLoss(3) or task='nope' failed at the first
+        # compile or step, far from the call; logits='no' was truthy
+        if not (hasattr(loss, "compile") and hasattr(loss, "expr")):
+            raise TypeError(
+                "ElementwiseLoss takes a symnb.Loss (e.g. symnb.loss('mse')), got "
+                f"{loss!r:.60}; for a name use symnb.nn.losses.resolve_loss(name)"
+            )
+        if task not in ("regression", "binary"):
+            raise ValueError(
+                f"ElementwiseLoss: task must be 'regression' or 'binary', got {task!r:.60}"
+                " (several classes: SoftmaxCrossEntropy)"
+            )
         self.loss = loss
         self.name = getattr(loss, "name", "loss")
         self.task = task
-        self.logits = logits
+        self.logits = check_flag(logits, "ElementwiseLoss: logits")
         self.kernel: Any = None
         self.library_name: str | None = None
 
@@ -142,6 +157,12 @@ class SoftmaxCrossEntropy(TrainingLoss):
     logits = True
 
     def __init__(self, label_smoothing: float = 0.0) -> None:
+        if isinstance(label_smoothing, (bool, np.bool_)) or not isinstance(
+            label_smoothing, numbers.Real
+        ):
+            raise TypeError(
+                f"label_smoothing must be a number in [0, 1), got {label_smoothing!r:.60}"
+            )
         if not 0 <= label_smoothing < 1:
             raise ValueError(
                 f"label_smoothing must be in [0, 1), got {label_smoothing!r}"

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.select import check_device
-from symnb.checks import check_flag
+from symnb.checks import check_flag, check_no_booleans
 from symnb.datasets import rng_from_seed
 from symnb.memory import check_fits
 
@@ -379,23 +379,17 @@ class MLP:
             la = layer_acts[i]
             names = la.names() if la is not None else ["identity"]
             spec = inits[i] if inits[i] is not None else init_mod.default_for(names)
-            W = np.asarray(init_mod.get(spec)((fi, fo), rng), dtype=np.float64)
-            if W.shape != (fi, fo) or not np.all(np.isfinite(W)):
-                raise ValueError(
-                    f"the initialiser of layer {i} gave no finite ({fi}, {fo}) array"
-                )
+            W = init_mod.initial_array(
+                init_mod.get(spec), (fi, fo), rng, f"the initialiser of layer {i}"
+            )
             if masks_list[i] is not None:
                 W = W * masks_list[i]
-            b = np.asarray(
-                init_mod.get(binits[i] if binits[i] is not None else "zeros")(
-                    (fo,), rng
-                ),
-                dtype=np.float64,
+            b = init_mod.initial_array(
+                init_mod.get(binits[i] if binits[i] is not None else "zeros"),
+                (fo,),
+                rng,
+                f"the bias initialiser of layer {i}",
             )
-            if b.shape != (fo,) or not np.all(np.isfinite(b)):
-                raise ValueError(
-                    f"the bias initialiser of layer {i} gave no finite ({fo},) array"
-                )
             host[w_off : w_off + fi * fo] = W.ravel()
             host[b_off : b_off + fo] = b
             k = la.n_learnable if la is not None else 0
@@ -678,6 +672,7 @@ class MLP:
         """Overwrite every parameter from a flat array (as returned by
         :meth:`get_flat_parameters`)."""
         raw = np.asarray(_to_host(values))
+        check_no_booleans(values, raw, "set_flat_parameters: values", "parameters")
         if raw.dtype.kind not in "biuf":
             raise TypeError(
                 f"set_flat_parameters: values have dtype {raw.dtype}; pass real numbers "

@@ -360,13 +360,25 @@ def local_cluster(n_workers: int | None = None, **options: Any) -> Any:
     """The ``LocalCluster`` that ``client="local"`` starts: ``n_workers`` (default:
     one per CPU) single-threaded worker processes, :data:`LOCAL_CLUSTER_CONFIG`, the
     dashboard on any free port; ``options`` go to ``LocalCluster``."""
+    from .compare import check_integer
+
+    cpus = max(1, os.cpu_count() or 1)
+    if n_workers is not None:
+        # -1 started a cluster of no worker (a sweep on it waited forever), 0 one
+        # per CPU, '2' a TypeError inside dask, 10**6 as many processes
+        n_workers = check_integer(n_workers, "n_workers", 1, "4")
+        if n_workers > 4 * cpus:
+            raise ValueError(
+                f"n_workers={n_workers} is more than 4 worker processes per CPU "
+                f"({cpus} CPUs here); use at most {4 * cpus}, or None for one per CPU"
+            )
     try:
         import dask
         from dask.distributed import LocalCluster
     except ImportError as exc:
         raise _dask_missing(exc) from None
     settings: dict[str, Any] = {
-        "n_workers": n_workers or max(1, os.cpu_count() or 1),
+        "n_workers": n_workers or cpus,
         "threads_per_worker": 1,
         "processes": True,
         # any free port: None still binds the scheduler's HTTP server to the

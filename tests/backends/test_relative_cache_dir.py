@@ -58,3 +58,11 @@ def test_absolute_and_home_settings_are_kept(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("SYMNB_CACHE_DIR", "~/k")
     assert config.cache_dir() == tmp_path / "k"
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\t"])
+def test_a_blank_setting_is_unset(tmp_path, monkeypatch, blank) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("SYMNB_CACHE_DIR", blank)
+    monkeypatch.chdir(tmp_path)
+    assert config.cache_dir() == tmp_path / "xdg" / "symnb"
