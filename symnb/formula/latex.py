@@ -5,7 +5,7 @@ edits of printed strings):
 
 - ``Heaviside(u, 0)`` (symnb's step, 0 at 0) prints as ``H(u)``; another value at 0 is
   shown as a subscript, ``H_{1/2}(u)``;
-- ``log1p(u)`` prints as ``log(1 + u)`` and ``expm1(u)`` as ``(e^u - 1)``: the stable
+- ``log1p(u)`` prints as ``log(1 + u)`` and ``expm1(u)`` as ``e^u - 1`` (bracketed as a sum): the stable
   functions are how the kernels compute, not what the formula means;
 - activations called by name in a formula print as ``\operatorname{name}(u)``;
 - every power of these and of ``sigmoid``, ``softplus``, ``logsigmoid`` prints (SymPy
@@ -17,6 +17,7 @@ edits of printed strings):
 from __future__ import annotations
 
 import sympy as sp
+from sympy.codegen.cfunctions import expm1
 from sympy.core.function import AppliedUndef
 from sympy.printing.latex import LatexPrinter
 
@@ -46,9 +47,25 @@ class FormulaLatexPrinter(LatexPrinter):
         return rf"\log{power}\left({inner}\right)"
 
     def _print_expm1(self, expr, exp=None):
+        # a sum: brackets only where a sum needs them (a factor, a base), as SymPy
+        # prints exp(u) - 1 (at the top, in a sum, a fraction: none)
         e = self._print(sp.exp(expr.args[0], evaluate=False))
-        text = rf"\left({e} - 1\right)"
-        return text if exp is None else f"{text}^{{{exp}}}"
+        return f"{e} - 1" if exp is None else rf"\left({e} - 1\right)^{{{exp}}}"
+
+    def _needs_mul_brackets(self, expr, first=False, last=False) -> bool:
+        if isinstance(expr, expm1):
+            return True
+        return super()._needs_mul_brackets(expr, first=first, last=last)
+
+    def _needs_add_brackets(self, expr) -> bool:
+        # a term after "+" or "-" (SymPy prints x - expm1(x) as x - term)
+        return isinstance(expr, expm1) or super()._needs_add_brackets(expr)
+
+    def _print_Mul(self, expr):
+        coeff, rest = expr.as_coeff_Mul()
+        if coeff == -1 and isinstance(rest, expm1):  # SymPy prints "- " + the factor
+            return rf"- \left({self._print(rest)}\right)"
+        return super()._print_Mul(expr)
 
 
 def formula_latex(expr: sp.Basic) -> str:
