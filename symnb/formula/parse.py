@@ -512,6 +512,8 @@ class _Parser:
                 uname = unicodedata.name(ch, "")
                 label = f"{ch!r} ({code}{' ' + uname if uname else ''})"
                 advice = _char_advice(ch)
+                if ch == "\u03c3" and line[ci + 1 :].lstrip().startswith("("):
+                    advice = "sigmoid"  # the logistic function, as papers write it
                 if ch.isascii():  # control characters (NUL, form feed, ...)
                     raise self.error(
                         f"control character {label} is not allowed",

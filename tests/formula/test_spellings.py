@@ -212,3 +212,13 @@ def test_a_constant_named_e_is_the_constant():
     assert not any("Euler" in n for n in a.notes)
     k = a.compile(backend="numpy", dtype="float64")
     np.testing.assert_allclose(k(np.array([1.0, -3.0])), [2.001, -5.999], rtol=1e-15)
+
+
+def test_sigma_called_like_a_function_suggests_sigmoid():
+    # papers write the logistic function as σ(x); 'sigma' would be an unknown function
+    with pytest.raises(FormulaError) as info:
+        symnb.Activation("x*\u03c3(x)")
+    assert "type 'sigmoid' instead" in str(info.value)
+    with pytest.raises(FormulaError) as info:
+        symnb.Activation("exp(-x**2/\u03c3**2)")
+    assert "type 'sigma' instead" in str(info.value)
