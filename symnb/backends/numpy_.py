@@ -23,7 +23,11 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import PRECEDENCE
 
 from symnb.backends.base import BackendStatus, Program
-from symnb.codegen.printer import coefficient_last, split_squared_denominator
+from symnb.codegen.printer import (
+    KEEP_ARGUMENT,
+    coefficient_last,
+    split_squared_denominator,
+)
 from symnb.formula.internal import InternalForm
 
 # ------------------------------------------------------------------ stable helpers
@@ -180,9 +184,9 @@ for _name in _WIDE:
 def floatify(expr: sp.Expr) -> sp.Expr:
     """Exact non-integer numbers -> Floats, keeping integer exponents integral."""
 
-    def conv(e: sp.Expr) -> sp.Expr:
+    def conv(e: sp.Expr, keep_rationals: bool = False) -> sp.Expr:
         if e.is_Number or isinstance(e, sp.NumberSymbol):
-            if e.is_Integer:
+            if e.is_Integer or (keep_rationals and e.is_Rational):
                 return e
             return sp.Float(sp.N(e, 17), 17)
         if not e.args:
@@ -198,7 +202,8 @@ def floatify(expr: sp.Expr) -> sp.Expr:
                 pass
         if isinstance(e, sp.Pow) and e.exp.is_Integer:
             return sp.Pow(conv(e.base), e.exp, evaluate=False)
-        return e.func(*[conv(a) for a in e.args])
+        keep = keep_rationals or isinstance(e, KEEP_ARGUMENT)  # printed as 1/2
+        return e.func(*[conv(a, keep) for a in e.args])
 
     return conv(expr)
 

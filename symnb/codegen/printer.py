@@ -39,7 +39,7 @@ from sympy.printing.precedence import PRECEDENCE
 
 from symnb.codegen import vecmath
 from symnb.errors import FormulaError
-from symnb.formula.functions import sigmoid, softplus
+from symnb.formula.functions import expm1, sigmoid, softplus
 
 #: Largest number of operations (after CSE) in one generated function.
 MAX_OPERATIONS = 20000
@@ -636,6 +636,13 @@ def _sech2_softplus_power(e: sp.Pow) -> sp.Expr:
     u = e.base.args[0].args[0]
     k = -int(e.exp) // 2
     return sech2_softplus(u) ** k
+
+
+#: functions whose arguments keep their Rationals when numbers become Floats (as
+#: _fold_numbers keeps them): SymPy splits exp(x - 0.5), not exp(x - 1/2), into
+#: 0.6065*exp(x) (expm1 into 0.6065*exp(x) - 1) wherever it builds a product with it,
+#: which overflows where exp(x - 0.5) does not and cancels where expm1 does not
+KEEP_ARGUMENT = (sp.exp, expm1)
 
 
 def _fold_numbers(expr: sp.Basic) -> sp.Basic:

@@ -6,6 +6,8 @@ stable forms into overflowing ones). Each rewrite returns a sentence the user se
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 
 from symnb.formula.budget import bounded_expand
@@ -84,6 +86,29 @@ def _scaled_unit_sum(e: sp.Expr) -> tuple[sp.Expr, int, sp.Expr] | None:
     if (c + m).is_zero:
         return m, -1, core
     return None
+
+
+def _shifted_exp_minus_constant(e: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """(c, u + a) when e = m*exp(u) - c = c*expm1(u + a), a = log(m/c), m a Float of
+    c's sign: SymPy splits exp(x - 0.5) into 0.6065*exp(x) as it parses, so the typed
+    exp(x - 0.5) - 1 is no longer exp(u) - 1. Only where a is a 12-digit decimal within
+    rounding (the typed -0.5), so that u + a is zero exactly where the typed argument
+    is; None otherwise."""
+    parts = _constant_plus_term(e)
+    if parts is None:
+        return None
+    c, m, core = parts
+    if not (isinstance(core, sp.exp) and isinstance(m, sp.Float) and c.is_Number):
+        return None
+    c, m = -float(c), float(m)
+    if not c * m > 0:
+        return None
+    shift = math.log(m / c)
+    snapped = f"{shift:.12g}"
+    if abs(float(snapped) - shift) > 1e-14 * max(1.0, abs(shift)):
+        return None
+    # a Rational: exp(u + 0.5) would split again (expm1 evaluates through exp)
+    return sp.Float(c), core.args[0] + sp.Rational(snapped)
 
 
 def _sigmoid_power_unit(e: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
@@ -561,6 +586,11 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                     f"rewrote 1 {'+' if s_ > 0 else '-'} erf(u) as erfc (no cancellation)"
                 )
                 return m * s_ * erfc(-s_ * u)
+        shifted = _shifted_exp_minus_constant(e)
+        if shifted is not None:  # m*exp(u) - c = c*expm1(u + log(m/c))
+            c, v = shifted
+            note(f"rewrote {_fmt(e)} as {_fmt(c)}*expm1({_fmt(v)}) (no cancellation)")
+            return _tidy(c) * expm1(v)
         powered = _sigmoid_power_unit(e)
         if powered is not None:  # m*(sigmoid(u)**q - 1) = m*expm1(q*logsigmoid(u))
             m, u, q = powered

@@ -37,6 +37,8 @@ import sympy as sp
 from sympy.core.relational import Relational
 from sympy.printing.pycode import MpmathPrinter
 
+from symnb.codegen.printer import KEEP_ARGUMENT
+
 DTYPES = ("float32", "float64")
 
 #: Relative and scale-absolute tolerances of the rule, per dtype.
@@ -258,20 +260,22 @@ def _floats(expr: sp.Basic) -> sp.Basic:
     """
     memo: dict = {}
 
-    def conv(e):
-        hit = memo.get(e)
+    def conv(e, keep_rationals=False):
+        hit = memo.get((e, keep_rationals))
         if hit is not None:
             return hit
         if e.is_Number or isinstance(e, sp.NumberSymbol):
-            out = e if e.is_Integer else sp.Float(sp.N(e, 17), 17)
+            exact = e.is_Integer or (keep_rationals and e.is_Rational)
+            out = e if exact else sp.Float(sp.N(e, 17), 17)
         elif not e.args or isinstance(e, sp.logic.boolalg.BooleanAtom):
             out = e
         else:
-            args = [conv(a) for a in e.args]
+            keep = keep_rationals or isinstance(e, KEEP_ARGUMENT)  # exp(x - 1/2)
+            args = [conv(a, keep) for a in e.args]
             if isinstance(e, sp.Pow) and e.exp.is_Integer:
                 out = sp.Pow(args[0], e.exp, evaluate=False)
             elif isinstance(e, sp.Expr) and all(
-                isinstance(a, sp.Float) or a.is_Integer for a in args
+                isinstance(a, sp.Float) or a.is_Rational for a in args
             ):
                 try:  # a number such as sqrt(2) or log(3)
                     out = sp.Float(sp.N(e.func(*args), 17), 17)
@@ -283,7 +287,7 @@ def _floats(expr: sp.Basic) -> sp.Basic:
                     if any(n is not o for n, o in zip(args, e.args))
                     else e
                 )
-        memo[e] = out
+        memo[(e, keep_rationals)] = out
         return out
 
     return conv(expr)
