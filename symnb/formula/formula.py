@@ -314,6 +314,20 @@ def _remove_removable_singularities(
     return expr, notes
 
 
+def _two_sided(body: sp.Expr, var: sp.Symbol, lim: sp.Expr) -> bool:
+    """Whether the limit from the left at 0 is ``lim`` (SymPy's limit is from the right).
+
+    1/x, 1/sin(x), exp(1/x) have different one-sided limits at 0: a branch with the
+    right's (oo) made f(-0.0) = +inf (IEEE: -inf, exp(-inf) = 0), f'(0) = -inf and the
+    LaTeX read 'oo for x = 0'; the direct formula's IEEE value at +-0 is right there.
+    """
+    try:
+        with Budget("find the limit from the left at 0", seconds=2.0):
+            return sp.limit(body, var, 0, "-") == lim
+    except Exception:  # noqa: BLE001 - SymPy could not: no branch, the IEEE value
+        return False
+
+
 def _remove_singularity_at(
     expr: sp.Expr, var: sp.Symbol, what: str, point: sp.Expr, shown: str
 ) -> tuple[sp.Expr, list[str]]:
@@ -342,7 +356,7 @@ def _remove_singularity_at(
     if lim.has(sp.nan, sp.zoo, sp.AccumBounds, sp.Limit) or lim.has(sp.oo, -sp.oo):
         # away from 0 only finite limits: SymPy's limit is one-sided (x/(x**2 - 1)
         # at 1 is -oo from the left), and a decimal root can leave a tiny numerator
-        if lim in (sp.oo, -sp.oo) and point.is_zero:
+        if lim in (sp.oo, -sp.oo) and point.is_zero and _two_sided(body, var, lim):
             return (
                 sp.Piecewise((lim, sp.Eq(var, point)), (expr, True)),
                 [f"{what} at {shown} is its limit {lim}"],
