@@ -1334,6 +1334,15 @@ class _Parser:
         except SyntaxError as exc:
             first = exc
         except (RecursionError, MemoryError):
+            # brackets were counted before: a long flat chain (x + x + ... 3000 times)
+            # exhausts Python's parser as nesting does, but is no nesting to simplify
+            chain = len(re.findall(r"(?<!\*)[-+*/](?!\*)", processed))
+            if chain > 1000 and processed.count("**") < 100:
+                raise self.error(
+                    f"formula is too long to read ({chain} operators in one chain)",
+                    suggestion="split it into smaller formulas (e.g. name parts "
+                    "with Activation(..., name=...) and combine them)",
+                ) from None
             raise self.error(
                 "formula is nested too deeply", suggestion="simplify it"
             ) from None

@@ -566,3 +566,10 @@ def test_bars_for_absolute_value_get_a_hint() -> None:
     with pytest.raises(FormulaError, match="syntax") as info:
         parse_formula("|x| + 1")
     assert "abs(u)" in info.value.suggestion
+
+
+def test_a_long_flat_sum_is_too_long_not_nested() -> None:
+    # before: "formula is nested too deeply" for x + x + ... (no brackets at all)
+    err = fails("+".join(["x"] * 10_000), "too long to read")
+    assert "nested" not in err.message
+    fails("x**" * 3000 + "x", "nested too deeply")  # a power tower is nesting
