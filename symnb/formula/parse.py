@@ -38,6 +38,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.logic.boolalg import Boolean, BooleanAtom
 
+from symnb.checks import nonzero_literal
 from symnb.errors import FormulaError
 from symnb.formula import compose, library, spellings
 from symnb.formula.budget import check_minmax_arity
@@ -813,7 +814,7 @@ class _Parser:
     def build_rewritten(self, node: ast.Call, name: str) -> _Val:
         """``np.square(u)``, ``np.logaddexp(a, b)``...: built from their formula syntax."""
         shown = spellings.dotted(node.func)
-        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        if node.keywords:
             raise self.node_error(
                 node,
                 f"{shown}(...) takes its arguments by position only",
@@ -825,6 +826,7 @@ class _Parser:
                 f"{shown} takes {spellings.arity(name)} argument(s), "
                 f"{len(node.args)} given",
             )
+        # a starred argument stays in the tree, where build refuses it by name
         return self.build(spellings.rewrite_call(name, node))
 
     def module_constant(self, node: ast.Attribute) -> _Val:
@@ -898,11 +900,7 @@ class _Parser:
                 is_literal = re.fullmatch(r"[0-9.eE+-]+", seg) is not None
                 # (a node built from other text, e.g. a library default, has the
                 # position of the call it stands in: its segment is no literal)
-                if (
-                    is_literal
-                    and v == 0.0
-                    and re.search(r"[1-9]", re.split(r"[eE]", seg)[0])
-                ):
+                if is_literal and v == 0.0 and nonzero_literal(seg):
                     # 1e-400: a nonzero literal that float64 reads as 0.0
                     raise self.node_error(
                         node,

@@ -60,7 +60,6 @@ _COMMON = {
     "swish": "silu",  # tf.nn.swish, jax.nn.swish: x*sigmoid(x)
     "clamp": "clip",
     "clip_by_value": "clip",
-    "sigmoid": "sigmoid",
 }
 
 #: (module, name) -> symnb function where a module's default differs from the others.

@@ -77,6 +77,12 @@ def published_problems(entry, backend: str, dtype: str) -> list[str]:
     return rule_problems(kernel, xs, check_df, ref, dtype)
 
 
+def assert_published_meets_rule(entry, backend: str, dtype: str) -> None:
+    """Fail with every point where ``entry`` breaks the rule on backend/dtype."""
+    problems = published_problems(entry, backend, dtype)
+    assert not problems, f"{entry.text} on {backend} {dtype}:\n" + "\n".join(problems)
+
+
 def rule_problems(kernel, xs, check_df, ref, dtype: str) -> list[str]:
     """Messages for every rule violation of the kernel's f and f' at xs against ref."""
     with np.errstate(all="ignore"):
