@@ -17,7 +17,14 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 stamp=".venv/.symnb-installed-$MODE"
-if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" ]]; then
+# The JupyterLab extension is built and copied into .venv by the install: a changed
+# source (labextension/src, style, package.json) reinstalls, or JupyterLab keeps the old build.
+lab_changed=""
+if [[ -f "$stamp" ]]; then
+  lab_changed="$(find labextension/src labextension/style labextension/package.json \
+    -newer "$stamp" -print -quit 2>/dev/null || true)"
+fi
+if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" || -n "$lab_changed" ]]; then
   if [[ "$MODE" == "test" ]]; then extras="[test]"; else extras="[notebook]"; fi
   echo "setup: pip install -e .$extras"
   .venv/bin/python -m pip install -q -e ".$extras" 2>&1 | grep -v "^WARNING: Location" || true

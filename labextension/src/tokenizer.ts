@@ -487,6 +487,7 @@ function tokenizeExpression(
   scope: IScope,
   tokens: ISymactToken[]
 ): void {
+  let depth = 0; // parentheses open on this line
   while (pos < line.length) {
     const ch = line[pos];
     if (ch === '#') {
@@ -512,9 +513,19 @@ function tokenizeExpression(
     }
     const ident = matchAt(IDENT_RE, line, pos);
     if (ident) {
-      tokens.push(classifyName(ident, offset + pos, scope));
+      // `elu(x, alpha=0.5)`, `torch.clamp(x, min=0)`: a keyword argument is an
+      // option name (the parser checks that the function takes it)
+      const keyword = depth > 0 && matchAt(HEAD_END_RE, line, pos + ident.length);
+      tokens.push(
+        keyword
+          ? { from: offset + pos, to: offset + pos + ident.length, type: 'option' }
+          : classifyName(ident, offset + pos, scope)
+      );
       pos += ident.length;
       continue;
+    }
+    if (ch === '(' || ch === ')') {
+      depth += ch === '(' ? 1 : -1;
     }
     pos = tokenizeSimple(line, pos, offset, tokens);
   }

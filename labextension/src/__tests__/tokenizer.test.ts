@@ -275,4 +275,14 @@ describe('other libraries\' spellings', () => {
     assert.equal(typeOf(source, 'expit'), 'function');
     assert.equal(typeOf(source, 'Phi'), 'function');
   });
+  it("colours a library function's keyword arguments as options, not unknown names", () => {
+    const source =
+      '%%symact\nf(x) = elu(x, alpha=0.5) + torch.clamp(x, min=0, max = 6) + where(x == 0, 1, x)';
+    assert.equal(typeOf(source, 'alpha'), 'option');
+    assert.equal(typeOf(source, 'min'), 'option');
+    assert.equal(typeOf(source, 'max'), 'option');
+    // a comparison is not a keyword; outside a call a name before = stays a name
+    assert.equal(typeOf(source, 'x', 3), 'variable');
+    assert.equal(typeOf('%%symact\nalpha = 1', 'alpha'), 'unknown');
+  });
 });
