@@ -46,6 +46,50 @@ class _RealCeiling(_RealFloor):
     """``ceiling``, while differentiating."""
 
 
+def _tie_step(u: sp.Expr) -> sp.Expr:
+    """1 where u > 0, 0 where u < 0, 1/2 at u = 0, from ``Heaviside(., 0)`` only (the
+    step every backend prints)."""
+    return (1 + sp.Heaviside(u, 0) - sp.Heaviside(-u, 0)) / 2
+
+
+class _RealMax2(sp.Function):
+    """``Max(a, b)`` of two arguments that both vary, while differentiating (the first
+    argument is the variable, so that the derivative knows it).
+
+    SymPy's rule gives ``H(a - b) a' + H(b - a) b'``, and with symnb's H(0) = 0 a tie
+    gave 0: ``max(asinh(x), x)`` had f' = 0 for |x| < 1e-8, where asinh(x) rounds to x,
+    ``max(x*sigmoid(x), x)`` from x = 20 on, and ``max(x, 0.01*x)`` at 0 a value outside
+    [0.01, 1]. At a tie each side now gets half, as ``torch.maximum``'s gradient: the
+    derivative where both sides agree, a subgradient at a kink. A side that does not
+    vary (relu's 0) keeps the H(0) = 0 convention (relu'(0) = 0)."""
+
+    nargs = 3
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        _, a, b = self.args
+        if argindex == 1:
+            return sp.Integer(0)
+        return _tie_step(a - b if argindex == 2 else b - a)
+
+
+class _RealMin2(_RealMax2):
+    """``Min(a, b)`` of two varying arguments, while differentiating (see _RealMax2)."""
+
+    def fdiff(self, argindex: int = 1) -> sp.Expr:
+        _, a, b = self.args
+        if argindex == 1:
+            return sp.Integer(0)
+        return _tie_step(b - a if argindex == 2 else a - b)
+
+
+def _both_vary(e: sp.Expr, var: sp.Symbol) -> bool:
+    return (
+        isinstance(e, (sp.Max, sp.Min))
+        and len(e.args) == 2
+        and all(var in a.free_symbols for a in e.args)
+    )
+
+
 _STAND_INS = {
     sp.Abs: _RealAbs,
     sp.sign: _RealSign,
@@ -67,12 +111,18 @@ def real_diff(expr: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, list[str]]:
     steps = [e for e in expr.atoms(sp.floor, sp.ceiling) if var in e.free_symbols]
     if steps:
         notes.append(STEP_NOTE)
-    if not expr.has(*_STAND_INS):
+    ties = expr.find(lambda e: _both_vary(e, var))
+    if not expr.has(*_STAND_INS) and not ties:
         return sp.diff(expr, var), notes
     stand_in = expr.replace(
-        lambda e: type(e) in _STAND_INS, lambda e: _STAND_INS[type(e)](*e.args)
-    )
+        lambda e: _both_vary(e, var),
+        lambda e: (_RealMax2 if isinstance(e, sp.Max) else _RealMin2)(var, *e.args),
+    ).replace(lambda e: type(e) in _STAND_INS, lambda e: _STAND_INS[type(e)](*e.args))
     d = sp.diff(stand_in, var)
+    d = d.replace(
+        lambda e: isinstance(e, _RealMax2),
+        lambda e: (sp.Min if isinstance(e, _RealMin2) else sp.Max)(*e.args[1:]),
+    )
     return d.replace(
         lambda e: type(e) in _BACK, lambda e: _BACK[type(e)](*e.args)
     ), notes

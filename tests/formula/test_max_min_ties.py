@@ -1,0 +1,108 @@
+"""max/min of two varying sides: where they tie in floating point, f' is not 0.
+
+SymPy's rule H(a - b) a' + H(b - a) b' with H(0) = 0 gave 0 wherever a and b round to
+the same number: ``max(asinh(x), x)`` for |x| < 1e-8 (float64) or 2e-4 (float32), where
+asinh(x) rounds to x; ``max(x*sigmoid(x), x)`` from x = 20 (float32), where sigmoid
+rounds to 1; ``max(x, 0.01*x)`` at 0, a value outside the subdifferential [0.01, 1].
+References: mpmath at 50 digits (the derivative of the side that is larger in exact
+arithmetic), and PyTorch's ``torch.maximum``/``torch.minimum`` gradient at exact ties
+(half to each side). relu's convention (max(x, 0)'(0) = 0, as ``F.relu``) is unchanged.
+"""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import symnb
+
+BACKENDS = ["numpy", "cpp"]
+DTYPES = ["float32", "float64"]
+
+# text, the two sides as mpmath functions, max or min, points where they tie in float
+CASES = [
+    (
+        "max(asinh(x), x)",
+        mp.asinh,
+        lambda x: x,
+        max,
+        [-1e-9, 1e-9, -3e-5, 3e-5, -1e-20],
+    ),
+    (
+        "max(x*sigmoid(x), x)",
+        lambda x: x / (1 + mp.exp(-x)),
+        lambda x: x,
+        max,
+        [20.0, 25.0, 40.0, 80.0],
+    ),
+    ("min(sinh(x), x)", mp.sinh, lambda x: x, min, [-1e-9, 1e-9, 2e-5, -2e-5]),
+    (
+        "min(x, x*tanh(x) + x)",
+        lambda x: x,
+        lambda x: x * mp.tanh(x) + x,
+        min,
+        [-1e-10, 1e-10, 1e-25],
+    ),
+]
+
+
+def _reference(a, b, pick, x: float) -> float:
+    with mp.workdps(50):
+        xm = mp.mpf(x)
+        side = a if pick(a(xm), b(xm)) == a(xm) else b
+        return float(mp.diff(side, xm))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("text,a,b,pick,points", CASES, ids=[c[0] for c in CASES])
+def test_float_ties_give_the_derivative(text, a, b, pick, points, dtype, backend):
+    k = symnb.Activation(text).compile(backend=backend, dtype=dtype)
+    xs = np.array(points, dtype=dtype)
+    got = k.backward(xs, np.ones_like(xs))
+    want = np.array([_reference(a, b, pick, float(x)) for x in xs])
+    tol = 2e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=text)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "text,torch_f",
+    [
+        ("max(x, 0.01*x)", lambda t, x: t.maximum(x, 0.01 * x)),
+        ("min(x, 0.25*x)", lambda t, x: t.minimum(x, 0.25 * x)),
+        ("max(x, x**3)", lambda t, x: t.maximum(x, x**3)),
+        ("max(x*sigmoid(x), x)", lambda t, x: t.maximum(x * t.sigmoid(x), x)),
+    ],
+)
+def test_exact_ties_split_as_torch_maximum(text, torch_f, backend):
+    torch = pytest.importorskip("torch")
+    points = [0.0, 1.0, -1.0, 0.5, -2.0]
+    x = torch.tensor(points, dtype=torch.float64, requires_grad=True)
+    torch_f(torch, x).sum().backward()
+    k = symnb.Activation(text).compile(backend=backend, dtype="float64")
+    xs = np.array(points)
+    np.testing.assert_allclose(
+        k.backward(xs, np.ones_like(xs)), x.grad.numpy(), rtol=1e-14, atol=0
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_constant_side_keeps_relu_convention(backend):
+    torch = pytest.importorskip("torch")
+    xs = np.array([0.0, -0.0, 1e-30, -1e-30])
+    x = torch.tensor(xs, requires_grad=True)
+    torch.nn.functional.relu(x).sum().backward()
+    for text in ("max(x, 0)", "max(0, x)"):
+        k = symnb.Activation(text).compile(backend=backend, dtype="float64")
+        np.testing.assert_array_equal(k.backward(xs, np.ones_like(xs)), x.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nan_in_nan_out(dtype):
+    for text in ("max(x, 0.01*x)", "min(sinh(x), x)"):
+        k = symnb.Activation(text).compile(backend="numpy", dtype=dtype)
+        xs = np.array([np.nan], dtype=dtype)
+        assert np.isnan(k.backward(xs, np.ones_like(xs))).all(), text
+        assert np.isnan(k.forward(xs)).all(), text
