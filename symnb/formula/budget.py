@@ -11,6 +11,12 @@ becomes a :class:`~symnb.errors.FormulaError` when the block exits.
 Budgets nest: each has its own deadline, and an outer deadline that expires inside an
 inner block is reported by the outer block.
 
+Budgets count the working thread's CPU time (:func:`cpu_clock`), not the wall clock: on a
+machine busy with other work (a training thread, a test run on every core) a wall-clock
+budget ran out on formulas that take seconds, and the same formula was analysed or not,
+got its limit at 0 or not, depending on the load. A wall-clock backstop of
+:data:`WALL_FACTOR` times the budget still ends a block that waits instead of computing.
+
 Checks before calls that a deadline cannot interrupt well (one huge C-level or quadratic
 step): :func:`predicted_terms` (the number of terms ``expand`` would produce) and
 :data:`MAX_MINMAX_ARGS` (``Max``/``Min`` compare all pairs of arguments, and their
@@ -45,6 +51,33 @@ _POLL_SECONDS = 0.02
 _IDLE_SECONDS = 0.2
 #: Seconds between repeated interrupts of a block that swallowed one.
 _REPEAT_SECONDS = 0.25
+#: A block is interrupted after its budget of CPU time, or this many times its budget
+#: of wall-clock time (a block that waits uses no CPU time).
+WALL_FACTOR = 4.0
+
+
+def cpu_clock() -> float:
+    """This thread's CPU seconds: the clock of every symbolic and analysis deadline."""
+    return time.thread_time()
+
+
+def _thread_cpu_clock(thread_id: int) -> int | None:
+    """The CPU-time clock id of thread ``thread_id``, None where there is none."""
+    try:
+        return time.pthread_getcpuclockid(thread_id)
+    except (AttributeError, OSError, OverflowError):
+        return None
+
+
+def _cpu_used(budget: Budget) -> float:
+    """CPU seconds ``budget``'s thread spent in the block (0 without a CPU clock)."""
+    if budget._clock is None:
+        return 0.0
+    try:
+        return time.clock_gettime(budget._clock) - budget._cpu0
+    except OSError:  # the thread is gone
+        return 0.0
+
 
 _lock = threading.Lock()
 _active: dict[int, Budget] = {}  # id(budget) -> running budget
@@ -69,7 +102,9 @@ def _watch() -> None:
         now = time.monotonic()
         with _lock:
             for budget in list(_active.values()):
-                if now >= budget._next_interrupt:
+                if now >= budget._next_interrupt or (
+                    not budget._fired and _cpu_used(budget) >= budget.seconds
+                ):
                     budget._fired = True
                     _set_async_exc(budget._thread_id, budget._exc)
                     budget._next_interrupt = now + _REPEAT_SECONDS
@@ -113,15 +148,19 @@ class Budget:
         self._exc = type("SymbolicDeadline", (_Deadline,), {})
         self._fired = False
         self._thread_id = 0
-        self._next_interrupt = math.inf
-
-    def remaining(self) -> float:
-        """Seconds left (inf when the budget is not running)."""
-        return max(0.0, self._next_interrupt - time.monotonic())
+        self._clock: int | None = None
+        self._cpu0 = 0.0
+        self._next_interrupt = math.inf  # the wall-clock backstop, then repeats
 
     def __enter__(self) -> Budget:  # noqa: PYI034
         self._thread_id = threading.get_ident()
-        self._next_interrupt = time.monotonic() + self.seconds
+        self._clock = _thread_cpu_clock(self._thread_id)
+        self._cpu0 = (
+            cpu_clock() if self._clock is None else time.clock_gettime(self._clock)
+        )
+        # without a CPU clock for the thread, the budget is wall-clock time
+        factor = 1.0 if self._clock is None else WALL_FACTOR
+        self._next_interrupt = time.monotonic() + factor * self.seconds
         if _CAN_INTERRUPT:
             _ensure_watchdog()  # before registering: nothing can interrupt this yet
             try:

@@ -29,7 +29,6 @@ import difflib
 import keyword
 import math
 import re
-import time
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -41,7 +40,7 @@ from sympy.logic.boolalg import Boolean, BooleanAtom
 from symnb.checks import nonzero_literal
 from symnb.errors import FormulaError
 from symnb.formula import compose, library, spellings
-from symnb.formula.budget import check_minmax_arity
+from symnb.formula.budget import check_minmax_arity, cpu_clock
 from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
 
 #: Longest formula text accepted, in characters.
@@ -440,7 +439,7 @@ class _Parser:
         self.variables = variables
         self.constants = constants
         self.functions = functions
-        self.deadline = time.monotonic() + TIME_BUDGET_SECONDS
+        self.deadline = cpu_clock() + TIME_BUDGET_SECONDS
         self.symbols: dict[str, sp.Symbol] = {
             name: sp.Symbol(name, real=True) for name in (*variables, *constants)
         }
@@ -706,7 +705,7 @@ class _Parser:
 
     # ----------------------------------------------------------------- building
     def tick(self) -> None:
-        if time.monotonic() > self.deadline:
+        if cpu_clock() > self.deadline:
             raise self.error(
                 f"formula took too long to read (over {TIME_BUDGET_SECONDS:g} s)",
                 suggestion="simplify the formula",

@@ -10,6 +10,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from symnb.errors import FormulaError
+from symnb.formula.budget import cpu_clock
+
+__all__ = ["OutOfTime", "cpu_clock", "time_limit"]
 
 
 class OutOfTime(Exception):
@@ -18,7 +21,8 @@ class OutOfTime(Exception):
 
 @contextmanager
 def time_limit(seconds: float, what: str = "analyse the numerical accuracy"):
-    """Raise :class:`OutOfTime` from the block after ``seconds``."""
+    """Raise :class:`OutOfTime` from the block after ``seconds`` of this thread's CPU
+    time (:func:`cpu_clock`; deadlines passed around the analysis use the same clock)."""
     from symnb.formula.budget import Budget
 
     try:

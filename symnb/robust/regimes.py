@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -30,6 +29,7 @@ import numpy as np
 import sympy as sp
 
 from symnb.formula.branches import local_branches
+from symnb.formula.budget import cpu_clock
 
 #: Order of the Taylor polynomials (terms up to (x - x0)**(TAYLOR_ORDER - 1)).
 TAYLOR_ORDER = 8
@@ -221,7 +221,7 @@ def taylor_candidates(
     subs = {p: sp.Float(v) for p, v in zip(params, values)}
     body = _main_branch(expr if series_of is None else series_of)
     for x0 in _denominator_roots(body, var):
-        if time.perf_counter() > deadline:
+        if cpu_clock() > deadline:
             break
         try:
             x0v = float(sp.N(x0.xreplace(subs), 20))
@@ -617,7 +617,7 @@ def _tail_candidates(
     for sign in (1, -1):
         side = (np.sign(x) == sign) & (np.abs(x) >= 1)
         pts = x[bad & side]
-        if pts.size == 0 or time.perf_counter() > deadline:
+        if pts.size == 0 or cpu_clock() > deadline:
             continue
         made = make(sign, pts)
         if made is None:

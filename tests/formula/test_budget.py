@@ -131,6 +131,54 @@ def test_finished_block_leaves_no_pending_interrupt():
     assert sum(range(10)) == 45
 
 
+def _spin_cpu(seconds: float) -> None:
+    """Compute (in Python bytecode) until this thread has used ``seconds`` of CPU."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        sum(range(200))
+
+
+def test_budget_counts_cpu_time_not_a_busy_machines_wall_clock():
+    # Another thread competes for the interpreter (as a training loop or a loaded
+    # machine does): 0.4 s of work takes about twice that on the wall clock. A
+    # wall-clock budget of 0.6 s interrupted it; CPU time it fits.
+    stop = threading.Event()
+
+    def rival():
+        while not stop.is_set():
+            sum(range(200))
+
+    other = threading.Thread(target=rival, daemon=True)
+    other.start()
+    try:
+
+        def work():
+            t0 = time.monotonic()
+            with budget.Budget("work", 0.6):
+                _spin_cpu(0.4)
+            return time.monotonic() - t0
+
+        box = _in_thread(work, 30)
+    finally:
+        stop.set()
+        other.join(10)
+    assert "error" not in box, box
+    assert box["value"] > 0.6, (
+        f"the rival did not slow the block ({box['value']:.2f} s)"
+    )
+
+
+def test_a_block_that_waits_is_ended_by_the_wall_clock_backstop():
+    def wait():
+        with budget.Budget("wait", 0.2):
+            while True:
+                time.sleep(0.01)  # no CPU time: only the backstop ends it
+
+    box = _in_thread(wait, 30)
+    assert isinstance(box.get("error"), FormulaError), box
+    assert 0.2 * budget.WALL_FACTOR - 0.05 <= box["seconds"] < 10
+
+
 def test_whole_pipeline_budget_in_a_thread(monkeypatch):
     # a formula whose symbolic stage takes seconds, under a budget of 0.3 s
     monkeypatch.setattr(formula, "SYMBOLIC_TIME_BUDGET", 0.3)
