@@ -46,10 +46,10 @@ class _RealCeiling(_RealFloor):
     """``ceiling``, while differentiating."""
 
 
-def _tie_step(u: sp.Expr) -> sp.Expr:
-    """1 where u > 0, 0 where u < 0, 1/2 at u = 0, from ``Heaviside(., 0)`` only (the
-    step every backend prints)."""
-    return (1 + sp.Heaviside(u, 0) - sp.Heaviside(-u, 0)) / 2
+def _tie(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """1 where a = b, 0 elsewhere (and at NaN 1, where the derivative is NaN anyway),
+    from ``Heaviside(., 0)`` only: the step every backend prints."""
+    return 1 - sp.Heaviside(a - b, 0) - sp.Heaviside(b - a, 0)
 
 
 class _RealMax2(sp.Function):
@@ -58,28 +58,31 @@ class _RealMax2(sp.Function):
 
     SymPy's rule gives ``H(a - b) a' + H(b - a) b'``, and with symnb's H(0) = 0 a tie
     gave 0: ``max(asinh(x), x)`` had f' = 0 for |x| < 1e-8, where asinh(x) rounds to x,
-    ``max(x*sigmoid(x), x)`` from x = 20 on, and ``max(x, 0.01*x)`` at 0 a value outside
-    [0.01, 1]. At a tie each side now gets half, as ``torch.maximum``'s gradient: the
-    derivative where both sides agree, a subgradient at a kink. A side that does not
-    vary (relu's 0) keeps the H(0) = 0 convention (relu'(0) = 0)."""
+    ``max(x*sigmoid(x), x)`` from x = 20 on (float32), and ``max(x, 0.01*x)``'(0) was 0,
+    not PyTorch's leaky relu slope. A tie now gives the derivative from the left,
+    ``min(a', b')`` (``max(a', b')`` for Min): leaky relu's negative slope at its kink,
+    as relu'(0) = 0 and elu'(0) = alpha, and where the sides only round to the same
+    float it is their common derivative. A side that does not vary (relu's 0) keeps
+    the H(0) = 0 convention."""
 
     nargs = 3
+    _tie_slope = sp.Min
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
-        _, a, b = self.args
-        if argindex == 1:
-            return sp.Integer(0)
-        return _tie_step(a - b if argindex == 2 else b - a)
+        var, a, b = self.args
+        if argindex == 1:  # the tie term, d/dvar of the variable slot
+            slope = self._tie_slope(sp.diff(a, var), sp.diff(b, var))
+            return _tie(a, b) * slope
+        hi, lo = (a, b) if argindex == 2 else (b, a)
+        if isinstance(self, _RealMin2):
+            hi, lo = lo, hi
+        return sp.Heaviside(hi - lo, 0)
 
 
 class _RealMin2(_RealMax2):
     """``Min(a, b)`` of two varying arguments, while differentiating (see _RealMax2)."""
 
-    def fdiff(self, argindex: int = 1) -> sp.Expr:
-        _, a, b = self.args
-        if argindex == 1:
-            return sp.Integer(0)
-        return _tie_step(b - a if argindex == 2 else a - b)
+    _tie_slope = sp.Max
 
 
 def _both_vary(e: sp.Expr, var: sp.Symbol) -> bool:

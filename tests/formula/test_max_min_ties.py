@@ -3,10 +3,11 @@
 SymPy's rule H(a - b) a' + H(b - a) b' with H(0) = 0 gave 0 wherever a and b round to
 the same number: ``max(asinh(x), x)`` for |x| < 1e-8 (float64) or 2e-4 (float32), where
 asinh(x) rounds to x; ``max(x*sigmoid(x), x)`` from x = 20 (float32), where sigmoid
-rounds to 1; ``max(x, 0.01*x)`` at 0, a value outside the subdifferential [0.01, 1].
+rounds to 1; ``max(x, 0.01*x)`` at 0 (PyTorch's leaky relu: 0.01).
 References: mpmath at 50 digits (the derivative of the side that is larger in exact
-arithmetic), and PyTorch's ``torch.maximum``/``torch.minimum`` gradient at exact ties
-(half to each side). relu's convention (max(x, 0)'(0) = 0, as ``F.relu``) is unchanged.
+arithmetic; at a kink, the derivative from the left, PyTorch's convention for relu,
+leaky relu and elu) and ``F.leaky_relu``. relu's convention (max(x, 0)'(0) = 0, as
+``F.relu``) is unchanged.
 """
 
 from __future__ import annotations
@@ -68,24 +69,43 @@ def test_float_ties_give_the_derivative(text, a, b, pick, points, dtype, backend
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
-    "text,torch_f",
+    "text,f,points",
     [
-        ("max(x, 0.01*x)", lambda t, x: t.maximum(x, 0.01 * x)),
-        ("min(x, 0.25*x)", lambda t, x: t.minimum(x, 0.25 * x)),
-        ("max(x, x**3)", lambda t, x: t.maximum(x, x**3)),
-        ("max(x*sigmoid(x), x)", lambda t, x: t.maximum(x * t.sigmoid(x), x)),
+        ("max(x, 0.01*x)", lambda x: max(x, 0.01 * x), [0.0]),
+        ("min(x, 0.25*x)", lambda x: min(x, 0.25 * x), [0.0]),
+        ("max(x, x**3)", lambda x: max(x, x**3), [0.0, 1.0, -1.0]),
+        ("min(x, x**3)", lambda x: min(x, x**3), [0.0, 1.0, -1.0]),
+        ("max(x*sigmoid(x), x)", lambda x: max(x / (1 + mp.exp(-x)), x), [0.0]),
     ],
 )
-def test_exact_ties_split_as_torch_maximum(text, torch_f, backend):
-    torch = pytest.importorskip("torch")
-    points = [0.0, 1.0, -1.0, 0.5, -2.0]
-    x = torch.tensor(points, dtype=torch.float64, requires_grad=True)
-    torch_f(torch, x).sum().backward()
+def test_a_kink_between_varying_sides_takes_the_left_derivative(
+    text, f, points, backend
+):
+    # relu'(0) = 0, leaky_relu'(0) = negative slope, elu'(0) = alpha: PyTorch's
+    # kinks take the slope from the left; mpmath's one-sided derivative is the reference
     k = symnb.Activation(text).compile(backend=backend, dtype="float64")
     xs = np.array(points)
-    np.testing.assert_allclose(
-        k.backward(xs, np.ones_like(xs)), x.grad.numpy(), rtol=1e-14, atol=0
-    )
+    with mp.workdps(50):
+        want = [float(mp.diff(f, mp.mpf(p), direction=-1)) for p in points]
+    got = k.backward(xs, np.ones_like(xs))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-30)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("slope", [0.01, 0.2])
+def test_max_spelling_of_leaky_relu_matches_torch(slope, backend):
+    torch = pytest.importorskip("torch")
+    xs = np.array([0.0, -0.0, 1.5, -1.5, 1e-300, -1e-300])
+    x = torch.tensor(xs, requires_grad=True)
+    torch.nn.functional.leaky_relu(x, slope).sum().backward()
+    for text, consts in (
+        (f"max(x, {slope}*x)", {}),
+        ("max(alpha*x, x)", {"alpha": slope}),
+    ):
+        k = symnb.Activation(text, **consts).compile(backend=backend, dtype="float64")
+        np.testing.assert_allclose(
+            k.backward(xs, np.ones_like(xs)), x.grad.numpy(), rtol=1e-15, err_msg=text
+        )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
