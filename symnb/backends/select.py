@@ -71,7 +71,9 @@ def available(refresh: bool = False) -> dict[str, BackendStatus]:
 
 
 def check_dtype(dtype: Any) -> str:
-    """``dtype`` as "float32" or "float64" (any NumPy spelling), else ValueError."""
+    """``dtype`` as "float32" or "float64" (any NumPy spelling, and a name in any case:
+    ``%%symact --dtype FLOAT64`` and ``compile(dtype="FLOAT64")`` agree), else
+    ValueError."""
     if dtype is None:  # np.dtype(None) is float64: a silent switch from the default
         raise ValueError(
             "dtype=None is not supported; use 'float32' (the default) or 'float64'"
@@ -80,6 +82,8 @@ def check_dtype(dtype: Any) -> str:
         name = np.dtype(dtype).name
     except TypeError:
         name = str(dtype)
+        if isinstance(dtype, str) and dtype.strip().lower() in _DTYPES:
+            name = dtype.strip().lower()
     if name not in _DTYPES:
         raise ValueError(
             f"dtype={dtype!r} is not supported; use 'float32' or 'float64'"

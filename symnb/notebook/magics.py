@@ -59,6 +59,18 @@ def _join_negative_values(argv: list[str]) -> list[str]:
     return out
 
 
+def _dtype_option(text: str) -> str:
+    """``--dtype``: what ``compile(dtype=...)`` accepts (one check for both faces)."""
+    from argparse import ArgumentTypeError
+
+    from symnb.backends.select import check_dtype
+
+    try:
+        return check_dtype(text)
+    except ValueError as exc:
+        raise ArgumentTypeError(str(exc)) from None
+
+
 def _plot_range(text: str, dtype: str) -> tuple[float, float]:
     """``--range`` ``text`` as ``(low, high)`` if the plot grid can hold it in
     ``dtype``: both ends and the width finite there (NumPy would otherwise fill the
@@ -190,9 +202,8 @@ class SymnbMagics(Magics):
     @argument(
         "--dtype",
         default="float32",
-        type=str.lower,
-        choices=["float32", "float64"],
-        help="kernel dtype (default float32)",
+        type=_dtype_option,
+        help="kernel dtype: float32 (default) or float64, in any NumPy spelling",
     )
     @argument(
         "--range",

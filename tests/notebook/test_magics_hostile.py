@@ -26,6 +26,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
+import symnb
 from symnb.notebook import display, state
 
 
@@ -116,6 +117,26 @@ def test_symact_as_a_line_magic_says_it_is_a_cell_magic(shell, line) -> None:
 def test_dtype_in_capitals(shell) -> None:
     cell(shell, "--dtype FLOAT64 --backend numpy -q", "fa(x) = 2*x")
     assert shell.user_ns["fa"].kernel.dtype == np.float64
+
+
+@pytest.mark.parametrize("spelling", ["FLOAT64", "Float64", "f8", "double", "float"])
+def test_the_magic_and_compile_take_the_same_dtype_spellings(shell, spelling) -> None:
+    # compile(dtype="FLOAT64") was refused while --dtype FLOAT64 worked, and --dtype f8
+    # was refused while compile(dtype="f8") worked: one check serves both faces
+    cell(shell, f"--dtype {spelling} --backend numpy -q", "fa(x) = 2*x")
+    assert shell.user_ns["fa"].kernel.dtype == np.float64
+    kernel = shell.user_ns["fa"].compile(backend="numpy", dtype=spelling)
+    assert kernel.dtype == np.float64
+
+
+@pytest.mark.parametrize("spelling", ["float16", "int32", "FLOAT128", "bogus"])
+def test_an_unsupported_dtype_is_refused_alike(shell, spelling) -> None:
+    message = refused(shell, f"--dtype {spelling} --backend numpy -q", "fa(x) = 2*x")
+    assert "is not supported; use 'float32' or 'float64'" in message
+    assert "--help" in message
+    assert "fa" not in shell.user_ns
+    with pytest.raises(ValueError, match="is not supported; use 'float32' or"):
+        symnb.Activation("2*x").compile(backend="numpy", dtype=spelling)
 
 
 def test_no_compile_plot_uses_the_dtype(shell) -> None:
