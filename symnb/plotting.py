@@ -74,10 +74,17 @@ def checked_range(span: Any, dtype: Any, what: str) -> tuple[float, float]:
         and math.isfinite(high - low)
         and max(abs(low), abs(high)) <= float(info.max)
     ):
+        fits = low < high and max(abs(low), abs(high)) <= float(info.max)
+        # both ends fit but the width does not: say that, not "within max"
+        why = (
+            f" (here high - low is {high / 2 - low / 2:.4g} x 2: it overflows)"
+            if fits
+            else ""
+        )
         raise ValueError(
             f"{what}={span!r:.60} needs finite low < high within "
-            f"{float(info.max):.4g} in magnitude (the kernel's {np.dtype(dtype)}), "
-            "e.g. (-4, 4)"
+            f"{float(info.max):.4g} in magnitude and a width high - low within "
+            f"that too{why} (the kernel's {np.dtype(dtype)}), e.g. (-4, 4)"
         )
     if np.dtype(dtype).type(low) == np.dtype(dtype).type(high):
         raise ValueError(

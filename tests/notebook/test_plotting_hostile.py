@@ -59,6 +59,14 @@ def test_range_is_checked(swish, span, error, words) -> None:
     assert words in str(info.value) and "x_range" in str(info.value)
 
 
+def test_a_range_whose_width_overflows_says_so(swish) -> None:
+    # both ends fit float64; only high - low overflows (the message said "within
+    # 1.798e+308 in magnitude", which both ends are)
+    kernel = swish.compile(backend="numpy", dtype="float64")
+    with pytest.raises(ValueError, match=r"high - low is 1\.7e\+308 x 2: it overflows"):
+        plotting.activation_values(swish, (-1.7e308, 1.7e308), kernel=kernel)
+
+
 def test_float64_kernel_takes_a_float64_range(swish) -> None:
     kernel = swish.compile(backend="numpy", dtype="float64")
     x, y, dy = plotting.activation_values(swish, (-1e39, 1e39), kernel=kernel)
