@@ -29,7 +29,7 @@ from symnb.formula.branches import local_branches
 from symnb.formula.budget import SYMBOLIC_TIME_BUDGET, Budget
 from symnb.formula.compose import expand_composed
 from symnb.formula.display import fold_equal_branches
-from symnb.formula.functions import ALLOWED_CONSTANTS, sigmoid
+from symnb.formula.functions import ALLOWED_CONSTANTS, logsigmoid, sigmoid, softplus
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.latex import formula_latex
 from symnb.formula.parse import adopt_sympy, check_length
@@ -314,6 +314,10 @@ def _remove_removable_singularities(
     return expr, notes
 
 
+#: symnb's stable functions with an exp spelling SymPy can take limits of
+_STABLE_FUNCTIONS = (sigmoid, softplus, logsigmoid)
+
+
 def _two_sided(body: sp.Expr, var: sp.Symbol, lim: sp.Expr) -> bool:
     """Whether the limit from the left at 0 is ``lim`` (SymPy's limit is from the right).
 
@@ -347,6 +351,12 @@ def _remove_singularity_at(
                 near = None
             body = expr if near is None else local_branches(expr, var, near)
             lim = sp.limit(body, var, point)
+            if lim.has(sp.Limit) and body.has(*_STABLE_FUNCTIONS):
+                # SymPy knows no limit of sigmoid(u) as u -> -oo: the derivative of
+                # log(1 + x**2*exp(x))'s stable form, (1 + 2/x)*sigmoid(x + 2 log|x|),
+                # was NaN at 0; the same through exp, 1/(1 + exp(-x)/x**2), has one
+                body = body.rewrite(list(_STABLE_FUNCTIONS), sp.exp)
+                lim = sp.limit(body, var, point)
     except FormulaError:
         return expr, []
     except Exception:  # SymPy could not: leave the expression alone
