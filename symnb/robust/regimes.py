@@ -668,6 +668,24 @@ def _distributed(e: sp.Expr) -> sp.Expr:
     return sp.Add(*[sp.Mul(*c) for c in itertools.product(*parts)])
 
 
+def _merged_exps(e: sp.Expr) -> sp.Expr:
+    """Each term's exponential factors as one exp of the sum of their arguments:
+    SymPy keeps exp(1/4 - x)*exp(x - 1/4) apart (exp(-x)*exp(x) cancels only because
+    exp(-x) is exp(x)**-1), so taking the dominant exp(1/4 - x) out of a sum left it
+    in every term, and the log form of (1 - exp(0.25 - x))/(x - 0.25)' was never
+    found (NaN, inf - inf, at x = -89 in float32 and -710 in float64)."""
+    terms = []
+    for t in sp.Add.make_args(e):
+        factors = sp.Mul.make_args(t)
+        exps = [f for f in factors if isinstance(f, sp.exp)]
+        if len(exps) < 2:
+            terms.append(t)
+            continue
+        rest = [f for f in factors if not isinstance(f, sp.exp)]
+        terms.append(sp.Mul(*rest, sp.exp(sp.Add(*[f.args[0] for f in exps]))))
+    return sp.Add(*terms)
+
+
 def _opened(e: sp.Expr) -> sp.Expr:
     """e with expm1, sinh and cosh written with exp, products of sums multiplied out."""
     from symnb.formula.functions import expm1
@@ -832,7 +850,7 @@ class _LogForm:
                     v = exps[k].args[0]
                     inner = sp.Add(
                         *[
-                            _distributed(t * sp.exp(-v))
+                            _merged_exps(_distributed(t * sp.exp(-v)))
                             for t in sp.Add.make_args(opened)
                         ]
                     )
