@@ -151,20 +151,25 @@ def _series_of(
     x0: sp.Expr,
     x0v: float,
     subs: dict,
+    order: int = TAYLOR_ORDER,
 ) -> sp.Expr:
     body = local_branches(body, var, x0v, subs)
     if antiderivative is not None:
         f = local_branches(_main_branch(antiderivative), var, x0v, subs)
         if not f.has(sp.Piecewise, *_STEPS):
-            return sp.expand(sp.diff(_series(f, var, x0, TAYLOR_ORDER + 1), var))
-    if body.has(sp.sign, sp.Abs) and not body.has(sp.Piecewise):
+            return sp.expand(sp.diff(_series(f, var, x0, order + 1), var))
+    if (
+        body.has(sp.sign, sp.Abs)
+        and not body.has(sp.Piecewise)
+        and order == TAYLOR_ORDER
+    ):
         try:
             ser = _two_sided_series(body, var, x0, tuple(subs.items()))
         except Exception:  # noqa: BLE001 - no series this way: SymPy's own below
             ser = None
         if ser is not None:
             return ser
-    return _series(body, var, x0)
+    return _series(body, var, x0, order)
 
 
 MeasureFn = Callable[[sp.Expr, np.ndarray], np.ndarray]
@@ -229,15 +234,6 @@ def taylor_candidates(
             continue
         if not math.isfinite(x0v):
             continue
-        try:
-            ser = _series_of(body, antiderivative, var, x0, x0v, subs)
-        except Exception:  # noqa: BLE001, S112 - no series: no candidate
-            continue
-        if ser.has(
-            sp.oo, -sp.oo, sp.zoo, sp.nan, sp.log, sp.Order
-        ) or not ser.is_polynomial(var):
-            continue
-        ser = _in_powers_of_distance(ser, var, x0)
         scale = max(1.0, abs(x0v))
         dists = scale * 10.0 ** np.arange(-12.0, 0.01, 0.5)
         n_tiny = 0
@@ -258,15 +254,42 @@ def taylor_candidates(
             dists = np.concatenate([tiny, dists])
         pts = np.concatenate([x0v + dists, x0v - dists])
         direct_ok = ok_at(expr, pts)
-        taylor_ok = ok_at(ser, pts)
         n = dists.size
         d_ok = direct_ok[:n] & direct_ok[n:]
-        t_ok = taylor_ok[:n] & taylor_ok[n:]
         if d_ok.all():
             continue
         last_bad = int(np.flatnonzero(~d_ok).max())
-        if last_bad + 1 >= n or not t_ok[: last_bad + 2].all():
+        if last_bad + 1 >= n:
             continue
+        # the polynomial must be good past the last distance where the direct form is
+        # bad; where TAYLOR_ORDER's is not, a longer one ((tanh(x) - x)/x**3's f' in
+        # float32 cancels up to |x| = 0.3, where degree 7 is already 2e-5 off: no
+        # Taylor branch was made, f' -1.26 instead of -0.0012 at x = -0.0046)
+        chosen = None
+        for order in (TAYLOR_ORDER, TAYLOR_ORDER + 4):
+            try:
+                trial_ser = _series_of(body, antiderivative, var, x0, x0v, subs, order)
+            except Exception:  # noqa: BLE001 - no series: no candidate
+                break
+            if trial_ser.has(
+                sp.oo, -sp.oo, sp.zoo, sp.nan, sp.log, sp.Order
+            ) or not trial_ser.is_polynomial(var):
+                break
+            trial_ser = _in_powers_of_distance(trial_ser, var, x0)
+            taylor_ok = ok_at(trial_ser, pts)
+            t_ok = taylor_ok[:n] & taylor_ok[n:]
+            if t_ok[: last_bad + 2].all():
+                chosen = (trial_ser, t_ok, order)
+                break
+            if t_ok[: last_bad + 1].all():
+                # good up to the last bad distance only: the boundary lies between it
+                # and the next, bisected and checked densely below
+                chosen = (trial_ser, t_ok, order)
+            if time.perf_counter() > deadline:
+                break
+        if chosen is None:
+            continue
+        ser, t_ok, order = chosen
         lo, hi = float(dists[last_bad]), float(dists[last_bad + 1])
 
         def direct_good(d: float, x0v: float = x0v) -> bool:
@@ -284,6 +307,16 @@ def taylor_candidates(
             for k in (t_good - 1, t_good - 2)
             if 0 <= k and dists[k] > r0
         ]
+        if not wide and 0 < t_good < n and dists[t_good] > r0:
+            # between the grid's distances: the polynomial's own edge, bisected, with
+            # a margin ((tanh(x) - x)/x**3's f' in float32: the direct form's noise
+            # breaks the rule at 0.35-0.4, past the bisected r0 = 0.34)
+            def taylor_bad(d: float, x0v: float = x0v, ser: sp.Expr = ser) -> bool:
+                return not ok_at(ser, np.array([x0v + d, x0v - d])).all()
+
+            edge = _bisect(taylor_bad, float(dists[t_good - 1]), float(dists[t_good]))
+            if edge / 1.25 > r0:
+                wide = [edge / 1.25]
         # checked on a dense grid across the boundary; a narrower radius if that fails
         cand = None
         radii = (2 * r0, 4 * r0, 8 * r0, r0)
@@ -313,7 +346,7 @@ def taylor_candidates(
                 "taylor",
                 (
                     f"near x = {sp.sstr(x0)} (|x - x0| < {r:.3g}) a Taylor polynomial of "
-                    f"degree {TAYLOR_ORDER - 1} replaces a 0/0 or a cancelling difference"
+                    f"degree {order - 1} replaces a 0/0 or a cancelling difference"
                 ),
                 cand,
             )
