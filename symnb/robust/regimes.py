@@ -441,9 +441,13 @@ def _tail_regime(
     t = _bisect(direct_bad, lo, hi) if i > 0 and not direct_bad(lo) else hi
     if not alt_good(t):
         t = hi
-    for t_try in (t, 2 * t, 8 * t, 64 * t):
+    # and nearer, down to the last sample the direct formula met the rule at: its
+    # failures need not start at one point (x*tanh(erf(0.5*x*cos(x)))' is inf*0 past
+    # x = 1.8e19 in float32 where x**2 overflows, but not where cos(x) is small, and
+    # the bisection stopped at 3.7e19 with failures below it: f' stayed NaN)
+    for t_try in (t, 2 * t, 8 * t, 64 * t, lo):
         if not math.isfinite(t_try) or t_try > _MAX:
-            break
+            continue
         cond_x = var >= sp.Float(t_try, 17) if sign > 0 else var <= sp.Float(-t_try, 17)
         trial = _branch(alt, cond_x, expr, params, values)
         with np.errstate(over="ignore"):
