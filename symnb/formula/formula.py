@@ -29,7 +29,7 @@ from symnb.formula.branches import local_branches
 from symnb.formula.budget import SYMBOLIC_TIME_BUDGET, Budget
 from symnb.formula.compose import expand_composed
 from symnb.formula.display import fold_equal_branches
-from symnb.formula.functions import ALLOWED_CONSTANTS, sigmoid
+from symnb.formula.functions import ALLOWED_CONSTANTS, logsigmoid, sigmoid, softplus
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.latex import formula_latex
 from symnb.formula.parse import adopt_sympy, check_length
@@ -314,18 +314,66 @@ def _remove_removable_singularities(
     return expr, notes
 
 
-def _two_sided(body: sp.Expr, var: sp.Symbol, lim: sp.Expr) -> bool:
-    """Whether the limit from the left at 0 is ``lim`` (SymPy's limit is from the right).
+#: symnb's stable functions with an exp spelling SymPy can take limits of
+_STABLE_FUNCTIONS = (sigmoid, softplus, logsigmoid)
 
-    1/x, 1/sin(x), exp(1/x) have different one-sided limits at 0: a branch with the
-    right's (oo) made f(-0.0) = +inf (IEEE: -inf, exp(-inf) = 0), f'(0) = -inf and the
-    LaTeX read 'oo for x = 0'; the direct formula's IEEE value at +-0 is right there.
-    """
+
+def _left_limit(body: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
+    """The limit of body at 0 from the left (SymPy's limit is from the right); None
+    when SymPy cannot find it in time."""
     try:
         with Budget("find the limit from the left at 0", seconds=2.0):
-            return sp.limit(body, var, 0, "-") == lim
+            lim = sp.limit(body, var, 0, "-")
     except Exception:  # noqa: BLE001 - SymPy could not: no branch, the IEEE value
-        return False
+        return None
+    if lim.has(sp.Limit) and body.has(*_STABLE_FUNCTIONS):
+        return _left_limit(body.rewrite(list(_STABLE_FUNCTIONS), sp.exp), var)
+    return lim
+
+
+def _signed_number(lim: sp.Expr) -> bool:
+    """lim is a real number or +-oo (a value a float can hold, inf included)."""
+    return lim in (sp.oo, -sp.oo) or (lim.is_number and lim.is_extended_real is True)
+
+
+def _ieee_at(expr: sp.Expr, var: sp.Symbol, zero: float) -> float | None:
+    """The formula's IEEE value at the signed zero ``zero`` (NumPy float64, the stable
+    functions through exp), or None when it cannot be evaluated here."""
+    import numpy as np
+
+    try:
+        body = expr.rewrite(list(_STABLE_FUNCTIONS), sp.exp)
+        fn = sp.lambdify(var, body, modules="numpy")
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(fn(np.float64(zero)))
+    except Exception:  # noqa: BLE001 - not evaluable here: no branch, as before
+        return None
+
+
+def _one_sided_branches(
+    expr: sp.Expr, var: sp.Symbol, right: sp.Expr, left: sp.Expr
+) -> tuple[sp.Expr, list[tuple[str, str, sp.Expr]]]:
+    """Branches at +0.0 and -0.0 (told apart by the sign of 1/x, as IEEE does) for each
+    side whose direct IEEE value is not its one-sided limit: exp(1/x)' =
+    -exp(1/x)/x**2 is 0/0 = NaN at -0.0 (the limit from the left is 0), x**-3 +
+    x**-2 is inf - inf there (-oo). Sides the direct formula gets right stay without
+    a branch (1/x, exp(1/x) itself), so the formula reads as typed."""
+    pairs, sides = [], []
+    for lim, zero, cond, side in (
+        (right, 0.0, 1 / var > 0, ("+0.0", "right")),
+        (left, -0.0, 1 / var < 0, ("-0.0", "left")),
+    ):
+        if not _signed_number(lim):
+            continue
+        got = _ieee_at(expr, var, zero)
+        if got is None or got == float(lim):
+            continue
+        pairs.append((lim, sp.And(sp.Eq(var, 0), cond)))
+        sides.append((*side, lim))
+    if not pairs:
+        return expr, []
+    return sp.Piecewise(*pairs, (expr, True)), sides
 
 
 def _remove_singularity_at(
@@ -347,16 +395,35 @@ def _remove_singularity_at(
                 near = None
             body = expr if near is None else local_branches(expr, var, near)
             lim = sp.limit(body, var, point)
+            if lim.has(sp.Limit) and body.has(*_STABLE_FUNCTIONS):
+                # SymPy knows no limit of sigmoid(u) as u -> -oo: the derivative of
+                # log(1 + x**2*exp(x))'s stable form, (1 + 2/x)*sigmoid(x + 2 log|x|),
+                # was NaN at 0; the same through exp, 1/(1 + exp(-x)/x**2), has one
+                body = body.rewrite(list(_STABLE_FUNCTIONS), sp.exp)
+                lim = sp.limit(body, var, point)
     except FormulaError:
         return expr, []
     except Exception:  # SymPy could not: leave the expression alone
         if point.is_zero:
             raise
         return expr, []
+    if point.is_zero and _signed_number(lim):
+        # SymPy's limit is from the right: 1/x, 1/sin(x), exp(1/x) have another from
+        # the left (a branch with the right's made f(-0.0) = +inf, the LaTeX 'oo for
+        # x = 0'); one-sided branches only where IEEE's own value at +-0 is wrong
+        left = _left_limit(body, var)
+        if left is None:
+            return expr, []
+        if left != lim and _signed_number(left):
+            branched, sides = _one_sided_branches(expr, var, lim, left)
+            return branched, [
+                f"{what} at {side} is its limit from the {word}, {sp.sstr(v)}"
+                for side, word, v in sides
+            ]
     if lim.has(sp.nan, sp.zoo, sp.AccumBounds, sp.Limit) or lim.has(sp.oo, -sp.oo):
         # away from 0 only finite limits: SymPy's limit is one-sided (x/(x**2 - 1)
         # at 1 is -oo from the left), and a decimal root can leave a tiny numerator
-        if lim in (sp.oo, -sp.oo) and point.is_zero and _two_sided(body, var, lim):
+        if lim in (sp.oo, -sp.oo) and point.is_zero:
             return (
                 sp.Piecewise((lim, sp.Eq(var, point)), (expr, True)),
                 [f"{what} at {shown} is its limit {lim}"],

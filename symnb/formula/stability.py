@@ -111,6 +111,29 @@ def _shifted_exp_minus_constant(e: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     return sp.Float(c), core.args[0] + sp.Rational(snapped)
 
 
+def _scaled_exp(e: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
+    """(m, u) when e = m*exp(u), m a product of other factors that is >= 0 for every
+    real input (x**2*exp(x), 2*exp(x), x**2*(1 + x**2)*exp(-x)); None otherwise."""
+    if not isinstance(e, sp.Mul):
+        return None
+    exps = [f for f in e.args if isinstance(f, sp.exp)]
+    if len(exps) != 1:
+        return None
+    m = e / exps[0]
+    if not (m.is_nonnegative and m.has(sp.Symbol) or m.is_positive):
+        return None
+    return m, exps[0].args[0]
+
+
+def _log_of_product(m: sp.Expr) -> sp.Expr:
+    """log(m) as a sum of the logs of m's factors when each is >= 0 (a product such
+    as x**2*(1 + x**2) overflows long before its log does)."""
+    factors = sp.Mul.make_args(m)
+    if len(factors) > 1 and all(f.is_nonnegative for f in factors):
+        return sp.Add(*[sp.log(f) for f in factors])
+    return sp.log(m)
+
+
 def _sigmoid_power_unit(e: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
     """(m, u, q) when e = c + m*sigmoid(u)**q with c = -m, q != 1 (the generalized
     cross entropy (1 - sigmoid(x)**q)/q as typed: sigmoid(x)**q rounds towards 1 and
@@ -550,6 +573,8 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             if isinstance(a, sp.Add) and sp.S.One in a.args and len(a.args) == 2:
                 rest = a - 1
                 if rest.has(sp.Symbol):
+                    if _scaled_exp(rest) is not None:
+                        return rewrite(log1p(rest))  # softplus, below
                     note(f"rewrote log(1 + {_fmt(rest)}) as log1p({_fmt(rest)})")
                     return log1p(rest)
         # log1p(exp(u)) -> softplus(u): exp(u) overflows long before the value does
@@ -558,6 +583,15 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             if u is not None:
                 note(f"rewrote log1p(exp({_fmt(u)})) as softplus({_fmt(u)})")
                 return softplus(u)
+            scaled = _scaled_exp(e.args[0])
+            if scaled is not None:  # log1p(m*exp(u)) = softplus(u + log(m)), m >= 0
+                m, u = scaled
+                note(
+                    f"rewrote log(1 + {_fmt(e.args[0])}) as softplus({_fmt(u)} + "
+                    f"log({_fmt(m)})) (exp({_fmt(u)}) overflows long before the value "
+                    "does)"
+                )
+                return softplus(u + rewrite(_log_of_product(m)))
         # c + k*exp(u), c + k*tanh(u), c + k*erf(u) with c = -+k: k*expm1(u),
         # 2k sigmoid(+-2u), k erfc(-+u) (1 - exp(-exp(x)), (1 + tanh(x/2))/2 spelled out)
         scaled = _scaled_unit_sum(e)
@@ -633,6 +667,28 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
         return e
 
     return _piecewise_linear_sums(rewrite(expr), note), notes
+
+
+def _sigmoid_over_sum(e: sp.Expr) -> sp.Expr | None:
+    """sigmoid(v)*(a + k/u) as sigmoid(v)*a + sigmoid(v)*k/u: what SymPy gives for
+    softplus(v)' with v = b + log(m) (log(1 + x**2*exp(x))' is (1 + 2/x)*sigmoid(x +
+    2 log|x|)). Near x = 0, 2/x overflows where sigmoid underflows to 0 (inf*0 = NaN
+    at subnormal x); sigmoid(v)*2/x is 0 there, as the derivative nearly is."""
+    if not isinstance(e, sp.Mul):
+        return None
+    sigmoids = [f for f in e.args if isinstance(f, sigmoid)]
+    sums = [f for f in e.args if isinstance(f, sp.Add)]
+    if len(sigmoids) != 1 or len(sums) != 1:
+        return None
+    total = sums[0]
+    if not any(
+        isinstance(f, sp.Pow) and f.exp.is_negative and f.base.has(sp.Symbol)
+        for t in total.args
+        for f in sp.Mul.make_args(t)
+    ):
+        return None
+    rest = e / total
+    return sp.Add(*[rest * t for t in total.args], evaluate=False)
 
 
 def _sign_times_self(e: sp.Expr) -> sp.Expr | None:
@@ -832,6 +888,9 @@ def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
     )
     expr = expr.replace(
         lambda e: _same_base_powers(e) is not None, lambda e: _same_base_powers(e)
+    )
+    expr = expr.replace(
+        lambda e: _sigmoid_over_sum(e) is not None, lambda e: _sigmoid_over_sum(e)
     )
     return expr.replace(
         lambda e: scaled_sech2(e) is not None,

@@ -222,9 +222,38 @@ def sample_points(
                     extra.extend(_around(float(r)))
             if len(extra) > 600:
                 break
+    extra += _shifted_edges(exprs, var, subs)
     pts = np.concatenate([_GRID, np.asarray(extra, dtype=np.float64)])
     pts = pts[np.isfinite(pts)]
     return np.unique(pts)
+
+
+#: exp's overflow/underflow edges (the grid's, in the exponential's argument)
+_EXP_EDGES = (87.0, 88.7, 89.5, 103.0, 104.5, 700.0, 709.7, 710.5, 745.2, 746.0)
+
+
+def _shifted_edges(exprs: Sequence[sp.Expr], var: sp.Symbol, subs: dict) -> list:
+    """The points where an exponential's argument u (not var itself) reaches exp's
+    overflow and underflow edges: the grid has them for exp(x) only, so exp(x - 1)
+    overflowing float32 between x = 89.7 and 104 (where expm1(x - 1)/(x - 1) is
+    finite) was never measured, and the kernels gave inf at x = 90."""
+    from symnb.formula.functions import expm1
+
+    out: list[float] = []
+    args: set = set()
+    for e in exprs:
+        for node in sp.preorder_traversal(e):
+            if isinstance(node, (sp.exp, expm1, sp.sinh, sp.cosh)):
+                u = node.args[0]
+                if var in u.free_symbols and u not in (var, -var):
+                    args.add(u)
+    for u in sorted(args, key=sp.default_sort_key)[:8]:
+        for edge in _EXP_EDGES:
+            for side in (edge, -edge):
+                out.extend(
+                    r for r in _roots(u - side, var, subs, _GRID) if abs(r) < 1e300
+                )
+    return out
 
 
 # ------------------------------------------------------------------ computed values

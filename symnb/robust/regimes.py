@@ -151,20 +151,25 @@ def _series_of(
     x0: sp.Expr,
     x0v: float,
     subs: dict,
+    order: int = TAYLOR_ORDER,
 ) -> sp.Expr:
     body = local_branches(body, var, x0v, subs)
     if antiderivative is not None:
         f = local_branches(_main_branch(antiderivative), var, x0v, subs)
         if not f.has(sp.Piecewise, *_STEPS):
-            return sp.expand(sp.diff(_series(f, var, x0, TAYLOR_ORDER + 1), var))
-    if body.has(sp.sign, sp.Abs) and not body.has(sp.Piecewise):
+            return sp.expand(sp.diff(_series(f, var, x0, order + 1), var))
+    if (
+        body.has(sp.sign, sp.Abs)
+        and not body.has(sp.Piecewise)
+        and order == TAYLOR_ORDER
+    ):
         try:
             ser = _two_sided_series(body, var, x0, tuple(subs.items()))
         except Exception:  # noqa: BLE001 - no series this way: SymPy's own below
             ser = None
         if ser is not None:
             return ser
-    return _series(body, var, x0)
+    return _series(body, var, x0, order)
 
 
 MeasureFn = Callable[[sp.Expr, np.ndarray], np.ndarray]
@@ -229,15 +234,6 @@ def taylor_candidates(
             continue
         if not math.isfinite(x0v):
             continue
-        try:
-            ser = _series_of(body, antiderivative, var, x0, x0v, subs)
-        except Exception:  # noqa: BLE001, S112 - no series: no candidate
-            continue
-        if ser.has(
-            sp.oo, -sp.oo, sp.zoo, sp.nan, sp.log, sp.Order
-        ) or not ser.is_polynomial(var):
-            continue
-        ser = _in_powers_of_distance(ser, var, x0)
         scale = max(1.0, abs(x0v))
         dists = scale * 10.0 ** np.arange(-12.0, 0.01, 0.5)
         n_tiny = 0
@@ -258,15 +254,42 @@ def taylor_candidates(
             dists = np.concatenate([tiny, dists])
         pts = np.concatenate([x0v + dists, x0v - dists])
         direct_ok = ok_at(expr, pts)
-        taylor_ok = ok_at(ser, pts)
         n = dists.size
         d_ok = direct_ok[:n] & direct_ok[n:]
-        t_ok = taylor_ok[:n] & taylor_ok[n:]
         if d_ok.all():
             continue
         last_bad = int(np.flatnonzero(~d_ok).max())
-        if last_bad + 1 >= n or not t_ok[: last_bad + 2].all():
+        if last_bad + 1 >= n:
             continue
+        # the polynomial must be good past the last distance where the direct form is
+        # bad; where TAYLOR_ORDER's is not, a longer one ((tanh(x) - x)/x**3's f' in
+        # float32 cancels up to |x| = 0.3, where degree 7 is already 2e-5 off: no
+        # Taylor branch was made, f' -1.26 instead of -0.0012 at x = -0.0046)
+        chosen = None
+        for order in (TAYLOR_ORDER, TAYLOR_ORDER + 4):
+            try:
+                trial_ser = _series_of(body, antiderivative, var, x0, x0v, subs, order)
+            except Exception:  # noqa: BLE001 - no series: no candidate
+                break
+            if trial_ser.has(
+                sp.oo, -sp.oo, sp.zoo, sp.nan, sp.log, sp.Order
+            ) or not trial_ser.is_polynomial(var):
+                break
+            trial_ser = _in_powers_of_distance(trial_ser, var, x0)
+            taylor_ok = ok_at(trial_ser, pts)
+            t_ok = taylor_ok[:n] & taylor_ok[n:]
+            if t_ok[: last_bad + 2].all():
+                chosen = (trial_ser, t_ok, order)
+                break
+            if t_ok[: last_bad + 1].all():
+                # good up to the last bad distance only: the boundary lies between it
+                # and the next, bisected and checked densely below
+                chosen = (trial_ser, t_ok, order)
+            if time.perf_counter() > deadline:
+                break
+        if chosen is None:
+            continue
+        ser, t_ok, order = chosen
         lo, hi = float(dists[last_bad]), float(dists[last_bad + 1])
 
         def direct_good(d: float, x0v: float = x0v) -> bool:
@@ -284,6 +307,16 @@ def taylor_candidates(
             for k in (t_good - 1, t_good - 2)
             if 0 <= k and dists[k] > r0
         ]
+        if not wide and 0 < t_good < n and dists[t_good] > r0:
+            # between the grid's distances: the polynomial's own edge, bisected, with
+            # a margin ((tanh(x) - x)/x**3's f' in float32: the direct form's noise
+            # breaks the rule at 0.35-0.4, past the bisected r0 = 0.34)
+            def taylor_bad(d: float, x0v: float = x0v, ser: sp.Expr = ser) -> bool:
+                return not ok_at(ser, np.array([x0v + d, x0v - d])).all()
+
+            edge = _bisect(taylor_bad, float(dists[t_good - 1]), float(dists[t_good]))
+            if edge / 1.25 > r0:
+                wide = [edge / 1.25]
         # checked on a dense grid across the boundary; a narrower radius if that fails
         cand = None
         radii = (2 * r0, 4 * r0, 8 * r0, r0)
@@ -313,7 +346,7 @@ def taylor_candidates(
                 "taylor",
                 (
                     f"near x = {sp.sstr(x0)} (|x - x0| < {r:.3g}) a Taylor polynomial of "
-                    f"degree {TAYLOR_ORDER - 1} replaces a 0/0 or a cancelling difference"
+                    f"degree {order - 1} replaces a 0/0 or a cancelling difference"
                 ),
                 cand,
             )
@@ -408,9 +441,13 @@ def _tail_regime(
     t = _bisect(direct_bad, lo, hi) if i > 0 and not direct_bad(lo) else hi
     if not alt_good(t):
         t = hi
-    for t_try in (t, 2 * t, 8 * t, 64 * t):
+    # and nearer, down to the last sample the direct formula met the rule at: its
+    # failures need not start at one point (x*tanh(erf(0.5*x*cos(x)))' is inf*0 past
+    # x = 1.8e19 in float32 where x**2 overflows, but not where cos(x) is small, and
+    # the bisection stopped at 3.7e19 with failures below it: f' stayed NaN)
+    for t_try in (t, 2 * t, 8 * t, 64 * t, lo):
         if not math.isfinite(t_try) or t_try > _MAX:
-            break
+            continue
         cond_x = var >= sp.Float(t_try, 17) if sign > 0 else var <= sp.Float(-t_try, 17)
         trial = _branch(alt, cond_x, expr, params, values)
         with np.errstate(over="ignore"):
@@ -668,6 +705,24 @@ def _distributed(e: sp.Expr) -> sp.Expr:
     return sp.Add(*[sp.Mul(*c) for c in itertools.product(*parts)])
 
 
+def _merged_exps(e: sp.Expr) -> sp.Expr:
+    """Each term's exponential factors as one exp of the sum of their arguments:
+    SymPy keeps exp(1/4 - x)*exp(x - 1/4) apart (exp(-x)*exp(x) cancels only because
+    exp(-x) is exp(x)**-1), so taking the dominant exp(1/4 - x) out of a sum left it
+    in every term, and the log form of (1 - exp(0.25 - x))/(x - 0.25)' was never
+    found (NaN, inf - inf, at x = -89 in float32 and -710 in float64)."""
+    terms = []
+    for t in sp.Add.make_args(e):
+        factors = sp.Mul.make_args(t)
+        exps = [f for f in factors if isinstance(f, sp.exp)]
+        if len(exps) < 2:
+            terms.append(t)
+            continue
+        rest = [f for f in factors if not isinstance(f, sp.exp)]
+        terms.append(sp.Mul(*rest, sp.exp(sp.Add(*[f.args[0] for f in exps]))))
+    return sp.Add(*terms)
+
+
 def _opened(e: sp.Expr) -> sp.Expr:
     """e with expm1, sinh and cosh written with exp, products of sums multiplied out."""
     from symnb.formula.functions import expm1
@@ -832,7 +887,7 @@ class _LogForm:
                     v = exps[k].args[0]
                     inner = sp.Add(
                         *[
-                            _distributed(t * sp.exp(-v))
+                            _merged_exps(_distributed(t * sp.exp(-v)))
                             for t in sp.Add.make_args(opened)
                         ]
                     )

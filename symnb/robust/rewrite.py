@@ -498,6 +498,40 @@ def horner_polynomials(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _bottom_up(expr, lambda e: _horner(e, var))
 
 
+def _power_of(t: sp.Expr, var: sp.Symbol) -> tuple[int, sp.Expr]:
+    """(k, rest) with t = var**k * rest, k the integer power of var among t's factors."""
+    k, rest = 0, []
+    for f in sp.Mul.make_args(t):
+        base, n = f.as_base_exp()
+        if base == var and n.is_Integer:
+            k += int(n)
+        else:
+            rest.append(f)
+    return k, sp.Mul(*rest)
+
+
+def _common_power(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Add) or len(e.args) < 2:
+        return e
+    split = [_power_of(t, var) for t in e.args]
+    powers = {k for k, _ in split}
+    if len(powers) != 1 or min(powers) < 1:
+        # no common power, or powers left inside: x**2*(tanh(x) + x**2*exp(-x**2))
+        # still overflows inside, and hides the vanishing term from the regimes
+        return e
+    if all(var not in c.free_symbols for _, c in split):
+        return e  # a polynomial: Horner's
+    return var ** powers.pop() * sp.Add(*[c for _, c in split])
+
+
+def factor_common_power(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """The power of x that every term of a sum has (the same in each), taken out:
+    ``x + 2.5*x*sin(x)`` as ``x*(1 + 2.5*sin(x))``. 2.5*x*sin(x) overflows at the float maximum where the sum
+    does not (f was -inf at x = 3.4e38 in float32 on NumPy, where it is -1.04e38;
+    g++ fused it into an fma). Sums that are polynomials are Horner's."""
+    return _bottom_up(expr, lambda e: _common_power(e, var))
+
+
 def _divide_stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     if not isinstance(e, sp.Mul):
         return e
@@ -528,6 +562,55 @@ def divide_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     with x: f of (exp(x) - 1 - x)/x**2 was 0 instead of 1e-20 at x = -1e20 in float32,
     its f' -1e-26 instead of +1e-26 at x = -1e13 (x**3 overflowed in the second term)."""
     return _bottom_up(expr, lambda e: _divide_stepwise(e, var))
+
+
+def _exp_divided_stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Mul) or not any(
+        isinstance(f, sp.exp) and var in f.free_symbols for f in e.args
+    ):
+        return e
+    return _divide_stepwise(e, var)
+
+
+def divide_exponential_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """``exp(u)/x**k`` (k = 2..4) as ``((exp(u)/x)/x)...``: where exp(u) underflows as
+    x -> 0 (exp(1/x) from the left), x**k underflows too, and 0/0 = NaN (exp(1/x)' =
+    -exp(1/x)/x**2 was NaN from x = -1e-25 in float32 and -1e-168 in float64, where
+    it is 0); 0/x/x is 0."""
+    return _bottom_up(expr, lambda e: _exp_divided_stepwise(e, var))
+
+
+def _laurent_terms(e: sp.Expr, var: sp.Symbol) -> dict[int, sp.Expr] | None:
+    """{k: c_k} when e = sum c_k x**k, every k <= 0 an integer, c_k free of x."""
+    out: dict[int, sp.Expr] = {}
+    for t in sp.Add.make_args(e):
+        c, k = t.as_coeff_exponent(var)
+        if var in c.free_symbols or not k.is_Integer or k > 0:
+            return None
+        out[int(k)] = out.get(int(k), sp.S.Zero) + c
+    return out
+
+
+def _horner_reciprocal(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Add) or var not in e.free_symbols:
+        return e
+    terms = _laurent_terms(e, var)
+    if terms is None or sum(1 for k in terms if k < 0) < 2 or min(terms) < -8:
+        return e
+    # c_0 + (c_-1 + (c_-2 + ...)/x)/x, the nesting kept (SymPy would flatten it into
+    # x**-k*(...), x**-k overflowing again)
+    inner = sp.S.Zero
+    for k in range(min(terms), 0):
+        inner = sp.UnevaluatedExpr((inner + terms.get(k, sp.S.Zero)) / var)
+    return inner + terms.get(0, sp.S.Zero)
+
+
+def horner_reciprocal(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """Sums of negative powers of x in Horner form in 1/x: ``x**-3 + x**-2`` as
+    ``((1/x + 1)/x)/x``. Near 0 each power overflows on its own, and two of opposite
+    signs give inf - inf = NaN (x**-3 + x**-2 from x = -1e-22 in float32, where it
+    is -1e66, i.e. -inf); in Horner form the leading power's sign carries through."""
+    return _bottom_up(expr, lambda e: _horner_reciprocal(e, var))
 
 
 #: The exact rewrites tried, in order: (name, plain-words note, function of (expr, var)).
@@ -588,6 +671,30 @@ EXACT_REWRITES = (
             "terms underflow"
         ),
         factor_lowest_power,
+    ),
+    (
+        "factor_common_power",
+        (
+            "a power of x common to every term of a sum is taken out of it, so no term "
+            "overflows where the sum does not"
+        ),
+        factor_common_power,
+    ),
+    (
+        "horner_reciprocal",
+        (
+            "sums of negative powers of x are evaluated in Horner form in 1/x, so two "
+            "overflowing powers never subtract (inf - inf) near 0"
+        ),
+        horner_reciprocal,
+    ),
+    (
+        "divide_exponential_stepwise",
+        (
+            "an exponential over a power of x is divided by x one factor at a time, so "
+            "both do not underflow together (0/0) near 0"
+        ),
+        divide_exponential_stepwise,
     ),
     (
         "widen_trig",
@@ -651,11 +758,14 @@ __all__ = [
     "WITHIN_RULE_ONLY",
     "collect_exponentials",
     "distribute_exponentials",
+    "divide_exponential_stepwise",
     "divide_stepwise",
+    "factor_common_power",
     "factor_dominant_exp",
     "factor_lowest_power",
     "group_constant_factors",
     "horner_polynomials",
+    "horner_reciprocal",
     "log_forms",
     "log_of",
     "root_cancellation",

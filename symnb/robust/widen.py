@@ -23,7 +23,11 @@ def wide_call(name: str, *factors):
     """NumPy: ``name`` (sin/cos/tan) of the product, recomputed wide where it overflows."""
     fn = getattr(np, name)
     arrays = [np.asarray(f) for f in factors]
-    dtype = np.result_type(*arrays)
+    # the inputs' type: a constant factor (pi, a Python float, a 0-d float64 array)
+    # made the result float64 in float32 kernels, so NumPy's f' of sin(pi*(x - 1))/
+    # (pi*(x - 1)) did not cancel near 1 where the C kernels' did (1e-3 off)
+    shaped = [a for a in arrays if a.ndim > 0]
+    dtype = np.result_type(*(shaped or arrays))
     if dtype.kind != "f":
         dtype = np.dtype(np.float64)
     prod = arrays[0].astype(dtype, copy=False)

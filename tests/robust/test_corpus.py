@@ -83,6 +83,24 @@ def assert_published_meets_rule(entry, backend: str, dtype: str) -> None:
     assert not problems, f"{entry.text} on {backend} {dtype}:\n" + "\n".join(problems)
 
 
+def assert_lowered_cuda_compiles(entries, dtype: str) -> None:
+    """The CUDA source of each entry's lowered form (the engine's rewrites for dtype)
+    compiles under NVRTC without warnings (no GPU needed); skips without NVRTC."""
+    from symnb.backends import nvrtc
+    from symnb.codegen.kernels import render_program
+    from symnb.robust import engine
+    from tests.backends.test_cuda_compile import _nvrtc_check
+
+    ok, why = nvrtc.available()
+    if not ok:
+        pytest.skip(f"NVRTC not usable here (no GPU needed, but the library): {why}")
+    for entry in entries:
+        act = symnb.Activation(entry.text, **entry.constants)
+        form = engine.lower(act.internal, dtype)
+        source = render_program((form,), "elementwise", dialect="cuda", dtype=dtype)
+        _nvrtc_check(source, dtype)
+
+
 def rule_problems(kernel, xs, check_df, ref, dtype: str) -> list[str]:
     """Messages for every rule violation of the kernel's f and f' at xs against ref."""
     with np.errstate(all="ignore"):
