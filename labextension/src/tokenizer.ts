@@ -161,7 +161,13 @@ export const MODULES: ReadonlySet<string> = new Set([
   'scipy.special',
   'special',
   'sp',
-  'sympy'
+  'sympy',
+  'tf.keras.activations',
+  'keras.activations',
+  'keras.ops',
+  'scipy.stats.norm',
+  'stats.norm',
+  'norm'
 ]);
 
 /**
@@ -185,7 +191,13 @@ export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
   'power',
   'pow',
   'logaddexp',
-  'sinc'
+  'sinc',
+  'cdf',
+  'mse_loss',
+  'l1_loss',
+  'huber_loss',
+  'binary_cross_entropy',
+  'binary_cross_entropy_with_logits'
 ]);
 
 /**

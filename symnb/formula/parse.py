@@ -139,6 +139,7 @@ _NOT_FINITE_NAMES = {"inf", "infinity", "Infinity", "oo", "nan", "NaN", "zoo"}
 _COMPLEX_NAMES = {"I", "j", "J"}
 
 _COMMENT = re.compile(r"#[^\n\r]*")
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 # 'f(x) =', 'y =' at the start (not '==')
 _DEFINITION = re.compile(r"\s*[A-Za-z_]\w*\s*(?:\([^()=]*\))?\s*=(?!=)")
 _SIGN_RUN = re.compile(rf"[-+~](?:\s*[-+~]){{{MAX_SIGN_RUN},}}")
@@ -187,7 +188,6 @@ _NODE_DESCRIPTION = {
     ast.Set: "sets",
     ast.Dict: "dictionaries",
     ast.Tuple: "tuples",
-    ast.IfExp: "'a if cond else b'",
     ast.Await: "await",
     ast.Yield: "yield",
     ast.YieldFrom: "yield",
@@ -427,6 +427,10 @@ def _char_advice(ch: str) -> str | None:
     return ""
 
 
+#: Library GELUs whose variant a library's ``approximate`` argument chooses.
+_GELUS = ("gelu", "gelu_tanh")
+
+
 class _Parser:
     def __init__(
         self,
@@ -540,6 +544,20 @@ class _Parser:
                     li + 1,
                     ci + 1,
                     f"type {advice!r} instead of {ch!r}",
+                )
+
+    def check_latex(self) -> None:
+        """LaTeX pasted from a paper (``\\frac{1}{1 + e^{-x}}``): named as such, not
+        as Python's 'unexpected character after line continuation character'."""
+        for li, line in enumerate(self.lines):
+            m = _LATEX_COMMAND.search(_COMMENT.sub("", line))
+            if m:
+                raise self.error(
+                    f"LaTeX ({m.group()}) is not formula syntax",
+                    li + 1,
+                    m.start() + 1,
+                    "type the formula as code: \\frac{a}{b} as (a)/(b), e^{-x} as "
+                    "exp(-x), \\sigma(x) as sigmoid(x), \\tanh(x) as tanh(x)",
                 )
 
     def check_nesting(self) -> None:
@@ -725,6 +743,8 @@ class _Parser:
             return self.build_call(node)
         if isinstance(node, ast.Attribute):
             return self.module_constant(node)
+        if isinstance(node, ast.IfExp):
+            return self.build_conditional(node)
         if isinstance(node, (ast.Compare, ast.BoolOp)):
             raise self.node_error(
                 node,
@@ -734,6 +754,15 @@ class _Parser:
             )
         self.refuse(node)
         raise AssertionError  # pragma: no cover
+
+    def build_conditional(self, node: ast.IfExp) -> _Val:
+        """``a if cond else b``, as pasted from scalar Python code: where(cond, a, b)."""
+        cond = self.build_condition(node.test)
+        a = self.build(node.body)
+        b = self.build(node.orelse)
+        fn = ALLOWED_FUNCTIONS["where"]
+        expr = self.sympy_call(node, "'a if cond else b'", fn, cond, a.expr, b.expr)
+        return self.result(node, expr, None)
 
     def library_entry(self, name: str) -> library.Entry | None:
         """The library activation with constants that ``name`` calls, else None."""
@@ -778,15 +807,56 @@ class _Parser:
         given = self.call_arguments(node, name, names, {"negative_slope": "alpha"})
         if "x" not in given:
             raise self.node_error(node, f"{name}() needs the input as first argument")
-        for k, v in entry.constants.items():
-            given.setdefault(k, _located(ast.Constant(v), node))
+        return _substituted(entry, given, node)
 
-        class Put(ast.NodeTransformer):
-            def visit_Name(self, n: ast.Name) -> ast.AST:
-                return given.get(n.id, n)
+    def library_loss_call(self, node: ast.Call, name: str) -> ast.AST:
+        """``huber(y_pred, y_true, delta=0.5)``, ``F.mse_loss(input, target)``: the
+        library loss's syntax tree with the arguments in place of y_pred and y_true."""
+        shown = spellings.dotted(node.func) or name
+        if tuple(self.variables) != ("y_pred", "y_true"):
+            raise self.node_error(
+                node,
+                f"{shown} is a loss of (y_pred, y_true), not a function of "
+                f"{', '.join(self.variables) or 'x'}",
+                f"write it in a loss: symnb.Loss('{name}(y_pred, y_true)') or "
+                f"symnb.loss('{name}')",
+            )
+        entry = library.LOSSES[name]
+        names = ["y_pred", "y_true", *entry.constants]
+        aliases = {"input": "y_pred", "target": "y_true"}
+        given = self.call_arguments(node, shown, names, aliases)
+        if "y_pred" not in given or "y_true" not in given:
+            raise self.node_error(
+                node,
+                f"{shown} needs the prediction and the target, e.g. "
+                f"{shown}(y_pred, y_true)",
+            )
+        return _substituted(entry, given, node)
 
-        body = _located(ast.parse(entry.text, mode="eval").body, node, every=True)
-        return Put().visit(body)
+    def gelu_variant(self, node: ast.Call, name: str) -> ast.AST:
+        """``F.gelu(x, approximate='tanh')``, ``jax.nn.gelu(x, approximate=False)``,
+        ``tf.nn.gelu(x, True)``: the libraries' choice of the exact (erf) GELU or its
+        tanh approximation, PyTorch's 'none'/'tanh' or JAX's/TensorFlow's False/True."""
+        shown = spellings.dotted(node.func) or name
+        given = self.call_arguments(node, shown, ["x", "approximate"], {})
+        if "x" not in given:
+            raise self.node_error(node, f"{shown}() needs the input as first argument")
+        choice = given.get("approximate")
+        if choice is not None:
+            value = choice.value if isinstance(choice, ast.Constant) else None
+            if value == "tanh" or value is True:
+                name = "gelu_tanh"
+            elif value == "none" or value is False:
+                name = "gelu"
+            else:
+                raise self.node_error(
+                    choice,
+                    f"{shown}'s approximate must be 'none' or 'tanh' (PyTorch), "
+                    "or False or True (JAX, TensorFlow)",
+                    "write approximate='tanh' for the tanh approximation, or "
+                    "gelu(x) for the exact (erf) GELU",
+                )
+        return _located(ast.Call(ast.Name(name, ast.Load()), [given["x"]], []), node)
 
     def clip_call(self, node: ast.Call) -> ast.AST:
         """``torch.clamp(x, min=0, max=6)``, ``np.clip(x, a_min=0)``: max/min of x."""
@@ -802,6 +872,7 @@ class _Parser:
         """symnb's name for a call ``np.tanh(...)``, ``F.silu(...)`` (see ``spellings``)."""
         parts = spellings.split(node.func)
         if parts is None:
+            self.method_call(node)
             self.refuse(node.func)
         module, attr = parts
         try:
@@ -809,6 +880,65 @@ class _Parser:
         except LookupError as exc:
             message, hint = exc.args
             raise self.node_error(node.func, message, hint) from None
+
+    def module_object_call(self, node: ast.Call, func: ast.Call) -> None:
+        """``nn.ReLU()(x)``, ``torch.nn.SiLU()(x)``: a layer object called on x is
+        refused, naming symnb's function (it is no product of two brackets)."""
+        path = spellings.dotted(func.func)
+        if path is None or path in self.symbols or path in self.functions:
+            return
+        cls = path.rpartition(".")[2].lower()
+        known = [n for n in self.functions if n.replace("_", "") == cls]
+        shown = ast.get_source_segment(self.processed_text, func) or cls
+
+        def texts(call: ast.Call) -> list[str]:
+            seg = [ast.get_source_segment(self.processed_text, a) for a in call.args]
+            seg += [
+                f"{k.arg}={ast.get_source_segment(self.processed_text, k.value)}"
+                for k in call.keywords
+            ]
+            return [t or "..." for t in seg]
+
+        raise self.node_error(
+            node,
+            f"calling a layer object ({shown}) is not allowed",
+            f"write {known[0]}({', '.join(texts(node) + texts(func))})"
+            if known
+            else "write the activation as a formula of x, e.g. tanh(x) or max(x, 0)",
+        )
+
+    def method_call(self, node: ast.Call) -> None:
+        """``x.sigmoid()``, ``x.clamp(min=0)`` (PyTorch tensor methods): refused,
+        naming the function call to write instead."""
+        func = node.func
+        if not isinstance(func, ast.Attribute):
+            return
+        path = spellings.dotted(func.value)
+        if path is not None and path not in self.symbols:
+            return  # os.system(...), np.random.rand(...): no method of a formula's value
+        name = spellings.method_function(func.attr, self.functions)
+        if name is None:
+            return
+        receiver = ast.get_source_segment(self.processed_text, func.value) or "x"
+        rest = [
+            ast.get_source_segment(self.processed_text, a) or "..." for a in node.args
+        ]
+        rest += [
+            f"{k.arg}={ast.get_source_segment(self.processed_text, k.value) or '...'}"
+            for k in node.keywords
+            if k.arg
+        ]
+        if len(receiver) > 30:
+            receiver = "..."
+        line, col = self.position(
+            func.end_lineno, (func.end_col_offset or 0) - len(func.attr)
+        )
+        raise self.error(
+            f"method calls ('.{func.attr}(...)') are not allowed",
+            line,
+            col,
+            f"write {name}({', '.join([receiver, *rest])})",
+        )
 
     def build_rewritten(self, node: ast.Call, name: str) -> _Val:
         """``np.square(u)``, ``np.logaddexp(a, b)``...: built from their formula syntax."""
@@ -852,9 +982,7 @@ class _Parser:
             )
         desc = _NODE_DESCRIPTION.get(type(node), f"'{type(node).__name__}'")
         hint = None
-        if isinstance(node, ast.IfExp):
-            hint = "use where(cond, a, b)"
-        elif isinstance(node, ast.Tuple):
+        if isinstance(node, ast.Tuple):
             hint = "tuples are only allowed as (value, condition) pairs in Piecewise"
         raise self.node_error(
             node,
@@ -933,6 +1061,12 @@ class _Parser:
             raise self.node_error(
                 node,
                 f"name {name!r} is not allowed (names starting with '_' are not allowed)",
+            )
+        if not called and name in library.LOSSES:
+            raise self.node_error(
+                node,
+                f"{name!r} is a library loss; call it, e.g. {name}(y_pred, y_true)",
+                f"or use symnb.loss({name!r})",
             )
         if not called and name in self.functions:
             raise self.node_error(
@@ -1016,6 +1150,19 @@ class _Parser:
             hint = "use floor(a/b)"
         raise self.node_error(node, f"operator '{text}' is not allowed", hint)
 
+    def build_operand(self, node: ast.AST) -> _Val:
+        """An operand of + - * /: a comparison there is 1 where it holds, else 0, as
+        NumPy and PyTorch read ``x*(x > 0)`` or ``x*((x > -1) & (x < 1))``."""
+        logical = isinstance(node, (ast.Compare, ast.BoolOp)) or (
+            isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr))
+        )
+        if not logical:
+            return self.build(node)
+        cond = self.build_condition(node)
+        fn = ALLOWED_FUNCTIONS["where"]
+        expr = self.sympy_call(node, "a comparison", fn, cond, sp.S.One, sp.S.Zero)
+        return self.result(node, expr, None)
+
     def build_chain(self, node: ast.BinOp, ops: tuple[type, ...]) -> _Val:
         """A flat chain ``a + b - c`` or ``a * b / c`` (no recursion along the chain)."""
         items: list[tuple[ast.AST, ast.AST, bool]] = []  # (operand, op node, inverse)
@@ -1032,7 +1179,7 @@ class _Parser:
         zero = False
         sign = 1.0
         for operand, opnode, inverse in items:
-            val = self.build(operand)
+            val = self.build_operand(operand)
             if val.approx is not None and inverse and not additive and val.approx == 0:
                 raise self.node_error(opnode, "division by zero")
             if additive:
@@ -1093,7 +1240,7 @@ class _Parser:
 
     def build_unary(self, node: ast.UnaryOp) -> _Val:
         if isinstance(node.op, ast.USub):
-            val = self.build(node.operand)
+            val = self.build_operand(node.operand)
             expr = self.sympy_call(
                 node, "a negation", sp.Mul, sp.S.NegativeOne, val.expr
             )
@@ -1110,6 +1257,8 @@ class _Parser:
     def build_call(self, node: ast.Call) -> _Val:
         func = node.func
         if not isinstance(func, ast.Name):
+            if isinstance(func, ast.Call):
+                self.module_object_call(node, func)
             if isinstance(func, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Call)):
                 left = ast.get_source_segment(self.processed_text, func) or "a"
                 if len(left) > 30:
@@ -1126,6 +1275,8 @@ class _Parser:
                 return self.build_rewritten(node, name)
         else:
             name = func.id
+        if name in library.LOSSES and name not in self.functions:
+            return self.build(self.library_loss_call(node, name))
         if name not in self.functions:
             if name in self.symbols:
                 raise self.node_error(
@@ -1139,6 +1290,10 @@ class _Parser:
                 return self.build_rewritten(node, spellings.BARE[name])
             else:
                 self.unknown_name(func, name, called=True)
+        if compose.library_name(self.functions.get(name)) in _GELUS and (
+            node.keywords or len(node.args) > 1
+        ):
+            return self.build(self.gelu_variant(node, name))
         entry = self.library_entry(name)
         if entry is not None and (node.keywords or len(node.args) > 1):
             return self.build(self.library_call(node, name, entry))
@@ -1305,6 +1460,7 @@ class _Parser:
                 suggestion="type a formula before the '#', e.g. x*sigmoid(x)  # swish",
             )
         self.check_characters()
+        self.check_latex()
         self.check_nesting()
         processed = self.preprocess()
         self.processed_lines = processed.split("\n")
@@ -1449,6 +1605,23 @@ def _located(tree: ast.AST, node: ast.AST, every: bool = False) -> ast.AST:
             ast.copy_location(sub, node)
             sub.end_lineno, sub.end_col_offset = node.end_lineno, node.end_col_offset
     return tree
+
+
+def _substituted(
+    entry: library.Entry, given: dict[str, ast.AST], node: ast.AST
+) -> ast.AST:
+    """The syntax tree of a library entry's formula with ``given``'s argument nodes in
+    place of its variables and constants (the entry's defaults for constants not
+    given), located at ``node``."""
+    for k, v in entry.constants.items():
+        given.setdefault(k, _located(ast.Constant(v), node))
+
+    class Put(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.AST:
+            return given.get(n.id, n)
+
+    body = _located(ast.parse(entry.text, mode="eval").body, node, every=True)
+    return Put().visit(body)
 
 
 def check_length(text: str, what: str = "formula") -> None:

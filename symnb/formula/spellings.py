@@ -39,6 +39,12 @@ MODULES = frozenset(
         "special",
         "sp",
         "sympy",
+        "tf.keras.activations",
+        "keras.activations",
+        "keras.ops",
+        "scipy.stats.norm",
+        "stats.norm",
+        "norm",
     }
 )
 
@@ -65,6 +71,7 @@ _COMMON = {
 #: (module, name) -> symnb function where a module's default differs from the others.
 _BY_MODULE = {
     ("jax.nn", "gelu"): "gelu_tanh",  # jax.nn.gelu(x, approximate=True)
+    ("keras.ops", "gelu"): "gelu_tanh",  # keras.ops.gelu(x, approximate=True)
 }
 
 #: (module, name) -> why it is refused (a default unlike symnb's library function).
@@ -73,7 +80,47 @@ _REFUSED = {
         "tf.nn.leaky_relu defaults to slope 0.2 (symnb's leaky_relu: 0.01)",
         "write where(x > 0, x, 0.2*x)",
     ),
+    **{
+        (keras, "leaky_relu"): (
+            f"{keras}.leaky_relu defaults to slope 0.2 (symnb's leaky_relu: 0.01)",
+            "write where(x > 0, x, 0.2*x)",
+        )
+        for keras in ("tf.keras.activations", "keras.activations", "keras.ops")
+    },
+    **{
+        (keras, "hard_sigmoid"): (
+            (
+                f"{keras}.hard_sigmoid is clip(0.2*x + 0.5, 0, 1) in Keras 2 but "
+                "relu6(x + 3)/6 in Keras 3"
+            ),
+            "write the one you use: clip(0.2*x + 0.5, 0, 1) or hardsigmoid(x)",
+        )
+        for keras in ("tf.keras.activations", "keras.activations", "keras.ops")
+    },
 }
+
+#: Modules of one distribution (SciPy's ``norm``): only these names, which differ
+#: from the same names elsewhere (``norm.cdf`` is the standard normal CDF).
+_DISTRIBUTIONS = {
+    module: {"cdf": "ndtr"} for module in ("scipy.stats.norm", "stats.norm", "norm")
+}
+
+#: PyTorch's functional losses (``F.mse_loss(input, target)``) -> symnb's library loss
+#: of the same elementwise formula (PyTorch's default reduction is the mean, as symnb's).
+LOSS_FUNCTIONS = {
+    "mse_loss": "mse",
+    "l1_loss": "mae",
+    "huber_loss": "huber",
+    "binary_cross_entropy": "bce",
+    "binary_cross_entropy_with_logits": "bce_with_logits",
+}
+_LOSS_MODULES = ("F", "nn.functional", "torch.nn.functional")
+
+#: Reductions over an array (``torch.mean(...)``, ``np.sum(np.exp(x))``): refused, as
+#: a formula is elementwise and a loss is averaged by symnb.
+_REDUCTIONS = frozenset(
+    {"mean", "sum", "reduce_mean", "reduce_sum", "average", "nanmean", "logsumexp"}
+)
 
 #: Constants: ``np.pi``, ``math.e``.
 CONSTANTS = {"pi": "pi", "e": "E", "E": "E"}
@@ -150,6 +197,22 @@ def function_name(module: str, name: str, functions) -> str:
     """
     if (module, name) in _REFUSED:
         raise LookupError(*_REFUSED[(module, name)])
+    if module in _LOSS_MODULES and name in LOSS_FUNCTIONS:
+        return LOSS_FUNCTIONS[name]
+    if module in _DISTRIBUTIONS:
+        if name in _DISTRIBUTIONS[module]:
+            return _DISTRIBUTIONS[module][name]
+        raise LookupError(
+            f"{module}.{name} has no symnb equivalent",
+            f"{module}.cdf(x) is the standard normal CDF; write the density as "
+            "exp(-x**2/2)/sqrt(2*pi)",
+        )
+    if name in _REDUCTIONS:
+        raise LookupError(
+            f"{module}.{name} reduces over the batch; a formula is elementwise",
+            "write the per-element formula (a loss, e.g. (y_pred - y_true)**2: symnb "
+            "takes the mean over the samples itself)",
+        )
     mapped = _BY_MODULE.get((module, name), _COMMON.get(name, name))
     if name in _REWRITTEN and (module, name) not in _BY_MODULE:
         return name
@@ -160,6 +223,14 @@ def function_name(module: str, name: str, functions) -> str:
         "write the formula with symnb's functions (e.g. tanh(x), sigmoid(x), "
         "max(x, 0))",
     )
+
+
+def method_function(name: str, functions) -> str | None:
+    """symnb's function for a tensor method ``x.name()`` (``x.sigmoid()``), else None."""
+    mapped = _COMMON.get(name, name)
+    if mapped in functions and not mapped.startswith("_"):
+        return mapped
+    return None
 
 
 def is_rewritten(name: str) -> bool:
@@ -214,12 +285,14 @@ __all__ = [
     "AMBIGUOUS",
     "BARE",
     "CONSTANTS",
+    "LOSS_FUNCTIONS",
     "LOSS_VARIABLES",
     "MODULES",
     "arity",
     "dotted",
     "function_name",
     "is_rewritten",
+    "method_function",
     "rewrite_call",
     "split",
     "variable_alias",

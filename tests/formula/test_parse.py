@@ -273,7 +273,6 @@ ESCAPES = [
     "__builtins__",
     "_x + 1",
     "x[0]",
-    "x if x > 0 else 0",
     "(y := 1)",
     "max(x, key=abs)",
     "max(*x)",

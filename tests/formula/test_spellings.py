@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 import scipy.special
+import scipy.stats
 
 import symnb
 from symnb.errors import FormulaError
@@ -104,6 +105,28 @@ CASES = {
     "jnp.tanh(x)*jax.nn.sigmoid(x)": "jax:tanh_sigmoid",
     "jax.nn.gelu(x)": "jax:gelu",
     "jax.nn.swish(x)": "jax:swish",
+    # the libraries' approximate= argument chooses the GELU (PyTorch 'none'/'tanh',
+    # JAX and TensorFlow False/True; TensorFlow's tanh form is PyTorch's formula)
+    "F.gelu(x, approximate='tanh')": _torch_ref(
+        lambda t: F.gelu(t, approximate="tanh")
+    ),
+    "F.gelu(x, approximate='none')": _torch_ref(
+        lambda t: F.gelu(t, approximate="none")
+    ),
+    "gelu(x, approximate='tanh')": _torch_ref(lambda t: F.gelu(t, approximate="tanh")),
+    "tf.nn.gelu(x, approximate=True)": _torch_ref(
+        lambda t: F.gelu(t, approximate="tanh")
+    ),
+    "jax.nn.gelu(x, approximate=False)": "jax:gelu_exact",
+    "jax.nn.gelu(x, False)": "jax:gelu_exact",
+    # Keras 3's keras.ops.gelu defaults to approximate=True (JAX's formula)
+    "keras.ops.gelu(x)": "jax:gelu",
+    "keras.activations.gelu(x)": _torch_ref(F.gelu),
+    "x*tf.keras.activations.sigmoid(x)": _torch_ref(F.silu),
+    # SciPy's standard normal CDF (GELU = x*Phi(x))
+    "x*scipy.stats.norm.cdf(x)": _numpy_ref(lambda x: x * scipy.stats.norm.cdf(x)),
+    "x*norm.cdf(x)": _numpy_ref(lambda x: x * scipy.stats.norm.cdf(x)),
+    "x*stats.norm.cdf(x)": _numpy_ref(lambda x: x * scipy.stats.norm.cdf(x)),
 }
 
 
@@ -116,6 +139,7 @@ def _reference(text):
             "jax:tanh_sigmoid": lambda t: jax.numpy.tanh(t) * jax.nn.sigmoid(t),
             "jax:gelu": jax.nn.gelu,  # approximate=True by default: the tanh form
             "jax:swish": jax.nn.swish,
+            "jax:gelu_exact": lambda t: jax.nn.gelu(t, approximate=False),
         }[ref]
         ref = _jax_ref(fn)
     return ref(XS.copy())
@@ -145,6 +169,24 @@ def test_library_spelling_matches_that_library(text):
         ("np.power(x, 9**9**9)", "exponent is too large"),
         ("np.inf*x", "attribute access ('.inf') is not allowed"),
         ("sinc(x)", "sinc is ambiguous"),
+        # a tensor method or a layer object: the function call to write instead
+        ("x.sigmoid()*x", "write sigmoid(x)"),
+        ("(x*2).clamp(0, 6)", "write clip(x*2, 0, 6)"),
+        ("nn.ReLU()(x)", "write relu(x)"),
+        ("torch.nn.LeakyReLU(0.2)(x)", "write leaky_relu(x, 0.2)"),
+        ("F.gelu(x, approximate='fast')", "approximate must be 'none' or 'tanh'"),
+        ("norm.pdf(x)", "norm.pdf has no symnb equivalent"),
+        # defaults that changed between Keras versions or differ from symnb's
+        ("keras.activations.hard_sigmoid(x)", "in Keras 3"),
+        ("keras.ops.leaky_relu(x)", "slope 0.2"),
+        # LaTeX from a paper (before: Python's 'unexpected character after line
+        # continuation character')
+        ("\\frac{1}{1+e^{-x}}", "LaTeX (\\frac) is not formula syntax"),
+        ("x*\\sigma(x)", "LaTeX (\\sigma) is not formula syntax"),
+        ("\\tanh(x)", "type the formula as code"),
+        # a reduction over the batch (symnb averages a loss itself)
+        ("exp(x)/np.sum(np.exp(x))", "np.sum reduces over the batch"),
+        ("torch.mean(x**2)", "write the per-element formula"),
     ],
 )
 def test_unknown_or_ambiguous_spelling_is_refused_clearly(text, message):
@@ -222,3 +264,113 @@ def test_sigma_called_like_a_function_suggests_sigmoid():
     with pytest.raises(FormulaError) as info:
         symnb.Activation("exp(-x**2/\u03c3**2)")
     assert "type 'sigma' instead" in str(info.value)
+
+
+#: Python's conditional expression, as pasted from scalar code (math.exp, ...), with
+#: points away from each formula's kink.
+CONDITIONALS = [
+    "x if x > 0 else 0.01*x",
+    "exp(x) - 1 if x < 0 else x",
+    "x**2 if x > 0 else 0",
+    "x if x > 1 else (0 if x < -1 else (x + 1)**2/4)",
+    "(x if x >= 0 else 0.2*x)*2 + 1",
+    "x if -1 <= x <= 1 else 0.5*x",
+]
+
+
+@pytest.mark.parametrize("text", CONDITIONALS)
+def test_conditional_expression_is_where(text):
+    # the reference is Python itself evaluating the pasted text on floats
+    env = {"exp": math.exp}
+
+    def fn(v):
+        return eval(text, env, {"x": float(v)})  # a test literal
+
+    xs = np.array([-7.5, -3.3, -0.4, 0.3, 0.9, 1.7, 4.0])
+    h = 1e-6
+    ref_f = np.array([fn(v) for v in xs])
+    ref_df = np.array([(fn(v + h) - fn(v - h)) / (2 * h) for v in xs])
+    k = symnb.Activation(text).compile(backend="numpy", dtype="float64")
+    f, df = k.forward_with_derivative(xs.copy())
+    np.testing.assert_allclose(f, ref_f, rtol=1e-13, atol=1e-15, err_msg=text)
+    np.testing.assert_allclose(df, ref_df, rtol=1e-6, atol=1e-8, err_msg=text)
+
+
+def test_conditional_expression_in_a_loss():
+    got = symnb.Loss("(y_pred - y_true)**2 if y_pred > y_true else 0")
+    want = symnb.Loss("where(y_pred > y_true, (y_pred - y_true)**2, 0)")
+    yp = np.array([-2.0, -0.3, 0.7, 3.0])
+    yt = np.array([1.0, -1.0, 1.0, -1.0])
+    g = got.compile(backend="numpy", dtype="float64")
+    w = want.compile(backend="numpy", dtype="float64")
+    np.testing.assert_allclose(g.value(yp, yt), w.value(yp, yt), rtol=1e-15)
+    np.testing.assert_allclose(g.gradient(yp, yt), w.gradient(yp, yt), rtol=1e-15)
+
+
+#: A comparison as a number (1 where it holds, else 0), as NumPy code multiplies by it.
+INDICATORS = [
+    "x*(x > 0)",
+    "x*(0.5 - (x < 0))",
+    "x*((x > -1) & (x < 1))",
+    "(x >= 0)*x**2 - (x < 0)*x",
+    "x*(x > 0) + 0.01*x*(x <= 0)",
+]
+
+
+@pytest.mark.parametrize("text", INDICATORS)
+def test_comparison_times_a_value_reads_as_numpy_does(text):
+    # the reference is NumPy evaluating the pasted text on float64 arrays
+    def fn(v):
+        return eval(text, {}, {"x": v})  # a test literal
+
+    xs = np.array([-7.5, -3.3, -0.4, 0.3, 0.9, 1.7, 4.0, 12.0])  # no jump at -1, 0, 1
+    h = 1e-6
+    ref_f, ref_df = fn(xs), (fn(xs + h) - fn(xs - h)) / (2 * h)
+    k = symnb.Activation(text).compile(backend="numpy", dtype="float64")
+    f, df = k.forward_with_derivative(xs.copy())
+    np.testing.assert_allclose(f, ref_f, rtol=1e-13, atol=1e-15, err_msg=text)
+    np.testing.assert_allclose(df, ref_df, rtol=1e-6, atol=1e-8, err_msg=text)
+
+
+@pytest.mark.parametrize("text", ["x > 0", "Heaviside(x > 0)", "(x > 0) & (x < 1)"])
+def test_a_comparison_alone_or_as_an_argument_is_still_refused(text):
+    with pytest.raises(FormulaError, match="not allowed"):
+        symnb.Activation(text)
+
+
+#: A library loss called in a loss formula, by symnb's name or PyTorch's functional one
+#: (input, target order) -> that PyTorch loss (reduction='mean', as symnb's kernels).
+LOSS_CALLS = {
+    "F.mse_loss(input, target)": lambda p, t: F.mse_loss(p, t),
+    "F.l1_loss(y_pred, y_true)": lambda p, t: F.l1_loss(p, t),
+    "F.huber_loss(input, target, delta=0.5)": lambda p, t: F.huber_loss(
+        p, t, delta=0.5
+    ),
+    "huber(y_pred, y_true, delta=2.0)": lambda p, t: F.huber_loss(p, t, delta=2.0),
+    "F.binary_cross_entropy_with_logits(input, target)": (
+        F.binary_cross_entropy_with_logits
+    ),
+    "mse(y_pred, y_true) + 0.1*y_pred**2": lambda p, t: (
+        F.mse_loss(p, t) + 0.1 * (p**2).mean()
+    ),
+}
+
+
+@pytest.mark.parametrize("text", list(LOSS_CALLS))
+def test_library_loss_called_in_a_formula_matches_pytorch(text):
+    yp = np.array([-2.7, -0.3, 0.2, 0.7, 3.1, 1.9])
+    yt = np.array([1.0, -1.0, 0.5, 0.0, 1.0, 0.25])
+    p = torch.tensor(yp, requires_grad=True)
+    ref = LOSS_CALLS[text](p, torch.tensor(yt))
+    (grad,) = torch.autograd.grad(ref, p)
+    k = symnb.Loss(text).compile(backend="numpy", dtype="float64")
+    np.testing.assert_allclose(k.value(yp, yt), ref.item(), rtol=1e-13, err_msg=text)
+    np.testing.assert_allclose(k.gradient(yp, yt), grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_a_library_loss_named_alone_says_how_to_use_it():
+    # before: "unknown symbol 'huber'; declare it as a constant: Loss('huber', huber=1.0)"
+    with pytest.raises(
+        FormulaError, match=r"library loss; call it, e.g. huber\(y_pred"
+    ):
+        symnb.Loss("huber")
