@@ -285,7 +285,7 @@ def taylor_candidates(
                 # good up to the last bad distance only: the boundary lies between it
                 # and the next, bisected and checked densely below
                 chosen = (trial_ser, t_ok, order)
-            if time.perf_counter() > deadline:
+            if cpu_clock() > deadline:
                 break
         if chosen is None:
             continue

@@ -8,8 +8,10 @@ where widgets run formulas).
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -221,3 +223,18 @@ def test_log_with_an_invalid_base_is_refused(base):
 def test_log_with_a_valid_base():
     k = symnb.Activation("log(x, 2)").compile("numpy", dtype="float64")
     assert math.isclose(k.forward(np.array([8.0]))[0], 3.0)
+
+
+def test_no_deadline_in_the_pipeline_reads_the_wall_clock():
+    # every deadline of the symbolic stage and the accuracy analysis is CPU time
+    # (cpu_clock): one comparison against perf_counter() after the switch made the
+    # Taylor search stop at once, as its deadline was then a few CPU seconds
+    root = Path(symnb.__file__).parent
+    pattern = re.compile(r"(perf_counter|monotonic)\(\)\s*[<>]=?\s*\w*deadline")
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for path in [*root.glob("formula/*.py"), *root.glob("robust/*.py")]
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not found, f"compare cpu_clock() with these deadlines: {found}"

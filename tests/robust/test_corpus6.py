@@ -25,7 +25,9 @@ from tests.robust.test_corpus import rule_problems
 
 _BY_NAME = {e.name: e for e in ALL6}
 
-#: Seconds a formula may take to parse, differentiate and render.
+#: CPU seconds a formula may take to parse, differentiate and render (this thread's
+#: CPU time, as the symbolic budget counts it: the wall clock of a loaded machine
+#: failed log_cosh_over_x at 11.7 s while its budget was never spent).
 BUILD_SECONDS = 10.0
 
 
@@ -48,10 +50,10 @@ def _activation(name: str) -> symnb.Activation:
 @pytest.mark.parametrize("name", sorted(_BY_NAME))
 def test_formula_builds_and_renders_quickly(name):
     entry = _BY_NAME[name]
-    start = time.perf_counter()
+    start = time.thread_time()
     act = symnb.Activation(entry.text, **entry.constants)
     assert act.latex and act.derivative_latex
-    assert time.perf_counter() - start < BUILD_SECONDS
+    assert time.thread_time() - start < BUILD_SECONDS
 
 
 @pytest.mark.slow

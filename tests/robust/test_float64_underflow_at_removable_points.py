@@ -81,7 +81,7 @@ def test_log_cosh_over_x_at_and_near_zero(backend, dtype):
 
 def test_log_cosh_over_x_is_analysed_within_its_budget():
     act = symnb.Activation("log(cosh(x))/x")
-    start = time.perf_counter()
+    start = time.thread_time()  # CPU time, as the analysis budget counts it
     report = robust.accuracy(act, dtypes=("float32",))
-    assert time.perf_counter() - start < robust.BUDGET_SECONDS + 2
+    assert time.thread_time() - start < robust.BUDGET_SECONDS + 2
     assert all(form.analysed for form in report.forms), report
