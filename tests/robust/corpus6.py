@@ -183,6 +183,85 @@ CORPUS6: tuple[Published, ...] = (
     ),
     P("savage", "1/(1 + exp(x))**2", "Masnadi-Shirazi & Vasconcelos 2008"),
     P("tangent_loss", "(2*atan(x) - 1)**2", "Masnadi-Shirazi et al. 2010"),
+    # ------------------------------------------------------------ helper h63's probe
+    # Gudermannian function, two more textbook spellings
+    P("gd_asin_tanh", "asin(tanh(x))", "Gudermannian (textbook)"),
+    P("gd_atan_sinh", "atan(sinh(x))", "Gudermannian (textbook)"),
+    # Mish written out in closed form (Misra 2019): (1 + exp(x))**2 overflows first
+    P(
+        "mish_closed_square",
+        "x*((1 + exp(x))**2 - 1)/((1 + exp(x))**2 + 1)",
+        "Misra 2019, tanh(log(u)) = (u^2 - 1)/(u^2 + 1)",
+    ),
+    P(
+        "pserf",
+        "x*erf(gamma*log(1 + exp(beta*x)))",
+        "Biswas et al. 2022 (pserf)",
+        {"gamma": 1.25, "beta": 0.85},
+    ),
+    P(
+        "squareplus_eps",
+        "(x + sqrt(x**2 + 4*eps**2))/2",
+        "Barron 2021, b = 4 eps^2",
+        {"eps": 0.1},
+    ),
+    P(
+        "isrlu",
+        "where(x < 0, x/sqrt(1 + alpha*x**2), x)",
+        "Carlile et al. 2017",
+        {"alpha": 3.0},
+        kinks=(0.0,),
+    ),
+    P(
+        "sqnl_clip",
+        "clip(x, -2, 2) - sign(x)*clip(x, -2, 2)**2/4",
+        "Wuraola & Patel 2018, with clip",
+        kinks=(-2.0, 2.0),
+    ),
+    P(
+        "hard_elish",
+        "where(x < 0, (exp(x) - 1)*max(0, min(1, (x + 1)/2)), "
+        "x*max(0, min(1, (x + 1)/2)))",
+        "Basirat & Roth 2018",
+        kinks=(-1.0, 0.0, 1.0),
+    ),
+    P(
+        "srelu",
+        "where(x >= tr, tr + ar*(x - tr), where(x <= tl, tl + al*(x - tl), x))",
+        "Jin et al. 2016",
+        {"tr": 1.0, "ar": 0.5, "tl": -1.0, "al": 0.1},
+        kinks=(-1.0, 1.0),
+    ),
+    P(
+        "apl_two_hinges",
+        "max(0, x) + a1*max(0, -x + b1) + a2*max(0, -x + b2)",
+        "Agostinelli et al. 2014, S = 2",
+        {"a1": 0.2, "b1": 0.5, "a2": -0.1, "b2": -0.5},
+        kinks=(-0.5, 0.0, 0.5),
+    ),
+    # pasted from scalar Python / NumPy code: a conditional expression, a comparison as
+    # a number
+    P(
+        "elu_conditional",
+        "x if x >= 0 else alpha*(exp(x) - 1)",
+        "Clevert et al. 2015, as Python",
+        {"alpha": 1.0},
+        kinks=(0.0,),
+    ),
+    P("relu_indicator", "x*(x > 0)", "ReLU as NumPy code", kinks=(0.0,)),
+    P(
+        "leaky_indicator",
+        "x*(x > 0) + 0.1*x*(x <= 0)",
+        "leaky ReLU as NumPy code",
+        kinks=(0.0,),
+    ),
+    P(
+        "maxout3",
+        "max(a1*x + c1, a2*x + c2, a3*x + c3)",
+        "Goodfellow et al. 2013, k = 3 (one input)",
+        {"a1": -0.5, "c1": -1.5, "a2": 1.0, "c2": 0.0, "a3": 2.0, "c3": -1.0},
+        kinks=(-1.0, 1.0),
+    ),
 )
 
 #: Textbook functions typed so that a power, exp or sinh under- or overflows before the
@@ -236,4 +315,8 @@ REFERENCE_TEXT: dict[str, str] = {
     "focal_neg": "sigmoid(x)**2*log(1 + exp(x))",
     "bce_logit": "y*log(1 + exp(-x)) + (1 - y)*log(1 + exp(x))",
     "relu_sqrt": "where(x > 0, sqrt(x), 0)",
+    # Python's conditional and NumPy's boolean product, which SymPy's parser evaluates
+    "elu_conditional": "where(x >= 0, x, alpha*(exp(x) - 1))",
+    "relu_indicator": "where(x > 0, x, 0)",
+    "leaky_indicator": "where(x > 0, x, 0.1*x)",
 }
