@@ -55,6 +55,14 @@ export interface ISymactToken {
  * activations and losses. Kept in sync by `tests/labextension`.
  */
 export const KNOWN_FUNCTIONS: ReadonlySet<string> = new Set([
+  // the library losses, callable in a loss formula (huber(y_pred, y_true, delta=0.5))
+  'mse',
+  'mae',
+  'huber',
+  'bce',
+  'bce_with_logits',
+  'log_cosh',
+  'hinge',
   // elementary and special functions
   'exp',
   'log',
@@ -203,6 +211,11 @@ export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
 /**
  * Named mathematical constants a formula may use.
  */
+/**
+ * Python keywords a formula may use: the conditional expression `a if c else b`.
+ */
+const FORMULA_KEYWORDS: ReadonlySet<string> = new Set(['if', 'else']);
+
 export const KNOWN_CONSTANTS: ReadonlySet<string> = new Set(['pi', 'E', 'e']);
 
 /**
@@ -523,7 +536,20 @@ function tokenizeExpression(
       }
       continue;
     }
+    if ((ch === '"' || ch === "'") && depth > 0) {
+      // `gelu(x, approximate='tanh')`: a keyword argument's value
+      const literal = matchAt(STRING_RE, line, pos) ?? ch;
+      tokens.push({ from: offset + pos, to: offset + pos + literal.length, type: 'string' });
+      pos += literal.length;
+      continue;
+    }
     const ident = matchAt(IDENT_RE, line, pos);
+    if (ident && FORMULA_KEYWORDS.has(ident)) {
+      // `x if x > 0 else 0.1*x` reads as where(x > 0, x, 0.1*x)
+      tokens.push({ from: offset + pos, to: offset + pos + ident.length, type: 'operator' });
+      pos += ident.length;
+      continue;
+    }
     if (ident) {
       // `elu(x, alpha=0.5)`, `torch.clamp(x, min=0)`: a keyword argument is an
       // option name (the parser checks that the function takes it)

@@ -37,6 +37,16 @@ def test_every_library_activation_is_highlighted():
     )
 
 
+def test_every_library_loss_is_highlighted():
+    # a loss formula may call them: huber(y_pred, y_true, delta=0.5) + 0.1*mse(...)
+    from symnb.formula import library
+
+    missing = set(library.LOSSES) - _ts_set("KNOWN_FUNCTIONS")
+    assert not missing, (
+        f"add to KNOWN_FUNCTIONS in labextension/src/tokenizer.ts: {missing}"
+    )
+
+
 def test_named_constants_match():
     from symnb.formula.functions import ALLOWED_CONSTANTS
 
@@ -49,7 +59,7 @@ def test_other_libraries_spellings_are_highlighted():
 
     text = TOKENIZER_TS.read_text(encoding="utf-8")
     block = re.search(
-        r"MODULES: ReadonlySet<string> = new Set\(\[(.*?)\]\);", text, re.S
+        r"MODULES: ReadonlySet<string> = new Set\(\[(.*?)\]\);", text, re.DOTALL
     )
     assert block and set(re.findall(r"'([A-Za-z_.]+)'", block.group(1))) == set(
         spellings.MODULES

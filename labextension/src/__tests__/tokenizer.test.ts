@@ -285,4 +285,13 @@ describe('other libraries\' spellings', () => {
     assert.equal(typeOf(source, 'x', 3), 'variable');
     assert.equal(typeOf('%%symact\nalpha = 1', 'alpha'), 'unknown');
   });
+  it('reads a conditional expression and a quoted keyword value', () => {
+    const source = "%%symact\nf(x) = x if x > 0 else gelu(x, approximate='tanh')";
+    assert.equal(typeOf(source, 'if'), 'operator');
+    assert.equal(typeOf(source, 'else'), 'operator');
+    assert.equal(typeOf(source, "'tanh'"), 'string');
+    assert.equal(typeOf(source, 'approximate'), 'option');
+    // a quote outside a call is still no formula syntax
+    assert.equal(typeOf("%%symact\nf(x) = 'x'", "'"), 'invalid');
+  });
 });
