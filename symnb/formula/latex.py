@@ -63,6 +63,9 @@ class FormulaLatexPrinter(LatexPrinter):
 
     def _print_Mul(self, expr):
         coeff, rest = expr.as_coeff_Mul()
+        if isinstance(coeff, sp.Float) and abs(float(coeff)) == 1.0 and rest != 1:
+            # 0.5*x*(1 + tanh(u)) -> 1.0*x*sigmoid(2u): "1.0 x" reads as a typo
+            return self._print(rest if coeff > 0 else -rest)
         if coeff == -1 and isinstance(rest, expm1):  # SymPy prints "- " + the factor
             return rf"- \left({self._print(rest)}\right)"
         return super()._print_Mul(expr)

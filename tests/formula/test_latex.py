@@ -120,3 +120,15 @@ def test_a_constant_named_sigma_is_not_confused_with_the_sigmoid(text):
 def test_sigmoid_still_prints_as_sigma_without_such_a_constant():
     act = symnb.Activation("x*sigmoid(beta*x)", beta=1.5)
     assert r"\sigma\left(" in act.latex and "sigmoid" not in act.latex
+
+
+def test_a_float_coefficient_of_one_is_not_printed():
+    # gelu_tanh's 0.5*x*(1 + tanh(u)) becomes 1.0*x*sigmoid(2u): the LaTeX read
+    # "1.0 x \sigma(...)"; the value is unchanged, only the print
+    x = sp.Symbol("x")
+    assert symnb.activation("gelu_tanh").latex.startswith(r"x \sigma")
+    assert formula_latex(sp.Float(-1.0) * x * sp.sin(x)) == formula_latex(
+        -x * sp.sin(x)
+    )
+    assert formula_latex(sp.Float(1.0) * x) == "x"
+    assert formula_latex(sp.Float(1.5) * x) == "1.5 x"
