@@ -17,13 +17,13 @@ import sympy as sp
 from sympy.printing.numpy import JaxPrinter
 from sympy.printing.precedence import PRECEDENCE
 
-from symnb.backends.numpy_ import floatify
+from symnb.backends.numpy_ import ConditionsAsWritten, floatify
 from symnb.codegen.printer import coefficient_last, split_squared_denominator
 from symnb.errors import FormulaError
 from symnb.interop import require
 
 
-class _Printer(JaxPrinter):
+class _Printer(ConditionsAsWritten, JaxPrinter):
     """jax.numpy printer with symnb's stable helpers and conventions."""
 
     def _call(self, name: str, expr: sp.Expr) -> str:
