@@ -20,7 +20,6 @@ wrong, nothing is bound and earlier bindings of those names are left as they wer
 
 from __future__ import annotations
 
-import math
 import re
 import shlex
 import warnings
@@ -61,16 +60,17 @@ def _join_negative_values(argv: list[str]) -> list[str]:
 
 def _plot_range(text: str, dtype: str) -> tuple[float, float]:
     """``--range`` ``text`` as ``(low, high)`` if the plot grid can hold it in
-    ``dtype``: both ends and the width finite there (NumPy would otherwise fill the
-    plot with inf and NaN, with overflow warnings)."""
+    ``dtype``: both ends finite there (NumPy would otherwise fill the plot with inf
+    and NaN, with overflow warnings; a width past the maximum is spaced by
+    ``symnb.plotting``)."""
     import numpy as np
 
     low, high = parse_range(text)
     limit = float(np.finfo(dtype).max)
-    if max(abs(low), abs(high)) > limit or not math.isfinite(high - low):
+    if max(abs(low), abs(high)) > limit:
         raise ValueError(
-            f"{text!r} does not fit the {dtype} plot grid: LOW, HIGH and HIGH - LOW "
-            f"must stay within {limit:.4g} in magnitude"
+            f"{text!r} does not fit the {dtype} plot grid: LOW and HIGH must stay "
+            f"within {limit:.4g} in magnitude"
         )
     if np.dtype(dtype).type(low) == np.dtype(dtype).type(high):
         raise ValueError(
