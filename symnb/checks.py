@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 import numpy as np
@@ -27,15 +28,37 @@ MAX_NAME_CHARS = 100
 MAX_CONSTANTS = 128
 
 
-def check_name_length(name: str, what: str) -> None:
-    """A ``FormulaError`` when ``name`` (a ``what``) is longer than MAX_NAME_CHARS."""
+#: Unicode categories a name cannot hold: control (newline, tab, NUL, ESC), format
+#: (zero-width, right-to-left override), surrogates, private use, unassigned, and line
+#: and paragraph separators. Names go into LaTeX, legends, file names, messages and
+#: widget labels, where these break lines or hide what the name says.
+_UNPRINTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def check_name(name: str, what: str) -> None:
+    """A ``FormulaError`` when ``name`` (a ``what``) is longer than MAX_NAME_CHARS or
+    holds a control or invisible character (``name="a\nb"`` was kept)."""
+    shown = name if len(name) <= 40 else name[:37] + "..."
     if len(name) > MAX_NAME_CHARS:
-        shown = name if len(name) <= 40 else name[:37] + "..."
         raise FormulaError(
             f"{what} {shown!r} is {len(name):,} characters long; names of "
             f"activations, losses and constants have at most {MAX_NAME_CHARS}",
             suggestion="choose a shorter name",
         )
+    for position, char in enumerate(name):
+        if unicodedata.category(char) in _UNPRINTABLE_CATEGORIES:
+            label = unicodedata.name(char, "a control character")
+            kept = "".join(
+                c
+                for c in name
+                if unicodedata.category(c) not in _UNPRINTABLE_CATEGORIES
+            )
+            raise FormulaError(
+                f"{what} {shown!r} holds {label} (U+{ord(char):04X}) at position "
+                f"{position}; names are shown in LaTeX, plots, messages and file "
+                "names, so they cannot hold control or invisible characters",
+                suggestion=f"use printable characters only, e.g. {kept or 'f'!r}",
+            )
 
 
 def check_constant_count(count: int, what: str) -> None:

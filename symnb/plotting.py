@@ -168,6 +168,13 @@ def _axis_scale(*arrays: np.ndarray) -> tuple[float, str]:
     return 10.0**exponent, f" (×1e{exponent:+d})"
 
 
+def literal_text(name: str) -> str:
+    """``name`` for a matplotlib text, its dollar signs shown as such: a name such as
+    'a$$b' or '$\\foo$' was read as mathtext and raised matplotlib's ValueError
+    ('Unknown symbol') when the figure was drawn."""
+    return str(name).replace("$", r"\$")
+
+
 def _curve_label(label: str, values: np.ndarray) -> str:
     """The legend entry of a curve, saying so when no value of it can be drawn."""
     if not np.isfinite(values).any():
@@ -222,7 +229,7 @@ def plot_activation(
     activation = _checked_formula(activation, "activation", "plot_activation")
     x, y, dy = activation_values(activation, x_range, kernel=kernel, points=points)
     fig, ax = _figure_and_axes(ax)
-    name = getattr(activation, "name", "f")
+    name = literal_text(getattr(activation, "name", "f"))
     x_scale, x_note = _axis_scale(x)
     y_scale, y_note = _axis_scale(y, dy)
     x = x / x_scale
@@ -286,7 +293,7 @@ def plot_loss(
     """Plot a loss and its gradient w.r.t. the prediction, for each of ``targets``."""
     fig, ax = _figure_and_axes(ax)
     loss = _checked_formula(loss, "loss", "plot_loss")
-    name = getattr(loss, "name", "loss")
+    name = literal_text(getattr(loss, "name", "loss"))
     styles = ["-", ":", "-.", (0, (5, 1))]
     curves = [
         (
