@@ -71,11 +71,19 @@ def available(refresh: bool = False) -> dict[str, BackendStatus]:
 
 
 def check_dtype(dtype: Any) -> str:
-    """``dtype`` as "float32" or "float64" (any NumPy spelling), else ValueError."""
+    """``dtype`` as "float32" or "float64", else ValueError: the one dtype check of
+    every face (``compile``, ``to_source``, ``MLP``, ``%%symact --dtype``, the CLI).
+
+    It takes NumPy's spellings (``np.float32``, ``"f8"``, ``"double"``) and the two
+    names in any case, with spaces around, as backend names are taken:
+    ``compile(dtype="FLOAT64")`` was refused while ``%%symact --dtype FLOAT64`` (and
+    ``backend="NUMPY"``) worked, and the magic refused ``f8`` that compile took."""
     if dtype is None:  # np.dtype(None) is float64: a silent switch from the default
         raise ValueError(
             "dtype=None is not supported; use 'float32' (the default) or 'float64'"
         )
+    if isinstance(dtype, str) and dtype.strip().lower() in _DTYPES:
+        return dtype.strip().lower()
     try:
         name = np.dtype(dtype).name
     except TypeError:

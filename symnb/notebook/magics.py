@@ -30,6 +30,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from symnb.backends.select import check_dtype
 from symnb.notebook import state
 from symnb.plotting import parse_range
 
@@ -190,9 +191,7 @@ class SymnbMagics(Magics):
     @argument(
         "--dtype",
         default="float32",
-        type=str.lower,
-        choices=["float32", "float64"],
-        help="kernel dtype (default float32)",
+        help="kernel dtype: float32 (default) or float64 (NumPy's names: f8, double)",
     )
     @argument(
         "--range",
@@ -275,6 +274,10 @@ class SymnbMagics(Magics):
                 device = state.device_index(args.device)
             except ValueError as exc:
                 raise UsageError(f"--device: {exc}") from None
+        try:  # the API's one dtype check (FLOAT64 and f8 alike)
+            args.dtype = check_dtype(args.dtype)
+        except ValueError as exc:
+            raise UsageError(f"--dtype: {exc}") from None
         x_range = None
         try:  # read even when nothing is plotted: '--range garbage -q' passed
             if args.no_plot or args.quiet:

@@ -26,6 +26,7 @@ import pytest
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
 
+import symnb
 from symnb.notebook import display, state
 
 
@@ -113,9 +114,24 @@ def test_symact_as_a_line_magic_says_it_is_a_cell_magic(shell, line) -> None:
     assert "is a cell magic" in str(info.value)
 
 
-def test_dtype_in_capitals(shell) -> None:
-    cell(shell, "--dtype FLOAT64 --backend numpy -q", "fa(x) = 2*x")
+@pytest.mark.parametrize("spelling", ["FLOAT64", "f8", "double"])
+def test_dtype_spellings_are_the_apis(shell, spelling) -> None:
+    """--dtype takes what compile(dtype=...) takes: f8 and double were refused
+    ('invalid choice'), while FLOAT64 was taken here and refused by compile."""
+    cell(shell, f"--dtype {spelling} --backend numpy -q", "fa(x) = 2*x")
     assert shell.user_ns["fa"].kernel.dtype == np.float64
+    assert symnb.activation("relu").compile("numpy", dtype=spelling).dtype == "float64"
+
+
+@pytest.mark.parametrize("spelling", ["float16", "int8", "float_"])
+def test_a_dtype_compile_refuses_is_refused_the_same_way(shell, spelling) -> None:
+    with pytest.raises(ValueError) as api:
+        symnb.activation("relu").compile("numpy", dtype=spelling)
+    shell.user_ns.pop("fa", None)
+    with pytest.raises(UsageError) as magic:
+        cell(shell, f"--dtype {spelling} --backend numpy -q", "fa(x) = 2*x")
+    assert str(magic.value) == f"--dtype: {api.value}"
+    assert "fa" not in shell.user_ns
 
 
 def test_no_compile_plot_uses_the_dtype(shell) -> None:
