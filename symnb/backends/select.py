@@ -293,10 +293,11 @@ def compile_loss(
     return _compile_one(loss, "loss", LossKernel, backend, device, dtype, strict)
 
 
-def per_neuron_activations(specs: Any) -> list[Any]:
+def per_neuron_activations(specs: Any, what: str = "neuron") -> list[Any]:
     """One ``Activation`` per entry of ``specs`` (``as_activation``, errors naming
-    "neuron j"); a name or formula text is parsed once, not once per neuron
-    (['relu'] * 10**5 parsed 'relu' 10**5 times: about 5 ms each, minutes in all)."""
+    "neuron j", or ``what`` j); a name or formula text is parsed once, not once per
+    neuron (['relu'] * 10**5 parsed 'relu' 10**5 times: about 5 ms each, minutes in
+    all)."""
     from symnb.formula.formula import Activation, as_activation
 
     parsed: dict[str, Activation] = {}
@@ -304,10 +305,10 @@ def per_neuron_activations(specs: Any) -> list[Any]:
     for j, a in enumerate(specs):
         if isinstance(a, str):
             if a not in parsed:
-                parsed[a] = as_activation(a, f"neuron {j}")
+                parsed[a] = as_activation(a, f"{what} {j}")
             acts.append(parsed[a])
         else:
-            acts.append(as_activation(a, f"neuron {j}"))
+            acts.append(as_activation(a, f"{what} {j}"))
     return acts
 
 
