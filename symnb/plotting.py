@@ -349,12 +349,15 @@ def plot_curves(
                 f"curves[{label!r}] must be a sequence of numbers, got {values!r:.60}"
             ) from None
     fig, ax = _figure_and_axes(ax)
+    # a loss near the float64 maximum broke matplotlib's ticks ('arange: cannot
+    # compute length') when drawn: such curves are drawn in units of a power of ten
+    y_scale, y_note = _axis_scale(*series.values()) if series else (1.0, "")
     for label, values in series.items():
-        ax.plot(np.arange(1, len(values) + 1), values, label=label)
+        ax.plot(np.arange(1, len(values) + 1), values / y_scale, label=label)
     if log:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel(f"{ylabel}{y_note}")
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     if curves:
@@ -389,6 +392,14 @@ def figure_to_png(fig: Any, dpi: float = 90, *, tight: bool = True) -> bytes:
 
 def _figure_and_axes(ax: Any) -> tuple[Any, Any]:
     if ax is not None:
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            # ax=3 was AttributeError "'int' object has no attribute 'figure'"
+            raise TypeError(
+                f"ax must be a matplotlib Axes (e.g. fig.subplots()) or None for a "
+                f"new figure, got {type(ax).__name__}"
+            )
         return ax.figure, ax
     from matplotlib.figure import Figure
 

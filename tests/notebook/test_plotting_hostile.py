@@ -61,7 +61,7 @@ def test_range_is_checked(swish, span, error, words) -> None:
 
 def test_float64_kernel_takes_a_float64_range(swish) -> None:
     kernel = swish.compile(backend="numpy", dtype="float64")
-    x, y, dy = plotting.activation_values(swish, (-1e39, 1e39), kernel=kernel)
+    x, _y, _dy = plotting.activation_values(swish, (-1e39, 1e39), kernel=kernel)
     assert np.isfinite(x).all() and x[0] == -1e39
 
 
@@ -161,7 +161,7 @@ def test_plots_near_the_float64_maximum_are_drawn_to_scale(formula, span) -> Non
         png = plotting.figure_to_png(fig)
     assert png.startswith(b"\x89PNG")
     ax = fig.axes[0]
-    x, y, dy = plotting.activation_values(act, span, kernel=kernel)
+    x, y, _dy = plotting.activation_values(act, span, kernel=kernel)
     line_x, line_y = ax.lines[0].get_data()
     x_scale = _scale(ax.get_xlabel())
     y_scale = _scale(ax.get_ylabel())
@@ -199,3 +199,34 @@ def test_a_loss_near_the_float64_maximum_is_drawn_to_scale() -> None:
         fig = plotting.plot_loss(mse, (-1.7e308, 1.7e308), kernel=kernel, points=21)
         assert plotting.figure_to_png(fig).startswith(b"\x89PNG")
     assert fig.axes[0].get_xlabel() == "y_pred (×1e+308)"
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_loss_curves_near_the_float64_maximum_are_drawn_to_scale(log) -> None:
+    """A loss curve reaching 1.7e308 raised matplotlib's ValueError 'arange: cannot
+    compute length' when the figure was drawn."""
+    import warnings
+
+    values = [1e308, 1.7e308, 1.0, np.nan]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plotting.plot_curves({"a": values, "b": []}, log=log)
+        assert plotting.figure_to_png(fig).startswith(b"\x89PNG")
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "loss (×1e+308)"
+    np.testing.assert_allclose(ax.lines[0].get_ydata() * 1e308, values, rtol=1e-14)
+    plain = plotting.plot_curves({"a": [3.0, 2.0]})
+    assert plain.axes[0].get_ylabel() == "loss"
+    assert list(plain.axes[0].lines[0].get_ydata()) == [3.0, 2.0]
+
+
+@pytest.mark.parametrize("ax", [3, "ax", object()])
+def test_ax_that_is_no_axes_is_refused(swish, ax) -> None:
+    """ax=3 was AttributeError "'int' object has no attribute 'figure'"."""
+    for draw in (
+        lambda: plotting.plot_activation(swish, ax=ax),
+        lambda: plotting.plot_loss(symnb.loss("mse"), ax=ax),
+        lambda: plotting.plot_curves({"a": [1.0]}, ax=ax),
+    ):
+        with pytest.raises(TypeError, match="ax must be a matplotlib Axes"):
+            draw()
