@@ -385,8 +385,21 @@ def figure_to_png(fig: Any, dpi: float = 90, *, tight: bool = True) -> bytes:
     # axes spanning up to the float64 maximum (``--range 1e300:1e308``): matplotlib's
     # tick locator scales its steps past it and warns "overflow encountered in
     # multiply" at the user; the picture it draws is right, so the warning is noise
-    with np.errstate(over="ignore", invalid="ignore"):
-        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            fig.savefig(
+                buf, format="png", dpi=dpi, bbox_inches="tight" if tight else None
+            )
+    except ValueError as exc:
+        # title="$\\foo$": matplotlib's mathtext parser failed deep inside savefig
+        if "Parse" not in str(exc):
+            raise
+        found = str(exc).strip().splitlines()
+        raise ValueError(
+            f"a title, label or legend text of this figure is not valid mathtext "
+            f"({found[-1][:120] if found else 'unreadable'}); text between $ signs is "
+            "read as math: write \\$ for a dollar sign"
+        ) from None
     return buf.getvalue()
 
 

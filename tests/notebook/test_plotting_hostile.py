@@ -230,3 +230,17 @@ def test_ax_that_is_no_axes_is_refused(swish, ax) -> None:
     ):
         with pytest.raises(TypeError, match="ax must be a matplotlib Axes"):
             draw()
+
+
+@pytest.mark.parametrize("title", ["$\\foo$", "$x^$", "a$$b"])
+def test_a_title_that_is_no_mathtext_is_a_clear_error(swish, title) -> None:
+    """title='$\\foo$' raised matplotlib's ValueError with a pyparsing dump from
+    deep inside savefig."""
+    fig = plotting.plot_activation(swish, title=title)
+    with pytest.raises(ValueError) as info:
+        plotting.figure_to_png(fig)
+    message = str(info.value)
+    assert message.startswith("a title, label or legend text of this figure is not")
+    assert "write \\$ for a dollar sign" in message and "\n" not in message
+    fig = plotting.plot_activation(swish, title="$\\alpha$")  # valid mathtext
+    assert plotting.figure_to_png(fig).startswith(b"\x89PNG")
