@@ -26,29 +26,39 @@ MAX_NAME_CHARS = 100
 #: Most constants one formula takes: each gets a gradient kernel of its own, so
 #: 5,000 unused constants ran g++ past its timeout (and 100,000 took 10 s to read).
 MAX_CONSTANTS = 128
-#: Unicode categories a name may not contain: control characters (newline, tab, NUL),
-#: invisible formatting (right-to-left override, zero-width space), line separators.
-_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
 
 
-def check_name_length(name: str, what: str) -> None:
+#: Unicode categories a name cannot hold: control (newline, tab, NUL, ESC), format
+#: (zero-width, right-to-left override), surrogates, private use, unassigned, and line
+#: and paragraph separators. Names go into LaTeX, legends, file names, messages and
+#: widget labels, where these break lines or hide what the name says.
+_UNPRINTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def check_name(name: str, what: str) -> None:
     """A ``FormulaError`` when ``name`` (a ``what``) is longer than MAX_NAME_CHARS or
-    holds a control or invisible formatting character."""
+    holds a control or invisible character (``name="a\nb"`` was kept)."""
+    shown = name if len(name) <= 40 else name[:37] + "..."
     if len(name) > MAX_NAME_CHARS:
-        shown = name if len(name) <= 40 else name[:37] + "..."
         raise FormulaError(
             f"{what} {shown!r} is {len(name):,} characters long; names of "
             f"activations, losses and constants have at most {MAX_NAME_CHARS}",
             suggestion="choose a shorter name",
         )
-    bad = next((c for c in name if unicodedata.category(c) in _HIDDEN), None)
-    if bad is not None:
-        raise FormulaError(
-            f"{what} {name[:40]!r} contains the control character {bad!r} "
-            f"(U+{ord(bad):04X}, at position {name.index(bad)}); names are shown in "
-            "LaTeX, tables, legends and files, where it garbles or hides text",
-            suggestion="use letters, digits, spaces and punctuation only",
-        )
+    for position, char in enumerate(name):
+        if unicodedata.category(char) in _UNPRINTABLE_CATEGORIES:
+            label = unicodedata.name(char, "a control character")
+            kept = "".join(
+                c
+                for c in name
+                if unicodedata.category(c) not in _UNPRINTABLE_CATEGORIES
+            )
+            raise FormulaError(
+                f"{what} {shown!r} holds {label} (U+{ord(char):04X}) at position "
+                f"{position}; names are shown in LaTeX, plots, messages and file "
+                "names, so they cannot hold control or invisible characters",
+                suggestion=f"use printable characters only, e.g. {kept or 'f'!r}",
+            )
 
 
 def check_constant_count(count: int, what: str) -> None:

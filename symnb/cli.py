@@ -30,6 +30,7 @@ import sys
 import warnings
 from typing import Any, NoReturn
 
+from symnb.backends.select import check_dtype
 from symnb.checks import nonzero_literal
 from symnb.notebook.state import BACKEND_CHOICES
 
@@ -77,6 +78,14 @@ def _device(text: str) -> int:
             f"a device is a GPU index such as 0 (>= 0), not {index}"
         )
     return index
+
+
+def _dtype(text: str) -> str:
+    """``--dtype`` through the API's one check (``compile(dtype=...)`` takes the same)."""
+    try:
+        return check_dtype(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -128,7 +137,12 @@ def _parser() -> argparse.ArgumentParser:
     formula_args(comp)
     comp.add_argument("--backend", default="auto", choices=BACKEND_CHOICES)
     comp.add_argument("--device", type=_device, default=0, help="CUDA device index")
-    comp.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    comp.add_argument(
+        "--dtype",
+        default="float32",
+        type=_dtype,
+        help="float32 (default) or float64 (NumPy's names: f8, double)",
+    )
     comp.add_argument(
         "--strict", action="store_true", help="fail instead of falling back"
     )

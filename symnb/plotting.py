@@ -69,22 +69,17 @@ def checked_range(span: Any, dtype: Any, what: str) -> tuple[float, float]:
             f"{span!r:.60}"
         ) from None
     info = np.finfo(dtype)
+    # high - low may overflow (-1.7e308, 1.7e308): :func:`_grid` spaces it anyway
     if not (
         low < high
-        and math.isfinite(high - low)
+        and math.isfinite(low)
+        and math.isfinite(high)
         and max(abs(low), abs(high)) <= float(info.max)
     ):
-        fits = low < high and max(abs(low), abs(high)) <= float(info.max)
-        # both ends fit but the width does not: say that, not "within max"
-        why = (
-            f" (here high - low is {high / 2 - low / 2:.4g} x 2: it overflows)"
-            if fits
-            else ""
-        )
         raise ValueError(
             f"{what}={span!r:.60} needs finite low < high within "
-            f"{float(info.max):.4g} in magnitude and a width high - low within "
-            f"that too{why} (the kernel's {np.dtype(dtype)}), e.g. (-4, 4)"
+            f"{float(info.max):.4g} in magnitude (the kernel's {np.dtype(dtype)}), "
+            "e.g. (-4, 4)"
         )
     if np.dtype(dtype).type(low) == np.dtype(dtype).type(high):
         raise ValueError(
@@ -142,7 +137,49 @@ def _kernel_and_grid(
     if kernel is None:
         kernel = function.compile(backend="numpy")
     xp = getattr(kernel, "xp", np)
-    return kernel, xp, np.linspace(low, high, points).astype(dtype)
+    return kernel, xp, _grid(low, high, points).astype(dtype)
+
+
+def _grid(low: float, high: float, points: int) -> np.ndarray:
+    """``points`` evenly spaced float64 values from ``low`` to ``high``, also when
+    ``high - low`` overflows (np.linspace(-1.7e308, 1.7e308) is inf and NaN; near
+    the maximum, NumPy's own steps overflow with a warning)."""
+    if max(abs(low), abs(high)) <= PLAIN_LIMIT:
+        return np.linspace(low, high, points)
+    grid = np.linspace(low / 2, high / 2, points) * 2
+    grid[0], grid[-1] = low, high
+    return grid
+
+
+#: Largest magnitude drawn as it is: matplotlib's ticks and transforms overflow near
+#: the float64 maximum (LinAlgError 'Singular matrix', 'arange: cannot compute
+#: length', OverflowError), so larger values are drawn in units of a power of ten.
+PLAIN_LIMIT = 1e300
+
+
+def _axis_scale(*arrays: np.ndarray) -> tuple[float, str]:
+    """``(scale, note)``: divide the values by ``scale`` to draw them; ``note`` says
+    so in the axis label (``" (×1e+308)"``), empty when they are drawn as they are."""
+    values = np.concatenate([np.ravel(a) for a in arrays])
+    finite = np.abs(values[np.isfinite(values)])
+    if finite.size == 0 or float(finite.max()) <= PLAIN_LIMIT:
+        return 1.0, ""
+    exponent = math.floor(math.log10(float(finite.max())))
+    return 10.0**exponent, f" (×1e{exponent:+d})"
+
+
+def literal_text(name: str) -> str:
+    """``name`` for a matplotlib text, its dollar signs shown as such: a name such as
+    'a$$b' or '$\\foo$' was read as mathtext and raised matplotlib's ValueError
+    ('Unknown symbol') when the figure was drawn."""
+    return str(name).replace("$", r"\$")
+
+
+def _curve_label(label: str, values: np.ndarray) -> str:
+    """The legend entry of a curve, saying so when no value of it can be drawn."""
+    if not np.isfinite(values).any():
+        return f"{label}: NaN or inf over this whole range"
+    return label
 
 
 def activation_values(
@@ -192,10 +229,23 @@ def plot_activation(
     activation = _checked_formula(activation, "activation", "plot_activation")
     x, y, dy = activation_values(activation, x_range, kernel=kernel, points=points)
     fig, ax = _figure_and_axes(ax)
-    name = getattr(activation, "name", "f")
-    ax.plot(x, y, color=F_COLOR, lw=2, label=f"{name}(x)")
-    ax.plot(x, dy, color=DF_COLOR, lw=1.6, ls="--", label=f"{name}'(x)")
-    _decorate(ax, title if title is not None else name, "x")
+    name = literal_text(getattr(activation, "name", "f"))
+    x_scale, x_note = _axis_scale(x)
+    y_scale, y_note = _axis_scale(y, dy)
+    x = x / x_scale
+    ax.plot(x, y / y_scale, color=F_COLOR, lw=2, label=_curve_label(f"{name}(x)", y))
+    ax.plot(
+        x,
+        dy / y_scale,
+        color=DF_COLOR,
+        lw=1.6,
+        ls="--",
+        label=_curve_label(f"{name}'(x)", dy),
+    )
+    if not (np.isfinite(y).any() or np.isfinite(dy).any()):
+        ax.set_xlim(x[0], x[-1])  # nothing drawn: matplotlib showed (-0.05, 0.05)
+    ylabel = f"{name}, {name}'{y_note}" if y_note else ""
+    _decorate(ax, title if title is not None else name, "x" + x_note, ylabel)
     return fig
 
 
@@ -243,18 +293,35 @@ def plot_loss(
     """Plot a loss and its gradient w.r.t. the prediction, for each of ``targets``."""
     fig, ax = _figure_and_axes(ax)
     loss = _checked_formula(loss, "loss", "plot_loss")
-    name = getattr(loss, "name", "loss")
+    name = literal_text(getattr(loss, "name", "loss"))
     styles = ["-", ":", "-.", (0, (5, 1))]
-    for k, target in enumerate(targets):
-        p, v, g = loss_values(
-            loss, p_range, target=target, kernel=kernel, points=points
+    curves = [
+        (
+            target,
+            *loss_values(loss, p_range, target=target, kernel=kernel, points=points),
         )
-        ls = styles[k % len(styles)]
-        ax.plot(p, v, color=F_COLOR, lw=2, ls=ls, label=f"{name}(y_pred, {target:g})")
-        ax.plot(
-            p, g, color=DF_COLOR, lw=1.4, ls=ls, label=f"d/dy_pred, y_true={target:g}"
+        for target in targets
+    ]
+    x_scale, x_note = _axis_scale(*(c[1] for c in curves))
+    y_scale, y_note = _axis_scale(*(a for c in curves for a in c[2:]))
+    for k, (target, p, v, g) in enumerate(curves):
+        drawn = (
+            (v, F_COLOR, 2.0, f"{name}(y_pred, {target:g})"),
+            (g, DF_COLOR, 1.4, f"d/dy_pred, y_true={target:g}"),
         )
-    _decorate(ax, title if title is not None else name, "y_pred")
+        for values, color, lw, label in drawn:
+            ax.plot(
+                p / x_scale,
+                values / y_scale,
+                color=color,
+                lw=lw,
+                ls=styles[k % len(styles)],
+                label=_curve_label(label, values),
+            )
+    if curves and not any(np.isfinite(a).any() for c in curves for a in c[2:]):
+        ax.set_xlim(curves[0][1][0] / x_scale, curves[0][1][-1] / x_scale)
+    ylabel = f"loss, gradient{y_note}" if y_note else ""
+    _decorate(ax, title if title is not None else name, "y_pred" + x_note, ylabel)
     return fig
 
 
@@ -282,12 +349,15 @@ def plot_curves(
                 f"curves[{label!r}] must be a sequence of numbers, got {values!r:.60}"
             ) from None
     fig, ax = _figure_and_axes(ax)
+    # a loss near the float64 maximum broke matplotlib's ticks ('arange: cannot
+    # compute length') when drawn: such curves are drawn in units of a power of ten
+    y_scale, y_note = _axis_scale(*series.values()) if series else (1.0, "")
     for label, values in series.items():
-        ax.plot(np.arange(1, len(values) + 1), values, label=label)
+        ax.plot(np.arange(1, len(values) + 1), values / y_scale, label=label)
     if log:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel(f"{ylabel}{y_note}")
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     if curves:
@@ -315,13 +385,34 @@ def figure_to_png(fig: Any, dpi: float = 90, *, tight: bool = True) -> bytes:
     # axes spanning up to the float64 maximum (``--range 1e300:1e308``): matplotlib's
     # tick locator scales its steps past it and warns "overflow encountered in
     # multiply" at the user; the picture it draws is right, so the warning is noise
-    with np.errstate(over="ignore", invalid="ignore"):
-        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            fig.savefig(
+                buf, format="png", dpi=dpi, bbox_inches="tight" if tight else None
+            )
+    except ValueError as exc:
+        # title="$\\foo$": matplotlib's mathtext parser failed deep inside savefig
+        if "Parse" not in str(exc):
+            raise
+        found = str(exc).strip().splitlines()
+        raise ValueError(
+            f"a title, label or legend text of this figure is not valid mathtext "
+            f"({found[-1][:120] if found else 'unreadable'}); text between $ signs is "
+            "read as math: write \\$ for a dollar sign"
+        ) from None
     return buf.getvalue()
 
 
 def _figure_and_axes(ax: Any) -> tuple[Any, Any]:
     if ax is not None:
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            # ax=3 was AttributeError "'int' object has no attribute 'figure'"
+            raise TypeError(
+                f"ax must be a matplotlib Axes (e.g. fig.subplots()) or None for a "
+                f"new figure, got {type(ax).__name__}"
+            )
         return ax.figure, ax
     from matplotlib.figure import Figure
 
@@ -329,10 +420,12 @@ def _figure_and_axes(ax: Any) -> tuple[Any, Any]:
     return fig, fig.subplots()
 
 
-def _decorate(ax: Any, title: str, xlabel: str) -> None:
+def _decorate(ax: Any, title: str, xlabel: str, ylabel: str = "") -> None:
     ax.axhline(0.0, color="0.6", lw=0.8)
     ax.axvline(0.0, color="0.6", lw=0.8)
     ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small", loc="best")

@@ -71,19 +71,23 @@ def available(refresh: bool = False) -> dict[str, BackendStatus]:
 
 
 def check_dtype(dtype: Any) -> str:
-    """``dtype`` as "float32" or "float64" (any NumPy spelling, and a name in any case:
-    ``%%symact --dtype FLOAT64`` and ``compile(dtype="FLOAT64")`` agree), else
-    ValueError."""
+    """``dtype`` as "float32" or "float64", else ValueError: the one dtype check of
+    every face (``compile``, ``to_source``, ``MLP``, ``%%symact --dtype``, the CLI).
+
+    It takes NumPy's spellings (``np.float32``, ``"f8"``, ``"double"``) and the two
+    names in any case, with spaces around, as backend names are taken:
+    ``compile(dtype="FLOAT64")`` was refused while ``%%symact --dtype FLOAT64`` (and
+    ``backend="NUMPY"``) worked, and the magic refused ``f8`` that compile took."""
     if dtype is None:  # np.dtype(None) is float64: a silent switch from the default
         raise ValueError(
             "dtype=None is not supported; use 'float32' (the default) or 'float64'"
         )
+    if isinstance(dtype, str) and dtype.strip().lower() in _DTYPES:
+        return dtype.strip().lower()
     try:
         name = np.dtype(dtype).name
     except TypeError:
         name = str(dtype)
-        if isinstance(dtype, str) and dtype.strip().lower() in _DTYPES:
-            name = dtype.strip().lower()
     if name not in _DTYPES:
         raise ValueError(
             f"dtype={dtype!r} is not supported; use 'float32' or 'float64'"
@@ -289,10 +293,11 @@ def compile_loss(
     return _compile_one(loss, "loss", LossKernel, backend, device, dtype, strict)
 
 
-def per_neuron_activations(specs: Any) -> list[Any]:
+def per_neuron_activations(specs: Any, what: str = "neuron") -> list[Any]:
     """One ``Activation`` per entry of ``specs`` (``as_activation``, errors naming
-    "neuron j"); a name or formula text is parsed once, not once per neuron
-    (['relu'] * 10**5 parsed 'relu' 10**5 times: about 5 ms each, minutes in all)."""
+    "neuron j", or ``what`` j); a name or formula text is parsed once, not once per
+    neuron (['relu'] * 10**5 parsed 'relu' 10**5 times: about 5 ms each, minutes in
+    all)."""
     from symnb.formula.formula import Activation, as_activation
 
     parsed: dict[str, Activation] = {}
@@ -300,10 +305,10 @@ def per_neuron_activations(specs: Any) -> list[Any]:
     for j, a in enumerate(specs):
         if isinstance(a, str):
             if a not in parsed:
-                parsed[a] = as_activation(a, f"neuron {j}")
+                parsed[a] = as_activation(a, f"{what} {j}")
             acts.append(parsed[a])
         else:
-            acts.append(as_activation(a, f"neuron {j}"))
+            acts.append(as_activation(a, f"{what} {j}"))
     return acts
 
 

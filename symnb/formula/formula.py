@@ -22,7 +22,7 @@ from typing import Any
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from symnb.checks import check_constant_count, check_flag, check_name_length
+from symnb.checks import check_constant_count, check_flag, check_name
 from symnb.errors import FormulaError
 from symnb.formula import compose, library
 from symnb.formula.branches import local_branches
@@ -470,7 +470,7 @@ class _Formula:
         # replace='no' was truthy: the library's gelu became the user's for the session
         replace = check_flag(replace, "replace")
         if name is not None:
-            check_name_length(name, f"{self.kind} name")
+            check_name(name, f"{self.kind} name")
         if isinstance(name, str) and not name.strip():
             name = None
         check_constant_count(
@@ -479,7 +479,7 @@ class _Formula:
         self._learnable: dict[str, Learnable] = {}
         values: dict[str, float] = {}
         for cname, value in constants.items():
-            check_name_length(cname, "constant name")
+            check_name(cname, "constant name")
             if cname in self.variables:
                 raise FormulaError(
                     f"constant {cname!r} has the name of the variable",

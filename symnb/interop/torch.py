@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from symnb.backends.select import per_neuron_activations
 from symnb.errors import FormulaError
 from symnb.interop import require
 from symnb.interop.native import NativeElementwise
@@ -905,6 +906,11 @@ class TorchActivation(nn.Module):
         return f"{self.activation.name!r}{', ' if consts else ''}{consts}{learn}"
 
 
+#: Bound of ``TorchLayer(dim=...)``: a C int, as CUDA and ATen number dimensions (a
+#: tensor with 2**31 dimensions would need 32 GiB for its sizes and strides alone).
+MAX_DIM = 2**31
+
+
 class TorchLayer(nn.Module):
     """A heterogeneous layer: feature j along ``dim`` uses ``activations[j]``.
 
@@ -930,12 +936,19 @@ class TorchLayer(nn.Module):
                 "to_torch_layer expects a list with one activation per feature, e.g. "
                 "[relu, swish, swish]"
             )
-        acts = [_resolve(a, f"feature {j}") for j, a in enumerate(activations)]
-        if not acts:
-            raise ValueError("to_torch_layer needs at least one activation")
         if isinstance(dim, (bool, np.bool_)) or not isinstance(dim, (int, np.integer)):
             raise TypeError(f"dim must be an int, got {dim!r}")
         dim = int(dim)  # an index taken from a NumPy shape too
+        if not -MAX_DIM <= dim < MAX_DIM:
+            # dim=10**30 was kept and failed only at the first forward
+            raise ValueError(
+                f"dim={dim} is beyond the dimensions any tensor has; dim is the "
+                "axis of the features, e.g. dim=-1 (the last) or dim=1 (channels)"
+            )
+        # ['relu'] * 10**5 parsed 'relu' once per feature (about 100 s)
+        acts = per_neuron_activations(activations, "feature")
+        if not acts:
+            raise ValueError("to_torch_layer needs at least one activation")
         self.activations = acts
         self.n = len(acts)
         self.dim = dim

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_flag
+from symnb.checks import check_flag, check_name
 from symnb.memory import check_fits
 
 __all__ = ["CompareResult", "compare"]
@@ -199,6 +199,8 @@ def _split_datasets(dataset: Any) -> tuple[list[tuple[str, Any]], bool]:
         if not dataset:
             raise ValueError("dataset: the dict of data sets is empty")
         labels = [str(k) for k in dataset]
+        for label in labels:  # shown in plots, messages and the store, as names
+            check_name(label, "compare: data set label")
         repeated = _repeated(labels)
         if repeated:
             # runs and rows are keyed by the label as text: {1: A, "1": B} gave B's
@@ -819,6 +821,11 @@ def compare(
         # first run, then the store could not write it (sqlite3's ProgrammingError
         # ended the sweep)
         named = [(str(k), v) for k, v in activations.items()]
+        for name, _ in named:
+            # a 10,000-character name took a minute to draw in plot_spread; a
+            # newline broke the legend and the messages (a formula text given in a
+            # list is its own name, and is checked as a formula)
+            check_name(name, "compare: activation name")
     else:
         listed = check_list(activations, "activations", '["relu", "tanh"]')
         named = [(_name_of(a, i), a) for i, a in enumerate(listed)]

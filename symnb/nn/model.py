@@ -16,6 +16,7 @@ GPU).
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import os
 import secrets
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.backends.select import check_device
+from symnb.backends.select import check_device, check_dtype
 from symnb.checks import check_flag, check_no_booleans
 from symnb.datasets import rng_from_seed
 from symnb.memory import check_fits
@@ -185,7 +186,7 @@ def _check_memory(sizes: list[int], dtype: np.dtype) -> None:
     kernel with it). Counted: a float64 host copy of the weights and biases, then
     weights, gradient and two optimiser moments in ``dtype``, and the per-neuron
     bookkeeping of each layer."""
-    params = sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+    params = sum(a * b + b for a, b in itertools.pairwise(sizes))
     check_fits(
         params * (8 + 4 * dtype.itemsize) + sum(sizes[1:]) * 64,
         f"a network of sizes {sizes} ({params:.3g} weights and biases)",
@@ -263,14 +264,18 @@ class MLP:
             raise TypeError(
                 "dtype must be 'float32' (the default) or 'float64', got None"
             )
-        try:
-            self.dtype = np.dtype(dtype)
-        except TypeError:
-            raise TypeError(
-                f"dtype must be 'float32' or 'float64', got {dtype!r}"
+        try:  # the dtypes compile takes ('FLOAT64', 'f8', np.float64)
+            self.dtype = np.dtype(check_dtype(dtype))
+        except ValueError:
+            try:
+                np.dtype(dtype)
+            except TypeError:
+                raise TypeError(
+                    f"dtype must be 'float32' or 'float64', got {dtype!r:.80}"
+                ) from None
+            raise ValueError(
+                f"dtype must be 'float32' or 'float64', got {dtype!r:.80}"
             ) from None
-        if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-            raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
         _check_memory(sizes, self.dtype)
         if task not in (None, "regression", "binary", "multiclass"):
             raise ValueError(

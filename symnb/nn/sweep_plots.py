@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..plotting import literal_text
 from .compare import check_integer
 
 __all__ = ["plot_best_curves", "plot_spread"]
@@ -88,7 +89,9 @@ def plot_spread(
             xs = pos + rng.uniform(-jitter, jitter, size=len(vals))
             ax.plot(xs, vals, "o", ms=3.5, alpha=0.7, color="C0")
         ax.set_xticks(positions)
-        ax.set_xticklabels(names, rotation=35, ha="right", fontsize="small")
+        ax.set_xticklabels(
+            [literal_text(n) for n in names], rotation=35, ha="right", fontsize="small"
+        )
         ax.set_title(f"{label}: {metric} over seeds")
         ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
@@ -130,7 +133,8 @@ def plot_best_curves(
             best = min(runs, key=lambda r: _nan_last(r["final_loss"]))
             history = best["history"]
             key = metric or ("val_loss" if "val_loss" in history else "loss")
-            curves[f"{row['activation']} (seed {best['seed']})"] = history[key]
+            shown = literal_text(row["activation"])
+            curves[f"{shown} (seed {best['seed']})"] = history[key]
         name = metric or "loss"
         plot_curves(curves, ax=ax, title=f"{label}: best runs", ylabel=name, log=log)
     fig.tight_layout()

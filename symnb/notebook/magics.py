@@ -20,7 +20,6 @@ wrong, nothing is bound and earlier bindings of those names are left as they wer
 
 from __future__ import annotations
 
-import math
 import re
 import shlex
 import warnings
@@ -31,6 +30,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from symnb.backends.select import check_dtype
 from symnb.notebook import state
 from symnb.plotting import parse_range
 
@@ -59,30 +59,19 @@ def _join_negative_values(argv: list[str]) -> list[str]:
     return out
 
 
-def _dtype_option(text: str) -> str:
-    """``--dtype``: what ``compile(dtype=...)`` accepts (one check for both faces)."""
-    from argparse import ArgumentTypeError
-
-    from symnb.backends.select import check_dtype
-
-    try:
-        return check_dtype(text)
-    except ValueError as exc:
-        raise ArgumentTypeError(str(exc)) from None
-
-
 def _plot_range(text: str, dtype: str) -> tuple[float, float]:
     """``--range`` ``text`` as ``(low, high)`` if the plot grid can hold it in
-    ``dtype``: both ends and the width finite there (NumPy would otherwise fill the
-    plot with inf and NaN, with overflow warnings)."""
+    ``dtype``: both ends finite there (NumPy would otherwise fill the plot with inf
+    and NaN, with overflow warnings; a width past the maximum is spaced by
+    ``symnb.plotting``)."""
     import numpy as np
 
     low, high = parse_range(text)
     limit = float(np.finfo(dtype).max)
-    if max(abs(low), abs(high)) > limit or not math.isfinite(high - low):
+    if max(abs(low), abs(high)) > limit:
         raise ValueError(
-            f"{text!r} does not fit the {dtype} plot grid: LOW, HIGH and HIGH - LOW "
-            f"must stay within {limit:.4g} in magnitude"
+            f"{text!r} does not fit the {dtype} plot grid: LOW and HIGH must stay "
+            f"within {limit:.4g} in magnitude"
         )
     if np.dtype(dtype).type(low) == np.dtype(dtype).type(high):
         raise ValueError(
@@ -202,8 +191,7 @@ class SymnbMagics(Magics):
     @argument(
         "--dtype",
         default="float32",
-        type=_dtype_option,
-        help="kernel dtype: float32 (default) or float64, in any NumPy spelling",
+        help="kernel dtype: float32 (default) or float64 (NumPy's names: f8, double)",
     )
     @argument(
         "--range",
@@ -286,6 +274,10 @@ class SymnbMagics(Magics):
                 device = state.device_index(args.device)
             except ValueError as exc:
                 raise UsageError(f"--device: {exc}") from None
+        try:  # the API's one dtype check (FLOAT64 and f8 alike)
+            args.dtype = check_dtype(args.dtype)
+        except ValueError as exc:
+            raise UsageError(f"--dtype: {exc}") from None
         x_range = None
         try:  # read even when nothing is plotted: '--range garbage -q' passed
             if args.no_plot or args.quiet:

@@ -269,7 +269,7 @@ def register_activation(activation: Any, name: str | None = None) -> str:
 
     ``activation`` is a symnb.Activation or a library name (``register_activation(3)``
     was kept as 'custom', and the Playground offering it failed when chosen)."""
-    from symnb.checks import check_name_length
+    from symnb.checks import check_name
 
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise TypeError(
@@ -278,7 +278,7 @@ def register_activation(activation: Any, name: str | None = None) -> str:
         )
     key = name or getattr(activation, "name", None) or "custom"
     check_offered_activation(activation, "register_activation: activation", key)
-    check_name_length(key, "register_activation: name")
+    check_name(key, "register_activation: name")
     with _REGISTRY_LOCK:
         _REGISTRY[str(key)] = activation
     return str(key)

@@ -375,3 +375,19 @@ def test_strict_must_be_a_bool(strict):
     with pytest.raises(TypeError, match=r"strict must be True or False"):
         symnb.compile_layer(["tanh", "relu"], backend="numpy", strict=strict)
     assert symnb.activation("tanh").compile(backend="numpy", strict=np.True_)
+
+
+@pytest.mark.parametrize("spelling", ["FLOAT64", "Float64", " float64 ", "f8"])
+def test_dtype_names_in_any_case_as_every_face_takes_them(spelling):
+    """compile(dtype='FLOAT64') was refused while %%symact --dtype FLOAT64 (and
+    backend='NUMPY') was taken: one check (select.check_dtype) now serves compile,
+    to_source, MLP, the magic and the CLI."""
+    from symnb.nn import MLP
+
+    act = symnb.activation("tanh")
+    assert act.compile(backend="numpy", dtype=spelling).dtype == np.float64
+    assert "double" in act.to_source(dtype=spelling)
+    assert MLP([2, 3, 1], dtype=spelling).dtype == np.float64
+    assert (
+        select.check_dtype(spelling.replace("64", "32").replace("8", "4")) == "float32"
+    )

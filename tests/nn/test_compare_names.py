@@ -53,3 +53,23 @@ def test_an_activation_name_that_is_no_string_is_stored_as_text(tmp_path, name):
         assert sorted(runs.to_pandas()["activation"]) == sorted([str(name), "b"])
     again = nn.compare({name: "tanh", "b": "relu"}, (XA, YA), store=store, **OPTIONS)
     assert again.scores() == result.scores()
+
+
+@pytest.mark.parametrize(
+    ("activations", "dataset", "words"),
+    [
+        ({"x" * 10_000: "relu"}, "xor", "compare: activation name 'xxx"),
+        ({"a\nb": "relu"}, "xor", "compare: activation name 'a\\nb' holds"),
+        (["relu"], {"x" * 101: "xor"}, "compare: data set label 'xxx"),
+        (["relu"], {"moons\t2": "two_moons"}, "compare: data set label 'moons\\t2'"),
+    ],
+)
+def test_labels_are_checked_as_names(activations, dataset, words):
+    """compare({'x' * 10_000: 'relu'}, ...) trained, then plot_spread took a minute
+    to draw the label; a newline in a label was kept. Labels now follow the rules of
+    activation names (at most 100 printable characters)."""
+    from symnb.errors import FormulaError
+
+    with pytest.raises(FormulaError) as info:
+        nn.compare(activations, dataset, seeds=[0], epochs=1, progress=False)
+    assert words in str(info.value)

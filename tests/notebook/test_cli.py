@@ -232,3 +232,11 @@ def test_bad_device_in_a_subprocess():
     assert "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert "--device" in result.stderr and result.stdout == ""
+
+
+@pytest.mark.parametrize("spelling", ["FLOAT64", "f8", "double"])
+def test_dtype_spellings_are_the_apis(capsys, spelling):
+    """``--dtype`` was choices=[float32, float64]: FLOAT64 and f8 were 'invalid
+    choice' although compile(dtype=...) and %%symact take them."""
+    assert cli.main(["compile", "x*x", "--backend", "numpy", "--dtype", spelling]) == 0
+    assert "compiled: backend numpy, float64" in capsys.readouterr().out

@@ -59,17 +59,9 @@ def test_range_is_checked(swish, span, error, words) -> None:
     assert words in str(info.value) and "x_range" in str(info.value)
 
 
-def test_a_range_whose_width_overflows_says_so(swish) -> None:
-    # both ends fit float64; only high - low overflows (the message said "within
-    # 1.798e+308 in magnitude", which both ends are)
-    kernel = swish.compile(backend="numpy", dtype="float64")
-    with pytest.raises(ValueError, match=r"high - low is 1\.7e\+308 x 2: it overflows"):
-        plotting.activation_values(swish, (-1.7e308, 1.7e308), kernel=kernel)
-
-
 def test_float64_kernel_takes_a_float64_range(swish) -> None:
     kernel = swish.compile(backend="numpy", dtype="float64")
-    x, y, dy = plotting.activation_values(swish, (-1e39, 1e39), kernel=kernel)
+    x, _y, _dy = plotting.activation_values(swish, (-1e39, 1e39), kernel=kernel)
     assert np.isfinite(x).all() and x[0] == -1e39
 
 
@@ -136,3 +128,119 @@ def test_plot_near_the_float64_maximum_draws_without_warnings(swish) -> None:
         warnings.simplefilter("error")
         png = plotting.figure_to_png(fig)
     assert png.startswith(b"\x89PNG") and len(png) > 1000
+
+
+def _scale(label: str) -> float:
+    """The unit an axis label names ("x (×1e+308)" -> 1e308), else 1."""
+    return float(label.rsplit("×", 1)[1].rstrip(")")) if "×" in label else 1.0
+
+
+@pytest.mark.parametrize(
+    ("formula", "span"),
+    [
+        ("x*1e300", (-1e10, 1e10)),  # values up to 1.8e308: LinAlgError
+        ("x", (-1.7e308, 1.7e308)),  # high - low overflows: refused as not finite
+        ("x", (0.7e308, 0.9e308)),  # 'arange: cannot compute length'
+        ("x", (-1.6e308, -1.1e308)),
+        ("x**2", (1e300, 1e308)),  # overflow warnings from matplotlib's margins
+    ],
+)
+def test_plots_near_the_float64_maximum_are_drawn_to_scale(formula, span) -> None:
+    """Values or ranges near the float64 maximum broke matplotlib's ticks and
+    transforms (LinAlgError 'Singular matrix', ValueError 'arange: cannot compute
+    length', OverflowError) when the figure was drawn, and a range whose width
+    overflowed was refused although both ends fit. Now they are drawn in units of a
+    power of ten, said in the axis label."""
+    import warnings
+
+    act = symnb.Activation(formula, name="big")
+    kernel = act.compile(backend="numpy", dtype="float64")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plotting.plot_activation(act, span, kernel=kernel)
+        png = plotting.figure_to_png(fig)
+    assert png.startswith(b"\x89PNG")
+    ax = fig.axes[0]
+    x, y, _dy = plotting.activation_values(act, span, kernel=kernel)
+    line_x, line_y = ax.lines[0].get_data()
+    x_scale = _scale(ax.get_xlabel())
+    y_scale = _scale(ax.get_ylabel())
+    assert y_scale > 1
+    assert x[0] == span[0] and x[-1] == span[1] and np.isfinite(x).all()
+    np.testing.assert_allclose(line_x * x_scale, x, rtol=1e-14)
+    np.testing.assert_allclose(line_y * y_scale, y, rtol=1e-14)
+
+
+def test_a_curve_with_no_finite_value_says_so(swish) -> None:
+    """sqrt over negative x drew empty axes over (-0.05, 0.05) without a word."""
+    fig = plotting.plot_activation(symnb.Activation("sqrt(x)", name="r"), (-2, -1))
+    ax = fig.axes[0]
+    assert ax.get_xlim() == (-2.0, -1.0)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == [
+        "r(x): NaN or inf over this whole range",
+        "r'(x): NaN or inf over this whole range",
+    ]
+    fig = plotting.plot_activation(swish)  # finite: no note, no label
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == [
+        "sw(x)",
+        "sw'(x)",
+    ]
+    assert fig.axes[0].get_ylabel() == ""
+
+
+def test_a_loss_near_the_float64_maximum_is_drawn_to_scale() -> None:
+    import warnings
+
+    mse = symnb.loss("mse")
+    kernel = mse.compile(backend="numpy", dtype="float64")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plotting.plot_loss(mse, (-1.7e308, 1.7e308), kernel=kernel, points=21)
+        assert plotting.figure_to_png(fig).startswith(b"\x89PNG")
+    assert fig.axes[0].get_xlabel() == "y_pred (×1e+308)"
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_loss_curves_near_the_float64_maximum_are_drawn_to_scale(log) -> None:
+    """A loss curve reaching 1.7e308 raised matplotlib's ValueError 'arange: cannot
+    compute length' when the figure was drawn."""
+    import warnings
+
+    values = [1e308, 1.7e308, 1.0, np.nan]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plotting.plot_curves({"a": values, "b": []}, log=log)
+        assert plotting.figure_to_png(fig).startswith(b"\x89PNG")
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "loss (×1e+308)"
+    np.testing.assert_allclose(ax.lines[0].get_ydata() * 1e308, values, rtol=1e-14)
+    plain = plotting.plot_curves({"a": [3.0, 2.0]})
+    assert plain.axes[0].get_ylabel() == "loss"
+    assert list(plain.axes[0].lines[0].get_ydata()) == [3.0, 2.0]
+
+
+@pytest.mark.parametrize("ax", [3, "ax", object()])
+def test_ax_that_is_no_axes_is_refused(swish, ax) -> None:
+    """ax=3 was AttributeError "'int' object has no attribute 'figure'"."""
+    for draw in (
+        lambda: plotting.plot_activation(swish, ax=ax),
+        lambda: plotting.plot_loss(symnb.loss("mse"), ax=ax),
+        lambda: plotting.plot_curves({"a": [1.0]}, ax=ax),
+    ):
+        with pytest.raises(TypeError, match="ax must be a matplotlib Axes"):
+            draw()
+
+
+@pytest.mark.parametrize("title", ["$\\foo$", "$x^$", "a$$b"])
+def test_a_title_that_is_no_mathtext_is_a_clear_error(swish, title) -> None:
+    """title='$\\foo$' raised matplotlib's ValueError with a pyparsing dump from
+    deep inside savefig."""
+    fig = plotting.plot_activation(swish, title=title)
+    with pytest.raises(ValueError) as info:
+        plotting.figure_to_png(fig)
+    message = str(info.value)
+    assert message.startswith("a title, label or legend text of this figure is not")
+    assert "write \\$ for a dollar sign" in message and "\n" not in message
+    fig = plotting.plot_activation(swish, title="$\\alpha$")  # valid mathtext
+    assert plotting.figure_to_png(fig).startswith(b"\x89PNG")
