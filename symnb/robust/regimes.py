@@ -466,9 +466,10 @@ def _tail_trial(alt, expr, sign, var, params, values, ok_at, t_try):
     grid across t_try, else (None, whether it failed below t_try)."""
     cond_x = var >= sp.Float(t_try, 17) if sign > 0 else var <= sp.Float(-t_try, 17)
     trial = _branch(alt, cond_x, expr, params, values)
+    factors = np.geomspace(0.2, 1e3, DENSE_POINTS)
     with np.errstate(over="ignore"):
-        factors = np.geomspace(0.2, 1e3, DENSE_POINTS)
-    ok = ok_at(trial, sign * t_try * factors)
+        dense = sign * t_try * factors
+    ok = ok_at(trial, dense)
     if ok.all():
         where = f"x >= {t_try:.4g}" if sign > 0 else f"x <= {-t_try:.4g}"
         return trial, where
