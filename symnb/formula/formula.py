@@ -318,17 +318,34 @@ def _remove_removable_singularities(
 _STABLE_FUNCTIONS = (sigmoid, softplus, logsigmoid)
 
 
+def _limit_through_exp(
+    body: sp.Expr, var: sp.Symbol, point: sp.Expr, side: str = "+"
+) -> sp.Expr | None:
+    """The limit of body with sigmoid/softplus/logsigmoid spelled through exp, or
+    None (no such function, or no limit found). SymPy knows no limit of sigmoid(u) as
+    u -> -oo: the derivative of log(1 + x**2*exp(x))'s stable form, (1 + 2/x)*
+    sigmoid(x + 2 log|x|), was NaN at 0 (its limit took 1.7 s to give up, past the
+    budget on a loaded machine); through exp, 1/(1 + exp(-x)/x**2), it is found at
+    once. Timeouts (FormulaError) propagate."""
+    if not body.has(*_STABLE_FUNCTIONS):
+        return None
+    try:
+        lim = sp.limit(body.rewrite(list(_STABLE_FUNCTIONS), sp.exp), var, point, side)
+    except FormulaError:
+        raise
+    except Exception:  # noqa: BLE001 - SymPy could not this way: the other spelling
+        return None
+    return None if lim.has(sp.Limit) else lim
+
+
 def _left_limit(body: sp.Expr, var: sp.Symbol) -> sp.Expr | None:
     """The limit of body at 0 from the left (SymPy's limit is from the right); None
     when SymPy cannot find it in time."""
     try:
         with Budget("find the limit from the left at 0", seconds=2.0):
-            lim = sp.limit(body, var, 0, "-")
+            return sp.limit(body, var, 0, "-")
     except Exception:  # noqa: BLE001 - SymPy could not: no branch, the IEEE value
         return None
-    if lim.has(sp.Limit) and body.has(*_STABLE_FUNCTIONS):
-        return _left_limit(body.rewrite(list(_STABLE_FUNCTIONS), sp.exp), var)
-    return lim
 
 
 def _signed_number(lim: sp.Expr) -> bool:
@@ -394,13 +411,11 @@ def _remove_singularity_at(
             except TypeError:
                 near = None
             body = expr if near is None else local_branches(expr, var, near)
-            lim = sp.limit(body, var, point)
-            if lim.has(sp.Limit) and body.has(*_STABLE_FUNCTIONS):
-                # SymPy knows no limit of sigmoid(u) as u -> -oo: the derivative of
-                # log(1 + x**2*exp(x))'s stable form, (1 + 2/x)*sigmoid(x + 2 log|x|),
-                # was NaN at 0; the same through exp, 1/(1 + exp(-x)/x**2), has one
-                body = body.rewrite(list(_STABLE_FUNCTIONS), sp.exp)
+            lim = _limit_through_exp(body, var, point)
+            if lim is None:
                 lim = sp.limit(body, var, point)
+            else:
+                body = body.rewrite(list(_STABLE_FUNCTIONS), sp.exp)
     except FormulaError:
         return expr, []
     except Exception:  # SymPy could not: leave the expression alone
@@ -412,18 +427,21 @@ def _remove_singularity_at(
         # the left (a branch with the right's made f(-0.0) = +inf, the LaTeX 'oo for
         # x = 0'); one-sided branches only where IEEE's own value at +-0 is wrong
         left = _left_limit(body, var)
-        if left is None:
-            return expr, []
-        if left != lim and _signed_number(left):
+        if left is not None and left != lim and _signed_number(left):
             branched, sides = _one_sided_branches(expr, var, lim, left)
             return branched, [
                 f"{what} at {side} is its limit from the {word}, {sp.sstr(v)}"
                 for side, word, v in sides
             ]
+        if lim in (sp.oo, -sp.oo) and left != lim:
+            # no limit from the left known to be the same: no branch, IEEE's values
+            return expr, []
+        # a finite limit whose left one SymPy did not find in time: the two-sided
+        # branch, as before (log(1 + x**4*exp(-2*x))' lost its branch at 0 under load)
     if lim.has(sp.nan, sp.zoo, sp.AccumBounds, sp.Limit) or lim.has(sp.oo, -sp.oo):
         # away from 0 only finite limits: SymPy's limit is one-sided (x/(x**2 - 1)
         # at 1 is -oo from the left), and a decimal root can leave a tiny numerator
-        if lim in (sp.oo, -sp.oo) and point.is_zero:
+        if lim in (sp.oo, -sp.oo) and point.is_zero:  # the same from both sides
             return (
                 sp.Piecewise((lim, sp.Eq(var, point)), (expr, True)),
                 [f"{what} at {shown} is its limit {lim}"],

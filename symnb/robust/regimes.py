@@ -441,21 +441,39 @@ def _tail_regime(
     t = _bisect(direct_bad, lo, hi) if i > 0 and not direct_bad(lo) else hi
     if not alt_good(t):
         t = hi
-    # and nearer, down to the last sample the direct formula met the rule at: its
-    # failures need not start at one point (x*tanh(erf(0.5*x*cos(x)))' is inf*0 past
-    # x = 1.8e19 in float32 where x**2 overflows, but not where cos(x) is small, and
-    # the bisection stopped at 3.7e19 with failures below it: f' stayed NaN)
-    for t_try in (t, 2 * t, 8 * t, 64 * t, lo):
+    below_t_bad = False
+    for t_try in (t, 2 * t, 8 * t, 64 * t):
         if not math.isfinite(t_try) or t_try > _MAX:
-            continue
-        cond_x = var >= sp.Float(t_try, 17) if sign > 0 else var <= sp.Float(-t_try, 17)
-        trial = _branch(alt, cond_x, expr, params, values)
-        with np.errstate(over="ignore"):
-            dense = sign * t_try * np.geomspace(0.2, 1e3, DENSE_POINTS)
-        if ok_at(trial, dense).all():
-            where = f"x >= {t_try:.4g}" if sign > 0 else f"x <= {-t_try:.4g}"
-            return trial, where
+            break
+        found = _tail_trial(alt, expr, sign, var, params, values, ok_at, t_try)
+        if found[0] is not None:
+            return found
+        below_t_bad |= t_try == t and found[1]
+    if below_t_bad:
+        # the direct formula failed below the bisected threshold: its failures need
+        # not start at one point (x*tanh(erf(0.5*x*cos(x)))' is inf*0 past x = 1.8e19
+        # in float32 where x**2 overflows, but not where cos(x) is small; the
+        # bisection stopped at 3.7e19 with failures below it, f' stayed NaN). The
+        # last sample the direct formula met the rule at, then.
+        found = _tail_trial(alt, expr, sign, var, params, values, ok_at, lo)
+        if found[0] is not None:
+            return found
     return None
+
+
+def _tail_trial(alt, expr, sign, var, params, values, ok_at, t_try):
+    """(trial, "x >= t") when alt past t_try and expr before meet the rule on a dense
+    grid across t_try, else (None, whether it failed below t_try)."""
+    cond_x = var >= sp.Float(t_try, 17) if sign > 0 else var <= sp.Float(-t_try, 17)
+    trial = _branch(alt, cond_x, expr, params, values)
+    factors = np.geomspace(0.2, 1e3, DENSE_POINTS)
+    with np.errstate(over="ignore"):
+        dense = sign * t_try * factors
+    ok = ok_at(trial, dense)
+    if ok.all():
+        where = f"x >= {t_try:.4g}" if sign > 0 else f"x <= {-t_try:.4g}"
+        return trial, where
+    return None, bool((~ok & (factors < 1)).any())
 
 
 def asymptotic_candidates(
