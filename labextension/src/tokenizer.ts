@@ -473,9 +473,7 @@ function tokenizeParameters(
       continue;
     }
     if ((ch === '"' || ch === "'") && depth > 0) {
-      const literal = matchAt(STRING_RE, text, pos) ?? ch;
-      tokens.push({ from: offset + pos, to: offset + pos + literal.length, type: 'string' });
-      pos += literal.length;
+      pos = tokenizeString(text, pos, offset, tokens);
       continue;
     }
     const ident = matchAt(IDENT_RE, text, pos);
@@ -538,27 +536,23 @@ function tokenizeExpression(
     }
     if ((ch === '"' || ch === "'") && depth > 0) {
       // `gelu(x, approximate='tanh')`: a keyword argument's value
-      const literal = matchAt(STRING_RE, line, pos) ?? ch;
-      tokens.push({ from: offset + pos, to: offset + pos + literal.length, type: 'string' });
-      pos += literal.length;
+      pos = tokenizeString(line, pos, offset, tokens);
       continue;
     }
     const ident = matchAt(IDENT_RE, line, pos);
-    if (ident && FORMULA_KEYWORDS.has(ident)) {
-      // `x if x > 0 else 0.1*x` reads as where(x > 0, x, 0.1*x)
-      tokens.push({ from: offset + pos, to: offset + pos + ident.length, type: 'operator' });
-      pos += ident.length;
-      continue;
-    }
     if (ident) {
-      // `elu(x, alpha=0.5)`, `torch.clamp(x, min=0)`: a keyword argument is an
-      // option name (the parser checks that the function takes it)
-      const keyword = depth > 0 && matchAt(HEAD_END_RE, line, pos + ident.length);
-      tokens.push(
-        keyword
-          ? { from: offset + pos, to: offset + pos + ident.length, type: 'option' }
-          : classifyName(ident, offset + pos, scope)
-      );
+      const from = offset + pos;
+      const to = from + ident.length;
+      if (FORMULA_KEYWORDS.has(ident)) {
+        // `x if x > 0 else 0.1*x` reads as where(x > 0, x, 0.1*x)
+        tokens.push({ from, to, type: 'operator' });
+      } else if (depth > 0 && matchAt(HEAD_END_RE, line, pos + ident.length)) {
+        // `elu(x, alpha=0.5)`, `torch.clamp(x, min=0)`: a keyword argument is an
+        // option name (the parser checks that the function takes it)
+        tokens.push({ from, to, type: 'option' });
+      } else {
+        tokens.push(classifyName(ident, from, scope));
+      }
       pos += ident.length;
       continue;
     }
@@ -567,6 +561,20 @@ function tokenizeExpression(
     }
     pos = tokenizeSimple(line, pos, offset, tokens);
   }
+}
+
+/**
+ * A quoted string at `pos` (a keyword argument's value); the position after it.
+ */
+function tokenizeString(
+  text: string,
+  pos: number,
+  offset: number,
+  tokens: ISymactToken[]
+): number {
+  const literal = matchAt(STRING_RE, text, pos) ?? text[pos];
+  tokens.push({ from: offset + pos, to: offset + pos + literal.length, type: 'string' });
+  return pos + literal.length;
 }
 
 /**

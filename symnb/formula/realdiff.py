@@ -66,23 +66,25 @@ class _RealMax2(sp.Function):
     the H(0) = 0 convention."""
 
     nargs = 3
-    _tie_slope = sp.Min
+    original = sp.Max
+    _tie_slope = sp.Min  # the left derivative at a crossing of max
+    _sign = 1  # max picks the larger side: H(a - b) for a
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         var, a, b = self.args
         if argindex == 1:  # the tie term, d/dvar of the variable slot
             slope = self._tie_slope(sp.diff(a, var), sp.diff(b, var))
             return _tie(a, b) * slope
-        hi, lo = (a, b) if argindex == 2 else (b, a)
-        if isinstance(self, _RealMin2):
-            hi, lo = lo, hi
-        return sp.Heaviside(hi - lo, 0)
+        mine, other = (a, b) if argindex == 2 else (b, a)
+        return sp.Heaviside(self._sign * (mine - other), 0)
 
 
 class _RealMin2(_RealMax2):
     """``Min(a, b)`` of two varying arguments, while differentiating (see _RealMax2)."""
 
+    original = sp.Min
     _tie_slope = sp.Max
+    _sign = -1
 
 
 def _both_vary(e: sp.Expr, var: sp.Symbol) -> bool:
@@ -122,10 +124,7 @@ def real_diff(expr: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, list[str]]:
         lambda e: (_RealMax2 if isinstance(e, sp.Max) else _RealMin2)(var, *e.args),
     ).replace(lambda e: type(e) in _STAND_INS, lambda e: _STAND_INS[type(e)](*e.args))
     d = sp.diff(stand_in, var)
-    d = d.replace(
-        lambda e: isinstance(e, _RealMax2),
-        lambda e: (sp.Min if isinstance(e, _RealMin2) else sp.Max)(*e.args[1:]),
-    )
+    d = d.replace(lambda e: isinstance(e, _RealMax2), lambda e: e.original(*e.args[1:]))
     return d.replace(
         lambda e: type(e) in _BACK, lambda e: _BACK[type(e)](*e.args)
     ), notes
