@@ -859,14 +859,76 @@ class _Parser:
         return _located(ast.Call(ast.Name(name, ast.Load()), [given["x"]], []), node)
 
     def clip_call(self, node: ast.Call) -> ast.AST:
-        """``torch.clamp(x, min=0, max=6)``, ``np.clip(x, a_min=0)``: max/min of x."""
+        """``torch.clamp(x, min=0, max=6)``, ``np.clip(x, a_min=0)``, ``torch.clamp(x,
+        0)``, ``np.clip(x, 0, None)``: max/min of x (a bound that is None or left out
+        is no bound, as in NumPy and PyTorch; one bound at least)."""
         aliases = {"a_min": "min", "a_max": "max", "lo": "min", "hi": "max"}
-        given = self.call_arguments(node, "clip", ["x", "min", "max"], aliases)
+        shown = spellings.dotted(node.func) or "clip"
+        given = self.call_arguments(node, shown, ["x", "min", "max"], aliases)
+        if "x" not in given:
+            raise self.node_error(node, f"{shown}() needs the input as first argument")
+        bounds = {
+            k: v
+            for k, v in given.items()
+            if k != "x" and not (isinstance(v, ast.Constant) and v.value is None)
+        }
+        if not bounds:
+            raise self.node_error(
+                node,
+                f"{shown}() needs a bound: min, max or both",
+                f"for example {shown}(x, 0, 6) or {shown}(x, min=0)",
+            )
         tree = given["x"]
         for bound, fn in (("min", "max"), ("max", "min")):
-            if bound in given:
-                tree = ast.Call(ast.Name(fn, ast.Load()), [tree, given[bound]], [])
+            if bound in bounds:
+                tree = ast.Call(ast.Name(fn, ast.Load()), [tree, bounds[bound]], [])
         return _located(tree, node)
+
+    def reduction_refused(self, node: ast.Call, name: str) -> None:
+        """``max(x)``, ``torch.max(x)``, ``np.min(x, 0)``, ``torch.max(x, dim=1)``: a
+        reduction over the batch (one argument; PyTorch's dim, NumPy's axis), refused:
+        read as the elementwise max, ``x - torch.max(x)`` was silently 0."""
+        func = node.func
+        attr = func.attr if isinstance(func, ast.Attribute) else None
+        if name.lower() not in spellings.MAX_MIN or attr not in (None, name):
+            return  # np.maximum, torch.clamp...: elementwise by definition
+        shown = spellings.dotted(func) or name
+        name = name.lower()
+        args = node.args
+        keys = {k.arg for k in node.keywords}
+        reducing = {"dim", "axis", "keepdim", "keepdims"}
+        if keys - reducing or any(isinstance(a, ast.Starred) for a in args):
+            return  # max(x, key=abs), max(*x): refused as such further on
+        numeric = (
+            attr is not None
+            and len(args) == 2
+            and isinstance(args[1], ast.Constant)
+            and not isinstance(args[1].value, bool)
+        )
+        if len(args) == 1 or numeric or keys:
+            what = "maximum" if name == "max" else "minimum"
+            raise self.node_error(
+                node,
+                f"{shown}(...) here is a {what} over the batch (one argument, or "
+                "PyTorch's dim / NumPy's axis); a formula is elementwise",
+                f"for the elementwise {what} of two values write {name}(x, 0), "
+                f"np.{what}(x, 0) or torch.clamp(x, "
+                f"{'min' if name == 'max' else 'max'}=0)",
+            )
+
+    def without_inplace(self, node: ast.Call) -> ast.Call:
+        """``F.relu(x, inplace=True)``: PyTorch's in-place switch changes no value,
+        so it is dropped (True or False only)."""
+        flags = [k for k in node.keywords if k.arg == "inplace"]
+        if not flags:
+            return node
+        for k in flags:
+            if not (
+                isinstance(k.value, ast.Constant) and isinstance(k.value.value, bool)
+            ):
+                raise self.node_error(k.value, "inplace must be True or False")
+        kept = [k for k in node.keywords if k.arg != "inplace"]
+        return _located(ast.Call(node.func, node.args, kept), node)
 
     def module_function(self, node: ast.Call) -> str:
         """symnb's name for a call ``np.tanh(...)``, ``F.silu(...)`` (see ``spellings``)."""
@@ -941,22 +1003,39 @@ class _Parser:
         )
 
     def build_rewritten(self, node: ast.Call, name: str) -> _Val:
-        """``np.square(u)``, ``np.logaddexp(a, b)``...: built from their formula syntax."""
-        shown = spellings.dotted(node.func)
-        if node.keywords:
-            raise self.node_error(
-                node,
-                f"{shown}(...) takes its arguments by position only",
-                f"write {shown}({', '.join(['...'] * spellings.arity(name))})",
-            )
-        if len(node.args) != spellings.arity(name):
-            raise self.node_error(
-                node,
-                f"{shown} takes {spellings.arity(name)} argument(s), "
-                f"{len(node.args)} given",
-            )
-        # a starred argument stays in the tree, where build refuses it by name
-        return self.build(spellings.rewrite_call(name, node))
+        """``np.square(u)``, ``np.logaddexp(a, b)``, ``F.hardshrink(x, lambd=0.2)``...:
+        built from their formula syntax (keywords where the library names them)."""
+        shown = spellings.dotted(node.func) or name
+        names = list(spellings.argument_names(name))
+        defaults = spellings.KEYWORD_DEFAULTS.get(name)
+        if defaults is None:
+            if node.keywords:
+                raise self.node_error(
+                    node,
+                    f"{shown}(...) takes its arguments by position only",
+                    f"write {shown}({', '.join(['...'] * len(names))})",
+                )
+            if len(node.args) != len(names):
+                raise self.node_error(
+                    node,
+                    f"{shown} takes {len(names)} argument(s), {len(node.args)} given",
+                )
+            # a starred argument stays in the tree, where build refuses it by name
+            return self.build(spellings.rewrite_call(name, node))
+        given = self.call_arguments(node, shown, names, {})
+        args = []
+        for arg in names:
+            if arg in given:
+                args.append(given[arg])
+            elif defaults.get(arg) is not None:
+                args.append(_located(ast.Constant(defaults[arg]), node))
+            else:
+                raise self.node_error(
+                    node,
+                    f"{shown}() needs its argument {arg!r}",
+                    f"write {shown}({', '.join(names)})",
+                )
+        return self.build(spellings.rewrite_call(name, node, args))
 
     def module_constant(self, node: ast.Attribute) -> _Val:
         """``np.pi``, ``math.e``: the number, whatever constants the user declared."""
@@ -1255,6 +1334,7 @@ class _Parser:
         )
 
     def build_call(self, node: ast.Call) -> _Val:
+        node = self.without_inplace(node)
         func = node.func
         if not isinstance(func, ast.Name):
             if isinstance(func, ast.Call):
@@ -1297,8 +1377,13 @@ class _Parser:
         entry = self.library_entry(name)
         if entry is not None and (node.keywords or len(node.args) > 1):
             return self.build(self.library_call(node, name, entry))
-        if name == "clip" and node.keywords:
+        if name == "clip" and (
+            node.keywords
+            or len(node.args) != 3
+            or any(isinstance(a, ast.Constant) and a.value is None for a in node.args)
+        ):
             return self.build(self.clip_call(node))
+        self.reduction_refused(node, name)
         for kw in node.keywords:
             raise self.node_error(
                 kw.value if kw.arg is None else node,

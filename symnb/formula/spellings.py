@@ -16,6 +16,7 @@ into the formula syntax tree symnb reads, so every check of that syntax applies.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 #: Module paths a formula may prefix a function with (``torch.nn.functional.silu``).
 MODULES = frozenset(
@@ -66,6 +67,8 @@ _COMMON = {
     "swish": "silu",  # tf.nn.swish, jax.nn.swish: x*sigmoid(x)
     "clamp": "clip",
     "clip_by_value": "clip",
+    "fmax": "max",  # NumPy's NaN-ignoring maximum: the same for numbers
+    "fmin": "min",
 }
 
 #: (module, name) -> symnb function where a module's default differs from the others.
@@ -119,14 +122,65 @@ _LOSS_MODULES = ("F", "nn.functional", "torch.nn.functional")
 #: Reductions over an array (``torch.mean(...)``, ``np.sum(np.exp(x))``): refused, as
 #: a formula is elementwise and a loss is averaged by symnb.
 _REDUCTIONS = frozenset(
-    {"mean", "sum", "reduce_mean", "reduce_sum", "average", "nanmean", "logsumexp"}
+    {
+        "mean",
+        "sum",
+        "reduce_mean",
+        "reduce_sum",
+        "reduce_max",
+        "reduce_min",
+        "reduce_prod",
+        "average",
+        "nanmean",
+        "nansum",
+        "logsumexp",
+        "amax",
+        "amin",
+        "nanmax",
+        "nanmin",
+        "prod",
+        "std",
+        "var",
+        "median",
+        "cumsum",
+        "cumprod",
+    }
 )
+
+#: ``torch.max``, ``np.min``...: a reduction with one argument or a number second
+#: argument (PyTorch's ``dim``, NumPy's ``axis``), elementwise only against a tensor.
+MAX_MIN = frozenset({"max", "min"})
 
 #: Constants: ``np.pi``, ``math.e``.
 CONSTANTS = {"pi": "pi", "e": "E", "E": "E"}
 
-#: Spellings without a symnb function: rewritten into formula syntax (name -> arity).
-_REWRITTEN = {"square": 1, "power": 2, "pow": 2, "logaddexp": 2, "sinc": 1, "ndtr": 1}
+#: Spellings without a symnb function, rewritten into formula syntax: name -> the
+#: library's argument names (the rewrite's arity).
+_REWRITTEN = {
+    "square": ("x",),
+    "power": ("x1", "x2"),
+    "pow": ("x1", "x2"),
+    "logaddexp": ("x1", "x2"),
+    "sinc": ("x",),
+    "ndtr": ("x",),
+    "hypot": ("x1", "x2"),
+    "exp2": ("x",),
+    "reciprocal": ("x",),
+    "rsqrt": ("x",),
+    "logit": ("x",),
+    "squareplus": ("x", "b"),  # jax.nn.squareplus
+    "sparse_plus": ("x",),  # jax.nn.sparse_plus
+    "hardshrink": ("x", "lambd"),  # F.hardshrink
+    "threshold": ("x", "threshold", "value"),  # F.threshold
+}
+
+#: Rewritten spellings whose arguments may be given by keyword, with the library's
+#: defaults (None: required).
+KEYWORD_DEFAULTS = {
+    "squareplus": {"b": 4},
+    "hardshrink": {"lambd": 0.5},
+    "threshold": {"threshold": None, "value": None},
+}
 
 #: Bare names (no module) read as symnb functions; they never shadow a user's constant.
 BARE = {
@@ -240,17 +294,28 @@ def is_rewritten(name: str) -> bool:
 
 def arity(name: str) -> int:
     """How many arguments a rewritten spelling takes."""
+    return len(_REWRITTEN[name])
+
+
+def argument_names(name: str) -> tuple[str, ...]:
+    """The library's names of a rewritten spelling's arguments, in order."""
     return _REWRITTEN[name]
 
 
-def rewrite_call(name: str, node: ast.Call) -> ast.AST:
-    """The formula syntax tree of a rewritten spelling applied to ``node.args``.
+def rewrite_call(name: str, node: ast.Call, args: Sequence[ast.AST] = ()) -> ast.AST:
+    """The formula syntax tree of a rewritten spelling applied to ``args`` (by
+    default ``node.args``; ``node`` gives the source position).
 
     ``square(u) = u**2``, ``power(a, b) = a**b``, ``logaddexp(a, b) = a + softplus(b - a)``
     (exact, and stable for any a, b), NumPy's and PyTorch's normalised
-    ``sinc(u) = sin(pi u)/(pi u)`` and ``ndtr(u) = (1 + erf(u/sqrt(2)))/2``.
+    ``sinc(u) = sin(pi u)/(pi u)``, ``ndtr(u) = (1 + erf(u/sqrt(2)))/2``,
+    ``hypot(a, b) = sqrt(a**2 + b**2)``, ``exp2(u) = 2**u``, ``reciprocal(u) = 1/u``,
+    ``rsqrt(u) = 1/sqrt(u)``, ``logit(u) = log(u) - log(1 - u)``, JAX's
+    ``squareplus(x, b) = (x + sqrt(x**2 + b))/2`` and ``sparse_plus`` (0, (x + 1)**2/4,
+    x), PyTorch's ``hardshrink`` (x where |x| > lambd, else 0) and ``threshold`` (x
+    where x > threshold, else value).
     """
-    args = node.args
+    args = list(args) or node.args
 
     def call(fn: str, *a: ast.AST) -> ast.Call:
         return ast.Call(func=ast.Name(fn, ast.Load()), args=list(a), keywords=[])
@@ -269,11 +334,13 @@ def rewrite_call(name: str, node: ast.Call) -> ast.AST:
     elif name == "sinc":
         pu = ast.BinOp(ast.Name("pi", ast.Load()), ast.Mult(), args[0])
         tree = ast.BinOp(call("sin", pu), ast.Div(), pu)
-    else:  # ndtr
+    elif name == "ndtr":
         scaled = ast.BinOp(args[0], ast.Div(), call("sqrt", num(2)))
         tree = ast.BinOp(
             ast.BinOp(num(1), ast.Add(), call("erf", scaled)), ast.Div(), num(2)
         )
+    else:
+        tree = _rewrite_more(name, args, call, num)
     for sub in ast.walk(tree):
         if not hasattr(sub, "lineno"):
             ast.copy_location(sub, node)
@@ -281,13 +348,52 @@ def rewrite_call(name: str, node: ast.Call) -> ast.AST:
     return tree
 
 
+def _rewrite_more(name: str, args: list, call, num) -> ast.AST:
+    """The rewrites of :func:`rewrite_call` beyond the first six (see there)."""
+
+    def op(a: ast.AST, o: ast.operator, b: ast.AST) -> ast.BinOp:
+        return ast.BinOp(a, o, b)
+
+    def compare(a: ast.AST, o: ast.cmpop, b: ast.AST) -> ast.Compare:
+        return ast.Compare(a, [o], [b])
+
+    u = args[0]
+    if name == "hypot":
+        squares = op(
+            op(u, ast.Pow(), num(2)), ast.Add(), op(args[1], ast.Pow(), num(2))
+        )
+        return call("sqrt", squares)
+    if name == "exp2":
+        return op(num(2), ast.Pow(), u)
+    if name == "reciprocal":
+        return op(num(1), ast.Div(), u)
+    if name == "rsqrt":
+        return op(num(1), ast.Div(), call("sqrt", u))
+    if name == "logit":
+        return op(call("log", u), ast.Sub(), call("log", op(num(1), ast.Sub(), u)))
+    if name == "squareplus":
+        root = call("sqrt", op(op(u, ast.Pow(), num(2)), ast.Add(), args[1]))
+        return op(op(u, ast.Add(), root), ast.Div(), num(2))
+    if name == "sparse_plus":
+        middle = op(op(op(u, ast.Add(), num(1)), ast.Pow(), num(2)), ast.Div(), num(4))
+        upper = call("where", compare(u, ast.GtE(), num(1)), u, middle)
+        return call("where", compare(u, ast.LtE(), num(-1)), num(0), upper)
+    if name == "hardshrink":
+        return call("where", compare(call("abs", u), ast.Gt(), args[1]), u, num(0))
+    # threshold
+    return call("where", compare(u, ast.Gt(), args[1]), u, args[2])
+
+
 __all__ = [
     "AMBIGUOUS",
     "BARE",
     "CONSTANTS",
+    "KEYWORD_DEFAULTS",
     "LOSS_FUNCTIONS",
     "LOSS_VARIABLES",
+    "MAX_MIN",
     "MODULES",
+    "argument_names",
     "arity",
     "dotted",
     "function_name",

@@ -127,6 +127,29 @@ CASES = {
     "x*scipy.stats.norm.cdf(x)": _numpy_ref(lambda x: x * scipy.stats.norm.cdf(x)),
     "x*norm.cdf(x)": _numpy_ref(lambda x: x * scipy.stats.norm.cdf(x)),
     "x*stats.norm.cdf(x)": _numpy_ref(lambda x: x * scipy.stats.norm.cdf(x)),
+    # one bound of a clamp, None for no bound, in-place flags, more spellings
+    "torch.clamp(x, 0)": _torch_ref(lambda t: torch.clamp(t, 0)),
+    "np.clip(x, -1.5, None)": _numpy_ref(lambda x: np.clip(x, -1.5, None)),
+    "np.clip(x, None, 2.0)": _numpy_ref(lambda x: np.clip(x, None, 2.0)),
+    "F.relu(x, inplace=True)": _torch_ref(torch.relu),
+    "F.elu(x, alpha=0.5, inplace=False)": _torch_ref(lambda t: F.elu(t, alpha=0.5)),
+    "torch.max(x, 0.25*x)": _torch_ref(lambda t: torch.max(t, 0.25 * t)),
+    "np.fmax(x, 0.5*x) + np.fmin(x, 0)": _numpy_ref(
+        lambda x: np.fmax(x, 0.5 * x) + np.fmin(x, 0)
+    ),
+    "np.hypot(x, 1.5)": _numpy_ref(lambda x: np.hypot(x, 1.5)),
+    "np.exp2(x/4)": _numpy_ref(lambda x: np.exp2(x / 4)),
+    "np.reciprocal(1 + x**2)": _numpy_ref(lambda x: np.reciprocal(1 + x**2)),
+    "torch.rsqrt(1 + x**2)": _torch_ref(lambda t: torch.rsqrt(1 + t**2)),
+    "torch.special.logit(1/(2 + x**2))": _torch_ref(
+        lambda t: torch.special.logit(1 / (2 + t**2))
+    ),
+    "F.hardshrink(x)": _torch_ref(F.hardshrink),
+    "F.hardshrink(x, lambd=0.35)": _torch_ref(lambda t: F.hardshrink(t, lambd=0.35)),
+    "F.threshold(x, 0.1, 20.0)": _torch_ref(lambda t: F.threshold(t, 0.1, 20.0)),
+    "jax.nn.squareplus(x)": "jax:squareplus",
+    "jax.nn.squareplus(x, b=1.5)": "jax:squareplus_1.5",
+    "jax.nn.sparse_plus(x)": "jax:sparse_plus",
 }
 
 
@@ -140,6 +163,9 @@ def _reference(text):
             "jax:gelu": jax.nn.gelu,  # approximate=True by default: the tanh form
             "jax:swish": jax.nn.swish,
             "jax:gelu_exact": lambda t: jax.nn.gelu(t, approximate=False),
+            "jax:squareplus": jax.nn.squareplus,
+            "jax:squareplus_1.5": lambda t: jax.nn.squareplus(t, b=1.5),
+            "jax:sparse_plus": jax.nn.sparse_plus,
         }[ref]
         ref = _jax_ref(fn)
     return ref(XS.copy())
@@ -187,6 +213,20 @@ def test_library_spelling_matches_that_library(text):
         # a reduction over the batch (symnb averages a loss itself)
         ("exp(x)/np.sum(np.exp(x))", "np.sum reduces over the batch"),
         ("torch.mean(x**2)", "write the per-element formula"),
+        ("np.amax(x)", "np.amax reduces over the batch"),
+        # max/min of one argument, or PyTorch's dim / NumPy's axis: a reduction
+        # (read as the elementwise max, x - torch.max(x) was silently 0)
+        ("x - max(x)", "max(...) here is a maximum over the batch"),
+        ("x - torch.max(x)", "torch.max(...) here is a maximum over the batch"),
+        ("torch.max(x, 0)", "PyTorch's dim"),
+        ("np.min(x, axis=0)", "np.min(...) here is a minimum over the batch"),
+        ("torch.max(x, dim=1)", "write max(x, 0)"),
+        # a clamp with no bound, a flag that is not a bool, a missing argument
+        ("torch.clamp(x)", "torch.clamp() needs a bound"),
+        ("np.clip(x, None, None)", "needs a bound"),
+        ("F.relu(x, inplace=1)", "inplace must be True or False"),
+        ("F.threshold(x, 0.1)", "needs its argument 'value'"),
+        ("jax.nn.squareplus(x, c=1)", "has no argument 'c'"),
     ],
 )
 def test_unknown_or_ambiguous_spelling_is_refused_clearly(text, message):
