@@ -134,6 +134,20 @@ def _log_of_product(m: sp.Expr) -> sp.Expr:
     return sp.log(m)
 
 
+def _log_of_quotient(a: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]] | None:
+    """[(base, exponent), ...] of a quotient ``a`` (a product with a factor to a
+    negative power, or such a power alone) whose every base is positive for every
+    real input, so that log(a) = sum of exponent*log(base); None otherwise."""
+    factors = [f.as_base_exp() for f in sp.Mul.make_args(a)]
+    if not any(n.is_number and n.is_negative for _, n in factors):
+        return None
+    if not all(b.is_positive and n.is_number and n.is_real for b, n in factors):
+        return None
+    if not any(b.has(sp.Symbol) for b, _ in factors):
+        return None
+    return factors
+
+
 def _sigmoid_power_unit(e: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
     """(m, u, q) when e = c + m*sigmoid(u)**q with c = -m, q != 1 (the generalized
     cross entropy (1 - sigmoid(x)**q)/q as typed: sigmoid(x)**q rounds towards 1 and
@@ -554,6 +568,13 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 # from |x| = 1e154 in float64) and underflows to 0 (f NaN, 0*log(0))
                 note(f"rewrote log({_fmt(a)}) as {a.exp}*log(|{_fmt(a.base)}|)")
                 return a.exp * sp.log(sp.Abs(a.base))
+            split = _log_of_quotient(a)
+            if split is not None:
+                # log(c/(2 + x**2)) -> log(c) - log(2 + x**2): the quotient
+                # underflows to 0 (f -inf from |x| = 1.8e19 in float32) long
+                # before the difference of the logs leaves the float range
+                note(f"rewrote log({_fmt(a)}) as a sum of logarithms")
+                return sp.Add(*[n * rewrite(sp.log(b)) for b, n in split])
             k, core = a.as_coeff_Mul()
             if isinstance(core, sp.cosh) and k.is_positive and k != 1:
                 # log(2*cosh(u)), as log(exp(u) + exp(-u)) becomes
