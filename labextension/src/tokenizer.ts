@@ -173,6 +173,9 @@ export const MODULES: ReadonlySet<string> = new Set([
   'tf.keras.activations',
   'keras.activations',
   'keras.ops',
+  'keras.losses',
+  'tf.keras.losses',
+  'optax',
   'scipy.stats.norm',
   'stats.norm',
   'norm'
@@ -216,7 +219,21 @@ export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
   'l1_loss',
   'huber_loss',
   'binary_cross_entropy',
-  'binary_cross_entropy_with_logits'
+  'binary_cross_entropy_with_logits',
+  'mean_squared_error',
+  'mse',
+  'MSE',
+  'mean_absolute_error',
+  'mae',
+  'MAE',
+  'huber',
+  'log_cosh',
+  'logcosh',
+  'sigmoid_cross_entropy_with_logits',
+  'sigmoid_binary_cross_entropy',
+  'squared_error',
+  'huber_loss',
+  'hinge_loss'
 ]);
 
 /**

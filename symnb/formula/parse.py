@@ -773,9 +773,16 @@ class _Parser:
         return entry if entry is not None and entry.constants else None
 
     def call_arguments(
-        self, node: ast.Call, name: str, names: list[str], aliases: Mapping[str, str]
+        self,
+        node: ast.Call,
+        name: str,
+        names: list[str],
+        aliases: Mapping[str, str],
+        first_by_keyword: bool = False,
     ) -> dict[str, ast.AST]:
-        """``names`` -> the call's argument nodes, given by position or keyword."""
+        """``names`` -> the call's argument nodes, given by position or keyword (the
+        first by position only unless ``first_by_keyword``: a loss's
+        ``labels=..., logits=...``)."""
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.node_error(node, "starred arguments are not allowed")
         if len(node.args) > len(names):
@@ -787,7 +794,7 @@ class _Parser:
         given = dict(zip(names, node.args))
         for kw in node.keywords:
             key = aliases.get(kw.arg, kw.arg)
-            if kw.arg is None or key not in names[1:]:
+            if kw.arg is None or key not in names[0 if first_by_keyword else 1 :]:
                 raise self.node_error(
                     kw.value if kw.arg is None else node,
                     f"{name} has no argument {kw.arg!r}"
@@ -822,14 +829,13 @@ class _Parser:
                 f"symnb.loss('{name}')",
             )
         entry = library.LOSSES[name]
-        names = ["y_pred", "y_true", *entry.constants]
-        aliases = {"input": "y_pred", "target": "y_true"}
-        given = self.call_arguments(node, shown, names, aliases)
+        names, aliases = spellings.loss_arguments(node.func, list(entry.constants))
+        given = self.call_arguments(node, shown, names, aliases, first_by_keyword=True)
         if "y_pred" not in given or "y_true" not in given:
+            pair = ", ".join(n for n in names if n in ("y_pred", "y_true"))
             raise self.node_error(
                 node,
-                f"{shown} needs the prediction and the target, e.g. "
-                f"{shown}(y_pred, y_true)",
+                f"{shown} needs the prediction and the target, e.g. {shown}({pair})",
             )
         return _substituted(entry, given, node)
 

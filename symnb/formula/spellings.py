@@ -43,6 +43,9 @@ MODULES = frozenset(
         "tf.keras.activations",
         "keras.activations",
         "keras.ops",
+        "keras.losses",
+        "tf.keras.losses",
+        "optax",
         "scipy.stats.norm",
         "stats.norm",
         "norm",
@@ -118,6 +121,50 @@ LOSS_FUNCTIONS = {
     "binary_cross_entropy_with_logits": "bce_with_logits",
 }
 _LOSS_MODULES = ("F", "nn.functional", "torch.nn.functional")
+
+#: Other libraries' losses of the same elementwise formula -> (symnb's loss, the
+#: library's argument names in order as symnb's: y_pred, y_true or a constant).
+#: Keras takes (y_true, y_pred); optax (predictions, targets) and (logits, labels).
+_KERAS_LOSSES = {
+    "mean_squared_error": "mse",
+    "mse": "mse",
+    "MSE": "mse",
+    "mean_absolute_error": "mae",
+    "mae": "mae",
+    "MAE": "mae",
+    "huber": "huber",
+    "log_cosh": "log_cosh",
+    "logcosh": "log_cosh",
+}
+FOREIGN_LOSSES = {
+    **{
+        (module, name): (loss, ("y_true", "y_pred", "delta"))
+        for module in ("keras.losses", "tf.keras.losses")
+        for name, loss in _KERAS_LOSSES.items()
+    },
+    ("tf.nn", "sigmoid_cross_entropy_with_logits"): (
+        "bce_with_logits",
+        ("labels", "logits"),
+    ),
+    ("optax", "sigmoid_binary_cross_entropy"): (
+        "bce_with_logits",
+        ("logits", "labels"),
+    ),
+    ("optax", "squared_error"): ("mse", ("predictions", "targets")),
+    ("optax", "huber_loss"): ("huber", ("predictions", "targets", "delta")),
+    ("optax", "log_cosh"): ("log_cosh", ("predictions", "targets")),
+    ("optax", "hinge_loss"): ("hinge", ("predictor_outputs", "targets")),
+}
+#: The foreign argument names as symnb's.
+_LOSS_ARGUMENT_NAMES = {
+    "labels": "y_true",
+    "logits": "y_pred",
+    "predictions": "y_pred",
+    "targets": "y_true",
+    "predictor_outputs": "y_pred",
+    "input": "y_pred",
+    "target": "y_true",
+}
 
 #: Reductions over an array (``torch.mean(...)``, ``np.sum(np.exp(x))``): refused, as
 #: a formula is elementwise and a loss is averaged by symnb.
@@ -253,6 +300,8 @@ def function_name(module: str, name: str, functions) -> str:
         raise LookupError(*_REFUSED[(module, name)])
     if module in _LOSS_MODULES and name in LOSS_FUNCTIONS:
         return LOSS_FUNCTIONS[name]
+    if (module, name) in FOREIGN_LOSSES:
+        return FOREIGN_LOSSES[(module, name)][0]
     if module in _DISTRIBUTIONS:
         if name in _DISTRIBUTIONS[module]:
             return _DISTRIBUTIONS[module][name]
@@ -277,6 +326,22 @@ def function_name(module: str, name: str, functions) -> str:
         "write the formula with symnb's functions (e.g. tanh(x), sigmoid(x), "
         "max(x, 0))",
     )
+
+
+def loss_arguments(node: ast.AST, constants: Sequence[str]) -> tuple[list, dict]:
+    """(positional names, keyword aliases) of a library loss called as ``node.func``:
+    symnb's and PyTorch's (y_pred, y_true, constants...), Keras's (y_true, y_pred,
+    ...), TensorFlow's (labels, logits), optax's (predictions, targets)."""
+    parts = split(node)
+    if parts in FOREIGN_LOSSES:
+        order = FOREIGN_LOSSES[parts][1]
+        names = [_LOSS_ARGUMENT_NAMES.get(a, a) for a in order]
+        aliases = {
+            a: _LOSS_ARGUMENT_NAMES[a] for a in order if a in _LOSS_ARGUMENT_NAMES
+        }
+        return [n for n in names if n in ("y_pred", "y_true", *constants)], aliases
+    aliases = {"input": "y_pred", "target": "y_true"}
+    return ["y_pred", "y_true", *constants], aliases
 
 
 def method_function(name: str, functions) -> str | None:
@@ -388,6 +453,7 @@ __all__ = [
     "AMBIGUOUS",
     "BARE",
     "CONSTANTS",
+    "FOREIGN_LOSSES",
     "KEYWORD_DEFAULTS",
     "LOSS_FUNCTIONS",
     "LOSS_VARIABLES",
@@ -398,6 +464,7 @@ __all__ = [
     "dotted",
     "function_name",
     "is_rewritten",
+    "loss_arguments",
     "method_function",
     "rewrite_call",
     "split",

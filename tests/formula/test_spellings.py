@@ -227,6 +227,8 @@ def test_library_spelling_matches_that_library(text):
         ("F.relu(x, inplace=1)", "inplace must be True or False"),
         ("F.threshold(x, 0.1)", "needs its argument 'value'"),
         ("jax.nn.squareplus(x, c=1)", "has no argument 'c'"),
+        # a loss of another library whose formula differs: not mapped
+        ("optax.l2_loss(y_pred, y_true)", "optax.l2_loss has no symnb equivalent"),
     ],
 )
 def test_unknown_or_ambiguous_spelling_is_refused_clearly(text, message):
@@ -399,6 +401,27 @@ LOSS_CALLS = {
     "mse(y_pred, y_true) + 0.1*y_pred**2": lambda p, t: (
         F.mse_loss(p, t) + 0.1 * (p**2).mean()
     ),
+    # Keras takes (y_true, y_pred), TensorFlow (labels, logits), optax (predictions,
+    # targets) / (logits, labels); references: the same definitions in PyTorch (Keras
+    # and optax document huber as PyTorch's, optax's hinge as relu(1 - p t))
+    "keras.losses.huber(y_true, y_pred, delta=0.5)": lambda p, t: F.huber_loss(
+        p, t, delta=0.5
+    ),
+    "keras.losses.MSE(y_true, y_pred) + tf.keras.losses.mae(y_true, y_pred)": (
+        lambda p, t: F.mse_loss(p, t) + F.l1_loss(p, t)
+    ),
+    "tf.nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)": (
+        F.binary_cross_entropy_with_logits
+    ),
+    "optax.sigmoid_binary_cross_entropy(y_pred, y_true)": (
+        F.binary_cross_entropy_with_logits
+    ),
+    "optax.huber_loss(y_pred, y_true, delta=2.0)": lambda p, t: F.huber_loss(
+        p, t, delta=2.0
+    ),
+    "optax.hinge_loss(predictor_outputs=y_pred, targets=y_true)": lambda p, t: (
+        torch.relu(1 - p * t).mean()
+    ),
 }
 
 
@@ -412,6 +435,11 @@ def test_library_loss_called_in_a_formula_matches_pytorch(text):
     k = symnb.Loss(text).compile(backend="numpy", dtype="float64")
     np.testing.assert_allclose(k.value(yp, yt), ref.item(), rtol=1e-13, err_msg=text)
     np.testing.assert_allclose(k.gradient(yp, yt), grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_a_foreign_loss_missing_an_argument_names_that_librarys_order():
+    with pytest.raises(FormulaError, match=r"keras\.losses\.huber\(y_true, y_pred\)"):
+        symnb.Loss("keras.losses.huber(y_true)")
 
 
 def test_a_library_loss_named_alone_says_how_to_use_it():
