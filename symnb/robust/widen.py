@@ -19,6 +19,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from symnb.formula.internal import P, T, X
+
 
 def wide_call(name: str, *factors):
     """NumPy: ``name`` (sin/cos/tan) of the product, recomputed wide where it overflows."""
@@ -64,6 +66,10 @@ def wide_call(name: str, *factors):
     return out
 
 
+#: The kernel inputs (x; a loss's y_pred and y_true): factors without them are constants.
+_INPUTS = frozenset({X, P, T})
+
+
 class _WideTrig(sp.Function):
     """``narrow(product of the arguments)``, evaluated wide where the product overflows."""
 
@@ -99,9 +105,9 @@ class _WideTrig(sp.Function):
         narrow = printer._print(self._narrow(self.product()))
         # the prelude's symnb_wide_* (symnb.codegen.printer): float32 C++ in double,
         # float64 and float32 CUDA by exact splitting and angle doubling
-        # two factors: the constant ones and the rest (the product of x and a
-        # constant is what overflows; x*sigmoid(x) does not)
-        consts = [i for i, a in enumerate(self.args) if a.is_number]
+        # two factors: the constant ones (numbers and constants' symbols) and the
+        # rest (the product of x and a constant is what overflows; x*sigmoid(x) not)
+        consts = [i for i, a in enumerate(self.args) if not a.free_symbols & _INPUTS]
         if not consts or len(consts) == len(self.args):
             consts = list(range(len(self.args) - 1))
         a = "*".join(f"({printed[i]})" for i in consts)

@@ -72,3 +72,43 @@ def test_value_is_finite_where_an_intermediate_overflows(group, text, dtype, bac
     assert not problems, f"{group}: {text} on {backend} {dtype}:\n" + "\n".join(
         problems
     )
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_branch_conditions_keep_their_arithmetic(dtype, backend):
+    """collect_exponentials rewrote the max/min branch condition ``v + expm1(x) > 0``
+    as ``v - exp(x) > -1``, which cancels for small |x|: with the split tie factor,
+    this min's f' was 1 instead of 1.125 at x = -4.6e-8 (C++ float32)."""
+    text = "min(((1.5*x + 0.5*x)/2 + beta*x/(1 + abs(x)))/2, expm1(x))"
+    problems = rule_problems_of(text, backend, dtype, {"beta": 1.25})
+    assert not problems, f"{text} on {backend} {dtype}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_wide_trig_with_a_constant_symbol(dtype, backend):
+    """The widened cos splits a constant's symbol from x as it splits a number:
+    ``cos(beta*x*sigmoid(beta*x))`` (beta a constant) computed beta*x first and C++
+    float64 gave NaN at +-1.8e308. There any number in [-1, 1] meets the rule (one ulp
+    of the argument is many periods); at ordinary x the value is checked against
+    mpmath. f only: f' there is an open 0*inf (beta**2 x times sigmoid'(beta x))."""
+    import mpmath
+    import numpy as np
+
+    import symnb
+
+    kernel = symnb.Activation("cos(beta*x*sigmoid(beta*x))", beta=1.25).compile(
+        backend, dtype=dtype
+    )
+    big = float(np.finfo(dtype).max)
+    xs = np.array([big, -big, 1.5, -0.7], dtype=dtype)
+    xin = kernel.xp.asarray(xs) if backend == "cuda" else xs
+    got = kernel.forward(xin)
+    got = kernel.xp.asnumpy(got) if backend == "cuda" else got
+    assert np.all(np.abs(got[:2]) <= 1), got
+    with mpmath.workdps(30):
+        for v, g in zip(xs[2:].tolist(), got[2:].tolist(), strict=True):
+            u = mpmath.mpf(1.25) * mpmath.mpf(v)
+            want = float(mpmath.cos(u / (1 + mpmath.exp(-u))))
+            assert g == pytest.approx(want, rel=1e-5, abs=1e-6), (v, g, want)
