@@ -1242,7 +1242,53 @@ _LOG1P_UNIT_FLOAT32 = """SYMNB_FN symnb_real symnb_log1p_unit(symnb_real e) {
     return 2.0F * s * p;
 }"""
 
+
+def _wide_trig(name: str, dtype: str) -> str:
+    """sin/cos/tan of a*b where the product overflows the kernel's type.
+
+    The smaller factor is split as m*2**e (frexp, exact), m*b = h + l exactly (fma),
+    sin and cos of h + l (libm's or CUDA's full argument reduction), then e angle
+    doublings (error about 2**e ulps: a few for a constant factor such as 3). float32
+    C++ computes the product in double instead (exact for two float factors); float32
+    CUDA kernels use no double (the PTX check in ``tests/backends``), so they take the
+    float path, which ``SYMNB_WIDE_TRIG_FLOAT`` selects in C++ too (for the tests).
+    """
+    result = {"sin": "s", "cos": "c", "tan": "s / c"}[name]
+    f = "f" if dtype == "float32" else ""
+    two = "2.0F" if dtype == "float32" else "2.0"
+    body = f"""    if (fabs{f}(a) > fabs{f}(b)) {{
+        const symnb_real t = a;
+        a = b;
+        b = t;
+    }}
+    int e = 0;
+    const symnb_real m = frexp{f}(a, &e);
+    const symnb_real h = m * b;
+    const symnb_real l = fma{f}(m, b, -h);
+    const symnb_real sh = sin{f}(h), ch = cos{f}(h), sl = sin{f}(l), cl = cos{f}(l);
+    symnb_real s = sh * cl + ch * sl;
+    symnb_real c = ch * cl - sh * sl;
+    for (int i = 0; i < e; ++i) {{
+        const symnb_real t = {two} * s * c;
+        c = (c - s) * (c + s);
+        s = t;
+    }}
+    return {result};"""
+    if dtype == "float32":
+        body = (
+            "#if defined(__CUDACC__) || defined(SYMNB_WIDE_TRIG_FLOAT)\n"
+            + body
+            + f"\n#else\n    return (float){name}((double)a * (double)b);\n#endif"
+        )
+    head = f"SYMNB_FN symnb_real symnb_wide_{name}(symnb_real a, symnb_real b) {{"
+    return head + "\n" + body + "\n}"
+
+
 _HELPERS = {
+    **{
+        f"symnb_wide_{n}": {d: _wide_trig(n, d) for d in DTYPES}
+        for n in ("sin", "cos", "tan")
+    },
     # exp, expm1, log, log1p, tanh and their internals (bit casts, double cores)
     **{
         name: {d: vecmath.definitions(d).get(name, "") for d in DTYPES}

@@ -58,7 +58,32 @@ def _drop_point_branches(pw: sp.Piecewise) -> sp.Piecewise:
     return sp.Piecewise(*args) if len(args) != len(pw.args) else pw
 
 
+def _drop_subnormal_branches(pw: sp.Piecewise) -> sp.Expr:
+    """Without branches that hold only for 0 < x < float32's smallest normal number
+    (the max/min tie slope of sides that round together there: arithmetic only)."""
+    from symnb.formula.realdiff import SUBNORMAL_TIES
+
+    def subnormal(c) -> bool:
+        if not isinstance(c, sp.And) or len(c.args) != 2:
+            return False
+        syms = c.free_symbols
+        if len(syms) != 1:
+            return False
+        (v,) = syms
+        return set(c.args) == {v > 0, v < SUBNORMAL_TIES}
+
+    args = [(e, c) for e, c in pw.args if not subnormal(c)]
+    if len(args) == len(pw.args):
+        return pw
+    if len(args) == 1 and args[0][1] == sp.true:
+        return args[0][0]
+    return sp.Piecewise(*args)
+
+
 def _fold(pw: sp.Piecewise) -> sp.Expr:
+    pw = _drop_subnormal_branches(pw)
+    if not isinstance(pw, sp.Piecewise):
+        return pw
     pw = _drop_point_branches(pw)
     if not isinstance(pw, sp.Piecewise):
         return pw

@@ -46,6 +46,11 @@ class _RealCeiling(_RealFloor):
     """``ceiling``, while differentiating."""
 
 
+#: Below float32's smallest normal number: a tie of max/min sides there at x > 0 is
+#: the rounding of two sides that meet at 0 (see :class:`_RealMax2`).
+SUBNORMAL_TIES = sp.Float(1.1754943508222875e-38, 17)
+
+
 def _tie(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     """1 where a = b, 0 elsewhere (and at NaN 1, where the derivative is NaN anyway),
     from ``Heaviside(., 0)`` only: the step every backend prints."""
@@ -68,12 +73,20 @@ class _RealMax2(sp.Function):
     nargs = 3
     original = sp.Max
     _tie_slope = sp.Min  # the left derivative at a crossing of max
+    _right_slope = sp.Max  # the right derivative there
     _sign = 1  # max picks the larger side: H(a - b) for a
 
     def fdiff(self, argindex: int = 1) -> sp.Expr:
         var, a, b = self.args
         if argindex == 1:  # the tie term, d/dvar of the variable slot
-            slope = self._tie_slope(sp.diff(a, var), sp.diff(b, var))
+            da, db = sp.diff(a, var), sp.diff(b, var)
+            # sides that meet at x = 0 round to the same float at subnormal x > 0
+            # (0.75*x and expm1(x) at x = 1.4e-45), where the side larger in exact
+            # arithmetic is the right derivative's, not the left's
+            slope = sp.Piecewise(
+                (self._right_slope(da, db), (var > 0) & (var < SUBNORMAL_TIES)),
+                (self._tie_slope(da, db), True),
+            )
             return _tie(a, b) * slope
         mine, other = (a, b) if argindex == 2 else (b, a)
         return sp.Heaviside(self._sign * (mine - other), 0)
@@ -84,6 +97,7 @@ class _RealMin2(_RealMax2):
 
     original = sp.Min
     _tie_slope = sp.Max
+    _right_slope = sp.Min
     _sign = -1
 
 

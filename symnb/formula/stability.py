@@ -461,6 +461,35 @@ def _inverse_of_inner(e: sp.Expr) -> tuple[sp.Expr, str] | None:
     return None
 
 
+def _one_minus_clamp(m: sp.Expr) -> sp.Expr | None:
+    """1 - m for m a max/min (a clip) of terms, the 1 - taken into every term:
+    ``1 - min(1 - eps, max(eps, p))`` is ``max(eps, min(1 - eps, 1 - p))``, else None.
+    """
+    if not isinstance(m, (sp.Min, sp.Max)):
+        return None
+    flip = sp.Max if isinstance(m, sp.Min) else sp.Min
+    parts = []
+    for a in m.args:
+        inner = _one_minus_clamp(a)
+        parts.append(inner if inner is not None else 1 - a)
+    return flip(*parts)
+
+
+def _log_one_minus_clamp(rest: sp.Expr, note) -> sp.Expr | None:
+    """log(1 + rest) for rest = -clip(...) as the log of the clip of 1 - its terms:
+    ``log(1 - clip(p, eps, 1 - eps))`` rounded 1 - eps to 1 in float32 for eps <
+    3e-8 (BCE with eps = 1e-8 was inf at p = 1, its value -log(eps) = 18.4); 1 - p
+    is exact there and eps is kept (Keras clips so that log(1 - p) >= log(eps))."""
+    flipped = _one_minus_clamp(-rest)
+    if flipped is None:
+        return None
+    note(
+        "rewrote log(1 - clip(u, a, b)) as log(clip(1 - u, 1 - b, 1 - a)): 1 - b "
+        "rounds to 1 for a tiny b, 1 - u does not lose the clip"
+    )
+    return sp.log(flipped)
+
+
 def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
     """Rewrite naive spellings of softplus, sigmoid, logsigmoid, log1p, expm1, log-cosh.
 
@@ -593,6 +622,9 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 )
             if isinstance(a, sp.Add) and sp.S.One in a.args and len(a.args) == 2:
                 rest = a - 1
+                clamped = _log_one_minus_clamp(rest, note)
+                if clamped is not None:
+                    return clamped
                 if rest.has(sp.Symbol):
                     if _scaled_exp(rest) is not None:
                         return rewrite(log1p(rest))  # softplus, below
@@ -600,6 +632,9 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                     return log1p(rest)
         # log1p(exp(u)) -> softplus(u): exp(u) overflows long before the value does
         if isinstance(e, log1p):
+            clamped = _log_one_minus_clamp(e.args[0], note)
+            if clamped is not None:
+                return clamped
             u = _exp_arg(e.args[0])
             if u is not None:
                 note(f"rewrote log1p(exp({_fmt(u)})) as softplus({_fmt(u)})")

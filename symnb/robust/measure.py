@@ -231,6 +231,29 @@ def sample_points(
 #: exp's overflow/underflow edges (the grid's, in the exponential's argument)
 _EXP_EDGES = (87.0, 88.7, 89.5, 103.0, 104.5, 700.0, 709.7, 710.5, 745.2, 746.0)
 
+#: log of the largest float32 and float64
+_LOG_MAX = (88.72283935546875, 709.782712893384)
+
+
+def _scaled_exp_edges(exprs: Sequence[sp.Expr], var: sp.Symbol) -> set:
+    """(u, edge) for each ``c*exp(u)`` with 0 < |c| < 1/2: where u is halfway between
+    exp's overflow and the product's (``(exp(x) + x)/2`` is finite up to x = 89.4 in
+    float32 while exp(x) overflows from 88.7; no grid point lay between)."""
+    found: set = set()
+    for e in exprs:
+        for node in sp.preorder_traversal(e):
+            if not isinstance(node, sp.Mul):
+                continue
+            c, rest = node.as_coeff_Mul()
+            if not c.is_number or c == 0 or abs(c) > 0.5:
+                continue
+            for f in sp.Mul.make_args(rest):
+                if isinstance(f, sp.exp) and var in f.args[0].free_symbols:
+                    gap = -math.log(abs(float(c)))
+                    for top in _LOG_MAX:
+                        found.add((f.args[0], sp.Float(top + gap / 2, 17)))
+    return found
+
 
 def _shifted_edges(exprs: Sequence[sp.Expr], var: sp.Symbol, subs: dict) -> list:
     """The points where an exponential's argument u (not var itself) reaches exp's
@@ -247,6 +270,10 @@ def _shifted_edges(exprs: Sequence[sp.Expr], var: sp.Symbol, subs: dict) -> list
                 u = node.args[0]
                 if var in u.free_symbols and u not in (var, -var):
                     args.add(u)
+    for u, edge in sorted(_scaled_exp_edges(exprs, var), key=sp.default_sort_key)[:8]:
+        for r in _roots(u - edge, var, subs, _GRID):
+            if abs(r) < 1e300:  # also as a float32 value (a point of both dtypes)
+                out.extend([r, float(np.float32(r))] if abs(r) < 3e38 else [r])
     for u in sorted(args, key=sp.default_sort_key)[:8]:
         for edge in _EXP_EDGES:
             for side in (edge, -edge):

@@ -402,8 +402,12 @@ def _tail_regime(
     x: np.ndarray,
     ok_at: MeasureFn,
     ok_at_samples: Callable[[sp.Expr], np.ndarray] | None,
+    exact: bool = False,
 ) -> tuple[sp.Expr, str] | None:
     """``alt`` for sign*x >= t, ``expr`` before, and "x >= t": t by measurement.
+
+    ``exact``: alt equals expr for every value of the constants, so the branch is
+    not limited to their analysed values.
 
     One split of the sample points on that side (|x| >= 1): ``expr`` up to it, ``alt``
     beyond, every point within the rule; the boundary is refined by bisection to where
@@ -445,7 +449,7 @@ def _tail_regime(
     for t_try in (t, 2 * t, 8 * t, 64 * t):
         if not math.isfinite(t_try) or t_try > _MAX:
             break
-        found = _tail_trial(alt, expr, sign, var, params, values, ok_at, t_try)
+        found = _tail_trial(alt, expr, sign, var, params, values, ok_at, t_try, exact)
         if found[0] is not None:
             return found
         below_t_bad |= t_try == t and found[1]
@@ -455,17 +459,20 @@ def _tail_regime(
         # in float32 where x**2 overflows, but not where cos(x) is small; the
         # bisection stopped at 3.7e19 with failures below it, f' stayed NaN). The
         # last sample the direct formula met the rule at, then.
-        found = _tail_trial(alt, expr, sign, var, params, values, ok_at, lo)
+        found = _tail_trial(alt, expr, sign, var, params, values, ok_at, lo, exact)
         if found[0] is not None:
             return found
     return None
 
 
-def _tail_trial(alt, expr, sign, var, params, values, ok_at, t_try):
+def _tail_trial(alt, expr, sign, var, params, values, ok_at, t_try, exact=False):
     """(trial, "x >= t") when alt past t_try and expr before meet the rule on a dense
     grid across t_try, else (None, whether it failed below t_try)."""
     cond_x = var >= sp.Float(t_try, 17) if sign > 0 else var <= sp.Float(-t_try, 17)
-    trial = _branch(alt, cond_x, expr, params, values)
+    if exact:
+        trial = sp.Piecewise((alt, cond_x), (expr, True))
+    else:
+        trial = _branch(alt, cond_x, expr, params, values)
     factors = np.geomspace(0.2, 1e3, DENSE_POINTS)
     with np.errstate(over="ignore"):
         dense = sign * t_try * factors
@@ -499,6 +506,19 @@ def asymptotic_candidates(
     subs = dict(zip(params, (sp.Float(v, 17) for v in values)))
 
     def make(sign: int, pts: np.ndarray):
+        # a rational function in constants: its own form for large |x|, exact for
+        # every value of the constants (an asymptote holds for the analysed ones only)
+        alt = symbolic_rational_tail(expr, var, sign, params)
+        if alt is not None:
+            return (
+                alt,
+                (
+                    "numerator and denominator are divided by the denominator's "
+                    "highest power of x (its powers overflowed before the quotient "
+                    "does), for any values of the constants"
+                ),
+                True,
+            )
         asym = numeric_asymptote(ref_at, var, sign)
         if asym is None:
             # no constant or line: a rational function's own form for large |x|
@@ -583,11 +603,27 @@ def _side_of_steps(e: sp.Expr, var: sp.Symbol, sign: int) -> sp.Expr | None:
             return None
         return int(sp.sign(lc)) * (sign ** poly.degree())
 
+    def monomial(node):
+        """A step of c*x**k with c free of x (a constant's symbol): c's own step."""
+        u = node.args[0]
+        c, k = u.as_independent(var, as_Add=False)
+        deg = k.as_base_exp()
+        if deg[0] != var or not deg[1].is_Integer or deg[1] < 1:
+            raise _NoLogForm
+        sk = sp.Integer(sign) ** deg[1]
+        if isinstance(node, sp.Abs):
+            return sp.Abs(c) * (sign * var) ** deg[1]
+        if isinstance(node, sp.sign):
+            return sp.sign(c) * sk
+        return sp.Heaviside(c * sk, *node.args[1:])
+
     def resolve(node):
         if isinstance(node, (sp.Abs, sp.sign, sp.Heaviside)):
+            if var not in node.args[0].free_symbols:
+                return node
             s = side(node.args[0])
             if s is None:
-                raise _NoLogForm
+                return monomial(node)
             if isinstance(node, sp.Abs):
                 return s * node.args[0]
             if isinstance(node, sp.sign):
@@ -613,6 +649,21 @@ def _scaled_polynomial(coeffs: dict[int, float], var: sp.Symbol) -> sp.Expr:
     return pos + sp.Float(coeffs.get(0, 0.0), 17) + neg
 
 
+def _polynomial_quotient(b: sp.Expr, var: sp.Symbol, cancel: bool) -> tuple | None:
+    """(P, Q) as polynomials in var with b = P/Q and a degree of at least 2, else None
+    (``cancel``: common factors removed first, slow with symbolic coefficients)."""
+    try:
+        t = sp.together(b)
+        num, den = sp.fraction(sp.cancel(t) if cancel else t)
+        p, q = sp.Poly(num, var), sp.Poly(den, var)
+    except (sp.PolynomialError, sp.PolificationFailed):
+        return None
+    n, m = p.degree(), q.degree()
+    if max(n, m) < 2 or n < 0 or m < 0:
+        return None
+    return p, q
+
+
 def rational_tail(
     expr: sp.Expr, var: sp.Symbol, sign: int, subs: dict
 ) -> sp.Expr | None:
@@ -632,14 +683,11 @@ def rational_tail(
     b = _side_of_steps(b.xreplace(subs), var, sign)
     if b is None or b.free_symbols != {var}:
         return None
-    try:
-        num, den = sp.fraction(sp.cancel(sp.together(b)))
-        p, q = sp.Poly(num, var), sp.Poly(den, var)
-    except (sp.PolynomialError, sp.PolificationFailed):
+    found = _polynomial_quotient(b, var, cancel=True)
+    if found is None:
         return None
-    n, m = p.degree(), q.degree()
-    if max(n, m) < 2 or n < 0 or m < 0:
-        return None
+    p, q = found
+    m = q.degree()
     if not all(c.is_number for c in (*p.coeffs(), *q.coeffs())):
         return None
     lead = float(q.LC())
@@ -650,6 +698,51 @@ def rational_tail(
     if not all(math.isfinite(c) for c in (*top.values(), *bottom.values())):
         return None
     return _scaled_polynomial(top, var) / _scaled_polynomial(bottom, var)
+
+
+def _scaled_symbolic(coeffs: dict, var: sp.Symbol) -> sp.Expr:
+    """:func:`_scaled_polynomial` with coefficients that may hold constants."""
+    top = max(coeffs, default=0)
+    pos = sp.S.Zero
+    for k in range(top, 0, -1):
+        pos = (pos + coeffs.get(k, 0)) * var
+    neg = sp.S.Zero
+    for k in range(min(coeffs, default=0), 0):
+        neg = (neg + coeffs.get(k, 0)) / var
+    return pos + coeffs.get(0, 0) + neg
+
+
+def symbolic_rational_tail(
+    expr: sp.Expr, var: sp.Symbol, sign: int, params: tuple
+) -> sp.Expr | None:
+    """:func:`rational_tail` with the constants kept as symbols, so it is exact for
+    every value of them: a PAU's constants change as it trains, and the numeric tail
+    applies only at the analysed values (``(a0 + ... + a3 x**3)/(1 + |b1 x| +
+    |b2 x**2|)`` with other constants was NaN from |x| = 1e20 in float32: x**3 and
+    x**2 overflow, inf/inf). Numerator and denominator are divided by x**m, m the
+    denominator's degree (not by its leading coefficient, which may be 0)."""
+    if not params or not (expr.free_symbols & set(params)):
+        return None
+    conds = [c for pw in expr.atoms(sp.Piecewise) for _, c in pw.args]
+    if any(c.free_symbols & set(params) for c in conds):
+        return None  # a branch for the analysed values only
+    try:  # the branch that holds far out (a tail already taken on the other side)
+        b = _branch_at(_main_branch(expr), var, sign * 1e30, {})
+    except _NoLogForm:
+        return None
+    b = _side_of_steps(b, var, sign)
+    if b is None or not b.free_symbols <= {var, *params}:
+        return None
+    found = _polynomial_quotient(b, var, cancel=False)
+    if found is None:
+        return None
+    p, q = found
+    m = q.degree()
+    top = {k[0] - m: c for k, c in p.terms()}
+    bottom = {k[0] - m: c for k, c in q.terms()}
+    if any(var in c.free_symbols for c in (*top.values(), *bottom.values())):
+        return None
+    return _scaled_symbolic(top, var) / _scaled_symbolic(bottom, var)
 
 
 def _tail_candidates(
@@ -677,9 +770,9 @@ def _tail_candidates(
         made = make(sign, pts)
         if made is None:
             continue
-        alt, note = made
+        alt, note, *exact = made
         found = _tail_regime(
-            expr, alt, sign, var, params, values, x, ok_at, ok_at_samples
+            expr, alt, sign, var, params, values, x, ok_at, ok_at_samples, *exact
         )
         if found is not None:
             out.append((name, f"for {found[1]} {note}", found[0]))
@@ -699,7 +792,11 @@ def _branch_at(expr: sp.Expr, var: sp.Symbol, at: float, subs: dict) -> sp.Expr:
 
     def pick(e):
         for pair in e.args:
-            held = pair.cond.xreplace(point)
+            try:
+                held = pair.cond.xreplace(point)
+            except (OverflowError, ValueError, TypeError) as exc:
+                # mpmath cannot size the condition there (expm1(sinh(1e29)))
+                raise _NoLogForm from exc
             if held == sp.true:
                 return pair.expr
             if held != sp.false:

@@ -25,6 +25,8 @@ the constants), so it can be kept or dropped on measurement alone (see ``engine`
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 
 from symnb.formula.budget import bounded_expand
@@ -97,10 +99,14 @@ def log_of(f: sp.Expr) -> sp.Expr | None:
 # ------------------------------------------------------------------ the rewrites
 
 
-def _bottom_up(expr: sp.Expr, fn) -> sp.Expr:
+def _bottom_up(expr: sp.Expr, fn, conditions: bool = True) -> sp.Expr:
     if not isinstance(expr, sp.Basic) or not expr.args:
         return expr
-    args = [_bottom_up(a, fn) for a in expr.args]
+    if not conditions and isinstance(
+        expr, (sp.core.relational.Relational, sp.Or, sp.And)
+    ):
+        return expr  # a branch condition keeps its own arithmetic
+    args = [_bottom_up(a, fn, conditions) for a in expr.args]
     if any(n is not o for n, o in zip(args, expr.args)):
         expr = expr.func(*args)
     return fn(expr)
@@ -123,8 +129,48 @@ def _distribute_into_piecewise(e: sp.Expr) -> sp.Expr:
     return sp.Piecewise(*[(rest * b.expr, b.cond) for b in pw.args])
 
 
+def _one_step_argument(e: sp.Expr) -> sp.Expr | None:
+    """The u of an expression whose steps are all ``Heaviside(+-u, 0)``, else None."""
+    u = None
+    for h in e.atoms(sp.Heaviside):
+        if len(h.args) != 2 or h.args[1] != 0:
+            return None
+        a = h.args[0]
+        if u is None:
+            u = a
+        elif a != u and a != -u and bounded_expand(a + u) != 0:
+            return None
+    return u
+
+
+def _split_sum_of_steps(e: sp.Expr) -> sp.Expr:
+    """A product with a sum of steps of one argument u, such as the tie indicator
+    ``1 - H(u) - H(-u)`` of a max/min derivative, as three branches (u > 0, u < 0,
+    else): in each the sum is a number, so ``0*inf`` never happens
+    (``min(expm1(sinh(x/10)), tanh(x))'`` was NaN from x = 80 in float32)."""
+    if not isinstance(e, sp.Mul):
+        return e
+    sums = [a for a in e.args if isinstance(a, sp.Add) and a.has(sp.Heaviside)]
+    if not sums:
+        return e
+    u = _one_step_argument(sp.Add(*sums))
+    if u is None:
+        return e
+
+    def at(sign: int) -> sp.Expr:
+        reps = {}
+        for h in e.atoms(sp.Heaviside):
+            a = h.args[0]
+            s = 1 if (a == u) else -1
+            reps[h] = sp.Integer(1) if s * sign > 0 else sp.Integer(0)
+        return e.xreplace(reps)
+
+    return sp.Piecewise((at(1), u > 0), (at(-1), u < 0), (at(0), True))
+
+
 def steps_to_branches(expr: sp.Expr) -> sp.Expr:
     """Products with steps become branches holding the product (no inf*0)."""
+    expr = _bottom_up(expr, _split_sum_of_steps)
     expr = _bottom_up(expr, _step_as_piecewise)
     return _bottom_up(expr, _distribute_into_piecewise)
 
@@ -152,6 +198,30 @@ def _combine_exps(e: sp.Expr) -> sp.Expr:
 def single_exponential(expr: sp.Expr) -> sp.Expr:
     """Products of exp-like factors become one exp of the sum of their logarithms."""
     return _bottom_up(expr, _combine_exps)
+
+
+def _scale_into_exp(e: sp.Expr) -> sp.Expr:
+    if not isinstance(e, sp.Mul):
+        return e
+    c, rest = e.as_coeff_Mul()
+    if not c.is_number or c == 0 or abs(c) >= 1:
+        return e
+    factors = list(sp.Mul.make_args(rest))
+    for i, f in enumerate(factors):
+        if isinstance(f, sp.exp):
+            # the double nearest log|c| as an exact rational: SymPy folds
+            # exp(u + log(c)) and exp(u + Float) back into c*exp(u)
+            shift = sp.Rational(math.log(abs(float(c))))
+            factors[i] = sp.exp(f.args[0] + shift)
+            return sp.sign(c) * sp.Mul(*factors)
+    return e
+
+
+def scale_into_exponentials(expr: sp.Expr) -> sp.Expr:
+    """``c*exp(u)`` with 0 < |c| < 1 becomes ``sign(c) exp(u + log|c|)``: finite where
+    exp(u) alone overflows but the product does not (``(exp(x) + x)/2`` was inf from
+    x = 88.8 in float32, its value 2.2e38 at x = 89)."""
+    return _bottom_up(expr, _scale_into_exp)
 
 
 def _log_rule(e: sp.Expr) -> sp.Expr:
@@ -237,13 +307,21 @@ def collect_exponentials(expr: sp.Expr) -> sp.Expr:
     def rule(e: sp.Expr) -> sp.Expr:
         if not isinstance(e, sp.Add) or not e.has(sp.exp, expm1):
             return e
+        # terms with branches stay as they are (their conditions keep expm1)
+        kept = [t for t in e.args if t.has(sp.Piecewise)]
+        if kept:
+            rest = sp.Add(*[t for t in e.args if not t.has(sp.Piecewise)])
+            return sp.Add(*kept) + (rule(rest) if rest.has(sp.exp, expm1) else rest)
         opened = sp.expand_mul(e.replace(expm1, lambda u: sp.exp(u) - 1))
         exps = sorted(opened.atoms(sp.exp), key=sp.default_sort_key)
         if not exps:
             return e
         return sp.collect(opened, exps)
 
-    return _bottom_up(expr, rule)
+    # not in branch conditions: u > 0 with u = v + expm1(x) became v - exp(x) > -1,
+    # which cancels for small |x| and took the wrong branch of a max/min derivative
+    # (min(1.125*x-like, expm1(x))' was 1 instead of 1.125 at x = -4.6e-8 in float32)
+    return _bottom_up(expr, rule, conditions=False)
 
 
 def factor_dominant_exp(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
@@ -476,6 +554,86 @@ def square_in_root(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _bottom_up(expr, lambda e: _square_in_root(e, var))
 
 
+def _one_scaled_term(s: sp.Expr, var: sp.Symbol) -> tuple | None:
+    """(c, w, r) when s = c*w + r with one term c*w (c a number, |c| > 1, w depending
+    on var) and r the other terms (with no such coefficient)."""
+    scaled = []
+    for t in sp.Add.make_args(s):
+        c, w = t.as_coeff_Mul()
+        if var in w.free_symbols and c.is_number and abs(c) > 1:
+            scaled.append((t, c, w))
+    if len(scaled) != 1:
+        return None
+    t, c, w = scaled[0]
+    return c, w, s - t
+
+
+def _scaled_linear_in_log(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if isinstance(e, (sp.log, log1p)):
+        arg = e.args[0] + (1 if isinstance(e, log1p) else 0)
+        found = _one_scaled_term(arg, var)
+        if found is None:
+            return e
+        c, w, r = found
+        # u = c (w + r/c): log u = log|c| + log(sign(c) (w + r/c))
+        far = sp.log(sp.Abs(c)) + sp.log(sp.sign(c) * (w + r / c))
+    elif isinstance(e, sp.asinh):
+        found = _one_scaled_term(e.args[0], var)
+        if found is None:
+            return e
+        c, w, r = found
+        q = w + r / c  # u = c q; asinh(u) = sign(u) (log|u| + log(1 + sqrt(1 +
+        # 1/u^2))), 1/u = (1/c)/q: nothing overflows
+        inv = (1 / c) / q
+        far = sp.sign(c * q) * (
+            sp.log(sp.Abs(c)) + sp.log(sp.Abs(q)) + sp.log(1 + sp.sqrt(1 + inv**2))
+        )
+    else:
+        return e
+    return sp.Piecewise((far, sp.Abs(w) > _FAR_ASINH), (e, True))
+
+
+def scaled_linear_in_log(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """``log``/``log1p``/``asinh`` of ``c*w + r`` (|c| > 1) with c taken out of the
+    argument where |w| > 1e4: c*w overflows within a factor c of the float maximum
+    where the value (about log|c w|) does not (``log(1 + abs(1.25*x))`` and
+    ``asinh(2*x - sigmoid(x))`` were inf at +-3.4e38 in float32)."""
+    return _bottom_up(expr, lambda e: _scaled_linear_in_log(e, var))
+
+
+def _log_of_polynomial(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, (sp.log, log1p)) or var not in e.free_symbols:
+        return e
+    arg = e.args[0] + (1 if isinstance(e, log1p) else 0)
+    try:
+        poly = sp.Poly(arg, var)
+    except (sp.PolynomialError, sp.PolificationFailed):
+        return e
+    n = poly.degree()
+    coeffs = poly.all_coeffs()  # a_n, ..., a_0
+    if n < 2 or any(var in c.free_symbols for c in coeffs):
+        return e
+    t = 1 / var
+    q = sp.Integer(0)
+    for c in reversed(coeffs):  # Horner in t = 1/x: a_0 t^n + ... + a_n
+        q = q * t + c if q != 0 else c
+    # P(x) = x^n Q(1/x), |x|^n = sign(x)^n x^n
+    far = n * sp.log(sp.Abs(var)) + sp.log(sp.sign(var) ** n * q)
+    return sp.Piecewise((far, sp.Abs(var) > _FAR_POLYNOMIAL), (e, True))
+
+
+#: |x| above which the log of a polynomial is taken with its leading power factored out
+_FAR_POLYNOMIAL = 4
+
+
+def log_of_polynomial(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """``log``/``log1p`` of a polynomial P of degree n >= 2 in x as
+    ``n log|x| + log(sign(x)^n Q(1/x))``, Q(t) = t^n P(1/t) in Horner form, where
+    |x| > 4: x^n overflows long before the value (``softplus(-x + log(x**4 + x**2))``
+    was inf from x = -1e22 in float32, its value about -x)."""
+    return _bottom_up(expr, lambda e: _log_of_polynomial(e, var))
+
+
 def _horner(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     if not isinstance(e, sp.Add) or not e.has(var):
         return e
@@ -640,6 +798,15 @@ EXACT_REWRITES = (
         lambda e, v: single_exponential(e),
     ),
     (
+        "scale_into_exponentials",
+        (
+            "a constant factor below 1 multiplying an exponential is taken into its "
+            "argument (exp(u - log 2) for exp(u)/2), so the exponential does not "
+            "overflow where the product is finite"
+        ),
+        lambda e, v: scale_into_exponentials(e),
+    ),
+    (
         "distribute_exponentials",
         (
             "exponential factors multiplying a sum of exponentials are distributed into "
@@ -713,6 +880,22 @@ EXACT_REWRITES = (
         group_constant_factors,
     ),
     (
+        "scaled_linear_in_log",
+        (
+            "a log or asinh of c*w + r with |c| > 1 takes log|c| out of the argument "
+            "where |w| is large, so c*w does not overflow where the value is finite"
+        ),
+        scaled_linear_in_log,
+    ),
+    (
+        "log_of_polynomial",
+        (
+            "the log of a polynomial takes its leading power out as n log|x| where |x| "
+            "is large, so x^n does not overflow where the value is finite"
+        ),
+        log_of_polynomial,
+    ),
+    (
         "root_cancellation",
         (
             "a sum of a square root and terms that cancel it (x + sqrt(x^2 + 1) for x < 0) "
@@ -768,7 +951,10 @@ __all__ = [
     "horner_reciprocal",
     "log_forms",
     "log_of",
+    "log_of_polynomial",
     "root_cancellation",
+    "scale_into_exponentials",
+    "scaled_linear_in_log",
     "single_exponential",
     "square_in_root",
     "steps_to_branches",

@@ -5,11 +5,12 @@ NaN, although the true value is a number in [-1, 1]. :class:`wide_sin` (and ``wi
 ``wide_tan``) take the factors of the argument separately (so CSE cannot compute their
 product in the narrow type first) and mean exactly ``sin(a*b*...)``. The kernels compute
 the product in the kernel's type; only where it is infinite (the factors being finite)
-they compute it again without overflow: float32 in double (exact for two factors);
-float64, which has no portable wider type (CUDA has no long double), in C as
-sin/cos of (a*2**-16)*b (an exact double-double product, libm's full argument reduction)
-followed by 16 angle doublings (error about 2**16 ulps, for |a| < 2**16), and in NumPy
-exactly with mpmath at those few points. The common path costs one ``isinf`` test.
+they compute it again without overflow: float32 in double in C++ and NumPy (exact for
+two factors); float64, which has no portable wider type (CUDA has no long double), and
+float32 CUDA, whose kernels use no double, in C as sin/cos of m*b with the smaller
+factor split as m*2**e (an exact double-word product, the full argument reduction)
+followed by e angle doublings (error about 2**e ulps), and in NumPy float64 exactly
+with mpmath at those few points. The common path costs one ``isinf`` test.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 import sympy as sp
+
+from symnb.formula.internal import P, T, X
 
 
 def wide_call(name: str, *factors):
@@ -63,6 +66,10 @@ def wide_call(name: str, *factors):
     return out
 
 
+#: The kernel inputs (x; a loss's y_pred and y_true): factors without them are constants.
+_INPUTS = frozenset({X, P, T})
+
+
 class _WideTrig(sp.Function):
     """``narrow(product of the arguments)``, evaluated wide where the product overflows."""
 
@@ -96,23 +103,17 @@ class _WideTrig(sp.Function):
         printed = [printer._print(a) for a in self.args]
         prod = "*".join(f"({p})" for p in printed)
         narrow = printer._print(self._narrow(self.product()))
-        if printer.dtype == "float32":  # exact in double (valid C++ and CUDA)
-            wide = "*".join(f"((double)({p}))" for p in printed)
-            return f"(isinf({prod}) ? (float){self._name}({wide}) : ({narrow}))"
-        # float64: a = A*2**16 exactly, A*b = h + l exactly (fma), sin and cos of h + l
-        # by libm's full argument reduction, then 16 angle doublings (error about
-        # 2**16 ulps); for |a| < 2**16. A lambda: valid C++ and CUDA, no other type.
-        first = "*".join(f"({p})" for p in printed[:-1])
-        result = {"sin": "s", "cos": "c", "tan": "s/c"}[self._name]
-        return (
-            f"(isinf({prod}) ? [&]() -> double {{ const double A = ({first})"
-            f"*1.52587890625e-05; const double B = ({printed[-1]}); "
-            "const double h = A*B; const double l = fma(A, B, -h); "
-            "double s = sin(h)*cos(l) + cos(h)*sin(l); "
-            "double c = cos(h)*cos(l) - sin(h)*sin(l); "
-            "for (int i = 0; i < 16; ++i) { const double t = 2.0*s*c; "
-            f"c = (c - s)*(c + s); s = t; }} return {result}; }}() : ({narrow}))"
-        )
+        # the prelude's symnb_wide_* (symnb.codegen.printer): float32 C++ in double,
+        # float64 and float32 CUDA by exact splitting and angle doubling
+        # two factors: the constant ones (numbers and constants' symbols) and the
+        # rest (the product of x and a constant is what overflows; x*sigmoid(x) not)
+        consts = [i for i, a in enumerate(self.args) if not a.free_symbols & _INPUTS]
+        if not consts or len(consts) == len(self.args):
+            consts = list(range(len(self.args) - 1))
+        a = "*".join(f"({printed[i]})" for i in consts)
+        b = "*".join(f"({p})" for i, p in enumerate(printed) if i not in consts)
+        wide = f"symnb_wide_{self._name}({a}, {b})"
+        return f"(isinf({prod}) ? {wide} : ({narrow}))"
 
     def _numpycode(self, printer) -> str:
         # the generated code's namespace is NumPy's: import this module by its name
