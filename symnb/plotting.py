@@ -34,7 +34,7 @@ def parse_range(text: str) -> tuple[float, float]:
             f"a range is two numbers LOW:HIGH, e.g. -4:4, not {text!r}"
         ) from None
     if not (np.isfinite(low) and np.isfinite(high)) or not low < high:
-        raise ValueError(f"a range needs finite LOW < HIGH, not {text!r}")
+        raise ValueError(f"a range needs finite LOW < HIGH, e.g. -4:4, not {text!r}")
     return low, high
 
 
@@ -60,30 +60,40 @@ def _checked_points(points: Any) -> int:
 def checked_range(span: Any, dtype: Any, what: str) -> tuple[float, float]:
     """``span`` as ``(low, high)``: finite numbers, low < high, and a grid of them
     in ``dtype`` finite and not one single value (NaN or inf ends drew an empty or
-    all-NaN plot; 1e39 overflowed a float32 grid with NumPy warnings)."""
-    try:
-        low, high = (float(v) for v in span)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{what} must be a pair (low, high) of numbers, e.g. (-4, 4); got "
-            f"{span!r:.60}"
-        ) from None
-    info = np.finfo(dtype)
+    all-NaN plot; 1e39 overflowed a float32 grid with NumPy warnings).
+
+    ``span`` is a pair of numbers (``x_range=(-4, 4)``) or the text ``"LOW:HIGH"``
+    (``%%symact --range -4:4``); the one check of a plot range for every face, its
+    messages name ``what`` and show an example in the form given."""
+    if isinstance(span, str):
+        try:
+            low, high = parse_range(span)
+        except ValueError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+        given, example = f"{what} {span!r:.60}", f"{what} -4:4"
+    else:
+        try:
+            low, high = (float(v) for v in span)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{what} must be a pair (low, high) of numbers, e.g. (-4, 4); got "
+                f"{span!r:.60}"
+            ) from None
+        given, example = f"{what}={span!r:.60}", f"{what}=(-4, 4)"
+    if not (low < high and math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"{given} needs finite low < high, e.g. {example}")
+    kind = np.dtype(dtype)
+    limit = float(np.finfo(kind).max)
     # high - low may overflow (-1.7e308, 1.7e308): :func:`_grid` spaces it anyway
-    if not (
-        low < high
-        and math.isfinite(low)
-        and math.isfinite(high)
-        and max(abs(low), abs(high)) <= float(info.max)
-    ):
+    if max(abs(low), abs(high)) > limit:
         raise ValueError(
-            f"{what}={span!r:.60} needs finite low < high within "
-            f"{float(info.max):.4g} in magnitude (the kernel's {np.dtype(dtype)}), "
-            "e.g. (-4, 4)"
+            f"{given} does not fit the {kind} plot grid: low and high must stay "
+            f"within {limit:.4g} in magnitude (the kernel's {kind}), e.g. {example}"
         )
-    if np.dtype(dtype).type(low) == np.dtype(dtype).type(high):
+    if kind.type(low) == kind.type(high):
         raise ValueError(
-            f"{what}={span!r:.60} is narrower than {np.dtype(dtype)} can tell apart"
+            f"{given} is narrower than {kind} can tell apart around {low:.6g}: "
+            "every point of the plot would be the same x; widen it"
         )
     return low, high
 
