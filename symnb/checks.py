@@ -20,6 +20,30 @@ def check_flag(value: Any, what: str) -> bool:
     return bool(value)
 
 
+def check_seed(seed: Any, what: str = "seed") -> int | None:
+    """``seed`` as None or an int >= 0; a ``ValueError`` for a negative integer and a
+    ``TypeError`` naming ``what`` for anything else. NumPy's ``default_rng`` also
+    takes True (as 1), lists and generators: ``seed=True`` trained with seed 1 and
+    ``MLP(seed=[1, 2])`` failed later in ``int()`` with a message that named no
+    argument."""
+    if seed is None:
+        return None
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if seed < 0:
+            raise ValueError(
+                f"{what} must be a non-negative integer or None, got {seed!r}"
+            )
+        return int(seed)
+    hint = (
+        " (a bool: pass 1 for True, 0 for False)"
+        if isinstance(seed, (bool, np.bool_))
+        else ""
+    )
+    raise TypeError(
+        f"{what} must be a non-negative integer or None, got {seed!r:.60}{hint}"
+    )
+
+
 #: Longest name of an activation, loss or constant (the Python API and ``%%symact``
 #: alike: a 10 MB name was kept and shown whole in every message about it).
 MAX_NAME_CHARS = 100

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.select import check_device, check_dtype
-from symnb.checks import check_flag, check_no_booleans
+from symnb.checks import check_flag, check_no_booleans, check_seed
 from symnb.datasets import rng_from_seed
 from symnb.memory import check_fits
 
@@ -281,13 +281,7 @@ class MLP:
             raise ValueError(
                 f"task must be 'regression', 'binary' or 'multiclass', got {task!r}"
             )
-        try:
-            np.random.default_rng(seed)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"seed must be a non-negative integer or None, got {seed!r}"
-            ) from None
-        self.seed = seed
+        self.seed = seed = check_seed(seed)
         self.requested_backend = backend
         if device is not None:
             device = check_device(device)  # an index, 'cuda' or 'cuda:N'
