@@ -35,6 +35,7 @@ from symnb.notebook.state import BACKEND_CHOICES
 from ._common import (
     ErrorSink,
     backend_choices,
+    check_widget_options,
     close_tree,
     constant_names,
     device_argument,
@@ -171,6 +172,7 @@ class ActivationEditor(W.VBox):
         presentation: bool = False,
         **kwargs: Any,
     ) -> None:
+        check_widget_options(ActivationEditor, kwargs)
         self.x_range = _checked_range(x_range)
         for what, text, example in (
             ("formula", formula, "'x*sigmoid(beta*x)'"),

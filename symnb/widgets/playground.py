@@ -27,6 +27,7 @@ import base64
 import contextlib
 import copy
 import dataclasses
+import itertools
 import math
 import numbers
 import threading
@@ -45,6 +46,7 @@ from ._common import (
     ErrorSink,
     backend_choices,
     check_offered_activation,
+    check_widget_options,
     close_tree,
     constant_value,
     device_argument,
@@ -301,15 +303,14 @@ class Playground(W.VBox):
         plot_interval: float | None = None,
         **kwargs: Any,
     ) -> None:
+        check_widget_options(Playground, kwargs)
         cfg = normalize_config(config)
         presentation = check_flag(presentation, "Playground: presentation")
         refresh_interval = check_seconds(refresh_interval, "refresh_interval")
         if plot_interval is not None:
             frame_interval = check_seconds(plot_interval, "plot_interval")
         frame_interval = check_seconds(frame_interval, "frame_interval")
-        if data is not None and (
-            not isinstance(data, (tuple, list)) or len(data) != 2
-        ):
+        if data is not None and (not isinstance(data, (tuple, list)) or len(data) != 2):
             raise TypeError(
                 "Playground: data must be a pair (X, y) of arrays, got "
                 f"{type(data).__name__}"
@@ -905,7 +906,7 @@ class Playground(W.VBox):
         if not self._lock.acquire(timeout=REBUILD_WAIT):
             if self.is_running:  # a long epoch: checked now, written after it
                 sizes = self._layer_sizes()
-                shapes = list(zip(sizes, sizes[1:], strict=False))
+                shapes = list(itertools.pairwise(sizes))
                 _check_weight_index(shapes, layer, source, target)
                 with self._pending_lock:
                     self._pending_weights.append((layer, source, target, value))
@@ -924,9 +925,7 @@ class Playground(W.VBox):
         n_in = inputs.shape[1] if inputs is not None else len(self._input_names())
         return [int(n_in), *self._hidden, 1]
 
-    def _write_weight(
-        self, layer: int, source: int, target: int, value: float
-    ) -> None:
+    def _write_weight(self, layer: int, source: int, target: int, value: float) -> None:
         """One weight of the model (the caller holds the lock)."""
         if self._model is None:
             raise RuntimeError("no network: see the error above")
@@ -1406,7 +1405,7 @@ class Playground(W.VBox):
         try:
             from symnb.nn import TrainingDiverged
         except ImportError:  # pragma: no cover - the core is importable
-            TrainingDiverged = ()  # type: ignore[assignment]  # noqa: N806
+            TrainingDiverged = ()  # type: ignore[assignment]
         if isinstance(exc, TrainingDiverged):
             reg = self.regularization.value
             text += (
@@ -1513,8 +1512,7 @@ class Playground(W.VBox):
                     layer=None if layer is None else _message_field(msg, "layer", int),
                     neuron=(
                         None
-                        if neuron is None
-                        or _message_field(msg, "neuron", int) < 0
+                        if neuron is None or _message_field(msg, "neuron", int) < 0
                         else _message_field(msg, "neuron", int)
                     ),
                 )
