@@ -28,6 +28,7 @@ import ipywidgets as W
 import numpy as np
 
 from symnb import plotting
+from symnb.backends.select import check_device
 from symnb.checks import check_flag
 from symnb.formula.formula import Learnable
 from symnb.notebook.state import BACKEND_CHOICES
@@ -190,6 +191,12 @@ class ActivationEditor(W.VBox):
                 f"ActivationEditor: unknown backend {backend!r}; choose one of "
                 f"{', '.join(BACKEND_CHOICES)}"
             )
+        if device is not None and device not in ("default", "cpu"):
+            # device='x' was silently dropped; 'cuda:1' never matched the GPU list
+            try:
+                device = check_device(device)
+            except ValueError as exc:
+                raise ValueError(f"ActivationEditor: {exc}") from None
         self._values: dict[str, float] = _checked_constants(constants)
         self._lock = threading.RLock()
         self._compare = self._comparison_kernels(compare)
