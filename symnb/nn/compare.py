@@ -485,8 +485,9 @@ class CompareResult:
         """Name of the best activation by mean ``accuracy`` (higher) or ``loss``
         (lower), averaged over the data sets (default as :meth:`scores`)."""
         by = self._default_by() if by is None else by
+        scores = self.scores(by)  # checks by (by=5 was "int is not iterable")
         higher = "loss" not in by and "time" not in by and "epochs" not in by
-        vals = [(v, n) for n, v in self.scores(by).items() if not math.isnan(v)]
+        vals = [(v, n) for n, v in scores.items() if not math.isnan(v)]
         if not vals:
             raise ValueError(f"no values of {by!r} to rank")
         return (max if higher else min)(vals)[1]

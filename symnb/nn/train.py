@@ -133,8 +133,32 @@ class History:
         self, metric: str, target: float, mode: str | None = None
     ) -> int | None:
         """First epoch whose ``metric`` reached ``target`` (>= for accuracy-like
-        metrics, <= for losses and errors; ``mode`` "max"/"min" overrides), or ``None``.
+        metrics, <= for losses and errors; ``mode`` "max"/"min" overrides), or ``None``
+        (also before the first epoch).
+
+        A metric this History does not record, a target that is no finite number
+        and an unknown mode are refused (they returned None, "never reached", and
+        target='a' raised a comparison error from inside).
         """
+        if self.history and metric not in self.history:
+            raise ValueError(
+                f"epochs_to: no metric {metric!r} in this History; it has "
+                f"{', '.join(self.history)}"
+            )
+        if (
+            isinstance(target, (bool, np.bool_))
+            or not isinstance(target, (int, float, np.integer, np.floating))
+            or not math.isfinite(target)
+        ):
+            raise ValueError(
+                f"epochs_to: target must be a finite number, e.g. target=0.9; got "
+                f"{target!r:.60}"
+            )
+        if mode not in (None, "max", "min"):
+            raise ValueError(
+                f"epochs_to: mode must be 'max', 'min' or None (chosen from the "
+                f"metric), got {mode!r:.60}"
+            )
         values = self.history.get(metric)
         if not values:
             return None
