@@ -30,14 +30,20 @@ def test_an_unrecorded_metric_is_refused(history) -> None:
     assert "no metric 'val_accuracy'" in message and "loss, accuracy" in message
 
 
-@pytest.mark.parametrize("target", [math.nan, math.inf, True, "a", None])
-def test_a_target_that_is_no_finite_number_is_refused(history, target) -> None:
-    with pytest.raises(ValueError, match=r"^epochs_to: target must be a finite"):
+@pytest.mark.parametrize("target", [math.nan, math.inf])
+def test_a_target_that_is_not_finite_is_refused(history, target) -> None:
+    with pytest.raises(ValueError, match=r"^epochs_to: target must be finite"):
+        history.epochs_to("loss", target)
+
+
+@pytest.mark.parametrize("target", [True, "a", None])
+def test_a_target_that_is_no_number_is_refused(history, target) -> None:
+    with pytest.raises(TypeError, match=r"^epochs_to: target must be a number"):
         history.epochs_to("loss", target)
 
 
 def test_an_unknown_mode_is_refused(history) -> None:
-    with pytest.raises(ValueError, match=r"mode must be 'max', 'min' or None"):
+    with pytest.raises(ValueError, match=r"mode must be 'min', 'max' or None"):
         history.epochs_to("loss", 1.0, mode="up")
 
 
