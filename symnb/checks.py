@@ -44,6 +44,16 @@ def check_seed(seed: Any, what: str = "seed") -> int | None:
     )
 
 
+def check_no_nul(path: str, what: str) -> None:
+    """A ``ValueError`` naming ``what`` when the file name ``path`` holds a NUL
+    character (the OS layer's bare "embedded null byte" named nothing)."""
+    if "\0" in path:
+        raise ValueError(
+            f"{what} {path!r:.80} contains a NUL character (\\x00), which no file "
+            "name can hold; remove it"
+        )
+
+
 #: Longest name of an activation, loss or constant (the Python API and ``%%symact``
 #: alike: a 10 MB name was kept and shown whole in every message about it).
 MAX_NAME_CHARS = 100

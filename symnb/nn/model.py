@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.select import check_device, check_dtype
-from symnb.checks import check_flag, check_no_booleans, check_seed
+from symnb.checks import check_flag, check_no_booleans, check_no_nul, check_seed
 from symnb.datasets import rng_from_seed
 from symnb.memory import check_fits
 
@@ -1547,11 +1547,7 @@ def check_file_path(path: Any, what: str) -> str:
     path = os.fsdecode(path)
     if not path:
         raise ValueError(f"{what}: path is empty; give a file name such as 'model.npz'")
-    if "\0" in path:  # else the OS layer's bare "embedded null byte"
-        raise ValueError(
-            f"{what}: path {path!r:.80} contains a NUL character (\\x00), which no "
-            "file name can hold; remove it"
-        )
+    check_no_nul(path, f"{what}: path")
     return path
 
 
