@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from symnb.checks import check_flag
+
 DEFAULT_RANGE = (-4.0, 4.0)
 F_COLOR = "#1f77b4"
 DF_COLOR = "#d62728"
@@ -140,6 +142,7 @@ def _kernel_and_grid(
             f"{plotter}: kernel= must be a compiled {kind} (with .{needs}), got "
             f"{type(kernel).__name__}"
         )
+    _check_kernel_formula(function, kernel, kind, plotter)
     dtype = getattr(kernel, "dtype", None) or "float32"
     low, high = checked_range(
         span, dtype, "x_range" if kind == "activation" else "p_range"
@@ -148,6 +151,21 @@ def _kernel_and_grid(
         kernel = function.compile(backend="numpy")
     xp = getattr(kernel, "xp", np)
     return kernel, xp, _grid(low, high, points).astype(dtype)
+
+
+def _check_kernel_formula(function: Any, kernel: Any, kind: str, plotter: str) -> None:
+    """A ``ValueError`` when ``kernel`` was compiled from another formula than
+    ``function`` (``plot_activation('tanh', kernel=relu_kernel)`` drew relu's curves
+    labelled tanh). Its constants may differ: a kernel's own values are plotted."""
+    source = getattr(kernel, kind, None) if kernel is not None else None
+    internal = getattr(source, "internal", None)
+    if internal is None or internal.signature() == function.internal.signature():
+        return
+    raise ValueError(
+        f"{plotter}: kernel= was compiled from {kind} {source.name!r} "
+        f"({source.text}), not from {function.name!r} ({function.text}); pass "
+        f"a kernel of {function.name!r}, or leave kernel= out"
+    )
 
 
 def _grid(low: float, high: float, points: int) -> np.ndarray:
@@ -278,7 +296,16 @@ def loss_values(
     kernel, xp, p = _kernel_and_grid(
         loss, p_range, kernel, points, "loss", "loss_values"
     )
-    t = np.full_like(p, target)
+    with np.errstate(over="ignore", under="ignore"):
+        t = np.full_like(p, target)
+    if not np.isfinite(t[0]) or (target != 0 and t[0] == 0):
+        # target=1e39 on a float32 kernel plotted inf everywhere, without a word
+        raise ValueError(
+            f"target={target!r} does not fit the kernel's {p.dtype}; use a target "
+            f"within {float(np.finfo(p.dtype).max):.4g} in magnitude and not so "
+            "small that it rounds to 0, or a float64 kernel (kernel=...compile("
+            "dtype='float64'))"
+        )
     values = np.array(
         [
             kernel.value(xp.asarray(p[i : i + 1]), xp.asarray(t[i : i + 1]))
@@ -301,6 +328,18 @@ def plot_loss(
     title: str | None = None,
 ) -> Any:
     """Plot a loss and its gradient w.r.t. the prediction, for each of ``targets``."""
+    if isinstance(targets, (str, bytes)) or not isinstance(
+        targets, (list, tuple, np.ndarray)
+    ):
+        # targets=1.0 was "'float' object is not iterable"; 'ab' was read per letter
+        raise TypeError(
+            f"plot_loss: targets must be a list of target values, e.g. "
+            f"targets=(0.0, 1.0); got {targets!r:.60}"
+        )
+    if len(targets) == 0:
+        raise ValueError(
+            "plot_loss: targets is empty; give at least one, e.g. targets=(0.0, 1.0)"
+        )
     fig, ax = _figure_and_axes(ax)
     loss = _checked_formula(loss, "loss", "plot_loss")
     name = literal_text(getattr(loss, "name", "loss"))
@@ -358,6 +397,7 @@ def plot_curves(
             raise ValueError(
                 f"curves[{label!r}] must be a sequence of numbers, got {values!r:.60}"
             ) from None
+    log = check_flag(log, "plot_curves: log")  # log='no' drew a log scale
     fig, ax = _figure_and_axes(ax)
     # a loss near the float64 maximum broke matplotlib's ticks ('arange: cannot
     # compute length') when drawn: such curves are drawn in units of a power of ten
@@ -389,6 +429,15 @@ def figure_to_png(fig: Any, dpi: float = 90, *, tight: bool = True) -> bytes:
         or not 0 < dpi <= MAX_DPI
     ):
         raise ValueError(f"dpi must be a number in (0, {MAX_DPI}], got {dpi!r}")
+    from matplotlib.figure import Figure
+
+    tight = check_flag(tight, "figure_to_png: tight")
+    if not isinstance(fig, Figure):
+        # figure_to_png(None) was "'NoneType' object has no attribute 'canvas'"
+        raise TypeError(
+            "figure_to_png takes a matplotlib Figure (what plot_activation, "
+            f"plot_loss and plot_curves return), got {type(fig).__name__}"
+        )
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     buf = io.BytesIO()
