@@ -304,6 +304,7 @@ class MLP:
             loss, task, has_output_activation=any(a is not None for a in out_acts)
         )
         self.task = self._loss.task if task is None else task
+        _refuse_sigmoid_before_logits(out_acts, self._loss)
         if self.task == "multiclass" and sizes[-1] < 2:
             raise ValueError(
                 "multi-class classification needs one output per class "
@@ -1534,6 +1535,23 @@ def _symnb():
     import symnb
 
     return symnb
+
+
+def _refuse_sigmoid_before_logits(out_acts: list[Any], loss: Any) -> None:
+    """A ``ValueError`` for a sigmoid output layer under a loss that takes logits:
+    ``output='sigmoid', loss='bce_with_logits'`` applied the sigmoid twice, so every
+    probability stayed in (0.5, 0.73), every prediction was class 1 and two_moons
+    trained to accuracy 0.5 without a word."""
+    if not (getattr(loss, "logits", False) and getattr(loss, "task", "") == "binary"):
+        return
+    sigmoid = _symnb().activation("sigmoid").internal.signature()
+    if any(a is not None and a.internal.signature() == sigmoid for a in out_acts):
+        raise ValueError(
+            f"output='sigmoid' with loss={loss.name!r} applies the sigmoid twice "
+            "(the loss takes logits and applies its own): leave output out (a "
+            "linear output layer) with loss='bce_with_logits', or use loss='bce', "
+            "which takes the sigmoid's probabilities"
+        )
 
 
 def check_file_path(path: Any, what: str) -> str:
