@@ -728,7 +728,7 @@ def _layer_by_feature(x: Tensor, params: Tensor, handle: int, dim: int) -> Tenso
 def _second_order_or_raise(handle: int, what: str) -> tuple:
     second = _second_order(handle)
     if isinstance(second, str):
-        raise RuntimeError(
+        raise RuntimeError(  # noqa: TRY004 - an unsupported operation, not a type
             f"{what} derivatives through {_entry(handle).label} are not supported: "
             f"{second}"
         )
@@ -860,6 +860,19 @@ class TorchActivation(nn.Module):
                 self.constants.register_parameter(name, nn.Parameter(t))
             else:
                 self.constants.register_buffer(name, t)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # module.beta = 2.0 made a plain attribute the kernel never reads: the
+        # output kept beta=1 without a word (the constants live in .constants)
+        built = "constants" in self.__dict__.get("_modules", {})
+        if built and name in self.constant_names and name not in self.__dict__:
+            raise AttributeError(
+                f"{name!r} is a constant of activation {self.activation.name!r}; it "
+                f"lives in .constants: set it with torch.no_grad(): "
+                f"module.constants.{name}.fill_(value) (assigning module.{name} "
+                "would not reach the kernel)"
+            )
+        super().__setattr__(name, value)
 
     def constant_vector(self) -> Tensor:
         """The constants as one 1-D tensor (differentiable w.r.t. the learnable ones)."""
