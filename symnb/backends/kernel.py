@@ -454,6 +454,22 @@ class _SingleFormula(_Checked):
     def _param_label(self, index: int) -> str:
         return f"constant {self._names[index]!r}"
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # kernel.beta = 2.0 made a plain attribute the kernel never reads: it kept
+        # computing with beta=1 without a word
+        names = self.__dict__.get("_names", ())
+        if (
+            name in names
+            and name not in self.__dict__
+            and not hasattr(type(self), name)
+        ):
+            raise AttributeError(
+                f"{name!r} is a constant of {self._owner_kind} "
+                f"{self._formula.name!r}; set it with "
+                f"kernel.set_constants({name}=value)"
+            )
+        super().__setattr__(name, value)
+
     @property
     def constants(self) -> dict[str, float]:
         """Current constant values."""

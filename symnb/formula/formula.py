@@ -597,6 +597,7 @@ class _Formula:
             self._build(user_expr, derivative)
         if name is not None and _register and self.kind == "activation":
             compose.register(self, replace=replace)
+        self.__dict__["_built"] = True  # from here on, see __setattr__
 
     @property
     def name(self) -> str:
@@ -609,6 +610,25 @@ class _Formula:
     @name.setter
     def name(self, value: str | None) -> None:
         self._name = _checked_name(value, self.kind) or self._default_name()
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        # act.beta = 2.0 made a plain attribute no kernel reads: compiled kernels,
+        # LaTeX and training kept beta=1 without a word
+        constants = (
+            self.__dict__.get("_constants", ()) if self.__dict__.get("_built") else ()
+        )
+        if (
+            attr in constants
+            and attr not in self.__dict__
+            and not hasattr(type(self), attr)
+        ):
+            raise AttributeError(
+                f"{attr!r} is a constant of {self.kind} {self.name!r}, and a formula "
+                f"does not change in place: use {self.kind}.with_constants({attr}="
+                f"value) for a copy with the new value, or kernel.set_constants("
+                f"{attr}=value) on a compiled kernel"
+            )
+        super().__setattr__(attr, value)
 
     # -- construction -------------------------------------------------------------
 
