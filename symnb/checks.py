@@ -54,6 +54,18 @@ def check_no_nul(path: str, what: str) -> None:
         )
 
 
+def refuse_constant_attribute(
+    obj: Any, attr: str, names: Any, owner: str, fix: str
+) -> None:
+    """An ``AttributeError`` when ``attr``, about to be assigned on ``obj``, is one
+    of the constant ``names`` of ``owner`` (e.g. "activation 'sw'") and no
+    attribute ``obj`` has itself: ``act.beta = 2.0`` (or on a kernel or a torch
+    module) made a plain attribute that nothing reads, and the computation kept
+    beta=1 without a word. ``fix`` says how to set the constant."""
+    if attr in names and attr not in obj.__dict__ and not hasattr(type(obj), attr):
+        raise AttributeError(f"{attr!r} is a constant of {owner}; {fix}")
+
+
 #: Longest name of an activation, loss or constant (the Python API and ``%%symact``
 #: alike: a 10 MB name was kept and shown whole in every message about it).
 MAX_NAME_CHARS = 100

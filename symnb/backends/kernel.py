@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_no_booleans
+from symnb.checks import check_no_booleans, refuse_constant_attribute
 from symnb.errors import FormulaError
 
 
@@ -455,18 +455,13 @@ class _SingleFormula(_Checked):
         return f"constant {self._names[index]!r}"
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # kernel.beta = 2.0 made a plain attribute the kernel never reads: it kept
-        # computing with beta=1 without a word
-        names = self.__dict__.get("_names", ())
-        if (
-            name in names
-            and name not in self.__dict__
-            and not hasattr(type(self), name)
-        ):
-            raise AttributeError(
-                f"{name!r} is a constant of {self._owner_kind} "
-                f"{self._formula.name!r}; set it with "
-                f"kernel.set_constants({name}=value)"
+        if name in self.__dict__.get("_names", ()):  # (set with _formula)
+            refuse_constant_attribute(
+                self,
+                name,
+                self._names,
+                f"{self._owner_kind} {self._formula.name!r}",
+                f"set it with kernel.set_constants({name}=value)",
             )
         super().__setattr__(name, value)
 

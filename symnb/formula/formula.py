@@ -23,7 +23,12 @@ from typing import Any
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from symnb.checks import check_constant_count, check_flag, check_name
+from symnb.checks import (
+    check_constant_count,
+    check_flag,
+    check_name,
+    refuse_constant_attribute,
+)
 from symnb.errors import FormulaError
 from symnb.formula import compose, library
 from symnb.formula.branches import local_branches
@@ -612,21 +617,16 @@ class _Formula:
         self._name = _checked_name(value, self.kind) or self._default_name()
 
     def __setattr__(self, attr: str, value: Any) -> None:
-        # act.beta = 2.0 made a plain attribute no kernel reads: compiled kernels,
-        # LaTeX and training kept beta=1 without a word
-        constants = (
-            self.__dict__.get("_constants", ()) if self.__dict__.get("_built") else ()
-        )
-        if (
-            attr in constants
-            and attr not in self.__dict__
-            and not hasattr(type(self), attr)
-        ):
-            raise AttributeError(
-                f"{attr!r} is a constant of {self.kind} {self.name!r}, and a formula "
-                f"does not change in place: use {self.kind}.with_constants({attr}="
-                f"value) for a copy with the new value, or kernel.set_constants("
-                f"{attr}=value) on a compiled kernel"
+        # once built: constants may share names with the fields set before
+        if self.__dict__.get("_built") and attr in self._constants:
+            refuse_constant_attribute(
+                self,
+                attr,
+                self._constants,
+                f"{self.kind} {self.name!r}",
+                f"a formula does not change in place: use {self.kind}.with_constants("
+                f"{attr}=value) for a copy with the new value, or "
+                f"kernel.set_constants({attr}=value) on a compiled kernel",
             )
         super().__setattr__(attr, value)
 

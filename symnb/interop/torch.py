@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.select import per_neuron_activations
+from symnb.checks import refuse_constant_attribute
 from symnb.errors import FormulaError
 from symnb.interop import require
 from symnb.interop.native import NativeElementwise
@@ -862,15 +863,16 @@ class TorchActivation(nn.Module):
                 self.constants.register_buffer(name, t)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        # module.beta = 2.0 made a plain attribute the kernel never reads: the
-        # output kept beta=1 without a word (the constants live in .constants)
         built = "constants" in self.__dict__.get("_modules", {})
-        if built and name in self.constant_names and name not in self.__dict__:
-            raise AttributeError(
-                f"{name!r} is a constant of activation {self.activation.name!r}; it "
-                f"lives in .constants: set it with torch.no_grad(): "
+        if built and name in self.constant_names:
+            refuse_constant_attribute(
+                self,
+                name,
+                self.constant_names,
+                f"activation {self.activation.name!r}",
+                f"it lives in .constants: set it with torch.no_grad(): "
                 f"module.constants.{name}.fill_(value) (assigning module.{name} "
-                "would not reach the kernel)"
+                "would not reach the kernel)",
             )
         super().__setattr__(name, value)
 
