@@ -688,12 +688,22 @@ class _Formula:
                 self.notes += steps
             else:
                 if isinstance(derivative, str):
-                    dexpr = parse_formula(
-                        derivative,
-                        variables=self.variables,
-                        constants=names,
-                        functions=self._functions(),
-                    )
+                    try:
+                        dexpr = parse_formula(
+                            derivative,
+                            variables=self.variables,
+                            constants=names,
+                            functions=self._functions(),
+                        )
+                    except FormulaError as exc:
+                        # derivative='' said only "empty formula": which one?
+                        raise FormulaError(
+                            f"derivative={_shown(derivative)}: {exc.message}",
+                            text=exc.text,
+                            line=exc.line,
+                            column=exc.column,
+                            suggestion=exc.suggestion,
+                        ) from None
                 else:
                     dexpr = derivative  # adopted in __init__
                 df = expand_composed(stabilize(dexpr)[0].xreplace(to_internal))

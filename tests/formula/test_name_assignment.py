@@ -98,3 +98,15 @@ def test_a_library_look_up_by_something_other_than_a_name_is_a_type_error(
     message = str(info.value)
     assert f"symnb.{factory.__name__}() takes the name" in message
     assert type(bad).__name__ in message
+
+
+@pytest.mark.parametrize(
+    ("derivative", "said"),
+    [("", "empty formula"), ("2*y", "unknown symbol 'y'"), ("x*(", "never closed")],
+)
+def test_an_error_in_the_derivative_says_it_is_the_derivative(derivative, said) -> None:
+    """derivative='' said only "empty formula", as if the formula were empty."""
+    with pytest.raises(FormulaError) as info:
+        symnb.Activation("x**2", derivative=derivative)
+    message = str(info.value)
+    assert message.startswith(f"derivative={derivative!r}: ") and said in message
