@@ -202,6 +202,24 @@ def _checked_activations(activations: Any) -> dict[str, Any]:
     return dict(activations)
 
 
+def _timeout(value: Any, what: str) -> float | None:
+    """A timeout in seconds: None (no limit) or a finite number >= 0. pause('1')
+    or wait(nan) returned True while nothing ran, and raised from inside
+    ``threading`` once a training thread was there to join."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{what}: timeout must be a number of seconds or None, got {value!r:.60}"
+        )
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(
+            f"{what}: timeout must be a finite number of seconds >= 0 (or None: no "
+            f"limit), got {value!r}"
+        )
+    return float(value)
+
+
 def _index(value: Any, what: str) -> int:
     """An integer index (NumPy integers too; not bools, floats or text)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -897,8 +915,15 @@ class Playground(W.VBox):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"set_weight: value must be a number, not {value!r}")
         value = float(value)
-        if not np.isfinite(value):
-            raise ValueError(f"a weight must be a finite number, not {value!r}")
+        with np.errstate(over="ignore"):
+            held = float(np.float32(value))  # the network's weights are float32
+        if not np.isfinite(held):
+            # 1e39 became inf in the network: the next epoch diverged
+            raise ValueError(
+                f"set_weight: a weight must be a finite number that float32 holds "
+                f"(at most {float(np.finfo(np.float32).max):.4g} in magnitude), "
+                f"not {value!r}"
+            )
         layer, source, target = (
             _index(v, name)
             for v, name in ((layer, "layer"), (source, "source"), (target, "target"))
@@ -1201,6 +1226,7 @@ class Playground(W.VBox):
 
     def wait_for_build(self, timeout: float | None = 60.0) -> bool:
         """Wait until a background build (after a change) has swapped its model in."""
+        timeout = _timeout(timeout, "wait_for_build")
         t = self._builder
         if t is None or t is threading.current_thread():
             return True
@@ -1331,6 +1357,7 @@ class Playground(W.VBox):
 
     def pause(self, timeout: float = 30.0) -> bool:
         """Stop training after the current epoch; returns whether it has stopped."""
+        timeout = _timeout(timeout, "pause")
         t = getattr(self, "_thread", None)
         stop = getattr(self, "_stop", None)
         if stop is not None:
@@ -1342,6 +1369,7 @@ class Playground(W.VBox):
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until training stops (end of ``play(epochs)``, or Pause); True if so."""
+        timeout = _timeout(timeout, "wait")
         t = self._thread
         if t is None:
             return True
