@@ -243,7 +243,9 @@ class SymnbMagics(Magics):
         if cell is None:
             raise UsageError(as_line)
         try:
-            backend = state.backend_name(args.backend or state.backend)
+            # --backend '' named no backend and silently meant the session's
+            given = state.backend if args.backend is None else args.backend
+            backend = state.backend_name(given)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         device = state.device
