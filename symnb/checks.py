@@ -20,6 +20,52 @@ def check_flag(value: Any, what: str) -> bool:
     return bool(value)
 
 
+def check_seed(seed: Any, what: str = "seed") -> int | None:
+    """``seed`` as None or an int >= 0; a ``ValueError`` for a negative integer and a
+    ``TypeError`` naming ``what`` for anything else. NumPy's ``default_rng`` also
+    takes True (as 1), lists and generators: ``seed=True`` trained with seed 1 and
+    ``MLP(seed=[1, 2])`` failed later in ``int()`` with a message that named no
+    argument."""
+    if seed is None:
+        return None
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        if seed < 0:
+            raise ValueError(
+                f"{what} must be a non-negative integer or None, got {seed!r}"
+            )
+        return int(seed)
+    hint = (
+        " (a bool: pass 1 for True, 0 for False)"
+        if isinstance(seed, (bool, np.bool_))
+        else ""
+    )
+    raise TypeError(
+        f"{what} must be a non-negative integer or None, got {seed!r:.60}{hint}"
+    )
+
+
+def check_no_nul(path: str, what: str) -> None:
+    """A ``ValueError`` naming ``what`` when the file name ``path`` holds a NUL
+    character (the OS layer's bare "embedded null byte" named nothing)."""
+    if "\0" in path:
+        raise ValueError(
+            f"{what} {path!r:.80} contains a NUL character (\\x00), which no file "
+            "name can hold; remove it"
+        )
+
+
+def refuse_constant_attribute(
+    obj: Any, attr: str, names: Any, owner: str, fix: str
+) -> None:
+    """An ``AttributeError`` when ``attr``, about to be assigned on ``obj``, is one
+    of the constant ``names`` of ``owner`` (e.g. "activation 'sw'") and no
+    attribute ``obj`` has itself: ``act.beta = 2.0`` (or on a kernel or a torch
+    module) made a plain attribute that nothing reads, and the computation kept
+    beta=1 without a word. ``fix`` says how to set the constant."""
+    if attr in names and attr not in obj.__dict__ and not hasattr(type(obj), attr):
+        raise AttributeError(f"{attr!r} is a constant of {owner}; {fix}")
+
+
 #: Longest name of an activation, loss or constant (the Python API and ``%%symact``
 #: alike: a 10 MB name was kept and shown whole in every message about it).
 MAX_NAME_CHARS = 100

@@ -67,17 +67,13 @@ def _constant(text: str) -> tuple[str, float]:
 
 
 def _device(text: str) -> int:
+    """``--device``: the magic's and the API's rules (``0``, ``cuda``, ``cuda:1``)."""
+    from symnb.backends.select import device_from_text
+
     try:
-        index = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"a device is a GPU index such as 0, not {text!r}"
-        ) from None
-    if not 0 <= index < 2**31:
-        raise argparse.ArgumentTypeError(
-            f"a device is a GPU index such as 0 (>= 0), not {index}"
-        )
-    return index
+        return device_from_text(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _dtype(text: str) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_flag
+from symnb.checks import check_flag, check_seed
 from symnb.memory import check_fits
 
 __all__ = [
@@ -40,16 +40,10 @@ __all__ = [
 
 
 def rng_from_seed(seed: int | None) -> np.random.Generator:
-    """``np.random.default_rng(seed)``; a bad seed gets an error naming ``seed``
-    (ValueError for a negative integer, TypeError for anything else) instead of
-    NumPy's SeedSequence message. Also used by ``MLP.fit(seed=...)``."""
-    try:
-        return np.random.default_rng(seed)
-    except (TypeError, ValueError):
-        negative = isinstance(seed, (int, np.integer)) and seed < 0
-        raise (ValueError if negative else TypeError)(
-            f"seed must be a non-negative integer or None, got {seed!r}"
-        ) from None
+    """``np.random.default_rng(seed)`` for a seed that :func:`symnb.checks.check_seed`
+    accepts (None or an int >= 0), else an error naming ``seed``. Also used by
+    ``MLP.fit(seed=...)``."""
+    return np.random.default_rng(check_seed(seed))
 
 
 def _check(n: int, noise: float) -> None:

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from symnb.checks import check_flag
+
 DEFAULT_RANGE = (-4.0, 4.0)
 F_COLOR = "#1f77b4"
 DF_COLOR = "#d62728"
@@ -34,7 +36,7 @@ def parse_range(text: str) -> tuple[float, float]:
             f"a range is two numbers LOW:HIGH, e.g. -4:4, not {text!r}"
         ) from None
     if not (np.isfinite(low) and np.isfinite(high)) or not low < high:
-        raise ValueError(f"a range needs finite LOW < HIGH, not {text!r}")
+        raise ValueError(f"a range needs finite LOW < HIGH, e.g. -4:4, not {text!r}")
     return low, high
 
 
@@ -60,30 +62,40 @@ def _checked_points(points: Any) -> int:
 def checked_range(span: Any, dtype: Any, what: str) -> tuple[float, float]:
     """``span`` as ``(low, high)``: finite numbers, low < high, and a grid of them
     in ``dtype`` finite and not one single value (NaN or inf ends drew an empty or
-    all-NaN plot; 1e39 overflowed a float32 grid with NumPy warnings)."""
-    try:
-        low, high = (float(v) for v in span)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{what} must be a pair (low, high) of numbers, e.g. (-4, 4); got "
-            f"{span!r:.60}"
-        ) from None
-    info = np.finfo(dtype)
+    all-NaN plot; 1e39 overflowed a float32 grid with NumPy warnings).
+
+    ``span`` is a pair of numbers (``x_range=(-4, 4)``) or the text ``"LOW:HIGH"``
+    (``%%symact --range -4:4``); the one check of a plot range for every face, its
+    messages name ``what`` and show an example in the form given."""
+    if isinstance(span, str):
+        try:
+            low, high = parse_range(span)
+        except ValueError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+        given, example = f"{what} {span!r:.60}", f"{what} -4:4"
+    else:
+        try:
+            low, high = (float(v) for v in span)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{what} must be a pair (low, high) of numbers, e.g. (-4, 4); got "
+                f"{span!r:.60}"
+            ) from None
+        given, example = f"{what}={span!r:.60}", f"{what}=(-4, 4)"
+    if not (low < high and math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"{given} needs finite low < high, e.g. {example}")
+    kind = np.dtype(dtype)
+    limit = float(np.finfo(kind).max)
     # high - low may overflow (-1.7e308, 1.7e308): :func:`_grid` spaces it anyway
-    if not (
-        low < high
-        and math.isfinite(low)
-        and math.isfinite(high)
-        and max(abs(low), abs(high)) <= float(info.max)
-    ):
+    if max(abs(low), abs(high)) > limit:
         raise ValueError(
-            f"{what}={span!r:.60} needs finite low < high within "
-            f"{float(info.max):.4g} in magnitude (the kernel's {np.dtype(dtype)}), "
-            "e.g. (-4, 4)"
+            f"{given} does not fit the {kind} plot grid: low and high must stay "
+            f"within {limit:.4g} in magnitude (the kernel's {kind}), e.g. {example}"
         )
-    if np.dtype(dtype).type(low) == np.dtype(dtype).type(high):
+    if kind.type(low) == kind.type(high):
         raise ValueError(
-            f"{what}={span!r:.60} is narrower than {np.dtype(dtype)} can tell apart"
+            f"{given} is narrower than {kind} can tell apart around {low:.6g}: "
+            "every point of the plot would be the same x; widen it"
         )
     return low, high
 
@@ -130,6 +142,7 @@ def _kernel_and_grid(
             f"{plotter}: kernel= must be a compiled {kind} (with .{needs}), got "
             f"{type(kernel).__name__}"
         )
+    _check_kernel_formula(function, kernel, kind, plotter)
     dtype = getattr(kernel, "dtype", None) or "float32"
     low, high = checked_range(
         span, dtype, "x_range" if kind == "activation" else "p_range"
@@ -138,6 +151,21 @@ def _kernel_and_grid(
         kernel = function.compile(backend="numpy")
     xp = getattr(kernel, "xp", np)
     return kernel, xp, _grid(low, high, points).astype(dtype)
+
+
+def _check_kernel_formula(function: Any, kernel: Any, kind: str, plotter: str) -> None:
+    """A ``ValueError`` when ``kernel`` was compiled from another formula than
+    ``function`` (``plot_activation('tanh', kernel=relu_kernel)`` drew relu's curves
+    labelled tanh). Its constants may differ: a kernel's own values are plotted."""
+    source = getattr(kernel, kind, None) if kernel is not None else None
+    internal = getattr(source, "internal", None)
+    if internal is None or internal.signature() == function.internal.signature():
+        return
+    raise ValueError(
+        f"{plotter}: kernel= was compiled from {kind} {source.name!r} "
+        f"({source.text}), not from {function.name!r} ({function.text}); pass "
+        f"a kernel of {function.name!r}, or leave kernel= out"
+    )
 
 
 def _grid(low: float, high: float, points: int) -> np.ndarray:
@@ -268,7 +296,16 @@ def loss_values(
     kernel, xp, p = _kernel_and_grid(
         loss, p_range, kernel, points, "loss", "loss_values"
     )
-    t = np.full_like(p, target)
+    with np.errstate(over="ignore", under="ignore"):
+        t = np.full_like(p, target)
+    if not np.isfinite(t[0]) or (target != 0 and t[0] == 0):
+        # target=1e39 on a float32 kernel plotted inf everywhere, without a word
+        raise ValueError(
+            f"target={target!r} does not fit the kernel's {p.dtype}; use a target "
+            f"within {float(np.finfo(p.dtype).max):.4g} in magnitude and not so "
+            "small that it rounds to 0, or a float64 kernel (kernel=...compile("
+            "dtype='float64'))"
+        )
     values = np.array(
         [
             kernel.value(xp.asarray(p[i : i + 1]), xp.asarray(t[i : i + 1]))
@@ -291,6 +328,18 @@ def plot_loss(
     title: str | None = None,
 ) -> Any:
     """Plot a loss and its gradient w.r.t. the prediction, for each of ``targets``."""
+    if isinstance(targets, (str, bytes)) or not isinstance(
+        targets, (list, tuple, np.ndarray)
+    ):
+        # targets=1.0 was "'float' object is not iterable"; 'ab' was read per letter
+        raise TypeError(
+            f"plot_loss: targets must be a list of target values, e.g. "
+            f"targets=(0.0, 1.0); got {targets!r:.60}"
+        )
+    if len(targets) == 0:
+        raise ValueError(
+            "plot_loss: targets is empty; give at least one, e.g. targets=(0.0, 1.0)"
+        )
     fig, ax = _figure_and_axes(ax)
     loss = _checked_formula(loss, "loss", "plot_loss")
     name = literal_text(getattr(loss, "name", "loss"))
@@ -348,6 +397,7 @@ def plot_curves(
             raise ValueError(
                 f"curves[{label!r}] must be a sequence of numbers, got {values!r:.60}"
             ) from None
+    log = check_flag(log, "plot_curves: log")  # log='no' drew a log scale
     fig, ax = _figure_and_axes(ax)
     # a loss near the float64 maximum broke matplotlib's ticks ('arange: cannot
     # compute length') when drawn: such curves are drawn in units of a power of ten
@@ -379,6 +429,15 @@ def figure_to_png(fig: Any, dpi: float = 90, *, tight: bool = True) -> bytes:
         or not 0 < dpi <= MAX_DPI
     ):
         raise ValueError(f"dpi must be a number in (0, {MAX_DPI}], got {dpi!r}")
+    from matplotlib.figure import Figure
+
+    tight = check_flag(tight, "figure_to_png: tight")
+    if not isinstance(fig, Figure):
+        # figure_to_png(None) was "'NoneType' object has no attribute 'canvas'"
+        raise TypeError(
+            "figure_to_png takes a matplotlib Figure (what plot_activation, "
+            f"plot_loss and plot_curves return), got {type(fig).__name__}"
+        )
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     buf = io.BytesIO()

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_no_booleans
+from symnb.checks import check_no_booleans, refuse_constant_attribute
 from symnb.errors import FormulaError
 
 
@@ -453,6 +453,17 @@ class _SingleFormula(_Checked):
 
     def _param_label(self, index: int) -> str:
         return f"constant {self._names[index]!r}"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self.__dict__.get("_names", ()):  # (set with _formula)
+            refuse_constant_attribute(
+                self,
+                name,
+                self._names,
+                f"{self._owner_kind} {self._formula.name!r}",
+                f"set it with kernel.set_constants({name}=value)",
+            )
+        super().__setattr__(name, value)
 
     @property
     def constants(self) -> dict[str, float]:

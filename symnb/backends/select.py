@@ -136,6 +136,23 @@ def check_device(device: Any) -> int:
     return _in_range(device, int(device))
 
 
+def device_from_text(text: str) -> int:
+    """A device typed as text (``%%symact --device``, ``%symnb device``, the CLI's
+    ``--device``): ``"0"``, or PyTorch's ``"cuda"`` / ``"cuda:1"`` as
+    :func:`check_device` takes them (the magic refused 'cuda:0', which
+    ``compile(device=...)`` takes); a ValueError otherwise."""
+    text = str(text).strip()
+    try:
+        value: Any = int(text)
+    except ValueError:
+        if not text.lower().startswith("cuda"):
+            raise ValueError(
+                f"a device is a GPU index such as 0 (or 'cuda:N'), not {text!r}"
+            ) from None
+        value = text
+    return check_device(value)
+
+
 def _in_range(device: Any, index: int) -> int:
     if index > MAX_DEVICE:
         raise ValueError(

@@ -11,6 +11,7 @@ never re-parses or recompiles anything.
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 import re
@@ -22,7 +23,12 @@ from typing import Any
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
-from symnb.checks import check_constant_count, check_flag, check_name
+from symnb.checks import (
+    check_constant_count,
+    check_flag,
+    check_name,
+    refuse_constant_attribute,
+)
 from symnb.errors import FormulaError
 from symnb.formula import compose, library
 from symnb.formula.branches import local_branches
@@ -103,11 +109,24 @@ def _check_constant_value(name: str, value: Any) -> float:
         return value.value
     v = _finite_real(value)
     if v is None:
+        hint = f"pass a finite number, e.g. {name}=1.0"
+        # derivatve='1 - tanh(x)**2' was refused as a constant with the hint to
+        # pass derivatve=1.0, not pointed at the option it misspells
+        option = difflib.get_close_matches(name, _OPTIONS, n=1, cutoff=0.7)
+        if option:
+            hint = (
+                f"did you mean the option {option[0]}=? Other keyword arguments "
+                f"are constants of the formula; or {hint}"
+            )
         raise FormulaError(
             f"constant {name!r} must be a finite real number, got {_shown(value)}",
-            suggestion=f"pass a finite number, e.g. {name}=1.0",
+            suggestion=hint,
         )
     return v
+
+
+#: keyword options of Activation and Loss (every other keyword names a constant)
+_OPTIONS = ("name", "derivative", "surrogate", "replace")
 
 
 # ---------------------------------------------------------------- surrogate gradients
@@ -461,6 +480,21 @@ def _reads_euler_e(text: str, constants: Mapping[str, float]) -> bool:
     return "e" not in constants and re.search(r"(?<![\w.])e(?![\w(])", text) is not None
 
 
+def _checked_name(name: Any, kind: str) -> str | None:
+    """``name`` of a ``kind`` (activation, loss) as given to the constructor or
+    assigned later: a string within ``check_name``'s rules, or None (also for a blank
+    name, which means the default); a ``TypeError`` for anything but str and None."""
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise TypeError(
+            f"{kind} name must be a string (or None for the default), got "
+            f"{type(name).__name__} ({_shown(name)})"
+        )
+    check_name(name, f"{kind} name")
+    return name if name.strip() else None
+
+
 class _Formula:
     """Shared machinery of Activation and Loss."""
 
@@ -483,14 +517,9 @@ class _Formula:
     ) -> None:
         from symnb.formula.parse import parse_formula
 
-        if name is not None and not isinstance(name, str):
-            raise TypeError(f"name must be a string, got {type(name).__name__}")
+        name = _checked_name(name, self.kind)
         # replace='no' was truthy: the library's gelu became the user's for the session
         replace = check_flag(replace, "replace")
-        if name is not None:
-            check_name(name, f"{self.kind} name")
-        if isinstance(name, str) and not name.strip():
-            name = None
         check_constant_count(
             len(constants), self.kind if name is None else f"{self.kind} {name!r}"
         )
@@ -573,6 +602,33 @@ class _Formula:
             self._build(user_expr, derivative)
         if name is not None and _register and self.kind == "activation":
             compose.register(self, replace=replace)
+        self.__dict__["_built"] = True  # from here on, see __setattr__
+
+    @property
+    def name(self) -> str:
+        """The name shown in LaTeX, plots, messages, layer listings and generated
+        source; assigning it is checked as ``name=`` is at construction (an int or a
+        name with a newline was kept and broke ``to_source``, ``compile_layer`` and
+        ``MLP`` later); a blank name or None means the default."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        self._name = _checked_name(value, self.kind) or self._default_name()
+
+    def __setattr__(self, attr: str, value: Any) -> None:
+        # once built: constants may share names with the fields set before
+        if self.__dict__.get("_built") and attr in self._constants:
+            refuse_constant_attribute(
+                self,
+                attr,
+                self._constants,
+                f"{self.kind} {self.name!r}",
+                f"a formula does not change in place: use {self.kind}.with_constants("
+                f"{attr}=value) for a copy with the new value, or "
+                f"kernel.set_constants({attr}=value) on a compiled kernel",
+            )
+        super().__setattr__(attr, value)
 
     # -- construction -------------------------------------------------------------
 
@@ -632,12 +688,22 @@ class _Formula:
                 self.notes += steps
             else:
                 if isinstance(derivative, str):
-                    dexpr = parse_formula(
-                        derivative,
-                        variables=self.variables,
-                        constants=names,
-                        functions=self._functions(),
-                    )
+                    try:
+                        dexpr = parse_formula(
+                            derivative,
+                            variables=self.variables,
+                            constants=names,
+                            functions=self._functions(),
+                        )
+                    except FormulaError as exc:
+                        # derivative='' said only "empty formula": which one?
+                        raise FormulaError(
+                            f"derivative={_shown(derivative)}: {exc.message}",
+                            text=exc.text,
+                            line=exc.line,
+                            column=exc.column,
+                            suggestion=exc.suggestion,
+                        ) from None
                 else:
                     dexpr = derivative  # adopted in __init__
                 df = expand_composed(stabilize(dexpr)[0].xreplace(to_internal))
@@ -882,7 +948,13 @@ def did_you_mean(word: str, names: list[str]) -> str:
 def _from_library(cls: type, name: str, constants: dict) -> _Formula:
     """A library entry of ``cls`` (Activation or Loss) by name, with constants overridden."""
     table, kind = cls._library, cls.kind
-    if not isinstance(name, str) or name not in table:
+    if not isinstance(name, str):  # activation(None) read 'unknown activation None'
+        raise TypeError(
+            f"symnb.{kind}() takes the name of a library {kind} as a string, e.g. "
+            f"{next(iter(table))!r}, got {type(name).__name__} ({_shown(name)}); "
+            f"a formula text goes to symnb.{kind.title()}(...)"
+        )
+    if name not in table:
         hint = did_you_mean(str(name), list(table))
         raise FormulaError(
             f"unknown {kind} {name!r}",

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.select import per_neuron_activations
+from symnb.checks import refuse_constant_attribute
 from symnb.errors import FormulaError
 from symnb.interop import require
 from symnb.interop.native import NativeElementwise
@@ -728,7 +729,7 @@ def _layer_by_feature(x: Tensor, params: Tensor, handle: int, dim: int) -> Tenso
 def _second_order_or_raise(handle: int, what: str) -> tuple:
     second = _second_order(handle)
     if isinstance(second, str):
-        raise RuntimeError(
+        raise RuntimeError(  # noqa: TRY004 - an unsupported operation, not a type
             f"{what} derivatives through {_entry(handle).label} are not supported: "
             f"{second}"
         )
@@ -860,6 +861,20 @@ class TorchActivation(nn.Module):
                 self.constants.register_parameter(name, nn.Parameter(t))
             else:
                 self.constants.register_buffer(name, t)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        built = "constants" in self.__dict__.get("_modules", {})
+        if built and name in self.constant_names:
+            refuse_constant_attribute(
+                self,
+                name,
+                self.constant_names,
+                f"activation {self.activation.name!r}",
+                f"it lives in .constants: set it with torch.no_grad(): "
+                f"module.constants.{name}.fill_(value) (assigning module.{name} "
+                "would not reach the kernel)",
+            )
+        super().__setattr__(name, value)
 
     def constant_vector(self) -> Tensor:
         """The constants as one 1-D tensor (differentiable w.r.t. the learnable ones)."""

@@ -192,6 +192,18 @@ def _target_metrics(classify: bool, validation: bool, fit_options: dict) -> list
     return names + [f"val_{n}" for n in names if validation] + ["time"]
 
 
+def _check_label(label: str, what: str) -> None:
+    """A dict key that names rows of the table, plots and stored runs: printable
+    (``check_name``) and not blank ({'': relu, ' ': tanh} gave two rows without a
+    name)."""
+    check_name(label, what)
+    if not label.strip():
+        raise ValueError(
+            f"{what} {label!r} is blank: the table, the plots and the store show "
+            "rows by this name; give a name such as 'relu'"
+        )
+
+
 def _split_datasets(dataset: Any) -> tuple[list[tuple[str, Any]], bool]:
     """``[(label, dataset)]`` and whether several data sets were given (a dict
     label -> data set, or a list of names / tuples of arrays)."""
@@ -200,7 +212,7 @@ def _split_datasets(dataset: Any) -> tuple[list[tuple[str, Any]], bool]:
             raise ValueError("dataset: the dict of data sets is empty")
         labels = [str(k) for k in dataset]
         for label in labels:  # shown in plots, messages and the store, as names
-            check_name(label, "compare: data set label")
+            _check_label(label, "compare: data set label")
         repeated = _repeated(labels)
         if repeated:
             # runs and rows are keyed by the label as text: {1: A, "1": B} gave B's
@@ -485,8 +497,9 @@ class CompareResult:
         """Name of the best activation by mean ``accuracy`` (higher) or ``loss``
         (lower), averaged over the data sets (default as :meth:`scores`)."""
         by = self._default_by() if by is None else by
+        scores = self.scores(by)  # checks by (by=5 was "int is not iterable")
         higher = "loss" not in by and "time" not in by and "epochs" not in by
-        vals = [(v, n) for n, v in self.scores(by).items() if not math.isnan(v)]
+        vals = [(v, n) for n, v in scores.items() if not math.isnan(v)]
         if not vals:
             raise ValueError(f"no values of {by!r} to rank")
         return (max if higher else min)(vals)[1]
@@ -825,7 +838,7 @@ def compare(
             # a 10,000-character name took a minute to draw in plot_spread; a
             # newline broke the legend and the messages (a formula text given in a
             # list is its own name, and is checked as a formula)
-            check_name(name, "compare: activation name")
+            _check_label(name, "compare: activation name")
     else:
         listed = check_list(activations, "activations", '["relu", "tanh"]')
         named = [(_name_of(a, i), a) for i, a in enumerate(listed)]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -54,12 +55,51 @@ def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
     return shape[0], shape[1]
 
 
+def _checked(shape: Any, gain: Any, what: str) -> tuple[tuple[int, ...], float]:
+    """``shape`` (1 or 2 positive sizes) and ``gain`` (a finite number >= 0) of the
+    initialiser ``what``, or an error naming them: called directly, gain=nan raised
+    NumPy's "high - low range exceeds valid bounds", a negative size "math domain
+    error", and a negative gain NumPy's "scale < 0" from the normal ones."""
+    sizes = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if (
+        not isinstance(sizes, (tuple, list))
+        or len(sizes) not in (1, 2)
+        or any(
+            isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer))
+            for n in sizes
+        )
+        or min(sizes) < 1
+    ):
+        raise ValueError(
+            f"{what}: shape must be (fan_in, fan_out) with whole sizes >= 1, got "
+            f"{shape!r:.60}"
+        )
+    if (
+        isinstance(gain, (bool, np.bool_))
+        or not isinstance(gain, numbers.Real)
+        or not math.isfinite(gain)
+        or gain < 0
+    ):
+        raise ValueError(
+            f"{what}: gain must be a finite number >= 0 (e.g. gain=1.0), got "
+            f"{gain!r:.60}"
+        )
+    return tuple(int(n) for n in sizes), float(gain)
+
+
 def _variance_scaled(
-    shape, rng: np.random.Generator, gain: float, numerator: float, fans: str, dist: str
+    shape,
+    rng: np.random.Generator,
+    gain: float,
+    numerator: float,
+    fans: str,
+    dist: str,
+    what: str = "initialiser",
 ) -> np.ndarray:
     """``gain * sqrt(numerator / fan)`` as the bound of a uniform (``dist="uniform"``)
     or the standard deviation of a normal centred on 0; ``fan`` is fan_in
     (``fans="in"``) or fan_in + fan_out (``fans="sum"``)."""
+    shape, gain = _checked(shape, gain, what)
     fan_in, fan_out = _fans(shape)
     fan = fan_in if fans == "in" else fan_in + fan_out
     scale = gain * math.sqrt(numerator / fan)
@@ -70,36 +110,37 @@ def _variance_scaled(
 
 def he_uniform(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """Kaiming/He uniform for relu-like activations (fan_in mode)."""
-    return _variance_scaled(shape, rng, gain, 6.0, "in", "uniform")
+    return _variance_scaled(shape, rng, gain, 6.0, "in", "uniform", "he_uniform")
 
 
 def he_normal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """Kaiming/He normal for relu-like activations (fan_in mode)."""
-    return _variance_scaled(shape, rng, gain, 2.0, "in", "normal")
+    return _variance_scaled(shape, rng, gain, 2.0, "in", "normal", "he_normal")
 
 
 def xavier_uniform(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """Glorot/Xavier uniform for tanh, sigmoid and other symmetric smooth activations."""
-    return _variance_scaled(shape, rng, gain, 6.0, "sum", "uniform")
+    return _variance_scaled(shape, rng, gain, 6.0, "sum", "uniform", "xavier_uniform")
 
 
 def xavier_normal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """Glorot/Xavier normal."""
-    return _variance_scaled(shape, rng, gain, 2.0, "sum", "normal")
+    return _variance_scaled(shape, rng, gain, 2.0, "sum", "normal", "xavier_normal")
 
 
 def lecun_uniform(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """LeCun uniform (variance 1/fan_in)."""
-    return _variance_scaled(shape, rng, gain, 3.0, "in", "uniform")
+    return _variance_scaled(shape, rng, gain, 3.0, "in", "uniform", "lecun_uniform")
 
 
 def lecun_normal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """LeCun normal (variance 1/fan_in), the one selu is designed for."""
-    return _variance_scaled(shape, rng, gain, 1.0, "in", "normal")
+    return _variance_scaled(shape, rng, gain, 1.0, "in", "normal", "lecun_normal")
 
 
 def orthogonal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """A (semi-)orthogonal matrix (Saxe et al.), as ``torch.nn.init.orthogonal_``."""
+    shape, gain = _checked(shape, gain, "orthogonal")
     rows, cols = _fans(shape)
     flat = rng.normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
     q, r = np.linalg.qr(flat)

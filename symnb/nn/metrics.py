@@ -76,6 +76,17 @@ def _label_pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
                 f"{name} has a NaN or infinite label at row {bad[0]}; class labels "
                 "must be finite (a diverged model's outputs?)"
             )
+        # probabilities matched no label: accuracy([0, 1], [0.2, 0.9]) was 0.0
+        fractional = np.flatnonzero((v.reshape(len(v), -1) % 1 != 0).any(axis=1))
+        if fractional.size:
+            row = fractional[0]
+            raise ValueError(
+                f"{name} holds {float(v.reshape(len(v), -1)[row][0])!r:.20} at row "
+                f"{row}, which is no class label; classification metrics compare "
+                "class labels (whole numbers): pass predicted labels "
+                "(model.predict(X)), not probabilities (predict_proba) or scores "
+                "(decision_function)"
+            )
     return a, b
 
 

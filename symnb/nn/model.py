@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.select import check_device, check_dtype
-from symnb.checks import check_flag, check_no_booleans
+from symnb.checks import check_flag, check_no_booleans, check_no_nul, check_seed
 from symnb.datasets import rng_from_seed
 from symnb.memory import check_fits
 
@@ -281,13 +281,7 @@ class MLP:
             raise ValueError(
                 f"task must be 'regression', 'binary' or 'multiclass', got {task!r}"
             )
-        try:
-            np.random.default_rng(seed)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"seed must be a non-negative integer or None, got {seed!r}"
-            ) from None
-        self.seed = seed
+        self.seed = seed = check_seed(seed)
         self.requested_backend = backend
         if device is not None:
             device = check_device(device)  # an index, 'cuda' or 'cuda:N'
@@ -310,6 +304,7 @@ class MLP:
             loss, task, has_output_activation=any(a is not None for a in out_acts)
         )
         self.task = self._loss.task if task is None else task
+        _refuse_sigmoid_before_logits(out_acts, self._loss)
         if self.task == "multiclass" and sizes[-1] < 2:
             raise ValueError(
                 "multi-class classification needs one output per class "
@@ -1542,6 +1537,23 @@ def _symnb():
     return symnb
 
 
+def _refuse_sigmoid_before_logits(out_acts: list[Any], loss: Any) -> None:
+    """A ``ValueError`` for a sigmoid output layer under a loss that takes logits:
+    ``output='sigmoid', loss='bce_with_logits'`` applied the sigmoid twice, so every
+    probability stayed in (0.5, 0.73), every prediction was class 1 and two_moons
+    trained to accuracy 0.5 without a word."""
+    if not (getattr(loss, "logits", False) and getattr(loss, "task", "") == "binary"):
+        return
+    sigmoid = _symnb().activation("sigmoid").internal.signature()
+    if any(a is not None and a.internal.signature() == sigmoid for a in out_acts):
+        raise ValueError(
+            f"output='sigmoid' with loss={loss.name!r} applies the sigmoid twice "
+            "(the loss takes logits and applies its own): leave output out (a "
+            "linear output layer) with loss='bce_with_logits', or use loss='bce', "
+            "which takes the sigmoid's probabilities"
+        )
+
+
 def check_file_path(path: Any, what: str) -> str:
     """``path`` (str, bytes or path-like) as a str; TypeError naming ``what``."""
     try:
@@ -1553,11 +1565,7 @@ def check_file_path(path: Any, what: str) -> str:
     path = os.fsdecode(path)
     if not path:
         raise ValueError(f"{what}: path is empty; give a file name such as 'model.npz'")
-    if "\0" in path:  # else the OS layer's bare "embedded null byte"
-        raise ValueError(
-            f"{what}: path {path!r:.80} contains a NUL character (\\x00), which no "
-            "file name can hold; remove it"
-        )
+    check_no_nul(path, f"{what}: path")
     return path
 
 

@@ -30,6 +30,8 @@ from typing import Any
 
 from typing_extensions import Self
 
+from symnb.checks import check_no_nul
+
 __all__ = ["RunStore", "run_key"]
 
 SCHEMA_VERSION = 1
@@ -122,6 +124,7 @@ class RunStore:
                 f"symnb.nn.RunStore, got {path!r}; e.g. store='runs.db'"
             )
         self.path = os.fspath(path)
+        check_no_nul(self.path, "store")
         if self.path in ("", ":memory:"):
             # SQLite would keep the runs in a temporary database, gone when the
             # process ends (and never seen by the Dask workers): lost work
@@ -278,14 +281,17 @@ class RunStore:
         return f"RunStore({self.path!r}, {len(self)} runs)"
 
     def __len__(self) -> int:
+        self.check_open()
         return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
     def __contains__(self, key: object) -> bool:
+        self.check_open()
         row = self._db.execute("SELECT 1 FROM runs WHERE key = ?", (key,)).fetchone()
         return row is not None
 
     def get_many(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The stored records of those ``keys`` that are finished, by key."""
+        self.check_open()
         found: dict[str, dict[str, Any]] = {}
         damaged: list[str] = []
         keys = list(keys)
@@ -319,6 +325,7 @@ class RunStore:
     ) -> None:
         """Write finished runs ``(key, record, settings)`` in one transaction
         (committed at once; a rewrite replaces a run)."""
+        self.check_open()
         rows = [self._row(key, record, settings) for key, record, settings in items]
         if not rows:
             return
@@ -349,6 +356,7 @@ class RunStore:
         """Stored outcomes of pre-training checks (``symnb.nn.search``): ``keys`` maps
         formula -> check key; the result maps formula -> problem (``None``: passed)
         for the formulas found."""
+        self.check_open()
         found: dict[str, str | None] = {}
         if self.read_only and "checks" not in self._tables():
             return found  # an older store, opened read-only: nothing to create
@@ -383,6 +391,7 @@ class RunStore:
 
     def to_pandas(self):
         """All stored runs as a ``pandas.DataFrame`` (one row per run)."""
+        self.check_open()
         import pandas as pd
 
         return pd.read_sql_query("SELECT * FROM runs ORDER BY finished", self._db)
@@ -398,11 +407,12 @@ class RunStore:
 
     def check_open(self) -> None:
         """A ValueError naming the file when the store was closed (passed as
-        ``store=`` it gave SQLite's "Cannot operate on a closed database")."""
+        ``store=``, or read with len(), ``in``, ``get_many`` or ``to_pandas``, it gave
+        SQLite's "Cannot operate on a closed database")."""
         if self.closed:
             raise ValueError(
-                f"store= is a closed RunStore ({self.path!r}); open it again with "
-                f"RunStore({self.path!r}) or pass the path itself"
+                f"the store {self.path!r} is a closed RunStore; open it again with "
+                f"RunStore({self.path!r}), or pass the path itself as store="
             )
 
     def __enter__(self) -> Self:

@@ -133,8 +133,20 @@ class History:
         self, metric: str, target: float, mode: str | None = None
     ) -> int | None:
         """First epoch whose ``metric`` reached ``target`` (>= for accuracy-like
-        metrics, <= for losses and errors; ``mode`` "max"/"min" overrides), or ``None``.
+        metrics, <= for losses and errors; ``mode`` "max"/"min" overrides), or ``None``
+        (also before the first epoch).
+
+        A metric this History does not record, a target that is no finite number
+        and an unknown mode are refused (they returned None, "never reached", and
+        target='a' raised a comparison error from inside).
         """
+        if self.history and metric not in self.history:
+            raise ValueError(
+                f"epochs_to: no metric {metric!r} in this History; it has "
+                f"{', '.join(self.history)}"
+            )
+        target = _finite_target(target, "epochs_to")
+        _check_mode(mode, "epochs_to")
         values = self.history.get(metric)
         if not values:
             return None
@@ -188,6 +200,25 @@ class History:
         return (
             f"<p>{head}</p><table><thead><tr><th>epoch</th>{header}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+
+
+def _finite_target(target: Any, owner: str) -> float:
+    """``target`` of ``owner`` as a finite float; a TypeError for what is no number
+    (True, 'a'), a ValueError for NaN and infinity."""
+    from .optim import check_number
+
+    value = check_number(f"{owner}: target", target, "e.g. target=0.95")
+    if not math.isfinite(value):
+        raise ValueError(f"{owner}: target must be finite, got {target!r}")
+    return value
+
+
+def _check_mode(mode: Any, owner: str) -> None:
+    if mode not in (None, "min", "max"):
+        raise ValueError(
+            f"{owner}: mode must be 'min', 'max' or None (chosen from the metric), "
+            f"got {mode!r:.60}"
         )
 
 
@@ -308,17 +339,9 @@ class EarlyStopping(Callback):
                 f"EarlyStopping: min_delta must be a finite number >= 0, got "
                 f"{min_delta!r}"
             )
-        if mode not in (None, "min", "max"):
-            raise ValueError(
-                f"EarlyStopping: mode must be 'min', 'max' or None (chosen from the "
-                f"metric), got {mode!r}"
-            )
+        _check_mode(mode, "EarlyStopping")
         if target is not None:
-            target = check_number("target", target, "e.g. target=0.95")
-            if not math.isfinite(target):
-                raise ValueError(
-                    f"EarlyStopping: target must be finite, got {target!r}"
-                )
+            target = _finite_target(target, "EarlyStopping")
         if not isinstance(restore_best, (bool, np.bool_)):
             raise TypeError(
                 f"EarlyStopping: restore_best must be True or False, got "

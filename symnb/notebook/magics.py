@@ -32,7 +32,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from symnb.backends.select import check_dtype
 from symnb.notebook import state
-from symnb.plotting import parse_range
+from symnb.plotting import checked_range
 
 #: a value that starts with '-' but is no option: a number or a range (-4:4, -inf)
 _NEGATIVE_VALUE = re.compile(r"-(\d|\.\d|inf|nan)", re.IGNORECASE)
@@ -57,28 +57,6 @@ def _join_negative_values(argv: list[str]) -> list[str]:
         out.append(token)
         i += 1
     return out
-
-
-def _plot_range(text: str, dtype: str) -> tuple[float, float]:
-    """``--range`` ``text`` as ``(low, high)`` if the plot grid can hold it in
-    ``dtype``: both ends finite there (NumPy would otherwise fill the plot with inf
-    and NaN, with overflow warnings; a width past the maximum is spaced by
-    ``symnb.plotting``)."""
-    import numpy as np
-
-    low, high = parse_range(text)
-    limit = float(np.finfo(dtype).max)
-    if max(abs(low), abs(high)) > limit:
-        raise ValueError(
-            f"{text!r} does not fit the {dtype} plot grid: LOW and HIGH must stay "
-            f"within {limit:.4g} in magnitude"
-        )
-    if np.dtype(dtype).type(low) == np.dtype(dtype).type(high):
-        raise ValueError(
-            f"{text!r} is narrower than {dtype} can tell apart around {low:.6g}: "
-            "every point of the plot would be the same x; widen it"
-        )
-    return low, high
 
 
 def _parse_options(magic: Callable[..., Any], line: str, name: str) -> Any:
@@ -265,7 +243,9 @@ class SymnbMagics(Magics):
         if cell is None:
             raise UsageError(as_line)
         try:
-            backend = state.backend_name(args.backend or state.backend)
+            # --backend '' named no backend and silently meant the session's
+            given = state.backend if args.backend is None else args.backend
+            backend = state.backend_name(given)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         device = state.device
@@ -278,14 +258,16 @@ class SymnbMagics(Magics):
             args.dtype = check_dtype(args.dtype)
         except ValueError as exc:
             raise UsageError(f"--dtype: {exc}") from None
-        x_range = None
-        try:  # read even when nothing is plotted: '--range garbage -q' passed
-            if args.no_plot or args.quiet:
-                parse_range(args.range)
-            else:
-                x_range = _plot_range(args.range, args.dtype)
+        # read even when nothing is plotted ('--range garbage -q' passed); only a
+        # plot needs the range to fit a grid in --dtype
+        plotted = not (args.no_plot or args.quiet)
+        try:
+            x_range = checked_range(
+                args.range, args.dtype if plotted else "float64", "--range"
+            )
         except ValueError as exc:
-            raise UsageError(f"--range: {exc} (e.g. --range -4:4)") from None
+            raise UsageError(str(exc)) from None
+        x_range = x_range if plotted else None
 
         try:
             definitions = parse_cell(cell, loss=args.loss)

@@ -41,15 +41,11 @@ def set_backend(name: str) -> str:
 
 
 def device_index(index: int | str) -> int:
-    """``index`` (an int or its text) as a GPU index; ``ValueError`` unless it is an
-    integer from 0 to the largest index CUDA can name (``check_device``'s rules)."""
-    try:
-        value = int(str(index).strip())
-    except ValueError:
-        raise ValueError(f"a device is a GPU index such as 0, not {index!r}") from None
-    from symnb.backends.select import check_device
+    """``index`` (an int, its text, ``'cuda'`` or ``'cuda:N'``) as a GPU index;
+    ``ValueError`` otherwise (``symnb.backends.select.device_from_text``)."""
+    from symnb.backends.select import device_from_text
 
-    return check_device(value)
+    return device_from_text(index)
 
 
 def set_device(index: int | str) -> int:

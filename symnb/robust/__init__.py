@@ -61,8 +61,14 @@ def accuracy(formula, dtypes=DTYPES, budget: float | None = None) -> AccuracyRep
     Analyses (or reuses the cached analysis of) each dtype; the rewrites' notes are added
     to ``formula.notes``.
     """
-    if isinstance(dtypes, str):
+    if isinstance(dtypes, (str, np.dtype, type)):
         dtypes = (dtypes,)
+    if not isinstance(dtypes, (tuple, list)) or not dtypes:
+        # None or 5 raised "object is not iterable"; () reported a vacuous "passes"
+        raise TypeError(
+            "dtypes must be 'float32', 'float64' or a non-empty list of them, e.g. "
+            f"dtypes=('float32', 'float64'); got {dtypes!r:.60}"
+        )
     names = []
     for dt in dtypes:
         name = _dtype_name(dt)

@@ -4,8 +4,10 @@ activations the user defined in this session."""
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import html
+import inspect
 import threading
 import traceback
 import weakref
@@ -73,6 +75,30 @@ class ErrorSink:
                 return None
 
         return wrapper
+
+
+def check_widget_options(cls: type, options: dict[str, Any]) -> None:
+    """The extra keyword arguments a widget ``cls`` hands on to ``ipywidgets.VBox``
+    must be VBox traits (``layout``, ``box_style``, ...). A misspelled option
+    (``Playground(confg={...})``, ``ActivationEditor(formla=...)``) was handed on and
+    ignored: traitlets only warns, with a DeprecationWarning a notebook hides."""
+    traits = set(W.VBox.class_trait_names())
+    unknown = [key for key in options if key not in traits]
+    if not unknown:
+        return
+    own = [
+        name
+        for name, p in inspect.signature(cls.__init__).parameters.items()
+        if name != "self" and p.kind is not p.VAR_KEYWORD
+    ]
+    key = str(unknown[0])
+    close = difflib.get_close_matches(key, own, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}=? " if close else ""
+    raise TypeError(
+        f"{cls.__name__}() got an unexpected keyword argument {key!r}; {hint}"
+        f"its options are {', '.join(own)} (and ipywidgets layout options such "
+        "as layout=)"
+    )
 
 
 def close_tree(widget: W.Widget) -> None:

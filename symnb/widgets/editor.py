@@ -28,15 +28,17 @@ import ipywidgets as W
 import numpy as np
 
 from symnb import plotting
+from symnb.backends.select import check_device
 from symnb.checks import check_flag
+from symnb.formula.formula import Learnable
 from symnb.notebook.state import BACKEND_CHOICES
 
 from ._common import (
     ErrorSink,
     backend_choices,
+    check_widget_options,
     close_tree,
     constant_names,
-    constant_value,
     device_argument,
     device_choices,
     editor_defined,
@@ -74,7 +76,10 @@ def _checked_range(x_range: Any) -> tuple[float, float]:
 
 
 def _checked_constants(constants: Any) -> dict[str, float]:
-    """``constants`` ({name: number}) with each value a float (``Learnable`` too)."""
+    """``constants`` ({name: number}) with each value a float the kernels can hold
+    (``Learnable`` too), checked as a slider's value is: ``{'beta': True}`` and
+    ``{'beta': '1.5'}`` were taken as 1.0 and 1.5, and ``{'beta': 1e39}`` was
+    accepted and then dropped, leaving the editor with an error and no constants."""
     if constants is None:
         return {}
     if not isinstance(constants, dict):
@@ -84,40 +89,40 @@ def _checked_constants(constants: Any) -> dict[str, float]:
         )
     out = {}
     for k, v in constants.items():
-        try:
-            out[k] = constant_value(v)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"ActivationEditor: constants[{k!r}] must be a number, got {v!r:.60} "
-                f"({type(v).__name__}); pass e.g. {{{k!r}: 1.0}}"
-            ) from None
-        if not math.isfinite(out[k]):
-            raise ValueError(
-                f"ActivationEditor: constants[{k!r}] must be finite, got {v!r}; "
-                f"pass e.g. {{{k!r}: 1.0}}"
-            )
+        out[k] = _constant_number(
+            k,
+            v.value if isinstance(v, Learnable) else v,
+            label=f"ActivationEditor: constants[{k!r}]",
+            example=f"{{{k!r}: 1.0}}",
+        )
     return out
 
 
-def _constant_number(name: str, value: Any) -> float:
+def _constant_number(
+    name: str, value: Any, label: str | None = None, example: str | None = None
+) -> float:
     """``value`` of constant ``name`` as a float that every kernel of the editor can
     hold (float32): finite, at most ~3.4e38 in magnitude, not so small that float32
     makes it 0. The kernels refuse other values with a traceback from deep inside
-    ``set_constants``, and the editor kept the value: every later draw failed."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    ``set_constants``, and the editor kept the value: every later draw failed.
+    ``label`` (default ``constant 'name'``) and ``example`` (``name=1.0``) word the
+    message for where the value came from."""
+    label = label or f"constant {name!r}"
+    example = example or f"{name}=1.0"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(
-            f"constant {name!r} must be a number, got {value!r:.60} "
-            f"({type(value).__name__}); e.g. {name}=1.0"
+            f"{label} must be a number, got {value!r:.60} "
+            f"({type(value).__name__}); e.g. {example}"
         )
     number = float(value)
     if not math.isfinite(number):
-        raise ValueError(f"constant {name!r} must be a finite number, not {value!r}")
+        raise ValueError(f"{label} must be finite, got {value!r}; e.g. {example}")
     info = np.finfo(np.float32)
     with np.errstate(over="ignore", under="ignore"):
         stored = float(np.float32(number))
     if not math.isfinite(stored) or (number != 0.0 and stored == 0.0):
         raise ValueError(
-            f"constant {name!r} = {value!r:.30} does not fit the kernels' float32: "
+            f"{label} = {value!r:.30} does not fit the kernels' float32: "
             f"give a finite value from {info.smallest_subnormal:.3g} to "
             f"{info.max:.4g} in magnitude"
         )
@@ -168,6 +173,7 @@ class ActivationEditor(W.VBox):
         presentation: bool = False,
         **kwargs: Any,
     ) -> None:
+        check_widget_options(ActivationEditor, kwargs)
         self.x_range = _checked_range(x_range)
         for what, text, example in (
             ("formula", formula, "'x*sigmoid(beta*x)'"),
@@ -185,6 +191,12 @@ class ActivationEditor(W.VBox):
                 f"ActivationEditor: unknown backend {backend!r}; choose one of "
                 f"{', '.join(BACKEND_CHOICES)}"
             )
+        if device is not None and device not in ("default", "cpu"):
+            # device='x' was silently dropped; 'cuda:1' never matched the GPU list
+            try:
+                device = check_device(device)
+            except ValueError as exc:
+                raise ValueError(f"ActivationEditor: {exc}") from None
         self._values: dict[str, float] = _checked_constants(constants)
         self._lock = threading.RLock()
         self._compare = self._comparison_kernels(compare)

@@ -27,6 +27,7 @@ import base64
 import contextlib
 import copy
 import dataclasses
+import itertools
 import math
 import numbers
 import threading
@@ -45,6 +46,7 @@ from ._common import (
     ErrorSink,
     backend_choices,
     check_offered_activation,
+    check_widget_options,
     close_tree,
     constant_value,
     device_argument,
@@ -200,6 +202,24 @@ def _checked_activations(activations: Any) -> dict[str, Any]:
     return dict(activations)
 
 
+def _timeout(value: Any, what: str) -> float | None:
+    """A timeout in seconds: None (no limit) or a finite number >= 0. pause('1')
+    or wait(nan) returned True while nothing ran, and raised from inside
+    ``threading`` once a training thread was there to join."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{what}: timeout must be a number of seconds or None, got {value!r:.60}"
+        )
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(
+            f"{what}: timeout must be a finite number of seconds >= 0 (or None: no "
+            f"limit), got {value!r}"
+        )
+    return float(value)
+
+
 def _index(value: Any, what: str) -> int:
     """An integer index (NumPy integers too; not bools, floats or text)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -301,15 +321,14 @@ class Playground(W.VBox):
         plot_interval: float | None = None,
         **kwargs: Any,
     ) -> None:
+        check_widget_options(Playground, kwargs)
         cfg = normalize_config(config)
         presentation = check_flag(presentation, "Playground: presentation")
         refresh_interval = check_seconds(refresh_interval, "refresh_interval")
         if plot_interval is not None:
             frame_interval = check_seconds(plot_interval, "plot_interval")
         frame_interval = check_seconds(frame_interval, "frame_interval")
-        if data is not None and (
-            not isinstance(data, (tuple, list)) or len(data) != 2
-        ):
+        if data is not None and (not isinstance(data, (tuple, list)) or len(data) != 2):
             raise TypeError(
                 "Playground: data must be a pair (X, y) of arrays, got "
                 f"{type(data).__name__}"
@@ -896,8 +915,15 @@ class Playground(W.VBox):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"set_weight: value must be a number, not {value!r}")
         value = float(value)
-        if not np.isfinite(value):
-            raise ValueError(f"a weight must be a finite number, not {value!r}")
+        with np.errstate(over="ignore"):
+            held = float(np.float32(value))  # the network's weights are float32
+        if not np.isfinite(held):
+            # 1e39 became inf in the network: the next epoch diverged
+            raise ValueError(
+                f"set_weight: a weight must be a finite number that float32 holds "
+                f"(at most {float(np.finfo(np.float32).max):.4g} in magnitude), "
+                f"not {value!r}"
+            )
         layer, source, target = (
             _index(v, name)
             for v, name in ((layer, "layer"), (source, "source"), (target, "target"))
@@ -905,7 +931,7 @@ class Playground(W.VBox):
         if not self._lock.acquire(timeout=REBUILD_WAIT):
             if self.is_running:  # a long epoch: checked now, written after it
                 sizes = self._layer_sizes()
-                shapes = list(zip(sizes, sizes[1:], strict=False))
+                shapes = list(itertools.pairwise(sizes))
                 _check_weight_index(shapes, layer, source, target)
                 with self._pending_lock:
                     self._pending_weights.append((layer, source, target, value))
@@ -924,9 +950,7 @@ class Playground(W.VBox):
         n_in = inputs.shape[1] if inputs is not None else len(self._input_names())
         return [int(n_in), *self._hidden, 1]
 
-    def _write_weight(
-        self, layer: int, source: int, target: int, value: float
-    ) -> None:
+    def _write_weight(self, layer: int, source: int, target: int, value: float) -> None:
         """One weight of the model (the caller holds the lock)."""
         if self._model is None:
             raise RuntimeError("no network: see the error above")
@@ -1202,6 +1226,7 @@ class Playground(W.VBox):
 
     def wait_for_build(self, timeout: float | None = 60.0) -> bool:
         """Wait until a background build (after a change) has swapped its model in."""
+        timeout = _timeout(timeout, "wait_for_build")
         t = self._builder
         if t is None or t is threading.current_thread():
             return True
@@ -1332,6 +1357,7 @@ class Playground(W.VBox):
 
     def pause(self, timeout: float = 30.0) -> bool:
         """Stop training after the current epoch; returns whether it has stopped."""
+        timeout = _timeout(timeout, "pause")
         t = getattr(self, "_thread", None)
         stop = getattr(self, "_stop", None)
         if stop is not None:
@@ -1343,6 +1369,7 @@ class Playground(W.VBox):
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until training stops (end of ``play(epochs)``, or Pause); True if so."""
+        timeout = _timeout(timeout, "wait")
         t = self._thread
         if t is None:
             return True
@@ -1406,7 +1433,7 @@ class Playground(W.VBox):
         try:
             from symnb.nn import TrainingDiverged
         except ImportError:  # pragma: no cover - the core is importable
-            TrainingDiverged = ()  # type: ignore[assignment]  # noqa: N806
+            TrainingDiverged = ()  # type: ignore[assignment]
         if isinstance(exc, TrainingDiverged):
             reg = self.regularization.value
             text += (
@@ -1513,8 +1540,7 @@ class Playground(W.VBox):
                     layer=None if layer is None else _message_field(msg, "layer", int),
                     neuron=(
                         None
-                        if neuron is None
-                        or _message_field(msg, "neuron", int) < 0
+                        if neuron is None or _message_field(msg, "neuron", int) < 0
                         else _message_field(msg, "neuron", int)
                     ),
                 )

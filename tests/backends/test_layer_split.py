@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import symnb
+from symnb.backends import cache as cache_mod
 from symnb.backends import cpp, select
 from symnb.codegen import kernels
 
@@ -66,7 +67,18 @@ def _check_against_numpy(acts: list, rows: int) -> None:
     )
 
 
-def test_many_forms_compile_as_parallel_units_and_match_numpy(monkeypatch):
+@pytest.fixture
+def own_cache(monkeypatch, tmp_path):
+    """A cache of this test's own: with the shared one warm from an earlier run,
+    the layer was loaded from disk and no compiler run was counted (calls == [])."""
+    monkeypatch.setenv("SYMNB_CACHE_DIR", str(tmp_path / "cache"))
+    cache_mod._reset_default_cache()
+    yield
+    monkeypatch.undo()
+    cache_mod._reset_default_cache()
+
+
+def test_many_forms_compile_as_parallel_units_and_match_numpy(monkeypatch, own_cache):
     monkeypatch.setattr(kernels, "LAYER_SPLIT_FORMS", 3)
     monkeypatch.setattr(kernels, "LAYER_UNIT_FORMS", 2)
     # the compiler's probe (version, OpenMP: one command each) runs first if an

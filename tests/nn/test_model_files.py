@@ -437,7 +437,10 @@ def test_a_network_too_large_for_memory_fails_before_allocating():
     it); now a MemoryError names the sizes and the memory, with a bounded peak."""
     tracemalloc.start()
     try:
-        with pytest.raises(MemoryError, match=r"sizes \[2, 1000000000, 1\] \(4e\+09 weights and biases\) needs about"):
+        with pytest.raises(
+            MemoryError,
+            match=r"sizes \[2, 1000000000, 1\] \(4e\+09 weights and biases\) needs about",
+        ):
             nn.MLP([2, 10**9, 1])
         peak = tracemalloc.get_traced_memory()[1]
     finally:
@@ -448,7 +451,8 @@ def test_a_network_too_large_for_memory_fails_before_allocating():
 def test_seed_of_the_wrong_type_is_named():
     with pytest.raises(TypeError, match="seed must be a non-negative integer or None"):
         nn.MLP([2, 3, 1], seed="a")
-    with pytest.raises(TypeError, match="seed"):
+    # a negative integer is a ValueError, as in fit(seed=...) and the data sets
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         nn.MLP([2, 3, 1], seed=-1)
 
 

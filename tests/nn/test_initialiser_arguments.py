@@ -1,0 +1,54 @@
+"""The initialisers of ``symnb.nn.init`` called directly (or through
+``functools.partial`` as ``MLP(init=...)``) with a gain or shape they cannot use.
+Before: ``gain=nan`` raised NumPy's "high - low range exceeds valid bounds", a
+negative gain NumPy's "scale < 0" (normal ones only), a size below 1 "math domain
+error" or ZeroDivisionError; none named the initialiser or the argument."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from symnb.nn import init
+
+SCALED = [
+    init.he_uniform,
+    init.he_normal,
+    init.xavier_uniform,
+    init.xavier_normal,
+    init.lecun_uniform,
+    init.lecun_normal,
+    init.orthogonal,
+]
+
+
+@pytest.mark.parametrize("fn", SCALED, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("gain", [math.nan, math.inf, -1.0, True, "2", None])
+def test_a_gain_it_cannot_use_is_refused(fn, gain) -> None:
+    with pytest.raises(ValueError) as info:
+        fn((3, 4), np.random.default_rng(0), gain=gain)
+    message = str(info.value)
+    assert message.startswith(f"{fn.__name__}: gain must be a finite number >= 0")
+
+
+@pytest.mark.parametrize("fn", SCALED, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shape", [(-2, 3), (0, 3), (2, 0), (2.0, 3), (), (1, 2, 3)])
+def test_a_shape_it_cannot_fill_is_refused(fn, shape) -> None:
+    with pytest.raises(ValueError) as info:
+        fn(shape, np.random.default_rng(0))
+    assert str(info.value).startswith(f"{fn.__name__}: shape must be (fan_in, fan_out)")
+
+
+def test_values_still_follow_the_formulas() -> None:
+    """he_uniform's bound gain*sqrt(6/fan_in) and xavier_normal's spread, drawn from
+    the same generator state as NumPy's own calls."""
+    bound = 0.5 * math.sqrt(6.0 / 3)
+    got = init.he_uniform((3, 4), np.random.default_rng(7), gain=0.5)
+    expected = np.random.default_rng(7).uniform(-bound, bound, (3, 4))
+    np.testing.assert_array_equal(got, expected)
+    std = math.sqrt(2.0 / (3 + 4))
+    got = init.xavier_normal((3, 4), np.random.default_rng(7))
+    np.testing.assert_array_equal(got, np.random.default_rng(7).normal(0, std, (3, 4)))
+    assert not init.orthogonal((3, 4), np.random.default_rng(0), gain=0.0).any()
