@@ -40,7 +40,11 @@ def _faces():
 
 
 @pytest.mark.parametrize("face", list(_faces()))
-@pytest.mark.parametrize("seed", NOT_SEEDS, ids=repr)
+@pytest.mark.parametrize(
+    "seed",
+    NOT_SEEDS,
+    ids=lambda s: type(s).__name__ if isinstance(s, np.random.Generator) else repr(s),
+)
 def test_a_seed_that_is_no_integer_is_refused_naming_seed(face, seed) -> None:
     with pytest.raises(TypeError) as info:
         _faces()[face](seed)
