@@ -508,7 +508,9 @@ def asymptotic_candidates(
     def make(sign: int, pts: np.ndarray):
         # a rational function in constants: its own form for large |x|, exact for
         # every value of the constants (an asymptote holds for the analysed ones only)
-        alt = symbolic_rational_tail(expr, var, sign, params)
+        alt = (
+            symbolic_rational_tail(expr, var, sign, params) if SYMBOLIC_TAILS else None
+        )
         if alt is not None:
             return (
                 alt,
@@ -710,6 +712,14 @@ def _scaled_symbolic(coeffs: dict, var: sp.Symbol) -> sp.Expr:
     for k in range(min(coeffs, default=0), 0):
         neg = (neg + coeffs.get(k, 0)) / var
     return pos + coeffs.get(0, 0) + neg
+
+
+#: Whether :func:`symbolic_rational_tail` is tried. Off: its far branches (Horner in
+#: 1/x with every constant a symbol, for f and f') made the PAU 5/4 kernels 9x
+#: (forward) and 17x (forward + backward) slower at 1e5 elements in float32
+#: (``benchmarks/bench_kernels.py --peers``, 2026-12-05: 254 us against 28.5 us,
+#: 1.47 ms against 83 us), for finite values only past |x| = 1e20 with moved constants.
+SYMBOLIC_TAILS = False
 
 
 def symbolic_rational_tail(
