@@ -763,6 +763,49 @@ def _horner_reciprocal(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return inner + terms.get(0, sp.S.Zero)
 
 
+def _in_inverse_powers(coeffs: dict[int, sp.Expr], var: sp.Symbol) -> sp.Expr:
+    """sum of c_k x**k for k <= 0, as c_0 + (c_-1 + (c_-2 + ...)/x)/x, kept nested."""
+    low = min(coeffs)
+    inner = sp.S.Zero
+    for k in range(low, 0):
+        inner = sp.UnevaluatedExpr((inner + coeffs.get(k, sp.S.Zero)) / var)
+    return inner + coeffs.get(0, sp.S.Zero)
+
+
+def _rational_term(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Mul) or var not in e.free_symbols:
+        return e
+    num, den = sp.fraction(e)
+    if var not in den.free_symbols:
+        return e
+    try:
+        p, q = sp.Poly(num, var), sp.Poly(den, var)
+    except (sp.PolynomialError, sp.PolificationFailed):
+        return e
+    m = q.degree()
+    if (
+        m < 2
+        or p.degree() > m
+        or not all(c.is_number for c in (*p.coeffs(), *q.coeffs()))
+    ):
+        return e
+    top = {k[0] - m: c for k, c in p.terms()}
+    bottom = {k[0] - m: c for k, c in q.terms()}
+    far = _in_inverse_powers(top, var) / _in_inverse_powers(bottom, var)
+    return sp.Piecewise((far, sp.Abs(var) > _FAR_POLYNOMIAL), (e, True))
+
+
+def rational_terms(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """A quotient of polynomials P/Q (numbers as coefficients, deg P <= deg Q = m >= 2)
+    inside a larger expression as (P/x^m)/(Q/x^m) in Horner form in 1/x where |x| > 4:
+    both overflow long before the quotient does, inf/inf = NaN (the f' of
+    ``x*log(x**4 + 1)``, ``log1p(x**4) + 4*x**4/(x**4 + 1)``, was NaN from |x| = 4.3e9
+    in float32; the asymptote regimes see only whole rational functions). Logs of
+    polynomials get :func:`log_of_polynomial`'s form in the same pass: in such an f'
+    both overflow at once, and neither rewrite alone removes a failing point."""
+    return _bottom_up(expr, lambda e: _log_of_polynomial(_rational_term(e, var), var))
+
+
 def horner_reciprocal(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """Sums of negative powers of x in Horner form in 1/x: ``x**-3 + x**-2`` as
     ``((1/x + 1)/x)/x``. Near 0 each power overflows on its own, and two of opposite
@@ -896,6 +939,14 @@ EXACT_REWRITES = (
         log_of_polynomial,
     ),
     (
+        "rational_terms",
+        (
+            "a quotient of polynomials inside a larger expression is divided by the "
+            "denominator's highest power of x where |x| is large, so neither overflows"
+        ),
+        rational_terms,
+    ),
+    (
         "root_cancellation",
         (
             "a sum of a square root and terms that cancel it (x + sqrt(x^2 + 1) for x < 0) "
@@ -952,6 +1003,7 @@ __all__ = [
     "log_forms",
     "log_of",
     "log_of_polynomial",
+    "rational_terms",
     "root_cancellation",
     "scale_into_exponentials",
     "scaled_linear_in_log",
