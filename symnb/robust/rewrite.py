@@ -802,7 +802,12 @@ def rational_terms(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     ``x*log(x**4 + 1)``, ``log1p(x**4) + 4*x**4/(x**4 + 1)``, was NaN from |x| = 4.3e9
     in float32; the asymptote regimes see only whole rational functions). Logs of
     polynomials get :func:`log_of_polynomial`'s form in the same pass: in such an f'
-    both overflow at once, and neither rewrite alone removes a failing point."""
+    both overflow at once, and neither rewrite alone removes a failing point. Not
+    where an exponential is present: its exp-of-log regime covers the quotients there,
+    and the branches would hide them from it (``exp(x)/(x**3 + x)``' was inf past
+    exp's overflow)."""
+    if expr.has(sp.exp):
+        return expr
     return _bottom_up(expr, lambda e: _log_of_polynomial(_rational_term(e, var), var))
 
 
