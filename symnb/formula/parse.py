@@ -1383,11 +1383,7 @@ class _Parser:
         entry = self.library_entry(name)
         if entry is not None and (node.keywords or len(node.args) > 1):
             return self.build(self.library_call(node, name, entry))
-        if name == "clip" and (
-            node.keywords
-            or len(node.args) != 3
-            or any(isinstance(a, ast.Constant) and a.value is None for a in node.args)
-        ):
+        if name == "clip":
             return self.build(self.clip_call(node))
         self.reduction_refused(node, name)
         for kw in node.keywords:

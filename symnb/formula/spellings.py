@@ -357,11 +357,6 @@ def is_rewritten(name: str) -> bool:
     return name in _REWRITTEN
 
 
-def arity(name: str) -> int:
-    """How many arguments a rewritten spelling takes."""
-    return len(_REWRITTEN[name])
-
-
 def argument_names(name: str) -> tuple[str, ...]:
     """The library's names of a rewritten spelling's arguments, in order."""
     return _REWRITTEN[name]
@@ -460,7 +455,6 @@ __all__ = [
     "MAX_MIN",
     "MODULES",
     "argument_names",
-    "arity",
     "dotted",
     "function_name",
     "is_rewritten",

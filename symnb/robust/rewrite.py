@@ -749,6 +749,15 @@ def _laurent_terms(e: sp.Expr, var: sp.Symbol) -> dict[int, sp.Expr] | None:
     return out
 
 
+def _in_inverse_powers(coeffs: dict[int, sp.Expr], var: sp.Symbol) -> sp.Expr:
+    """sum of c_k x**k for k <= 0, as c_0 + (c_-1 + (c_-2 + ...)/x)/x, kept nested."""
+    low = min(coeffs)
+    inner = sp.S.Zero
+    for k in range(low, 0):
+        inner = sp.UnevaluatedExpr((inner + coeffs.get(k, sp.S.Zero)) / var)
+    return inner + coeffs.get(0, sp.S.Zero)
+
+
 def _horner_reciprocal(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     if not isinstance(e, sp.Add) or var not in e.free_symbols:
         return e
@@ -757,19 +766,7 @@ def _horner_reciprocal(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
         return e
     # c_0 + (c_-1 + (c_-2 + ...)/x)/x, the nesting kept (SymPy would flatten it into
     # x**-k*(...), x**-k overflowing again)
-    inner = sp.S.Zero
-    for k in range(min(terms), 0):
-        inner = sp.UnevaluatedExpr((inner + terms.get(k, sp.S.Zero)) / var)
-    return inner + terms.get(0, sp.S.Zero)
-
-
-def _in_inverse_powers(coeffs: dict[int, sp.Expr], var: sp.Symbol) -> sp.Expr:
-    """sum of c_k x**k for k <= 0, as c_0 + (c_-1 + (c_-2 + ...)/x)/x, kept nested."""
-    low = min(coeffs)
-    inner = sp.S.Zero
-    for k in range(low, 0):
-        inner = sp.UnevaluatedExpr((inner + coeffs.get(k, sp.S.Zero)) / var)
-    return inner + coeffs.get(0, sp.S.Zero)
+    return _in_inverse_powers(terms, var)
 
 
 def _rational_term(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
