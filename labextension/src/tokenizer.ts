@@ -247,6 +247,13 @@ const FORMULA_KEYWORDS: ReadonlySet<string> = new Set(['if', 'else']);
 export const KNOWN_CONSTANTS: ReadonlySet<string> = new Set(['pi', 'E', 'e']);
 
 /**
+ * Python's literal names: a keyword argument's value (`inplace=True`), a bound
+ * left open (`np.clip(x, 0, None)`), `Piecewise`'s last condition. Highlighted as
+ * literals, not as unknown names; the parser says where they are not allowed.
+ */
+const LITERAL_NAMES: ReadonlySet<string> = new Set(['True', 'False', 'None']);
+
+/**
  * Characters people paste from papers, with the ASCII to type instead.
  */
 const LOOKALIKES: Record<string, string> = {
@@ -584,6 +591,8 @@ function tokenizeExpression(
       if (FORMULA_KEYWORDS.has(ident)) {
         // `x if x > 0 else 0.1*x` reads as where(x > 0, x, 0.1*x)
         tokens.push({ from, to, type: 'operator' });
+      } else if (LITERAL_NAMES.has(ident)) {
+        tokens.push({ from, to, type: 'number' });
       } else if (depth > 0 && matchAt(HEAD_END_RE, line, pos + ident.length)) {
         // `elu(x, alpha=0.5)`, `torch.clamp(x, min=0)`: a keyword argument is an
         // option name (the parser checks that the function takes it)

@@ -167,6 +167,16 @@ describe('bodies', () => {
     assert.equal(token?.type, 'unknown');
     assert.match(token?.hint ?? '', /sigmod/);
   });
+  it('reads True, False and None as literals, not unknown names', () => {
+    const s =
+      '%%symact\nf(x) = F.elu(x, inplace=True) + np.clip(x, 0, None)' +
+      ' + Piecewise((x, x > 0), (0, True)) + F.relu(x, inplace=False)';
+    for (const name of ['True', 'None', 'False']) {
+      assert.equal(typeOf(s, name), 'number', name);
+    }
+    assert.equal(typeOf(s, 'inplace'), 'option');
+    assert.equal(typeOf('%%symact\nf(x) = Ture*x', 'Ture'), 'unknown');
+  });
   it('treats x as the variable before any head', () => {
     assert.equal(typeOf('%%symact\nx*sigmoid(x)', 'x'), 'variable');
   });
