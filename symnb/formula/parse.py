@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import builtins
 import difflib
+import inspect
 import keyword
 import math
 import re
@@ -923,18 +924,22 @@ class _Parser:
             )
 
     def without_inplace(self, node: ast.Call) -> ast.Call:
-        """``F.relu(x, inplace=True)``: PyTorch's in-place switch changes no value,
-        so it is dropped (True or False only)."""
-        flags = [k for k in node.keywords if k.arg == "inplace"]
+        """``F.relu(x, inplace=True)``, ``F.leaky_relu(x, 0.2, True)``: PyTorch's
+        in-place switch changes no value, so it is dropped (True or False only)."""
+        flags = [k.value for k in node.keywords if k.arg == "inplace"]
+        args = node.args
+        parts = spellings.split(node.func)
+        at = None if parts is None else spellings.inplace_position(*parts)
+        if at is not None and len(args) == at + 1:
+            flags.append(args[-1])
+            args = args[:-1]
         if not flags:
             return node
-        for k in flags:
-            if not (
-                isinstance(k.value, ast.Constant) and isinstance(k.value.value, bool)
-            ):
-                raise self.node_error(k.value, "inplace must be True or False")
+        for value in flags:
+            if not (isinstance(value, ast.Constant) and isinstance(value.value, bool)):
+                raise self.node_error(value, "inplace must be True or False")
         kept = [k for k in node.keywords if k.arg != "inplace"]
-        return _located(ast.Call(node.func, node.args, kept), node)
+        return _located(ast.Call(node.func, args, kept), node)
 
     def module_function(self, node: ast.Call) -> str:
         """symnb's name for a call ``np.tanh(...)``, ``F.silu(...)`` (see ``spellings``)."""
@@ -1420,6 +1425,9 @@ class _Parser:
             b = self.build(node.args[2])
             expr = self.sympy_call(node, f"{name}(...)", fn, cond, a.expr, b.expr)
             return self.result(node, expr, None)
+        problem = arity_problem(name, fn, len(node.args))
+        if problem is not None:
+            raise self.node_error(node, *problem)
         args = [self.build(a) for a in node.args]
         self.check_call(node, name, fn, args)
         approx = None
@@ -1718,6 +1726,59 @@ def check_length(text: str, what: str = "formula") -> None:
             f"{what} is too long ({len(text)} characters, at most {MAX_LENGTH})",
             suggestion="split it into smaller formulas",
         )
+
+
+def call_arity(fn: Any) -> tuple[int, int | None]:
+    """(fewest, most) positional arguments a formula function takes; most is None for
+    any number (``Max``). SymPy classes say it in ``nargs``; the helpers in
+    :mod:`symnb.formula.functions` in their signatures (``evaluate`` is SymPy's option,
+    not an argument: ``sqrt(x, 0)`` was read as ``sqrt(x)``)."""
+    nargs = getattr(fn, "nargs", None) if isinstance(fn, type) else None
+    if isinstance(nargs, sp.FiniteSet):
+        counts = [int(n) for n in nargs]
+        return min(counts), max(counts)
+    if nargs is not None:
+        return 1, None
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 1, None
+    positional = [
+        p
+        for p in params
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        and p.name != "evaluate"
+    ]
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return len(positional), None
+    required = sum(1 for p in positional if p.default is p.empty)
+    return required, len(positional)
+
+
+#: Hints for calls with too many arguments where users mean something else.
+_ARITY_HINTS = {
+    "sqrt": "for another root write x**(1/n), or cbrt(x) for the cube root",
+    "exp": "for a power of another base write b**x",
+}
+
+
+def arity_problem(name: str, fn: Any, given: int) -> tuple[str, str] | None:
+    """Message and hint when ``name`` (calling ``fn``) cannot take ``given``
+    arguments, else None."""
+    low, high = call_arity(fn)
+    if low <= given and (high is None or given <= high):
+        return None
+    if high is None:
+        wanted = f"at least {low}"
+    elif low == high:
+        wanted = f"{low}"
+    else:
+        wanted = f"{low} to {high}"
+    plural = "" if wanted == "1" else "s"
+    message = f"{name} takes {wanted} argument{plural}, {given} given"
+    return message, _ARITY_HINTS.get(
+        name, f"call {name}(...) with {wanted} argument{plural}"
+    )
 
 
 def activation_arity(name: str, fn: Any, args: list[str]) -> tuple[str, str]:

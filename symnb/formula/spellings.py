@@ -122,6 +122,29 @@ LOSS_FUNCTIONS = {
 }
 _LOSS_MODULES = ("F", "nn.functional", "torch.nn.functional")
 
+#: PyTorch's functional activations whose ``inplace`` flag may be passed by position
+#: (``F.leaky_relu(x, 0.2, True)``): the flag's position in the signature.
+TORCH_INPLACE_POSITION = {
+    "relu": 1,
+    "relu6": 1,
+    "selu": 1,
+    "silu": 1,
+    "mish": 1,
+    "hardswish": 1,
+    "hardsigmoid": 1,
+    "elu": 2,
+    "celu": 2,
+    "leaky_relu": 2,
+    "hardtanh": 3,
+    "threshold": 3,
+}
+
+
+def inplace_position(module: str, name: str) -> int | None:
+    """Where ``module.name`` (a PyTorch functional) takes ``inplace`` by position."""
+    return TORCH_INPLACE_POSITION.get(name) if module in _LOSS_MODULES else None
+
+
 #: Other libraries' losses of the same elementwise formula -> (symnb's loss, the
 #: library's argument names in order as symnb's: y_pred, y_true or a constant).
 #: Keras takes (y_true, y_pred); optax (predictions, targets) and (logits, labels).

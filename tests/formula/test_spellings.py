@@ -133,6 +133,11 @@ CASES = {
     "np.clip(x, None, 2.0)": _numpy_ref(lambda x: np.clip(x, None, 2.0)),
     "F.relu(x, inplace=True)": _torch_ref(torch.relu),
     "F.elu(x, alpha=0.5, inplace=False)": _torch_ref(lambda t: F.elu(t, alpha=0.5)),
+    "F.leaky_relu(x, 0.2, True)": _torch_ref(lambda t: F.leaky_relu(t, 0.2)),
+    "torch.nn.functional.relu(x, True)": _torch_ref(torch.relu),
+    "F.hardtanh(x, -2.0, 2.0, False)": _torch_ref(lambda t: F.hardtanh(t, -2.0, 2.0)),
+    "F.threshold(x, 0.1, 20.0, True)": _torch_ref(lambda t: F.threshold(t, 0.1, 20.0)),
+    "F.celu(x, 0.5, True)": _torch_ref(lambda t: F.celu(t, 0.5)),
     "torch.max(x, 0.25*x)": _torch_ref(lambda t: torch.max(t, 0.25 * t)),
     "np.fmax(x, 0.5*x) + np.fmin(x, 0)": _numpy_ref(
         lambda x: np.fmax(x, 0.5 * x) + np.fmin(x, 0)
@@ -225,6 +230,9 @@ def test_library_spelling_matches_that_library(text):
         ("torch.clamp(x)", "torch.clamp() needs a bound"),
         ("np.clip(x, None, None)", "needs a bound"),
         ("F.relu(x, inplace=1)", "inplace must be True or False"),
+        ("F.leaky_relu(x, 0.2, 3)", "inplace must be True or False"),
+        # too many arguments: named, not a leaked Python TypeError
+        ("F.relu(x, True, 2)", "relu takes 1 argument, 3 given"),
         ("F.threshold(x, 0.1)", "needs its argument 'value'"),
         ("jax.nn.squareplus(x, c=1)", "has no argument 'c'"),
         # a loss of another library whose formula differs: not mapped
