@@ -259,6 +259,19 @@ BARE = {
     "fabs": "abs",
     "Phi": "ndtr",  # the standard normal CDF, as in GELU's x*Phi(x)
     "ndtr": "ndtr",
+    # the same function in every library that has it (rewritten, see _REWRITTEN)
+    "square": "square",
+    "power": "power",
+    "pow": "pow",
+    "logaddexp": "logaddexp",
+    "hypot": "hypot",
+    "exp2": "exp2",
+    "reciprocal": "reciprocal",
+    "rsqrt": "rsqrt",
+    "logit": "logit",
+    "squareplus": "squareplus",
+    "sparse_plus": "sparse_plus",
+    "hardshrink": "hardshrink",
 }
 
 #: Bare function names refused because libraries disagree on them: name -> (why, fix).

@@ -456,3 +456,37 @@ def test_a_library_loss_named_alone_says_how_to_use_it():
         FormulaError, match=r"library loss; call it, e.g. huber\(y_pred"
     ):
         symnb.Loss("huber")
+
+
+@pytest.mark.parametrize(
+    "bare, spelled",
+    [
+        ("logaddexp(x, 0.5*x)", "np.logaddexp(x, 0.5*x)"),
+        ("hypot(x, 1.5)", "np.hypot(x, 1.5)"),
+        ("logit(1/(2 + x**2))", "torch.special.logit(1/(2 + x**2))"),
+        ("rsqrt(1 + x**2)", "torch.rsqrt(1 + x**2)"),
+        ("square(x) + pow(x, 3) + power(x, 4)", "np.square(x) + x**3 + x**4"),
+        ("exp2(x/4) + reciprocal(1 + x**2)", "np.exp2(x/4) + np.reciprocal(1 + x**2)"),
+        ("squareplus(x, b=1.5)", "jax.nn.squareplus(x, b=1.5)"),
+        (
+            "sparse_plus(x) + hardshrink(x, 0.35)",
+            "jax.nn.sparse_plus(x) + F.hardshrink(x, 0.35)",
+        ),
+    ],
+)
+def test_bare_names_read_as_the_libraries_function(bare, spelled):
+    # written without a module (``from numpy import *`` style) they were "unknown
+    # function" (logit: "did you mean 'log'?"); the module spellings are judged
+    # against their libraries above
+    assert symnb.Activation(bare).expr == symnb.Activation(spelled).expr
+
+
+def test_a_users_own_definition_wins_over_a_bare_name():
+    from symnb.formula import compose
+
+    own = symnb.Activation("x/(1 + abs(x))", name="logit")
+    compose.register(own)
+    try:
+        assert symnb.Activation("logit(x)").expr == own.expr
+    finally:
+        compose.unregister("logit")
