@@ -900,6 +900,8 @@ class _Parser:
         if name.lower() not in spellings.MAX_MIN or attr not in (None, name):
             return  # np.maximum, torch.clamp...: elementwise by definition
         shown = spellings.dotted(func) or name
+        if shown.rpartition(".")[0] in spellings.SYMBOLIC_MODULES:
+            return  # sp.Max(x, 0): SymPy's Max is elementwise, of any arguments
         name = name.lower()
         args = node.args
         keys = {k.arg for k in node.keywords}

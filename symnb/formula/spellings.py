@@ -52,6 +52,10 @@ MODULES = frozenset(
     }
 )
 
+#: Modules whose max/min are elementwise functions of their arguments, never
+#: reductions over an array (``sp.Max(x, 0)``).
+SYMBOLIC_MODULES = frozenset({"sp", "sympy"})
+
 #: name -> symnb function, for every module (where the meaning is the same everywhere).
 _COMMON = {
     "maximum": "max",

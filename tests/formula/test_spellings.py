@@ -139,6 +139,10 @@ CASES = {
     "F.threshold(x, 0.1, 20.0, True)": _torch_ref(lambda t: F.threshold(t, 0.1, 20.0)),
     "F.celu(x, 0.5, True)": _torch_ref(lambda t: F.celu(t, 0.5)),
     "torch.max(x, 0.25*x)": _torch_ref(lambda t: torch.max(t, 0.25 * t)),
+    # SymPy's Max/Min are elementwise (were refused as reductions over the batch)
+    "sp.Max(x, 0) + sympy.Min(x, 0.5*x)": _numpy_ref(
+        lambda x: np.maximum(x, 0) + np.minimum(x, 0.5 * x)
+    ),
     "np.fmax(x, 0.5*x) + np.fmin(x, 0)": _numpy_ref(
         lambda x: np.fmax(x, 0.5 * x) + np.fmin(x, 0)
     ),
