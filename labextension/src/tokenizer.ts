@@ -233,7 +233,24 @@ export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
   'sigmoid_binary_cross_entropy',
   'squared_error',
   'huber_loss',
-  'hinge_loss'
+  'hinge_loss',
+  'KLD',
+  'MAPE',
+  'MSLE',
+  'binary_crossentropy',
+  'hinge_embedding_loss',
+  'kl_div',
+  'kl_divergence',
+  'kld',
+  'l2_loss',
+  'mape',
+  'mean_absolute_percentage_error',
+  'mean_squared_logarithmic_error',
+  'msle',
+  'poisson',
+  'poisson_nll_loss',
+  'smooth_l1_loss',
+  'soft_margin_loss'
 ]);
 
 /**

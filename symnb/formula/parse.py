@@ -40,7 +40,7 @@ from sympy.logic.boolalg import Boolean, BooleanAtom
 
 from symnb.checks import nonzero_literal
 from symnb.errors import FormulaError
-from symnb.formula import compose, library, spellings
+from symnb.formula import compose, foreign_losses, library, spellings
 from symnb.formula.budget import check_minmax_arity, cpu_clock
 from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
 
@@ -780,10 +780,11 @@ class _Parser:
         names: list[str],
         aliases: Mapping[str, str],
         first_by_keyword: bool = False,
+        keyword_only: Sequence[str] = (),
     ) -> dict[str, ast.AST]:
-        """``names`` -> the call's argument nodes, given by position or keyword (the
-        first by position only unless ``first_by_keyword``: a loss's
-        ``labels=..., logits=...``)."""
+        """``names`` (and ``keyword_only``) -> the call's argument nodes, given by
+        position or keyword (the first by position only unless ``first_by_keyword``:
+        a loss's ``labels=..., logits=...``)."""
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise self.node_error(node, "starred arguments are not allowed")
         if len(node.args) > len(names):
@@ -795,13 +796,14 @@ class _Parser:
         given = dict(zip(names, node.args))
         for kw in node.keywords:
             key = aliases.get(kw.arg, kw.arg)
-            if kw.arg is None or key not in names[0 if first_by_keyword else 1 :]:
+            keys = [*names[0 if first_by_keyword else 1 :], *keyword_only]
+            if kw.arg is None or key not in keys:
                 raise self.node_error(
                     kw.value if kw.arg is None else node,
                     f"{name} has no argument {kw.arg!r}"
                     if kw.arg
                     else "'**' arguments are not allowed",
-                    f"its arguments are {', '.join(names)}",
+                    f"its arguments are {', '.join([*names, *keyword_only])}",
                 )
             if key in given:
                 raise self.node_error(node, f"{name} got {kw.arg!r} twice")
@@ -822,16 +824,21 @@ class _Parser:
         library loss's syntax tree with the arguments in place of y_pred and y_true."""
         shown = spellings.dotted(node.func) or name
         if tuple(self.variables) != ("y_pred", "y_true"):
+            named = f" or symnb.loss('{name}')" if name in library.LOSSES else ""
             raise self.node_error(
                 node,
                 f"{shown} is a loss of (y_pred, y_true), not a function of "
                 f"{', '.join(self.variables) or 'x'}",
-                f"write it in a loss: symnb.Loss('{name}(y_pred, y_true)') or "
-                f"symnb.loss('{name}')",
+                f"write it in a loss: symnb.Loss('{shown}(...)'){named}",
             )
-        entry = library.LOSSES[name]
-        names, aliases = spellings.loss_arguments(node.func, list(entry.constants))
-        given = self.call_arguments(node, shown, names, aliases, first_by_keyword=True)
+        node, name = self.loss_options(node, name, shown)
+        entry = library.LOSSES.get(name) or foreign_losses.ENTRIES[name]
+        names, aliases, keyword_only = spellings.loss_arguments(
+            node.func, list(entry.constants)
+        )
+        given = self.call_arguments(
+            node, shown, names, aliases, True, keyword_only=keyword_only
+        )
         if "y_pred" not in given or "y_true" not in given:
             pair = ", ".join(n for n in names if n in ("y_pred", "y_true"))
             raise self.node_error(
@@ -839,6 +846,47 @@ class _Parser:
                 f"{shown} needs the prediction and the target, e.g. {shown}({pair})",
             )
         return _substituted(entry, given, node)
+
+    def loss_options(
+        self, node: ast.Call, name: str, shown: str
+    ) -> tuple[ast.Call, str]:
+        """The call without the keywords that choose a formula, and that formula's
+        name: PyTorch's ``reduction`` (symnb takes the mean itself; 'sum' is refused),
+        :data:`foreign_losses.OPTIONS` (``from_logits=True``, ``log_input=False``)."""
+        parts = spellings.split(node.func)
+        options = foreign_losses.OPTIONS.get(parts, {})
+        torch = parts is not None and parts[0] in foreign_losses.TORCH
+        kept = []
+        for kw in node.keywords:
+            value = kw.value.value if isinstance(kw.value, ast.Constant) else kw.value
+            if kw.arg == "reduction" and torch:
+                if value == "sum":
+                    raise self.node_error(
+                        kw.value,
+                        f"{shown}(..., reduction='sum'): symnb averages a loss over "
+                        "the batch",
+                        "leave reduction out (the mean); for the sum scale the loss "
+                        "by the batch size",
+                    )
+                if value not in foreign_losses.REDUCTIONS_KEPT:
+                    raise self.node_error(
+                        kw.value,
+                        f"{shown}'s reduction must be 'mean', 'none' or 'sum'",
+                    )
+            elif kw.arg in options:
+                choices = options[kw.arg]
+                if isinstance(value, ast.AST) or value not in choices:
+                    allowed = " or ".join(repr(v) for v in choices)
+                    raise self.node_error(
+                        kw.value,
+                        f"{shown}'s {kw.arg} must be {allowed} in a formula",
+                        "write the per-element formula you need with symnb's functions",
+                    )
+                if choices[value] != name:
+                    name = choices[value] if len(set(choices.values())) > 1 else name
+            else:
+                kept.append(kw)
+        return _located(ast.Call(node.func, node.args, kept), node), name
 
     def gelu_variant(self, node: ast.Call, name: str) -> ast.AST:
         """``F.gelu(x, approximate='tanh')``, ``jax.nn.gelu(x, approximate=False)``,
@@ -974,12 +1022,16 @@ class _Parser:
             ]
             return [t or "..." for t in seg]
 
+        loss = foreign_losses.class_hint(path, texts(node))
         raise self.node_error(
             node,
-            f"calling a layer object ({shown}) is not allowed",
-            f"write {known[0]}({', '.join(texts(node) + texts(func))})"
-            if known
-            else "write the activation as a formula of x, e.g. tanh(x) or max(x, 0)",
+            f"calling a {'loss' if loss else 'layer'} object ({shown}) is not allowed",
+            loss
+            or (
+                f"write {known[0]}({', '.join(texts(node) + texts(func))})"
+                if known
+                else "write the activation as a formula of x, e.g. tanh(x) or max(x, 0)"
+            ),
         )
 
     def method_call(self, node: ast.Call) -> None:
@@ -1368,7 +1420,9 @@ class _Parser:
                 return self.build_rewritten(node, name)
         else:
             name = func.id
-        if name in library.LOSSES and name not in self.functions:
+        if (
+            name in library.LOSSES or name in foreign_losses.ENTRIES
+        ) and name not in self.functions:
             return self.build(self.library_loss_call(node, name))
         if name not in self.functions:
             if name in self.symbols:

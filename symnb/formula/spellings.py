@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from symnb.formula import foreign_losses
+
 #: Module paths a formula may prefix a function with (``torch.nn.functional.silu``).
 MODULES = frozenset(
     {
@@ -338,10 +340,14 @@ def function_name(module: str, name: str, functions) -> str:
     """
     if (module, name) in _REFUSED:
         raise LookupError(*_REFUSED[(module, name)])
+    if (module, name) in foreign_losses.REFUSED:
+        raise LookupError(*foreign_losses.REFUSED[(module, name)])
     if module in _LOSS_MODULES and name in LOSS_FUNCTIONS:
         return LOSS_FUNCTIONS[name]
     if (module, name) in FOREIGN_LOSSES:
         return FOREIGN_LOSSES[(module, name)][0]
+    if (module, name) in foreign_losses.LOSSES:
+        return foreign_losses.LOSSES[(module, name)][0]
     if module in _DISTRIBUTIONS:
         if name in _DISTRIBUTIONS[module]:
             return _DISTRIBUTIONS[module][name]
@@ -368,20 +374,29 @@ def function_name(module: str, name: str, functions) -> str:
     )
 
 
-def loss_arguments(node: ast.AST, constants: Sequence[str]) -> tuple[list, dict]:
-    """(positional names, keyword aliases) of a library loss called as ``node.func``:
-    symnb's and PyTorch's (y_pred, y_true, constants...), Keras's (y_true, y_pred,
-    ...), TensorFlow's (labels, logits), optax's (predictions, targets)."""
+def loss_arguments(node: ast.AST, constants: Sequence[str]) -> tuple[list, dict, list]:
+    """(positional names, keyword aliases, keyword-only names) of a library loss
+    called as ``node.func``: symnb's and PyTorch's (y_pred, y_true, constants...),
+    Keras's (y_true, y_pred, ...), TensorFlow's (labels, logits), optax's
+    (predictions, targets); a formula of :mod:`foreign_losses` takes the constants
+    that its library's signature does not list by position as keywords."""
     parts = split(node)
-    if parts in FOREIGN_LOSSES:
-        order = FOREIGN_LOSSES[parts][1]
+    table = {**FOREIGN_LOSSES, **foreign_losses.LOSSES}
+    if parts in table:
+        order = table[parts][1]
         names = [_LOSS_ARGUMENT_NAMES.get(a, a) for a in order]
         aliases = {
             a: _LOSS_ARGUMENT_NAMES[a] for a in order if a in _LOSS_ARGUMENT_NAMES
         }
-        return [n for n in names if n in ("y_pred", "y_true", *constants)], aliases
+        positional = [n for n in names if n in ("y_pred", "y_true", *constants)]
+        keyword_only = (
+            [c for c in constants if c not in positional]
+            if parts in foreign_losses.LOSSES
+            else []
+        )
+        return positional, aliases, keyword_only
     aliases = {"input": "y_pred", "target": "y_true"}
-    return ["y_pred", "y_true", *constants], aliases
+    return ["y_pred", "y_true", *constants], aliases, []
 
 
 def method_function(name: str, functions) -> str | None:

@@ -240,7 +240,15 @@ def test_library_spelling_matches_that_library(text):
         ("F.threshold(x, 0.1)", "needs its argument 'value'"),
         ("jax.nn.squareplus(x, c=1)", "has no argument 'c'"),
         # a loss of another library whose formula differs: not mapped
-        ("optax.l2_loss(y_pred, y_true)", "optax.l2_loss has no symnb equivalent"),
+        ("optax.poly_loss_cross_entropy(y_pred, y_true)", "has no symnb equivalent"),
+        # a loss whose value is not a formula of one sample, or over classes
+        ("keras.losses.hinge(y_true, y_pred)", "only when the whole batch is 0/1"),
+        ("F.cross_entropy(y_pred, y_true)", "takes class indices"),
+        # a loss object called on the inputs: the functional spelling to write
+        (
+            "nn.SmoothL1Loss(beta=0.5)(y_pred, y_true)",
+            "write F.smooth_l1_loss(y_pred, y_true)",
+        ),
     ],
 )
 def test_unknown_or_ambiguous_spelling_is_refused_clearly(text, message):
@@ -252,6 +260,24 @@ def test_unknown_or_ambiguous_spelling_is_refused_clearly(text, message):
         compose.unregister(name)
     with pytest.raises(FormulaError) as info:
         symnb.Activation(text)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        # a batch reduction symnb does not take, an option without a formula
+        ("F.mse_loss(y_pred, y_true, reduction='sum')", "symnb averages a loss"),
+        ("F.poisson_nll_loss(y_pred, y_true, full=True)", "full must be False"),
+        (
+            "keras.losses.binary_crossentropy(y_true, y_pred, from_logits=1.5)",
+            "from_logits must be",
+        ),
+    ],
+)
+def test_a_loss_option_without_a_formula_is_refused(text, message):
+    with pytest.raises(FormulaError) as info:
+        symnb.Loss(text)
     assert message in str(info.value)
 
 
@@ -434,19 +460,77 @@ LOSS_CALLS = {
     "optax.hinge_loss(predictor_outputs=y_pred, targets=y_true)": lambda p, t: (
         torch.relu(1 - p * t).mean()
     ),
+    # PyTorch's losses that symnb's library lacks (symnb.formula.foreign_losses)
+    "F.smooth_l1_loss(y_pred, y_true)": F.smooth_l1_loss,
+    "F.smooth_l1_loss(input=y_pred, target=y_true, beta=0.5, reduction='mean')": (
+        lambda p, t: F.smooth_l1_loss(p, t, beta=0.5)
+    ),
+    "F.soft_margin_loss(y_pred, y_true)": F.soft_margin_loss,
+    "F.poisson_nll_loss(y_pred, y_true, reduction='none')": F.poisson_nll_loss,
+    "F.hinge_embedding_loss(y_pred, y_true, 0.5)": lambda p, t: F.hinge_embedding_loss(
+        p, t, margin=0.5
+    ),
+    "optax.l2_loss(y_pred, y_true)": lambda p, t: (0.5 * (p - t) ** 2).mean(),
 }
+
+#: Losses of probabilities or counts (positive predictions, targets in [0, 1]); Keras's
+#: from its source (keras/src/losses/losses.py, epsilon 1e-7), written here in PyTorch.
+_EPS = 1e-7
+POSITIVE_LOSS_CALLS = {
+    "F.poisson_nll_loss(y_pred, y_true, log_input=False)": lambda p, t: (
+        F.poisson_nll_loss(p, t, log_input=False)
+    ),
+    "F.kl_div(y_pred, y_true)": lambda p, t: F.kl_div(p, t, reduction="none").mean(),
+    "F.kl_div(y_pred, y_true, log_target=True)": lambda p, t: F.kl_div(
+        p, t, reduction="none", log_target=True
+    ).mean(),
+    "keras.losses.binary_crossentropy(y_true, y_pred)": lambda p, t: (
+        -(
+            t * torch.log(p.clamp(_EPS, 1 - _EPS))
+            + (1 - t) * torch.log(1 - p.clamp(_EPS, 1 - _EPS))
+        )
+    ).mean(),
+    "keras.losses.binary_crossentropy(y_true, y_pred, from_logits=True)": (
+        F.binary_cross_entropy_with_logits
+    ),
+    "keras.losses.poisson(y_true, y_pred)": lambda p, t: (
+        p - t * torch.log(p + _EPS)
+    ).mean(),
+    "tf.keras.losses.kl_divergence(y_true, y_pred)": lambda p, t: (
+        t.clamp(_EPS, 1) * torch.log(t.clamp(_EPS, 1) / p.clamp(_EPS, 1))
+    ).mean(),
+    "keras.losses.msle(y_true, y_pred)": lambda p, t: (
+        (torch.log(p.clamp_min(_EPS) + 1) - torch.log(t.clamp_min(_EPS) + 1)) ** 2
+    ).mean(),
+    "keras.losses.MAPE(y_true, y_pred)": lambda p, t: (
+        100 * (t - p).abs() / t.abs().clamp_min(_EPS)
+    ).mean(),
+}
+
+
+def _matches_reference(text, reference, yp, yt, rtol):
+    p = torch.tensor(yp, requires_grad=True)
+    ref = reference(p, torch.tensor(yt))
+    (grad,) = torch.autograd.grad(ref, p)
+    k = symnb.Loss(text).compile(backend="numpy", dtype="float64")
+    np.testing.assert_allclose(k.value(yp, yt), ref.item(), rtol=rtol, err_msg=text)
+    np.testing.assert_allclose(
+        k.gradient(yp, yt), grad.numpy(), rtol=10 * rtol, atol=1e-15
+    )
+
+
+@pytest.mark.parametrize("text", list(POSITIVE_LOSS_CALLS))
+def test_foreign_loss_of_probabilities_matches_its_library(text):
+    yp = np.array([0.05, 0.3, 0.5, 0.7, 0.95, 0.999])
+    yt = np.array([1.0, 0.0, 0.5, 0.25, 1.0, 0.9])
+    _matches_reference(text, POSITIVE_LOSS_CALLS[text], yp, yt, 1e-12)
 
 
 @pytest.mark.parametrize("text", list(LOSS_CALLS))
 def test_library_loss_called_in_a_formula_matches_pytorch(text):
     yp = np.array([-2.7, -0.3, 0.2, 0.7, 3.1, 1.9])
     yt = np.array([1.0, -1.0, 0.5, 0.0, 1.0, 0.25])
-    p = torch.tensor(yp, requires_grad=True)
-    ref = LOSS_CALLS[text](p, torch.tensor(yt))
-    (grad,) = torch.autograd.grad(ref, p)
-    k = symnb.Loss(text).compile(backend="numpy", dtype="float64")
-    np.testing.assert_allclose(k.value(yp, yt), ref.item(), rtol=1e-13, err_msg=text)
-    np.testing.assert_allclose(k.gradient(yp, yt), grad.numpy(), rtol=1e-12, atol=1e-15)
+    _matches_reference(text, LOSS_CALLS[text], yp, yt, 1e-13)
 
 
 def test_a_foreign_loss_missing_an_argument_names_that_librarys_order():
