@@ -603,6 +603,21 @@ class _Parser:
             self.col_map.append(cmap)
         return "\n".join(out_lines)
 
+    def call_without_brackets(self) -> tuple[int, int, str, str] | None:
+        """First function name followed by its argument without brackets, as in
+        mathematics (``ln x``, ``sin 2``): (line, column, name, argument)."""
+        for li, line in enumerate(self.lines):
+            tokens = [m for m in _TOKEN.finditer(line) if m.lastgroup != "space"]
+            for fn, arg in zip(tokens, tokens[1:]):
+                if (
+                    fn.lastgroup == "name"
+                    and fn.group() in self.functions
+                    and arg.lastgroup in ("name", "num")
+                    and not keyword.iskeyword(arg.group())
+                ):
+                    return li + 1, arg.start() + 1, fn.group(), arg.group()
+        return None
+
     def implicit_multiplication(self) -> tuple[int, int, str, str] | None:
         """First place where two operands touch (``2x``, ``(a)(b)``, ``beta x``)."""
         prev: tuple[str, str] | None = None
@@ -1688,6 +1703,15 @@ class _Parser:
         statement = self.statement_error()
         if statement is not None:
             raise statement
+        bare = self.call_without_brackets()
+        if bare is not None:
+            bline, bcol, fn, arg = bare
+            raise self.error(
+                f"syntax error: {msg} ({fn} needs brackets around its argument)",
+                bline,
+                bcol,
+                f"write {fn}({arg})",
+            )
         implicit = self.implicit_multiplication()
         if implicit is not None:
             iline, icol, left, right = implicit

@@ -189,6 +189,17 @@ def test_implicit_multiplication_syntax(text: str, column: int) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "column", "fix"),
+    [("ln x", 4, "ln(x)"), ("x*tanh 2", 8, "tanh(2)"), ("1 + sin x", 9, "sin(x)")],
+)
+def test_function_without_brackets_names_the_call(text, column, fix) -> None:
+    # as in mathematics; before: "syntax error: invalid syntax" with no hint
+    err = fails(text, "needs brackets around its argument")
+    assert err.suggestion == f"write {fix}"
+    assert err.column == column
+
+
+@pytest.mark.parametrize(
     ("text", "column"), [("2(x+1)", 3), ("(x+1)(x-1)", 7), ("x(1+x)", 1)]
 )
 def test_implicit_multiplication_calls(text: str, column: int) -> None:
