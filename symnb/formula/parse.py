@@ -36,7 +36,7 @@ from typing import Any
 
 import sympy as sp
 from sympy.core.function import AppliedUndef
-from sympy.logic.boolalg import Boolean, BooleanAtom
+from sympy.logic.boolalg import ITE, Boolean, BooleanAtom
 
 from symnb.checks import nonzero_literal
 from symnb.errors import FormulaError
@@ -715,7 +715,7 @@ class _Parser:
         self, node: ast.AST, what: str, fn: Callable[..., Any], *args: Any
     ) -> Any:
         try:
-            return fn(*args)
+            return _plain_conditions(fn(*args))
         except FormulaError as exc:
             if exc.line is not None:
                 raise
@@ -1770,6 +1770,27 @@ class _Parser:
     def check_result(self, expr: sp.Expr) -> None:
         where = f"formula {self.short_text()}"
         _validate(expr, self.text, self.functions, where, limits=False)
+
+
+def _ite_as_logic(ite: ITE) -> Boolean:
+    """``ITE(c, a, b)`` as ``(c & a) | (~c & b)``."""
+    c, a, b = ite.args
+    return sp.Or(sp.And(c, a), sp.And(sp.Not(c), b))
+
+
+def _plain_conditions(expr: Any) -> Any:
+    """``expr`` with conditions written with and/or/not only: SymPy's Piecewise turns a
+    comparison of a piecewise value (``where(cbrt(x) > 1, x, 0)``: cbrt is piecewise)
+    into ``ITE(x >= 0, x**(1/3) > 1, ...)``, which no formula may hold (it was refused
+    as "a condition must be a comparison ..., got ITE")."""
+    if not isinstance(expr, sp.Piecewise) or not any(c.has(ITE) for _, c in expr.args):
+        return expr
+    return sp.Piecewise(
+        *[
+            (e, c.replace(lambda n: isinstance(n, ITE), _ite_as_logic))
+            for e, c in expr.args
+        ]
+    )
 
 
 def _located(tree: ast.AST, node: ast.AST, every: bool = False) -> ast.AST:
