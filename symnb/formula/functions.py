@@ -168,6 +168,14 @@ def _cbrt(u):
     """``cbrt(u)``: the real cube root, negative for u < 0 (NumPy's and C's ``cbrt``;
     ``u**(1/3)`` stays the principal power, NaN for u < 0)."""
     third = sp.Rational(1, 3)
+    if u.is_nonnegative:
+        return u**third
+    if u.has(sp.Piecewise):
+        # cbrt(exp(cbrt(x))): the root of each piece (comparing the piecewise value
+        # with 0 gave conditions of SymPy's ITE form)
+        folded = sp.piecewise_fold(u)
+        if isinstance(folded, sp.Piecewise):
+            return sp.Piecewise(*[(_cbrt(e), c) for e, c in folded.args])
     return sp.Piecewise((u**third, u >= 0), (-((-u) ** third), True))
 
 

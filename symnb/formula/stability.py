@@ -438,7 +438,9 @@ def _cube_root_of_cube(e: sp.Expr) -> sp.Expr | None:
     if not (isinstance(a, sp.Pow) and a.exp == third) or last != sp.true:
         return None
     w = a.base
-    if cond.canonical != (w >= 0).canonical or b != -((-w) ** third):
+    if not isinstance(cond, sp.Rel) or cond.canonical != (w >= 0).canonical:
+        return None
+    if b != -((-w) ** third):
         return None
     c, p = w.as_coeff_Mul()
     if c != 0 and isinstance(p, sp.Pow) and p.exp.is_Integer and p.exp % 6 == 3:

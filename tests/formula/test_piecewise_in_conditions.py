@@ -24,6 +24,12 @@ CASES = {
         np.where(x > 0, x, 0.1 * x) > 1, x, 0.0
     ),
     "hardshrink(cbrt(x))": lambda x: _hardshrink(np.cbrt(x)),
+    # the cube root of a piecewise value (was "'Or' object has no attribute
+    # 'canonical'" once the ITE conditions were read)
+    "cbrt(exp(cbrt(x)))": lambda x: np.cbrt(np.exp(np.cbrt(x))),
+    "cbrt(where(x > 0, x, -2*x) - 1)": lambda x: np.cbrt(
+        np.where(x > 0, x, -2 * x) - 1
+    ),
     "x*(cbrt(x) > 0.5)": lambda x: x * (np.cbrt(x) > 0.5),
     "cbrt(x) if cbrt(x) > 0.5 else 0.25*x": lambda x: np.where(
         np.cbrt(x) > 0.5, np.cbrt(x), 0.25 * x
