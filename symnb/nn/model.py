@@ -15,7 +15,6 @@ GPU).
 
 from __future__ import annotations
 
-import io
 import itertools
 import math
 import os
@@ -466,6 +465,7 @@ class MLP:
         self._fused_impl: Any = None
         if fused is not None and not isinstance(fused, bool):
             raise TypeError(f"fused must be True, False or None, got {fused!r}")
+        self._fused_option = fused
         if fused is False:
             self._fused_reason: str | None = "disabled (fused=False)"
         else:
@@ -1438,11 +1438,9 @@ class MLP:
         """Write weights and formulas (text and constants) to ``path`` (one .npz file,
         no pickle). :func:`symnb.nn.load` rebuilds the model and predicts the same
         numbers."""
-        from .serialize import model_to_arrays
+        from .serialize import model_to_bytes
 
-        arrays = model_to_arrays(self)
-        buf = io.BytesIO()
-        np.savez(buf, **arrays)
+        data = model_to_bytes(self)
         path = check_file_path(path, "save")
         if os.path.isdir(path):
             raise IsADirectoryError(
@@ -1483,7 +1481,7 @@ class MLP:
             ) from exc
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(buf.getvalue())
+                fh.write(data)
             os.replace(tmp, target)
         except BaseException as exc:
             try:
@@ -1497,10 +1495,29 @@ class MLP:
                 raise type(exc)(
                     exc.errno,
                     f"cannot save the model as {path!r}: {exc.strerror} "
-                    f"({len(buf.getbuffer())} bytes to write); {kept}. Free space "
+                    f"({len(data)} bytes to write); {kept}. Free space "
                     "or choose another folder",
                 ) from exc
             raise
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling, ``copy.copy`` and ``copy.deepcopy`` go through the save format
+        (the compiled kernels hold ctypes pointers, which cannot be pickled): the copy
+        is rebuilt from the formulas with the same weights, backend, history,
+        ``epochs_trained`` and shuffling state, independent of this model."""
+        from .serialize import model_to_bytes
+
+        state = {
+            "requested_backend": self.requested_backend,
+            "history": self.history,
+            "stop_training": self.stop_training,
+            "shuffle": self._shuffle.bit_generator.state,
+        }
+        options = {"strict": self.strict, "fused": self._fused_option}
+        return (
+            _from_pickle,
+            (model_to_bytes(self), self.backend, self.device, options, state),
+        )
 
     def to_torch(self) -> Any:
         """A ``torch.nn.Sequential`` (Linear + symnb activation modules) with this
@@ -1529,6 +1546,24 @@ class MLP:
     def loss(self) -> TrainingLoss:
         """The training loss object."""
         return self._loss
+
+
+def _from_pickle(
+    data: bytes,
+    backend: str,
+    device: Any,
+    options: dict[str, Any],
+    state: dict[str, Any],
+) -> MLP:
+    """The model :meth:`MLP.__reduce__` describes."""
+    from .serialize import model_from_bytes
+
+    model = model_from_bytes(data, backend=backend, device=device, **options)
+    model.requested_backend = state["requested_backend"]
+    model.history = state["history"]
+    model.stop_training = state["stop_training"]
+    model._shuffle.bit_generator.state = state["shuffle"]
+    return model
 
 
 def _symnb():
