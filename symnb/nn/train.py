@@ -26,6 +26,7 @@ finite ones).
 from __future__ import annotations
 
 import _signal  # signal's C module: signal.signal's enum wrapping costs ~8 us a fit
+import inspect
 import math
 import threading
 import time
@@ -258,6 +259,35 @@ class Callback:
         return None
 
 
+def check_hook(fn: Any, where: str, args: tuple[str, ...], kinds: str) -> None:
+    """A TypeError naming ``where`` unless ``fn`` can be called with ``args``: fit
+    called a hook only after the first epoch's work, and a function of the wrong
+    arity failed there with Python's bare "<lambda>() takes 0 positional arguments
+    but 2 were given"; a callback class (``callbacks=[EarlyStopping]``) was called
+    as a function f(epoch, logs) and said "monitor must be a metric name, got 1"."""
+    if isinstance(fn, type):
+        raise TypeError(
+            f"{where} is the class {fn.__name__}, not an instance of it; pass "
+            f"{fn.__name__}(...)"
+        )
+    if not callable(fn):
+        raise TypeError(f"{where} must be {kinds}, got {fn!r:.60}")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # some builtins have none: called as given
+        return
+    try:
+        signature.bind(*args)
+    except TypeError:
+        name = getattr(fn, "__name__", type(fn).__name__)
+        raise TypeError(
+            f"{where} is called as f({', '.join(args)}), but {name}{signature} "
+            f"cannot take {len(args)} positional argument"
+            f"{'s' if len(args) > 1 else ''}; define it as "
+            f"def f({', '.join(args)}): ..."
+        ) from None
+
+
 class LambdaCallback(Callback):
     """A callback from plain functions, e.g. ``LambdaCallback(on_epoch_end=lambda e,
     logs: print(e, logs["loss"]))``. A bare function in ``callbacks=[...]`` becomes one
@@ -270,17 +300,15 @@ class LambdaCallback(Callback):
         on_train_begin: Callable[[dict], Any] | None = None,
         on_train_end: Callable[[dict], Any] | None = None,
     ) -> None:
-        for name, fn in (
-            ("on_epoch_end", on_epoch_end),
-            ("on_step_end", on_step_end),
-            ("on_train_begin", on_train_begin),
-            ("on_train_end", on_train_end),
+        for name, fn, args in (
+            ("on_epoch_end", on_epoch_end, ("epoch", "logs")),
+            ("on_step_end", on_step_end, ("step", "logs")),
+            ("on_train_begin", on_train_begin, ("logs",)),
+            ("on_train_end", on_train_end, ("logs",)),
         ):
             # checked now: fit called it only after the first epoch's work
-            if fn is not None and not callable(fn):
-                raise TypeError(
-                    f"LambdaCallback: {name} must be a function or None, got {fn!r:.60}"
-                )
+            if fn is not None:
+                check_hook(fn, f"LambdaCallback: {name}", args, "a function or None")
         self._epoch = on_epoch_end
         self._step = on_step_end
         self._begin = on_train_begin
@@ -412,12 +440,14 @@ def as_callbacks(
     for cb in callbacks:
         if isinstance(cb, Callback):
             result.append(cb)
-        elif callable(cb):
-            result.append(LambdaCallback(on_epoch_end=cb))
         else:
-            raise TypeError(
-                f"a callback is a symnb.nn.Callback or a function, not {cb!r}"
+            check_hook(
+                cb,
+                "a callback",
+                ("epoch", "logs"),
+                "a symnb.nn.Callback or a function f(epoch, logs)",
             )
+            result.append(LambdaCallback(on_epoch_end=cb))
     return result
 
 
