@@ -829,6 +829,14 @@ class MLP:
                 f"{what}: X must be a 2-D array of numbers (samples, "
                 f"{self.sizes[0]} features); NumPy could not convert it: {exc}"
             ) from None
+        if Xh.ndim == 0 and Xh.dtype.kind == "O":
+            # a generator, a dict, a set: NumPy wraps it whole ("X[] is <generator
+            # object ...>, not a number")
+            raise TypeError(
+                f"{what}: X must be a 2-D array of numbers (samples, "
+                f"{self.sizes[0]} features), got a {type(X).__name__}; pass an array "
+                "or a list of rows (e.g. np.array(list(rows)))"
+            )
         if Xh.dtype.kind == "O" and not on_device:
             # pandas nullable columns (Float64, Int64) arrive as objects: they
             # were refused as "dtype object" even when every cell is a number
