@@ -134,15 +134,19 @@ class _MLPEstimator(_Base):
     def _check_X(self, X: Any, fitting: bool = False) -> np.ndarray:
         fitted = getattr(self, "feature_names_in_", None)
         names = _column_names(X)
-        if not fitting and fitted is not None and names is not None:
-            if len(names) != len(fitted) or bool((names != fitted).any()):
-                # the columns were matched by position: a frame with its columns
-                # in another order was predicted on the wrong features, silently
-                raise ValueError(
-                    f"X has the columns {_shown(names)}, but this "
-                    f"{type(self).__name__} was fitted on {_shown(fitted)} (in this "
-                    "order); select them as fitted: X[model.feature_names_in_]"
-                )
+        if (
+            not fitting
+            and fitted is not None
+            and names is not None
+            and (len(names) != len(fitted) or bool((names != fitted).any()))
+        ):
+            # the columns were matched by position: a frame with its columns in
+            # another order was predicted on the wrong features, silently
+            raise ValueError(
+                f"X has the columns {_shown(names)}, but this "
+                f"{type(self).__name__} was fitted on {_shown(fitted)} (in this "
+                "order); select them as fitted: X[model.feature_names_in_]"
+            )
         X = _array(X, "X", "a 2-D array of numbers (samples, features)")
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (samples, features), got shape {X.shape}")

@@ -17,7 +17,7 @@ from symnb import datasets
 pd = pytest.importorskip("pandas")
 pytest.importorskip("sklearn")
 
-from symnb.nn import MLPClassifier, MLPRegressor  # noqa: E402
+from symnb.nn import MLPClassifier, MLPRegressor
 
 
 def _estimators():
