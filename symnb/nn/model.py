@@ -860,6 +860,17 @@ class MLP:
                 f"is {self.sizes[0]}"
             )
         xp = self.xp
+        if not on_device and not (Xh.flags.c_contiguous and Xh.dtype == self.dtype):
+            # a broadcast or strided view of billions of rows takes no memory, its
+            # copy does: NumPy's bare "Unable to allocate 745. GiB" at best, and
+            # the process killed where the copy and the training buffers together
+            # passed the memory
+            check_fits(
+                int(Xh.size) * self.dtype.itemsize,
+                f"{what}: X of shape {Xh.shape} ({Xh.dtype}) as a contiguous "
+                f"{self.dtype.name} array",
+                "Pass fewer rows at a time (e.g. predict in chunks).",
+            )
         with np.errstate(over="ignore"):  # too large for self.dtype: named below
             Xd = xp.ascontiguousarray(xp.asarray(Xh), dtype=self.dtype)
         finite = xp.isfinite(Xd)
@@ -894,6 +905,12 @@ class MLP:
         key = (X.shape, X.dtype.str, T.shape, T.dtype.str)
         cached = self._shuffle_buffers
         if cached is None or cached[0] != key:
+            self._shuffle_buffers = None  # the old pair goes before the new one
+            check_fits(
+                2 * (int(X.nbytes) + int(T.nbytes)),
+                f"the training data ({X.shape[0]:,} rows) and its shuffled copy",
+                "Train on fewer rows, or pass shuffle=False (no copy).",
+            )
             cached = self._shuffle_buffers = (key, xp.empty_like(X), xp.empty_like(T))
         _, Xs, Ts = cached
         if (
