@@ -813,6 +813,7 @@ class MLP:
                 "targets or build "
                 "the network with dtype='float64'"
             )
+        self._loss.check_targets(t, what)
         return Xd, self.xp.asarray(np.ascontiguousarray(t, dtype=self.dtype)), n
 
     def _prepare_X(self, X: Any, what: str = "data") -> tuple[Any, int]:
