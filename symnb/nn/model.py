@@ -15,11 +15,13 @@ GPU).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import os
 import secrets
 import stat
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -105,6 +107,49 @@ def _numbers_from_objects(array: np.ndarray, what: str) -> np.ndarray:
                 "missing values and encode text columns as numbers first"
             ) from None
     return array.astype(np.float64)
+
+
+def _exclusive(nests: bool) -> Any:
+    """One training call at a time per model. ``fit`` (or ``train_epoch``) called
+    from a callback of ``fit`` ran inside it: both advanced the same weights,
+    ``epochs_trained`` counted 3 of 5 epochs and ``model.history`` became the inner
+    run's; two threads training one model mixed their steps in the same buffers
+    (torn gradients, 22 of 40 epochs counted) without a word. A call that ``nests``
+    (``train_step``, ``loss_and_gradient``) may run from a callback of the running
+    call on its thread, between its steps, as before."""
+
+    def decorate(method: Any) -> Any:
+        name = method.__name__
+
+        @functools.wraps(method)
+        def exclusive(self: MLP, *args: Any, **kwargs: Any) -> Any:
+            me = threading.get_ident()
+            running, owner = self._training_call
+            if owner == me:
+                if nests:
+                    return method(self, *args, **kwargs)
+                raise RuntimeError(
+                    f"{name}: this model is inside its own {running} (called from "
+                    "a callback?); a callback can stop training (return True, or "
+                    "set model.stop_training = True) and train again after it "
+                    "returns"
+                )
+            if not self._training_lock.acquire(blocking=False):
+                running = self._training_call[0]
+                raise RuntimeError(
+                    f"{name}: this model is running {running} in another thread; "
+                    "wait for it to end, or train a copy (copy.deepcopy(model))"
+                )
+            self._training_call = (name, me)
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                self._training_call = ("", None)
+                self._training_lock.release()
+
+        return exclusive
+
+    return decorate
 
 
 class _Buffers:
@@ -257,6 +302,8 @@ class MLP:
         strict: bool = False,
         fused: bool | None = None,
     ) -> None:
+        self._training_lock = threading.Lock()
+        self._training_call: tuple[str, int | None] = ("", None)
         sizes = self._check_sizes(sizes)
         self.sizes = sizes
         if dtype is None:  # np.dtype(None) is float64, not the default float32
@@ -1050,6 +1097,7 @@ class MLP:
             self._sync_constants()
         return loss
 
+    @_exclusive(nests=True)
     def loss_and_gradient(
         self, X: Any, y: Any, l1: float = 0.0, l2: float = 0.0
     ) -> tuple[float, np.ndarray]:
@@ -1145,6 +1193,7 @@ class MLP:
         return a, hidden
 
     # ------------------------------------------------ public training API
+    @_exclusive(nests=False)
     def fit(
         self,
         X: Any,
@@ -1223,6 +1272,7 @@ class MLP:
     def _shuffle_rng(self, seed: int | None) -> np.random.Generator:
         return self._shuffle if seed is None else rng_from_seed(seed)
 
+    @_exclusive(nests=False)
     def train_epoch(
         self,
         X: Any,
@@ -1273,6 +1323,7 @@ class MLP:
         self.epochs_trained += 1
         return loss
 
+    @_exclusive(nests=True)
     def train_step(
         self, X: Any, y: Any, optimizer: Any, l1: float = 0.0, l2: float = 0.0
     ) -> float:
