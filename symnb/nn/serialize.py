@@ -31,7 +31,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from symnb.backends.select import check_device
+from symnb.backends.select import check_backend, check_device
 from symnb.errors import ModelFileError
 from symnb.formula.formula import Learnable
 
@@ -469,10 +469,8 @@ def model_from_file(
             "the .npz file MLP.save wrote"
         )
     # the caller's arguments are checked here, so that the file is not blamed for them
-    if backend is not None and backend not in _BACKENDS:
-        raise ValueError(
-            f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}"
-        )
+    if backend is not None:
+        backend = check_backend(backend)
     if device is not None:
         device = check_device(device)  # an index, 'cuda' or 'cuda:N'
     with closing(NpzMembers(path, NOT_OURS)) as members:
