@@ -142,9 +142,48 @@ def _check_params(params: Any, owner: str) -> Sequence[Any]:
                     f"{owner}: parameter {i} is {p!r}, not a Parameter (an object "
                     f"with data and grad arrays); {fix}"
                 )
+            _check_arrays(p, i, owner)
     if len(items) == 0:
         raise ValueError("the optimizer got no parameters to train")
     return items
+
+
+def _check_arrays(p: Any, i: int, owner: str) -> None:
+    """A parameter the optimizer can update in place: ``data`` and ``grad`` floating
+    arrays of one shape, ``data`` writeable. A list or a number as data was rebound,
+    not updated (training silently did nothing); a grad of shape (1,) was broadcast
+    over every weight; integer data, a grad of None, another shape or read-only data
+    failed inside NumPy ("Cannot cast ufunc 'multiply' output", "output array is
+    read-only")."""
+    where = f"{owner}: parameter {i} ({getattr(p, 'name', '?')!r})"
+    for what in ("data", "grad"):
+        a = getattr(p, what)
+        if not (isinstance(a, np.ndarray) or type(a).__module__.startswith("cupy")):
+            why = (
+                "the optimizer updates it in place, and a list or a number never "
+                "changes (training would do nothing); "
+                if what == "data"
+                else ""
+            )
+            raise TypeError(
+                f"{where}: {what} must be a NumPy or CuPy array, got "
+                f"{type(a).__name__}; {why}pass np.asarray(..., dtype=np.float64)"
+            )
+        if a.dtype.kind != "f":
+            raise TypeError(
+                f"{where}: {what} has dtype {a.dtype}; the optimizer takes "
+                "floating-point arrays (e.g. .astype(np.float32))"
+            )
+    if p.grad.shape != p.data.shape:
+        raise ValueError(
+            f"{where}: grad has shape {tuple(p.grad.shape)} but data has "
+            f"{tuple(p.data.shape)}; give one gradient per value"
+        )
+    if isinstance(p.data, np.ndarray) and not p.data.flags.writeable:
+        raise ValueError(
+            f"{where}: data is read-only, but the optimizer updates it in place; "
+            "pass a writeable array (data.copy())"
+        )
 
 
 def _xp_of(array: Any) -> Any:
