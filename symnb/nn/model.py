@@ -1694,7 +1694,17 @@ def file_kind(mode: int) -> str:
 
 
 def _as_list(spec: Any, name: str) -> list[Any]:
-    """An activation list argument as a list; TypeError naming ``name`` otherwise."""
+    """An activation list argument as a list; TypeError naming ``name`` otherwise.
+    A set or dict is refused: a set of names assigned layers (or neurons) in its own
+    order, which string hashing changes from one process to the next (the same
+    script built relu-tanh or tanh-relu), and a dict gave its keys ("unknown
+    activation 'a'")."""
+    if isinstance(spec, (set, frozenset, dict)):
+        raise TypeError(
+            f"{name} must be an ordered list with one activation per layer (or per "
+            f"neuron), got a {type(spec).__name__}: {spec!r:.80}; e.g. "
+            f"{name}=['relu', 'tanh']"
+        )
     try:
         return list(spec)
     except TypeError:
