@@ -715,6 +715,7 @@ class MLP:
         """A NumPy copy of every parameter (the flat layout of ``parameters()``)."""
         return _to_host(self._flat).copy()
 
+    @_exclusive(nests=True)
     def set_flat_parameters(self, values: Any) -> None:
         """Overwrite every parameter from a flat array (as returned by
         :meth:`get_flat_parameters`)."""

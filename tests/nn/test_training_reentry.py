@@ -69,6 +69,7 @@ def test_a_step_callback_cannot_fit_but_may_step(data):
             seen.append(str(exc))
         model.train_step(X[:4], y[:4], Adam(model.parameters()))
         model.loss_and_gradient(X[:4], y[:4])
+        model.set_flat_parameters(model.get_flat_parameters())
         return True  # stop after the first step
 
     model.fit(X, y, epochs=1, callbacks=[LambdaCallback(on_step_end=on_step)])
@@ -95,6 +96,8 @@ def test_a_second_thread_is_refused_while_the_first_trains(data):
             model.fit(X, y, epochs=1)
         with pytest.raises(RuntimeError, match="in another thread"):
             model.train_step(X[:4], y[:4], Adam(model.parameters()))
+        with pytest.raises(RuntimeError, match="^set_flat_parameters: .*another"):
+            model.set_flat_parameters(np.zeros_like(before))
         np.testing.assert_array_equal(model.get_flat_parameters(), before)
         model.predict(X[:3])  # inference is not training: allowed
     finally:
