@@ -226,6 +226,32 @@ def _check_labels(y: np.ndarray) -> None:
         )
 
 
+def _text_labels(labels: np.ndarray) -> bool | None:
+    """True for text labels, False for numbers, None for a mix (object arrays)."""
+    if labels.dtype.kind in "US":
+        return True
+    if labels.dtype.kind != "O":
+        return False
+    kinds = {isinstance(v, (str, bytes)) for v in labels.ravel().tolist()}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _check_label_kinds(y: np.ndarray, classes: np.ndarray) -> None:
+    """A ValueError, as scikit-learn's "Mix of label input types (string and
+    number)", for labels of the other kind than ``classes_``: text never equals a
+    number, so score(X, ['0', '1', ...]) of a classifier fitted on 0/1 (labels read
+    from a CSV file as text) was accuracy 0.0 without a word."""
+    given, fitted = _text_labels(y), _text_labels(classes)
+    if y.size and given is not None and fitted is not None and given != fitted:
+        kind = {True: "text", False: "numbers"}
+        raise ValueError(
+            f"score: y holds {kind[given]} (such as {y.ravel()[0]!r}) but the "
+            f"classifier was fitted on {kind[fitted]} (classes_ "
+            f"{classes.tolist()!r:.80}); give y the fitted labels' type, e.g. "
+            f"{'y.astype(int)' if not fitted else 'y.astype(str)'}"
+        )
+
+
 def _loss_key(name: str) -> str:
     """A loss name as ``symnb.nn.losses`` compares them."""
     return name.strip().lower().replace("-", "_")
@@ -355,6 +381,7 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
         """Mean accuracy."""
         pred = self.predict(X)
         y = _array(y, "score: y", "an array of labels, one per row of X")
+        _check_label_kinds(y, self.classes_)
         if y.shape != pred.shape:
             raise ValueError(
                 f"score: y has shape {y.shape} but X has {len(pred)} rows; give one "
