@@ -879,12 +879,16 @@ class MLP:
                 f"{self.sizes[0]} features); NumPy could not convert it: {exc}"
             ) from None
         if Xh.ndim == 0 and Xh.dtype.kind == "O":
-            # a generator, a dict, a set: NumPy wraps it whole ("X[] is <generator
-            # object ...>, not a number")
+            # a generator, a dict, a set, a SciPy sparse matrix: NumPy wraps it
+            # whole ("X[] is <generator object ...>, not a number")
+            fix = (
+                "X.toarray() (a dense copy)"
+                if hasattr(X, "toarray")
+                else "an array or a list of rows (e.g. np.array(list(rows)))"
+            )
             raise TypeError(
                 f"{what}: X must be a 2-D array of numbers (samples, "
-                f"{self.sizes[0]} features), got a {type(X).__name__}; pass an array "
-                "or a list of rows (e.g. np.array(list(rows)))"
+                f"{self.sizes[0]} features), got a {type(X).__name__}; pass {fix}"
             )
         if Xh.dtype.kind == "O" and not on_device:
             # pandas nullable columns (Float64, Int64) arrive as objects: they

@@ -58,3 +58,12 @@ def test_x_that_is_no_array_is_named_by_its_type(make):
             TypeError, match=f"X must be a 2-D array.*got a {type(given).__name__}"
         ):
             call()
+
+
+def test_a_sparse_matrix_is_named_with_its_dense_copy():
+    sparse = pytest.importorskip("scipy.sparse")
+    from symnb.nn import MLP
+
+    X = sparse.csr_matrix(np.eye(4, 2))
+    with pytest.raises(TypeError, match=r"got a csr_matrix; pass X.toarray\(\)"):
+        MLP([2, 3, 1]).fit(X, np.zeros(4), epochs=1)
