@@ -140,8 +140,8 @@ def _exclusive(nests: bool) -> Any:
                     f"{name}: this model is running {running} in another thread; "
                     "wait for it to end, or train a copy (copy.deepcopy(model))"
                 )
-            self._training_call = (name, me)
             try:
+                self._training_call = (name, me)
                 return method(self, *args, **kwargs)
             finally:
                 self._training_call = ("", None)
