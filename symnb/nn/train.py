@@ -26,7 +26,6 @@ finite ones).
 from __future__ import annotations
 
 import _signal  # signal's C module: signal.signal's enum wrapping costs ~8 us a fit
-import inspect
 import math
 import threading
 import time
@@ -37,7 +36,7 @@ from typing import Any
 import numpy as np
 from typing_extensions import Self
 
-from symnb.checks import check_flag
+from symnb.checks import check_flag, check_hook
 
 __all__ = [
     "Callback",
@@ -257,35 +256,6 @@ class Callback:
 
     def on_train_end(self, logs: dict[str, Any]) -> None:
         return None
-
-
-def check_hook(fn: Any, where: str, args: tuple[str, ...], kinds: str) -> None:
-    """A TypeError naming ``where`` unless ``fn`` can be called with ``args``: fit
-    called a hook only after the first epoch's work, and a function of the wrong
-    arity failed there with Python's bare "<lambda>() takes 0 positional arguments
-    but 2 were given"; a callback class (``callbacks=[EarlyStopping]``) was called
-    as a function f(epoch, logs) and said "monitor must be a metric name, got 1"."""
-    if isinstance(fn, type):
-        raise TypeError(
-            f"{where} is the class {fn.__name__}, not an instance of it; pass "
-            f"{fn.__name__}(...)"
-        )
-    if not callable(fn):
-        raise TypeError(f"{where} must be {kinds}, got {fn!r:.60}")
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):  # some builtins have none: called as given
-        return
-    try:
-        signature.bind(*args)
-    except TypeError:
-        name = getattr(fn, "__name__", type(fn).__name__)
-        raise TypeError(
-            f"{where} is called as f({', '.join(args)}), but {name}{signature} "
-            f"cannot take {len(args)} positional argument"
-            f"{'s' if len(args) > 1 else ''}; define it as "
-            f"def f({', '.join(args)}): ..."
-        ) from None
 
 
 class LambdaCallback(Callback):
