@@ -263,16 +263,26 @@ class SGD(Optimizer):
         super().__init__(params, lr)
         self.momentum = momentum
         self.weight_decay = weight_decay
-        check_flag(nesterov, "nesterov")
-        if nesterov and self.momentum == 0:
-            raise ValueError("nesterov momentum needs momentum > 0")
-        self.nesterov = bool(nesterov)
+        self.nesterov = nesterov
         self._velocity = [None] * len(self._pairs)
         self._tmp = [None] * len(self._pairs)
 
     momentum = HyperParameter(
         "in [0, 1)", "a factor such as 0.9, or 0 for none", lambda v: 0 <= v < 1
     )
+
+    @property
+    def nesterov(self) -> bool:
+        """Nesterov momentum (checked when set, also between steps: ``opt.nesterov =
+        'yes'`` was truthy and turned it on)."""
+        return self._nesterov
+
+    @nesterov.setter
+    def nesterov(self, value: Any) -> None:
+        value = check_flag(value, "nesterov")
+        if value and self.momentum == 0:
+            raise ValueError("nesterov momentum needs momentum > 0")
+        self._nesterov = value
 
     def step(self) -> None:
         """Apply one update from the current gradients."""
@@ -328,6 +338,24 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
     ) -> None:
         super().__init__(params, lr)
+        self.betas = betas
+        self.eps = eps
+        self.weight_decay = weight_decay
+        self._m = [None] * len(self._pairs)
+        self._v = [None] * len(self._pairs)
+        self._tmp = [None] * len(self._pairs)
+
+    eps = HyperParameter("a number > 0", "e.g. 1e-8", lambda v: v > 0)
+
+    @property
+    def betas(self) -> tuple[float, float]:
+        """(beta1, beta2), each in [0, 1); checked when set, also between steps
+        (``opt.betas = (1.5, 2.0)`` or ``opt.eps = -1`` was taken and trained on
+        without a word, as lr and weight_decay were not)."""
+        return self._betas
+
+    @betas.setter
+    def betas(self, betas: Any) -> None:
         if isinstance(betas, (str, bytes)) or not isinstance(betas, Iterable):
             raise TypeError(
                 f"betas must be a pair (beta1, beta2) such as (0.9, 0.999), got "
@@ -342,17 +370,7 @@ class Adam(Optimizer):
         b1, b2 = (check_number("betas", b, "a pair such as (0.9, 0.999)") for b in pair)
         if not (0 <= b1 < 1 and 0 <= b2 < 1):
             raise ValueError(f"betas must be in [0, 1), got {betas!r}")
-        eps = check_number("eps", eps, "a small positive number such as 1e-8")
-        if not (math.isfinite(eps) and eps > 0):
-            raise ValueError(
-                f"eps must be a finite number > 0 (e.g. 1e-8), got {eps!r}"
-            )
-        self.betas = (b1, b2)
-        self.eps = eps
-        self.weight_decay = weight_decay
-        self._m = [None] * len(self._pairs)
-        self._v = [None] * len(self._pairs)
-        self._tmp = [None] * len(self._pairs)
+        self._betas = (b1, b2)
 
     def step(self) -> None:
         """Apply one update from the current gradients."""
