@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import unicodedata
 from typing import Any
@@ -141,3 +142,34 @@ def check_no_booleans(given: Any, arr: np.ndarray, what: str, kind: str) -> None
             f"{what} holds booleans ({shown}); {kind} are numbers: pass floats, "
             "e.g. 1.0 for True"
         )
+
+
+def check_hook(fn: Any, where: str, args: tuple[str, ...], kinds: str) -> None:
+    """A TypeError naming ``where`` unless ``fn`` can be called with ``args``
+    (``kinds`` says what it may be): fit called a hook only after the first epoch's
+    work, and a function of the wrong arity failed there with Python's bare
+    "<lambda>() takes 0 positional arguments but 2 were given"; a callback class
+    (``callbacks=[EarlyStopping]``) was called as a function f(epoch, logs) and said
+    "monitor must be a metric name, got 1"; an initialiser f(shape) failed the same
+    way inside MLP."""
+    if isinstance(fn, type):
+        raise TypeError(
+            f"{where} is the class {fn.__name__}, not an instance of it; pass "
+            f"{fn.__name__}(...)"
+        )
+    if not callable(fn):
+        raise TypeError(f"{where} must be {kinds}, got {fn!r:.60}")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # some builtins have none: called as given
+        return
+    try:
+        signature.bind(*args)
+    except TypeError:
+        name = getattr(fn, "__name__", type(fn).__name__)
+        raise TypeError(
+            f"{where} is called as f({', '.join(args)}), but {name}{signature} "
+            f"cannot take {len(args)} positional argument"
+            f"{'s' if len(args) > 1 else ''}; define it as "
+            f"def f({', '.join(args)}): ..."
+        ) from None

@@ -345,10 +345,17 @@ def train_test_split(
         raise ValueError(f"test_size must be between 0 and 1, got {test_size!r}")
     rng = rng_from_seed(seed)
     if stratify and y.dtype.kind in "iub":
-        labels, counts = np.unique(y, return_counts=True)
+        # each row of y is one label (one-hot or multi-label rows: the row is the
+        # class); np.unique of a 2-D y counted its entries, and their flat indices
+        # reached past the last row (IndexError), or marked the wrong rows
+        rows = y.reshape(len(y), -1)
+        _, classes, counts = np.unique(
+            rows, axis=0, return_inverse=True, return_counts=True
+        )
+        classes = classes.reshape(-1)
         test = []
-        for label, k in zip(labels, _stratified_counts(counts, test_size)):
-            idx = np.flatnonzero(y == label)
+        for c, k in enumerate(_stratified_counts(counts, test_size)):
+            idx = np.flatnonzero(classes == c)
             rng.shuffle(idx)
             test.append(idx[:k])
         test_idx = np.sort(np.concatenate(test))

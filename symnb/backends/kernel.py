@@ -43,6 +43,29 @@ class _Checked:
         self.xp = _array_module(backend)
         self._warned: set[str] = set()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling, ``copy.copy`` and ``copy.deepcopy`` compile the formula again
+        (usually from the disk cache) on the same backend, device and dtype, with the
+        current constants: the compiled code holds ctypes pointers and device memory,
+        which cannot be pickled."""
+        kind, source = self._compiled_from()
+        params = self._params if self.xp is np else self._params.get()
+        return (
+            _from_pickle,
+            (
+                kind,
+                source,
+                self.backend,
+                self.device,
+                self.dtype.name,
+                np.array(params),
+            ),
+        )
+
+    def _compiled_from(self) -> tuple[str, Any]:
+        """What to compile again: ("activation" | "loss" | "layer", the formulas)."""
+        raise NotImplementedError
+
     @property
     def source(self) -> str:
         """The generated source (for numpy: the lambdified expressions)."""
@@ -276,6 +299,30 @@ class _Checked:
 _CHECKED_COPY_BYTES = 1 << 28
 
 
+def _from_pickle(
+    kind: str, source: Any, backend: str, device: Any, dtype: str, params: Any
+) -> _Checked:
+    """The kernel :meth:`_Checked.__reduce__` describes, on the backend it had
+    (``BackendUnavailable`` where that backend is missing, e.g. CUDA on a machine
+    without a GPU)."""
+    from . import select
+
+    compile_kernel = {
+        "activation": select.compile_activation,
+        "loss": select.compile_loss,
+        "layer": select.compile_layer,
+    }[kind]
+    kernel = compile_kernel(
+        source,
+        backend=backend,
+        device=0 if device is None else device,
+        dtype=dtype,
+        strict=True,
+    )
+    kernel.params = params
+    return kernel
+
+
 def _check_copy_fits(arr: Any, name: str, dtype: np.dtype) -> None:
     """MemoryError naming ``name`` before copying a huge view: a broadcast or strided
     view of billions of elements occupies almost nothing, but the contiguous copy a
@@ -499,6 +546,9 @@ class Kernel(_SingleFormula):
         self.activation = activation
         self._own_constants(activation)
 
+    def _compiled_from(self) -> tuple[str, Any]:
+        return "activation", self.activation
+
     def __repr__(self) -> str:
         return (
             f"<symnb.Kernel {self.activation.name!r} backend={self.backend!r} "
@@ -600,6 +650,9 @@ class LayerKernel(_Checked):
         self.ids = self.xp.asarray(self._ids_host)
         self.offsets = self.xp.asarray(offsets)
         self.params = np.array(values, dtype=np.float64)
+
+    def _compiled_from(self) -> tuple[str, Any]:
+        return "layer", self.activations
 
     def __repr__(self) -> str:
         names = sorted({a.name for a in self.activations})
@@ -884,6 +937,9 @@ class LossKernel(_SingleFormula):
         self._setup(program, dtype, backend, device)
         self.loss = loss
         self._own_constants(loss)
+
+    def _compiled_from(self) -> tuple[str, Any]:
+        return "loss", self.loss
 
     def __repr__(self) -> str:
         return f"<symnb.LossKernel {self.loss.name!r} backend={self.backend!r} dtype={self.dtype}>"

@@ -163,6 +163,25 @@ def _in_range(device: Any, index: int) -> int:
     return index
 
 
+def check_backend(backend: Any) -> str:
+    """A backend name as every face takes it: 'auto', 'numpy', 'cpp' or 'cuda' in
+    any case, with spaces around (as ``compile`` and ``MLP`` always folded it;
+    ``to_torch``, ``to_torch_layer`` and ``nn.load`` refused 'CPP'). The name in
+    lower case; a TypeError or ValueError naming it otherwise."""
+    if not isinstance(backend, str):
+        raise TypeError(
+            "backend must be a string: 'auto', "
+            f"{', '.join(map(repr, _MODULES))}; got {type(backend).__name__}"
+        )
+    name = backend.strip().lower()
+    if name != "auto" and name not in _MODULES:
+        raise ValueError(
+            f"unknown backend {backend!r}: backend must be one of 'auto', "
+            f"{', '.join(map(repr, _MODULES))}"
+        )
+    return name
+
+
 def resolve(backend: str = "auto", strict: bool = False) -> str:
     """The backend that will be used for a request, warning on fallback."""
     if not isinstance(backend, str):

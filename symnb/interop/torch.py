@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.backends.select import per_neuron_activations
+from symnb.backends.select import check_backend, per_neuron_activations
 from symnb.checks import refuse_constant_attribute
 from symnb.errors import FormulaError
 from symnb.interop import require
@@ -50,7 +50,6 @@ _LOCK = threading.Lock()
 _CPU = torch.device("cpu")
 _ENTRIES: list[_Entry] = []
 _HANDLES: dict[tuple, int] = {}
-_BACKENDS = ("auto", "cpp", "numpy", "cuda")
 
 
 # ------------------------------------------------------------------ registry
@@ -157,8 +156,7 @@ class _Entry:
 def register(kind: str, activations: Sequence[Any], backend: str = "auto") -> int:
     """The handle of a formula (``kind="elementwise"``, one activation) or of a layer
     (``kind="layer"``, one activation per feature); the same formulas share a handle."""
-    if backend not in _BACKENDS:
-        raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")
+    backend = check_backend(backend)
     acts = list(activations)
     key = (kind, backend, tuple(a.internal.signature() for a in acts))
     with _LOCK:
@@ -847,8 +845,8 @@ class TorchActivation(nn.Module):
         # never checked learnable (relu.to_torch(learnable=["a"]) passed silently)
         chosen = _learnable_names([self.activation], learnable)
         self.learnable_names = tuple(n for n in self.constant_names if n in chosen)
-        self.backend = backend
-        self.handle = register("elementwise", [self.activation], backend)
+        self.backend = check_backend(backend)  # 'CPP' as compile takes it
+        self.handle = register("elementwise", [self.activation], self.backend)
         self.constants = nn.Module()
         for name, value in zip(form.param_names, form.param_values):
             if hasattr(self.constants, name):
@@ -967,7 +965,7 @@ class TorchLayer(nn.Module):
         self.activations = acts
         self.n = len(acts)
         self.dim = dim
-        self.backend = backend
+        self.backend = check_backend(backend)  # 'CPP' as compile takes it
         chosen = _learnable_names(acts, learnable)
         counts = [len(a.internal.param_names) for a in acts]
         self.offsets = tuple(
@@ -1006,7 +1004,7 @@ class TorchLayer(nn.Module):
             dtype=torch.long,
         )
         self.register_buffer("order", order, persistent=False)
-        self.handle = register("layer", acts, backend)
+        self.handle = register("layer", acts, self.backend)
         #: the lengths of learnable_values and fixed_values
         self.sizes = (len(learned), len(fixed))
 

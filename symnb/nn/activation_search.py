@@ -366,7 +366,7 @@ def _check_formulas(include: Any) -> list[str]:
     reads them: ``gelu(x)`` calls the library's gelu); a ``TypeError`` for a bare
     string or an item that is no text, a ``ValueError`` naming the formula that does
     not parse and why."""
-    texts = check_list(include, "include", '["x*tanh(x)"]')
+    texts = check_list(include, "include", '["x*tanh(x)"]', ordered=True)
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(
@@ -387,7 +387,7 @@ def _check_baselines(baselines: Any) -> list[Any]:
     checked (a ``TypeError``/``ValueError`` naming the one that is wrong)."""
     from .layers import activation_key, resolve_activation
 
-    acts = check_list(baselines, "baselines", '["relu"]')
+    acts = check_list(baselines, "baselines", '["relu"]', ordered=True)
     seen: dict[tuple, int] = {}
     for i, act in enumerate(acts):
         try:
@@ -420,7 +420,7 @@ def _not_trained(text: str, formula: str, problem: str) -> str:
 
 
 def _check_blocks(given: Iterable[str], table: dict[str, str], what: str) -> list[str]:
-    blocks = check_list(given, what, f"[{next(iter(table))!r}]")
+    blocks = check_list(given, what, f"[{next(iter(table))!r}]", ordered=True)
     unknown = [b for b in blocks if b not in table]
     if unknown or not blocks:
         raise ValueError(
@@ -512,7 +512,7 @@ def search(
         units = [units]
     units = [
         check_integer(u, "units", 1, "(1, 2)")
-        for u in check_list(units, "units", "(1, 2)", wrap=False)
+        for u in check_list(units, "units", "(1, 2)", wrap=False, ordered=True)
     ]
     if not units or any(u not in (1, 2) for u in units):
         raise ValueError(f"units must hold 1 and/or 2, got {units}")

@@ -89,11 +89,23 @@ _FIT_ARGUMENTS_SET_BY_COMPARE = {
 }
 
 
-def check_list(value: Any, what: str, example: str, wrap: bool = True) -> list[Any]:
+def check_list(
+    value: Any, what: str, example: str, wrap: bool = True, ordered: bool = False
+) -> list[Any]:
     """``value`` as a list, refusing a bare string (a string is iterable, and
     ``"relu"`` would be read as the names 'r', 'e', 'l', 'u') and a non-iterable, with
     a message naming the argument ``what`` and the fix: the string in a list
-    (``wrap``) or ``example``."""
+    (``wrap``) or ``example``. Where the order matters (``ordered``) a set or dict is
+    refused too: string hashing changes a set's order from one process to the next
+    (search(unary={...}, seed=0) drew other candidates in each), and a set of widths
+    is not the order written."""
+    if ordered and isinstance(value, (set, frozenset, dict)):
+        raise TypeError(
+            f"{what} must be an ordered list, got a {type(value).__name__} "
+            f"{value!r:.80} (its order is not the one written, and a set of names "
+            "changes order between processes); pass a list such as "
+            f"{what}={example}"
+        )
     if isinstance(value, (str, bytes)):
         fix = f"[{value!r}]" if wrap else example
         raise TypeError(
@@ -123,7 +135,7 @@ def _check_hidden(hidden: Any) -> list[int]:
     """``hidden`` as a list of layer widths: an int is one hidden layer."""
     if isinstance(hidden, (int, np.integer)) and not isinstance(hidden, bool):
         hidden = [hidden]
-    widths = check_list(hidden, "hidden", "(16, 16)", wrap=False)
+    widths = check_list(hidden, "hidden", "(16, 16)", wrap=False, ordered=True)
     if not widths:
         # [features, outputs]: no layer applies an activation, so every one scored
         # the same (compare's table, search's ranking were meaningless)

@@ -98,7 +98,14 @@ class _MLPEstimator(_Base):
             init=self.init,
         )
 
-    def _fit_model(self, X: np.ndarray, target: np.ndarray, loss: Any, n_outputs: int):
+    def _fit_model(
+        self,
+        X: np.ndarray,
+        target: np.ndarray,
+        loss: Any,
+        n_outputs: int,
+        names: np.ndarray | None,
+    ):
         model = self._build(X.shape[1], n_outputs, loss)
         history = model.fit(
             X,
@@ -115,12 +122,31 @@ class _MLPEstimator(_Base):
         self.model_ = model
         self.history_ = history
         self.n_features_in_ = X.shape[1]
+        if names is None:
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = names
         self.loss_ = history["loss"][-1] if len(history) else float("nan")
         self.loss_curve_ = list(history.history.get("loss", []))
         self.n_iter_ = len(history)
         return self
 
-    def _check_X(self, X: Any) -> np.ndarray:
+    def _check_X(self, X: Any, fitting: bool = False) -> np.ndarray:
+        fitted = getattr(self, "feature_names_in_", None)
+        names = _column_names(X)
+        if (
+            not fitting
+            and fitted is not None
+            and names is not None
+            and (len(names) != len(fitted) or bool((names != fitted).any()))
+        ):
+            # the columns were matched by position: a frame with its columns in
+            # another order was predicted on the wrong features, silently
+            raise ValueError(
+                f"X has the columns {_shown(names)}, but this "
+                f"{type(self).__name__} was fitted on {_shown(fitted)} (in this "
+                "order); select them as fitted: X[model.feature_names_in_]"
+            )
         X = _array(X, "X", "a 2-D array of numbers (samples, features)")
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (samples, features), got shape {X.shape}")
@@ -155,6 +181,27 @@ def _array(value: Any, name: str, what: str, dtype: Any = None) -> np.ndarray:
         ) from None
 
 
+def _column_names(X: Any) -> np.ndarray | None:
+    """The column names of a data frame whose names are all strings (scikit-learn's
+    ``feature_names_in_``), else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    try:
+        names = np.asarray(list(columns), dtype=object)
+    except TypeError:
+        return None
+    if names.ndim != 1 or not all(isinstance(n, str) for n in names):
+        return None
+    return names
+
+
+def _shown(names: np.ndarray) -> str:
+    """At most eight column names, for messages."""
+    text = ", ".join(repr(n)[:40] for n in names[:8])
+    return f"[{text}{', ...' if len(names) > 8 else ''}]"
+
+
 def _check_labels(y: np.ndarray) -> None:
     """A ValueError, as scikit-learn's "Input y contains NaN", for a missing label
     (NaN, None, pd.NA) or an infinite one: np.unique would make it a class of its
@@ -176,6 +223,32 @@ def _check_labels(y: np.ndarray) -> None:
         raise ValueError(
             f"y contains a missing or infinite label ({y[bad[0]]!r} at row {bad[0]}, "
             f"{bad.size} in all); drop those rows or give them a class first"
+        )
+
+
+def _text_labels(labels: np.ndarray) -> bool | None:
+    """True for text labels, False for numbers, None for a mix (object arrays)."""
+    if labels.dtype.kind in "US":
+        return True
+    if labels.dtype.kind != "O":
+        return False
+    kinds = {isinstance(v, (str, bytes)) for v in labels.ravel().tolist()}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _check_label_kinds(y: np.ndarray, classes: np.ndarray) -> None:
+    """A ValueError, as scikit-learn's "Mix of label input types (string and
+    number)", for labels of the other kind than ``classes_``: text never equals a
+    number, so score(X, ['0', '1', ...]) of a classifier fitted on 0/1 (labels read
+    from a CSV file as text) was accuracy 0.0 without a word."""
+    given, fitted = _text_labels(y), _text_labels(classes)
+    if y.size and given is not None and fitted is not None and given != fitted:
+        kind = {True: "text", False: "numbers"}
+        raise ValueError(
+            f"score: y holds {kind[given]} (such as {y.ravel()[0]!r}) but the "
+            f"classifier was fitted on {kind[fitted]} (classes_ "
+            f"{classes.tolist()!r:.80}); give y the fitted labels' type, e.g. "
+            f"{'y.astype(int)' if not fitted else 'y.astype(str)'}"
         )
 
 
@@ -226,7 +299,8 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
 
     def fit(self, X: Any, y: Any) -> MLPClassifier:
         """Train on (X, y); returns self."""
-        X = self._check_X(X)
+        names = _column_names(X)
+        X = self._check_X(X, fitting=True)
         y = _array(y, "y", "an array of labels, one per row of X")
         if y.ndim != 1 or len(y) != len(X):
             raise ValueError(
@@ -251,7 +325,7 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
             loss, n_out = self._binary_loss(), 1
         else:
             loss, n_out = self._multiclass_loss(len(classes)), len(classes)
-        return self._fit_model(X, encoded.astype(np.int64), loss, n_out)
+        return self._fit_model(X, encoded.astype(np.int64), loss, n_out, names)
 
     def _binary_loss(self) -> Any:
         """The loss for two classes: a loss name other than bce/bce_with_logits (say
@@ -307,6 +381,7 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
         """Mean accuracy."""
         pred = self.predict(X)
         y = _array(y, "score: y", "an array of labels, one per row of X")
+        _check_label_kinds(y, self.classes_)
         if y.shape != pred.shape:
             raise ValueError(
                 f"score: y has shape {y.shape} but X has {len(pred)} rows; give one "
@@ -355,13 +430,14 @@ class MLPRegressor(_RegressorMixin, _MLPEstimator):
 
     def fit(self, X: Any, y: Any) -> MLPRegressor:
         """Train on (X, y); returns self."""
-        X = self._check_X(X)
+        names = _column_names(X)
+        X = self._check_X(X, fitting=True)
         y = _array(y, "y", "an array of numbers, one row per row of X", np.float64)
         if y.ndim not in (1, 2) or len(y) != len(X):
             raise ValueError(f"y must have one row per row of X; got shape {y.shape}")
         self._y_2d = y.ndim == 2
         n_out = 1 if y.ndim == 1 else y.shape[1]
-        return self._fit_model(X, y, self.loss or "mse", n_out)
+        return self._fit_model(X, y, self.loss or "mse", n_out, names)
 
     def predict(self, X: Any) -> np.ndarray:
         """Predictions, shape (n,) (or (n, k) when fitted on (n, k) targets)."""

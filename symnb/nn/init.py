@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from symnb.checks import check_hook
+
 Initializer = Callable[..., np.ndarray]
 InitSpec = "str | float | int | Initializer"
 
@@ -257,7 +259,10 @@ def initial_array(
 ) -> np.ndarray:
     """``fn(shape, rng)`` as a finite float64 array of ``shape``, or an error naming
     ``what``: booleans and complex numbers were taken as 1.0 and their real parts,
-    text failed in float() without saying which initialiser gave it."""
+    text failed in float() without saying which initialiser gave it; a function of
+    other arguments than (shape, rng) failed with Python's bare "<lambda>() takes 1
+    positional argument but 2 were given"."""
+    check_hook(fn, what, ("shape", "rng"), "a function (shape, rng) -> array")
     values = np.asarray(fn(shape, rng))
     if values.dtype.kind not in "iuf":
         raise TypeError(

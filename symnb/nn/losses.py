@@ -65,6 +65,10 @@ class TrainingLoss:
     def describe(self) -> dict[str, Any]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def check_targets(self, targets: np.ndarray, what: str) -> None:
+        """A ValueError for targets the loss is not defined on (called by the model
+        on training, validation and evaluation targets); by default any."""
+
 
 class ElementwiseLoss(TrainingLoss):
     """A ``symnb.Loss`` evaluated by its compiled kernel (``LossKernel``)."""
@@ -90,6 +94,24 @@ class ElementwiseLoss(TrainingLoss):
         self.logits = check_flag(logits, "ElementwiseLoss: logits")
         self.kernel: Any = None
         self.library_name: str | None = None
+        self._labels = _labels_of(loss)
+
+    def check_targets(self, targets: np.ndarray, what: str) -> None:
+        """The hinge loss max(0, 1 - y_pred*y_true) is defined on labels -1 and +1:
+        with 0/1 labels every sample of class 0 had the constant loss 1 and no
+        gradient, and the network learned to call everything class 1 without a
+        word."""
+        if self._labels is None:
+            return
+        bad = np.argwhere(~np.isin(targets, self._labels))
+        if bad.size:
+            r, c = (int(v) for v in bad[0])
+            raise ValueError(
+                f"{what}: loss {self.name!r} takes labels -1 and +1 "
+                f"({self.loss.expr}), but y at row {r} is {float(targets[r, c])!r}; "
+                "for 0/1 labels pass 2*y - 1, or train them with "
+                "loss='bce_with_logits'"
+            )
 
     def compile(
         self, backend: str, device: int | None, dtype: str, strict: bool
@@ -228,6 +250,16 @@ def _symnb():
     import symnb
 
     return symnb
+
+
+def _labels_of(loss: Any) -> tuple[float, ...] | None:
+    """The target values ``loss`` is defined on, where it is the library's hinge
+    loss (by name or as the same formula), else None (any targets)."""
+    signature = getattr(getattr(loss, "internal", None), "signature", None)
+    if signature is None:
+        return None
+    hinge = _symnb().loss("hinge")
+    return (-1.0, 1.0) if signature() == hinge.internal.signature() else None
 
 
 def resolve_loss(

@@ -67,8 +67,18 @@ def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
 
 def _label_pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
     """Labels of both: a NaN label matches nothing, so f1 of [nan, 1] against [1, 1]
-    was a plausible 0.33; refused, naming the row."""
+    was a plausible 0.33; refused, naming the row. One label per row: one-hot (or
+    multi-label) rows were compared entry by entry, so a wrong class out of three
+    still matched on two of its three entries (accuracy 1/3 where no prediction was
+    right; scikit-learn counts whole rows)."""
     a, b = _pair(y_true, y_pred)
+    width = a.size // a.shape[0]
+    if width > 1:
+        raise ValueError(
+            f"y_true and y_pred have {width} labels per row (shape {a.shape}); "
+            "classification metrics take one class label per row: for one-hot "
+            "rows pass y.argmax(axis=1) (and model.predict(X), which gives labels)"
+        )
     for name, v in (("y_true", a), ("y_pred", b)):
         bad = np.flatnonzero(~np.isfinite(v.reshape(len(v), -1)).all(axis=1))
         if bad.size:

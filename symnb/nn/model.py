@@ -15,12 +15,13 @@ GPU).
 
 from __future__ import annotations
 
-import io
+import functools
 import itertools
 import math
 import os
 import secrets
 import stat
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -106,6 +107,49 @@ def _numbers_from_objects(array: np.ndarray, what: str) -> np.ndarray:
                 "missing values and encode text columns as numbers first"
             ) from None
     return array.astype(np.float64)
+
+
+def _exclusive(nests: bool) -> Any:
+    """One training call at a time per model. ``fit`` (or ``train_epoch``) called
+    from a callback of ``fit`` ran inside it: both advanced the same weights,
+    ``epochs_trained`` counted 3 of 5 epochs and ``model.history`` became the inner
+    run's; two threads training one model mixed their steps in the same buffers
+    (torn gradients, 22 of 40 epochs counted) without a word. A call that ``nests``
+    (``train_step``, ``loss_and_gradient``) may run from a callback of the running
+    call on its thread, between its steps, as before."""
+
+    def decorate(method: Any) -> Any:
+        name = method.__name__
+
+        @functools.wraps(method)
+        def exclusive(self: MLP, *args: Any, **kwargs: Any) -> Any:
+            me = threading.get_ident()
+            running, owner = self._training_call
+            if owner == me:
+                if nests:
+                    return method(self, *args, **kwargs)
+                raise RuntimeError(
+                    f"{name}: this model is inside its own {running} (called from "
+                    "a callback?); a callback can stop training (return True, or "
+                    "set model.stop_training = True) and train again after it "
+                    "returns"
+                )
+            if not self._training_lock.acquire(blocking=False):
+                running = self._training_call[0]
+                raise RuntimeError(
+                    f"{name}: this model is running {running} in another thread; "
+                    "wait for it to end, or train a copy (copy.deepcopy(model))"
+                )
+            try:
+                self._training_call = (name, me)
+                return method(self, *args, **kwargs)
+            finally:
+                self._training_call = ("", None)
+                self._training_lock.release()
+
+        return exclusive
+
+    return decorate
 
 
 class _Buffers:
@@ -258,6 +302,8 @@ class MLP:
         strict: bool = False,
         fused: bool | None = None,
     ) -> None:
+        self._training_lock = threading.Lock()
+        self._training_call: tuple[str, int | None] = ("", None)
         sizes = self._check_sizes(sizes)
         self.sizes = sizes
         if dtype is None:  # np.dtype(None) is float64, not the default float32
@@ -466,6 +512,7 @@ class MLP:
         self._fused_impl: Any = None
         if fused is not None and not isinstance(fused, bool):
             raise TypeError(f"fused must be True, False or None, got {fused!r}")
+        self._fused_option = fused
         if fused is False:
             self._fused_reason: str | None = "disabled (fused=False)"
         else:
@@ -668,6 +715,7 @@ class MLP:
         """A NumPy copy of every parameter (the flat layout of ``parameters()``)."""
         return _to_host(self._flat).copy()
 
+    @_exclusive(nests=True)
     def set_flat_parameters(self, values: Any) -> None:
         """Overwrite every parameter from a flat array (as returned by
         :meth:`get_flat_parameters`)."""
@@ -813,6 +861,7 @@ class MLP:
                 "targets or build "
                 "the network with dtype='float64'"
             )
+        self._loss.check_targets(t, what)
         return Xd, self.xp.asarray(np.ascontiguousarray(t, dtype=self.dtype)), n
 
     def _prepare_X(self, X: Any, what: str = "data") -> tuple[Any, int]:
@@ -829,6 +878,18 @@ class MLP:
                 f"{what}: X must be a 2-D array of numbers (samples, "
                 f"{self.sizes[0]} features); NumPy could not convert it: {exc}"
             ) from None
+        if Xh.ndim == 0 and Xh.dtype.kind == "O":
+            # a generator, a dict, a set, a SciPy sparse matrix: NumPy wraps it
+            # whole ("X[] is <generator object ...>, not a number")
+            fix = (
+                "X.toarray() (a dense copy)"
+                if hasattr(X, "toarray")
+                else "an array or a list of rows (e.g. np.array(list(rows)))"
+            )
+            raise TypeError(
+                f"{what}: X must be a 2-D array of numbers (samples, "
+                f"{self.sizes[0]} features), got a {type(X).__name__}; pass {fix}"
+            )
         if Xh.dtype.kind == "O" and not on_device:
             # pandas nullable columns (Float64, Int64) arrive as objects: they
             # were refused as "dtype object" even when every cell is a number
@@ -852,6 +913,17 @@ class MLP:
                 f"is {self.sizes[0]}"
             )
         xp = self.xp
+        if not on_device and not (Xh.flags.c_contiguous and Xh.dtype == self.dtype):
+            # a broadcast or strided view of billions of rows takes no memory, its
+            # copy does: NumPy's bare "Unable to allocate 745. GiB" at best, and
+            # the process killed where the copy and the training buffers together
+            # passed the memory
+            check_fits(
+                int(Xh.size) * self.dtype.itemsize,
+                f"{what}: X of shape {Xh.shape} ({Xh.dtype}) as a contiguous "
+                f"{self.dtype.name} array",
+                "Pass fewer rows at a time (e.g. predict in chunks).",
+            )
         with np.errstate(over="ignore"):  # too large for self.dtype: named below
             Xd = xp.ascontiguousarray(xp.asarray(Xh), dtype=self.dtype)
         finite = xp.isfinite(Xd)
@@ -886,6 +958,12 @@ class MLP:
         key = (X.shape, X.dtype.str, T.shape, T.dtype.str)
         cached = self._shuffle_buffers
         if cached is None or cached[0] != key:
+            self._shuffle_buffers = None  # the old pair goes before the new one
+            check_fits(
+                2 * (int(X.nbytes) + int(T.nbytes)),
+                f"the training data ({X.shape[0]:,} rows) and its shuffled copy",
+                "Train on fewer rows, or pass shuffle=False (no copy).",
+            )
             cached = self._shuffle_buffers = (key, xp.empty_like(X), xp.empty_like(T))
         _, Xs, Ts = cached
         if (
@@ -1024,6 +1102,7 @@ class MLP:
             self._sync_constants()
         return loss
 
+    @_exclusive(nests=True)
     def loss_and_gradient(
         self, X: Any, y: Any, l1: float = 0.0, l2: float = 0.0
     ) -> tuple[float, np.ndarray]:
@@ -1119,6 +1198,7 @@ class MLP:
         return a, hidden
 
     # ------------------------------------------------ public training API
+    @_exclusive(nests=False)
     def fit(
         self,
         X: Any,
@@ -1197,6 +1277,7 @@ class MLP:
     def _shuffle_rng(self, seed: int | None) -> np.random.Generator:
         return self._shuffle if seed is None else rng_from_seed(seed)
 
+    @_exclusive(nests=False)
     def train_epoch(
         self,
         X: Any,
@@ -1247,6 +1328,7 @@ class MLP:
         self.epochs_trained += 1
         return loss
 
+    @_exclusive(nests=True)
     def train_step(
         self, X: Any, y: Any, optimizer: Any, l1: float = 0.0, l2: float = 0.0
     ) -> float:
@@ -1438,11 +1520,9 @@ class MLP:
         """Write weights and formulas (text and constants) to ``path`` (one .npz file,
         no pickle). :func:`symnb.nn.load` rebuilds the model and predicts the same
         numbers."""
-        from .serialize import model_to_arrays
+        from .serialize import model_to_bytes
 
-        arrays = model_to_arrays(self)
-        buf = io.BytesIO()
-        np.savez(buf, **arrays)
+        data = model_to_bytes(self)
         path = check_file_path(path, "save")
         if os.path.isdir(path):
             raise IsADirectoryError(
@@ -1483,7 +1563,7 @@ class MLP:
             ) from exc
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(buf.getvalue())
+                fh.write(data)
             os.replace(tmp, target)
         except BaseException as exc:
             try:
@@ -1497,10 +1577,29 @@ class MLP:
                 raise type(exc)(
                     exc.errno,
                     f"cannot save the model as {path!r}: {exc.strerror} "
-                    f"({len(buf.getbuffer())} bytes to write); {kept}. Free space "
+                    f"({len(data)} bytes to write); {kept}. Free space "
                     "or choose another folder",
                 ) from exc
             raise
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling, ``copy.copy`` and ``copy.deepcopy`` go through the save format
+        (the compiled kernels hold ctypes pointers, which cannot be pickled): the copy
+        is rebuilt from the formulas with the same weights, backend, history,
+        ``epochs_trained`` and shuffling state, independent of this model."""
+        from .serialize import model_to_bytes
+
+        state = {
+            "requested_backend": self.requested_backend,
+            "history": self.history,
+            "stop_training": self.stop_training,
+            "shuffle": self._shuffle.bit_generator.state,
+        }
+        options = {"strict": self.strict, "fused": self._fused_option}
+        return (
+            _from_pickle,
+            (model_to_bytes(self), self.backend, self.device, options, state),
+        )
 
     def to_torch(self) -> Any:
         """A ``torch.nn.Sequential`` (Linear + symnb activation modules) with this
@@ -1529,6 +1628,24 @@ class MLP:
     def loss(self) -> TrainingLoss:
         """The training loss object."""
         return self._loss
+
+
+def _from_pickle(
+    data: bytes,
+    backend: str,
+    device: Any,
+    options: dict[str, Any],
+    state: dict[str, Any],
+) -> MLP:
+    """The model :meth:`MLP.__reduce__` describes."""
+    from .serialize import model_from_bytes
+
+    model = model_from_bytes(data, backend=backend, device=device, **options)
+    model.requested_backend = state["requested_backend"]
+    model.history = state["history"]
+    model.stop_training = state["stop_training"]
+    model._shuffle.bit_generator.state = state["shuffle"]
+    return model
 
 
 def _symnb():
@@ -1582,7 +1699,17 @@ def file_kind(mode: int) -> str:
 
 
 def _as_list(spec: Any, name: str) -> list[Any]:
-    """An activation list argument as a list; TypeError naming ``name`` otherwise."""
+    """An activation list argument as a list; TypeError naming ``name`` otherwise.
+    A set or dict is refused: a set of names assigned layers (or neurons) in its own
+    order, which string hashing changes from one process to the next (the same
+    script built relu-tanh or tanh-relu), and a dict gave its keys ("unknown
+    activation 'a'")."""
+    if isinstance(spec, (set, frozenset, dict)):
+        raise TypeError(
+            f"{name} must be an ordered list with one activation per layer (or per "
+            f"neuron), got a {type(spec).__name__}: {spec!r:.80}; e.g. "
+            f"{name}=['relu', 'tanh']"
+        )
     try:
         return list(spec)
     except TypeError:

@@ -142,9 +142,48 @@ def _check_params(params: Any, owner: str) -> Sequence[Any]:
                     f"{owner}: parameter {i} is {p!r}, not a Parameter (an object "
                     f"with data and grad arrays); {fix}"
                 )
+            _check_arrays(p, i, owner)
     if len(items) == 0:
         raise ValueError("the optimizer got no parameters to train")
     return items
+
+
+def _check_arrays(p: Any, i: int, owner: str) -> None:
+    """A parameter the optimizer can update in place: ``data`` and ``grad`` floating
+    arrays of one shape, ``data`` writeable. A list or a number as data was rebound,
+    not updated (training silently did nothing); a grad of shape (1,) was broadcast
+    over every weight; integer data, a grad of None, another shape or read-only data
+    failed inside NumPy ("Cannot cast ufunc 'multiply' output", "output array is
+    read-only")."""
+    where = f"{owner}: parameter {i} ({getattr(p, 'name', '?')!r})"
+    for what in ("data", "grad"):
+        a = getattr(p, what)
+        if not (isinstance(a, np.ndarray) or type(a).__module__.startswith("cupy")):
+            why = (
+                "the optimizer updates it in place, and a list or a number never "
+                "changes (training would do nothing); "
+                if what == "data"
+                else ""
+            )
+            raise TypeError(
+                f"{where}: {what} must be a NumPy or CuPy array, got "
+                f"{type(a).__name__}; {why}pass np.asarray(..., dtype=np.float64)"
+            )
+        if a.dtype.kind != "f":
+            raise TypeError(
+                f"{where}: {what} has dtype {a.dtype}; the optimizer takes "
+                "floating-point arrays (e.g. .astype(np.float32))"
+            )
+    if p.grad.shape != p.data.shape:
+        raise ValueError(
+            f"{where}: grad has shape {tuple(p.grad.shape)} but data has "
+            f"{tuple(p.data.shape)}; give one gradient per value"
+        )
+    if isinstance(p.data, np.ndarray) and not p.data.flags.writeable:
+        raise ValueError(
+            f"{where}: data is read-only, but the optimizer updates it in place; "
+            "pass a writeable array (data.copy())"
+        )
 
 
 def _xp_of(array: Any) -> Any:
@@ -224,16 +263,26 @@ class SGD(Optimizer):
         super().__init__(params, lr)
         self.momentum = momentum
         self.weight_decay = weight_decay
-        check_flag(nesterov, "nesterov")
-        if nesterov and self.momentum == 0:
-            raise ValueError("nesterov momentum needs momentum > 0")
-        self.nesterov = bool(nesterov)
+        self.nesterov = nesterov
         self._velocity = [None] * len(self._pairs)
         self._tmp = [None] * len(self._pairs)
 
     momentum = HyperParameter(
         "in [0, 1)", "a factor such as 0.9, or 0 for none", lambda v: 0 <= v < 1
     )
+
+    @property
+    def nesterov(self) -> bool:
+        """Nesterov momentum (checked when set, also between steps: ``opt.nesterov =
+        'yes'`` was truthy and turned it on)."""
+        return self._nesterov
+
+    @nesterov.setter
+    def nesterov(self, value: Any) -> None:
+        value = check_flag(value, "nesterov")
+        if value and self.momentum == 0:
+            raise ValueError("nesterov momentum needs momentum > 0")
+        self._nesterov = value
 
     def step(self) -> None:
         """Apply one update from the current gradients."""
@@ -289,6 +338,24 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
     ) -> None:
         super().__init__(params, lr)
+        self.betas = betas
+        self.eps = eps
+        self.weight_decay = weight_decay
+        self._m = [None] * len(self._pairs)
+        self._v = [None] * len(self._pairs)
+        self._tmp = [None] * len(self._pairs)
+
+    eps = HyperParameter("a number > 0", "e.g. 1e-8", lambda v: v > 0)
+
+    @property
+    def betas(self) -> tuple[float, float]:
+        """(beta1, beta2), each in [0, 1); checked when set, also between steps
+        (``opt.betas = (1.5, 2.0)`` or ``opt.eps = -1`` was taken and trained on
+        without a word, as lr and weight_decay were not)."""
+        return self._betas
+
+    @betas.setter
+    def betas(self, betas: Any) -> None:
         if isinstance(betas, (str, bytes)) or not isinstance(betas, Iterable):
             raise TypeError(
                 f"betas must be a pair (beta1, beta2) such as (0.9, 0.999), got "
@@ -303,17 +370,7 @@ class Adam(Optimizer):
         b1, b2 = (check_number("betas", b, "a pair such as (0.9, 0.999)") for b in pair)
         if not (0 <= b1 < 1 and 0 <= b2 < 1):
             raise ValueError(f"betas must be in [0, 1), got {betas!r}")
-        eps = check_number("eps", eps, "a small positive number such as 1e-8")
-        if not (math.isfinite(eps) and eps > 0):
-            raise ValueError(
-                f"eps must be a finite number > 0 (e.g. 1e-8), got {eps!r}"
-            )
-        self.betas = (b1, b2)
-        self.eps = eps
-        self.weight_decay = weight_decay
-        self._m = [None] * len(self._pairs)
-        self._v = [None] * len(self._pairs)
-        self._tmp = [None] * len(self._pairs)
+        self._betas = (b1, b2)
 
     def step(self) -> None:
         """Apply one update from the current gradients."""

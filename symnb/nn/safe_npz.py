@@ -49,8 +49,12 @@ class NpzMembers:
     (NumPy dtype kind letters such as ``"f"``).
     """
 
-    def __init__(self, path: str, not_ours: str) -> None:
-        self.path = path
+    def __init__(
+        self, path: str | IO[bytes], not_ours: str, label: str | None = None
+    ) -> None:
+        # ``path`` may be an open binary file (the bytes of a pickled model);
+        # ``label`` then names it in messages
+        self.path = path if label is None else label
         try:
             self._zip = zipfile.ZipFile(path)
         except FORMAT_ERRORS as exc:

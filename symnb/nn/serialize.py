@@ -19,6 +19,7 @@ A formula that no longer parses is an error, never replaced by a library activat
 from __future__ import annotations
 
 import errno
+import io
 import itertools
 import json
 import math
@@ -30,7 +31,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from symnb.backends.select import check_device
+from symnb.backends.select import check_backend, check_device
 from symnb.errors import ModelFileError
 from symnb.formula.formula import Learnable
 
@@ -445,7 +446,7 @@ def model_from_file(
     path: str | os.PathLike, backend: str | None = None, device: int | None = None
 ) -> Any:
     """Rebuild the model saved at ``path``; ``ModelFileError`` for any broken file."""
-    from .model import MLP, check_file_path, file_kind
+    from .model import check_file_path, file_kind
 
     path = check_file_path(path, "load")
     if os.path.isdir(path):
@@ -468,23 +469,56 @@ def model_from_file(
             "the .npz file MLP.save wrote"
         )
     # the caller's arguments are checked here, so that the file is not blamed for them
-    if backend is not None and backend not in _BACKENDS:
-        raise ValueError(
-            f"backend must be one of {', '.join(_BACKENDS)}, not {backend!r}"
-        )
+    if backend is not None:
+        backend = check_backend(backend)
     if device is not None:
         device = check_device(device)  # an index, 'cuda' or 'cuda:N'
     with closing(NpzMembers(path, NOT_OURS)) as members:
-        meta = _read_meta(members)
-        sizes = _read_sizes(meta)
-        table = [
-            _activation_kwargs(path, i, entry)
-            for i, entry in enumerate(meta.get("activations", (list,)))
-        ]
-        layers = _layer_table(meta, sizes, len(table))
-        parameters, masks = _read_arrays(
-            members, sizes, _parameter_bounds(sizes, layers, table)
+        return _model_from_members(members, path, backend, device)
+
+
+def model_to_bytes(model: Any) -> bytes:
+    """The bytes of the file :meth:`MLP.save` writes (used to pickle a model)."""
+    buf = io.BytesIO()
+    np.savez(buf, **model_to_arrays(model))
+    return buf.getvalue()
+
+
+def model_from_bytes(
+    data: bytes, backend: str | None = None, device: int | None = None, **options: Any
+) -> Any:
+    """Rebuild a model from :func:`model_to_bytes`'s bytes, checked as a file is
+    (``ModelFileError`` naming "a pickled symnb.nn.MLP"); ``options`` are further
+    ``MLP`` arguments (``strict``, ``fused``)."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(
+            f"a pickled symnb.nn.MLP holds bytes, got {type(data).__name__}"
         )
+    label = "<a pickled symnb.nn.MLP>"
+    with closing(NpzMembers(io.BytesIO(data), NOT_OURS, label=label)) as members:
+        return _model_from_members(members, label, backend, device, **options)
+
+
+def _model_from_members(
+    members: NpzMembers,
+    path: str,
+    backend: str | None,
+    device: int | None,
+    **options: Any,
+) -> Any:
+    """The model in the open ``members`` (``path`` names them in messages)."""
+    from .model import MLP
+
+    meta = _read_meta(members)
+    sizes = _read_sizes(meta)
+    table = [
+        _activation_kwargs(path, i, entry)
+        for i, entry in enumerate(meta.get("activations", (list,)))
+    ]
+    layers = _layer_table(meta, sizes, len(table))
+    parameters, masks = _read_arrays(
+        members, sizes, _parameter_bounds(sizes, layers, table)
+    )
     settings = _settings(meta)
 
     activations = [_rebuild_activation(path, i, kw) for i, kw in enumerate(table)]
@@ -504,6 +538,7 @@ def model_from_file(
             dtype=settings["dtype"],
             task=settings["task"],
             masks=masks if any(m is not None for m in masks) else None,
+            **options,
         )
         model.set_flat_parameters(parameters)
     except (ValueError, TypeError) as exc:

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from typing_extensions import Self
 
-from symnb.checks import check_flag
+from symnb.checks import check_flag, check_hook
 
 __all__ = [
     "Callback",
@@ -270,17 +270,15 @@ class LambdaCallback(Callback):
         on_train_begin: Callable[[dict], Any] | None = None,
         on_train_end: Callable[[dict], Any] | None = None,
     ) -> None:
-        for name, fn in (
-            ("on_epoch_end", on_epoch_end),
-            ("on_step_end", on_step_end),
-            ("on_train_begin", on_train_begin),
-            ("on_train_end", on_train_end),
+        for name, fn, args in (
+            ("on_epoch_end", on_epoch_end, ("epoch", "logs")),
+            ("on_step_end", on_step_end, ("step", "logs")),
+            ("on_train_begin", on_train_begin, ("logs",)),
+            ("on_train_end", on_train_end, ("logs",)),
         ):
             # checked now: fit called it only after the first epoch's work
-            if fn is not None and not callable(fn):
-                raise TypeError(
-                    f"LambdaCallback: {name} must be a function or None, got {fn!r:.60}"
-                )
+            if fn is not None:
+                check_hook(fn, f"LambdaCallback: {name}", args, "a function or None")
         self._epoch = on_epoch_end
         self._step = on_step_end
         self._begin = on_train_begin
@@ -412,12 +410,14 @@ def as_callbacks(
     for cb in callbacks:
         if isinstance(cb, Callback):
             result.append(cb)
-        elif callable(cb):
-            result.append(LambdaCallback(on_epoch_end=cb))
         else:
-            raise TypeError(
-                f"a callback is a symnb.nn.Callback or a function, not {cb!r}"
+            check_hook(
+                cb,
+                "a callback",
+                ("epoch", "logs"),
+                "a symnb.nn.Callback or a function f(epoch, logs)",
             )
+            result.append(LambdaCallback(on_epoch_end=cb))
     return result
 
 

@@ -225,7 +225,10 @@ def _compile(text: str) -> tuple[Callable[[np.ndarray, np.ndarray], np.ndarray],
     variables = ("x1", "x2")
     try:
         tree = ast.parse(text.replace("^", "**"), mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        # a syntax error, a NUL, or a text too long or deep for Python's parser
+        # (100,000 terms or unary minus raised RecursionError/MemoryError here):
+        # parse_formula below checks the length and depth first and says so
         tree = None
     condition = isinstance(tree, (ast.Compare, ast.BoolOp)) or (
         isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not)

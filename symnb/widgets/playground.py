@@ -1296,8 +1296,19 @@ class Playground(W.VBox):
         self._history["test"].append(test)
         self._train_seconds += time.perf_counter() - start
 
+    def _check_open(self, what: str) -> None:
+        """A ValueError once the playground is closed: train, step and play went on
+        training a network nobody sees (``play()`` in a thread that ran until
+        ``pause()``, the CPU busy without a word)."""
+        if getattr(self, "_closed", False):
+            raise ValueError(
+                f"{what}: this Playground is closed; create a new one "
+                "(Playground(config=old.config) keeps its settings)"
+            )
+
     def step(self) -> None:
         """Pause, then train one epoch synchronously and redraw."""
+        self._check_open("step")
         self.pause()
         self.wait_for_build()
         with self._lock:
@@ -1315,6 +1326,7 @@ class Playground(W.VBox):
         """Train ``epochs`` epochs on the calling thread (for scripts and executed
         notebooks: widget state saved by nbclient only holds main-thread updates)."""
         epochs = _epoch_count(epochs, "train", 0)
+        self._check_open("train")
         self.pause()
         self.wait_for_build()
         try:
@@ -1343,6 +1355,7 @@ class Playground(W.VBox):
         """Start training in a background thread (``epochs``: stop after that many)."""
         if epochs is not None:
             epochs = _epoch_count(epochs, "play", 1)  # or None: until Pause
+        self._check_open("play")
         if self.is_running:
             return
         if self._model is None:
@@ -1608,7 +1621,9 @@ class Playground(W.VBox):
         self._show(snap)
 
     def close(self) -> None:
-        """Stop training and close the playground and all its parts."""
+        """Stop training and close the playground and all its parts; training it
+        afterwards (train, step, play) is a ValueError."""
+        self._closed = True
         self.pause()
         for child in list(getattr(self, "children", ()) or ()):
             close_tree(child)

@@ -52,3 +52,28 @@ def test_values_still_follow_the_formulas() -> None:
     got = init.xavier_normal((3, 4), np.random.default_rng(7))
     np.testing.assert_array_equal(got, np.random.default_rng(7).normal(0, std, (3, 4)))
     assert not init.orthogonal((3, 4), np.random.default_rng(0), gain=0.0).any()
+
+
+@pytest.mark.parametrize(
+    "fn, arity",
+    [(lambda shape: np.zeros(shape), "1 positional"), (lambda s, r, x: 0, "3")],
+    ids=["shape_only", "three_arguments"],
+)
+@pytest.mark.parametrize("option", ["init", "bias_init"])
+def test_an_initialiser_of_other_arguments_is_named(fn, arity, option):
+    """init=lambda shape: ... failed inside MLP with Python's bare "<lambda>()
+    takes 1 positional argument but 2 were given", naming neither the option nor
+    the arguments an initialiser gets."""
+    from symnb.nn import MLP
+
+    with pytest.raises(
+        TypeError, match=r"initialiser of layer 0 is called as f\(shape, rng\)"
+    ):
+        MLP([2, 3, 1], **{option: fn})
+
+
+def test_an_initialiser_taking_shape_and_rng_still_runs():
+    from symnb.nn import MLP
+
+    model = MLP([2, 3, 1], init=lambda shape, rng: np.full(shape, 0.25))
+    assert np.all(model.get_flat_parameters()[:9] == 0.25)

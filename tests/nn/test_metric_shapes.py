@@ -36,3 +36,17 @@ def test_tensor_that_requires_grad_is_named():
     torch = pytest.importorskip("torch", reason="needs the torch extra (symnb[torch])")
     with pytest.raises(ValueError, match=r"y_true must be an array.*detach"):
         metrics.accuracy(torch.tensor([1.0, 0.0], requires_grad=True), [1, 0])
+
+
+@pytest.mark.parametrize("name", ["accuracy", "precision", "recall", "f1"])
+def test_one_hot_against_one_hot_is_refused(name):
+    """Both one-hot: the entries were compared one by one, so predictions that were
+    all wrong among three classes had accuracy 1/3 (each wrong row still matches
+    on one of its zeros; scikit-learn's accuracy_score, counting rows, says 0.0)
+    and precision 0.5."""
+    y_true = np.eye(3)[[0, 1, 2, 0]]
+    y_pred = np.eye(3)[[1, 2, 0, 2]]
+    with pytest.raises(ValueError, match=r"3 labels per row.*y.argmax\(axis=1\)"):
+        getattr(metrics, name)(y_true, y_pred)
+    labels = getattr(metrics, name)(y_true.argmax(axis=1), y_pred.argmax(axis=1))
+    assert labels == 0.0

@@ -49,3 +49,21 @@ def test_metrics_of_the_wrong_kind(metrics) -> None:
     history = model.fit(X, y, epochs=1, metrics=("f1", "accuracy"))
     assert set(history.keys()) >= {"f1", "accuracy"}
     assert set(model.evaluate(X, y, metrics={"f1"})) == {"loss", "f1"}
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [{"relu", "tanh"}, frozenset({"relu", "tanh"}), {"a": "relu", "b": "tanh"}],
+    ids=["set", "frozenset", "dict"],
+)
+@pytest.mark.parametrize("where", ["activation", "output"])
+def test_activation_lists_must_be_ordered(spec, where):
+    """A set of names gave layers (or neurons) their activations in the set's
+    order, which string hashing changes between processes (the same script built
+    relu-tanh or tanh-relu); a dict gave its keys ("unknown activation 'a'")."""
+    from symnb.nn import MLP
+
+    kwargs = {where: spec} if where == "activation" else {where: spec, "loss": "mse"}
+    sizes = [2, 3, 4, 1] if where == "activation" else [2, 3, 2]
+    with pytest.raises(TypeError, match=rf"^{where} must be an ordered list"):
+        MLP(sizes, **kwargs)

@@ -35,3 +35,35 @@ def test_pandas_nullable_columns_train_and_missing_cells_are_named():
     text = pd.DataFrame({"a": X[:, 0], "b": ["x"] * 40})
     with pytest.raises(ValueError, match=r"X\[0, 1\] is 'x', not a number"):
         small().predict(text)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda X: (row for row in X), lambda X: {"a": X}, lambda X: {1, 2}],
+    ids=["generator", "dict", "set"],
+)
+def test_x_that_is_no_array_is_named_by_its_type(make):
+    """A generator or dict given as X was "X[] is <generator object ...>, not a
+    number; fill or drop missing values..." (NumPy wraps it in a 0-d object array)."""
+    from symnb.nn import MLP
+
+    X = np.zeros((4, 2))
+    model = MLP([2, 3, 1])
+    given = make(X)
+    for call in (
+        lambda: model.fit(given, np.zeros(4), epochs=1),
+        lambda: model.predict(given),
+    ):
+        with pytest.raises(
+            TypeError, match=f"X must be a 2-D array.*got a {type(given).__name__}"
+        ):
+            call()
+
+
+def test_a_sparse_matrix_is_named_with_its_dense_copy():
+    sparse = pytest.importorskip("scipy.sparse")
+    from symnb.nn import MLP
+
+    X = sparse.csr_matrix(np.eye(4, 2))
+    with pytest.raises(TypeError, match=r"got a csr_matrix; pass X.toarray\(\)"):
+        MLP([2, 3, 1]).fit(X, np.zeros(4), epochs=1)
