@@ -32,6 +32,15 @@ ENTRIES = {
         "abs(y_pred - y_true) - 0.5*beta)",
         {"beta": 1.0},
         doc="PyTorch SmoothL1Loss",
+        domain=(
+            (
+                lambda c: c["beta"] > 0,
+                (
+                    "smooth_l1_loss's beta must be > 0 here (for beta = 0, PyTorch's L1 "
+                    "loss, write F.l1_loss(y_pred, y_true))"
+                ),
+            ),
+        ),
     ),
     "torch:soft_margin_loss": Entry(
         "softplus(-y_true*y_pred)", doc="PyTorch SoftMarginLoss: log(1 + exp(-y x))"

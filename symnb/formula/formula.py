@@ -954,6 +954,8 @@ def _from_library(cls: type, name: str, constants: dict) -> _Formula:
             f"{next(iter(table))!r}, got {type(name).__name__} ({_shown(name)}); "
             f"a formula text goes to symnb.{kind.title()}(...)"
         )
+    if name not in table and name.strip().lower() in table:
+        name = name.strip().lower()  # activation(' ReLU '), as backend names
     if name not in table:
         hint = did_you_mean(str(name), list(table))
         raise FormulaError(
@@ -966,6 +968,9 @@ def _from_library(cls: type, name: str, constants: dict) -> _Formula:
         raise FormulaError.unknown_constant(
             f"{kind} {name!r}", unknown[0], entry.constants
         )
+    problem = library.domain_problem(entry, constants)
+    if problem is not None:
+        raise FormulaError(problem)
     return cls(
         entry.text,
         name=name,

@@ -13,13 +13,35 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Entry:
-    """One named formula: its text, default constants and options."""
+    """One named formula: its text, default constants and options.
+
+    ``domain`` holds (test, message) pairs on the constants' values, as the library the
+    formula comes from checks them (PyTorch refuses ``HuberLoss(delta=-1)``, which
+    would be a negative loss): see :func:`domain_problem`.
+    """
 
     text: str
     constants: dict[str, float] = field(default_factory=dict)
     derivative: str | None = None
     surrogate: str | None = None
     doc: str = ""
+    domain: tuple = ()
+
+
+def domain_problem(entry: Entry, values: dict) -> str | None:
+    """The message of the first domain test that ``values`` (numbers for some of the
+    entry's constants, defaults for the rest) fail, else None. Tests whose constants
+    are not all numbers here (a symbol, a learnable marker) are skipped."""
+    merged = {**entry.constants, **values}
+    for test, message in entry.domain:
+        try:
+            ok = test(merged)
+        except TypeError:
+            continue
+        if not ok:
+            shown = ", ".join(f"{k}={v!r}" for k, v in values.items())
+            return f"{message} (got {shown})"
+    return None
 
 
 def _tanhshrink_text() -> str:
@@ -59,7 +81,11 @@ ACTIVATIONS: dict[str, Entry] = {
     ),
     "elu": Entry("where(x > 0, x, alpha*expm1(x))", {"alpha": 1.0}),
     "selu": Entry(f"where(x > 0, {_SELU_SCALE}*x, {_SELU_SCALE_ALPHA}*expm1(x))"),
-    "celu": Entry("where(x > 0, x, alpha*expm1(x/alpha))", {"alpha": 1.0}),
+    "celu": Entry(
+        "where(x > 0, x, alpha*expm1(x/alpha))",
+        {"alpha": 1.0},
+        domain=((lambda c: c["alpha"] != 0, "celu's alpha must not be 0"),),
+    ),
     "gelu": Entry("0.5*x*(1 + erf(x/sqrt(2)))", doc="exact (erf) GELU"),
     "gelu_tanh": Entry(
         "0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x**3)))",
@@ -72,12 +98,20 @@ ACTIVATIONS: dict[str, Entry] = {
         "where(beta*x > threshold, x, softplus(beta*x)/beta)",
         {"beta": 1.0, "threshold": 20.0},
         doc="PyTorch Softplus(beta=1, threshold=20): linear above threshold",
+        domain=((lambda c: c["beta"] != 0, "softplus's beta must not be 0"),),
     ),
     "sigmoid": Entry("sigmoid(x)"),
     "tanh": Entry("tanh(x)"),
     "softsign": Entry("x/(1 + abs(x))", derivative="1/(1 + abs(x))**2"),
     "hardtanh": Entry(
-        "min(max(x, min_val), max_val)", {"min_val": -1.0, "max_val": 1.0}
+        "min(max(x, min_val), max_val)",
+        {"min_val": -1.0, "max_val": 1.0},
+        domain=(
+            (
+                lambda c: c["min_val"] <= c["max_val"],
+                "hardtanh's min_val must not be greater than max_val (as in PyTorch)",
+            ),
+        ),
     ),
     # relu6(x + 3)/6 in two regimes: below -1.5, x + 3 is exact (Sterbenz) and rounds
     # once when scaled (x/6 + 1/2 cancels near -3); above, x/6 + 1/2 rounds about once
@@ -102,7 +136,11 @@ ACTIVATIONS: dict[str, Entry] = {
         doc="x - tanh(x), series near 0",
     ),
     "softshrink": Entry(
-        "where(x > lambd, x - lambd, where(x < -lambd, x + lambd, 0))", {"lambd": 0.5}
+        "where(x > lambd, x - lambd, where(x < -lambd, x + lambd, 0))",
+        {"lambd": 0.5},
+        domain=(
+            (lambda c: c["lambd"] >= 0, "softshrink's lambd must be >= 0 (PyTorch)"),
+        ),
     ),
     "sin": Entry("sin(x)"),
     "gaussian": Entry("exp(-x**2)"),
@@ -119,6 +157,15 @@ LOSSES: dict[str, Entry] = {
         "where(abs(y_pred - y_true) < delta, 0.5*(y_pred - y_true)**2,"
         " delta*(abs(y_pred - y_true) - 0.5*delta))",
         {"delta": 1.0},
+        domain=(
+            (
+                lambda c: c["delta"] > 0,
+                (
+                    "huber's delta must be > 0 (PyTorch's HuberLoss refuses it; "
+                    "delta <= 0 gives a negative loss)"
+                ),
+            ),
+        ),
     ),
     "bce": Entry(
         "-(y_true*max(log(y_pred), -100) + (1 - y_true)*max(log(1 - y_pred), -100))",

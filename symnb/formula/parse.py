@@ -825,6 +825,23 @@ class _Parser:
             given[key] = kw.value
         return given
 
+    def check_domain(
+        self, entry: library.Entry, given: dict[str, ast.AST], node: ast.Call
+    ) -> None:
+        """Refuse constants given as numbers outside the entry's domain
+        (``huber(y_pred, y_true, delta=-1)``: a negative loss)."""
+        numbers = {}
+        for k, v in given.items():
+            if k not in entry.constants:
+                continue
+            try:
+                numbers[k] = float(ast.literal_eval(v))
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+        problem = library.domain_problem(entry, numbers)
+        if problem is not None:
+            raise self.node_error(node, problem)
+
     def library_call(self, node: ast.Call, name: str, entry: library.Entry) -> ast.AST:
         """``elu(x, alpha=0.5)``, ``leaky_relu(x, 0.2)``: the library formula's syntax
         tree with the arguments in place of x and its constants (defaults for the rest)."""
@@ -832,6 +849,7 @@ class _Parser:
         given = self.call_arguments(node, name, names, {"negative_slope": "alpha"})
         if "x" not in given:
             raise self.node_error(node, f"{name}() needs the input as first argument")
+        self.check_domain(entry, given, node)
         return _substituted(entry, given, node)
 
     def library_loss_call(self, node: ast.Call, name: str) -> ast.AST:
@@ -860,6 +878,7 @@ class _Parser:
                 node,
                 f"{shown} needs the prediction and the target, e.g. {shown}({pair})",
             )
+        self.check_domain(entry, given, node)
         return _substituted(entry, given, node)
 
     def loss_options(

@@ -314,7 +314,7 @@ def test_library_activation_takes_its_constants_as_arguments(text, library):
         ("elu(x, 1, 2)", "elu takes at most 2 arguments (x, alpha), 3 given"),
         ("elu(x, 0.5, alpha=1)", "elu got 'alpha' twice"),
         ("elu(alpha=1)", "needs the input as first argument"),
-        ("softplus(x, beta=0)", "division by zero"),
+        ("softplus(x, beta=0)", "beta must not be 0"),
         ("relu(x, 0.2)", "relu"),
     ],
 )
