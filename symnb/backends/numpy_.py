@@ -142,6 +142,23 @@ class ConditionsAsWritten:
         c, a, b = (self._print(arg) for arg in expr.args)
         return f"{self._module_format(self._module + '.where')}({c}, {a}, {b})"
 
+    def _print_And(self, expr: sp.Expr) -> str:
+        return self._binary_chain(expr, "logical_and")
+
+    def _print_Or(self, expr: sp.Expr) -> str:
+        return self._binary_chain(expr, "logical_or")
+
+    def _binary_chain(self, expr: sp.Expr, name: str) -> str:
+        """``logical_and(a, logical_and(b, c))``: SymPy's ``logical_and.reduce((a,
+        b))`` stacks its operands into one array, which fails ("inhomogeneous shape")
+        when one is a scalar (a condition on a constant: ``(a > 0.5) & (x > 1)``)."""
+        fn = self._module_format(f"{self._module}.{name}")
+        *rest, last = (self._print(arg) for arg in expr.args)
+        text = last
+        for arg in reversed(rest):
+            text = f"{fn}({arg}, {text})"
+        return text
+
     def _print_Piecewise(self, expr: sp.Piecewise) -> str:
         exprs = ",".join(self._print(arg.expr) for arg in expr.args)
         conds = ",".join(self._print(arg.cond) for arg in expr.args)
