@@ -123,6 +123,23 @@ def test_the_reported_failures(backend):
     np.testing.assert_allclose(d[1], exact[0][1], 2e-7)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_infinities_and_nan(backend, dtype):
+    big = np.finfo(dtype).max / 4
+    x = np.array([-np.inf, np.inf, np.nan, -big, big, -1e19, 1e19], dtype=dtype)
+    f, d = _kernel("log(ndtr(x))", backend, dtype).forward_with_derivative(x)
+    # f = -x^2/2 overflows where the true value does (x = -1e19 in float32); f' is
+    # about -x, finite: no inf - inf, inf/inf in the tail form
+    assert f[0] == -np.inf and d[0] == np.inf and f[1] == 0 and d[1] == 0
+    assert np.isnan(f[2]) and np.isnan(d[2])
+    assert f[3] == -np.inf and f[4] == 0 and d[4] == 0
+    np.testing.assert_allclose(d[[3, 5]], [big, 1e19], rtol=1e-6)
+    assert f[6] == 0 and d[6] == 0
+    if dtype == "float64":
+        np.testing.assert_allclose(f[5], -5e37, rtol=1e-12)
+
+
 def test_the_probit_loss_gets_the_rewrite():
     loss = symnb.Loss("-y_true*log(ndtr(y_pred)) - (1 - y_true)*log(ndtr(-y_pred))")
     assert any("log(erfc(u))" in n for n in loss.notes)
