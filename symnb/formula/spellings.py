@@ -114,7 +114,8 @@ _REFUSED = {
 #: Modules of one distribution (SciPy's ``norm``): only these names, which differ
 #: from the same names elsewhere (``norm.cdf`` is the standard normal CDF).
 _DISTRIBUTIONS = {
-    module: {"cdf": "ndtr"} for module in ("scipy.stats.norm", "stats.norm", "norm")
+    module: {"cdf": "ndtr", "logcdf": "log_ndtr"}
+    for module in ("scipy.stats.norm", "stats.norm", "norm")
 }
 
 #: PyTorch's functional losses (``F.mse_loss(input, target)``) -> symnb's library loss
@@ -239,6 +240,7 @@ _REWRITTEN = {
     "logaddexp": ("x1", "x2"),
     "sinc": ("x",),
     "ndtr": ("x",),
+    "log_ndtr": ("x",),  # torch.special, scipy.special, jax.scipy.special
     "hypot": ("x1", "x2"),
     "exp2": ("x",),
     "reciprocal": ("x",),
@@ -265,6 +267,7 @@ BARE = {
     "fabs": "abs",
     "Phi": "ndtr",  # the standard normal CDF, as in GELU's x*Phi(x)
     "ndtr": "ndtr",
+    "log_ndtr": "log_ndtr",
     # the same function in every library that has it (rewritten, see _REWRITTEN)
     "square": "square",
     "power": "power",
@@ -353,7 +356,8 @@ def function_name(module: str, name: str, functions) -> str:
             return _DISTRIBUTIONS[module][name]
         raise LookupError(
             f"{module}.{name} has no symnb equivalent",
-            f"{module}.cdf(x) is the standard normal CDF; write the density as "
+            f"{module}.cdf(x) is the standard normal CDF ({module}.logcdf(x) its "
+            "log); write the density as "
             "exp(-x**2/2)/sqrt(2*pi)",
         )
     if name in _REDUCTIONS:
@@ -424,6 +428,7 @@ def rewrite_call(name: str, node: ast.Call, args: Sequence[ast.AST] = ()) -> ast
     ``square(u) = u**2``, ``power(a, b) = a**b``, ``logaddexp(a, b) = a + softplus(b - a)``
     (exact, and stable for any a, b), NumPy's and PyTorch's normalised
     ``sinc(u) = sin(pi u)/(pi u)``, ``ndtr(u) = (1 + erf(u/sqrt(2)))/2``,
+    ``log_ndtr(u) = log(ndtr(u))`` (stable: :mod:`symnb.formula.log_erfc`),
     ``hypot(a, b) = sqrt(a**2 + b**2)``, ``exp2(u) = 2**u``, ``reciprocal(u) = 1/u``,
     ``rsqrt(u) = 1/sqrt(u)``, ``logit(u) = log(u) - log(1 - u)``, JAX's
     ``squareplus(x, b) = (x + sqrt(x**2 + b))/2`` and ``sparse_plus`` (0, (x + 1)**2/4,
@@ -449,11 +454,12 @@ def rewrite_call(name: str, node: ast.Call, args: Sequence[ast.AST] = ()) -> ast
     elif name == "sinc":
         pu = ast.BinOp(ast.Name("pi", ast.Load()), ast.Mult(), args[0])
         tree = ast.BinOp(call("sin", pu), ast.Div(), pu)
-    elif name == "ndtr":
+    elif name in ("ndtr", "log_ndtr"):
         scaled = ast.BinOp(args[0], ast.Div(), call("sqrt", num(2)))
         tree = ast.BinOp(
             ast.BinOp(num(1), ast.Add(), call("erf", scaled)), ast.Div(), num(2)
         )
+        tree = call("log", tree) if name == "log_ndtr" else tree
     else:
         tree = _rewrite_more(name, args, call, num)
     for sub in ast.walk(tree):

@@ -12,6 +12,7 @@ import sympy as sp
 
 from symnb.formula.budget import bounded_expand
 from symnb.formula.functions import erfc, expm1, log1p, logsigmoid, sigmoid, softplus
+from symnb.formula.log_erfc import log_erfc_forms
 
 
 def _exp_arg(e: sp.Expr) -> sp.Expr | None:
@@ -724,7 +725,8 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                     return sp.Add(*rest, expm1(u))
         return e
 
-    return _piecewise_linear_sums(rewrite(expr), note), notes
+    expr = log_erfc_forms(rewrite(expr), note)  # symnb.formula.log_erfc
+    return _piecewise_linear_sums(expr, note), notes
 
 
 def _sigmoid_over_sum(e: sp.Expr) -> sp.Expr | None:

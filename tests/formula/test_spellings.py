@@ -159,6 +159,12 @@ CASES = {
     "jax.nn.squareplus(x)": "jax:squareplus",
     "jax.nn.squareplus(x, b=1.5)": "jax:squareplus_1.5",
     "jax.nn.sparse_plus(x)": "jax:sparse_plus",
+    # the log of the normal CDF (symnb.formula.log_erfc: exact where ndtr rounds)
+    "torch.special.log_ndtr(x)": _torch_ref(torch.special.log_ndtr),
+    "scipy.special.log_ndtr(x)": _numpy_ref(scipy.special.log_ndtr),
+    "log_ndtr(2*x)": _numpy_ref(lambda x: scipy.special.log_ndtr(2 * x)),
+    "scipy.stats.norm.logcdf(x)": _numpy_ref(scipy.stats.norm.logcdf),
+    "jax.scipy.special.log_ndtr(x)": "jax:log_ndtr",
 }
 
 
@@ -175,6 +181,7 @@ def _reference(text):
             "jax:squareplus": jax.nn.squareplus,
             "jax:squareplus_1.5": lambda t: jax.nn.squareplus(t, b=1.5),
             "jax:sparse_plus": jax.nn.sparse_plus,
+            "jax:log_ndtr": jax.scipy.special.log_ndtr,
         }[ref]
         ref = _jax_ref(fn)
     return ref(XS.copy())
