@@ -167,6 +167,8 @@ _CUDA_HEADER = string.Template(
 #define SYMNB_TID ((long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x)
 #define SYMNB_STRIDE ((long long)blockDim.x * (long long)gridDim.x)
 #define SYMNB_ATOMIC_ADD(p, v) symnb_add_partial((p), (v))
+/* forms with rare far-|x| branches branch per thread (symnb.codegen.rare) */
+#define SYMNB_RARE_BRANCH 1
 /* Sum a warp's partial sums with shuffles, then one atomicAdd per warp (not per
    thread). Every thread of the block reaches the call (no early exits); blocks whose
    size is not a multiple of 32 fall back to one atomicAdd per thread. */
@@ -637,8 +639,7 @@ def render_form_functions(
             "        return;\n    }",
         }
         branches = {
-            k: f"#if defined(__CUDACC__) || defined(__CUDACC_RTC__)\n{v}\n#endif"
-            for k, v in branches.items()
+            k: f"#ifdef SYMNB_RARE_BRANCH\n{v}\n#endif" for k, v in branches.items()
         }
     else:
         branches = {}

@@ -251,3 +251,43 @@ def test_fused_training_step_matches_the_generic_path(layout):
     assert np.isfinite(lf) and np.isfinite(gf).all()
     assert lf == pytest.approx(lg, rel=1e-10)
     np.testing.assert_allclose(gf, gg, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("branch", [True, False], ids=["branch", "select"])
+def test_cuda_text_on_the_cpu_with_and_without_the_branch(tmp_path, dtype, branch):
+    """The CUDA text built by g++: with SYMNB_RARE_BRANCH (what the GPU compiles: an
+    if per thread) and without (one select), both equal NumPy's whole expression."""
+    import shutil
+    import subprocess
+
+    from symnb.backends.cpp import CppProgram
+
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ not installed")
+    _, form = _pau(dtype)
+    src = render_program((form,), "elementwise", "cuda", dtype)
+    cu = tmp_path / "rare.cpp"
+    cu.write_text(src.text)
+    so = tmp_path / "rare.so"
+    flags = ["-DSYMNB_RARE_BRANCH"] if branch else []
+    proc = subprocess.run(
+        [gxx, "-O1", "-shared", "-fPIC", *flags, "-x", "c++", str(cu), "-o", str(so)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    prog = CppProgram(src, so, False, 0.0, [])
+    _, ref = _kernels(dtype)
+    x = _inputs(dtype)
+    g = np.random.default_rng(7).normal(0, 1, x.size).astype(dtype)
+    y, dy, dx = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    prog.forward_derivative(x, y, dy, ref.params)
+    prog.backward(x, g, dx, ref.params)
+    want_y, want_dy = ref.forward_with_derivative(x)
+    _close(y, want_y, dtype)
+    _close(dy, want_dy, dtype)
+    _close(dx, g * want_dy, dtype)
