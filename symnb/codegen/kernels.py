@@ -167,8 +167,6 @@ _CUDA_HEADER = string.Template(
 #define SYMNB_TID ((long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x)
 #define SYMNB_STRIDE ((long long)blockDim.x * (long long)gridDim.x)
 #define SYMNB_ATOMIC_ADD(p, v) symnb_add_partial((p), (v))
-/* forms with rare far-|x| branches branch per thread (symnb.codegen.rare) */
-#define SYMNB_RARE_BRANCH 1
 /* Sum a warp's partial sums with shuffles, then one atomicAdd per warp (not per
    thread). Every thread of the block reaches the call (no early exits); blocks whose
    size is not a multiple of 32 fall back to one atomicAdd per thread. */
@@ -378,6 +376,12 @@ ${body}
 #: loads across a run of columns, where ``c[o + k]`` with ``o = offsets[j]`` is a
 #: gather per constant).
 _HOST_ONLY = "#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)"
+#: Where the whole forms of a form with rare far-|x| branches branch per element to
+#: the near forms: CUDA (one thread, one element), or a host build of the CUDA text
+#: with ``-DSYMNB_RARE_BRANCH`` (tests).
+_RARE_BRANCH = (
+    "#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(SYMNB_RARE_BRANCH)"
+)
 
 #: Where a rare far-|x| branch of the form applies (:mod:`symnb.codegen.rare`).
 _FAR_PREDICATE = string.Template(
@@ -638,9 +642,7 @@ def render_form_functions(
             f"{'v' if values else ''}nfdf{index}({pair_call});\n"
             "        return;\n    }",
         }
-        branches = {
-            k: f"#ifdef SYMNB_RARE_BRANCH\n{v}\n#endif" for k, v in branches.items()
-        }
+        branches = {k: f"{_RARE_BRANCH}\n{v}\n#endif" for k, v in branches.items()}
     else:
         branches = {}
     out.extend(emit("", f, df, "", branches))
@@ -1943,30 +1945,50 @@ _form_text = form_text
 _SPLIT_COLUMN = string.Template(
     """SYMNB_PART void symnb_col_forward${i}(const symnb_real* SYMNB_RESTRICT x,
         symnb_real* SYMNB_RESTRICT y, symnb_i64 n, const symnb_real* SYMNB_RESTRICT c) {
-#pragma omp simd
-    for (symnb_i64 r = 0; r < n; ++r) y[r] = symnb_f${i}(x[r], c);
+${forward}
 }
 
 SYMNB_PART void symnb_col_backward${i}(const symnb_real* SYMNB_RESTRICT x,
         const symnb_real* SYMNB_RESTRICT g, symnb_real* SYMNB_RESTRICT dx,
         symnb_i64 n, const symnb_real* SYMNB_RESTRICT c) {
-#pragma omp simd
-    for (symnb_i64 r = 0; r < n; ++r) dx[r] = g[r] * symnb_df${i}(x[r], c);
+${backward}
 }
 
 SYMNB_PART void symnb_col_pair${i}(const symnb_real* SYMNB_RESTRICT x,
         symnb_real* SYMNB_RESTRICT y, symnb_real* SYMNB_RESTRICT dy,
         symnb_i64 n, const symnb_real* SYMNB_RESTRICT c) {
-#pragma omp simd
-    for (symnb_i64 r = 0; r < n; ++r) {
-        symnb_real v, dv;
-        symnb_fdf${i}(x[r], c, &v, &dv);
-        y[r] = v;
-        dy[r] = dv;
-    }
+${pair}
 }
 """
 )
+
+
+def _split_columns(i: int, rare: bool) -> str:
+    """The column functions of form ``i`` of a split layer: SIMD loops down the
+    column; for a form with rare far-|x| branches, :func:`rare_simd_loop`'s."""
+    header = "#pragma omp simd\n    for (symnb_i64 r = 0; r < n; ++r)"
+    statements = {
+        "forward": f"y[r] = symnb_f{i}(x[r], c);",
+        "backward": f"dx[r] = g[r] * symnb_df{i}(x[r], c);",
+        "pair": f"symnb_real v, dv; symnb_fdf{i}(x[r], c, &v, &dv); "
+        "y[r] = v; dy[r] = dv;",
+    }
+    if rare:
+        loops = {
+            key: "    " + rare_simd_loop(header, "", stmt, i, "    ", "x[r]")
+            for key, stmt in statements.items()
+        }
+    else:
+        loops = {
+            key: f"{header} {stmt}" for key, stmt in statements.items() if key != "pair"
+        }
+        loops["pair"] = (
+            f"{header} {{\n        symnb_real v, dv;\n"
+            f"        symnb_fdf{i}(x[r], c, &v, &dv);\n"
+            "        y[r] = v;\n        dy[r] = dv;\n    }"
+        )
+    return _SPLIT_COLUMN.substitute(i=i, **loops)
+
 
 _SPLIT_GRADIENT = string.Template(
     """SYMNB_PART void symnb_col_gradient${i}(const symnb_real* SYMNB_RESTRICT x,
@@ -2082,7 +2104,8 @@ def _split_unit(
         form = forms[i]
         funcs.append(f"/* ---- form {i} ---- */")
         funcs.append(form_text(i, form, dtype, True, max_operations))
-        columns.append(_SPLIT_COLUMN.substitute(i=i))
+        rare = split_rare((form.f, form.df), form.inputs[0]) is not None
+        columns.append(_split_columns(i, rare))
         k = len(form.params)
         if k:
             columns.append(

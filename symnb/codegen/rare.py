@@ -25,10 +25,10 @@ inf/inf = NaN there, and a sum over elements then adds 0), OR-reduce a flag, and
 when it is set run a second, scalar pass over the flagged elements with the whole
 expression (an output that is an input takes the one-loop select instead; layers and
 the fused training step test a run of elements first and then pick the near or the
-whole loop). CUDA branches per thread instead (``SYMNB_RARE_BRANCH``, defined by the
-CUDA header: a warp diverges only where one of its elements is far); NumPy evaluates
-the whole expression on the far elements only. A NaN input satisfies no condition, so
-it takes the near form, as the select did.
+whole loop). CUDA branches per thread instead (a warp diverges only where one of its
+elements is far; a host build of the CUDA text does so with ``-DSYMNB_RARE_BRANCH``,
+else it selects); NumPy evaluates the whole expression on the far elements only. A NaN
+input satisfies no condition, so it takes the near form, as the select did.
 """
 
 from __future__ import annotations

@@ -172,18 +172,23 @@ def test_fused_backward_with_constants_matches(dtype):
 
 @needs_cpp
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("layout", ["runs", "alternating"])
+@pytest.mark.parametrize("layout", ["runs", "alternating", "split"])
 def test_layer_matches_the_elementwise_kernel(dtype, layout):
     act, _ = _pau(dtype)
     moved = act.with_constants(**MOVED)
     relu = symnb.activation("relu")
-    acts = (
-        [act] * 12 + [moved] * 12 + [relu] * 8
-        if layout == "runs"
-        else [act, relu, moved, relu] * 8
-    )
+    acts = {
+        "runs": [act] * 12 + [moved] * 12 + [relu] * 8,
+        "alternating": [act, relu, moved, relu] * 8,
+        # 17 distinct formulas: a layer of several translation units
+        "split": [symnb.Activation(f"{k + 2}*tanh(x)") for k in range(16)]
+        + [act, moved] * 7,
+    }[layout]
     layer = symnb.compile_layer(acts, backend="cpp", dtype=dtype)
-    x = _inputs(dtype)[: 64 * 32].reshape(64, 32)
+    if layout == "split":  # the column functions of the PAU form test first
+        assert "far |= symnb_far16(x[r]);" in layer.source
+    cols = len(acts)
+    x = _inputs(dtype)[: 64 * cols].reshape(64, cols)
     g = np.random.default_rng(5).normal(0, 1, x.shape).astype(dtype)
     want_y = np.empty_like(x)
     want_dx = np.empty_like(x)
@@ -203,7 +208,7 @@ def test_layer_matches_the_elementwise_kernel(dtype, layout):
     xc = x.copy()
     _close(layer.forward(xc, out=xc), want_y, dtype)
     # a feature axis that is not the last (planes)
-    xt = np.ascontiguousarray(np.broadcast_to(x.T[None], (2, 32, 64)))
+    xt = np.ascontiguousarray(np.broadcast_to(x.T[None], (2, cols, 64)))
     _close(layer.forward(xt, axis=1), np.broadcast_to(want_y.T[None], xt.shape), dtype)
 
 
@@ -221,8 +226,10 @@ def test_cuda_text_compiles_with_nvrtc_and_nvcc(dtype):
         render_program((form,), "elementwise", "cuda", dtype),
         render_program((form, relu), "layer", "cuda", dtype),
     ]
+    split = [symnb.Activation(f"{k + 2}*tanh(x)").internal for k in range(16)] + [form]
+    sources.append(render_program(tuple(split), "layer", "cuda", dtype))
     for src in sources:
-        assert "if (!symnb_far0(a0))" in src.text
+        assert "if (!symnb_far" in src.text
         _nvrtc_check(src, dtype)
         if nvrtc.nvcc_path() is not None:
             _nvcc(src)
