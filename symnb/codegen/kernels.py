@@ -31,7 +31,7 @@ from symnb.codegen.printer import (
     prelude,
     print_expression,
 )
-from symnb.codegen.rare import rare_condition, split_rare
+from symnb.codegen.rare import far_magnitude, rare_condition, split_rare
 from symnb.errors import FormulaError
 
 KINDS = ("elementwise", "layer", "loss")
@@ -299,9 +299,18 @@ def _ctype(dtype: str) -> str:
 
 #: The value-taking form functions (``symnb_vf<i>``, ``symnb_vdf<i>``, ``symnb_vfdf<i>``).
 _VALUE_FORM = re.compile(r"symnb_vn?(?:f|df|fdf)\d+$")
-#: Names of form functions (their near forms ``symnb_n*`` and the predicate
-#: ``symnb_far*`` of :mod:`symnb.codegen.rare` included).
-_FORM_PREFIXES = ("symnb_f", "symnb_df", "symnb_dc", "symnb_nf", "symnb_ndf")
+#: Names of form functions (their near forms ``symnb_n*``, the predicate
+#: ``symnb_far*`` and ``symnb_magnitude*`` of :mod:`symnb.codegen.rare` included; the
+#: latter's bit copy is no call).
+_FORM_PREFIXES = (
+    "symnb_f",
+    "symnb_df",
+    "symnb_dc",
+    "symnb_nf",
+    "symnb_ndf",
+    "symnb_magnitude",
+    "__builtin_memcpy",
+)
 
 
 def parallel_threshold(body: str) -> int:
@@ -390,6 +399,41 @@ _FAR_PREDICATE = string.Template(
 }
 """
 )
+
+#: The C++ loops' quick test for rare far-|x| elements (:func:`rare_simd_loop`): the
+#: largest magnitude of a run as unsigned bits (one max per vector, NaN counted as
+#: far), against a bound at or below every rare threshold.
+_FAR_MAGNITUDE = string.Template(
+    """#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+typedef ${bits} symnb_bits${index};
+SYMNB_FN symnb_bits${index} symnb_magnitude${index}(symnb_real v) {
+    symnb_bits${index} u;
+    __builtin_memcpy(&u, &v, sizeof u);
+    return u & ${mask};
+}
+static const symnb_bits${index} symnb_farbits${index} = ${bound};
+#endif
+"""
+)
+
+
+def _far_magnitude_text(index: int, conditions: tuple, dtype: str) -> str:
+    """:data:`_FAR_MAGNITUDE` of form ``index``: the bound is the bits of the smallest
+    rare threshold as a ``dtype`` number, less 2 (the C literal may round to a
+    neighbour)."""
+    import numpy as np
+
+    t = far_magnitude(conditions)
+    f32 = dtype == "float32"
+    value = np.array(t, dtype=np.float32 if f32 else np.float64)
+    bits = int(value.view(np.uint32 if f32 else np.uint64)) - 2
+    return _FAR_MAGNITUDE.substitute(
+        index=index,
+        bits="unsigned int" if f32 else "unsigned long long",
+        mask="0x7fffffffu" if f32 else "0x7fffffffffffffffULL",
+        bound=f"{max(bits, 0):#x}u" if f32 else f"{max(bits, 0):#x}ULL",
+    )
+
 
 _FORM_FUNCTION_VALUES = string.Template(
     """SYMNB_FN symnb_real ${value_name}(${args}${values}) {
@@ -627,6 +671,7 @@ def render_form_functions(
                 ),
             )
         )
+        out.append(_far_magnitude_text(index, conditions, dtype))
         value_call = "".join(f"{a}, " for a in _input_names(len(inputs)))
         pair_call = value_call + (
             value_args["value_names"] + ", out0, out1" if values else "c, out0, out1, o"
@@ -871,13 +916,18 @@ _RARE_ENTRIES = (
 )
 
 
+#: Elements per block of an in-place call of a C++ elementwise kernel whose form has
+#: rare far-|x| branches (:func:`_render_cpp_rare_elementwise`).
+RARE_BLOCK = 1024
+
+
 def _render_cpp_rare_elementwise(n_params: int) -> str:
     """The four C++ elementwise entry points of a form with rare far-|x| branches
     (:mod:`symnb.codegen.rare`). The SIMD loop computes the near forms (0 where a
     rare condition holds) and OR-reduces whether any element is far; only then a
     scalar pass computes the whole form for the far elements. An output that is an
-    input (in place) takes one loop over the whole form (as without rare branches):
-    the second pass needs the inputs."""
+    input (in place) runs blocks of ``SYMNB_RARE_BLOCK`` elements instead, each
+    tested first (:func:`rare_simd_loop`): the second pass would need the inputs."""
     constants, c, private = "", "c", "schedule(static)"
     if n_params:
         constants = (
@@ -885,7 +935,7 @@ def _render_cpp_rare_elementwise(n_params: int) -> str:
             f"    for (int q = 0; q < {n_params}; ++q) cl[q] = c[q];\n    "
         )
         c, private = "cl", "schedule(static) firstprivate(cl)"
-    texts = []
+    texts = [f"#define SYMNB_RARE_BLOCK {RARE_BLOCK}"]
     for name, parameters, outputs, body in _RARE_ENTRIES:
         near = string.Template(body).substitute(t="n", c=c)
         whole = string.Template(body).substitute(t="", c=c)
@@ -893,12 +943,21 @@ def _render_cpp_rare_elementwise(n_params: int) -> str:
         alias = " || ".join(
             f"(const void*){o} == (const void*){a}" for o in outputs for a in inputs
         )
+        in_place = rare_simd_loop(
+            "#pragma omp simd\n        for (symnb_i64 i = b; i < e; ++i)",
+            "",
+            whole,
+            0,
+            "        ",
+        )
         texts.append(
             f"""SYMNB_KERNEL void symnb_{name}({parameters}) {{
     {constants}if ({alias}) {{
-    #pragma omp parallel for simd if(parallel: n >= SYMNB_PARALLEL_MIN) {private}
-    for (symnb_i64 i = 0; i < n; ++i) {{
-        {whole}
+    /* in place: blocks, each tested before any store */
+    #pragma omp parallel for if(parallel: n >= SYMNB_PARALLEL_MIN) {private}
+    for (symnb_i64 b = 0; b < n; b += SYMNB_RARE_BLOCK) {{
+        const symnb_i64 e = b + SYMNB_RARE_BLOCK < n ? b + SYMNB_RARE_BLOCK : n;
+        {in_place}
     }}
     return;
     }}
@@ -1706,18 +1765,20 @@ def rare_simd_loop(
     argument: str = "x[i]",
 ) -> str:
     """A C++ SIMD loop (``header``: ``#pragma omp simd`` and the ``for``) over
-    ``statement`` for a form with rare far-|x| branches: a first loop only reads
-    the input (``argument``) and ORs whether any element is far, then the near forms (none is) or the
-    whole ones run. Reading x before any store keeps an in-place call right."""
-    reduce = header.replace("#pragma omp simd", "#pragma omp simd reduction(|: far)")
+    ``statement`` for a form with rare far-|x| branches: a first loop only reads the
+    input (``argument``) and takes the largest magnitude (as bits, one integer max
+    per vector); below the rare thresholds the near forms run, else the whole ones.
+    Reading x before any store keeps an in-place call right."""
+    reduce = header.replace("#pragma omp simd", "#pragma omp simd reduction(max: m)")
     pro = f"{prologue} " if prologue else ""
     near = _near_statement(statement)
     return (
-        f"{{\n{indent}int far = 0;\n{indent}{reduce} {{\n{indent}    {pro}"
-        f"far |= symnb_far{index}({argument});\n{indent}}}\n"
-        f"{indent}if (!far) {{\n{indent}{header} {{\n{indent}    {pro}{near}\n"
-        f"{indent}}}\n{indent}}} else {{\n{indent}{header} {{\n{indent}    {pro}"
-        f"{statement}\n{indent}}}\n{indent}}}\n{indent}}}"
+        f"{{\n{indent}symnb_bits{index} m = 0;\n{indent}{reduce} {{\n{indent}    "
+        f"{pro}const symnb_bits{index} u = symnb_magnitude{index}({argument});\n"
+        f"{indent}    m = u > m ? u : m;\n{indent}}}\n"
+        f"{indent}if (m < symnb_farbits{index}) {{\n{indent}{header} {{\n{indent}    "
+        f"{pro}{near}\n{indent}}}\n{indent}}} else {{\n{indent}{header} {{\n"
+        f"{indent}    {pro}{statement}\n{indent}}}\n{indent}}}\n{indent}}}"
     )
 
 

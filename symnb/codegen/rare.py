@@ -23,12 +23,14 @@ returns the conditions. The kernels (:mod:`symnb.codegen.kernels`) compute ``nea
 the SIMD loop, selected to 0 where a rare condition holds (the near form may be
 inf/inf = NaN there, and a sum over elements then adds 0), OR-reduce a flag, and only
 when it is set run a second, scalar pass over the flagged elements with the whole
-expression (an output that is an input takes the one-loop select instead; layers and
-the fused training step test a run of elements first and then pick the near or the
-whole loop). CUDA branches per thread instead (a warp diverges only where one of its
-elements is far; a host build of the CUDA text does so with ``-DSYMNB_RARE_BRANCH``,
-else it selects); NumPy evaluates the whole expression on the far elements only. A NaN
-input satisfies no condition, so it takes the near form, as the select did.
+expression. Where that cannot work (an output that is an input: the second pass would
+need the inputs) and in layers and the fused training step, a run of elements is tested
+first (its largest magnitude, as bits: one integer max per vector) and then the near or
+the whole loop runs. CUDA branches per thread instead (a warp diverges only where one
+of its elements is far; a host build of the CUDA text does so with
+``-DSYMNB_RARE_BRANCH``, else it selects); NumPy evaluates the whole expression on the
+far elements only. A NaN input satisfies no condition, so it takes the near form, as
+the select did (the magnitude test counts NaN as far: the whole loop, same values).
 """
 
 from __future__ import annotations
@@ -97,9 +99,21 @@ def split_rare(
     return near, tuple(found)
 
 
+def far_magnitude(conditions: tuple) -> float:
+    """The smallest ``|T|`` of the rare conditions: every element where one holds has
+    ``|x| >= far_magnitude``."""
+    return min(abs(float(c.rhs if c.rhs.is_number else c.lhs)) for c in conditions)
+
+
 def rare_condition(conditions: tuple) -> sp.Basic:
     """One condition that holds where any of ``conditions`` does."""
     return sp.Or(*conditions) if len(conditions) > 1 else conditions[0]
 
 
-__all__ = ["RARE_MIN_MAGNITUDE", "RARE_MIN_OPERATIONS", "rare_condition", "split_rare"]
+__all__ = [
+    "RARE_MIN_MAGNITUDE",
+    "RARE_MIN_OPERATIONS",
+    "far_magnitude",
+    "rare_condition",
+    "split_rare",
+]
