@@ -28,6 +28,7 @@ from symnb.codegen.printer import (
     coefficient_last,
     split_squared_denominator,
 )
+from symnb.codegen.rare import rare_condition, split_rare
 from symnb.formula.internal import InternalForm
 
 # ------------------------------------------------------------------ stable helpers
@@ -258,16 +259,50 @@ def _lambdify(expr: sp.Expr, args: tuple[sp.Symbol, ...]):
     return fn
 
 
+class _Rare:
+    """A lambdified expression with rare far-|x| branches (:mod:`symnb.codegen.rare`):
+    the near form over all elements, the whole one only over those where a rare
+    condition holds (none: no second evaluation)."""
+
+    def __init__(self, near: Any, condition: Any, whole: Any) -> None:
+        self.near, self.condition, self.whole = near, condition, whole
+
+    def __call__(self, x: Any, *consts: Any) -> Any:
+        r = self.near(x, *consts)
+        far = np.broadcast_to(self.condition(x, *consts), np.shape(x))
+        if not far.any():
+            return r
+        r = np.array(np.broadcast_to(r, np.shape(x)))
+        sub = [
+            np.broadcast_to(c, np.shape(x))[far] if np.ndim(c) else c for c in consts
+        ]
+        r[far] = self.whole(x[far], *sub)
+        return r
+
+
+def _lambdify_rare(expr: sp.Expr, inputs: tuple, args: tuple) -> Any:
+    """:func:`_lambdify`, or a :class:`_Rare` where ``expr`` has rare branches."""
+    split = split_rare((expr,), inputs[0]) if len(inputs) == 1 else None
+    if split is None:
+        return _lambdify(expr, args)
+    (near,), conditions = split
+    return _Rare(
+        _lambdify(near, args),
+        _lambdify(rare_condition(conditions), args),
+        _lambdify(expr, args),
+    )
+
+
 class _Compiled:
     """Lambdified f, df and dc_k of one form, with the NaN guard where needed."""
 
     def __init__(self, form: InternalForm) -> None:
         args = tuple(form.inputs) + tuple(form.params)
-        self.form = form
-        self.f = _lambdify(form.f, args)
-        self.df = _lambdify(form.df, args)
-        self.dc = [_lambdify(d, args) for d in form.dparams]
         ins = tuple(form.inputs)
+        self.form = form
+        self.f = _lambdify_rare(form.f, ins, args)
+        self.df = _lambdify_rare(form.df, ins, args)
+        self.dc = [_lambdify_rare(d, ins, args) for d in form.dparams]
         self.guard_f = _needs_nan_guard(form.f, ins)
         self.guard_df = _needs_nan_guard(form.df, ins)
         self.guard_dc = [_needs_nan_guard(d, ins) for d in form.dparams]

@@ -29,7 +29,9 @@ from symnb.codegen.printer import (
     helpers_used,
     lower,
     prelude,
+    print_expression,
 )
+from symnb.codegen.rare import far_magnitude, rare_condition, split_rare
 from symnb.errors import FormulaError
 
 KINDS = ("elementwise", "layer", "loss")
@@ -75,7 +77,7 @@ _CHEAP_CALLS = frozenset(
         "fma",
     }
 )
-_NOT_CALLS = frozenset({"if", "for", "while", "switch", "return", "sizeof"})
+_NOT_CALLS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "defined"})
 
 #: glibc (>= 2.35, libmvec) functions with SIMD variants we declare for the C++ dialect.
 _LIBMVEC_FUNCS = (*LIBM_FUNCS, "pow", "cbrt")
@@ -296,7 +298,19 @@ def _ctype(dtype: str) -> str:
 
 
 #: The value-taking form functions (``symnb_vf<i>``, ``symnb_vdf<i>``, ``symnb_vfdf<i>``).
-_VALUE_FORM = re.compile(r"symnb_v(?:f|df|fdf)\d+$")
+_VALUE_FORM = re.compile(r"symnb_vn?(?:f|df|fdf)\d+$")
+#: Names of form functions (their near forms ``symnb_n*``, the predicate
+#: ``symnb_far*`` and ``symnb_magnitude*`` of :mod:`symnb.codegen.rare` included; the
+#: latter's bit copy is no call).
+_FORM_PREFIXES = (
+    "symnb_f",
+    "symnb_df",
+    "symnb_dc",
+    "symnb_nf",
+    "symnb_ndf",
+    "symnb_magnitude",
+    "__builtin_memcpy",
+)
 
 
 def parallel_threshold(body: str) -> int:
@@ -304,9 +318,7 @@ def parallel_threshold(body: str) -> int:
     for name in _CALL.findall(body):
         if name in _CHEAP_CALLS or name in _NOT_CALLS:
             continue
-        if name.startswith(("symnb_f", "symnb_df", "symnb_dc")) or _VALUE_FORM.match(
-            name
-        ):
+        if name.startswith(_FORM_PREFIXES) or _VALUE_FORM.match(name):
             continue
         return PARALLEL_MIN
     return PARALLEL_MIN_CHEAP
@@ -372,6 +384,57 @@ ${body}
 #: it. Layers pass the constants from a table by position and column (contiguous
 #: loads across a run of columns, where ``c[o + k]`` with ``o = offsets[j]`` is a
 #: gather per constant).
+_HOST_ONLY = "#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)"
+#: Where the whole forms of a form with rare far-|x| branches branch per element to
+#: the near forms: CUDA (one thread, one element), or a host build of the CUDA text
+#: with ``-DSYMNB_RARE_BRANCH`` (tests).
+_RARE_BRANCH = (
+    "#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(SYMNB_RARE_BRANCH)"
+)
+
+#: Where a rare far-|x| branch of the form applies (:mod:`symnb.codegen.rare`).
+_FAR_PREDICATE = string.Template(
+    """SYMNB_FN bool ${name}(symnb_real a0) {
+    return ${condition};
+}
+"""
+)
+
+#: The C++ loops' quick test for rare far-|x| elements (:func:`rare_simd_loop`): the
+#: largest magnitude of a run as unsigned bits (one max per vector, NaN counted as
+#: far), against a bound at or below every rare threshold.
+_FAR_MAGNITUDE = string.Template(
+    """#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+typedef ${bits} symnb_bits${index};
+SYMNB_FN symnb_bits${index} symnb_magnitude${index}(symnb_real v) {
+    symnb_bits${index} u;
+    __builtin_memcpy(&u, &v, sizeof u);
+    return u & ${mask};
+}
+static const symnb_bits${index} symnb_farbits${index} = ${bound};
+#endif
+"""
+)
+
+
+def _far_magnitude_text(index: int, conditions: tuple, dtype: str) -> str:
+    """:data:`_FAR_MAGNITUDE` of form ``index``: the bound is the bits of the smallest
+    rare threshold as a ``dtype`` number, less 2 (the C literal may round to a
+    neighbour)."""
+    import numpy as np
+
+    t = far_magnitude(conditions)
+    f32 = dtype == "float32"
+    value = np.array(t, dtype=np.float32 if f32 else np.float64)
+    bits = int(value.view(np.uint32 if f32 else np.uint64)) - 2
+    return _FAR_MAGNITUDE.substitute(
+        index=index,
+        bits="unsigned int" if f32 else "unsigned long long",
+        mask="0x7fffffffu" if f32 else "0x7fffffffffffffffULL",
+        bound=f"{max(bits, 0):#x}u" if f32 else f"{max(bits, 0):#x}ULL",
+    )
+
+
 _FORM_FUNCTION_VALUES = string.Template(
     """SYMNB_FN symnb_real ${value_name}(${args}${values}) {
 ${body}
@@ -508,66 +571,128 @@ def render_form_functions(
         "preamble": "\n".join(pre),
     }
 
-    for name, expr, what in (
-        (f"symnb_f{index}", f, "the function"),
-        (f"symnb_df{index}", df, "the derivative"),
-    ):
-        low = lower((expr,), syms, dtype, max_operations, what)
+    def emit(tag: str, f_e, df_e, select: str, branches: dict) -> list[str]:
+        """symnb_<tag>f, <tag>df and <tag>fdf (and their value-taking forms) of
+        f_e and df_e; results 0 where ``select`` holds; ``branches``: text put
+        first into the bodies of f, df and fdf."""
+
+        def chosen(result: str) -> str:
+            return f"({select} ? 0 : ({result}))" if select else result
+
+        def host_only_pointer_form(text: str, head: str) -> str:
+            """The near forms' pointer forms serve only the C++ loops (CUDA calls
+            the value forms from the whole ones): outside CUDA, where NVRTC would
+            warn that they are never referenced."""
+            if not tag:
+                return text
+            at = text.index(head)
+            return f"{text[:at]}{_HOST_ONLY}\n{text[at:].rstrip()}\n#endif\n"
+
+        def body(key: str, statements: list[str]) -> str:
+            lines = ["    " + s for s in statements]
+            if not values:
+                lines = pre + lines  # the constants' loads
+            if key in branches:
+                lines.insert(0, branches[key])
+            return "\n".join(lines)
+
+        texts = []
+        for key, name, expr, what in (
+            ("f", f"symnb_{tag}f{index}", f_e, "the function"),
+            ("df", f"symnb_{tag}df{index}", df_e, "the derivative"),
+        ):
+            low = lower((expr,), syms, dtype, max_operations, what)
+            common = {
+                "name": name,
+                "args": args,
+                "guard": guard_of((expr,)),
+                "nan_value": nan_value,
+                "result": chosen(low.results[0]),
+                "body": body(key, low.statements),
+            }
+            if values:
+                texts.append(
+                    host_only_pointer_form(
+                        _FORM_FUNCTION_VALUES.substitute(
+                            value_name=name.replace("symnb_", "symnb_v", 1),
+                            **common,
+                            **value_args,
+                        ),
+                        f"SYMNB_FN symnb_real {name}(",
+                    )
+                )
+            else:
+                texts.append(_FORM_FUNCTION.substitute(**common))
+        if not with_dparams:  # a loss: only f and f' are entry points
+            return texts
+        # f and f' each lowered as alone (sharing only identical temporaries): the
+        # pair computes exactly the values symnb_f and symnb_df compute, which the
+        # robustness engine measured (see lower's ``groups``)
+        low = lower(
+            (f_e, df_e),
+            syms,
+            dtype,
+            max_operations,
+            "the function and its derivative",
+            groups=(1, 1),
+        )
         common = {
-            "name": name,
+            "name": f"symnb_{tag}fdf{index}",
             "args": args,
-            "guard": guard_of((expr,)),
+            "guard": guard_of((f_e, df_e)),
             "nan_value": nan_value,
-            "result": low.results[0],
+            "result0": chosen(low.results[0]),
+            "result1": chosen(low.results[1]),
+            "body": body("fdf", low.statements),
         }
         if values:
-            text = _FORM_FUNCTION_VALUES.substitute(
-                value_name=name.replace("symnb_", "symnb_v", 1),
-                body="\n".join("    " + s for s in low.statements),
-                **common,
-                **value_args,
+            texts.append(
+                host_only_pointer_form(
+                    _FORM_PAIR_VALUES.substitute(
+                        value_name=f"symnb_v{tag}fdf{index}", **common, **value_args
+                    ),
+                    f"SYMNB_FN void symnb_{tag}fdf{index}(",
+                )
             )
         else:
-            text = _FORM_FUNCTION.substitute(
-                body="\n".join(pre + ["    " + s for s in low.statements]), **common
+            texts.append(_FORM_PAIR.substitute(**common))
+        return texts
+
+    # rare far-|x| branches (symnb.codegen.rare): near forms without them, selected
+    # to 0 where a rare condition holds, and (CUDA) a per-thread branch to them
+    rare = split_rare((f, df), inputs[0]) if len(inputs) == 1 else None
+    if rare is not None:
+        (near_f, near_df), conditions = rare
+        out.append(
+            _FAR_PREDICATE.substitute(
+                name=f"symnb_far{index}",
+                condition=print_expression(
+                    rare_condition(conditions), dict(syms), dtype
+                ),
             )
-        out.append(text)
+        )
+        out.append(_far_magnitude_text(index, conditions, dtype))
+        value_call = "".join(f"{a}, " for a in _input_names(len(inputs)))
+        pair_call = value_call + (
+            value_args["value_names"] + ", out0, out1" if values else "c, out0, out1, o"
+        )
+        value_call += value_args["value_names"] if values else "c, o"
+        out.extend(emit("n", near_f, near_df, f"symnb_far{index}(a0)", {}))
+        branches = {
+            "f": f"    if (!symnb_far{index}(a0)) return symnb_{'v' if values else ''}"
+            f"nf{index}({value_call});",
+            "df": f"    if (!symnb_far{index}(a0)) return symnb_{'v' if values else ''}"
+            f"ndf{index}({value_call});",
+            "fdf": f"    if (!symnb_far{index}(a0)) {{\n        symnb_"
+            f"{'v' if values else ''}nfdf{index}({pair_call});\n"
+            "        return;\n    }",
+        }
+        branches = {k: f"{_RARE_BRANCH}\n{v}\n#endif" for k, v in branches.items()}
+    else:
+        branches = {}
+    out.extend(emit("", f, df, "", branches))
     if not with_dparams:  # a loss: only f and f' are entry points
         return "\n".join(out)
-    # f and f' each lowered as alone (sharing only identical temporaries): the pair
-    # computes exactly the values symnb_f and symnb_df compute, which the
-    # robustness engine measured (see lower's ``groups``)
-    low = lower(
-        (f, df),
-        syms,
-        dtype,
-        max_operations,
-        "the function and its derivative",
-        groups=(1, 1),
-    )
-    common = {
-        "name": f"symnb_fdf{index}",
-        "args": args,
-        "guard": guard_of((f, df)),
-        "nan_value": nan_value,
-        "result0": low.results[0],
-        "result1": low.results[1],
-    }
-    if values:
-        out.append(
-            _FORM_PAIR_VALUES.substitute(
-                value_name=f"symnb_vfdf{index}",
-                body="\n".join("    " + s for s in low.statements),
-                **common,
-                **value_args,
-            )
-        )
-    else:
-        out.append(
-            _FORM_PAIR.substitute(
-                body="\n".join(pre + ["    " + s for s in low.statements]), **common
-            )
-        )
     if with_dparams and params:
         low = lower(
             tuple(dparams),
@@ -722,6 +847,145 @@ ${part_updates}
 _CPP_BLOCK_BACKWARD = """            symnb_real* SYMNB_RESTRICT db = dx + b;
             #pragma omp simd
             for (symnb_i64 j = 0; j < m; ++j) db[j] = gb[j] * symnb_df0(xb[j], cl);"""
+
+#: The fused backward's dx loop over a block for forms with rare far-|x| branches
+#: (:mod:`symnb.codegen.rare`): the near f' in the SIMD loop, then the whole f' for
+#: the block's far elements only when one is there.
+_CPP_BLOCK_BACKWARD_RARE = """            symnb_real* SYMNB_RESTRICT db = dx + b;
+            int far = 0;
+            #pragma omp simd reduction(|: far)
+            for (symnb_i64 j = 0; j < m; ++j) {
+                db[j] = gb[j] * symnb_ndf0(xb[j], cl);
+                far |= symnb_far0(xb[j]);
+            }
+            if (far) {
+                for (symnb_i64 j = 0; j < m; ++j) {
+                    if (symnb_far0(xb[j])) db[j] = gb[j] * symnb_df0(xb[j], cl);
+                }
+            }"""
+
+#: C++ elementwise entry points of a form with rare far-|x| branches: ``(name,
+#: parameters, outputs that may be an input, near body, far body)``.
+_RARE_ENTRIES = (
+    (
+        "forward",
+        (
+            "const symnb_real* SYMNB_RESTRICT x,\n        symnb_real* SYMNB_RESTRICT y, "
+            "symnb_i64 n, const symnb_real* SYMNB_RESTRICT c"
+        ),
+        ("y",),
+        "y[i] = symnb_${t}f0(x[i], ${c});",
+    ),
+    (
+        "backward",
+        (
+            "const symnb_real* SYMNB_RESTRICT x,\n        const symnb_real* SYMNB_RESTRICT "
+            "g, symnb_real* SYMNB_RESTRICT dx, symnb_i64 n,\n        const symnb_real* "
+            "SYMNB_RESTRICT c"
+        ),
+        ("dx",),
+        "dx[i] = g[i] * symnb_${t}df0(x[i], ${c});",
+    ),
+    (
+        "forward_derivative",
+        (
+            "const symnb_real* SYMNB_RESTRICT x,\n        symnb_real* SYMNB_RESTRICT y, "
+            "symnb_real* SYMNB_RESTRICT dy, symnb_i64 n,\n        const symnb_real* "
+            "SYMNB_RESTRICT c"
+        ),
+        ("y", "dy"),
+        (
+            "symnb_real yv, dyv;\n        symnb_${t}fdf0(x[i], ${c}, &yv, &dyv);\n"
+            "        y[i] = yv;\n        dy[i] = dyv;"
+        ),
+    ),
+    (
+        "forward_backward",
+        (
+            "const symnb_real* SYMNB_RESTRICT x,\n        const symnb_real* SYMNB_RESTRICT "
+            "g, symnb_real* SYMNB_RESTRICT y,\n        symnb_real* SYMNB_RESTRICT dx, "
+            "symnb_i64 n, const symnb_real* SYMNB_RESTRICT c"
+        ),
+        ("y", "dx"),
+        (
+            "symnb_real yv, dyv;\n        symnb_${t}fdf0(x[i], ${c}, &yv, &dyv);\n"
+            "        const symnb_real gv = g[i];  /* read before y or dx (either may be "
+            "x or g) */\n        y[i] = yv;\n        dx[i] = gv * dyv;"
+        ),
+    ),
+)
+
+
+#: Elements per block of an in-place call of a C++ elementwise kernel whose form has
+#: rare far-|x| branches (:func:`_render_cpp_rare_elementwise`).
+RARE_BLOCK = 1024
+
+
+def _render_cpp_rare_elementwise(n_params: int) -> str:
+    """The four C++ elementwise entry points of a form with rare far-|x| branches
+    (:mod:`symnb.codegen.rare`). The SIMD loop computes the near forms (0 where a
+    rare condition holds) and OR-reduces whether any element is far; only then a
+    scalar pass computes the whole form for the far elements. An output that is an
+    input (in place) runs blocks of ``SYMNB_RARE_BLOCK`` elements instead, each
+    tested first (:func:`rare_simd_loop`): the second pass would need the inputs."""
+    constants, c, private = "", "c", "schedule(static)"
+    if n_params:
+        constants = (
+            f"symnb_real cl[{n_params}];\n"
+            f"    for (int q = 0; q < {n_params}; ++q) cl[q] = c[q];\n    "
+        )
+        c, private = "cl", "schedule(static) firstprivate(cl)"
+    texts = [f"#define SYMNB_RARE_BLOCK {RARE_BLOCK}"]
+    for name, parameters, outputs, body in _RARE_ENTRIES:
+        near = string.Template(body).substitute(t="n", c=c)
+        whole = string.Template(body).substitute(t="", c=c)
+        inputs = ("x", "g") if "g" in parameters.split("SYMNB_RESTRICT ") else ("x",)
+        alias = " || ".join(
+            f"(const void*){o} == (const void*){a}" for o in outputs for a in inputs
+        )
+        in_place = rare_simd_loop(
+            "#pragma omp simd\n        for (symnb_i64 i = b; i < e; ++i)",
+            "",
+            whole,
+            0,
+            "        ",
+        )
+        texts.append(
+            f"""SYMNB_KERNEL void symnb_{name}({parameters}) {{
+    {constants}if ({alias}) {{
+    /* in place: blocks, each tested before any store */
+    #pragma omp parallel for if(parallel: n >= SYMNB_PARALLEL_MIN) {private}
+    for (symnb_i64 b = 0; b < n; b += SYMNB_RARE_BLOCK) {{
+        const symnb_i64 e = b + SYMNB_RARE_BLOCK < n ? b + SYMNB_RARE_BLOCK : n;
+        {in_place}
+    }}
+    return;
+    }}
+    int far = 0;
+    if (n < SYMNB_PARALLEL_MIN) {{
+    #pragma omp simd reduction(|: far)
+    for (symnb_i64 i = 0; i < n; ++i) {{
+        {near}
+        far |= symnb_far0(x[i]);
+    }}
+    }} else {{
+    #pragma omp parallel for simd {private} reduction(|: far)
+    for (symnb_i64 i = 0; i < n; ++i) {{
+        {near}
+        far |= symnb_far0(x[i]);
+    }}
+    }}
+    if (far) {{
+    for (symnb_i64 i = 0; i < n; ++i) {{
+        if (!symnb_far0(x[i])) continue;
+        {whole}
+    }}
+    }}
+}}
+"""
+        )
+    return "\n".join(texts)
+
 
 #: Elements per block of :data:`_CPP_CONSTANT_GRADIENT`: the float accumulators go
 #: into double after each block (a float sum of 16-32 terms per SIMD lane), and the
@@ -1209,20 +1473,27 @@ def block_sum_fields(k: int, update_indent: int, flush: str) -> dict[str, str]:
     }
 
 
-def render_layer_planes(n_params: tuple[int, ...]) -> str:
-    """The C++ plane-wise layer entry points (see :data:`_LAYER_PLANES`)."""
+def render_layer_planes(n_params: tuple[int, ...], rare: tuple[bool, ...] = ()) -> str:
+    """The C++ plane-wise layer entry points (see :data:`_LAYER_PLANES`); ``rare``
+    as in :func:`render_layer`."""
+    rare = tuple(rare) + (False,) * (len(n_params) - len(rare))
     fwd, bwd, grad = [], [], []
     for i, k in enumerate(n_params):
-        fwd.append(
-            _PLANE_CASE.substitute(
-                index=i, statement=f"y[i] = symnb_f{i}(x[i], params, oj);"
-            )
-        )
-        bwd.append(
-            _PLANE_CASE.substitute(
-                index=i, statement=f"dx[i] = g[i] * symnb_df{i}(x[i], params, oj);"
-            )
-        )
+        for cases, statement in (
+            (fwd, f"y[i] = symnb_f{i}(x[i], params, oj);"),
+            (bwd, f"dx[i] = g[i] * symnb_df{i}(x[i], params, oj);"),
+        ):
+            if rare[i]:
+                loop = rare_simd_loop(
+                    "#pragma omp simd\n        for (symnb_i64 i = 0; i < n; ++i)",
+                    "",
+                    statement,
+                    i,
+                    "        ",
+                )
+                cases.append(f"    case {i}: {loop}\n        break;")
+            else:
+                cases.append(_PLANE_CASE.substitute(index=i, statement=statement))
         if not k:
             continue
         q = range(k)
@@ -1284,18 +1555,22 @@ def _loop(d: Dialect, n: str, reduction_vars: list[str] | None = None) -> str:
     return string.Template(d.loop).substitute(n=n, clause=clause)
 
 
-def render_cpp_constant_gradient(n_params: int, fused_backward: str = "") -> str:
+def render_cpp_constant_gradient(
+    n_params: int, fused_backward: str = "", rare: bool = False
+) -> str:
     """C++ ``symnb_constant_gradient`` (``fused_backward=""``) or a fused backward
     ``(x, g, dx, out, n, c)`` that also writes ``dx = g * f'(x)``: ``"blocks"``
     (:data:`FUSED_BACKWARD`: a loop for dx, then one for the constants, per block) or
     ``"joint"`` (:data:`FUSED_BACKWARD_JOINT`: one loop over ``symnb_dfdcs0``, f' and
-    df/dc lowered together); see :data:`_CPP_CONSTANT_GRADIENT`."""
+    df/dc lowered together); see :data:`_CPP_CONSTANT_GRADIENT`. ``rare``: f' has
+    rare far-|x| branches (the blocks' dx loop computes them only where needed,
+    :data:`_CPP_BLOCK_BACKWARD_RARE`)."""
     k = range(n_params)
     addresses = ", ".join(f"&d{q}" for q in k)
     dc_call = f"                symnb_dcs0(xj, cl, {addresses});"
     dx_loop = ""
     if fused_backward == "blocks":
-        dx_loop = _CPP_BLOCK_BACKWARD
+        dx_loop = _CPP_BLOCK_BACKWARD_RARE if rare else _CPP_BLOCK_BACKWARD
     elif fused_backward == "joint":
         dx_loop = "            symnb_real* SYMNB_RESTRICT db = dx + b;"
         dc_call = (
@@ -1421,12 +1696,17 @@ def _serial_below_threshold(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def render_elementwise(dialect: str, n_params: int) -> str:
+def render_elementwise(dialect: str, n_params: int, rare: bool = False) -> str:
     """The four elementwise entry points (over symnb_f0/df0/fdf0/dc0); C++ kernels
-    with constants add ``symnb_backward_constant_gradient`` (:data:`FUSED_BACKWARD`)."""
+    with constants add ``symnb_backward_constant_gradient`` (:data:`FUSED_BACKWARD`).
+    ``rare``: f and f' have rare far-|x| branches (:mod:`symnb.codegen.rare`; C++
+    computes them in a second pass only where needed, CUDA branches in the form
+    functions)."""
     d = DIALECTS[dialect]
     maps = _ELEMENTWISE.substitute(loop=_loop(d, "n"), constants="", c="c")
-    if dialect == "cpp" and not n_params:
+    if dialect == "cpp" and rare:
+        maps = _render_cpp_rare_elementwise(n_params)
+    elif dialect == "cpp" and not n_params:
         maps = _serial_below_threshold(maps)
     if n_params and dialect == "cpp":
         # each thread's own copy of the constants (firstprivate): OpenMP outlining
@@ -1442,9 +1722,11 @@ def render_elementwise(dialect: str, n_params: int) -> str:
         return "\n".join(
             [
                 f"#define SYMNB_BLOCK {constant_gradient_block(n_params)}",
-                _serial_below_threshold(maps),
+                _render_cpp_rare_elementwise(n_params)
+                if rare
+                else _serial_below_threshold(maps),
                 render_cpp_constant_gradient(n_params),
-                render_cpp_constant_gradient(n_params, "blocks"),
+                render_cpp_constant_gradient(n_params, "blocks", rare),
             ]
         )
     if n_params:
@@ -1465,9 +1747,48 @@ def render_elementwise(dialect: str, n_params: int) -> str:
     return maps + "\n" + _CONSTANT_GRADIENT.substitute(constant_gradient_body=body)
 
 
+_FORM_CALL = re.compile(r"\bsymnb_(v?)(f|df|fdf)(\d+)\(")
+
+
+def _near_statement(statement: str) -> str:
+    """``statement`` calling the near forms (``symnb_nf<i>``, ``symnb_vnf<i>``, ...)
+    of :mod:`symnb.codegen.rare` instead of the whole ones."""
+    return _FORM_CALL.sub(lambda m: f"symnb_{m[1]}n{m[2]}{m[3]}(", statement)
+
+
+def rare_simd_loop(
+    header: str,
+    prologue: str,
+    statement: str,
+    index: int,
+    indent: str,
+    argument: str = "x[i]",
+) -> str:
+    """A C++ SIMD loop (``header``: ``#pragma omp simd`` and the ``for``) over
+    ``statement`` for a form with rare far-|x| branches: a first loop only reads the
+    input (``argument``) and takes the largest magnitude (as bits, one integer max
+    per vector); below the rare thresholds the near forms run, else the whole ones.
+    Reading x before any store keeps an in-place call right."""
+    reduce = header.replace("#pragma omp simd", "#pragma omp simd reduction(max: m)")
+    pro = f"{prologue} " if prologue else ""
+    near = _near_statement(statement)
+    return (
+        f"{{\n{indent}symnb_bits{index} m = 0;\n{indent}{reduce} {{\n{indent}    "
+        f"{pro}const symnb_bits{index} u = symnb_magnitude{index}({argument});\n"
+        f"{indent}    m = u > m ? u : m;\n{indent}}}\n"
+        f"{indent}if (m < symnb_farbits{index}) {{\n{indent}{header} {{\n{indent}    "
+        f"{pro}{near}\n{indent}}}\n{indent}}} else {{\n{indent}{header} {{\n"
+        f"{indent}    {pro}{statement}\n{indent}}}\n{indent}}}\n{indent}}}"
+    )
+
+
 @functools.lru_cache(maxsize=256)
 def render_layer(
-    dialect: str, n_params: tuple[int, ...], first: int = 0, total: int | None = None
+    dialect: str,
+    n_params: tuple[int, ...],
+    first: int = 0,
+    total: int | None = None,
+    rare: tuple[bool, ...] = (),
 ) -> str:
     """The four layer entry points: per row, one switch per run of columns that share
     a form (a SIMD loop over the run in C++; one element per thread in CUDA). The C++
@@ -1477,7 +1798,12 @@ def render_layer(
     ``first`` and ``total`` render one group of a split layer (forms ``first`` ..
     ``first + len(n_params) - 1`` of ``total``): columns of other groups' forms are
     left alone, ids outside ``[0, total)`` still give NaN.
+
+    ``rare[i]``: form ``i`` has rare far-|x| branches (:mod:`symnb.codegen.rare`); its
+    C++ SIMD loops run the near forms unless an element of the run is far
+    (:func:`rare_simd_loop`).
     """
+    rare = tuple(rare) + (False,) * (len(n_params) - len(rare))
     d = DIALECTS[dialect]
     statements = {  # per entry point: (statement for form i, statement for a bad id)
         "forward": (
@@ -1503,10 +1829,19 @@ def render_layer(
         stmt, default = statements[key]
         if total is not None:  # a group: only ids no group has are bad
             default = f"if (ids[j] < 0 || ids[j] >= {total}) {{ {default} }}"
-        out = [
-            _LAYER_CASE.substitute(index=i, inner=inner, statement=stmt(i))
-            for i in indices
-        ]
+        out = []
+        for i in indices:
+            if d.name == "cpp" and rare[i - first]:
+                loop = rare_simd_loop(
+                    inner,
+                    "const symnb_i64 i = r * cols + j; const int oj = offsets[j];",
+                    stmt(i),
+                    i,
+                    "            ",
+                )
+                out.append(f"        case {i}: {loop}\n            break;")
+                continue
+            out.append(_LAYER_CASE.substitute(index=i, inner=inner, statement=stmt(i)))
         out.append(_LAYER_DEFAULT.substitute(inner=inner, statement=default))
         return "\n".join(out)
 
@@ -1527,6 +1862,15 @@ def render_layer(
             stmt = value_statements[key](i, cs)
         else:
             stmt = statements[key][0](i).replace(", oj)", ", 0)")
+        if rare[i - first]:
+            loop = rare_simd_loop(
+                "#pragma omp simd\n            for (symnb_i64 j = j0; j < j1; ++j)",
+                "const symnb_i64 i = row + j;",
+                stmt,
+                i,
+                "            ",
+            )
+            return f"        case {i}: {loop}\n            break;"
         return _CPP_ROW_CASE.substitute(index=i, statement=stmt)
 
     runs = []
@@ -1609,7 +1953,7 @@ def render_layer(
     )
     planes = threads = ""
     if cpp_unit:
-        planes = render_layer_planes(n_params)
+        planes = render_layer_planes(n_params, rare)
         threads = (
             _CPP_THREADS
             + "\n"
@@ -1662,30 +2006,50 @@ _form_text = form_text
 _SPLIT_COLUMN = string.Template(
     """SYMNB_PART void symnb_col_forward${i}(const symnb_real* SYMNB_RESTRICT x,
         symnb_real* SYMNB_RESTRICT y, symnb_i64 n, const symnb_real* SYMNB_RESTRICT c) {
-#pragma omp simd
-    for (symnb_i64 r = 0; r < n; ++r) y[r] = symnb_f${i}(x[r], c);
+${forward}
 }
 
 SYMNB_PART void symnb_col_backward${i}(const symnb_real* SYMNB_RESTRICT x,
         const symnb_real* SYMNB_RESTRICT g, symnb_real* SYMNB_RESTRICT dx,
         symnb_i64 n, const symnb_real* SYMNB_RESTRICT c) {
-#pragma omp simd
-    for (symnb_i64 r = 0; r < n; ++r) dx[r] = g[r] * symnb_df${i}(x[r], c);
+${backward}
 }
 
 SYMNB_PART void symnb_col_pair${i}(const symnb_real* SYMNB_RESTRICT x,
         symnb_real* SYMNB_RESTRICT y, symnb_real* SYMNB_RESTRICT dy,
         symnb_i64 n, const symnb_real* SYMNB_RESTRICT c) {
-#pragma omp simd
-    for (symnb_i64 r = 0; r < n; ++r) {
-        symnb_real v, dv;
-        symnb_fdf${i}(x[r], c, &v, &dv);
-        y[r] = v;
-        dy[r] = dv;
-    }
+${pair}
 }
 """
 )
+
+
+def _split_columns(i: int, rare: bool) -> str:
+    """The column functions of form ``i`` of a split layer: SIMD loops down the
+    column; for a form with rare far-|x| branches, :func:`rare_simd_loop`'s."""
+    header = "#pragma omp simd\n    for (symnb_i64 r = 0; r < n; ++r)"
+    statements = {
+        "forward": f"y[r] = symnb_f{i}(x[r], c);",
+        "backward": f"dx[r] = g[r] * symnb_df{i}(x[r], c);",
+        "pair": f"symnb_real v, dv; symnb_fdf{i}(x[r], c, &v, &dv); "
+        "y[r] = v; dy[r] = dv;",
+    }
+    if rare:
+        loops = {
+            key: "    " + rare_simd_loop(header, "", stmt, i, "    ", "x[r]")
+            for key, stmt in statements.items()
+        }
+    else:
+        loops = {
+            key: f"{header} {stmt}" for key, stmt in statements.items() if key != "pair"
+        }
+        loops["pair"] = (
+            f"{header} {{\n        symnb_real v, dv;\n"
+            f"        symnb_fdf{i}(x[r], c, &v, &dv);\n"
+            "        y[r] = v;\n        dy[r] = dv;\n    }"
+        )
+    return _SPLIT_COLUMN.substitute(i=i, **loops)
+
 
 _SPLIT_GRADIENT = string.Template(
     """SYMNB_PART void symnb_col_gradient${i}(const symnb_real* SYMNB_RESTRICT x,
@@ -1801,7 +2165,8 @@ def _split_unit(
         form = forms[i]
         funcs.append(f"/* ---- form {i} ---- */")
         funcs.append(form_text(i, form, dtype, True, max_operations))
-        columns.append(_SPLIT_COLUMN.substitute(i=i))
+        rare = split_rare((form.f, form.df), form.inputs[0]) is not None
+        columns.append(_split_columns(i, rare))
         k = len(form.params)
         if k:
             columns.append(
@@ -2020,11 +2385,15 @@ def _render_by_key(
     parts = [header, prelude(dtype, helpers_used(body + joint)), body]
     parts.append("/* ---- entry points ---- */")
     if kind == "elementwise":
-        parts.append(render_elementwise(dialect, len(forms[0].params)))
+        rare = split_rare((forms[0].f, forms[0].df), forms[0].inputs[0]) is not None
+        parts.append(render_elementwise(dialect, len(forms[0].params), rare))
         if joint:
             parts.append(joint)
     elif kind == "layer":
-        parts.append(render_layer(dialect, tuple(len(f.params) for f in forms)))
+        rare = tuple(split_rare((f.f, f.df), f.inputs[0]) is not None for f in forms)
+        parts.append(
+            render_layer(dialect, tuple(len(f.params) for f in forms), 0, None, rare)
+        )
     else:
         parts.append(render_loss(dialect))
     text = "\n".join(parts)

@@ -57,13 +57,15 @@ from dataclasses import dataclass
 from symnb.codegen import printer as _printer
 from symnb.codegen.kernels import (
     PARALLEL_MIN,
-    block_sum_fields,
     KernelSource,
     _form_key,
     _form_text,
+    block_sum_fields,
+    rare_simd_loop,
     render_header,
 )
 from symnb.codegen.printer import helpers_used, prelude
+from symnb.codegen.rare import split_rare
 
 #: Slots of the pointer block.
 POINTER_SLOTS = ("flat", "grad", "backup", "work", "opt_a", "opt_b", "loss_params")
@@ -1139,6 +1141,28 @@ def _literal(value: float) -> str:
     return repr(float(value))
 
 
+def _rare_act_loop(text: str, g: int) -> str:
+    """An activation SIMD loop of :data:`_ACT_UNIFORM` or :data:`_ACT_RUN` (its
+    ``#pragma omp simd``, ``for`` and body) for form ``g`` with rare far-|x|
+    branches: the near forms unless an element is far
+    (:func:`symnb.codegen.kernels.rare_simd_loop`)."""
+    at = text.index("#pragma omp simd")
+    head_end = text.index("{", text.index("for (", at))
+    depth, body_end = 0, head_end
+    for body_end in range(head_end, len(text)):  # the loop's closing brace
+        depth += {"{": 1, "}": -1}.get(text[body_end], 0)
+        if depth == 0:
+            break
+    indent = text[text.rindex("\n", 0, at) + 1 : at] if "\n" in text[:at] else ""
+    lines = [ln.strip() for ln in text[head_end + 1 : body_end].strip().splitlines()]
+    prologue = lines[0] if lines[0].startswith("const symnb_i64 i") else ""
+    statement = " ".join(lines[1:] if prologue else lines)
+    loop = rare_simd_loop(
+        text[at:head_end].rstrip(), prologue, statement, g, indent or "    ", "z[i]"
+    )
+    return text[:at] + loop + text[body_end + 1 :]
+
+
 def render_train_step(spec: StepSpec) -> KernelSource:
     """The translation unit of the fused step for ``spec``."""
     _printer._check_dtype(spec.dtype)
@@ -1158,6 +1182,9 @@ def render_train_step(spec: StepSpec) -> KernelSource:
                 forms.append(form)
             local.append(index[key])
         global_ids.append(tuple(local))
+    # forms with rare far-|x| branches (symnb.codegen.rare): their activation loops
+    # run the near forms unless an element is far (rare_simd_loop)
+    rare = [split_rare((f.f, f.df), f.inputs[0]) is not None for f in forms]
     parts = []
     for g, form in enumerate(forms):
         parts.append(f"/* ---- activation form {g} ---- */")
@@ -1202,7 +1229,9 @@ def render_train_step(spec: StepSpec) -> KernelSource:
         cslot, _ = spec.layer_pointer_slots(i)
         act = ""
         epilogue = _STORE_Z
-        if ly.active and ly.uniform and FUSED_EPILOGUE:
+        # (not for a form with rare branches: the epilogue computes every branch)
+        fused = FUSED_EPILOGUE and not (ly.active and rare[global_ids[i][ly.ids[0]]])
+        if ly.active and ly.uniform and fused:
             epilogue = _STORE_ACTIVATION.substitute(
                 cslot=cslot,
                 l=i,
@@ -1216,6 +1245,8 @@ def render_train_step(spec: StepSpec) -> KernelSource:
                 act = _ACT_UNIFORM.substitute(
                     cslot=cslot, l=i, fo=ly.fan_out, g=gids[ly.ids[0]]
                 )
+                if rare[gids[ly.ids[0]]]:
+                    act = _rare_act_loop(act, gids[ly.ids[0]])
             else:
                 fo = ly.fan_out
                 runs = _runs(tuple(ly.ids))
@@ -1250,9 +1281,8 @@ def render_train_step(spec: StepSpec) -> KernelSource:
                         call = f"symnb_vfdf{g}(z[i], {cs}, &v, &dv);"
                     else:
                         call = f"symnb_fdf{g}(z[i], params, &v, &dv, off[j]);"
-                    lines.append(
-                        _ACT_RUN.substitute(j0=j0, j1=j1, fo=fo, g=g, call=call)
-                    )
+                    run = _ACT_RUN.substitute(j0=j0, j1=j1, fo=fo, g=g, call=call)
+                    lines.append(_rare_act_loop(run, g) if rare[g] else run)
                 row_helpers.append(
                     _ACT_ROWS_HELPER.substitute(
                         l=i, fo=fo, offsets=offsets, runs="\n".join(lines)

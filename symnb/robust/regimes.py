@@ -714,12 +714,14 @@ def _scaled_symbolic(coeffs: dict, var: sp.Symbol) -> sp.Expr:
     return pos + coeffs.get(0, 0) + neg
 
 
-#: Whether :func:`symbolic_rational_tail` is tried. Off: its far branches (Horner in
-#: 1/x with every constant a symbol, for f and f') made the PAU 5/4 kernels 9x
-#: (forward) and 17x (forward + backward) slower at 1e5 elements in float32
-#: (``benchmarks/bench_kernels.py --peers``, 2026-12-05: 254 us against 28.5 us,
-#: 1.47 ms against 83 us), for finite values only past |x| = 1e20 with moved constants.
-SYMBOLIC_TAILS = False
+#: Whether :func:`symbolic_rational_tail` is tried. Its far branches (Horner in 1/x
+#: with every constant a symbol, for f and f') computed as selects in the SIMD loop
+#: made the PAU 5/4 kernels 9x (forward) and 17x (forward + backward) slower at 1e5
+#: elements in float32 (``benchmarks/bench_kernels.py --peers``, 2026-12-05: 254 us
+#: against 28.5 us, 1.47 ms against 83 us); they are rare branches now
+#: (:mod:`symnb.codegen.rare`: computed only for the elements past the threshold),
+#: and the kernels are as fast as without them.
+SYMBOLIC_TAILS = True
 
 
 def symbolic_rational_tail(
