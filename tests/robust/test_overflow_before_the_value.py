@@ -26,6 +26,13 @@ Judged as the corpus is: mpmath references over the whole float range and the ru
   x = -1e22 in float32; ``log(3*x**2 + 2*x + 1)`` was inf from 1e22 (float32) and 1e160
   (float64). The log of a polynomial of degree n takes n log|x| out where |x| > 4, the
   rest in Horner form in 1/x (``rewrite.log_of_polynomial``).
+* ``sides_that_round_together``: ``min(exp(x**2), 1 + x**2)``' is 2x, but its steps
+  held ``x**2 + 1 - exp(x**2)``, 0 in float32 for |x| < 0.013 (a tie: 2x exp(x^2),
+  1e-4 relative off at x = 0.01) and NaN past |x| = 1.3e154 in float64 (inf - inf;
+  f' inf where it is 2x). A step's argument with an exponential is stabilized
+  (``x**2 - expm1(x**2)``, ``stability._stable_step``); the engine's mpmath reference
+  takes a product with a step that is exactly 0 as 0 (it was 0*inf = NaN there, so
+  the overflow went unmeasured) and then finds the asymptote.
 """
 
 from __future__ import annotations
@@ -59,6 +66,11 @@ GROUPS = {
         "log(1 + (x**2 + x**4)*exp(-x))",
         "log(3*x**2 + 2*x + 1)",
         "log(1 + x**2 - 0.5*x**3 + x**4)",
+    ],
+    "sides_that_round_together": [
+        "min(exp(x**2), 1 + x**2)",
+        "max(exp(x**2) - 1, x**2)",
+        "max(exp(-x**2), 1 - x**2)",
     ],
 }
 CASES = [(group, text) for group, texts in GROUPS.items() for text in texts]
@@ -112,3 +124,29 @@ def test_wide_trig_with_a_constant_symbol(dtype, backend):
             u = mpmath.mpf(1.25) * mpmath.mpf(v)
             want = float(mpmath.cos(u / (1 + mpmath.exp(-u))))
             assert g == pytest.approx(want, rel=1e-5, abs=1e-6), (v, g, want)
+
+
+SCALED_BY_A_CONSTANT = [
+    ("log(1 + abs(beta*x))", {"beta": 1.25}, None),
+    ("log(1 + abs(beta*x))", {"beta": 1.25}, {"beta": 3.0}),
+    ("log(1 + abs(beta*x))", {"beta": 1.25}, {"beta": 0.5}),
+    ("log(1 + abs(x)/s)", {"s": 0.5}, None),
+    ("asinh(beta*x - sigmoid(x))", {"beta": 2.0}, None),
+]
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("text,constants,moved", SCALED_BY_A_CONSTANT)
+def test_scaled_linear_in_log_with_a_named_constant(
+    text, constants, moved, dtype, backend
+):
+    """``log(1 + abs(beta*x))`` (beta = 1.25 a named constant) was inf at the float
+    maximum on every backend, as ``log(1 + abs(1.25*x))`` was before
+    ``scaled_linear_in_log``, which took numbers only; with a constant's scale c it
+    takes log|c| out where |c w| > 1e4 and |w| > 1e4, for every value of c (also moved
+    after compiling, training's case)."""
+    problems = rule_problems_of(text, backend, dtype, constants, moved)
+    assert not problems, f"{text} {constants} -> {moved} on {backend} {dtype}:\n" + (
+        "\n".join(problems)
+    )
