@@ -66,3 +66,21 @@ def test_a_failing_constant_gradient_is_reported():
     assert target.before_failing > 0
     assert target.failing == 0
     assert "multiply_stepwise" in target.rewrites
+
+
+@pytest.mark.parametrize("backend", ["numpy", "cpp"])
+def test_layer_constant_gradients_far_out(backend):
+    """The layers' path (one kernel for several activations, per-neuron constants)
+    gets the rewritten gradients too: 0, not NaN, at |x| = 1e30 and 3e38 in float32."""
+    from symnb.nn.layers import LayerActivation
+
+    swish = symnb.Activation("x*sigmoid(beta*x)", beta=symnb.learnable(1.25))
+    mish = symnb.Activation(
+        "x*tanh(softplus(beta*x))", beta=symnb.learnable(1.1, per="neuron")
+    )
+    for acts in ([swish], [swish, mish], [mish, mish]):
+        layer = LayerActivation(acts, backend=backend, dtype="float32")
+        z = np.array([[v] * len(acts) for v in (1e30, -1e30, 3e38)], np.float32)
+        out = np.full(len(layer.labels), np.nan)
+        layer.constant_gradient(z, np.ones_like(z), out)
+        assert np.array_equal(out, np.zeros(len(layer.labels))), (layer.labels, out)
