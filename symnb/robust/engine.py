@@ -37,7 +37,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "28"
+ENGINE_VERSION = "29"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -163,14 +163,13 @@ def _split(
     for key, measure_of in ((x, var), (np.abs(x), sp.Abs(var))):
         order = np.argsort(key, kind="stable")
         xs, a_ok, b_ok = key[order], a_all[order], b_all[order]
-        n = xs.size
         for lo_ok, hi_ok, first in ((a_ok, b_ok, True), (b_ok, a_ok, False)):
             left = np.concatenate([[0], np.cumsum(lo_ok)])
             right = np.concatenate([np.cumsum(hi_ok[::-1])[::-1], [0]])
             score = left + right
-            i = int(np.argmax(score))
+            i = _plateau_middle(xs, score)
             # a threshold between two distinct keys (|x| repeats +-x)
-            if score[i] > best and 0 < i < n and xs[i - 1] < xs[i]:
+            if i is not None and score[i] > best:
                 mid = 0.5 * xs[i - 1] + 0.5 * xs[i]
                 if not t(xs[i - 1]) < t(mid) < t(xs[i]):
                     mid = float(xs[i])  # adjacent in the dtype: the upper one
@@ -180,6 +179,34 @@ def _split(
     measure_of, mid, cand_below = choice
     below, above = (cand, cur) if cand_below else (cur, cand)
     return sp.Piecewise((below, measure_of < sp.Float(mid, 17)), (above, True))
+
+
+def _plateau_middle(xs: np.ndarray, score: np.ndarray) -> int | None:
+    """The threshold index (between xs[i - 1] and xs[i], two distinct keys) in the
+    middle of the first run of best-scoring ones, in log-magnitude where the run does
+    not cross 0: the sample points between them are met equally by both forms, and
+    the first one put the threshold at the edge of what was measured.
+    ``min(sqrt(1 + x**2) - 1, x)``'s f' took the cancellation-free step above
+    |x| = 4.2e-8 only, where the sample points ended, and the typed one tied in C++
+    float32 at 4.6e-8 (f' 1 instead of 4.6e-8); the cancellation-free form failed
+    only beyond 1e19."""
+    n = xs.size
+    top = score.max()
+    run = []
+    for j in range(1, n):
+        if score[j] == top and xs[j - 1] < xs[j]:
+            run.append(j)
+        elif run and score[j] != top:
+            break
+    if not run:
+        return None
+    lo, hi = xs[run[0] - 1], xs[run[-1]]
+    if lo > 0 or hi < 0:  # one sign: the geometric middle of the run
+        target = np.sign(hi) * np.sqrt(abs(lo)) * np.sqrt(abs(hi))
+        for j in run:
+            if xs[j] >= target:
+                return j
+    return run[len(run) // 2]
 
 
 #: Exact rewrites tried on an expression that already meets the rule: kept where the

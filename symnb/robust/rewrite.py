@@ -158,10 +158,18 @@ def _split_sum_of_steps(e: sp.Expr) -> sp.Expr:
         return e
 
     def at(sign: int) -> sp.Expr:
+        # only the steps of +-u: the other factors' steps (another argument) stay;
+        # they were taken as steps of -u (min(max(x, 2*x), exp(-x**2/4))' was 0
+        # instead of 2 for 0 < x < 0.9, in the engine's reference too)
         reps = {}
         for h in e.atoms(sp.Heaviside):
             a = h.args[0]
-            s = 1 if (a == u) else -1
+            if a == u:
+                s = 1
+            elif a == -u or bounded_expand(a + u) == 0:
+                s = -1
+            else:
+                continue
             reps[h] = sp.Integer(1) if s * sign > 0 else sp.Integer(0)
         return e.xreplace(reps)
 
@@ -325,10 +333,17 @@ def collect_exponentials(expr: sp.Expr) -> sp.Expr:
 
 
 def factor_dominant_exp(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
-    """(r + exp(v))**p, p < 0 -> exp(p v) (r exp(-v) + 1)**p where v > 0."""
+    """(r + exp(v))**p, p < 0 or p > 0 not an integer (a root) -> exp(p v)
+    (r exp(-v) + 1)**p where v > 0: exp(v) overflows long before the root does
+    (``sqrt(1 + exp(beta*x)**2) - 1``, SymPy's sqrt(1 + exp(2 beta x)), was inf from
+    x = 35.5 in float32 with beta = 1.25, where it is exp(beta x) - 1, 5e21 at 40)."""
 
     def rule(e: sp.Expr) -> sp.Expr:
-        if not (isinstance(e, sp.Pow) and e.exp.is_number and e.exp.is_negative):
+        if not (isinstance(e, sp.Pow) and e.exp.is_number and e.exp.is_real):
+            return e
+        if not (e.exp.is_negative or e.exp.is_positive and not e.exp.is_integer):
+            return e
+        if e.exp.is_positive and float(e.exp).is_integer():  # 2.0: a polynomial power
             return e
         v = _dominant_exp(e.base, var)
         if v is None:
@@ -482,13 +497,21 @@ def root_cancellation(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
 
 
 def _one_square(s: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
-    """(c, w, r) when s = c*w**2 + r with w depending on var and r (not 0) free of it."""
+    """(c, w, r) when s = c*w**2 + r with w depending on var and r (not 0) free of it;
+    any even power is a square (x**18 = (x**9)**2: sqrt(1 + x**18) - 1 was inf from
+    x = -140 in float32, where x**18 overflows and the value is |x|**9 - 1)."""
     terms = s.args if isinstance(s, sp.Add) else (s,)
     squares = []
     for t in terms:
         c, rest = t.as_independent(var, as_Add=False)
-        if isinstance(rest, sp.Pow) and rest.exp == 2 and var in rest.base.free_symbols:
-            squares.append((t, c, rest.base))
+        if (
+            isinstance(rest, sp.Pow)
+            and rest.exp.is_Integer
+            and rest.exp >= 2
+            and rest.exp % 2 == 0
+            and var in rest.base.free_symbols
+        ):
+            squares.append((t, c, rest.base ** (rest.exp // 2)))
     if len(squares) != 1:
         return None
     t, c, w = squares[0]
@@ -757,11 +780,25 @@ def divide_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _bottom_up(expr, lambda e: _divide_stepwise(e, var))
 
 
+def _decays(f: sp.Expr) -> bool:
+    """Whether f is an exponential-like factor that tends to 0 (exp, sigmoid, erfc, a
+    positive power of one, a negative power of cosh or exp): its 0 far out is the true
+    value. Not a reciprocal such as 2/(sqrt(4*x**2 + 1) + 1), which is 0 there only
+    because its root overflowed (x times it was 0 instead of 1 at x = 1e20)."""
+    if isinstance(f, (sp.exp, sigmoid, sp.erfc)):
+        return True
+    if isinstance(f, sp.Pow) and f.exp.is_number:
+        if f.exp.is_positive and isinstance(f.base, (sp.exp, sigmoid, sp.erfc)):
+            return True
+        return bool(f.exp.is_negative and isinstance(f.base, (sp.cosh, sp.exp)))
+    return False
+
+
 def _multiply_stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     if not isinstance(e, sp.Mul):
         return e
     k, rest = _split_power(e, var, (1, 2, 3, 4))
-    if not k or not any(var in f.free_symbols for f in rest):
+    if not k or not any(_decays(f) and var in f.free_symbols for f in rest):
         return e
     if k == 1 and all(var in f.free_symbols or abs(f) == 1 for f in rest):
         return e  # x*u: nothing is multiplied before u
@@ -775,7 +812,7 @@ def _multiply_stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
 
 
 def multiply_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
-    """``c*x**k*u`` (k = 1..4, u depending on x, c constant factors) as
+    """``c*x**k*u`` (k = 1..4, u with a factor that decays: see ``_decays``) as
     ``((c*u)*x)*x...``: x**k (or c*x) overflows (float32 x**2 from |x| = 1.8e19, 2*x
     at the float maximum) where u vanishes, and inf*0 was NaN; u and its constants
     times one x at a time is 0 there, and where |x| > 1 no partial product exceeds

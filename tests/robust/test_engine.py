@@ -262,6 +262,15 @@ def test_exact_rewrites_are_identities():
         (rewrite.single_exponential, x * sp.exp(-a * x) * (1 + sp.exp(-x)) ** (-a)),
         (rewrite.distribute_exponentials, (1 - sp.exp(-x)) * symnb_sigmoid(x)),
         (rewrite.steps_to_branches, sp.exp(x) * sp.Heaviside(-x, 0)),
+        # a sum of steps of x times a step of another argument (nested max/min,
+        # max(x, 2*x)' inside min(..., exp(-x**2/4))'): that step was set as if it
+        # were a step of -x (0 instead of 2 at x = 0.4)
+        (
+            rewrite.steps_to_branches,
+            (sp.Heaviside(-x, 0) + 2 * sp.Heaviside(x, 0))
+            * sp.Heaviside(sp.exp(-(x**2)) - 2 * x, 0)
+            * sp.exp(x),
+        ),
     ]
     for fn, e in cases:
         r = fn(e)

@@ -33,6 +33,22 @@ Judged as the corpus is: mpmath references over the whole float range and the ru
   (``x**2 - expm1(x**2)``, ``stability._stable_step``); the engine's mpmath reference
   takes a product with a step that is exactly 0 as 0 (it was 0*inf = NaN there, so
   the overflow went unmeasured) and then finds the asymptote.
+* ``root_of_a_large_sum``: ``sqrt(1 + exp(beta*x)**2) - 1`` (SymPy's sqrt(1 +
+  exp(2 beta x))) was inf from x = 35.5 in float32 (beta = 1.25; 5.2e21 at x = 40);
+  a root of a sum with an exponential takes exp(p v) out where v > 0, as negative
+  powers did (``rewrite.factor_dominant_exp``). ``sqrt(1 + x**18) - 1`` was inf from
+  x = -140 in float32 (x**18 overflows, the value is |x|**9 - 1): an even power is a
+  square for ``rewrite.square_in_root``.
+* ``nested_max_min``: ``steps_to_branches`` split a product with a tie indicator
+  1 - H(u) - H(-u) by the sign of u but set every other step of the product as if it
+  were a step of -u: ``min(max(x, 2*x), exp(-(x/2)**2))``' was 0 instead of 2 for
+  0 < x < 0.9 (the rewrite was not exact; with the engine's reference built through
+  it, the wrong branches measured as right). Steps of other arguments stay now.
+* ``threshold_between_samples``: ``min(sqrt(1 + x**2) - 1, x)``' took the
+  cancellation-free step only below x = 4.2e-8, the last sample point where the typed
+  one failed; in C++ float32 the typed step tied at 4.6e-8 (f' 1 instead of 4.6e-8).
+  The threshold between two forms now sits in the middle (log-magnitude) of the run
+  of sample points that both meet (``engine._plateau_middle``).
 """
 
 from __future__ import annotations
@@ -71,6 +87,18 @@ GROUPS = {
         "min(exp(x**2), 1 + x**2)",
         "max(exp(x**2) - 1, x**2)",
         "max(exp(-x**2), 1 - x**2)",
+    ],
+    "root_of_a_large_sum": [
+        "sqrt(1 + exp(1.25*x)**2) - 1",
+        "(1 + exp(x))**1.5",
+        "(1 + (x*x)**3**2)**0.5 - 1",
+    ],
+    "nested_max_min": [
+        "min(max(x, 2*x), exp(-(x/2)**2))",
+        "max(min(x, 0.5*x), -exp(-x**2))",
+    ],
+    "threshold_between_samples": [
+        "min((1 + x**2)**0.5 - 1, x)",
     ],
 }
 CASES = [(group, text) for group, texts in GROUPS.items() for text in texts]
@@ -132,6 +160,9 @@ SCALED_BY_A_CONSTANT = [
     ("log(1 + abs(beta*x))", {"beta": 1.25}, {"beta": 0.5}),
     ("log(1 + abs(x)/s)", {"s": 0.5}, None),
     ("asinh(beta*x - sigmoid(x))", {"beta": 2.0}, None),
+    # the root's branch is on beta*x > 0: it holds for moved constants too
+    ("(1 + exp(beta*x)**2)**0.5 - 1", {"beta": 1.25}, None),
+    ("(1 + exp(beta*x)**2)**0.5 - 1", {"beta": 1.25}, {"beta": 2.0}),
 ]
 
 
