@@ -714,15 +714,19 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             e = _smooth_kink_pairs(e, note)
             if not isinstance(e, sp.Add):
                 return e
-        # exp(u) - 1  ->  expm1(u)
-        if isinstance(e, sp.Add) and sp.S.NegativeOne in e.args:
-            others = [a for a in e.args if a is not sp.S.NegativeOne]
+        # exp(u) - 1  ->  expm1(u), and 1 - exp(u) -> -expm1(u) inside a longer sum
+        # (x**2 + 1 - exp(x**2), the sign of min(exp(x**2), 1 + x**2)'s step, was 0
+        # in float32 for |x| < 0.013, where the two sides round to one float)
+        for one, k in ((sp.S.NegativeOne, 1), (sp.S.One, -1)):
+            if not (isinstance(e, sp.Add) and one in e.args):
+                continue
+            others = [a for a in e.args if a is not one]
             for i, a in enumerate(others):
-                u = _exp_arg(a)
+                u = _exp_arg(k * a)
                 if u is not None:
                     note(f"rewrote exp({_fmt(u)}) - 1 as expm1({_fmt(u)})")
                     rest = others[:i] + others[i + 1 :]
-                    return sp.Add(*rest, expm1(u))
+                    return sp.Add(*rest, k * expm1(u))
         return e
 
     expr = log_erfc_forms(rewrite(expr), note)  # symnb.formula.log_erfc
@@ -763,6 +767,27 @@ def _sign_times_self(e: sp.Expr) -> sp.Expr | None:
             if len(rest) == len(e.args) - 2:
                 return sp.Mul(sp.Abs(u), *rest)
     return None
+
+
+def _sign_of_product(e: sp.Expr) -> sp.Expr | None:
+    """sign(a*b) as sign(a)*sign(b) (exact for reals): the product underflows to 0
+    where neither factor is 0, and its sign with it (d|beta*x|/dx, beta*sign(beta*x),
+    was 0 instead of 0.5 at x = 1.4e-45 in float32 with beta = 0.5)."""
+    if isinstance(e, sp.sign) and isinstance(e.args[0], sp.Mul):
+        return sp.Mul(*(sp.sign(f) for f in e.args[0].args))
+    return None
+
+
+def _stable_step(e: sp.Expr) -> sp.Expr | None:
+    """A step whose argument has an exponential, with that argument stabilized: the
+    steps of a max/min derivative hold the difference of the sides as SymPy writes it,
+    ``x**2 + 1 - exp(x**2)`` for min(exp(x**2), 1 + x**2), which cancels to 0 in
+    float32 for |x| < 0.013 (a tie, f' 2x exp(x^2) instead of 2x, 1e-4 relative off);
+    ``x**2 - expm1(x**2)`` keeps its sign."""
+    if not isinstance(e, sp.Heaviside) or not e.args[0].has(sp.exp):
+        return None
+    u = stabilize(e.args[0])[0]
+    return None if u == e.args[0] else sp.Heaviside(u, *e.args[1:])
 
 
 def _combined_powers(e: sp.Expr) -> sp.Expr | None:
@@ -951,6 +976,12 @@ def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
     )
     expr = expr.replace(
         lambda e: _sigmoid_over_sum(e) is not None, lambda e: _sigmoid_over_sum(e)
+    )
+    expr = expr.replace(
+        lambda e: _sign_of_product(e) is not None, lambda e: _sign_of_product(e)
+    )
+    expr = expr.replace(
+        lambda e: _stable_step(e) is not None, lambda e: _stable_step(e)
     )
     return expr.replace(
         lambda e: scaled_sech2(e) is not None,

@@ -15,7 +15,8 @@ user's with fewer (usually no) points outside the accuracy rule in ``dtype``:
 The result is cached in memory and on disk (JSON, structural encoding, see ``codec``)
 by expression, constants and dtype. The analysis has a time budget (``BUDGET_SECONDS``);
 past it, the form is compiled as it is and the report says "not analysed".
-dparams (derivatives with respect to the constants) are not rewritten.
+The constants' gradients (dparams) are measured and rewritten as f' is, within their
+own time budget (``DPARAM_BUDGET_SECONDS``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "51"
+ENGINE_VERSION = "52"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -162,14 +163,13 @@ def _split(
     for key, measure_of in ((x, var), (np.abs(x), sp.Abs(var))):
         order = np.argsort(key, kind="stable")
         xs, a_ok, b_ok = key[order], a_all[order], b_all[order]
-        n = xs.size
         for lo_ok, hi_ok, first in ((a_ok, b_ok, True), (b_ok, a_ok, False)):
             left = np.concatenate([[0], np.cumsum(lo_ok)])
             right = np.concatenate([np.cumsum(hi_ok[::-1])[::-1], [0]])
             score = left + right
-            i = int(np.argmax(score))
+            i = _plateau_middle(xs, score)
             # a threshold between two distinct keys (|x| repeats +-x)
-            if score[i] > best and 0 < i < n and xs[i - 1] < xs[i]:
+            if i is not None and score[i] > best:
                 mid = 0.5 * xs[i - 1] + 0.5 * xs[i]
                 if not t(xs[i - 1]) < t(mid) < t(xs[i]):
                     mid = float(xs[i])  # adjacent in the dtype: the upper one
@@ -179,6 +179,34 @@ def _split(
     measure_of, mid, cand_below = choice
     below, above = (cand, cur) if cand_below else (cur, cand)
     return sp.Piecewise((below, measure_of < sp.Float(mid, 17)), (above, True))
+
+
+def _plateau_middle(xs: np.ndarray, score: np.ndarray) -> int | None:
+    """The threshold index (between xs[i - 1] and xs[i], two distinct keys) in the
+    middle of the first run of best-scoring ones, in log-magnitude where the run does
+    not cross 0: the sample points between them are met equally by both forms, and
+    the first one put the threshold at the edge of what was measured.
+    ``min(sqrt(1 + x**2) - 1, x)``'s f' took the cancellation-free step above
+    |x| = 4.2e-8 only, where the sample points ended, and the typed one tied in C++
+    float32 at 4.6e-8 (f' 1 instead of 4.6e-8); the cancellation-free form failed
+    only beyond 1e19."""
+    n = xs.size
+    top = score.max()
+    run = []
+    for j in range(1, n):
+        if score[j] == top and xs[j - 1] < xs[j]:
+            run.append(j)
+        elif run and score[j] != top:
+            break
+    if not run:
+        return None
+    lo, hi = xs[run[0] - 1], xs[run[-1]]
+    if lo > 0 or hi < 0:  # one sign: the geometric middle of the run
+        target = np.sign(hi) * np.sqrt(abs(lo)) * np.sqrt(abs(hi))
+        for j in run:
+            if xs[j] >= target:
+                return j
+    return run[len(run) // 2]
 
 
 #: Exact rewrites tried on an expression that already meets the rule: kept where the
@@ -207,7 +235,7 @@ def _far_better_within_rule(
             continue
         try:
             cand = fn(cur, var)
-        except Exception:  # noqa: BLE001 - a rewrite that fails is skipped
+        except Exception:  # noqa: BLE001, S112 - a rewrite that fails is skipped
             continue
         if cand == cur:
             continue
@@ -403,7 +431,7 @@ def analyse(
     deadline = cpu_clock() + seconds  # CPU time: the same result on a busy machine
     try:
         with time_limit(seconds):
-            return _analyse(form, dtype, t0, deadline)
+            result = _analyse(form, dtype, t0, deadline)
     except _OutOfTime as exc:
         over = cpu_clock() >= deadline - 1e-3
         why = (
@@ -421,6 +449,109 @@ def analyse(
             targets=[TargetReport("f", dtype, False), TargetReport("df", dtype, False)],
         )
         return form, report
+    if form.dparams and form.kind != "loss":  # a loss's constants are not learned
+        result = _with_constant_gradients(form, *result, dtype, t0)
+    return result
+
+
+#: CPU seconds the constants' gradients of one form (all together) may take in one
+#: dtype, after f and f' (their own budget: a gradient that runs out of time is kept
+#: as it is, f and f' keep their rewrites).
+DPARAM_BUDGET_SECONDS = 2.0
+
+
+def _dparam_columns(form: InternalForm) -> tuple:
+    """The sample columns of f and f' (the constants' gradients are judged there)."""
+    subs = dict(zip(form.params, form.param_values))
+    return measure.input_columns(form.kind, [form.f, form.df], form.inputs, subs)
+
+
+def _dparam_problem(form: InternalForm, index: int, cols: tuple) -> measure.Problem:
+    """Reference problem of the constant ``index``'s gradient (cached per form)."""
+    key = f"dparam{index}|" + form.signature() + repr(tuple(form.param_values))
+    with _lock:
+        hit = _problems.get(key)
+    if hit is not None:
+        return hit
+    d = form.dparams[index]
+    args = (form.inputs, form.params, form.param_values, cols)
+    out = measure.make_problem(d, _second_derivative(d, form.inputs[0]), *args)
+    with _lock:
+        if len(_problems) > 64:
+            _problems.clear()
+        _problems[key] = out
+    return out
+
+
+def _finite_everywhere(form: InternalForm, d: sp.Expr, cols: tuple, dtype: str) -> bool:
+    """Whether ``d`` is a number at every sample point in ``dtype`` (both orders)."""
+    args = (form.inputs, form.params, form.param_values, cols, dtype)
+    for order in ("numpy", "cse"):
+        got = measure.evaluate(d, *args, order)
+        if got is not None and not np.isfinite(got).all():
+            return False
+    return True
+
+
+def _with_constant_gradients(
+    form: InternalForm,
+    new_form: InternalForm,
+    report: FormReport,
+    dtype: str,
+    t0: float,
+) -> tuple[InternalForm, FormReport]:
+    """The constants' gradients measured and rewritten as f' is (``_improve``): the
+    gradient a learnable constant gets is evaluated over the same inputs, and
+    d(swish)/dbeta = x^2 sigmoid(beta x) sigmoid(-beta x) was inf*0 = NaN from
+    |x| = 1.8e19 in float32 (x^2 overflows where the value is 0). Only gradients that
+    break the rule are searched; each failing one gets a target ``d/d<name>`` in the
+    report. Within :data:`DPARAM_BUDGET_SECONDS` for all of them; out of time, the
+    gradients are kept as they are.
+
+    A gradient that is a number at every sample point in the dtype is not measured
+    against mpmath (its references cost about 0.3 s per constant, 2 s on a PAU): the
+    class of failure searched here is inf*0, inf - inf and overflow, which show as
+    inf or NaN; a finite but inaccurate gradient is not found."""
+    var = form.inputs[0]
+    pv = (form.params, form.param_values)
+    dparams = list(new_form.dparams)
+    targets, notes = [], []
+    try:
+        with time_limit(DPARAM_BUDGET_SECONDS):
+            deadline = cpu_clock() + DPARAM_BUDGET_SECONDS
+            cols = _dparam_columns(form)
+            for i, (name, d) in enumerate(zip(form.param_names, form.dparams)):
+                if _finite_everywhere(form, d, cols, dtype):
+                    continue
+                problem = _dparam_problem(form, i, cols)
+                before = problem.measure(d, dtype)
+                if before.passes:
+                    continue
+                d2 = _second_derivative(d, var)
+                new_d, applied, after, _ = _improve(
+                    d, problem, var, dtype, deadline, (d, d2), *pv
+                )
+                if after.n_bad < before.n_bad:
+                    dparams[i] = new_d
+                else:
+                    after, applied = before, []
+                what = f"d/d{name}"
+                targets.append(_target_report(what, dtype, before, after, applied))
+                for _, note in applied:
+                    text = f"{what} in {dtype}: {note}"
+                    if text not in notes:
+                        notes.append(text)
+    except _OutOfTime:
+        return new_form, report
+    if tuple(dparams) != tuple(new_form.dparams):
+        new_form = replace(new_form, dparams=tuple(dparams))
+    report = replace(
+        report,
+        targets=[*report.targets, *targets],
+        notes=[*report.notes, *notes],
+        seconds=time.perf_counter() - t0,
+    )
+    return new_form, report
 
 
 def _without(e: sp.Expr, t: sp.Symbol) -> sp.Expr:
@@ -573,6 +704,10 @@ def _store(form: InternalForm, new: InternalForm, report: FormReport) -> bytes:
         "report": report.to_json(),
         "f": None if new.f is form.f else codec.encode(new.f),
         "df": None if new.df is form.df else codec.encode(new.df),
+        "dparams": [
+            None if n is o else codec.encode(n)
+            for n, o in zip(new.dparams, form.dparams)
+        ],
     }
     return json.dumps(data).encode()
 
@@ -584,10 +719,18 @@ def _load(form: InternalForm, raw: bytes) -> tuple[InternalForm, FormReport]:
     syms = _symbols(form)
     f = form.f if data.get("f") is None else codec.decode(data["f"], syms)
     df = form.df if data.get("df") is None else codec.decode(data["df"], syms)
+    stored = data.get("dparams") or [None] * len(form.dparams)
+    if len(stored) != len(form.dparams):
+        raise codec.DecodeError("another number of constants")
+    dparams = tuple(
+        o if n is None else codec.decode(n, syms) for n, o in zip(stored, form.dparams)
+    )
     report = FormReport.from_json(data["report"])
     report.cache_hit = True
-    new = form if (f is form.f and df is form.df) else replace(form, f=f, df=df)
-    return new, report
+    same = f is form.f and df is form.df
+    if same and all(n is o for n, o in zip(dparams, form.dparams)):
+        return form, report
+    return replace(form, f=f, df=df, dparams=dparams), report
 
 
 class _Done(Exception):

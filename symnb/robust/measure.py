@@ -513,9 +513,9 @@ def _is_odd(v) -> bool:
 def _mp_mod(a, b):
     """``a % b`` (Python's sign rule, as SymPy's Mod), refused for huge quotients."""
     a, b = mpmath.mpf(a), mpmath.mpf(b)
-    if a and b and mpmath.isfinite(a) and mpmath.isfinite(b):
-        if mpmath.mag(a) - mpmath.mag(b) > HUGE_MAG:
-            raise Unbounded("the remainder of a division by a far smaller number")
+    finite = a and b and mpmath.isfinite(a) and mpmath.isfinite(b)
+    if finite and mpmath.mag(a) - mpmath.mag(b) > HUGE_MAG:
+        raise Unbounded("the remainder of a division by a far smaller number")
     return a % b
 
 
@@ -663,6 +663,14 @@ class _RefPrinter(MpmathPrinter):
 
 @lru_cache(maxsize=256)
 def _mp_function(expr: sp.Expr, args: tuple):
+    if expr.has(sp.Heaviside):
+        # a product with a step that is exactly 0 is 0, whatever the other factors:
+        # as branches (evaluated lazily), not 0*inf = NaN in mpmath (the tie term
+        # (1 - H(u) - H(-u)) max(a', b') of min(exp(x**2), 1 + x**2)' had no reference
+        # from x = 1e160 in float64, where exp(x**2)' is inf and f' = 2x)
+        from symnb.robust.rewrite import steps_to_branches
+
+        expr = steps_to_branches(expr)
     return sp.lambdify(
         args, expr, modules=[_MP_NAMESPACE, "mpmath"], printer=_RefPrinter
     )

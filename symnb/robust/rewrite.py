@@ -158,10 +158,18 @@ def _split_sum_of_steps(e: sp.Expr) -> sp.Expr:
         return e
 
     def at(sign: int) -> sp.Expr:
+        # only the steps of +-u: the other factors' steps (another argument) stay;
+        # they were taken as steps of -u (min(max(x, 2*x), exp(-x**2/4))' was 0
+        # instead of 2 for 0 < x < 0.9, in the engine's reference too)
         reps = {}
         for h in e.atoms(sp.Heaviside):
             a = h.args[0]
-            s = 1 if (a == u) else -1
+            if a == u:
+                s = 1
+            elif a == -u or bounded_expand(a + u) == 0:
+                s = -1
+            else:
+                continue
             reps[h] = sp.Integer(1) if s * sign > 0 else sp.Integer(0)
         return e.xreplace(reps)
 
@@ -325,10 +333,17 @@ def collect_exponentials(expr: sp.Expr) -> sp.Expr:
 
 
 def factor_dominant_exp(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
-    """(r + exp(v))**p, p < 0 -> exp(p v) (r exp(-v) + 1)**p where v > 0."""
+    """(r + exp(v))**p, p < 0 or p > 0 not an integer (a root) -> exp(p v)
+    (r exp(-v) + 1)**p where v > 0: exp(v) overflows long before the root does
+    (``sqrt(1 + exp(beta*x)**2) - 1``, SymPy's sqrt(1 + exp(2 beta x)), was inf from
+    x = 35.5 in float32 with beta = 1.25, where it is exp(beta x) - 1, 5e21 at 40)."""
 
     def rule(e: sp.Expr) -> sp.Expr:
-        if not (isinstance(e, sp.Pow) and e.exp.is_number and e.exp.is_negative):
+        if not (isinstance(e, sp.Pow) and e.exp.is_number and e.exp.is_real):
+            return e
+        if not (e.exp.is_negative or e.exp.is_positive and not e.exp.is_integer):
+            return e
+        if e.exp.is_positive and float(e.exp).is_integer():  # 2.0: a polynomial power
             return e
         v = _dominant_exp(e.base, var)
         if v is None:
@@ -437,7 +452,7 @@ def _cancelled(d: sp.Expr, a: sp.Expr, b: sp.Expr, var: sp.Symbol) -> bool:
         return True
     if eb is None:
         return False
-    free = lambda e: [t for t in sp.Add.make_args(e) if var not in t.free_symbols]  # noqa: E731
+    free = lambda e: [t for t in sp.Add.make_args(e) if var not in t.free_symbols]
     return bool(free(ea) or free(eb)) and not free(d)
 
 
@@ -482,13 +497,21 @@ def root_cancellation(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
 
 
 def _one_square(s: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
-    """(c, w, r) when s = c*w**2 + r with w depending on var and r (not 0) free of it."""
+    """(c, w, r) when s = c*w**2 + r with w depending on var and r (not 0) free of it;
+    any even power is a square (x**18 = (x**9)**2: sqrt(1 + x**18) - 1 was inf from
+    x = -140 in float32, where x**18 overflows and the value is |x|**9 - 1)."""
     terms = s.args if isinstance(s, sp.Add) else (s,)
     squares = []
     for t in terms:
         c, rest = t.as_independent(var, as_Add=False)
-        if isinstance(rest, sp.Pow) and rest.exp == 2 and var in rest.base.free_symbols:
-            squares.append((t, c, rest.base))
+        if (
+            isinstance(rest, sp.Pow)
+            and rest.exp.is_Integer
+            and rest.exp >= 2
+            and rest.exp % 2 == 0
+            and var in rest.base.free_symbols
+        ):
+            squares.append((t, c, rest.base ** (rest.exp // 2)))
     if len(squares) != 1:
         return None
     t, c, w = squares[0]
@@ -554,18 +577,48 @@ def square_in_root(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _bottom_up(expr, lambda e: _square_in_root(e, var))
 
 
+def _scale_of(t: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr]:
+    """(c, w) with t = c*w, c the factors of t free of var (also those inside an
+    ``Abs`` of a product: ``Abs(beta*x)`` is ``|beta| |x|``, as SymPy writes
+    ``Abs(1.25*x)`` itself) and w the rest."""
+    c, w = t.as_independent(var, as_Add=False)
+    scale, rest = [c], []
+    for f in sp.Mul.make_args(w):
+        if isinstance(f, sp.Abs) and isinstance(f.args[0], sp.Mul):
+            k, inner = f.args[0].as_independent(var, as_Add=False)
+            if k != 1:
+                scale.append(sp.Abs(k))
+                rest.append(sp.Abs(inner))
+                continue
+        rest.append(f)
+    return sp.Mul(*scale), sp.Mul(*rest)
+
+
 def _one_scaled_term(s: sp.Expr, var: sp.Symbol) -> tuple | None:
-    """(c, w, r) when s = c*w + r with one term c*w (c a number, |c| > 1, w depending
-    on var) and r the other terms (with no such coefficient)."""
+    """(c, w, r, size) when s = c*w + r with one term c*w (c free of var, w depending
+    on it) whose scale may exceed 1, r the other terms (with no such scale) and size
+    the magnitude compared with the far threshold.
+
+    c is a number with |c| > 1 (size |w|), or an expression in the constants
+    (``beta*x``, ``x/s``), for which size is |w| min(|c|, 1): the far form is then
+    taken where |c w| is large for |c| < 1 too (never for c = 0, where it is log 0),
+    so the rewrite holds for every value of the constants. One comparison of an array
+    (an ``And`` with a condition on the constants alone is a scalar NumPy cannot
+    reduce with the array)."""
     scaled = []
     for t in sp.Add.make_args(s):
-        c, w = t.as_coeff_Mul()
-        if var in w.free_symbols and c.is_number and abs(c) > 1:
-            scaled.append((t, c, w))
+        if var not in t.free_symbols:
+            continue
+        c, w = _scale_of(t, var)
+        if c.is_number:
+            if abs(c) > 1:
+                scaled.append((t, c, w, sp.Abs(w)))
+        elif not c.has(sp.I) and c.is_zero is not True:
+            scaled.append((t, c, w, sp.Abs(w) * sp.Min(sp.Abs(c), 1)))
     if len(scaled) != 1:
         return None
-    t, c, w = scaled[0]
-    return c, w, s - t
+    t, c, w, size = scaled[0]
+    return c, w, s - t, size
 
 
 def _scaled_linear_in_log(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
@@ -574,14 +627,15 @@ def _scaled_linear_in_log(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
         found = _one_scaled_term(arg, var)
         if found is None:
             return e
-        c, w, r = found
+        c, w, r, size = found
         # u = c (w + r/c): log u = log|c| + log(sign(c) (w + r/c))
-        far = sp.log(sp.Abs(c)) + sp.log(sp.sign(c) * (w + r / c))
+        sign = 1 if c.is_nonnegative else sp.sign(c)  # |beta|: no sign to take
+        far = sp.log(sp.Abs(c)) + sp.log(sign * (w + r / c))
     elif isinstance(e, sp.asinh):
         found = _one_scaled_term(e.args[0], var)
         if found is None:
             return e
-        c, w, r = found
+        c, w, r, size = found
         q = w + r / c  # u = c q; asinh(u) = sign(u) (log|u| + log(1 + sqrt(1 +
         # 1/u^2))), 1/u = (1/c)/q: nothing overflows
         inv = (1 / c) / q
@@ -590,14 +644,16 @@ def _scaled_linear_in_log(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
         )
     else:
         return e
-    return sp.Piecewise((far, sp.Abs(w) > _FAR_ASINH), (e, True))
+    return sp.Piecewise((far, size > _FAR_ASINH), (e, True))
 
 
 def scaled_linear_in_log(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """``log``/``log1p``/``asinh`` of ``c*w + r`` (|c| > 1) with c taken out of the
     argument where |w| > 1e4: c*w overflows within a factor c of the float maximum
     where the value (about log|c w|) does not (``log(1 + abs(1.25*x))`` and
-    ``asinh(2*x - sigmoid(x))`` were inf at +-3.4e38 in float32)."""
+    ``asinh(2*x - sigmoid(x))`` were inf at +-3.4e38 in float32). c may be a named
+    constant (``log(1 + abs(beta*x))``, ``log(1 + abs(x/s))``): the branch is then
+    taken where |c w| > 1e4 for |c| < 1 (one more multiplication in the kernel)."""
     return _bottom_up(expr, lambda e: _scaled_linear_in_log(e, var))
 
 
@@ -690,22 +746,24 @@ def factor_common_power(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _bottom_up(expr, lambda e: _common_power(e, var))
 
 
+def _split_power(e: sp.Mul, var: sp.Symbol, powers: tuple) -> tuple[int, list]:
+    """(k, the other factors) for the first factor var**k of e with k in ``powers``
+    (x itself is x**1); k = 0 when there is none."""
+    k, rest = 0, []
+    for f in e.args:
+        n = 1 if f == var else f.exp if isinstance(f, sp.Pow) and f.base == var else 0
+        if k == 0 and n in powers:
+            k = int(n)
+        else:
+            rest.append(f)
+    return k, rest
+
+
 def _divide_stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     if not isinstance(e, sp.Mul):
         return e
-    k = 0
-    rest = []
-    for f in e.args:
-        if (
-            isinstance(f, sp.Pow)
-            and f.base == var
-            and f.exp.is_Integer
-            and -4 <= f.exp <= -2
-            and k == 0
-        ):
-            k = -int(f.exp)
-        else:
-            rest.append(f)
+    k, rest = _split_power(e, var, (-2, -3, -4))
+    k = -k
     if not k or not any(var in f.free_symbols for f in rest):
         return e
     q = sp.Mul(*rest)
@@ -720,6 +778,49 @@ def divide_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     with x: f of (exp(x) - 1 - x)/x**2 was 0 instead of 1e-20 at x = -1e20 in float32,
     its f' -1e-26 instead of +1e-26 at x = -1e13 (x**3 overflowed in the second term)."""
     return _bottom_up(expr, lambda e: _divide_stepwise(e, var))
+
+
+def _decays(f: sp.Expr) -> bool:
+    """Whether f is an exponential-like factor that tends to 0 (exp, sigmoid, erfc, a
+    positive power of one, a negative power of cosh or exp): its 0 far out is the true
+    value. Not a reciprocal such as 2/(sqrt(4*x**2 + 1) + 1), which is 0 there only
+    because its root overflowed (x times it was 0 instead of 1 at x = 1e20)."""
+    if isinstance(f, (sp.exp, sigmoid, sp.erfc)):
+        return True
+    if isinstance(f, sp.Pow) and f.exp.is_number:
+        if f.exp.is_positive and isinstance(f.base, (sp.exp, sigmoid, sp.erfc)):
+            return True
+        return bool(f.exp.is_negative and isinstance(f.base, (sp.cosh, sp.exp)))
+    return False
+
+
+def _multiply_stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Mul):
+        return e
+    k, rest = _split_power(e, var, (1, 2, 3, 4))
+    if not k or not any(_decays(f) and var in f.free_symbols for f in rest):
+        return e
+    if k == 1 and all(var in f.free_symbols or abs(f) == 1 for f in rest):
+        return e  # x*u: nothing is multiplied before u
+    q = sp.Mul(*rest)
+    if isinstance(q, sp.Mul):
+        q = sp.UnevaluatedExpr(q)  # u with its constants first: (2*x)*exp(-x**2)
+        # overflowed at the float maximum before the 0 came
+    for _ in range(k - 1):
+        q = sp.UnevaluatedExpr(q * var)
+    return q * var
+
+
+def multiply_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """``c*x**k*u`` (k = 1..4, u with a factor that decays: see ``_decays``) as
+    ``((c*u)*x)*x...``: x**k (or c*x) overflows (float32 x**2 from |x| = 1.8e19, 2*x
+    at the float maximum) where u vanishes, and inf*0 was NaN; u and its constants
+    times one x at a time is 0 there, and where |x| > 1 no partial product exceeds
+    the value. d(swish)/dbeta = x^2 sigmoid(beta x) sigmoid(-beta x) was NaN from
+    |x| = 1.8e19 in float32 (the constant's gradient of a learnable beta), Mish-with-
+    beta's too, and d/dalpha of x*erf(alpha*x), 2 x^2 exp(-alpha^2 x^2)/sqrt(pi), at
+    the float maximum."""
+    return _bottom_up(expr, lambda e: _multiply_stepwise(e, var))
 
 
 def _exp_divided_stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
@@ -973,6 +1074,14 @@ EXACT_REWRITES = (
         ),
         horner_polynomials,
     ),
+    (
+        "multiply_stepwise",
+        (
+            "a power x^k times a factor that vanishes is multiplied by x one factor "
+            "at a time, so x^k does not overflow (inf*0) where the product is 0"
+        ),
+        multiply_stepwise,
+    ),
 )
 
 #: Exact rewrites tried only on a form that already meets the accuracy rule (see
@@ -1005,6 +1114,7 @@ __all__ = [
     "log_forms",
     "log_of",
     "log_of_polynomial",
+    "multiply_stepwise",
     "rational_terms",
     "root_cancellation",
     "scale_into_exponentials",

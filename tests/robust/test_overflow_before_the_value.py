@@ -26,6 +26,29 @@ Judged as the corpus is: mpmath references over the whole float range and the ru
   x = -1e22 in float32; ``log(3*x**2 + 2*x + 1)`` was inf from 1e22 (float32) and 1e160
   (float64). The log of a polynomial of degree n takes n log|x| out where |x| > 4, the
   rest in Horner form in 1/x (``rewrite.log_of_polynomial``).
+* ``sides_that_round_together``: ``min(exp(x**2), 1 + x**2)``' is 2x, but its steps
+  held ``x**2 + 1 - exp(x**2)``, 0 in float32 for |x| < 0.013 (a tie: 2x exp(x^2),
+  1e-4 relative off at x = 0.01) and NaN past |x| = 1.3e154 in float64 (inf - inf;
+  f' inf where it is 2x). A step's argument with an exponential is stabilized
+  (``x**2 - expm1(x**2)``, ``stability._stable_step``); the engine's mpmath reference
+  takes a product with a step that is exactly 0 as 0 (it was 0*inf = NaN there, so
+  the overflow went unmeasured) and then finds the asymptote.
+* ``root_of_a_large_sum``: ``sqrt(1 + exp(beta*x)**2) - 1`` (SymPy's sqrt(1 +
+  exp(2 beta x))) was inf from x = 35.5 in float32 (beta = 1.25; 5.2e21 at x = 40);
+  a root of a sum with an exponential takes exp(p v) out where v > 0, as negative
+  powers did (``rewrite.factor_dominant_exp``). ``sqrt(1 + x**18) - 1`` was inf from
+  x = -140 in float32 (x**18 overflows, the value is |x|**9 - 1): an even power is a
+  square for ``rewrite.square_in_root``.
+* ``nested_max_min``: ``steps_to_branches`` split a product with a tie indicator
+  1 - H(u) - H(-u) by the sign of u but set every other step of the product as if it
+  were a step of -u: ``min(max(x, 2*x), exp(-(x/2)**2))``' was 0 instead of 2 for
+  0 < x < 0.9 (the rewrite was not exact; with the engine's reference built through
+  it, the wrong branches measured as right). Steps of other arguments stay now.
+* ``threshold_between_samples``: ``min(sqrt(1 + x**2) - 1, x)``' took the
+  cancellation-free step only below x = 4.2e-8, the last sample point where the typed
+  one failed; in C++ float32 the typed step tied at 4.6e-8 (f' 1 instead of 4.6e-8).
+  The threshold between two forms now sits in the middle (log-magnitude) of the run
+  of sample points that both meet (``engine._plateau_middle``).
 """
 
 from __future__ import annotations
@@ -59,6 +82,23 @@ GROUPS = {
         "log(1 + (x**2 + x**4)*exp(-x))",
         "log(3*x**2 + 2*x + 1)",
         "log(1 + x**2 - 0.5*x**3 + x**4)",
+    ],
+    "sides_that_round_together": [
+        "min(exp(x**2), 1 + x**2)",
+        "max(exp(x**2) - 1, x**2)",
+        "max(exp(-x**2), 1 - x**2)",
+    ],
+    "root_of_a_large_sum": [
+        "sqrt(1 + exp(1.25*x)**2) - 1",
+        "(1 + exp(x))**1.5",
+        "(1 + (x*x)**3**2)**0.5 - 1",
+    ],
+    "nested_max_min": [
+        "min(max(x, 2*x), exp(-(x/2)**2))",
+        "max(min(x, 0.5*x), -exp(-x**2))",
+    ],
+    "threshold_between_samples": [
+        "min((1 + x**2)**0.5 - 1, x)",
     ],
 }
 CASES = [(group, text) for group, texts in GROUPS.items() for text in texts]
@@ -112,3 +152,32 @@ def test_wide_trig_with_a_constant_symbol(dtype, backend):
             u = mpmath.mpf(1.25) * mpmath.mpf(v)
             want = float(mpmath.cos(u / (1 + mpmath.exp(-u))))
             assert g == pytest.approx(want, rel=1e-5, abs=1e-6), (v, g, want)
+
+
+SCALED_BY_A_CONSTANT = [
+    ("log(1 + abs(beta*x))", {"beta": 1.25}, None),
+    ("log(1 + abs(beta*x))", {"beta": 1.25}, {"beta": 3.0}),
+    ("log(1 + abs(beta*x))", {"beta": 1.25}, {"beta": 0.5}),
+    ("log(1 + abs(x)/s)", {"s": 0.5}, None),
+    ("asinh(beta*x - sigmoid(x))", {"beta": 2.0}, None),
+    # the root's branch is on beta*x > 0: it holds for moved constants too
+    ("(1 + exp(beta*x)**2)**0.5 - 1", {"beta": 1.25}, None),
+    ("(1 + exp(beta*x)**2)**0.5 - 1", {"beta": 1.25}, {"beta": 2.0}),
+]
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("text,constants,moved", SCALED_BY_A_CONSTANT)
+def test_scaled_linear_in_log_with_a_named_constant(
+    text, constants, moved, dtype, backend
+):
+    """``log(1 + abs(beta*x))`` (beta = 1.25 a named constant) was inf at the float
+    maximum on every backend, as ``log(1 + abs(1.25*x))`` was before
+    ``scaled_linear_in_log``, which took numbers only; with a constant's scale c it
+    takes log|c| out where |c w| > 1e4 and |w| > 1e4, for every value of c (also moved
+    after compiling, training's case)."""
+    problems = rule_problems_of(text, backend, dtype, constants, moved)
+    assert not problems, f"{text} {constants} -> {moved} on {backend} {dtype}:\n" + (
+        "\n".join(problems)
+    )
