@@ -240,8 +240,11 @@ class LayerActivation:
             self.kernel.set_constants(neuron=j, **updates)
 
     def constant_gradient(self, z: Any, grad: Any, out: Any) -> None:
-        """Write d loss / d entries into ``out`` (length n_learnable), given dL/da."""
+        """Write d loss / d entries into ``out`` (length n_learnable), given dL/da;
+        nothing to write when no constant is learnable (out is empty)."""
         xp = self.xp
+        if not self.n_learnable:
+            return
         if self.elementwise:
             grads = self.kernel.constant_gradient(z, grad)
             host = np.array([grads[name] for name in self._names], dtype=np.float64)

@@ -66,3 +66,16 @@ def test_good_building_blocks_train() -> None:
     model = symnb.nn.MLP([2, 3, 1], backend="numpy", loss=loss)
     assert len(model.fit(X, y, epochs=2)) == 2
     assert SoftmaxCrossEntropy(np.float32(0.1)).label_smoothing == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "cpp"])
+def test_constant_gradient_without_learnable_constants_writes_nothing(backend) -> None:
+    # raised AttributeError: '_gather' (a layer of fixed constants has no entries)
+    layer = LayerActivation(
+        [symnb.Activation("x*sigmoid(b*x)", b=1.5), "relu"], backend=backend
+    )
+    assert layer.n_learnable == 0
+    z = np.array([[-1.0, 2.0], [0.5, -3.0]], dtype=np.float32)
+    out = np.zeros(0)
+    layer.constant_gradient(z, np.ones_like(z), out)
+    assert out.shape == (0,)
