@@ -216,8 +216,20 @@ def resolve(backend: str = "auto", strict: bool = False) -> str:
 def _build(
     forms: tuple, kind: str, backend: str, dtype: str, device: int | None, strict: bool
 ):
-    """A Program from the in-process cache or freshly built; falls back on compile errors."""
-    key = (tuple(f.signature() for f in forms), kind, backend, dtype, device)
+    """A Program from the in-process cache or freshly built; falls back on compile errors.
+
+    The key holds the constants' values: the forms are lowered (``robust.lower_all``)
+    at those values, so one formula with other values may lower to another form. Keyed
+    on the formula alone, a process gave ``x*sigmoid(beta*x)`` with beta = 1.5 the form
+    lowered for an earlier beta = 1.0 (right, but other roundings than a fresh process:
+    a Dask sweep's rows differed from the serial rows in the 9th digit)."""
+    key = (
+        tuple((f.signature(), repr(tuple(f.param_values))) for f in forms),
+        kind,
+        backend,
+        dtype,
+        device,
+    )
     with _lock:
         prog = _programs.get(key)
         if prog is not None:
