@@ -21,8 +21,17 @@ from symnb.formula.functions import erfc
 from symnb.formula.log_erfc import TAIL, stable_log_erfc
 from symnb.formula.stability import stabilize
 
-mpmath.mp.dps = 50
-SQRT2 = mpmath.sqrt(2)
+with mpmath.workdps(50):
+    SQRT2 = mpmath.sqrt(2)
+
+
+@pytest.fixture(autouse=True)
+def _fifty_digits():
+    """The references at 50 digits for every test: a module-level ``mp.dps = 50`` was
+    overwritten by other test modules imported later into the same worker."""
+    with mpmath.workdps(50):
+        yield
+
 
 #: formula -> (c, u = k*x): the formula is log(c*erfc(k*x))
 FORMS = {
