@@ -905,7 +905,8 @@ class _Parser:
                 if value not in foreign_losses.REDUCTIONS_KEPT:
                     raise self.node_error(
                         kw.value,
-                        f"{shown}'s reduction must be 'mean', 'none' or 'sum'",
+                        f"{shown}'s reduction must be 'mean', 'none' or "
+                        "'batchmean' (symnb takes the mean over the batch)",
                     )
             elif kw.arg in options:
                 choices = options[kw.arg]
@@ -916,8 +917,8 @@ class _Parser:
                         f"{shown}'s {kw.arg} must be {allowed} in a formula",
                         "write the per-element formula you need with symnb's functions",
                     )
-                if choices[value] != name:
-                    name = choices[value] if len(set(choices.values())) > 1 else name
+                if len(choices) > 1:  # one allowed value only checks (full=False)
+                    name = choices[value]
             else:
                 kept.append(kw)
         return _located(ast.Call(node.func, node.args, kept), node), name
