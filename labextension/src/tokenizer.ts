@@ -156,7 +156,9 @@ export const KNOWN_FUNCTIONS: ReadonlySet<string> = new Set([
   'logit',
   'squareplus',
   'sparse_plus',
-  'hardshrink'
+  'hardshrink',
+  'xlogy',
+  'xlog1py'
 ]);
 
 /**
@@ -191,7 +193,11 @@ export const MODULES: ReadonlySet<string> = new Set([
   'optax',
   'scipy.stats.norm',
   'stats.norm',
-  'norm'
+  'norm',
+  'K',
+  'keras.backend',
+  'tf.keras.backend',
+  'torchvision.ops'
 ]);
 
 /**
@@ -200,6 +206,9 @@ export const MODULES: ReadonlySet<string> = new Set([
  * `tests/labextension`.
  */
 export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'entr',
+  'sigmoid_focal_loss',
+  'weighted_cross_entropy_with_logits',
   'maximum',
   'minimum',
   'absolute',

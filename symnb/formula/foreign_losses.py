@@ -7,6 +7,10 @@ like a library loss from the text here. A boolean option that changes the formul
 (``from_logits``, ``log_input``, ``log_target``) picks another text; PyTorch's
 ``reduction`` is the batch reduction, which symnb does itself (the mean).
 
+A keyword that switches a formula on (:func:`keyword_switch`): PyTorch's
+``pos_weight``, the focal losses' ``alpha`` (torchvision's default 0.25, optax's None,
+a negative alpha: no class weight).
+
 Not mapped, because their value depends on more than the two numbers: Keras's
 ``hinge``/``squared_hinge`` (they turn 0/1 labels into -1/+1 when the whole batch is
 0/1), class-indexed losses (``cross_entropy``, ``nll_loss``) and ones with a third
@@ -19,14 +23,37 @@ from symnb.formula.library import Entry
 
 #: PyTorch's, Keras's and optax's module paths, as in :mod:`symnb.formula.spellings`.
 TORCH = ("F", "nn.functional", "torch.nn.functional")
+#: Modules whose ``reduction`` keyword is PyTorch's.
+TORCH_REDUCTION = (*TORCH, "torchvision.ops")
 KERAS = ("keras.losses", "tf.keras.losses")
 
 #: Keras's epsilon (``keras.config.epsilon()``), used by its clipping losses.
 _KERAS_EPS = "1e-7"
 _P = f"clip(y_pred, {_KERAS_EPS}, 1 - {_KERAS_EPS})"
 
+#: Binary cross-entropy of a logit, and the focal losses' modulating factor (1 - p_t),
+#: both written without 1 - sigmoid (stable for any logit and any target in [0, 1]).
+_BCE_LOGITS = "(softplus(y_pred) - y_pred*y_true)"
+_ONE_MINUS_PT = "(sigmoid(y_pred)*(1 - y_true) + sigmoid(-y_pred)*y_true)"
+
 #: Formula key -> the formula (keys hold a ':' so they never meet a user's name).
 ENTRIES = {
+    "torch:bce_with_logits_pos_weight": Entry(
+        "pos_weight*y_true*softplus(-y_pred) + (1 - y_true)*softplus(y_pred)",
+        {"pos_weight": 1.0},
+        doc="PyTorch BCEWithLogitsLoss with pos_weight (TensorFlow's "
+        "weighted_cross_entropy_with_logits)",
+    ),
+    "focal:alpha": Entry(
+        f"(alpha*y_true + (1 - alpha)*(1 - y_true))*{_BCE_LOGITS}*{_ONE_MINUS_PT}**gamma",
+        {"alpha": 0.25, "gamma": 2.0},
+        doc="sigmoid focal loss (Lin et al. 2017) of a logit, class weight alpha",
+    ),
+    "focal": Entry(
+        f"{_BCE_LOGITS}*{_ONE_MINUS_PT}**gamma",
+        {"gamma": 2.0},
+        doc="sigmoid focal loss (Lin et al. 2017) of a logit, no class weight",
+    ),
     "torch:smooth_l1_loss": Entry(
         "where(abs(y_pred - y_true) < beta, 0.5*(y_pred - y_true)**2/beta, "
         "abs(y_pred - y_true) - 0.5*beta)",
@@ -125,7 +152,42 @@ LOSSES = {
         for name, key in _KERAS_NAMES.items()
     },
     ("optax", "l2_loss"): ("optax:l2_loss", ("predictions", "targets")),
+    ("optax", "sigmoid_focal_loss"): ("focal", ("logits", "labels", "alpha", "gamma")),
+    ("torchvision.ops", "sigmoid_focal_loss"): (
+        "focal:alpha",
+        ("inputs", "targets", "alpha", "gamma"),
+    ),
+    ("tf.nn", "weighted_cross_entropy_with_logits"): (
+        "torch:bce_with_logits_pos_weight",
+        ("labels", "logits", "pos_weight"),
+    ),
 }
+
+#: Constants that a library takes by keyword only where symnb's own loss of that
+#: name has none (``F.binary_cross_entropy_with_logits(x, y, pos_weight=2.0)``).
+KEYWORD_ONLY = frozenset({"pos_weight"})
+
+
+def keyword_switch(parts: tuple[str, str] | None, keyword: str, value: object):
+    """(formula key or None to keep the call's, whether the keyword stays as a
+    constant) where ``keyword=value`` chooses the formula, else None."""
+    if parts is None:
+        return None
+    module, name = parts
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    bce = module in TORCH and name == "binary_cross_entropy_with_logits"
+    if bce and keyword == "pos_weight":
+        if value is None:
+            return (None, False)
+        return ("torch:bce_with_logits_pos_weight", True)
+    if name == "sigmoid_focal_loss" and keyword == "alpha":
+        if value is None:
+            return ("focal", False)  # optax's default: no class weight
+        if number and value < 0:
+            return ("focal", False)  # torchvision: a negative alpha, no weight
+        return ("focal:alpha", True)
+    return None
+
 
 #: (module, name) -> {option: {value: formula key}}: a keyword option that picks
 #: another formula. A value not listed is refused, naming those that are.

@@ -40,7 +40,7 @@ from sympy.logic.boolalg import ITE, Boolean, BooleanAtom
 
 from symnb.checks import nonzero_literal
 from symnb.errors import FormulaError
-from symnb.formula import compose, foreign_losses, library, spellings
+from symnb.formula import batch_means, compose, foreign_losses, library, spellings
 from symnb.formula.budget import check_minmax_arity, cpu_clock
 from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
 
@@ -889,7 +889,7 @@ class _Parser:
         :data:`foreign_losses.OPTIONS` (``from_logits=True``, ``log_input=False``)."""
         parts = spellings.split(node.func)
         options = foreign_losses.OPTIONS.get(parts, {})
-        torch = parts is not None and parts[0] in foreign_losses.TORCH
+        torch = parts is not None and parts[0] in foreign_losses.TORCH_REDUCTION
         kept = []
         for kw in node.keywords:
             value = kw.value.value if isinstance(kw.value, ast.Constant) else kw.value
@@ -908,6 +908,15 @@ class _Parser:
                         f"{shown}'s reduction must be 'mean', 'none' or "
                         "'batchmean' (symnb takes the mean over the batch)",
                     )
+            elif (
+                switch := foreign_losses.keyword_switch(
+                    parts, kw.arg, _signed_constant(kw.value, value)
+                )
+            ) is not None:
+                key, keep = switch
+                name = key or name
+                if keep:
+                    kept.append(kw)
             elif kw.arg in options:
                 choices = options[kw.arg]
                 if isinstance(value, ast.AST) or value not in choices:
@@ -1653,6 +1662,15 @@ class _Parser:
         self.processed_text = processed
         tree = self.ast_parse(processed)
         self.check_tree(tree)
+        if tuple(self.variables) == ("y_pred", "y_true"):
+            tree.body = batch_means.strip(
+                tree.body,
+                lambda n: (
+                    n in self.variables
+                    or spellings.variable_alias(n, self.variables) is not None
+                ),
+                self.node_error,
+            )
         try:
             val = self.build(tree.body)
         except RecursionError:
@@ -1811,6 +1829,20 @@ def _plain_conditions(expr: Any) -> Any:
             for e, c in expr.args
         ]
     )
+
+
+def _signed_constant(node: ast.AST, default: object) -> object:
+    """The number of ``-1`` or ``+0.5`` (a sign before a constant), else ``default``."""
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, (ast.USub, ast.UAdd))
+        and isinstance(node.operand, ast.Constant)
+        and isinstance(node.operand.value, (int, float))
+        and not isinstance(node.operand.value, bool)
+    ):
+        value = node.operand.value
+        return -value if isinstance(node.op, ast.USub) else value
+    return default
 
 
 def _located(tree: ast.AST, node: ast.AST, every: bool = False) -> ast.AST:

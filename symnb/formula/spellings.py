@@ -51,6 +51,10 @@ MODULES = frozenset(
         "scipy.stats.norm",
         "stats.norm",
         "norm",
+        "K",
+        "keras.backend",
+        "tf.keras.backend",
+        "torchvision.ops",
     }
 )
 
@@ -194,6 +198,7 @@ _LOSS_ARGUMENT_NAMES = {
     "predictor_outputs": "y_pred",
     "input": "y_pred",
     "target": "y_true",
+    "inputs": "y_pred",
 }
 
 #: Reductions over an array (``torch.mean(...)``, ``np.sum(np.exp(x))``): refused, as
@@ -250,6 +255,9 @@ _REWRITTEN = {
     "sparse_plus": ("x",),  # jax.nn.sparse_plus
     "hardshrink": ("x", "lambd"),  # F.hardshrink
     "threshold": ("x", "threshold", "value"),  # F.threshold
+    "xlogy": ("x", "y"),  # torch, torch.special, scipy.special, jax.scipy.special
+    "xlog1py": ("x", "y"),
+    "entr": ("x",),  # torch.special, scipy.special, jax.scipy.special
 }
 
 #: Rewritten spellings whose arguments may be given by keyword, with the library's
@@ -281,6 +289,8 @@ BARE = {
     "squareplus": "squareplus",
     "sparse_plus": "sparse_plus",
     "hardshrink": "hardshrink",
+    "xlogy": "xlogy",
+    "xlog1py": "xlog1py",
 }
 
 #: Bare function names refused because libraries disagree on them: name -> (why, fix).
@@ -400,7 +410,9 @@ def loss_arguments(node: ast.AST, constants: Sequence[str]) -> tuple[list, dict,
         )
         return positional, aliases, keyword_only
     aliases = {"input": "y_pred", "target": "y_true"}
-    return ["y_pred", "y_true", *constants], aliases, []
+    keyword_only = [c for c in constants if c in foreign_losses.KEYWORD_ONLY]
+    positional = [c for c in constants if c not in keyword_only]
+    return ["y_pred", "y_true", *positional], aliases, keyword_only
 
 
 def method_function(name: str, functions) -> str | None:
@@ -433,7 +445,9 @@ def rewrite_call(name: str, node: ast.Call, args: Sequence[ast.AST] = ()) -> ast
     ``rsqrt(u) = 1/sqrt(u)``, ``logit(u) = log(u) - log(1 - u)``, JAX's
     ``squareplus(x, b) = (x + sqrt(x**2 + b))/2`` and ``sparse_plus`` (0, (x + 1)**2/4,
     x), PyTorch's ``hardshrink`` (x where |x| > lambd, else 0) and ``threshold`` (x
-    where x > threshold, else value).
+    where x > threshold, else value), ``xlogy(a, b) = a*log(b)`` and ``xlog1py(a, b) =
+    a*log1p(b)`` (0 where a = 0, as in PyTorch, SciPy and JAX), ``entr(u) = -u*log(u)``
+    (0 at u = 0; NaN for u < 0, where the libraries give -inf).
     """
     args = list(args) or node.args
 
@@ -501,6 +515,14 @@ def _rewrite_more(name: str, args: list, call, num) -> ast.AST:
         return call("where", compare(u, ast.LtE(), num(-1)), num(0), upper)
     if name == "hardshrink":
         return call("where", compare(call("abs", u), ast.Gt(), args[1]), u, num(0))
+    if name in ("xlogy", "xlog1py"):
+        log = call("log" if name == "xlogy" else "log1p", args[1])
+        return call(
+            "where", compare(u, ast.Eq(), num(0)), num(0), op(u, ast.Mult(), log)
+        )
+    if name == "entr":
+        minus_u_log_u = op(ast.UnaryOp(ast.USub(), u), ast.Mult(), call("log", u))
+        return call("where", compare(u, ast.Eq(), num(0)), num(0), minus_u_log_u)
     # threshold
     return call("where", compare(u, ast.Gt(), args[1]), u, args[2])
 

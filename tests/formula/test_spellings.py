@@ -165,6 +165,17 @@ CASES = {
     "log_ndtr(2*x)": _numpy_ref(lambda x: scipy.special.log_ndtr(2 * x)),
     "scipy.stats.norm.logcdf(x)": _numpy_ref(scipy.stats.norm.logcdf),
     "jax.scipy.special.log_ndtr(x)": "jax:log_ndtr",
+    # x*log(y) and -u*log(u), 0 where the factor is 0 (were "no symnb equivalent")
+    "torch.special.xlogy(x, 1 + x**2)": _torch_ref(
+        lambda t: torch.special.xlogy(t, 1 + t**2)
+    ),
+    "xlogy(x, 2 + sin(x))": _torch_ref(lambda t: torch.xlogy(t, 2 + torch.sin(t))),
+    "scipy.special.xlog1py(x, x**2)": _numpy_ref(
+        lambda x: scipy.special.xlog1py(x, x**2)
+    ),
+    "torch.special.entr(1/(1 + x**2))": _torch_ref(
+        lambda t: torch.special.entr(1 / (1 + t**2))
+    ),
 }
 
 
@@ -478,7 +489,33 @@ LOSS_CALLS = {
         p, t, margin=0.5
     ),
     "optax.l2_loss(y_pred, y_true)": lambda p, t: (0.5 * (p - t) ** 2).mean(),
+    # a loss pasted with its batch mean (symnb.formula.batch_means): the mean is
+    # symnb's own, so the per-element formula inside (were "reduces over the batch")
+    "torch.mean((y_pred - y_true)**2)": F.mse_loss,
+    "jnp.mean(jnp.abs(y_pred - y_true))": F.l1_loss,
+    "tf.reduce_mean(tf.square(y_true - y_pred))": F.mse_loss,
+    "K.mean(K.square(y_pred - y_true), axis=-1)": F.mse_loss,
+    "((y_pred - y_true)**2).mean()": F.mse_loss,
+    "0.5*np.mean((y_pred - y_true)**2) + np.mean(np.abs(y_pred - y_true))/4": (
+        lambda p, t: 0.5 * F.mse_loss(p, t) + F.l1_loss(p, t) / 4
+    ),
+    "-torch.mean(y_true*F.logsigmoid(y_pred) + (1 - y_true)*F.logsigmoid(-y_pred))": (
+        F.binary_cross_entropy_with_logits
+    ),
 }
+
+
+def _focal(p, t, alpha, gamma):
+    """Sigmoid focal loss of logits p, as torchvision.ops.sigmoid_focal_loss computes
+    it (and optax's, alpha None: no class weight), averaged."""
+    prob = torch.sigmoid(p)
+    ce = F.binary_cross_entropy_with_logits(p, t, reduction="none")
+    p_t = prob * t + (1 - prob) * (1 - t)
+    loss = ce * (1 - p_t) ** gamma
+    if alpha is not None and alpha >= 0:
+        loss = (alpha * t + (1 - alpha) * (1 - t)) * loss
+    return loss.mean()
+
 
 #: Losses of probabilities or counts (positive predictions, targets in [0, 1]); Keras's
 #: from its source (keras/src/losses/losses.py, epsilon 1e-7), written here in PyTorch.
@@ -512,6 +549,30 @@ POSITIVE_LOSS_CALLS = {
     "keras.losses.MAPE(y_true, y_pred)": lambda p, t: (
         100 * (t - p).abs() / t.abs().clamp_min(_EPS)
     ).mean(),
+    # xlogy: 0 where y_true = 0 (a KL divergence written with it)
+    "torch.xlogy(y_true, y_true) - torch.xlogy(y_true, y_pred)": lambda p, t: (
+        torch.xlogy(t, t) - torch.xlogy(t, p)
+    ).mean(),
+    "scipy.special.xlogy(y_true, y_pred)": lambda p, t: torch.xlogy(t, p).mean(),
+    # a keyword that switches a formula on (foreign_losses.keyword_switch)
+    "F.binary_cross_entropy_with_logits(y_pred, y_true, pos_weight=2.0)": lambda p, t: (
+        F.binary_cross_entropy_with_logits(
+            p, t, pos_weight=torch.tensor(2.0, dtype=p.dtype)
+        )
+    ),
+    # TensorFlow's documented (1 - z) x + (1 + (q - 1) z) log(1 + exp(-x))
+    "tf.nn.weighted_cross_entropy_with_logits(labels=y_true, logits=y_pred, "
+    "pos_weight=3.0)": lambda p, t: ((1 - t) * p + (1 + 2 * t) * F.softplus(-p)).mean(),
+    "torchvision.ops.sigmoid_focal_loss(y_pred, y_true)": lambda p, t: _focal(
+        p, t, 0.25, 2.0
+    ),
+    "torchvision.ops.sigmoid_focal_loss(y_pred, y_true, alpha=-1, gamma=1.5)": (
+        lambda p, t: _focal(p, t, -1.0, 1.5)
+    ),
+    "optax.sigmoid_focal_loss(y_pred, y_true)": lambda p, t: _focal(p, t, None, 2.0),
+    "optax.sigmoid_focal_loss(y_pred, y_true, alpha=0.5, gamma=3)": lambda p, t: _focal(
+        p, t, 0.5, 3.0
+    ),
 }
 
 
@@ -590,3 +651,34 @@ def test_a_users_own_definition_wins_over_a_bare_name():
         assert symnb.Activation("logit(x)").expr == own.expr
     finally:
         compose.unregister("logit")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "torch.sqrt(torch.mean((y_pred - y_true)**2))",  # an RMSE: no per-sample mean
+        "torch.mean(y_pred)*y_true",
+        "torch.mean((y_pred - y_true)**2)/torch.mean(y_true**2)",
+        "exp(np.mean(y_pred - y_true))",
+    ],
+)
+def test_a_batch_mean_under_a_nonlinear_operation_is_refused(text):
+    # only sums and constant multiples of means are means of per-element values
+    with pytest.raises(FormulaError, match="batch mean inside this formula"):
+        symnb.Loss(text)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("np.average((y_pred - y_true)**2, weights=w)", "reduces over the batch"),
+        ("torch.sum((y_pred - y_true)**2)", "reduces over the batch"),
+        ("torch.mean(x)", "reduces over the batch"),  # an activation is elementwise
+    ],
+)
+def test_other_reductions_and_means_in_activations_stay_refused(text, message):
+    with pytest.raises(FormulaError, match=message):
+        if "y_pred" in text:
+            symnb.Loss(text, w=1.0)
+        else:
+            symnb.Activation(text)
