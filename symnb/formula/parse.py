@@ -40,7 +40,14 @@ from sympy.logic.boolalg import ITE, Boolean, BooleanAtom
 
 from symnb.checks import nonzero_literal
 from symnb.errors import FormulaError
-from symnb.formula import batch_means, compose, foreign_losses, library, spellings
+from symnb.formula import (
+    batch_means,
+    compose,
+    foreign_losses,
+    library,
+    spellings,
+    tensor_idioms,
+)
 from symnb.formula.budget import check_minmax_arity, cpu_clock
 from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
 
@@ -461,6 +468,8 @@ class _Parser:
         self.wrapped = False
         self.processed_text = text
         self.processed_lines: list[str] = []
+        # the input under another name (input, z...) in a formula without x
+        self.input_alias: str | None = None
 
     # ----------------------------------------------------------------- positions
     @staticmethod
@@ -1147,7 +1156,17 @@ class _Parser:
         return self.build(spellings.rewrite_call(name, node, args))
 
     def module_constant(self, node: ast.Attribute) -> _Val:
-        """``np.pi``, ``math.e``: the number, whatever constants the user declared."""
+        """``np.pi``, ``math.e``: the number, whatever constants the user declared;
+        ``self.beta`` (pasted from a module's forward): the constant beta."""
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            if node.attr in self.constants:
+                return _Val(self.symbols[node.attr], None)
+            raise self.node_error(
+                node,
+                f"unknown constant self.{node.attr}",
+                f"declare it: Activation(..., {node.attr}=1.0) (self.{node.attr} "
+                f"reads as the constant {node.attr})",
+            )
         parts = spellings.split(node)
         if parts is None or parts[1] not in spellings.CONSTANTS:
             self.refuse(node)
@@ -1241,6 +1260,8 @@ class _Parser:
         alias = spellings.variable_alias(name, self.variables)
         if alias in self.symbols:
             return _Val(self.symbols[alias], None)
+        if name == self.input_alias:
+            return _Val(self.symbols["x"], None)
         self.unknown_name(node, name, called=False)
         raise AssertionError  # pragma: no cover
 
@@ -1662,6 +1683,8 @@ class _Parser:
         self.processed_text = processed
         tree = self.ast_parse(processed)
         self.check_tree(tree)
+        tree = tensor_idioms.rewrite(tree)
+        self.input_alias = spellings.input_alias(tree, self.variables, self.constants)
         if tuple(self.variables) == ("y_pred", "y_true"):
             tree.body = batch_means.strip(
                 tree.body,

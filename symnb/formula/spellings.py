@@ -318,6 +318,23 @@ LOSS_VARIABLES = {
 }
 
 
+#: An activation's input under the names libraries and papers give it (PyTorch's
+#: ``input``, Keras's ``inputs``, ``z`` for a pre-activation), read as x in a formula
+#: that has no x and declares no constant of that name.
+INPUT_NAMES = ("input", "inputs", "z", "tensor", "features")
+
+
+def input_alias(
+    tree: ast.AST, variables: tuple[str, ...], constants: Sequence[str]
+) -> str | None:
+    """The one name of :data:`INPUT_NAMES` that stands for x in ``tree``, else None."""
+    if tuple(variables) != ("x",):
+        return None
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    found = [n for n in INPUT_NAMES if n in names and n not in constants]
+    return found[0] if "x" not in names and len(found) == 1 else None
+
+
 def variable_alias(name: str, variables: tuple[str, ...]) -> str | None:
     """The loss variable ``name`` stands for (``y_hat`` -> ``y_pred``), else None."""
     if tuple(variables) != ("y_pred", "y_true"):
@@ -420,6 +437,8 @@ def method_function(name: str, functions) -> str | None:
     mapped = _COMMON.get(name, name)
     if mapped in functions and not mapped.startswith("_"):
         return mapped
+    if name in _REWRITTEN:  # x.pow(2), x.square()
+        return name
     return None
 
 
