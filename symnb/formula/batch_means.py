@@ -114,4 +114,6 @@ def strip(
                 )
         return node
 
+    if not any(_mean_argument(n) is not None for n in ast.walk(tree)):
+        return tree  # (no recursion into a long formula without means)
     return walk(tree, True)

@@ -45,6 +45,7 @@ from symnb.formula import (
     compose,
     foreign_losses,
     library,
+    python_code,
     spellings,
     tensor_idioms,
 )
@@ -1679,21 +1680,37 @@ class _Parser:
         self.check_latex()
         self.check_nesting()
         processed = self.preprocess()
+        try:
+            pasted = python_code.returned_expression(processed)
+        except python_code.CodeProblem as problem:
+            raise self.error(
+                str(problem),
+                suggestion="write the expression it returns, with its assignments "
+                "put in (e.g. x*sigmoid(x))",
+            ) from None
+        code_input = None
+        if pasted is not None:
+            processed, code_input = pasted
         self.processed_lines = processed.split("\n")
         self.processed_text = processed
         tree = self.ast_parse(processed)
         self.check_tree(tree)
         tree = tensor_idioms.rewrite(tree)
-        self.input_alias = spellings.input_alias(tree, self.variables, self.constants)
-        if tuple(self.variables) == ("y_pred", "y_true"):
-            tree.body = batch_means.strip(
-                tree.body,
-                lambda n: (
-                    n in self.variables
-                    or spellings.variable_alias(n, self.variables) is not None
-                ),
-                self.node_error,
-            )
+        self.input_alias = spellings.input_alias(
+            tree, self.variables, self.constants, code_input
+        )
+        try:
+            if tuple(self.variables) == ("y_pred", "y_true"):
+                tree.body = batch_means.strip(
+                    tree.body,
+                    lambda n: (
+                        n in self.variables
+                        or spellings.variable_alias(n, self.variables) is not None
+                    ),
+                    self.node_error,
+                )
+        except RecursionError:
+            raise self.error("formula is nested too deeply") from None
         try:
             val = self.build(tree.body)
         except RecursionError:

@@ -325,11 +325,17 @@ INPUT_NAMES = ("input", "inputs", "z", "tensor", "features")
 
 
 def input_alias(
-    tree: ast.AST, variables: tuple[str, ...], constants: Sequence[str]
+    tree: ast.AST,
+    variables: tuple[str, ...],
+    constants: Sequence[str],
+    parameter: str | None = None,
 ) -> str | None:
-    """The one name of :data:`INPUT_NAMES` that stands for x in ``tree``, else None."""
+    """The one name of :data:`INPUT_NAMES` that stands for x in ``tree`` (or
+    ``parameter``, a pasted function's input), else None."""
     if tuple(variables) != ("x",):
         return None
+    if parameter is not None:
+        return parameter if parameter not in (*constants, "x") else None
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     found = [n for n in INPUT_NAMES if n in names and n not in constants]
     return found[0] if "x" not in names and len(found) == 1 else None

@@ -77,20 +77,39 @@ def _replacement(node: ast.Call) -> ast.AST | None:
     return None
 
 
-class _Rewriter(ast.NodeTransformer):
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
+def _located(new: ast.AST, node: ast.AST) -> ast.AST:
+    for sub in ast.walk(new):
+        if not hasattr(sub, "lineno"):
+            ast.copy_location(sub, node)
+            sub.end_lineno = node.end_lineno
+            sub.end_col_offset = node.end_col_offset
+    return new
+
+
+def _replaced(node: ast.AST) -> ast.AST:
+    """``node`` with its own casts and constant tensors read (``x.float().float()``)."""
+    while isinstance(node, ast.Call):
         new = _replacement(node)
         if new is None:
-            return node
-        for sub in ast.walk(new):
-            if not hasattr(sub, "lineno"):
-                ast.copy_location(sub, node)
-                sub.end_lineno = node.end_lineno
-                sub.end_col_offset = node.end_col_offset
-        return new
+            break
+        node = _located(new, node)
+    return node
 
 
 def rewrite(tree: ast.AST) -> ast.AST:
-    """``tree`` with float casts dropped and constant tensors as their numbers."""
-    return _Rewriter().visit(tree)
+    """``tree`` with float casts dropped and constant tensors as their numbers
+    (iteratively: a flat chain of 2000 terms is no recursion)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST):
+                new = _replaced(value)
+                if new is not value:
+                    setattr(node, field, new)
+                todo.append(new)
+            elif isinstance(value, list):
+                items = [_replaced(v) if isinstance(v, ast.AST) else v for v in value]
+                setattr(node, field, items)
+                todo.extend(v for v in items if isinstance(v, ast.AST))
+    return tree

@@ -81,6 +81,32 @@ CASES = [
 ]
 
 
+#: Python code that returns one expression: the function's input is x
+CASES += [
+    (
+        "def forward(self, x):\n    return x * torch.sigmoid(self.beta * x)",
+        {"beta": 1.5},
+        lambda t: t * torch.sigmoid(1.5 * t),
+    ),
+    (
+        (
+            "def forward(self, input: torch.Tensor) -> torch.Tensor:\n"
+            '    """Mish."""\n    return input * torch.tanh(F.softplus(input))'
+        ),
+        {},
+        lambda t: t * torch.tanh(F.softplus(t)),
+    ),
+    (
+        "@torch.jit.script\ndef act(u):\n    return (u *\n        torch.sigmoid(u))",
+        {},
+        lambda t: t * torch.sigmoid(t),
+    ),
+    ("lambda v: v * torch.tanh(v)", {}, lambda t: t * torch.tanh(t)),
+    ("act = lambda t: F.elu(t, alpha=0.5)", {}, lambda t: F.elu(t, alpha=0.5)),
+    ("return x * torch.sigmoid(x)", {}, lambda t: t * torch.sigmoid(t)),
+]
+
+
 def _torch_values(fn):
     t = torch.tensor(XS, dtype=torch.float64, requires_grad=True)
     y = fn(t)
@@ -105,6 +131,16 @@ def test_pasted_forward_matches_pytorch(text, constants, reference):
         ("x * (x > 0).int()", {}, r"'\.int'"),  # an integer cast truncates
         ("x.to(torch.int32)", {}, r"'\.to'"),
         ("self.act(x)", {}, r"'\.act'"),
+        (
+            "def forward(self, x):\n    y = torch.sigmoid(x)\n    return x * y",
+            {},
+            "statements besides one 'return'",
+        ),
+        (
+            "def forward(self, x):\n    return x * foo(x)",
+            {},
+            r"unknown function 'foo'.*line 2, column 16",
+        ),
     ],
 )
 def test_what_is_not_a_pasted_idiom_is_still_refused(text, constants, message):

@@ -1,0 +1,84 @@
+"""A formula pasted as Python code: ``def f(x): return ...``, ``lambda z: ...``.
+
+Researchers copy activations from their code: a module's ``forward(self, x)``, a
+decorated function, a lambda, a bare ``return`` line. When that code is one function
+that returns one expression, the expression is the formula and the function's first
+parameter (after ``self``) is the input. The rest of the text is blanked out, column
+for column, so that an error in the expression points at the pasted text.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+#: Texts that may be Python code rather than a formula (a cheap test before parsing).
+_CODE_START = re.compile(
+    r"\s*(?:#[^\n]*\n\s*)*(?:def\b|@|lambda\b|return\b|\w+\s*=\s*lambda\b)"
+)
+
+
+class CodeProblem(Exception):
+    """The text is a Python function, but not one of a single returned expression."""
+
+
+def _function_parts(node: ast.stmt) -> tuple[ast.expr, str | None] | None:
+    """(returned expression, input parameter name) of one pasted statement."""
+    if isinstance(node, ast.Return) and node.value is not None:
+        return node.value, None
+    lam = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
+    if isinstance(lam, ast.Lambda):
+        params = [a.arg for a in (*lam.args.posonlyargs, *lam.args.args)]
+        return (
+            (lam.body, params[0]) if params else None
+        )  # lambda: 1 is no function of x
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    body = list(node.body)
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]  # the docstring
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        raise CodeProblem(
+            f"function {node.name} has statements besides one 'return': a formula is "
+            "one expression"
+        )
+    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    if params and params[0] in ("self", "cls"):
+        params = params[1:]
+    return (body[0].value, params[0]) if params else None
+
+
+def returned_expression(text: str) -> tuple[str, str | None] | None:
+    """(``text`` with all but the returned expression blanked, the input's name) where
+    ``text`` is one pasted function, lambda or ``return`` line, else None.
+
+    Raises :class:`CodeProblem` for a function whose body is more than one return.
+    """
+    if not text.isascii() or not _CODE_START.match(text):
+        return None
+    try:
+        module = ast.parse(text, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(module.body) != 1:
+        return None
+    parts = _function_parts(module.body[0])
+    if parts is None:
+        return None
+    expr, param = parts
+    lines = text.split("\n")
+    first, last = expr.lineno - 1, expr.end_lineno - 1
+    kept = []
+    for i, line in enumerate(lines):
+        start = expr.col_offset if i == first else 0
+        end = expr.end_col_offset if i == last else len(line)
+        if first <= i <= last:
+            kept.append(" " * start + line[start:end] + " " * (len(line) - end))
+        else:
+            kept.append(" " * len(line))
+    return "\n".join(kept), param
