@@ -197,7 +197,8 @@ export const MODULES: ReadonlySet<string> = new Set([
   'K',
   'keras.backend',
   'tf.keras.backend',
-  'torchvision.ops'
+  'torchvision.ops',
+  'jax.lax'
 ]);
 
 /**
@@ -207,6 +208,21 @@ export const MODULES: ReadonlySet<string> = new Set([
  */
 export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
   'entr',
+  'clamp_min',
+  'clamp_max',
+  'positive',
+  'negative',
+  'float_power',
+  'copysign',
+  'keras_relu',
+  'silu_beta',
+  'exprel',
+  'erfcx',
+  'linear',
+  'tanh_shrink',
+  'soft_shrink',
+  'hard_shrink',
+  'exponential',
   'sigmoid_focal_loss',
   'weighted_cross_entropy_with_logits',
   'maximum',

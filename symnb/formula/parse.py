@@ -1052,6 +1052,9 @@ class _Parser:
             self.method_call(node)
             self.refuse(node.func)
         module, attr = parts
+        optioned = spellings.with_options(parts, node)
+        if optioned is not None:
+            return optioned
         try:
             return spellings.function_name(module, attr, self.functions)
         except LookupError as exc:

@@ -55,12 +55,13 @@ MODULES = frozenset(
         "keras.backend",
         "tf.keras.backend",
         "torchvision.ops",
+        "jax.lax",
     }
 )
 
 #: Modules whose max/min are elementwise functions of their arguments, never
-#: reductions over an array (``sp.Max(x, 0)``).
-SYMBOLIC_MODULES = frozenset({"sp", "sympy"})
+#: reductions over an array (``sp.Max(x, 0)``, ``jax.lax.max(x, 0.)``).
+SYMBOLIC_MODULES = frozenset({"sp", "sympy", "jax.lax"})
 
 #: name -> symnb function, for every module (where the meaning is the same everywhere).
 _COMMON = {
@@ -82,6 +83,10 @@ _COMMON = {
     "clip_by_value": "clip",
     "fmax": "max",  # NumPy's NaN-ignoring maximum: the same for numbers
     "fmin": "min",
+    "tanh_shrink": "tanhshrink",  # keras.ops
+    "soft_shrink": "softshrink",
+    "hard_shrink": "hardshrink",
+    "exponential": "exp",  # keras.activations
 }
 
 #: (module, name) -> symnb function where a module's default differs from the others.
@@ -258,7 +263,43 @@ _REWRITTEN = {
     "xlogy": ("x", "y"),  # torch, torch.special, scipy.special, jax.scipy.special
     "xlog1py": ("x", "y"),
     "entr": ("x",),  # torch.special, scipy.special, jax.scipy.special
+    "clamp_min": ("x", "min"),  # torch.clamp_min(x, 0)
+    "clamp_max": ("x", "max"),
+    "positive": ("x",),  # np.positive, np.negative
+    "negative": ("x",),
+    "float_power": ("x1", "x2"),
+    "copysign": ("x1", "x2"),
+    # calls with options, only where the options are given (WITH_OPTIONS)
+    "keras_relu": ("x", "negative_slope", "max_value", "threshold"),
+    "silu_beta": ("x", "beta"),
+    "exprel": ("x",),  # scipy.special: (exp(x) - 1)/x
+    "erfcx": ("x",),  # torch.special, scipy.special: exp(x**2)*erfc(x)
+    "linear": ("x",),  # keras.activations: the identity
 }
+
+_KERAS_ACTIVATIONS = ("tf.keras.activations", "keras.activations")
+
+#: (module, name) -> the spelling that reads the options, for a call that gives more
+#: than the input (``keras.activations.relu(x, max_value=6)``, ``tf.nn.silu(x,
+#: beta=1.5)``, ``tf.nn.leaky_relu(x, alpha=0.2)``: refused without a slope, as the
+#: default differs from symnb's).
+WITH_OPTIONS = {
+    **{(keras, "relu"): "keras_relu" for keras in _KERAS_ACTIVATIONS},
+    **{
+        (module, "leaky_relu"): "leaky_relu"
+        for module in (*_KERAS_ACTIVATIONS, "keras.ops", "tf.nn")
+    },
+    ("tf.nn", "silu"): "silu_beta",
+    ("tf.nn", "swish"): "silu_beta",
+}
+
+
+def with_options(parts: tuple[str, str] | None, node: ast.Call) -> str | None:
+    """The name in :data:`WITH_OPTIONS` for ``node``, a call with options, else None."""
+    if parts not in WITH_OPTIONS or (len(node.args) < 2 and not node.keywords):
+        return None
+    return WITH_OPTIONS[parts]
+
 
 #: Rewritten spellings whose arguments may be given by keyword, with the library's
 #: defaults (None: required).
@@ -266,6 +307,11 @@ KEYWORD_DEFAULTS = {
     "squareplus": {"b": 4},
     "hardshrink": {"lambd": 0.5},
     "threshold": {"threshold": None, "value": None},
+    "clamp_min": {"min": None},
+    "clamp_max": {"max": None},
+    # Keras's relu: max_value None (here "") is no cap
+    "keras_relu": {"negative_slope": 0.0, "max_value": "", "threshold": 0.0},
+    "silu_beta": {"beta": 1.0},
 }
 
 #: Bare names (no module) read as symnb functions; they never shadow a user's constant.
@@ -402,6 +448,8 @@ def function_name(module: str, name: str, functions) -> str:
     mapped = _BY_MODULE.get((module, name), _COMMON.get(name, name))
     if name in _REWRITTEN and (module, name) not in _BY_MODULE:
         return name
+    if mapped in _REWRITTEN:  # keras.ops.hard_shrink -> hardshrink
+        return mapped
     if mapped in functions and not mapped.startswith("_"):
         return mapped
     raise LookupError(
@@ -545,11 +593,42 @@ def _rewrite_more(name: str, args: list, call, num) -> ast.AST:
         return call(
             "where", compare(u, ast.Eq(), num(0)), num(0), op(u, ast.Mult(), log)
         )
+    if name in ("clamp_min", "clamp_max"):
+        return call("max" if name == "clamp_min" else "min", u, args[1])
+    if name in ("positive", "linear"):
+        return u
+    if name == "exprel":
+        return op(call("expm1", u), ast.Div(), u)
+    if name == "erfcx":
+        return op(call("exp", op(u, ast.Pow(), num(2))), ast.Mult(), call("erfc", u))
+    if name == "negative":
+        return ast.UnaryOp(ast.USub(), u)
+    if name == "float_power":
+        return op(u, ast.Pow(), args[1])
+    if name == "copysign":
+        magnitude = call("abs", u)
+        negative = ast.UnaryOp(ast.USub(), call("abs", u))
+        return call("where", compare(args[1], ast.GtE(), num(0)), magnitude, negative)
+    if name == "silu_beta":
+        return op(u, ast.Mult(), call("sigmoid", op(args[1], ast.Mult(), u)))
+    if name == "keras_relu":
+        return _keras_relu(u, *args[1:], call, op, compare, num)
     if name == "entr":
         minus_u_log_u = op(ast.UnaryOp(ast.USub(), u), ast.Mult(), call("log", u))
         return call("where", compare(u, ast.Eq(), num(0)), num(0), minus_u_log_u)
     # threshold
     return call("where", compare(u, ast.Gt(), args[1]), u, args[2])
+
+
+def _keras_relu(u, slope, cap, threshold, call, op, compare, num) -> ast.AST:
+    """Keras 3's ``relu(x, negative_slope, max_value, threshold)`` as its source
+    computes it: x where x > threshold (else 0), clipped to [0, max_value] when a cap
+    is given, minus negative_slope*relu(threshold - x)."""
+    positive = call("where", compare(u, ast.Gt(), threshold), u, num(0))
+    if not (isinstance(cap, ast.Constant) and cap.value in ("", None)):
+        positive = call("min", call("max", positive, num(0)), cap)
+    below = call("max", op(threshold, ast.Sub(), u), num(0))
+    return op(positive, ast.Sub(), op(slope, ast.Mult(), below))
 
 
 __all__ = [

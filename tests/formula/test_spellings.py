@@ -173,10 +173,47 @@ CASES = {
     "scipy.special.xlog1py(x, x**2)": _numpy_ref(
         lambda x: scipy.special.xlog1py(x, x**2)
     ),
+    # calls with options (spellings.WITH_OPTIONS), given where they are given
+    "keras.activations.relu(x, negative_slope=0.1, max_value=6.0, threshold=0.5)": (
+        _numpy_ref(lambda x: _keras_relu(x, 0.1, 6.0, 0.5))
+    ),
+    "keras.activations.relu(x, max_value=6)": _torch_ref(F.relu6),
+    "tf.nn.leaky_relu(x, alpha=0.3)": _torch_ref(lambda t: F.leaky_relu(t, 0.3)),
+    "keras.ops.leaky_relu(x, negative_slope=0.2)": _torch_ref(
+        lambda t: F.leaky_relu(t, 0.2)
+    ),
+    "tf.nn.silu(x, beta=1.5)": _torch_ref(lambda t: t * torch.sigmoid(1.5 * t)),
+    "torch.clamp_min(x, 0.5) + torch.clamp_max(x, max=2.0)": _torch_ref(
+        lambda t: torch.clamp_min(t, 0.5) + torch.clamp_max(t, max=2.0)
+    ),
+    "np.copysign(1.5, x)*x + np.negative(x) + np.float_power(1 + x**2, 0.5)": (
+        _numpy_ref(
+            lambda x: np.copysign(1.5, x) * x - x + np.float_power(1 + x**2, 0.5)
+        )
+    ),
+    "jax.lax.max(x, 0.1*x) + jax.lax.logistic(x)": _numpy_ref(
+        lambda x: np.maximum(x, 0.1 * x) + scipy.special.expit(x)
+    ),
+    "keras.ops.soft_shrink(x) + keras.ops.hard_shrink(x) + keras.ops.tanh_shrink(x)": (
+        _torch_ref(lambda t: F.softshrink(t) + F.hardshrink(t) + F.tanhshrink(t))
+    ),
+    "keras.activations.exponential(x/4) + keras.activations.linear(x)": _numpy_ref(
+        lambda x: np.exp(x / 4) + x
+    ),
+    "scipy.special.exprel(x/4)": _numpy_ref(lambda x: scipy.special.exprel(x / 4)),
+    "torch.special.erfcx(x/4)": _torch_ref(lambda t: torch.special.erfcx(t / 4)),
     "torch.special.entr(1/(1 + x**2))": _torch_ref(
         lambda t: torch.special.entr(1 / (1 + t**2))
     ),
 }
+
+
+def _keras_relu(x, slope, cap, threshold):
+    """Keras 3's activations.relu, as its source computes it (keras/src/activations)."""
+    y = x * (x > threshold) if threshold != 0 else np.maximum(x, 0)
+    if cap is not None:
+        y = np.clip(y, 0, cap)
+    return y - slope * np.maximum(threshold - x, 0) if slope != 0 else y
 
 
 def _reference(text):
