@@ -1,7 +1,8 @@
-"""A formula pasted as Python code: ``def f(x): return ...``, ``lambda z: ...``.
+"""A formula pasted as Python code: ``def f(x): return ...``, ``lambda z: ...``, a class.
 
 Researchers copy activations from their code: a module's ``forward(self, x)``, a
-decorated function, a lambda, a bare ``return`` line. When that code is one function
+decorated function, a lambda, a bare ``return`` line, a whole ``nn.Module`` class (its
+``forward``, Keras's ``call``). When that code is one function
 that returns one expression, the expression is the formula and the function's first
 parameter (after ``self``) is the input. The rest of the text is blanked out, column
 for column, so that an error in the expression points at the pasted text.
@@ -14,8 +15,12 @@ import re
 
 #: Texts that may be Python code rather than a formula (a cheap test before parsing).
 _CODE_START = re.compile(
-    r"\s*(?:#[^\n]*\n\s*)*(?:def\b|@|lambda\b|return\b|\w+\s*=\s*lambda\b)"
+    r"\s*(?:#[^\n]*\n\s*)*(?:def\b|class\b|@|lambda\b|return\b|\w+\s*=\s*lambda\b)"
 )
+
+
+#: The method of a pasted class that computes the activation (PyTorch, Keras, plain).
+_FORWARD_METHODS = ("forward", "call", "__call__")
 
 
 class CodeProblem(Exception):
@@ -32,6 +37,19 @@ def _function_parts(node: ast.stmt) -> tuple[ast.expr, str | None] | None:
         return (
             (lam.body, params[0]) if params else None
         )  # lambda: 1 is no function of x
+    if isinstance(node, ast.ClassDef):  # an nn.Module / Keras layer: its forward
+        methods = [
+            m
+            for m in node.body
+            if isinstance(m, ast.FunctionDef) and m.name in _FORWARD_METHODS
+        ]
+        if len(methods) != 1:
+            raise CodeProblem(
+                f"class {node.name} has no forward, call or __call__ method to read"
+                if not methods
+                else f"class {node.name} has more than one of forward, call, __call__"
+            )
+        node = methods[0]
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     body = list(node.body)

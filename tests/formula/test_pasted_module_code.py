@@ -104,6 +104,28 @@ CASES += [
     ("lambda v: v * torch.tanh(v)", {}, lambda t: t * torch.tanh(t)),
     ("act = lambda t: F.elu(t, alpha=0.5)", {}, lambda t: F.elu(t, alpha=0.5)),
     ("return x * torch.sigmoid(x)", {}, lambda t: t * torch.sigmoid(t)),
+    (
+        (
+            "class Swish(nn.Module):\n"
+            "    def __init__(self, beta=1.0):\n"
+            "        super().__init__()\n"
+            "        self.beta = nn.Parameter(torch.tensor(beta))\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        return x * torch.sigmoid(self.beta * x)\n"
+        ),
+        {"beta": 1.25},
+        lambda t: t * torch.sigmoid(1.25 * t),
+    ),
+    (
+        (
+            "class Mish(keras.layers.Layer):\n"
+            "    def call(self, inputs):\n"
+            "        return inputs * tf.math.tanh(tf.math.softplus(inputs))"
+        ),
+        {},
+        lambda t: t * torch.tanh(F.softplus(t)),
+    ),
 ]
 
 
@@ -135,6 +157,11 @@ def test_pasted_forward_matches_pytorch(text, constants, reference):
             "def forward(self, x):\n    y = torch.sigmoid(x)\n    return x * y",
             {},
             "statements besides one 'return'",
+        ),
+        (
+            "class A(nn.Module):\n    def __init__(self):\n        pass",
+            {},
+            "no forward, call or __call__",
         ),
         (
             "def forward(self, x):\n    return x * foo(x)",
