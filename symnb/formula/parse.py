@@ -44,6 +44,7 @@ from symnb.formula import (
     batch_means,
     compose,
     foreign_losses,
+    latex_input,
     library,
     python_code,
     spellings,
@@ -557,19 +558,29 @@ class _Parser:
                     f"type {advice!r} instead of {ch!r}",
                 )
 
+    def latex_text(self) -> str | None:
+        """LaTeX pasted from a paper (``\\frac{1}{1 + e^{-x}}``, ``e^{-x}``): its
+        formula text (:mod:`symnb.formula.latex_input`), else None for a formula."""
+        code = "\n".join(_COMMENT.sub("", line) for line in self.lines)
+        if not (_LATEX_COMMAND.search(code) or "^{" in code or "_{" in code):
+            return None
+        try:
+            return latex_input.translate(code)
+        except RecursionError:
+            raise self.error(
+                "formula is nested too deeply", suggestion="simplify it"
+            ) from None
+        except latex_input.LatexProblem as problem:
+            m = _LATEX_COMMAND.search(code)
+            raise self.error(
+                f"LaTeX is read here, but {problem}",
+                suggestion="type that part as code: \\frac{a}{b} as (a)/(b), e^{-x} "
+                "as exp(-x), \\sigma(x) as sigmoid(x)"
+                + (f" (first command: {m.group()})" if m else ""),
+            ) from None
+
     def check_latex(self) -> None:
-        """LaTeX pasted from a paper (``\\frac{1}{1 + e^{-x}}``): named as such, not
-        as Python's 'unexpected character after line continuation character'."""
-        for li, line in enumerate(self.lines):
-            m = _LATEX_COMMAND.search(_COMMENT.sub("", line))
-            if m:
-                raise self.error(
-                    f"LaTeX ({m.group()}) is not formula syntax",
-                    li + 1,
-                    m.start() + 1,
-                    "type the formula as code: \\frac{a}{b} as (a)/(b), e^{-x} as "
-                    "exp(-x), \\sigma(x) as sigmoid(x), \\tanh(x) as tanh(x)",
-                )
+        """LaTeX: read as its formula text by :meth:`parse` (see :meth:`latex_text`)."""
 
     def check_nesting(self) -> None:
         depth = 0
@@ -1680,7 +1691,18 @@ class _Parser:
                 suggestion="type a formula before the '#', e.g. x*sigmoid(x)  # swish",
             )
         self.check_characters()
-        self.check_latex()
+        self.check_nesting()
+        latex = self.latex_text()
+        if latex is not None:
+            try:
+                return _Parser(
+                    latex, self.variables, self.constants, self.functions
+                ).parse()
+            except FormulaError as exc:
+                raise self.error(
+                    f"{exc.message} (in the LaTeX read as: {latex[:200]})",
+                    suggestion=exc.suggestion,
+                ) from None
         self.check_nesting()
         processed = self.preprocess()
         try:

@@ -269,11 +269,10 @@ def test_library_spelling_matches_that_library(text):
         # defaults that changed between Keras versions or differ from symnb's
         ("keras.activations.hard_sigmoid(x)", "in Keras 3"),
         ("keras.ops.leaky_relu(x)", "slope 0.2"),
-        # LaTeX from a paper (before: Python's 'unexpected character after line
-        # continuation character')
-        ("\\frac{1}{1+e^{-x}}", "LaTeX (\\frac) is not formula syntax"),
-        ("x*\\sigma(x)", "LaTeX (\\sigma) is not formula syntax"),
-        ("\\tanh(x)", "type the formula as code"),
+        # LaTeX from a paper is read (tests/formula/test_latex_input.py), except
+        # what has no formula reading
+        ("\\int_0^x e^{-t^2} dt", "LaTeX command \\int has no formula reading"),
+        ("\\begin{aligned} x \\end{aligned}", "type that part as code"),
         # a reduction over the batch (symnb averages a loss itself)
         ("exp(x)/np.sum(np.exp(x))", "np.sum reduces over the batch"),
         ("torch.mean(x**2)", "write the per-element formula"),

@@ -1,0 +1,462 @@
+"""LaTeX pasted from a paper, read as formula text: ``x \\cdot \\sigma(\\beta x)``.
+
+Activations are published as LaTeX, so researchers paste it. This module turns the
+common math of papers into symnb's formula syntax, which the safe parser then reads
+as any typed formula (nothing here evaluates anything): fractions, roots, powers
+(``e^{-x}``, ``\\sin^2(ax)``), the functions of the library (``\\tanh``, ``\\ln``,
+``\\sigma``, ``\\Phi``, ``\\operatorname{softplus}``), Greek letters as constants'
+names (``\\beta`` is ``beta``), absolute values, brackets, implicit multiplication
+(``2x``, ``\\beta x``, ``x(1 + x)``) and ``\\begin{cases}`` as Piecewise (the last case
+is the otherwise). A command without a reading raises :class:`LatexProblem` naming it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from symnb.formula import spellings
+from symnb.formula.functions import ALLOWED_FUNCTIONS
+from symnb.formula.library import ACTIVATIONS
+
+
+class LatexProblem(ValueError):
+    """LaTeX that has no formula reading here; the message names the command."""
+
+
+#: Greek letters -> the constant names they read as (``\lambda``: PyTorch's lambd).
+_GREEK = {
+    **{
+        g: g
+        for g in [
+            "alpha",
+            "beta",
+            "gamma",
+            "delta",
+            "epsilon",
+            "zeta",
+            "eta",
+            "theta",
+            "iota",
+            "kappa",
+            "mu",
+            "nu",
+            "xi",
+            "rho",
+            "tau",
+            "upsilon",
+            "chi",
+            "psi",
+            "omega",
+        ]
+    },
+    "varepsilon": "epsilon",
+    "vartheta": "theta",
+    "varphi": "phi",
+    "lambda": "lambd",
+    "Lambda": "Lambda",
+    "Gamma": "Gamma",
+    "Delta": "Delta",
+    "Theta": "Theta",
+    "Omega": "Omega",
+}
+#: Commands that are functions, by their formula name.
+_FUNCTIONS = {
+    "exp": "exp",
+    "log": "log",
+    "ln": "log",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "max": "max",
+    "min": "min",
+    "erf": "erf",
+    "Phi": "ndtr",
+    "sgn": "sign",
+}
+_OPERATORS = {"cdot": "*", "times": "*", "ast": "*", "div": "/"}
+_COMPARISONS = {
+    "geq": ">=",
+    "ge": ">=",
+    "geqslant": ">=",
+    "leq": "<=",
+    "le": "<=",
+    "leqslant": "<=",
+    "neq": "!=",
+    "ne": "!=",
+    "lt": "<",
+    "gt": ">",
+}
+#: Commands that only size or space what follows.
+_IGNORED = frozenset(
+    [
+        "left",
+        "right",
+        "bigl",
+        "bigr",
+        "Bigl",
+        "Bigr",
+        "biggl",
+        "biggr",
+        "big",
+        "Big",
+        "bigg",
+        "Bigg",
+        "displaystyle",
+        "textstyle",
+        "quad",
+        "qquad",
+        ",",
+        ";",
+        "!",
+        ":",
+        "limits",
+        "nolimits",
+    ]
+)
+_BARS = frozenset({"lvert", "rvert", "vert", "|", "lVert", "rVert"})
+
+_TOKEN = re.compile(
+    r"\\(?:[A-Za-z]+|[,;:! |\\{}])|[A-Za-z]|\d+(?:\.\d*)?|\.\d+|<=|>=|!=|\S"
+)
+
+
+def _known_function(word: str) -> bool:
+    return (
+        word in ALLOWED_FUNCTIONS
+        or word in ACTIVATIONS
+        or word in spellings.BARE
+        or word.lower() in ACTIVATIONS
+    )
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.tokens = _TOKEN.findall(text)
+        self.i = 0
+
+    def peek(self, k: int = 0) -> str | None:
+        j = self.i + k
+        return self.tokens[j] if j < len(self.tokens) else None
+
+    def take(self) -> str:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def group_text(self) -> str:
+        """The raw text of a ``{...}`` group (for ``\\operatorname{softplus}``)."""
+        if self.peek() != "{":
+            return self.take() if self.peek() is not None else ""
+        self.take()
+        depth, out = 1, []
+        while self.peek() is not None:
+            tok = self.take()
+            depth += tok == "{"
+            depth -= tok == "}"
+            if depth == 0:
+                break
+            out.append(tok)
+        else:
+            raise LatexProblem("a '{' is not closed")
+        return "".join(out)
+
+    # ------------------------------------------------------------------ items
+    def items(self, stop: frozenset) -> list[tuple[str, str]]:
+        """(kind, text) items until a token of ``stop`` (not taken) or the end."""
+        out: list[tuple[str, str]] = []
+        bars = 0
+        while self.peek() is not None and self.peek() not in stop:
+            tok = self.peek()
+            if tok in ("|", "\\|") or tok[1:] in _BARS:
+                self.take()
+                ends = out and out[-1][0] in ("num", "name", ")")
+                if bars and ends:
+                    out.append((")", ")"))
+                    bars -= 1
+                else:
+                    out += [("func", "abs"), ("(", "(")]
+                    bars += 1
+                continue
+            out += self.item()
+        if bars:
+            raise LatexProblem("an absolute value bar '|' is not closed")
+        return out
+
+    def atom(self) -> list[tuple[str, str]]:
+        """One atom: a group, a command with its arguments, a letter or a number."""
+        return self.item()
+
+    def braced(self) -> list[tuple[str, str]]:
+        """A ``{...}`` group (or one atom) as bracketed items."""
+        if self.peek() == "{":
+            self.take()
+            inner = self.items(frozenset({"}"}))
+            if self.peek() != "}":
+                raise LatexProblem("a '{' is not closed")
+            self.take()
+            return [("(", "("), *inner, (")", ")")]
+        if self.peek() is None:
+            raise LatexProblem("an argument is missing at the end")
+        return [("(", "("), *self.atom(), (")", ")")]
+
+    def item(self) -> list[tuple[str, str]]:
+        tok = self.take()
+        if tok in ("{",):
+            inner = self.items(frozenset({"}"}))
+            if self.peek() != "}":
+                raise LatexProblem("a '{' is not closed")
+            self.take()
+            return [("(", "("), *inner, (")", ")")]
+        if tok in ("(", "["):
+            inner = self.items(frozenset({")", "]"}))
+            if self.peek() not in (")", "]"):
+                raise LatexProblem(f"a '{tok}' is not closed")
+            self.take()
+            return [("(", "("), *inner, (")", ")")]
+        if tok in (")", "]", "}"):
+            raise LatexProblem(f"a '{tok}' closes nothing")
+        if tok == "^":
+            return [("op", "**"), *self.braced()]
+        if tok == "_":
+            raise LatexProblem("a subscript '_' follows no name")
+        if tok[0].isdigit() or tok[0] == ".":
+            return [("num", tok)]
+        if tok.isalpha():
+            return self.letters(tok)
+        if tok.startswith("\\"):
+            return self.command(tok[1:])
+        if tok in "+-*/,":
+            return [("op", tok)]
+        if tok in ("<", ">", "<=", ">=", "!=", "="):
+            return [("cmp", "==" if tok == "=" else tok)]
+        raise LatexProblem(f"'{tok}' has no formula reading")
+
+    def subscript(self, name: str) -> str:
+        """``\\beta_1``, ``x_{0}``: the name with its subscript (``beta_1``)."""
+        if self.peek() != "_":
+            return name
+        self.take()
+        sub = re.sub(r"[^A-Za-z0-9]", "", self.group_text())
+        if not sub:
+            raise LatexProblem(f"the subscript of {name} has no letters or digits")
+        return f"{name}_{sub}"
+
+    def letters(self, first: str) -> list[tuple[str, str]]:
+        """A run of letters: a function name (``tanh(x)``, ``erf``) or a product of
+        one-letter names, as LaTeX sets them (``ax`` is a*x)."""
+        word = first
+        while (
+            self.peek() is not None and self.peek().isalpha() and len(self.peek()) == 1
+        ):
+            word += self.take()
+        if len(word) > 1 and _known_function(word):
+            return self.function(word)
+        out: list[tuple[str, str]] = []
+        for k, ch in enumerate(word):
+            name = self.subscript(ch) if k == len(word) - 1 else ch
+            out.append(("name", name))
+        return out
+
+    def command(self, name: str) -> list[tuple[str, str]]:
+        if name in _IGNORED or name in ("left", "right"):
+            if name in ("left", "right") and self.peek() == ".":
+                self.take()
+            return []
+        if name == "frac" or name in ("dfrac", "tfrac"):
+            top, bottom = self.braced(), self.braced()
+            return [("(", "("), *top, ("op", "/"), *bottom, (")", ")")]
+        if name == "sqrt":
+            if self.peek() == "[":
+                self.take()
+                degree = self.items(frozenset({"]"}))
+                if self.peek() != "]":
+                    raise LatexProblem("a '[' is not closed")
+                self.take()
+                body = self.braced()
+                return [
+                    ("(", "("),
+                    *body,
+                    ("op", "**"),
+                    ("(", "("),
+                    ("num", "1"),
+                    ("op", "/"),
+                    ("(", "("),
+                    *degree,
+                    (")", ")"),
+                    (")", ")"),
+                    (")", ")"),
+                ]
+            return [("func", "sqrt"), *self.braced()]
+        if name in ("operatorname", "mathrm", "text", "textrm", "mathit", "rm"):
+            word = re.sub(r"\s+", "", self.group_text())
+            if _known_function(word):
+                return self.function(
+                    word.lower() if word not in ALLOWED_FUNCTIONS else word
+                )
+            if re.fullmatch(r"[A-Za-z]\w*", word):
+                return [("name", self.subscript(word))]
+            raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
+        if name == "begin":
+            env = self.group_text()
+            if env not in ("cases", "dcases"):
+                raise LatexProblem(
+                    f"\\begin{{{env}}} has no formula reading (cases do)"
+                )
+            return self.cases()
+        if name in ("hat", "widehat"):  # \hat{y}: the prediction (y_hat)
+            word = re.sub(r"\s+", "", self.group_text())
+            if not re.fullmatch(r"[A-Za-z]\w*", word):
+                raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
+            return [("name", self.subscript(f"{word}_hat"))]
+        if name in _OPERATORS:
+            return [("op", _OPERATORS[name])]
+        if name in _COMPARISONS:
+            return [("cmp", _COMPARISONS[name])]
+        if name == "pi":
+            return [("name", "pi")]
+        if name == "sigma" and self.peek() in ("(", "\\left", "[", "{"):
+            return self.function("sigmoid")
+        if name in _FUNCTIONS:
+            return self.function(_FUNCTIONS[name])
+        if name in _GREEK or name == "sigma" or name == "phi":
+            return [("name", self.subscript(_GREEK.get(name, name)))]
+        raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
+
+    def function(self, name: str) -> list[tuple[str, str]]:
+        """A function and its argument: a bracket (``\\tanh(x)``, ``\\tanh\\left(x
+        \\right)``) or, unbracketed, the product that follows (``\\ln x``, ``\\sin 2x``);
+        ``\\sin^2(x)`` is sin(x)**2."""
+        power: list[tuple[str, str]] = []
+        if self.peek() == "^":
+            self.take()
+            power = self.braced()
+        while self.peek() in ("\\left", "\\bigl", "\\Bigl", "\\big", "\\Big"):
+            self.take()
+        if self.peek() in ("(", "["):
+            argument = self.item()
+        elif self.peek() == "{":
+            argument = self.braced()
+        else:
+            factors: list[tuple[str, str]] = []
+            while (
+                self.peek() is not None
+                and self.peek()
+                not in (
+                    "+",
+                    "-",
+                    "=",
+                    "<",
+                    ">",
+                    "<=",
+                    ">=",
+                    ",",
+                    ")",
+                    "]",
+                    "}",
+                    "&",
+                    "\\\\",
+                    "|",
+                )
+                and not (self.peek() or "").startswith(("\\right", "\\end"))
+            ):
+                if self.peek()[1:] in _COMPARISONS or self.peek()[1:] in _OPERATORS:
+                    break
+                factors += self.item()
+            if not factors:
+                raise LatexProblem(f"{name} has no argument")
+            argument = [("(", "("), *factors, (")", ")")]
+        call = [("func", name), *argument]
+        if power:
+            return [("(", "("), *call, (")", ")"), ("op", "**"), *power]
+        return call
+
+    def cases(self) -> list[tuple[str, str]]:
+        """``\\begin{cases} a & \\text{if } c \\\\ b & \\text{otherwise}\\end{cases}``."""
+        rows: list[tuple[list, list]] = []
+        while True:
+            value = self.items(frozenset({"&", "\\\\", "\\end"}))
+            condition: list = []
+            if self.peek() == "&":
+                self.take()
+                condition = self.items(frozenset({"\\\\", "\\end"}))
+            rows.append((value, condition))
+            if self.peek() == "\\\\":
+                self.take()
+                continue
+            if self.peek() == "\\end":
+                self.take()
+                self.group_text()
+                break
+            raise LatexProblem("\\begin{cases} is not closed by \\end{cases}")
+        rows = [(v, c) for v, c in rows if v or c]
+        if not rows:
+            raise LatexProblem("\\begin{cases} has no cases")
+        out = [("func", "Piecewise"), ("(", "(")]
+        for k, (value, raw) in enumerate(rows):
+            while value and value[-1] == ("op", ","):  # "x, & x > 0"
+                value = value[:-1]
+            condition = _condition([(kd, t) for kd, t in raw if (kd, t) != ("op", ",")])
+            last = k == len(rows) - 1
+            if last or not condition:  # the last case is the otherwise
+                condition = [("name", "True")]
+            out += [("(", "("), *value, ("op", ","), *condition, (")", ")")]
+            if not last:
+                out.append(("op", ","))
+        return [*out, (")", ")")]
+
+
+_WORDS = ("if", "for", "when", "where")
+_OTHERWISE = ("otherwise", "else")
+
+
+def _condition(items: list) -> list | None:
+    """A case's condition without its words (``\\text{if }``, ``for``); None for
+    ``otherwise``/``else``."""
+    names = [t for kind, t in items if kind == "name"]
+    letters = "".join(t for t in names if len(t) == 1)
+    if any(w in names or w in letters for w in _OTHERWISE):
+        return None
+    out = [(k, t) for k, t in items if not (k == "name" and t in _WORDS)]
+    for word in _WORDS:  # if typed without \text: the letters i, f
+        spelled = [("name", ch) for ch in word]
+        if out[: len(word)] == spelled:
+            out = out[len(word) :]
+    return out
+
+
+def _joined(items: list[tuple[str, str]]) -> str:
+    """Formula text, with '*' where LaTeX multiplies by juxtaposition."""
+    out: list[str] = []
+    prev = None
+    for kind, text in items:
+        if prev in ("num", "name", ")") and kind in ("num", "name", "func", "("):
+            out.append("*")
+        out.append(text)
+        prev = kind
+    return "".join(out)
+
+
+_DEFINITION = re.compile(r"^\s*(?:[A-Za-z]\w*(?:\([^()=]*\))?|y)\s*=(?!=)")
+
+
+def translate(text: str) -> str:
+    """The formula text of LaTeX ``text`` (``$...$`` and a leading ``f(x) =`` are
+    dropped; a trailing '.' or ',' of a sentence too). Raises :class:`LatexProblem`."""
+    body = text.strip().strip("$").strip()
+    body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
+    body = re.sub(r"[.,;]\s*$", "", body)
+    body = _DEFINITION.sub("", body, count=1)
+    reader = _Reader(body)
+    try:
+        items = reader.items(frozenset())
+    except IndexError:  # a construct cut off at the end of the text
+        raise LatexProblem("the LaTeX ends in the middle of a construct") from None
+    if not items:
+        raise LatexProblem("the LaTeX has no formula")
+    return _joined(items)
