@@ -192,33 +192,28 @@ class _Reader:
         """One atom: a group, a command with its arguments, a letter or a number."""
         return self.item()
 
+    def closed(self, opener: str, closers: tuple[str, ...]) -> list[tuple[str, str]]:
+        """The items up to the bracket that closes ``opener`` (taken already)."""
+        inner = self.items(frozenset(closers))
+        if self.peek() not in closers:
+            raise LatexProblem(f"a '{opener}' is not closed")
+        self.take()
+        return inner
+
     def braced(self) -> list[tuple[str, str]]:
         """A ``{...}`` group (or one atom) as bracketed items."""
         if self.peek() == "{":
             self.take()
-            inner = self.items(frozenset({"}"}))
-            if self.peek() != "}":
-                raise LatexProblem("a '{' is not closed")
-            self.take()
-            return [("(", "("), *inner, (")", ")")]
+            return [("(", "("), *self.closed("{", ("}",)), (")", ")")]
         if self.peek() is None:
             raise LatexProblem("an argument is missing at the end")
         return [("(", "("), *self.atom(), (")", ")")]
 
     def item(self) -> list[tuple[str, str]]:
         tok = self.take()
-        if tok in ("{",):
-            inner = self.items(frozenset({"}"}))
-            if self.peek() != "}":
-                raise LatexProblem("a '{' is not closed")
-            self.take()
-            return [("(", "("), *inner, (")", ")")]
-        if tok in ("(", "["):
-            inner = self.items(frozenset({")", "]"}))
-            if self.peek() not in (")", "]"):
-                raise LatexProblem(f"a '{tok}' is not closed")
-            self.take()
-            return [("(", "("), *inner, (")", ")")]
+        if tok in ("{", "(", "["):
+            closers = ("}",) if tok == "{" else (")", "]")
+            return [("(", "("), *self.closed(tok, closers), (")", ")")]
         if tok in (")", "]", "}"):
             raise LatexProblem(f"a '{tok}' closes nothing")
         if tok == "^":
@@ -274,10 +269,7 @@ class _Reader:
         if name == "sqrt":
             if self.peek() == "[":
                 self.take()
-                degree = self.items(frozenset({"]"}))
-                if self.peek() != "]":
-                    raise LatexProblem("a '[' is not closed")
-                self.take()
+                degree = self.closed("[", ("]",))
                 body = self.braced()
                 return [
                     ("(", "("),
