@@ -8,10 +8,11 @@ formula (or heterogeneous layer) in this module's registry. Integers are constan
 fake (meta) implementations give shapes only.
 
 * CPU tensors: the cpp backend (numpy if no compiler) runs on the tensor's own memory
-  (contiguous tensors are not copied). Elementwise cpp kernels are called directly on
-  the tensors' addresses (:mod:`symnb.interop.native`: entry points bound once, the
-  backward and the constants' gradient in one fused pass); the rest goes through the
-  ``Kernel`` API on NumPy views (``Tensor.numpy()`` shares the memory).
+  (dense tensors are not copied: contiguous, channels_last, transposed). Outputs and
+  gradients keep the input's memory layout, as PyTorch's elementwise ops do.
+  Elementwise cpp kernels are called directly on the tensors' addresses
+  (:mod:`symnb.interop.native`: entry points bound once, the backward and the
+  constants' gradient in one fused pass); the rest goes through the ``Kernel`` API on NumPy views (``Tensor.numpy()`` shares the memory).
 * CUDA tensors: the cuda backend runs on the tensor's memory through DLPack
   (``cupy.from_dlpack``), on ``torch.cuda.current_stream()``.
 * float16/bfloat16 are computed in float32 and returned in their own dtype.
@@ -186,14 +187,6 @@ _COMPUTE = {
 }
 
 
-def _compute(t: Tensor, dtype: Any = None) -> Tensor:
-    """``t`` in the kernel dtype, C-contiguous and detached (no copy if already so);
-    a negative view (``z.conj().imag``, ``_neg_view``) resolved to its values: the
-    kernels read raw memory, and a contiguous one gave f(-x) for f(x)."""
-    dtype = _COMPUTE[t.dtype] if dtype is None else dtype
-    return t.detach().resolve_neg().to(dtype).contiguous()
-
-
 def _numpy(t: Tensor) -> np.ndarray:
     return t.numpy()
 
@@ -256,33 +249,56 @@ def _constant_grad_tensor(grad: Any, like: Tensor) -> Tensor:
 # feature axis of a layer (LayerKernel's ``axis``).
 
 
-def _direct(t: Tensor, dtype: Any) -> Tensor:
-    """``t`` itself when it is C-contiguous of ``dtype`` (only its address is read:
-    no detach, no new tensor object), else ``_compute(t, dtype)``."""
-    if t.dtype == dtype and t.is_contiguous() and not t.is_neg():
+def _in_layout(t: Tensor, like: Tensor) -> Tensor:
+    """``t``'s values with ``like``'s dtype and strides: ``t`` itself when it has them
+    (only its address is read: no detach, no new tensor object), else a copy (a
+    negative view resolved: the kernels read raw memory, and ``z.conj().imag`` gave
+    f(-x) for f(x))."""
+    if t.dtype == like.dtype and t.stride() == like.stride() and not t.is_neg():
         return t
-    return _compute(t, dtype)
+    return torch.empty_like(like).copy_(t.detach())
+
+
+def _order(t: Tensor) -> list[int] | None:
+    """The permutation of ``t``'s dimensions that makes a dense ``t`` C-contiguous
+    (None: it is already): largest stride first."""
+    if t.is_contiguous():
+        return None
+    return sorted(range(t.ndim), key=lambda d: -t.stride(d))
 
 
 def _forward_impl(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor:
+    # the output is laid out as PyTorch's elementwise ops lay theirs out (empty_like:
+    # channels_last stays channels_last, a transposed x keeps its strides, a strided
+    # or broadcast one becomes dense in its dimensions' order), and x is read in that
+    # layout: it was C-contiguous whatever x was
     entry = _entry(handle)
+    y = torch.empty_like(x, dtype=_COMPUTE[x.dtype])
+    xc = _in_layout(x, y)
     if entry.kind == "elementwise" and x.device.type == "cpu":
-        xc = _direct(x, _COMPUTE[x.dtype])
         native = entry.native(xc.dtype)
-        if native is not None:
+        if native is not None:  # elementwise: memory order does not matter
             pc = native.constants_address(constants.tolist())
-            y = torch.empty_like(xc, memory_format=torch.contiguous_format)
             if y.numel():
                 native.forward(xc.data_ptr(), y.data_ptr(), y.numel(), pc)
             return y if y.dtype == x.dtype else y.to(x.dtype)
-    xc = _compute(x)
     kernel = entry.kernel(xc.device, xc.dtype)
-    y = torch.empty_like(xc, memory_format=torch.contiguous_format)
-    along = {} if entry.kind == "elementwise" else {"axis": dim}
+    view, along = _views(y, entry, dim)
     with entry.call_lock, _arrays(xc.device) as arr:
         _write_params(kernel, constants)
-        kernel.forward(arr(xc), out=arr(y), **along)
+        kernel.forward(arr(view(xc.detach())), out=arr(view(y)), **along)
     return y.to(x.dtype)
+
+
+def _views(like: Tensor, entry: _Entry, dim: int) -> tuple:
+    """(view, along): ``view(t)`` is the C-contiguous view of a tensor laid out as
+    ``like`` that the ``Kernel`` API reads; ``along`` the layer's feature axis in it."""
+    perm = _order(like)
+    if perm is None:
+        along = {} if entry.kind == "elementwise" else {"axis": dim}
+        return (lambda t: t), along
+    along = {} if entry.kind == "elementwise" else {"axis": perm.index(dim % like.ndim)}
+    return (lambda t: t.permute(perm)), along
 
 
 def _backward_impl(
@@ -294,23 +310,24 @@ def _backward_impl(
     constants_grad: bool,
 ) -> tuple[Tensor, Tensor]:
     entry = _entry(handle)
+    # dx in the forward output's layout; x and grad read in it (autograd may hand a
+    # contiguous grad for a channels_last x)
+    dx = torch.empty_like(x, dtype=_COMPUTE[x.dtype])
+    xc = _in_layout(x, dx)
+    gc = _in_layout(grad, dx)
     if entry.kind == "elementwise" and x.device.type == "cpu":
-        xc = _direct(x, _COMPUTE[x.dtype])
         native = entry.native(xc.dtype)
         if native is not None:
-            gc = _direct(grad, xc.dtype)
-            return _native_backward(native, x, xc, gc, constants, constants_grad)
-    xc = _compute(x)
-    gc = _compute(grad, xc.dtype)
+            return _native_backward(native, x, xc, gc, dx, constants, constants_grad)
     kernel = entry.kernel(xc.device, xc.dtype)
     # a layer's feature axis ``dim`` is read in place (C++: plane by plane)
-    along = {} if entry.kind == "elementwise" else {"axis": dim}
-    dx = torch.empty_like(xc, memory_format=torch.contiguous_format)
+    view, along = _views(dx, entry, dim)
+    xv, gv = view(xc.detach()), view(gc.detach())
     with entry.call_lock, _arrays(xc.device) as arr:
         _write_params(kernel, constants)
-        kernel.backward(arr(xc), arr(gc), out=arr(dx), **along)
+        kernel.backward(arr(xv), arr(gv), out=arr(view(dx)), **along)
         if constants_grad and constants.numel():
-            sums = kernel.constant_gradient(arr(xc), arr(gc), **along)
+            sums = kernel.constant_gradient(arr(xv), arr(gv), **along)
             if isinstance(sums, dict):
                 sums = list(sums.values())
             dc = _constant_grad_tensor(sums, constants)
@@ -324,11 +341,11 @@ def _native_backward(
     x: Tensor,
     xc: Tensor,
     gc: Tensor,
+    dx: Tensor,
     constants: Tensor,
     constants_grad: bool,
 ) -> tuple[Tensor, Tensor]:
     pc = native.constants_address(constants.tolist())
-    dx = torch.empty_like(xc, memory_format=torch.contiguous_format)
     n = dx.numel()
     if constants_grad and native.n_constants and n:
         sums = torch.zeros(native.n_constants, dtype=torch.float64)
@@ -345,7 +362,7 @@ def _native_backward(
 
 def _fake_pair(x: Tensor, constants: Tensor) -> tuple[Tensor, Tensor]:
     return (
-        torch.empty_like(x, memory_format=torch.contiguous_format),
+        torch.empty_like(x),
         torch.empty_like(constants),
     )
 
@@ -398,7 +415,7 @@ def elementwise(x: Tensor, constants: Tensor, handle: int) -> Tensor:
 
 @elementwise.register_fake
 def _(x: Tensor, constants: Tensor, handle: int) -> Tensor:
-    return torch.empty_like(x, memory_format=torch.contiguous_format)
+    return torch.empty_like(x)
 
 
 @torch.library.custom_op("symnb::elementwise_backward", mutates_args=())
@@ -440,7 +457,7 @@ def layer(x: Tensor, params: Tensor, handle: int, dim: int) -> Tensor:
 
 @layer.register_fake
 def _(x: Tensor, params: Tensor, handle: int, dim: int) -> Tensor:
-    return torch.empty_like(x, memory_format=torch.contiguous_format)
+    return torch.empty_like(x)
 
 
 @torch.library.custom_op("symnb::layer_backward", mutates_args=())
