@@ -12,7 +12,8 @@ fake (meta) implementations give shapes only.
   gradients keep the input's memory layout, as PyTorch's elementwise ops do.
   Elementwise cpp kernels are called directly on the tensors' addresses
   (:mod:`symnb.interop.native`: entry points bound once, the backward and the
-  constants' gradient in one fused pass); the rest goes through the ``Kernel`` API on NumPy views (``Tensor.numpy()`` shares the memory).
+  constants' gradient in one fused pass); the rest goes through the ``Kernel`` API
+  on NumPy views (``Tensor.numpy()`` shares the memory).
 * CUDA tensors: the cuda backend runs on the tensor's memory through DLPack
   (``cupy.from_dlpack``), on ``torch.cuda.current_stream()``.
 * float16/bfloat16 are computed in float32 and returned in their own dtype.
