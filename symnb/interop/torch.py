@@ -51,6 +51,8 @@ from torch.autograd import forward_ad as _forward_ad
 _LOCK = threading.Lock()
 _CPU = torch.device("cpu")
 _ENTRIES: list[_Entry] = []
+#: the constants of an activation without any
+_NO_CONSTANTS = torch.zeros(0)
 _HANDLES: dict[tuple, int] = {}
 
 
@@ -260,6 +262,13 @@ def _in_layout(t: Tensor, like: Tensor) -> Tensor:
     return torch.empty_like(like).copy_(t.detach())
 
 
+def _empty(x: Tensor) -> Tensor:
+    """An uninitialised tensor laid out as ``x``, of its kernel dtype."""
+    if x.dtype is torch.float32 or x.dtype is torch.float64:
+        return torch.empty_like(x)  # without dtype=: 0.4 us less a call
+    return torch.empty_like(x, dtype=_COMPUTE[x.dtype])
+
+
 def _order(t: Tensor) -> list[int] | None:
     """The permutation of ``t``'s dimensions that makes a dense ``t`` C-contiguous
     (None: it is already): largest stride first."""
@@ -274,7 +283,7 @@ def _forward_impl(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor
     # or broadcast one becomes dense in its dimensions' order), and x is read in that
     # layout: it was C-contiguous whatever x was
     entry = _entry(handle)
-    y = torch.empty_like(x, dtype=_COMPUTE[x.dtype])
+    y = _empty(x)
     xc = _in_layout(x, y)
     if entry.kind == "elementwise" and x.device.type == "cpu":
         native = entry.native(xc.dtype)
@@ -313,7 +322,7 @@ def _backward_impl(
     entry = _entry(handle)
     # dx in the forward output's layout; x and grad read in it (autograd may hand a
     # contiguous grad for a channels_last x)
-    dx = torch.empty_like(x, dtype=_COMPUTE[x.dtype])
+    dx = _empty(x)
     xc = _in_layout(x, dx)
     gc = _in_layout(grad, dx)
     if entry.kind == "elementwise" and x.device.type == "cpu":
@@ -353,7 +362,8 @@ def _native_backward(
         native.add_backward_with_constants(
             xc.data_ptr(), gc.data_ptr(), dx.data_ptr(), sums.data_ptr(), n, pc
         )
-        dc = sums.to(device=constants.device, dtype=constants.dtype)
+        same = constants.dtype is torch.float64 and constants.is_cpu
+        dc = sums if same else sums.to(device=constants.device, dtype=constants.dtype)
     else:
         if n:
             native.backward(xc.data_ptr(), gc.data_ptr(), dx.data_ptr(), n, pc)
@@ -524,12 +534,70 @@ class _Eager(torch.autograd.Function):
         return (dx if need_x else None), (dc if need_c else None), None, None
 
 
-def _differentiable_backward(ctx, x: Tensor, constants: Tensor, grad: Tensor):
+class _EagerValues(torch.autograd.Function):
+    """An activation module's eager call with its constants as separate 0-d tensors
+    (its parameters and buffers): the vector the kernels read is stacked inside
+    ``forward``, where no graph is recorded, so the module's call needs no
+    ``no_grad`` block and no ``torch.stack`` node joins the graph (on a small
+    tensor, such per-call Python costs as much as the kernels)."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, handle: int, label: str, *values: Tensor):
+        constants = torch.stack(values) if values else _NO_CONSTANTS
+        _check_device(x, constants, label)
+        # the values of this call (a copy): an optimiser may change the parameters
+        # in place before this graph's backward, which then uses these
+        ctx.save_for_backward(x, constants)
+        ctx.values, ctx.handle, ctx.dim = values, handle, -1
+        return _forward_impl(x, constants, handle, -1)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        x, constants = ctx.saved_tensors
+        need_x, needs_c = ctx.needs_input_grad[0], ctx.needs_input_grad[3:]
+        need_c = any(needs_c)
+        if torch.is_grad_enabled():  # create_graph: see _Eager.backward
+            if ctx.values:  # this call's values, differentiable w.r.t. the parameters
+                now = torch.stack(ctx.values)
+                constants = constants + (now - now.detach())
+            dx, dc, _, _ = _differentiable_backward(
+                ctx, x, constants, grad, (need_x, need_c)
+            )
+        else:
+            dx, dc = _backward_impl(x, grad, constants, ctx.handle, -1, need_c)
+        dcs = dc.unbind() if need_c else needs_c
+        return (
+            dx if need_x else None,
+            None,
+            None,
+            *(d if n else None for d, n in zip(dcs, needs_c)),
+        )
+
+
+def _eager_values(x: Tensor, values: Sequence[Tensor]) -> bool:
+    """Whether :class:`_EagerValues` may run the call: what :func:`apply` sends to
+    :class:`_Eager` (plain tensors in eager mode, a gradient wanted)."""
+    return (
+        torch.is_grad_enabled()
+        and (x.requires_grad or any(v.requires_grad for v in values))
+        and _plain(x)
+        and all(_plain(v) for v in values)
+        and not torch._C._are_functorch_transforms_active()
+        and _forward_ad._current_level < 0
+        and not torch.compiler.is_compiling()
+        and not torch.jit.is_tracing()
+    )
+
+
+def _differentiable_backward(
+    ctx, x: Tensor, constants: Tensor, grad: Tensor, needs: tuple | None = None
+):
     """grad * f'(x) and the sums of grad * df/dc with f' and each df/dc applied as
     symnb activations of their own (:func:`_second_order`): differentiable in x, the
     constants and grad, their derivatives from their own kernels. A heterogeneous
-    layer does the same feature by feature (it had first derivatives only)."""
-    need_x, need_c = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    layer does the same feature by feature (it had first derivatives only).
+    ``needs``: (x's gradient?, the constants'?), by default ``needs_input_grad``."""
+    need_x, need_c = ctx.needs_input_grad[:2] if needs is None else needs
     entry = _entry(ctx.handle)
     if entry.kind == "elementwise":
         parts = [(x, grad, constants, ctx.handle)]
@@ -603,7 +671,8 @@ def _second_order(handle: int) -> tuple | str:
 
 
 def _plain(t: Tensor) -> bool:
-    return type(t) in (Tensor, nn.Parameter) and t.device.type in ("cpu", "cuda")
+    # is_cpu/is_cuda: t.device.type made a device object each call (0.7 us)
+    return type(t) in (Tensor, nn.Parameter) and (t.is_cpu or t.is_cuda)
 
 
 def apply(x: Tensor, constants: Tensor, handle: int, dim: int = -1) -> Tensor:
@@ -780,6 +849,8 @@ def _check_input(x: Any, what: str) -> None:
 def _check_device(x: Tensor, values: Tensor, what: str) -> None:
     # the device first: numel() of a traced tensor warned "Converting a tensor to a
     # Python boolean might cause the trace to be incorrect" under torch.jit.trace
+    if values.is_cpu and x.is_cpu:  # the common case without device objects
+        return
     if values.device != x.device and values.numel():
         raise ValueError(
             f"x is on {x.device} but the constants of {what} are on "
@@ -896,12 +967,20 @@ class TorchActivation(nn.Module):
         """The constants as one 1-D tensor (differentiable w.r.t. the learnable ones)."""
         if not self.constant_names:
             return torch.zeros(0)
-        values = [getattr(self.constants, n) for n in self.constant_names]
-        if any(v.ndim for v in values):  # replaced by hand (load_state_dict checks)
+        return torch.stack(self._values())
+
+    def _values(self) -> list[Tensor]:
+        """The constants as 0-d tensors, in order: the submodule's parameters and
+        buffers read from its dicts (``nn.Module.__getattr__`` cost ~2 us a name)."""
+        held = self._modules["constants"]
+        found = {**held._buffers, **held._parameters}
+        values = [found.get(n) for n in self.constant_names]
+        if any(v is None or v.ndim for v in values):
+            # replaced by hand (load_state_dict checks shapes)
             values = [
-                self._one_number(n, v) for n, v in zip(self.constant_names, values)
+                self._one_number(n, getattr(held, n)) for n in self.constant_names
             ]
-        return torch.stack(values)
+        return values
 
     def _one_number(self, name: str, value: Tensor) -> Tensor:
         """A constant assigned by hand as a tensor of one element, as a 0-d one; of
@@ -916,8 +995,12 @@ class TorchActivation(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         _check_input(x, f"symnb activation {self.activation.name!r}")
-        c = self.constant_vector()
-        _check_device(x, c, f"activation {self.activation.name!r}")
+        values = self._values() if self.constant_names else ()
+        label = f"activation {self.activation.name!r}"
+        if _eager_values(x, values):  # no stack node in the graph
+            return _EagerValues.apply(x, self.handle, label, *values)
+        c = torch.stack(values) if values else _NO_CONSTANTS
+        _check_device(x, c, label)
         return apply(x, c.to(device=x.device), self.handle)
 
     __prepare_scriptable__ = _refuse_script
