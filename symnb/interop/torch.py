@@ -257,7 +257,14 @@ def _in_layout(t: Tensor, like: Tensor) -> Tensor:
     (only its address is read: no detach, no new tensor object), else a copy (a
     negative view resolved: the kernels read raw memory, and ``z.conj().imag`` gave
     f(-x) for f(x))."""
-    if t.dtype == like.dtype and t.stride() == like.stride() and not t.is_neg():
+    if (
+        t.dtype == like.dtype
+        # both contiguous: the same order (cheaper than comparing stride tuples)
+        and (
+            (t.is_contiguous() and like.is_contiguous()) or t.stride() == like.stride()
+        )
+        and not t.is_neg()
+    ):
         return t
     return torch.empty_like(like).copy_(t.detach())
 
@@ -285,7 +292,7 @@ def _forward_impl(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor
     entry = _entry(handle)
     y = _empty(x)
     xc = _in_layout(x, y)
-    if entry.kind == "elementwise" and x.device.type == "cpu":
+    if entry.kind == "elementwise" and x.is_cpu:
         native = entry.native(xc.dtype)
         if native is not None:  # elementwise: memory order does not matter
             pc = native.constants_address(constants.tolist())
@@ -325,7 +332,7 @@ def _backward_impl(
     dx = _empty(x)
     xc = _in_layout(x, dx)
     gc = _in_layout(grad, dx)
-    if entry.kind == "elementwise" and x.device.type == "cpu":
+    if entry.kind == "elementwise" and x.is_cpu:
         native = entry.native(xc.dtype)
         if native is not None:
             return _native_backward(native, x, xc, gc, dx, constants, constants_grad)
@@ -565,26 +572,26 @@ class _EagerValues(torch.autograd.Function):
             )
         else:
             dx, dc = _backward_impl(x, grad, constants, ctx.handle, -1, need_c)
-        dcs = dc.unbind() if need_c else needs_c
-        return (
-            dx if need_x else None,
-            None,
-            None,
-            *(d if n else None for d, n in zip(dcs, needs_c)),
-        )
+        if not need_x:
+            dx = None
+        if not need_c:
+            return (dx, None, None, *[None] * len(needs_c))
+        if all(needs_c):
+            return (dx, None, None, *dc.unbind())
+        return (dx, None, None, *(d if n else None for d, n in zip(dc, needs_c)))
 
 
 def _eager_values(x: Tensor, values: Sequence[Tensor]) -> bool:
     """Whether :class:`_EagerValues` may run the call: what :func:`apply` sends to
     :class:`_Eager` (plain tensors in eager mode, a gradient wanted)."""
     return (
-        torch.is_grad_enabled()
+        not torch.compiler.is_compiling()
+        and torch.is_grad_enabled()
         and (x.requires_grad or any(v.requires_grad for v in values))
         and _plain(x)
         and all(_plain(v) for v in values)
         and not torch._C._are_functorch_transforms_active()
         and _forward_ad._current_level < 0
-        and not torch.compiler.is_compiling()
         and not torch.jit.is_tracing()
     )
 
