@@ -101,9 +101,13 @@ def test_grad_of_other_layout_than_input():
     torch.testing.assert_close(gx, gxr, rtol=1e-12, atol=1e-12)
 
 
-def test_layer_per_channel_channels_last():
+@pytest.mark.parametrize("backend", ["auto", "numpy"])
+def test_layer_per_channel_channels_last(backend):
+    """The layer's feature axis read through the permutation that makes x contiguous
+    (cpp: its own kernels; numpy: the Kernel API on permuted NumPy views)."""
     acts = [SWISH, "tanh", symnb.Activation("a*x + x**2", a=0.5)]
-    layer = symnb.to_torch_layer(acts, dim=1, learnable=True).double()
+    layer = symnb.to_torch_layer(acts, dim=1, learnable=True, backend=backend)
+    layer = layer.double()
     x = torch.randn(2, 3, 4, 5, dtype=torch.float64)
     x = x.to(memory_format=torch.channels_last).requires_grad_()
     y = layer(x)
@@ -119,7 +123,7 @@ def test_layer_per_channel_channels_last():
     torch.testing.assert_close(gx, gxr, rtol=1e-12, atol=1e-12)
     # features along the last dimension of a transposed x: shape (2, 3), strides (1, 2)
     xt = torch.randn(3, 2, dtype=torch.float64).t()
-    layer_last = symnb.to_torch_layer(acts, dim=-1).double()
+    layer_last = symnb.to_torch_layer(acts, dim=-1, backend=backend).double()
     y = layer_last(xt)
     ref = torch.stack(
         [
@@ -149,3 +153,19 @@ def test_compiled_channels_last_matches_eager():
     y = compiled(x)
     assert y.is_contiguous(memory_format=torch.channels_last)
     torch.testing.assert_close(y, module(x))
+
+
+def test_numpy_backend_keeps_layout():
+    """The Kernel API path (no direct C calls) reads a permuted, contiguous view."""
+    module = SWISH.to_torch(learnable=True, backend="numpy").double()
+    x = _layouts()["channels_last"].detach().requires_grad_()
+    y = module(x)
+    assert y.is_contiguous(memory_format=torch.channels_last)
+    torch.testing.assert_close(y, _reference(x, 1.3), rtol=1e-12, atol=1e-12)
+    g = torch.randn_like(y)
+    gx, gb = torch.autograd.grad(y, (x, module.constants.beta), g)
+    beta = torch.tensor(1.3, dtype=torch.float64, requires_grad=True)
+    xr = x.detach().requires_grad_()
+    gxr, gbr = torch.autograd.grad(_reference(xr, beta), (xr, beta), g)
+    torch.testing.assert_close(gx, gxr, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(gb, gbr, rtol=1e-10, atol=1e-12)
