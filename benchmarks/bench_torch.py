@@ -396,7 +396,9 @@ def main() -> int:
     ap.add_argument(
         "--no-micro", action="store_true", help="skip the activation-alone table"
     )
-    ap.add_argument("--models", default="mlp,cnn")
+    ap.add_argument(
+        "--models", default="mlp,cnn", help="'' skips the training-step table"
+    )
     ap.add_argument("--activations", default="swish,mish,pau")
     ap.add_argument("--threads", default=None, help="threads for every library")
     args = ap.parse_args()
@@ -420,7 +422,7 @@ def main() -> int:
         f"{width}, {repeats} interleaved repeats"
     )
     rows = []
-    for kind in args.models.split(","):
+    for kind in filter(None, args.models.split(",")):
         batch = batches[kind]
         for name in args.activations.split(","):
             variants: dict[str, Callable[[], object]] = {}

@@ -66,6 +66,20 @@ def check_torch(symnb) -> None:
     torch.testing.assert_close(
         layer_gpu(x.cuda()).cpu(), layer_cpu(x), rtol=2e-5, atol=2e-6
     )
+    # channels_last in, channels_last out (as F.silu), values and gradients as on the
+    # CPU: the cuda kernels read such tensors through a permuted, contiguous view
+    cl = torch.channels_last
+    act_cpu, act_gpu = swish.to_torch(learnable=True), swish.to_torch(learnable=True)
+    act_gpu = act_gpu.cuda()
+    for mod_cpu, mod_gpu in ((act_cpu, act_gpu), (layer_cpu, layer_gpu)):
+        xc = x.to(memory_format=cl).requires_grad_()
+        xg = x.cuda().to(memory_format=cl).requires_grad_()
+        y_cpu, y_gpu = mod_cpu(xc), mod_gpu(xg)
+        assert y_gpu.is_contiguous(memory_format=cl), y_gpu.stride()
+        torch.testing.assert_close(y_gpu.cpu(), y_cpu, rtol=2e-5, atol=2e-6)
+        y_cpu.pow(2).sum().backward()
+        y_gpu.pow(2).sum().backward()
+        torch.testing.assert_close(xg.grad.cpu(), xc.grad, rtol=2e-5, atol=2e-6)
 
 
 def check_cuda_header(symnb, cp) -> None:

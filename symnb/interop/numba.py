@@ -28,6 +28,7 @@ from sympy.printing.pycode import PythonCodePrinter
 from symnb.backends.kernel import check_constants
 from symnb.backends.numpy_ import floatify
 from symnb.interop import require
+from symnb.interop.options import choose
 
 TARGETS = ("cpu", "cuda")
 
@@ -164,8 +165,7 @@ def _source(form: Any, bound: dict | None) -> str:
 
 
 def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
-    if target not in TARGETS:
-        raise ValueError(f"target must be 'cpu' or 'cuda', got {target!r}")
+    target = choose(target, "target", TARGETS)  # 'CPU' as backend names are read
     numba = require("numba")
     if target == "cpu":
         decorate = numba.njit(cache=False)

@@ -33,6 +33,7 @@ from symnb.backends.kernel import check_constants
 from symnb.backends.select import check_dtype
 from symnb.codegen.kernels import form_text
 from symnb.codegen.printer import MAX_OPERATIONS, KernelPrinter, helpers_used, prelude
+from symnb.interop.options import choose
 
 DIALECTS = ("cpp", "cuda")
 
@@ -155,8 +156,7 @@ def to_source(activation: Any, dialect: str = "cpp", dtype: str = "float32") -> 
 
     # the one rule for "an activation" (a Loss was built from its first input only)
     activation = as_activation(activation)
-    if not isinstance(dialect, str) or dialect not in DIALECTS:
-        raise ValueError(f"dialect must be 'cpp' or 'cuda', got {dialect!r}")
+    dialect = choose(dialect, "dialect", DIALECTS)  # 'CUDA' as backend names are read
     # the spellings compile takes (np.float32, 'f4', 'double'); a list was
     # "unhashable type: 'list'"
     dtype = check_dtype(dtype)

@@ -8,10 +8,12 @@ formula (or heterogeneous layer) in this module's registry. Integers are constan
 fake (meta) implementations give shapes only.
 
 * CPU tensors: the cpp backend (numpy if no compiler) runs on the tensor's own memory
-  (contiguous tensors are not copied). Elementwise cpp kernels are called directly on
-  the tensors' addresses (:mod:`symnb.interop.native`: entry points bound once, the
-  backward and the constants' gradient in one fused pass); the rest goes through the
-  ``Kernel`` API on NumPy views (``Tensor.numpy()`` shares the memory).
+  (dense tensors are not copied: contiguous, channels_last, transposed). Outputs and
+  gradients keep the input's memory layout, as PyTorch's elementwise ops do.
+  Elementwise cpp kernels are called directly on the tensors' addresses
+  (:mod:`symnb.interop.native`: entry points bound once, the backward and the
+  constants' gradient in one fused pass); the rest goes through the ``Kernel`` API
+  on NumPy views (``Tensor.numpy()`` shares the memory).
 * CUDA tensors: the cuda backend runs on the tensor's memory through DLPack
   (``cupy.from_dlpack``), on ``torch.cuda.current_stream()``.
 * float16/bfloat16 are computed in float32 and returned in their own dtype.
@@ -49,6 +51,8 @@ from torch.autograd import forward_ad as _forward_ad
 _LOCK = threading.Lock()
 _CPU = torch.device("cpu")
 _ENTRIES: list[_Entry] = []
+#: the constants of an activation without any
+_NO_CONSTANTS = torch.zeros(0)
 _HANDLES: dict[tuple, int] = {}
 
 
@@ -186,14 +190,6 @@ _COMPUTE = {
 }
 
 
-def _compute(t: Tensor, dtype: Any = None) -> Tensor:
-    """``t`` in the kernel dtype, C-contiguous and detached (no copy if already so);
-    a negative view (``z.conj().imag``, ``_neg_view``) resolved to its values: the
-    kernels read raw memory, and a contiguous one gave f(-x) for f(x)."""
-    dtype = _COMPUTE[t.dtype] if dtype is None else dtype
-    return t.detach().resolve_neg().to(dtype).contiguous()
-
-
 def _numpy(t: Tensor) -> np.ndarray:
     return t.numpy()
 
@@ -256,33 +252,70 @@ def _constant_grad_tensor(grad: Any, like: Tensor) -> Tensor:
 # feature axis of a layer (LayerKernel's ``axis``).
 
 
-def _direct(t: Tensor, dtype: Any) -> Tensor:
-    """``t`` itself when it is C-contiguous of ``dtype`` (only its address is read:
-    no detach, no new tensor object), else ``_compute(t, dtype)``."""
-    if t.dtype == dtype and t.is_contiguous() and not t.is_neg():
+def _in_layout(t: Tensor, like: Tensor) -> Tensor:
+    """``t``'s values with ``like``'s dtype and strides: ``t`` itself when it has them
+    (only its address is read: no detach, no new tensor object), else a copy (a
+    negative view resolved: the kernels read raw memory, and ``z.conj().imag`` gave
+    f(-x) for f(x))."""
+    if (
+        t.dtype == like.dtype
+        # both contiguous: the same order (cheaper than comparing stride tuples)
+        and (
+            (t.is_contiguous() and like.is_contiguous()) or t.stride() == like.stride()
+        )
+        and not t.is_neg()
+    ):
         return t
-    return _compute(t, dtype)
+    return torch.empty_like(like).copy_(t.detach())
+
+
+def _empty(x: Tensor) -> Tensor:
+    """An uninitialised tensor laid out as ``x``, of its kernel dtype."""
+    if x.dtype is torch.float32 or x.dtype is torch.float64:
+        return torch.empty_like(x)  # without dtype=: 0.4 us less a call
+    return torch.empty_like(x, dtype=_COMPUTE[x.dtype])
+
+
+def _order(t: Tensor) -> list[int] | None:
+    """The permutation of ``t``'s dimensions that makes a dense ``t`` C-contiguous
+    (None: it is already): largest stride first."""
+    if t.is_contiguous():
+        return None
+    return sorted(range(t.ndim), key=lambda d: -t.stride(d))
 
 
 def _forward_impl(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor:
+    # the output is laid out as PyTorch's elementwise ops lay theirs out (empty_like:
+    # channels_last stays channels_last, a transposed x keeps its strides, a strided
+    # or broadcast one becomes dense in its dimensions' order), and x is read in that
+    # layout: it was C-contiguous whatever x was
     entry = _entry(handle)
-    if entry.kind == "elementwise" and x.device.type == "cpu":
-        xc = _direct(x, _COMPUTE[x.dtype])
+    y = _empty(x)
+    xc = _in_layout(x, y)
+    if entry.kind == "elementwise" and x.is_cpu:
         native = entry.native(xc.dtype)
-        if native is not None:
+        if native is not None:  # elementwise: memory order does not matter
             pc = native.constants_address(constants.tolist())
-            y = torch.empty_like(xc, memory_format=torch.contiguous_format)
             if y.numel():
                 native.forward(xc.data_ptr(), y.data_ptr(), y.numel(), pc)
             return y if y.dtype == x.dtype else y.to(x.dtype)
-    xc = _compute(x)
     kernel = entry.kernel(xc.device, xc.dtype)
-    y = torch.empty_like(xc, memory_format=torch.contiguous_format)
-    along = {} if entry.kind == "elementwise" else {"axis": dim}
+    view, along = _views(y, entry, dim)
     with entry.call_lock, _arrays(xc.device) as arr:
         _write_params(kernel, constants)
-        kernel.forward(arr(xc), out=arr(y), **along)
+        kernel.forward(arr(view(xc.detach())), out=arr(view(y)), **along)
     return y.to(x.dtype)
+
+
+def _views(like: Tensor, entry: _Entry, dim: int) -> tuple:
+    """(view, along): ``view(t)`` is the C-contiguous view of a tensor laid out as
+    ``like`` that the ``Kernel`` API reads; ``along`` the layer's feature axis in it."""
+    perm = _order(like)
+    if perm is None:
+        along = {} if entry.kind == "elementwise" else {"axis": dim}
+        return (lambda t: t), along
+    along = {} if entry.kind == "elementwise" else {"axis": perm.index(dim % like.ndim)}
+    return (lambda t: t.permute(perm)), along
 
 
 def _backward_impl(
@@ -294,23 +327,24 @@ def _backward_impl(
     constants_grad: bool,
 ) -> tuple[Tensor, Tensor]:
     entry = _entry(handle)
-    if entry.kind == "elementwise" and x.device.type == "cpu":
-        xc = _direct(x, _COMPUTE[x.dtype])
+    # dx in the forward output's layout; x and grad read in it (autograd may hand a
+    # contiguous grad for a channels_last x)
+    dx = _empty(x)
+    xc = _in_layout(x, dx)
+    gc = _in_layout(grad, dx)
+    if entry.kind == "elementwise" and x.is_cpu:
         native = entry.native(xc.dtype)
         if native is not None:
-            gc = _direct(grad, xc.dtype)
-            return _native_backward(native, x, xc, gc, constants, constants_grad)
-    xc = _compute(x)
-    gc = _compute(grad, xc.dtype)
+            return _native_backward(native, x, xc, gc, dx, constants, constants_grad)
     kernel = entry.kernel(xc.device, xc.dtype)
     # a layer's feature axis ``dim`` is read in place (C++: plane by plane)
-    along = {} if entry.kind == "elementwise" else {"axis": dim}
-    dx = torch.empty_like(xc, memory_format=torch.contiguous_format)
+    view, along = _views(dx, entry, dim)
+    xv, gv = view(xc.detach()), view(gc.detach())
     with entry.call_lock, _arrays(xc.device) as arr:
         _write_params(kernel, constants)
-        kernel.backward(arr(xc), arr(gc), out=arr(dx), **along)
+        kernel.backward(arr(xv), arr(gv), out=arr(view(dx)), **along)
         if constants_grad and constants.numel():
-            sums = kernel.constant_gradient(arr(xc), arr(gc), **along)
+            sums = kernel.constant_gradient(arr(xv), arr(gv), **along)
             if isinstance(sums, dict):
                 sums = list(sums.values())
             dc = _constant_grad_tensor(sums, constants)
@@ -324,18 +358,19 @@ def _native_backward(
     x: Tensor,
     xc: Tensor,
     gc: Tensor,
+    dx: Tensor,
     constants: Tensor,
     constants_grad: bool,
 ) -> tuple[Tensor, Tensor]:
     pc = native.constants_address(constants.tolist())
-    dx = torch.empty_like(xc, memory_format=torch.contiguous_format)
     n = dx.numel()
     if constants_grad and native.n_constants and n:
         sums = torch.zeros(native.n_constants, dtype=torch.float64)
         native.add_backward_with_constants(
             xc.data_ptr(), gc.data_ptr(), dx.data_ptr(), sums.data_ptr(), n, pc
         )
-        dc = sums.to(device=constants.device, dtype=constants.dtype)
+        same = constants.dtype is torch.float64 and constants.is_cpu
+        dc = sums if same else sums.to(device=constants.device, dtype=constants.dtype)
     else:
         if n:
             native.backward(xc.data_ptr(), gc.data_ptr(), dx.data_ptr(), n, pc)
@@ -345,7 +380,7 @@ def _native_backward(
 
 def _fake_pair(x: Tensor, constants: Tensor) -> tuple[Tensor, Tensor]:
     return (
-        torch.empty_like(x, memory_format=torch.contiguous_format),
+        torch.empty_like(x),
         torch.empty_like(constants),
     )
 
@@ -398,7 +433,7 @@ def elementwise(x: Tensor, constants: Tensor, handle: int) -> Tensor:
 
 @elementwise.register_fake
 def _(x: Tensor, constants: Tensor, handle: int) -> Tensor:
-    return torch.empty_like(x, memory_format=torch.contiguous_format)
+    return torch.empty_like(x)
 
 
 @torch.library.custom_op("symnb::elementwise_backward", mutates_args=())
@@ -440,7 +475,7 @@ def layer(x: Tensor, params: Tensor, handle: int, dim: int) -> Tensor:
 
 @layer.register_fake
 def _(x: Tensor, params: Tensor, handle: int, dim: int) -> Tensor:
-    return torch.empty_like(x, memory_format=torch.contiguous_format)
+    return torch.empty_like(x)
 
 
 @torch.library.custom_op("symnb::layer_backward", mutates_args=())
@@ -506,12 +541,70 @@ class _Eager(torch.autograd.Function):
         return (dx if need_x else None), (dc if need_c else None), None, None
 
 
-def _differentiable_backward(ctx, x: Tensor, constants: Tensor, grad: Tensor):
+class _EagerValues(torch.autograd.Function):
+    """An activation module's eager call with its constants as separate 0-d tensors
+    (its parameters and buffers): the vector the kernels read is stacked inside
+    ``forward``, where no graph is recorded, so the module's call needs no
+    ``no_grad`` block and no ``torch.stack`` node joins the graph (on a small
+    tensor, such per-call Python costs as much as the kernels)."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, handle: int, label: str, *values: Tensor):
+        constants = torch.stack(values) if values else _NO_CONSTANTS
+        _check_device(x, constants, label)
+        # the values of this call (a copy): an optimiser may change the parameters
+        # in place before this graph's backward, which then uses these
+        ctx.save_for_backward(x, constants)
+        ctx.values, ctx.handle, ctx.dim = values, handle, -1
+        return _forward_impl(x, constants, handle, -1)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        x, constants = ctx.saved_tensors
+        need_x, needs_c = ctx.needs_input_grad[0], ctx.needs_input_grad[3:]
+        need_c = any(needs_c)
+        if torch.is_grad_enabled():  # create_graph: see _Eager.backward
+            if ctx.values:  # this call's values, differentiable w.r.t. the parameters
+                now = torch.stack(ctx.values)
+                constants = constants + (now - now.detach())
+            dx, dc, _, _ = _differentiable_backward(
+                ctx, x, constants, grad, (need_x, need_c)
+            )
+        else:
+            dx, dc = _backward_impl(x, grad, constants, ctx.handle, -1, need_c)
+        if not need_x:
+            dx = None
+        if not need_c:
+            return (dx, None, None, *[None] * len(needs_c))
+        if all(needs_c):
+            return (dx, None, None, *dc.unbind())
+        return (dx, None, None, *(d if n else None for d, n in zip(dc, needs_c)))
+
+
+def _eager_values(x: Tensor, values: Sequence[Tensor]) -> bool:
+    """Whether :class:`_EagerValues` may run the call: what :func:`apply` sends to
+    :class:`_Eager` (plain tensors in eager mode, a gradient wanted)."""
+    return (
+        not torch.compiler.is_compiling()
+        and torch.is_grad_enabled()
+        and (x.requires_grad or any(v.requires_grad for v in values))
+        and _plain(x)
+        and all(_plain(v) for v in values)
+        and not torch._C._are_functorch_transforms_active()
+        and _forward_ad._current_level < 0
+        and not torch.jit.is_tracing()
+    )
+
+
+def _differentiable_backward(
+    ctx, x: Tensor, constants: Tensor, grad: Tensor, needs: tuple | None = None
+):
     """grad * f'(x) and the sums of grad * df/dc with f' and each df/dc applied as
     symnb activations of their own (:func:`_second_order`): differentiable in x, the
     constants and grad, their derivatives from their own kernels. A heterogeneous
-    layer does the same feature by feature (it had first derivatives only)."""
-    need_x, need_c = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    layer does the same feature by feature (it had first derivatives only).
+    ``needs``: (x's gradient?, the constants'?), by default ``needs_input_grad``."""
+    need_x, need_c = ctx.needs_input_grad[:2] if needs is None else needs
     entry = _entry(ctx.handle)
     if entry.kind == "elementwise":
         parts = [(x, grad, constants, ctx.handle)]
@@ -585,7 +678,8 @@ def _second_order(handle: int) -> tuple | str:
 
 
 def _plain(t: Tensor) -> bool:
-    return type(t) in (Tensor, nn.Parameter) and t.device.type in ("cpu", "cuda")
+    # is_cpu/is_cuda: t.device.type made a device object each call (0.7 us)
+    return type(t) in (Tensor, nn.Parameter) and (t.is_cpu or t.is_cuda)
 
 
 def apply(x: Tensor, constants: Tensor, handle: int, dim: int = -1) -> Tensor:
@@ -762,6 +856,8 @@ def _check_input(x: Any, what: str) -> None:
 def _check_device(x: Tensor, values: Tensor, what: str) -> None:
     # the device first: numel() of a traced tensor warned "Converting a tensor to a
     # Python boolean might cause the trace to be incorrect" under torch.jit.trace
+    if values.is_cpu and x.is_cpu:  # the common case without device objects
+        return
     if values.device != x.device and values.numel():
         raise ValueError(
             f"x is on {x.device} but the constants of {what} are on "
@@ -878,12 +974,20 @@ class TorchActivation(nn.Module):
         """The constants as one 1-D tensor (differentiable w.r.t. the learnable ones)."""
         if not self.constant_names:
             return torch.zeros(0)
-        values = [getattr(self.constants, n) for n in self.constant_names]
-        if any(v.ndim for v in values):  # replaced by hand (load_state_dict checks)
+        return torch.stack(self._values())
+
+    def _values(self) -> list[Tensor]:
+        """The constants as 0-d tensors, in order: the submodule's parameters and
+        buffers read from its dicts (``nn.Module.__getattr__`` cost ~2 us a name)."""
+        held = self._modules["constants"]
+        found = {**held._buffers, **held._parameters}
+        values = [found.get(n) for n in self.constant_names]
+        if any(v is None or v.ndim for v in values):
+            # replaced by hand (load_state_dict checks shapes)
             values = [
-                self._one_number(n, v) for n, v in zip(self.constant_names, values)
+                self._one_number(n, getattr(held, n)) for n in self.constant_names
             ]
-        return torch.stack(values)
+        return values
 
     def _one_number(self, name: str, value: Tensor) -> Tensor:
         """A constant assigned by hand as a tensor of one element, as a 0-d one; of
@@ -898,8 +1002,12 @@ class TorchActivation(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         _check_input(x, f"symnb activation {self.activation.name!r}")
-        c = self.constant_vector()
-        _check_device(x, c, f"activation {self.activation.name!r}")
+        values = self._values() if self.constant_names else ()
+        label = f"activation {self.activation.name!r}"
+        if _eager_values(x, values):  # no stack node in the graph
+            return _EagerValues.apply(x, self.handle, label, *values)
+        c = torch.stack(values) if values else _NO_CONSTANTS
+        _check_device(x, c, label)
         return apply(x, c.to(device=x.device), self.handle)
 
     __prepare_scriptable__ = _refuse_script
