@@ -15,6 +15,7 @@ GPU).
 
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
 import math
@@ -304,6 +305,10 @@ class MLP:
     ) -> None:
         self._training_lock = threading.Lock()
         self._training_call: tuple[str, int | None] = ("", None)
+        # held while a step (or the whole-epoch native call) writes the parameters
+        # and while a snapshot (save, pickle, copy) reads them: a snapshot sees the
+        # model between steps, never half of one
+        self._state_lock = threading.RLock()
         sizes = self._check_sizes(sizes)
         self.sizes = sizes
         if dtype is None:  # np.dtype(None) is float64, not the default float32
@@ -712,8 +717,10 @@ class MLP:
         return int(self._flat.size)
 
     def get_flat_parameters(self) -> np.ndarray:
-        """A NumPy copy of every parameter (the flat layout of ``parameters()``)."""
-        return _to_host(self._flat).copy()
+        """A NumPy copy of every parameter (the flat layout of ``parameters()``),
+        taken between training steps when ``fit`` runs in another thread."""
+        with self._state_lock:
+            return _to_host(self._flat).copy()
 
     @_exclusive(nests=True)
     def set_flat_parameters(self, values: Any) -> None:
@@ -750,8 +757,9 @@ class MLP:
                 f"set_flat_parameters: values[{i}] is {given!r}: {why} "
                 f"({int(bad.sum())} such values)"
             )
-        self._flat[...] = self.xp.asarray(values)
-        self._sync_constants()
+        with self._state_lock:
+            self._flat[...] = self.xp.asarray(values)
+            self._sync_constants()
 
     def _sync_constants(self) -> None:
         for layer in self._learnable_layers:
@@ -1323,9 +1331,11 @@ class MLP:
             )
         if stop == "interrupted":
             if steps == -(-n // int(min(batch_size, n))):  # (whole epoch in one call)
-                self.epochs_trained += 1
+                with self._state_lock:
+                    self.epochs_trained += 1
             raise KeyboardInterrupt("training interrupted at a step boundary")
-        self.epochs_trained += 1
+        with self._state_lock:
+            self.epochs_trained += 1
         return loss
 
     @_exclusive(nests=True)
@@ -1338,7 +1348,10 @@ class MLP:
         l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)
         with deferred_interrupts() as interrupts, np.errstate(all="ignore"):
             try:
-                loss = self._train_step_arrays(Xd, Td, optimizer, float(l1), float(l2))
+                with self._state_lock:
+                    loss = self._train_step_arrays(
+                        Xd, Td, optimizer, float(l1), float(l2)
+                    )
             except _Diverged as exc:
                 raise TrainingDiverged(
                     f"the {exc.what} became NaN or infinite in this step; the "
@@ -1520,10 +1533,8 @@ class MLP:
         """Write weights and formulas (text and constants) to ``path`` (one .npz file,
         no pickle). :func:`symnb.nn.load` rebuilds the model and predicts the same
         numbers."""
-        from .serialize import model_to_bytes
-
-        data = model_to_bytes(self)
         path = check_file_path(path, "save")
+        data = self._snapshot_bytes()
         if os.path.isdir(path):
             raise IsADirectoryError(
                 f"cannot save the model as {path!r}: it is a directory; give a file "
@@ -1587,19 +1598,25 @@ class MLP:
         (the compiled kernels hold ctypes pointers, which cannot be pickled): the copy
         is rebuilt from the formulas with the same weights, backend, history,
         ``epochs_trained`` and shuffling state, independent of this model."""
+        with self._state_lock:  # weights, history and counts of one moment
+            data = self._snapshot_bytes()
+            state = {
+                "requested_backend": self.requested_backend,
+                "history": copy.deepcopy(self.history),
+                "stop_training": self.stop_training,
+                "shuffle": self._shuffle.bit_generator.state,
+            }
+        options = {"strict": self.strict, "fused": self._fused_option}
+        return (_from_pickle, (data, self.backend, self.device, options, state))
+
+    def _snapshot_bytes(self) -> bytes:
+        """The save format's bytes, taken between training steps: ``fit`` running in
+        another thread writes the parameters while a snapshot read them (a pickle
+        taken during a fused epoch mixed two steps' weights)."""
         from .serialize import model_to_bytes
 
-        state = {
-            "requested_backend": self.requested_backend,
-            "history": self.history,
-            "stop_training": self.stop_training,
-            "shuffle": self._shuffle.bit_generator.state,
-        }
-        options = {"strict": self.strict, "fused": self._fused_option}
-        return (
-            _from_pickle,
-            (model_to_bytes(self), self.backend, self.device, options, state),
-        )
+        with self._state_lock:
+            return model_to_bytes(self)
 
     def to_torch(self) -> Any:
         """A ``torch.nn.Sequential`` (Linear + symnb activation modules) with this
