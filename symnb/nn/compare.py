@@ -34,6 +34,8 @@ import numpy as np
 from symnb.checks import check_flag, check_name
 from symnb.memory import check_fits
 
+from .optional import require
+
 __all__ = ["CompareResult", "compare"]
 
 
@@ -520,7 +522,7 @@ class CompareResult:
         """A ``pandas.DataFrame`` indexed by activation (needs pandas). With several
         data sets: one column group per data set (``wide``), or indexed by
         (activation, dataset) with ``wide=False``."""
-        import pandas as pd
+        pd = require("pandas", "CompareResult.to_pandas")
 
         wide = check_flag(wide, "wide")  # "no" was truthy: the wide table
         frame = pd.DataFrame(self.rows)
@@ -539,7 +541,7 @@ class CompareResult:
 
     def runs_to_pandas(self):
         """One row per run (activation, dataset, seed, status, metrics, error)."""
-        import pandas as pd
+        pd = require("pandas", "CompareResult.runs_to_pandas")
 
         skip = ("history", "model")
         return pd.DataFrame(

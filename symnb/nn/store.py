@@ -32,6 +32,8 @@ from typing_extensions import Self
 
 from symnb.checks import check_no_nul
 
+from .optional import require
+
 __all__ = ["RunStore", "run_key"]
 
 SCHEMA_VERSION = 1
@@ -392,7 +394,7 @@ class RunStore:
     def to_pandas(self):
         """All stored runs as a ``pandas.DataFrame`` (one row per run)."""
         self.check_open()
-        import pandas as pd
+        pd = require("pandas", "RunStore.to_pandas")
 
         return pd.read_sql_query("SELECT * FROM runs ORDER BY finished", self._db)
 

@@ -38,6 +38,8 @@ from typing_extensions import Self
 
 from symnb.checks import check_flag, check_hook
 
+from .optional import require
+
 __all__ = [
     "Callback",
     "EarlyStopping",
@@ -158,7 +160,7 @@ class History:
 
     def to_pandas(self):
         """A ``pandas.DataFrame`` indexed by epoch (needs pandas)."""
-        import pandas as pd
+        pd = require("pandas", "History.to_pandas")
 
         return pd.DataFrame(self.history, index=pd.Index(self.epochs, name="epoch"))
 
