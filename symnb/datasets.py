@@ -335,6 +335,10 @@ def train_test_split(
     stratify = check_flag(stratify, "stratify")
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+    if len(X) < 2:  # 0 rows with integer labels: NumPy's "cannot reshape array"
+        raise ValueError(
+            f"X has {len(X)} rows; a split needs at least 2 (one for each part)"
+        )
     if isinstance(test_size, (bool, np.bool_)) or not isinstance(
         test_size, (int, float, np.integer, np.floating)
     ):
