@@ -147,19 +147,11 @@ class _MLPEstimator(_Base):
                 f"{type(self).__name__} was fitted on {_shown(fitted)} (in this "
                 "order); select them as fitted: X[model.feature_names_in_]"
             )
+        from .model import refuse_wrapped
+
         raw = X
         X = _array(X, "X", "a 2-D array of numbers (samples, features)")
-        if X.ndim == 0 and X.dtype.kind == "O":
-            # a SciPy sparse matrix (or a generator) wrapped whole: "got shape ()"
-            fix = (
-                "X.toarray() (a dense copy)"
-                if hasattr(raw, "toarray")
-                else "an array or a list of rows"
-            )
-            raise TypeError(
-                "X must be a 2-D array of numbers (samples, features), got a "
-                f"{type(raw).__name__}; pass {fix}"
-            )
+        refuse_wrapped(raw, X, "X", "(samples, features)")  # not "got shape ()"
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (samples, features), got shape {X.shape}")
         if X.shape[0] == 0:

@@ -886,18 +886,7 @@ class MLP:
                 f"{what}: X must be a 2-D array of numbers (samples, "
                 f"{self.sizes[0]} features); NumPy could not convert it: {exc}"
             ) from None
-        if Xh.ndim == 0 and Xh.dtype.kind == "O":
-            # a generator, a dict, a set, a SciPy sparse matrix: NumPy wraps it
-            # whole ("X[] is <generator object ...>, not a number")
-            fix = (
-                "X.toarray() (a dense copy)"
-                if hasattr(X, "toarray")
-                else "an array or a list of rows (e.g. np.array(list(rows)))"
-            )
-            raise TypeError(
-                f"{what}: X must be a 2-D array of numbers (samples, "
-                f"{self.sizes[0]} features), got a {type(X).__name__}; pass {fix}"
-            )
+        refuse_wrapped(X, Xh, f"{what}: X", f"(samples, {self.sizes[0]} features)")
         if Xh.dtype.kind == "O" and not on_device:
             # pandas nullable columns (Float64, Int64) arrive as objects: they
             # were refused as "dtype object" even when every cell is a number
@@ -1685,6 +1674,22 @@ def _refuse_sigmoid_before_logits(out_acts: list[Any], loss: Any) -> None:
             "(the loss takes logits and applies its own): leave output out (a "
             "linear output layer) with loss='bce_with_logits', or use loss='bce', "
             "which takes the sigmoid's probabilities"
+        )
+
+
+def refuse_wrapped(given: Any, array: np.ndarray, name: str, shape: str) -> None:
+    """A TypeError for an object NumPy wrapped whole into a 0-d object array: a
+    generator, a dict, a set, a SciPy sparse matrix ("X[] is <generator object
+    ...>, not a number", or "got shape ()")."""
+    if array.ndim == 0 and array.dtype.kind == "O":
+        fix = (
+            "X.toarray() (a dense copy)"
+            if hasattr(given, "toarray")
+            else "an array or a list of rows (e.g. np.array(list(rows)))"
+        )
+        raise TypeError(
+            f"{name} must be a 2-D array of numbers {shape}, got a "
+            f"{type(given).__name__}; pass {fix}"
         )
 
 
