@@ -1146,21 +1146,24 @@ class MLP:
         this machine's memory, for an input of 2.4 GiB)."""
         n = int(x.shape[0])
         rows = max(1024, _INFER_BYTES // (self.dtype.itemsize * sum(self.sizes[1:])))
-        if n <= rows:
-            out, _ = self._forward_infer(x)
-            return out.copy()
-        result = self.xp.empty((n, self.sizes[-1]), dtype=self.dtype)
-        for start in range(0, n, rows):
-            block, _ = self._forward_infer(x[start : start + rows])
-            result[start : start + rows] = block
-        return result
+        with self._state_lock:  # see _forward_infer
+            if n <= rows:
+                out, _ = self._forward_infer(x)
+                return out.copy()
+            result = self.xp.empty((n, self.sizes[-1]), dtype=self.dtype)
+            for start in range(0, n, rows):
+                block, _ = self._forward_infer(x[start : start + rows])
+                result[start : start + rows] = block
+            return result
 
     def _forward_infer(
         self, x: Any, keep_hidden: bool = False
     ) -> tuple[Any, list[Any]]:
         """Forward pass without derivatives into reused buffers of this batch size (not
         the training ones): the arrays returned are overwritten by the next pass of the
-        same size (callers copy)."""
+        same size (callers copy, holding ``_state_lock`` from the pass to the copy:
+        two threads predicting at once wrote into the same buffers, and a pass
+        during a step of ``fit`` in another thread read two steps' weights)."""
         n = x.shape[0]
         bufs = self._infer_buffers.get(n)
         if bufs is None:
@@ -1444,8 +1447,9 @@ class MLP:
     def hidden_outputs(self, X: Any) -> list[np.ndarray]:
         """Post-activation outputs of each hidden layer: a list of (n, width) arrays."""
         Xd, _ = self._prepare_X(X, "X")
-        _, hidden = self._forward_infer(Xd, keep_hidden=True)
-        return [_to_host(h).copy() for h in hidden[:-1]]
+        with self._state_lock:  # see _forward_infer
+            _, hidden = self._forward_infer(Xd, keep_hidden=True)
+            return [_to_host(h).copy() for h in hidden[:-1]]
 
     def _metric_names(self, metrics: Any) -> list[str]:
         if metrics is None:

@@ -6,7 +6,8 @@ the GIL) wrote the parameters: 23 of 135 pickles taken during one fit held weigh
 of no step boundary (half of one step's update). The reference is a second,
 identical run that records the parameters after every step (or every epoch); every
 snapshot must be one of them, and its history must have as many epochs as its
-``epochs_trained`` says.
+``epochs_trained`` says. Predictions from another thread during fit likewise must be
+those of the model at a step boundary.
 """
 
 from __future__ import annotations
@@ -110,3 +111,21 @@ def test_snapshots_taken_during_fit_are_step_boundaries(how, fused, per_step, tm
     assert torn == 0, f"{torn} of {len(snapshots)} snapshots were no step boundary"
     # the trained model itself ends where the reference run ended
     assert model.get_flat_parameters().tobytes() in valid
+
+
+def test_predictions_during_fit_are_of_a_step_boundary():
+    """``decision_function`` from another thread during a fused fit read the
+    weights while the native step (GIL released) wrote them."""
+    Xp = _data()[0][:32]
+    model = _model(None)
+    valid = {model(Xp).tobytes()}
+    _fit(model, True, lambda m: valid.add(m(Xp).tobytes()))
+    model = _model(None)
+    thread = threading.Thread(target=_fit, args=(model, False))
+    thread.start()
+    seen = []
+    while thread.is_alive():
+        seen.append(model(Xp).tobytes())
+    thread.join()
+    torn = sum(s not in valid for s in seen)
+    assert torn == 0, f"{torn} of {len(seen)} predictions were of no step boundary"
