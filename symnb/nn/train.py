@@ -360,7 +360,9 @@ class EarlyStopping(Callback):
         self._best_params: Any = None
 
     def on_train_begin(self, logs):
-        self.best = None
+        # the best parameters too: kept from an earlier fit (of this or another
+        # model), a fit that ended before its first epoch's end got them back
+        self.best = self.best_epoch = self._best_params = None
         self._wait = 0
         self.stopped_epoch = None
 
