@@ -548,12 +548,15 @@ class CompareResult:
             [{k: v for k, v in run.items() if k not in skip} for run in self.runs]
         )
 
-    def plot_spread(self, metric: str = "accuracy", **options: Any) -> Any:
+    def plot_spread(self, metric: str | None = None, **options: Any) -> Any:
         """Box plot with the seeds as points, per activation and data set
-        (:func:`symnb.nn.sweep_plots.plot_spread`)."""
+        (:func:`symnb.nn.sweep_plots.plot_spread`); ``metric`` defaults to accuracy
+        for classification, loss otherwise (a regression's ``plot_spread()`` was
+        "metric='accuracy' is not a value of these runs")."""
         from .sweep_plots import plot_spread
 
-        return plot_spread(self, metric, **options)
+        by = self._default_by() if metric is None else metric
+        return plot_spread(self, by, **options)
 
     def plot_curves(self, metric: str | None = None, top: int = 3, **options: Any):
         """Learning curves of the best run of the ``top`` activations per data set
