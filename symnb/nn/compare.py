@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import inspect
 import math
 import warnings
 from collections import Counter
@@ -156,6 +157,44 @@ def _check_fit_options(fit_options: dict[str, Any]) -> None:
             f"compare sets {', '.join(map(repr, clash))} of MLP.fit itself: "
             + "; ".join(f"{k}: {_FIT_ARGUMENTS_SET_BY_COMPARE[k]}" for k in clash)
         )
+    unknown = [k for k in fit_options if k not in _fit_option_names()]
+    if unknown:  # was MLP.fit's own "unexpected keyword argument", of a call not made
+        import difflib
+
+        fit = sorted(_fit_option_names())
+        own = [
+            p.name
+            for p in inspect.signature(compare).parameters.values()
+            if p.kind is not p.VAR_KEYWORD
+        ]
+        hints = []
+        for k in unknown:
+            close = [_OPTION_ALIASES[k]] if k in _OPTION_ALIASES else []
+            close = close or difflib.get_close_matches(k, fit + own, n=1)
+            hints.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise TypeError(
+            f"unknown option {', '.join(hints)}; the training options are MLP.fit's: "
+            f"{', '.join(fit)}"
+        )
+
+
+#: Option names of other libraries -> symnb's (for the hint of an unknown option).
+_OPTION_ALIASES = {
+    "learning_rate": "lr",
+    "learning_rate_init": "lr",
+    "n_epochs": "epochs",
+    "max_iter": "epochs",
+    "random_state": "seeds",
+    "hidden_layer_sizes": "hidden",
+}
+
+
+def _fit_option_names() -> set[str]:
+    """The keyword arguments of ``MLP.fit`` that compare passes on."""
+    from .model import MLP
+
+    names = set(inspect.signature(MLP.fit).parameters) - {"self"}
+    return names - set(_FIT_ARGUMENTS_SET_BY_COMPARE)
 
 
 def _check_target(target: Any) -> float | None:

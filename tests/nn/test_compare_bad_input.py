@@ -320,3 +320,18 @@ def test_a_scheduler_that_does_not_answer_is_named():
         pytest.raises(OSError, match=refused),
     ):
         sweep.open_client("tcp://127.0.0.1:1")
+
+
+@pytest.mark.parametrize(
+    "option, hint",
+    [("learning_rate", "lr"), ("epoch", "epochs"), ("batchsize", "batch_size")],
+)
+@pytest.mark.parametrize("face", [compare, search])
+def test_an_unknown_option_is_named_with_the_one_meant(face, option, hint, counted):
+    """Was MLP.fit's "MLP.fit() got an unexpected keyword argument
+    'learning_rate'" (of a call the user never made), with no word of the fix."""
+    with pytest.raises(TypeError, match=rf"unknown option '{option}' \(did you mean "):
+        face(**{option: 1})
+    with pytest.raises(TypeError, match=rf"did you mean '{hint}'\?.*MLP.fit's: "):
+        face(**{option: 1})
+    assert counted == []
