@@ -95,3 +95,23 @@ def test_split_of_fewer_than_two_rows_names_the_rows(rows, labels) -> None:
         ValueError, match=f"X has {rows} rows; a split needs at least 2"
     ):
         datasets.train_test_split(X, y)
+
+
+def test_complex_centers_are_refused() -> None:
+    """A complex centers array was cast to float64 with a ComplexWarning: blobs
+    around the real parts only."""
+    with pytest.raises(TypeError, match="centers must be a count or an array of numb"):
+        datasets.blobs(10, centers=np.array([[0, 1j], [1, 1]]))
+
+
+@pytest.mark.parametrize(
+    "name, option, words",
+    [
+        ("xor", "nosie", "has no option 'nosie' \\(did you mean 'noise'\\?\\)"),
+        ("digits", "n", "has no option 'n'; its options are scale"),
+    ],
+)
+def test_load_names_an_unknown_option(name, option, words) -> None:
+    """Was the generator's bare "xor() got an unexpected keyword argument"."""
+    with pytest.raises(TypeError, match=words):
+        datasets.load(name, **{option: 1})
