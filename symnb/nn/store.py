@@ -23,6 +23,7 @@ import json
 import math
 import os
 import sqlite3
+import stat
 import threading
 import time
 import warnings
@@ -145,12 +146,8 @@ class RunStore:
                 f"store={self.path!r} is a directory; give a file inside it, e.g. "
                 f"store={os.path.join(self.path, 'runs.db')!r}"
             )
-        folder = os.path.dirname(os.path.abspath(self.path))
-        if not os.path.isdir(folder):
-            raise FileNotFoundError(
-                f"store={self.path!r}: the folder {folder!r} does not exist; "
-                "create it or choose another path"
-            )
+        self._check_target()
+        folder = os.path.dirname(os.path.realpath(self.path))
         #: True when the file could only be opened for reading (a read-only disk or
         #: file): finished runs are read, new ones are not written
         self.read_only = False
@@ -184,6 +181,34 @@ class RunStore:
                 f"store={self.path!r} is not a symnb run store (SQLite): {exc}; "
                 "choose a new file name"
             ) from exc
+
+    def _check_target(self) -> None:
+        """The file the path leads to (through symbolic links) is a regular file or
+        can be created: a FIFO or a device was "disk I/O error; if another process
+        holds it, wait", a link to a missing folder "the folder is read-only"."""
+        from .model import file_kind
+
+        target = os.path.realpath(self.path)
+        shown = (
+            repr(self.path)
+            if target == os.path.abspath(self.path)
+            else f"{self.path!r} (a link to {target!r})"
+        )
+        try:
+            mode = os.stat(target).st_mode
+        except OSError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            raise ValueError(
+                f"store={shown} is {file_kind(mode)}; give the path of a new or "
+                "existing .db file, e.g. store='runs.db'"
+            )
+        folder = os.path.dirname(target)
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(
+                f"store={shown}: the folder {folder!r} does not exist; create it or "
+                "choose another path"
+            )
 
     def _close_quietly(self) -> None:
         if hasattr(self, "_db"):
