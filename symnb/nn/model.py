@@ -767,8 +767,10 @@ class MLP:
 
     def learned_constants(self) -> list[dict[str, Any]]:
         """For each layer, its learnable constants' current values (see
-        :meth:`Dense.learned_constants`)."""
-        return [layer.learned_constants() for layer in self.layers]
+        :meth:`Dense.learned_constants`), all of one step boundary when ``fit`` runs
+        in another thread (read layer by layer, they mixed two steps)."""
+        with self._state_lock:
+            return [layer.learned_constants() for layer in self.layers]
 
     # ------------------------------------------------ data
     def _prepare(self, X: Any, y: Any, what: str = "data") -> tuple[Any, Any, int]:
@@ -1616,7 +1618,8 @@ class MLP:
         model's weights and constants (``symnb.interop.torch.mlp_to_torch``)."""
         from symnb.interop.torch import mlp_to_torch
 
-        return mlp_to_torch(self)
+        with self._state_lock:  # the weights of one step boundary (see save)
+            return mlp_to_torch(self)
 
     # ------------------------------------------------ display
     def __repr__(self) -> str:

@@ -15,10 +15,12 @@ from __future__ import annotations
 import copy
 import pickle
 import threading
+import time
 
 import numpy as np
 import pytest
 
+import symnb
 from symnb.nn import MLP, LambdaCallback
 from symnb.nn import load as load_model
 
@@ -129,3 +131,66 @@ def test_predictions_during_fit_are_of_a_step_boundary():
     thread.join()
     torn = sum(s not in valid for s in seen)
     assert torn == 0, f"{torn} of {len(seen)} predictions were of no step boundary"
+
+
+def test_learned_constants_during_fit_are_of_a_step_boundary(monkeypatch):
+    """``learned_constants()`` read layer by layer while a fit in another thread
+    stepped: layer 0's constants of one step, layer 1's of the next. The reading of
+    each layer is slowed (fault injection) so that steps fall between them."""
+    from symnb.nn.layers import Dense
+
+    read = Dense.learned_constants
+
+    def slow_read(layer):
+        values = read(layer)
+        time.sleep(0.002)
+        return values
+
+    swish = symnb.Activation(
+        "x*sigmoid(b*x)", name="swish_b", b=symnb.learnable(1.0, per="neuron")
+    )
+
+    def model():
+        return MLP([8, 48, 48, 1], activation=swish, seed=1)
+
+    def constants(m):
+        return repr(m.learned_constants())
+
+    reference = model()
+    valid = {constants(reference)}
+    _fit(reference, True, lambda m: valid.add(constants(m)))
+    monkeypatch.setattr(Dense, "learned_constants", slow_read)
+    trained = model()
+    thread = threading.Thread(target=_fit, args=(trained, True))
+    thread.start()
+    seen = []
+    while thread.is_alive():
+        seen.append(constants(trained))
+    thread.join()
+    torn = sum(s not in valid for s in seen)
+    assert torn == 0, f"{torn} of {len(seen)} readings were of no step boundary"
+
+
+def test_to_torch_during_fit_converts_one_step_boundary(monkeypatch):
+    """``to_torch()`` copied the weights layer by layer while a fit in another
+    thread stepped. The conversion is replaced by one that reads the parameters in
+    two halves with a pause between them (fault injection; no torch needed)."""
+    torch_interop = pytest.importorskip("symnb.interop.torch")
+
+    def slow_conversion(model):
+        half = model.n_parameters // 2
+        first = np.array(model._flat[:half])
+        time.sleep(0.002)
+        return np.concatenate([first, np.array(model._flat[half:])]).tobytes()
+
+    monkeypatch.setattr(torch_interop, "mlp_to_torch", slow_conversion)
+    valid = _boundaries(None, True)
+    model = _model(None)
+    thread = threading.Thread(target=_fit, args=(model, True))
+    thread.start()
+    seen = []
+    while thread.is_alive():
+        seen.append(model.to_torch())
+    thread.join()
+    torn = sum(s not in valid for s in seen)
+    assert torn == 0, f"{torn} of {len(seen)} conversions were of no step boundary"
