@@ -16,6 +16,7 @@ GPU).
 from __future__ import annotations
 
 import copy
+import errno
 import functools
 import itertools
 import math
@@ -1543,6 +1544,8 @@ class MLP:
             mode = os.stat(target).st_mode
         except FileNotFoundError:
             mode = None
+        except OSError as exc:  # a name too long, a file as a folder, no access
+            raise path_error(exc, f"cannot save the model as {path!r}") from None
         if mode is not None and not stat.S_ISREG(mode):
             shown = path if target == os.path.abspath(path) else f"{path} -> {target}"
             raise ValueError(
@@ -1713,6 +1716,24 @@ def check_file_path(path: Any, what: str) -> str:
         raise ValueError(f"{what}: path is empty; give a file name such as 'model.npz'")
     check_no_nul(path, f"{what}: path")
     return path
+
+
+#: What to do about an OSError of a path (by errno), for path_error.
+_PATH_FIXES = {
+    errno.ENAMETOOLONG: "choose a shorter name (at most 255 bytes per folder or file "
+    "name on most file systems)",
+    errno.ENOTDIR: "a part of the path is a file, not a folder; check the path",
+    errno.EACCES: "you may not open that folder; choose one you can use",
+    errno.ELOOP: "the path has a loop of symbolic links; check the links",
+}
+
+
+def path_error(exc: OSError, what: str) -> OSError:
+    """``exc`` again (same type and errno) with ``what`` and the fix: the bare
+    "[Errno 36] File name too long: ..." or "[Errno 20] Not a directory" named no
+    action and no way out."""
+    fix = _PATH_FIXES.get(exc.errno, "check the path")
+    return type(exc)(exc.errno, f"{what}: {exc.strerror}; {fix}")
 
 
 def file_kind(mode: int) -> str:
