@@ -185,8 +185,9 @@ class RunStore:
     def _check_target(self) -> None:
         """The file the path leads to (through symbolic links) is a regular file or
         can be created: a FIFO or a device was "disk I/O error; if another process
-        holds it, wait", a link to a missing folder "the folder is read-only"."""
-        from .model import file_kind
+        holds it, wait", a link to a missing folder or a name too long "the folder is
+        read-only", a file used as a folder "the folder does not exist"."""
+        from .model import file_kind, path_error
 
         target = os.path.realpath(self.path)
         shown = (
@@ -196,8 +197,10 @@ class RunStore:
         )
         try:
             mode = os.stat(target).st_mode
-        except OSError:
+        except FileNotFoundError:
             mode = None
+        except OSError as exc:  # a name too long, a file as a folder, no access
+            raise path_error(exc, f"store={shown}") from None
         if mode is not None and not stat.S_ISREG(mode):
             raise ValueError(
                 f"store={shown} is {file_kind(mode)}; give the path of a new or "

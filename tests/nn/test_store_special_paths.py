@@ -45,3 +45,14 @@ def test_a_link_to_a_new_file_in_a_folder_creates_it(tmp_path):
     with RunStore(link) as store:
         assert len(store) == 0
     assert (tmp_path / "data" / "runs.db").is_file()
+
+
+def test_a_file_as_folder_and_a_name_too_long_are_named(tmp_path):
+    """Were "the folder '.../afile' does not exist" (it does, as a file) and "the
+    folder is read-only or not writable" (it is writable)."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(NotADirectoryError, match="a part of the path is a file"):
+        RunStore(afile / "runs.db")
+    with pytest.raises(OSError, match="File name too long; choose a shorter name"):
+        RunStore(tmp_path / ("r" * 300 + ".db"))
