@@ -297,7 +297,13 @@ class Leaderboard:
         for i, e in enumerate(self.entries):
             if e.formula == formula:
                 return i + 1
-        raise KeyError(formula)
+        # was KeyError('x*tanh(x)'): the formula alone, not what was wrong
+        shown = ", ".join(repr(f) for f in self.formulas()[:5])
+        more = ", ..." if len(self) > 5 else ""
+        raise KeyError(
+            f"{formula!r} is not on this leaderboard (formulas are matched as "
+            f"written in formulas(): {shown}{more})"
+        )
 
     def to_pandas(self):
         """One row per candidate: formula, latex, origin, score, per-data-set mean and

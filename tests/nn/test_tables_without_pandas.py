@@ -4,6 +4,8 @@ method and the extra that installs pandas.
 Before, each raised a bare ``ModuleNotFoundError: No module named 'pandas'`` from
 inside the method (no word of symnb's extra). Pandas is hidden by a ``None`` entry
 in ``sys.modules``, which makes ``import pandas`` fail as when it is not installed.
+Also the result objects' lookups that failed without a word: an empty Leaderboard's
+table, ``rank_of`` of a formula not on the board.
 """
 
 from __future__ import annotations
@@ -69,3 +71,10 @@ def test_an_empty_leaderboard_is_an_empty_table(tables):
     frame = tables["Leaderboard.to_pandas"]()
     assert len(frame) == 0 and frame.index.name == "rank"
     assert {"formula", "score", "two_moons mean", "status"} <= set(frame.columns)
+
+
+def test_rank_of_a_formula_not_on_the_board_says_so(tables):
+    """Was KeyError('x*tanh(x)'), the formula alone."""
+    board = tables["Leaderboard.to_pandas"].__self__
+    with pytest.raises(KeyError, match=r"'x\*tanh\(x\)' is not on this leaderboard"):
+        board.rank_of("x*tanh(x)")
