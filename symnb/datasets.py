@@ -15,6 +15,8 @@ dependency).
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import numbers
 from collections.abc import Callable
 from typing import Any
@@ -213,6 +215,8 @@ def blobs(
         means = 2.0 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
     else:
         try:
+            if np.iscomplexobj(centers):  # the cast dropped the imaginary parts
+                raise TypeError
             means = np.asarray(centers, dtype=np.float64)
         except (TypeError, ValueError):
             raise TypeError(
@@ -335,6 +339,10 @@ def train_test_split(
     stratify = check_flag(stratify, "stratify")
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+    if len(X) < 2:  # 0 rows with integer labels: NumPy's "cannot reshape array"
+        raise ValueError(
+            f"X has {len(X)} rows; a split needs at least 2 (one for each part)"
+        )
     if isinstance(test_size, (bool, np.bool_)) or not isinstance(
         test_size, (int, float, np.integer, np.floating)
     ):
@@ -401,4 +409,14 @@ def load(name: str, **options: object) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             f"unknown data set {name!r}; choose one of {', '.join(names())}"
         )
-    return _GENERATORS[key](**options)  # type: ignore[arg-type]
+    generator = _GENERATORS[key]
+    known = list(inspect.signature(generator).parameters)
+    unknown = [k for k in options if k not in known]
+    if unknown:  # was the generator's "xor() got an unexpected keyword argument"
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        raise TypeError(
+            f"data set {name!r} has no option {unknown[0]!r}"
+            + (f" (did you mean {close[0]!r}?)" if close else "")
+            + f"; its options are {', '.join(known)}"
+        )
+    return generator(**options)  # type: ignore[arg-type]

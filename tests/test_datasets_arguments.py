@@ -82,3 +82,36 @@ def test_good_arguments_still_work() -> None:
     np.testing.assert_allclose(y, np.sin(np.float64(0.5)), rtol=1e-6)
     X, y = datasets.circles(8, factor=np.float32(0.25), noise=0.0, shuffle=False)
     np.testing.assert_allclose(np.hypot(X[4:, 0], X[4:, 1]), 0.25, rtol=1e-6)
+
+
+@pytest.mark.parametrize("rows", [0, 1])
+@pytest.mark.parametrize("labels", ["int64", "float32"])
+def test_split_of_fewer_than_two_rows_names_the_rows(rows, labels) -> None:
+    """0 rows with integer labels gave NumPy's "cannot reshape array of size 0 into
+    shape (0,newaxis)" from inside the stratified split."""
+    X = np.zeros((rows, 2), np.float32)
+    y = np.zeros(rows, labels)
+    with pytest.raises(
+        ValueError, match=f"X has {rows} rows; a split needs at least 2"
+    ):
+        datasets.train_test_split(X, y)
+
+
+def test_complex_centers_are_refused() -> None:
+    """A complex centers array was cast to float64 with a ComplexWarning: blobs
+    around the real parts only."""
+    with pytest.raises(TypeError, match="centers must be a count or an array of numb"):
+        datasets.blobs(10, centers=np.array([[0, 1j], [1, 1]]))
+
+
+@pytest.mark.parametrize(
+    "name, option, words",
+    [
+        ("xor", "nosie", "has no option 'nosie' \\(did you mean 'noise'\\?\\)"),
+        ("digits", "n", "has no option 'n'; its options are scale"),
+    ],
+)
+def test_load_names_an_unknown_option(name, option, words) -> None:
+    """Was the generator's bare "xor() got an unexpected keyword argument"."""
+    with pytest.raises(TypeError, match=words):
+        datasets.load(name, **{option: 1})

@@ -35,6 +35,7 @@ import numpy as np
 from ..errors import FormulaError
 from ..formula import compose
 from .compare import check_integer, check_list
+from .optional import require
 
 __all__ = ["BINARY", "UNARY", "Leaderboard", "float32_problem", "search"]
 
@@ -296,12 +297,18 @@ class Leaderboard:
         for i, e in enumerate(self.entries):
             if e.formula == formula:
                 return i + 1
-        raise KeyError(formula)
+        # was KeyError('x*tanh(x)'): the formula alone, not what was wrong
+        shown = ", ".join(repr(f) for f in self.formulas()[:5])
+        more = ", ..." if len(self) > 5 else ""
+        raise KeyError(
+            f"{formula!r} is not on this leaderboard (formulas are matched as "
+            f"written in formulas(): {shown}{more})"
+        )
 
     def to_pandas(self):
         """One row per candidate: formula, latex, origin, score, per-data-set mean and
         std, status."""
-        import pandas as pd
+        pd = require("pandas", "Leaderboard.to_pandas")
 
         rows = []
         for i, e in enumerate(self.entries):
@@ -311,7 +318,13 @@ class Leaderboard:
                 row[f"{d} mean"], row[f"{d} std"] = m, s
             row["status"] = e.status
             rows.append(row)
-        return pd.DataFrame(rows).set_index("rank")
+        # the columns named even without rows (an empty board's frame had no "rank")
+        columns = ["rank", "formula", "latex", "origin", "score"]
+        for d in self.datasets:
+            columns += [f"{d} mean", f"{d} std"]
+        columns += [k for row in rows for k in row if k != "status"]
+        columns = [*dict.fromkeys(columns), "status"]
+        return pd.DataFrame(rows, columns=columns).set_index("rank")
 
     def _summary(self) -> str:
         baselines = sum(e.origin == "baseline" for e in self.entries)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import inspect
 import math
 import warnings
 from collections import Counter
@@ -33,6 +34,8 @@ import numpy as np
 
 from symnb.checks import check_flag, check_name
 from symnb.memory import check_fits
+
+from .optional import require
 
 __all__ = ["CompareResult", "compare"]
 
@@ -154,6 +157,44 @@ def _check_fit_options(fit_options: dict[str, Any]) -> None:
             f"compare sets {', '.join(map(repr, clash))} of MLP.fit itself: "
             + "; ".join(f"{k}: {_FIT_ARGUMENTS_SET_BY_COMPARE[k]}" for k in clash)
         )
+    unknown = [k for k in fit_options if k not in _fit_option_names()]
+    if unknown:  # was MLP.fit's own "unexpected keyword argument", of a call not made
+        import difflib
+
+        fit = sorted(_fit_option_names())
+        own = [
+            p.name
+            for p in inspect.signature(compare).parameters.values()
+            if p.kind is not p.VAR_KEYWORD
+        ]
+        hints = []
+        for k in unknown:
+            close = [_OPTION_ALIASES[k]] if k in _OPTION_ALIASES else []
+            close = close or difflib.get_close_matches(k, fit + own, n=1)
+            hints.append(f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise TypeError(
+            f"unknown option {', '.join(hints)}; the training options are MLP.fit's: "
+            f"{', '.join(fit)}"
+        )
+
+
+#: Option names of other libraries -> symnb's (for the hint of an unknown option).
+_OPTION_ALIASES = {
+    "learning_rate": "lr",
+    "learning_rate_init": "lr",
+    "n_epochs": "epochs",
+    "max_iter": "epochs",
+    "random_state": "seeds",
+    "hidden_layer_sizes": "hidden",
+}
+
+
+def _fit_option_names() -> set[str]:
+    """The keyword arguments of ``MLP.fit`` that compare passes on."""
+    from .model import MLP
+
+    names = set(inspect.signature(MLP.fit).parameters) - {"self"}
+    return names - set(_FIT_ARGUMENTS_SET_BY_COMPARE)
 
 
 def _check_target(target: Any) -> float | None:
@@ -520,7 +561,7 @@ class CompareResult:
         """A ``pandas.DataFrame`` indexed by activation (needs pandas). With several
         data sets: one column group per data set (``wide``), or indexed by
         (activation, dataset) with ``wide=False``."""
-        import pandas as pd
+        pd = require("pandas", "CompareResult.to_pandas")
 
         wide = check_flag(wide, "wide")  # "no" was truthy: the wide table
         frame = pd.DataFrame(self.rows)
@@ -539,19 +580,22 @@ class CompareResult:
 
     def runs_to_pandas(self):
         """One row per run (activation, dataset, seed, status, metrics, error)."""
-        import pandas as pd
+        pd = require("pandas", "CompareResult.runs_to_pandas")
 
         skip = ("history", "model")
         return pd.DataFrame(
             [{k: v for k, v in run.items() if k not in skip} for run in self.runs]
         )
 
-    def plot_spread(self, metric: str = "accuracy", **options: Any) -> Any:
+    def plot_spread(self, metric: str | None = None, **options: Any) -> Any:
         """Box plot with the seeds as points, per activation and data set
-        (:func:`symnb.nn.sweep_plots.plot_spread`)."""
+        (:func:`symnb.nn.sweep_plots.plot_spread`); ``metric`` defaults to accuracy
+        for classification, loss otherwise (a regression's ``plot_spread()`` was
+        "metric='accuracy' is not a value of these runs")."""
         from .sweep_plots import plot_spread
 
-        return plot_spread(self, metric, **options)
+        by = self._default_by() if metric is None else metric
+        return plot_spread(self, by, **options)
 
     def plot_curves(self, metric: str | None = None, top: int = 3, **options: Any):
         """Learning curves of the best run of the ``top`` activations per data set

@@ -147,7 +147,11 @@ class _MLPEstimator(_Base):
                 f"{type(self).__name__} was fitted on {_shown(fitted)} (in this "
                 "order); select them as fitted: X[model.feature_names_in_]"
             )
+        from .model import refuse_wrapped
+
+        raw = X
         X = _array(X, "X", "a 2-D array of numbers (samples, features)")
+        refuse_wrapped(raw, X, "X", "(samples, features)")  # not "got shape ()"
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (samples, features), got shape {X.shape}")
         if X.shape[0] == 0:
@@ -179,6 +183,25 @@ def _array(value: Any, name: str, what: str, dtype: Any = None) -> np.ndarray:
         raise ValueError(
             f"{name} must be {what}; NumPy could not convert it: {exc}"
         ) from None
+
+
+def _targets(value: Any, name: str) -> np.ndarray:
+    """Regression targets as float64; text and complex numbers are refused (the
+    cast to float64 dropped the imaginary part with a mere ComplexWarning, and
+    trained on text such as '0.5' read from a file as if it were numbers)."""
+    y = _array(value, name, "an array of numbers, one row per row of X")
+    if y.dtype.kind == "c":
+        raise ValueError(
+            f"{name} must be an array of real numbers; it holds complex numbers "
+            f"(such as {y.ravel()[0].item()!r}): give y.real, abs(y), or both as "
+            "two columns"
+        )
+    if y.dtype.kind in "USV":
+        raise ValueError(
+            f"{name} must be an array of numbers; it holds text ({y.dtype}, such as "
+            f"{y.ravel()[0].item()!r:.40}): convert it first, e.g. y.astype(float)"
+        )
+    return _array(y, name, "an array of numbers, one row per row of X", np.float64)
 
 
 def _column_names(X: Any) -> np.ndarray | None:
@@ -432,7 +455,7 @@ class MLPRegressor(_RegressorMixin, _MLPEstimator):
         """Train on (X, y); returns self."""
         names = _column_names(X)
         X = self._check_X(X, fitting=True)
-        y = _array(y, "y", "an array of numbers, one row per row of X", np.float64)
+        y = _targets(y, "y")
         if y.ndim not in (1, 2) or len(y) != len(X):
             raise ValueError(f"y must have one row per row of X; got shape {y.shape}")
         self._y_2d = y.ndim == 2
@@ -453,9 +476,7 @@ class MLPRegressor(_RegressorMixin, _MLPEstimator):
             raise NotImplementedError(
                 "sample_weight is not supported by MLPRegressor.score"
             )
-        y = _array(
-            y, "score: y", "an array of numbers, one row per row of X", np.float64
-        )
+        y = _targets(y, "score: y")
         bad = np.argwhere(~np.isfinite(y))
         if bad.size:  # as fit refuses them; R^2 of NaN targets was 0.0
             raise ValueError(

@@ -270,8 +270,18 @@ def initial_array(
             f"real numbers of shape {shape} (a function (shape, rng) -> array)"
         )
     values = values.astype(np.float64)
-    if values.shape != shape or not np.all(np.isfinite(values)):
-        raise ValueError(f"{what} gave no finite {shape} array")
+    if values.shape != shape:  # said only "no finite (2, 3) array" of a (1, 1) one
+        raise ValueError(
+            f"{what} gave no finite {shape} array: it gave shape {values.shape}; "
+            "return an array of the shape it is called with"
+        )
+    bad = np.argwhere(~np.isfinite(values))
+    if bad.size:
+        where = ", ".join(str(int(i)) for i in bad[0])
+        raise ValueError(
+            f"{what} gave no finite {shape} array: [{where}] is "
+            f"{values[tuple(bad[0])].item()!r} ({len(bad)} such values)"
+        )
     return values
 
 

@@ -15,6 +15,8 @@ GPU).
 
 from __future__ import annotations
 
+import copy
+import errno
 import functools
 import itertools
 import math
@@ -304,6 +306,10 @@ class MLP:
     ) -> None:
         self._training_lock = threading.Lock()
         self._training_call: tuple[str, int | None] = ("", None)
+        # held while a step (or the whole-epoch native call) writes the parameters
+        # and while a snapshot (save, pickle, copy) reads them: a snapshot sees the
+        # model between steps, never half of one
+        self._state_lock = threading.RLock()
         sizes = self._check_sizes(sizes)
         self.sizes = sizes
         if dtype is None:  # np.dtype(None) is float64, not the default float32
@@ -712,8 +718,10 @@ class MLP:
         return int(self._flat.size)
 
     def get_flat_parameters(self) -> np.ndarray:
-        """A NumPy copy of every parameter (the flat layout of ``parameters()``)."""
-        return _to_host(self._flat).copy()
+        """A NumPy copy of every parameter (the flat layout of ``parameters()``),
+        taken between training steps when ``fit`` runs in another thread."""
+        with self._state_lock:
+            return _to_host(self._flat).copy()
 
     @_exclusive(nests=True)
     def set_flat_parameters(self, values: Any) -> None:
@@ -750,8 +758,9 @@ class MLP:
                 f"set_flat_parameters: values[{i}] is {given!r}: {why} "
                 f"({int(bad.sum())} such values)"
             )
-        self._flat[...] = self.xp.asarray(values)
-        self._sync_constants()
+        with self._state_lock:
+            self._flat[...] = self.xp.asarray(values)
+            self._sync_constants()
 
     def _sync_constants(self) -> None:
         for layer in self._learnable_layers:
@@ -759,8 +768,10 @@ class MLP:
 
     def learned_constants(self) -> list[dict[str, Any]]:
         """For each layer, its learnable constants' current values (see
-        :meth:`Dense.learned_constants`)."""
-        return [layer.learned_constants() for layer in self.layers]
+        :meth:`Dense.learned_constants`), all of one step boundary when ``fit`` runs
+        in another thread (read layer by layer, they mixed two steps)."""
+        with self._state_lock:
+            return [layer.learned_constants() for layer in self.layers]
 
     # ------------------------------------------------ data
     def _prepare(self, X: Any, y: Any, what: str = "data") -> tuple[Any, Any, int]:
@@ -878,18 +889,7 @@ class MLP:
                 f"{what}: X must be a 2-D array of numbers (samples, "
                 f"{self.sizes[0]} features); NumPy could not convert it: {exc}"
             ) from None
-        if Xh.ndim == 0 and Xh.dtype.kind == "O":
-            # a generator, a dict, a set, a SciPy sparse matrix: NumPy wraps it
-            # whole ("X[] is <generator object ...>, not a number")
-            fix = (
-                "X.toarray() (a dense copy)"
-                if hasattr(X, "toarray")
-                else "an array or a list of rows (e.g. np.array(list(rows)))"
-            )
-            raise TypeError(
-                f"{what}: X must be a 2-D array of numbers (samples, "
-                f"{self.sizes[0]} features), got a {type(X).__name__}; pass {fix}"
-            )
+        refuse_wrapped(X, Xh, f"{what}: X", f"(samples, {self.sizes[0]} features)")
         if Xh.dtype.kind == "O" and not on_device:
             # pandas nullable columns (Float64, Int64) arrive as objects: they
             # were refused as "dtype object" even when every cell is a number
@@ -1149,21 +1149,24 @@ class MLP:
         this machine's memory, for an input of 2.4 GiB)."""
         n = int(x.shape[0])
         rows = max(1024, _INFER_BYTES // (self.dtype.itemsize * sum(self.sizes[1:])))
-        if n <= rows:
-            out, _ = self._forward_infer(x)
-            return out.copy()
-        result = self.xp.empty((n, self.sizes[-1]), dtype=self.dtype)
-        for start in range(0, n, rows):
-            block, _ = self._forward_infer(x[start : start + rows])
-            result[start : start + rows] = block
-        return result
+        with self._state_lock:  # see _forward_infer
+            if n <= rows:
+                out, _ = self._forward_infer(x)
+                return out.copy()
+            result = self.xp.empty((n, self.sizes[-1]), dtype=self.dtype)
+            for start in range(0, n, rows):
+                block, _ = self._forward_infer(x[start : start + rows])
+                result[start : start + rows] = block
+            return result
 
     def _forward_infer(
         self, x: Any, keep_hidden: bool = False
     ) -> tuple[Any, list[Any]]:
         """Forward pass without derivatives into reused buffers of this batch size (not
         the training ones): the arrays returned are overwritten by the next pass of the
-        same size (callers copy)."""
+        same size (callers copy, holding ``_state_lock`` from the pass to the copy:
+        two threads predicting at once wrote into the same buffers, and a pass
+        during a step of ``fit`` in another thread read two steps' weights)."""
         n = x.shape[0]
         bufs = self._infer_buffers.get(n)
         if bufs is None:
@@ -1323,9 +1326,11 @@ class MLP:
             )
         if stop == "interrupted":
             if steps == -(-n // int(min(batch_size, n))):  # (whole epoch in one call)
-                self.epochs_trained += 1
+                with self._state_lock:
+                    self.epochs_trained += 1
             raise KeyboardInterrupt("training interrupted at a step boundary")
-        self.epochs_trained += 1
+        with self._state_lock:
+            self.epochs_trained += 1
         return loss
 
     @_exclusive(nests=True)
@@ -1338,7 +1343,10 @@ class MLP:
         l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)
         with deferred_interrupts() as interrupts, np.errstate(all="ignore"):
             try:
-                loss = self._train_step_arrays(Xd, Td, optimizer, float(l1), float(l2))
+                with self._state_lock:
+                    loss = self._train_step_arrays(
+                        Xd, Td, optimizer, float(l1), float(l2)
+                    )
             except _Diverged as exc:
                 raise TrainingDiverged(
                     f"the {exc.what} became NaN or infinite in this step; the "
@@ -1442,8 +1450,9 @@ class MLP:
     def hidden_outputs(self, X: Any) -> list[np.ndarray]:
         """Post-activation outputs of each hidden layer: a list of (n, width) arrays."""
         Xd, _ = self._prepare_X(X, "X")
-        _, hidden = self._forward_infer(Xd, keep_hidden=True)
-        return [_to_host(h).copy() for h in hidden[:-1]]
+        with self._state_lock:  # see _forward_infer
+            _, hidden = self._forward_infer(Xd, keep_hidden=True)
+            return [_to_host(h).copy() for h in hidden[:-1]]
 
     def _metric_names(self, metrics: Any) -> list[str]:
         if metrics is None:
@@ -1520,10 +1529,8 @@ class MLP:
         """Write weights and formulas (text and constants) to ``path`` (one .npz file,
         no pickle). :func:`symnb.nn.load` rebuilds the model and predicts the same
         numbers."""
-        from .serialize import model_to_bytes
-
-        data = model_to_bytes(self)
         path = check_file_path(path, "save")
+        data = self._snapshot_bytes()
         if os.path.isdir(path):
             raise IsADirectoryError(
                 f"cannot save the model as {path!r}: it is a directory; give a file "
@@ -1537,6 +1544,8 @@ class MLP:
             mode = os.stat(target).st_mode
         except FileNotFoundError:
             mode = None
+        except OSError as exc:  # a name too long, a file as a folder, no access
+            raise path_error(exc, f"cannot save the model as {path!r}") from None
         if mode is not None and not stat.S_ISREG(mode):
             shown = path if target == os.path.abspath(path) else f"{path} -> {target}"
             raise ValueError(
@@ -1587,26 +1596,33 @@ class MLP:
         (the compiled kernels hold ctypes pointers, which cannot be pickled): the copy
         is rebuilt from the formulas with the same weights, backend, history,
         ``epochs_trained`` and shuffling state, independent of this model."""
+        with self._state_lock:  # weights, history and counts of one moment
+            data = self._snapshot_bytes()
+            state = {
+                "requested_backend": self.requested_backend,
+                "history": copy.deepcopy(self.history),
+                "stop_training": self.stop_training,
+                "shuffle": self._shuffle.bit_generator.state,
+            }
+        options = {"strict": self.strict, "fused": self._fused_option}
+        return (_from_pickle, (data, self.backend, self.device, options, state))
+
+    def _snapshot_bytes(self) -> bytes:
+        """The save format's bytes, taken between training steps: ``fit`` running in
+        another thread writes the parameters while a snapshot read them (a pickle
+        taken during a fused epoch mixed two steps' weights)."""
         from .serialize import model_to_bytes
 
-        state = {
-            "requested_backend": self.requested_backend,
-            "history": self.history,
-            "stop_training": self.stop_training,
-            "shuffle": self._shuffle.bit_generator.state,
-        }
-        options = {"strict": self.strict, "fused": self._fused_option}
-        return (
-            _from_pickle,
-            (model_to_bytes(self), self.backend, self.device, options, state),
-        )
+        with self._state_lock:
+            return model_to_bytes(self)
 
     def to_torch(self) -> Any:
         """A ``torch.nn.Sequential`` (Linear + symnb activation modules) with this
         model's weights and constants (``symnb.interop.torch.mlp_to_torch``)."""
         from symnb.interop.torch import mlp_to_torch
 
-        return mlp_to_torch(self)
+        with self._state_lock:  # the weights of one step boundary (see save)
+            return mlp_to_torch(self)
 
     # ------------------------------------------------ display
     def __repr__(self) -> str:
@@ -1671,6 +1687,22 @@ def _refuse_sigmoid_before_logits(out_acts: list[Any], loss: Any) -> None:
         )
 
 
+def refuse_wrapped(given: Any, array: np.ndarray, name: str, shape: str) -> None:
+    """A TypeError for an object NumPy wrapped whole into a 0-d object array: a
+    generator, a dict, a set, a SciPy sparse matrix ("X[] is <generator object
+    ...>, not a number", or "got shape ()")."""
+    if array.ndim == 0 and array.dtype.kind == "O":
+        fix = (
+            "X.toarray() (a dense copy)"
+            if hasattr(given, "toarray")
+            else "an array or a list of rows (e.g. np.array(list(rows)))"
+        )
+        raise TypeError(
+            f"{name} must be a 2-D array of numbers {shape}, got a "
+            f"{type(given).__name__}; pass {fix}"
+        )
+
+
 def check_file_path(path: Any, what: str) -> str:
     """``path`` (str, bytes or path-like) as a str; TypeError naming ``what``."""
     try:
@@ -1684,6 +1716,24 @@ def check_file_path(path: Any, what: str) -> str:
         raise ValueError(f"{what}: path is empty; give a file name such as 'model.npz'")
     check_no_nul(path, f"{what}: path")
     return path
+
+
+#: What to do about an OSError of a path (by errno), for path_error.
+_PATH_FIXES = {
+    errno.ENAMETOOLONG: "choose a shorter name (at most 255 bytes per folder or file "
+    "name on most file systems)",
+    errno.ENOTDIR: "a part of the path is a file, not a folder; check the path",
+    errno.EACCES: "you may not open that folder; choose one you can use",
+    errno.ELOOP: "the path has a loop of symbolic links; check the links",
+}
+
+
+def path_error(exc: OSError, what: str) -> OSError:
+    """``exc`` again (same type and errno) with ``what`` and the fix: the bare
+    "[Errno 36] File name too long: ..." or "[Errno 20] Not a directory" named no
+    action and no way out."""
+    fix = _PATH_FIXES.get(exc.errno, "check the path")
+    return type(exc)(exc.errno, f"{what}: {exc.strerror}; {fix}")
 
 
 def file_kind(mode: int) -> str:

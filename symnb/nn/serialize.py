@@ -446,7 +446,7 @@ def model_from_file(
     path: str | os.PathLike, backend: str | None = None, device: int | None = None
 ) -> Any:
     """Rebuild the model saved at ``path``; ``ModelFileError`` for any broken file."""
-    from .model import check_file_path, file_kind
+    from .model import check_file_path, file_kind, path_error
 
     path = check_file_path(path, "load")
     if os.path.isdir(path):
@@ -462,6 +462,8 @@ def model_from_file(
             f"cannot load a model from {path!r}: no such file; give the .npz file "
             "MLP.save wrote",
         ) from None
+    except OSError as exc:  # a name too long, a file as a folder, no access
+        raise path_error(exc, f"cannot load a model from {path!r}") from None
     if not stat.S_ISREG(mode):
         # reading a FIFO blocks until a writer comes (load hung); a device never ends
         raise ValueError(

@@ -23,6 +23,8 @@ import json
 import math
 import os
 import sqlite3
+import stat
+import threading
 import time
 import warnings
 from collections.abc import Iterable
@@ -31,6 +33,8 @@ from typing import Any
 from typing_extensions import Self
 
 from symnb.checks import check_no_nul
+
+from .optional import require
 
 __all__ = ["RunStore", "run_key"]
 
@@ -125,6 +129,10 @@ class RunStore:
             )
         self.path = os.fspath(path)
         check_no_nul(self.path, "store")
+        # one connection, usable from any thread (a store opened in one thread and
+        # used by a compare in another raised SQLite's "objects created in a thread
+        # can only be used in that same thread"); the lock keeps one use at a time
+        self._lock = threading.RLock()
         if self.path in ("", ":memory:"):
             # SQLite would keep the runs in a temporary database, gone when the
             # process ends (and never seen by the Dask workers): lost work
@@ -138,17 +146,13 @@ class RunStore:
                 f"store={self.path!r} is a directory; give a file inside it, e.g. "
                 f"store={os.path.join(self.path, 'runs.db')!r}"
             )
-        folder = os.path.dirname(os.path.abspath(self.path))
-        if not os.path.isdir(folder):
-            raise FileNotFoundError(
-                f"store={self.path!r}: the folder {folder!r} does not exist; "
-                "create it or choose another path"
-            )
+        self._check_target()
+        folder = os.path.dirname(os.path.realpath(self.path))
         #: True when the file could only be opened for reading (a read-only disk or
         #: file): finished runs are read, new ones are not written
         self.read_only = False
         try:
-            self._db = sqlite3.connect(self.path, timeout=30.0)
+            self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
             # write-ahead log, synced at checkpoints: a commit costs ~0.03 ms instead
             # of an fsync (1-10 ms here, as much as a small training run) and
             # survives a killed process; a power cut may lose the last commits
@@ -178,6 +182,37 @@ class RunStore:
                 "choose a new file name"
             ) from exc
 
+    def _check_target(self) -> None:
+        """The file the path leads to (through symbolic links) is a regular file or
+        can be created: a FIFO or a device was "disk I/O error; if another process
+        holds it, wait", a link to a missing folder or a name too long "the folder is
+        read-only", a file used as a folder "the folder does not exist"."""
+        from .model import file_kind, path_error
+
+        target = os.path.realpath(self.path)
+        shown = (
+            repr(self.path)
+            if target == os.path.abspath(self.path)
+            else f"{self.path!r} (a link to {target!r})"
+        )
+        try:
+            mode = os.stat(target).st_mode
+        except FileNotFoundError:
+            mode = None
+        except OSError as exc:  # a name too long, a file as a folder, no access
+            raise path_error(exc, f"store={shown}") from None
+        if mode is not None and not stat.S_ISREG(mode):
+            raise ValueError(
+                f"store={shown} is {file_kind(mode)}; give the path of a new or "
+                "existing .db file, e.g. store='runs.db'"
+            )
+        folder = os.path.dirname(target)
+        if not os.path.isdir(folder):
+            raise FileNotFoundError(
+                f"store={shown}: the folder {folder!r} does not exist; create it or "
+                "choose another path"
+            )
+
     def _close_quietly(self) -> None:
         if hasattr(self, "_db"):
             self._db.close()
@@ -195,7 +230,9 @@ class RunStore:
         if _read_only_file_system(self.path):
             uri += "&immutable=1"
         try:
-            self._db = sqlite3.connect(uri, uri=True, timeout=30.0)
+            self._db = sqlite3.connect(
+                uri, uri=True, timeout=30.0, check_same_thread=False
+            )
             self._check_tables(self._tables())
         except sqlite3.DatabaseError as exc:
             self._close_quietly()
@@ -282,12 +319,14 @@ class RunStore:
 
     def __len__(self) -> int:
         self.check_open()
-        return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
     def __contains__(self, key: object) -> bool:
         self.check_open()
-        row = self._db.execute("SELECT 1 FROM runs WHERE key = ?", (key,)).fetchone()
-        return row is not None
+        with self._lock:
+            row = self._db.execute("SELECT 1 FROM runs WHERE key = ?", (key,))
+            return row.fetchone() is not None
 
     def get_many(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         """The stored records of those ``keys`` that are finished, by key."""
@@ -298,9 +337,11 @@ class RunStore:
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            for key, record in self._db.execute(
-                f"SELECT key, record FROM runs WHERE key IN ({marks})", chunk
-            ):
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT key, record FROM runs WHERE key IN ({marks})", chunk
+                ).fetchall()
+            for key, record in rows:
                 value = _readable(record)
                 if value is None:
                     damaged.append(key)
@@ -330,7 +371,7 @@ class RunStore:
         if not rows:
             return
         marks = ",".join("?" * len(_COLUMNS))
-        with self._db:
+        with self._lock, self._db:
             self._db.executemany(f"INSERT OR REPLACE INTO runs VALUES ({marks})", rows)
 
     @staticmethod
@@ -358,14 +399,15 @@ class RunStore:
         for the formulas found."""
         self.check_open()
         found: dict[str, str | None] = {}
-        if self.read_only and "checks" not in self._tables():
-            return found  # an older store, opened read-only: nothing to create
-        for formula, key in keys.items():
-            row = self._db.execute(
-                "SELECT problem FROM checks WHERE key = ?", (key,)
-            ).fetchone()
-            if row is not None:
-                found[formula] = row[0]
+        with self._lock:
+            if self.read_only and "checks" not in self._tables():
+                return found  # an older store, opened read-only: nothing to create
+            for formula, key in keys.items():
+                row = self._db.execute(
+                    "SELECT problem FROM checks WHERE key = ?", (key,)
+                ).fetchone()
+                if row is not None:
+                    found[formula] = row[0]
         return found
 
     def put_check(self, key: str, formula: str, problem: str | None) -> None:
@@ -376,7 +418,7 @@ class RunStore:
         if self.read_only:
             return
         try:
-            with self._db:
+            with self._lock, self._db:
                 self._db.execute(
                     "INSERT OR REPLACE INTO checks VALUES (?, ?, ?)",
                     (key, formula, problem),
@@ -392,13 +434,15 @@ class RunStore:
     def to_pandas(self):
         """All stored runs as a ``pandas.DataFrame`` (one row per run)."""
         self.check_open()
-        import pandas as pd
+        pd = require("pandas", "RunStore.to_pandas")
 
-        return pd.read_sql_query("SELECT * FROM runs ORDER BY finished", self._db)
+        with self._lock:
+            return pd.read_sql_query("SELECT * FROM runs ORDER BY finished", self._db)
 
     def close(self) -> None:
-        self._db.close()
-        self._closed = True
+        with self._lock:
+            self._db.close()
+            self._closed = True
 
     @property
     def closed(self) -> bool:

@@ -636,6 +636,12 @@ def execute(
                         run.dataset_name,
                         keep_models,
                     )
+                    if record.get("stop_reason") == "interrupted":
+                        raise KeyboardInterrupt(
+                            _interrupted(
+                                run, len(results) - len(found), len(runs), store
+                            )
+                        )
                     finish([(run, record)])
             elif todo:
                 _execute_dask(todo, client, finish, runs_per_task)
@@ -652,6 +658,23 @@ def execute(
     finally:
         if owned_store:
             store.close()
+
+
+def _interrupted(run: Run, finished: int, total: int, store: Any) -> str:
+    """What a Ctrl-C during a serial sweep leaves. ``fit`` takes Ctrl-C at a step
+    boundary and returns: its run, cut short, was recorded as finished ("ok", and
+    written to the store, so a resumed sweep kept it) and the sweep went on."""
+    where = f"{run.activation_name} on {run.dataset_name}, seed {run.seed}"
+    kept = (
+        f"finished runs are in store={store.path!r}; the same call with that store "
+        "trains the rest"
+        if store is not None
+        else "pass store='runs.db' to keep finished runs across an interrupt"
+    )
+    return (
+        f"interrupted while training {where} (not recorded); {finished} of {total} "
+        f"runs finished in this call: {kept}"
+    )
 
 
 #: Seconds the gathering loop waits, once a run has finished, for more to finish: one

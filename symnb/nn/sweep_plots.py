@@ -57,14 +57,15 @@ def _check_spread_metric(result: Any, metric: Any) -> None:
 
 def plot_spread(
     result: Any,
-    metric: str = "accuracy",
+    metric: str | None = None,
     activations: Sequence[str] | None = None,
     jitter: float = 0.08,
 ) -> Any:
     """Per data set: a box per activation (all, or the names in ``activations``)
     over its seeds' final ``metric`` (``accuracy`` (classification), ``loss``,
     ``time`` or ``epochs_to_target``), each seed a point; another name is a
-    ``ValueError``."""
+    ``ValueError``; None: accuracy for classification, loss otherwise."""
+    metric = result._default_by() if metric is None else metric
     _check_spread_metric(result, metric)
     names = list(activations) if activations is not None else result.activations
     unknown = [n for n in names if n not in result.activations]

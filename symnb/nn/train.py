@@ -38,6 +38,8 @@ from typing_extensions import Self
 
 from symnb.checks import check_flag, check_hook
 
+from .optional import require
+
 __all__ = [
     "Callback",
     "EarlyStopping",
@@ -158,7 +160,7 @@ class History:
 
     def to_pandas(self):
         """A ``pandas.DataFrame`` indexed by epoch (needs pandas)."""
-        import pandas as pd
+        pd = require("pandas", "History.to_pandas")
 
         return pd.DataFrame(self.history, index=pd.Index(self.epochs, name="epoch"))
 
@@ -358,7 +360,9 @@ class EarlyStopping(Callback):
         self._best_params: Any = None
 
     def on_train_begin(self, logs):
-        self.best = None
+        # the best parameters too: kept from an earlier fit (of this or another
+        # model), a fit that ended before its first epoch's end got them back
+        self.best = self.best_epoch = self._best_params = None
         self._wait = 0
         self.stopped_epoch = None
 
@@ -622,7 +626,8 @@ def run_epoch(
             whole = _fused_epoch(model, X, T, optimizer, l1, l2, batch_size)
         if whole is not None:
             try:
-                total, steps = whole(order)
+                with model._state_lock:  # a snapshot waits for the epoch's end
+                    total, steps = whole(order)
             except _Diverged as exc:
                 raise _diverged_error(exc, epoch, exc.done + 1) from None
             stop = "interrupted" if interrupts and interrupts.requested else None
@@ -632,6 +637,7 @@ def run_epoch(
         done = 0
         steps = 0
         step_fn = model._train_step_arrays
+        lock = model._state_lock
         if order is not None:
             # one gather per epoch into reused buffers; minibatches are then contiguous
             # views
@@ -646,12 +652,13 @@ def run_epoch(
         for start in range(0, n, batch_size):
             stop_at = min(start + batch_size, n)
             try:
-                if rows_step is not None:
-                    loss = rows_step(start, stop_at)
-                else:
-                    loss = step_fn(
-                        X[start:stop_at], T[start:stop_at], optimizer, l1, l2
-                    )
+                with lock:  # a snapshot (save, pickle) sees no half step
+                    if rows_step is not None:
+                        loss = rows_step(start, stop_at)
+                    else:
+                        loss = step_fn(
+                            X[start:stop_at], T[start:stop_at], optimizer, l1, l2
+                        )
             except _Diverged as exc:
                 raise _diverged_error(exc, epoch, steps + 1) from None
             m = stop_at - start
@@ -762,7 +769,8 @@ def fit(
         "samples": n,
         "optimizer": repr(opt),
     }
-    model.history = history
+    with model._state_lock:
+        model.history = history
     model.stop_training = False
     rng = model._shuffle_rng(seed)
     first_epoch = model.epochs_trained + 1
@@ -840,13 +848,15 @@ def fit(
                         whole,
                     )
                 except TrainingDiverged as exc:
-                    history.steps += exc.step - 1
+                    with model._state_lock:
+                        history.steps += exc.step - 1
                     history.partial = {"epoch": epoch, "step": exc.step}
                     stop_reason, message = "diverged", str(exc)
                     warnings.warn(message, RuntimeWarning, stacklevel=3)
                     break
                 elapsed = time.perf_counter() - t0
-                history.steps += steps
+                with model._state_lock:
+                    history.steps += steps
                 if stop is not None and steps < steps_per_epoch:
                     # stopped inside the epoch: History keeps complete epochs only
                     history.partial = {"epoch": epoch, "step": steps, "loss": loss}
@@ -860,8 +870,9 @@ def fit(
                     ).items():
                         logs["val_" + key] = value
                 logs["time"] = elapsed
-                history.append(epoch, logs)
-                model.epochs_trained = epoch
+                with model._state_lock:  # a snapshot has both or neither
+                    history.append(epoch, logs)
+                    model.epochs_trained = epoch
                 if stop == "interrupted":
                     stop_reason = "interrupted"
                     break

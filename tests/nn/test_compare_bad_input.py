@@ -155,6 +155,17 @@ def test_plot_arguments_are_checked():
         regression.plot_spread(metric="accuracy")
 
 
+def test_plot_spread_defaults_to_the_loss_of_a_regression():
+    """A regression's plot_spread() (no metric) was "metric='accuracy' is not a
+    value of these runs": the default now follows scores() and best()."""
+    regression = compare(["relu", "tanh"], loss="mse")
+    ax = regression.plot_spread().axes[0]
+    assert ax.get_ylabel() == regression.plot_spread("loss").axes[0].get_ylabel()
+    classified = compare(["relu"])
+    ax = classified.plot_spread().axes[0]
+    assert ax.get_ylabel() == classified.plot_spread("accuracy").axes[0].get_ylabel()
+
+
 def test_a_store_that_is_no_path_is_a_type_error():
     with pytest.raises(TypeError, match="store must be a file path.*got 3"):
         compare(store=3)
@@ -273,7 +284,11 @@ def test_leaderboard_top_must_be_positive():
         ({"batch_size": 0}, ValueError, r"batch_size must be a positive integer"),
         ({"lr": -1.0}, ValueError, r"lr must be finite and a positive number"),
         ({"optimizer": "sdg"}, ValueError, r"unknown optimizer 'sdg'"),
-        ({"optimizer": "sgd", "momentum": "a"}, TypeError, r"momentum must be a number"),
+        (
+            {"optimizer": "sgd", "momentum": "a"},
+            TypeError,
+            r"momentum must be a number",
+        ),
         ({"metrics": ["nope"]}, ValueError, r"unknown metric 'nope'"),
     ],
 )
@@ -291,12 +306,32 @@ def test_bad_fit_values_are_refused_before_any_run(
 @pytest.mark.parametrize("address", ["tcp://", "foo://bar", "tcp://:::"])
 def test_an_unusable_scheduler_address_is_named(address):
     """Dask said only ``KeyError: 'distributed'`` for these."""
-    with pytest.raises(ValueError, match=r"is not a scheduler address.*tcp://scheduler:8786"):
+    with pytest.raises(
+        ValueError, match=r"is not a scheduler address.*tcp://scheduler:8786"
+    ):
         sweep.open_client(address)
 
 
 def test_a_scheduler_that_does_not_answer_is_named():
     dask = pytest.importorskip("dask", reason="the dask extra is not installed")
-    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
-        with pytest.raises(OSError, match=r"client='tcp://127.0.0.1:1': no Dask scheduler"):
-            sweep.open_client("tcp://127.0.0.1:1")
+    refused = r"client='tcp://127.0.0.1:1': no Dask scheduler"
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises(OSError, match=refused),
+    ):
+        sweep.open_client("tcp://127.0.0.1:1")
+
+
+@pytest.mark.parametrize(
+    "option, hint",
+    [("learning_rate", "lr"), ("epoch", "epochs"), ("batchsize", "batch_size")],
+)
+@pytest.mark.parametrize("face", [compare, search])
+def test_an_unknown_option_is_named_with_the_one_meant(face, option, hint, counted):
+    """Was MLP.fit's "MLP.fit() got an unexpected keyword argument
+    'learning_rate'" (of a call the user never made), with no word of the fix."""
+    with pytest.raises(TypeError, match=rf"unknown option '{option}' \(did you mean "):
+        face(**{option: 1})
+    with pytest.raises(TypeError, match=rf"did you mean '{hint}'\?.*MLP.fit's: "):
+        face(**{option: 1})
+    assert counted == []

@@ -35,3 +35,26 @@ def test_tensors_that_require_grad_are_named():
         clf.predict(X)
     with pytest.raises(ValueError, match=r"^score: y must .*detach"):
         MLPRegressor(**KW).fit(X.detach(), y.detach()).score(X.detach(), y)
+
+
+def test_complex_and_text_regression_targets_are_refused():
+    """A complex y was cast to float64 with a mere ComplexWarning (the imaginary
+    part dropped: a model of half the targets, and R^2 of half of them), and text
+    such as '0.5' (a CSV column read as strings) trained as if it were numbers."""
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    complex_y = X[:, 0] + 1j * X[:, 1]
+    for bad, words in ((complex_y, "complex numbers"), (X[:, 0].astype(str), "text")):
+        with pytest.raises(ValueError, match=f"^y must .*holds {words}"):
+            MLPRegressor(**KW).fit(X, bad)
+        fitted = MLPRegressor(**KW).fit(X, X[:, 0])
+        with pytest.raises(ValueError, match=f"^score: y must .*holds {words}"):
+            fitted.score(X, bad)
+
+
+@pytest.mark.parametrize("estimator", [MLPClassifier, MLPRegressor])
+def test_a_sparse_X_is_named_with_its_dense_copy(estimator):
+    """A SciPy sparse X was "X must be 2-D (samples, features), got shape ()"."""
+    sparse = pytest.importorskip("scipy.sparse")
+    X = sparse.csr_matrix(np.eye(6, 2))
+    with pytest.raises(TypeError, match=r"got a csr_matrix; pass X.toarray\(\)"):
+        estimator(**KW).fit(X, np.arange(6) % 2)

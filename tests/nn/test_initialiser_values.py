@@ -51,3 +51,18 @@ def test_good_initialisers_still_fill() -> None:
     np.testing.assert_array_equal(model.layers[1].bias.data, [2.0])
     with pytest.raises(ValueError, match=r"gave no finite \(2, 3\) array"):
         MLP([2, 3, 1], backend="numpy", init=lambda shape, rng: np.zeros((1, 1)))
+
+
+def test_an_initialiser_of_the_wrong_shape_or_values_is_told_which() -> None:
+    """Both were "gave no finite (2, 3) array": the shape given, or the first
+    value that is not finite, is named now."""
+    with pytest.raises(ValueError, match=r"it gave shape \(1, 1\); return an array"):
+        MLP([2, 3, 1], backend="numpy", init=lambda shape, rng: np.zeros((1, 1)))
+
+    def one_nan(shape, rng):
+        values = np.zeros(shape)
+        values[1, 2] = np.nan
+        return values
+
+    with pytest.raises(ValueError, match=r"\[1, 2\] is nan \(1 such values\)"):
+        MLP([2, 3, 1], backend="numpy", init=one_nan)
