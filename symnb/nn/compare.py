@@ -83,6 +83,15 @@ def _classification_labels(y: np.ndarray) -> bool:
     return len(np.unique(y)) <= max(2, min(100, len(y) // 2))
 
 
+def _float_class_labels(y: np.ndarray) -> bool:
+    """Float targets that look like binary labels (0.0/1.0 only): read as regression,
+    which a user who meant labels would not notice."""
+    if y.ndim != 1 or y.dtype.kind != "f" or len(y) == 0:
+        return False
+    values = np.unique(y)
+    return len(values) == 2 and values.tolist() == [0.0, 1.0]
+
+
 #: ``MLP.fit`` arguments that ``compare`` sets itself, and what to use instead.
 _FIT_ARGUMENTS_SET_BY_COMPARE = {
     "X": "the data come from dataset=(X, y)",
@@ -375,6 +384,15 @@ def _plan(
         (loss is None and _classification_labels(y))
         or (isinstance(loss, str) and loss in ("bce_with_logits", "cross_entropy"))
     )
+    if loss is None and not classify and _float_class_labels(y):
+        warnings.warn(
+            f"dataset {label!r}: y holds only the floats 0.0 and 1.0; compare reads "
+            "float targets as numbers to fit (regression, loss 'mse', metric loss). "
+            "For classification pass integer labels (y.astype(int)); pass loss='mse' "
+            "to keep the regression and silence this",
+            UserWarning,
+            stacklevel=4,
+        )
     n_classes = len(np.unique(y)) if classify else 0
     if classify and n_classes < 2:
         only = np.unique(y)[0].tolist()
