@@ -52,6 +52,21 @@ def _function_parts(node: ast.stmt) -> tuple[ast.expr, str | None] | None:
         node = methods[0]
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
+    returned = single_return(node)
+    if returned is None:
+        raise CodeProblem(
+            f"function {node.name} has statements besides one 'return': a formula is "
+            "one expression"
+        )
+    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    if params and params[0] in ("self", "cls"):
+        params = params[1:]
+    return (returned, params[0]) if params else None
+
+
+def single_return(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.expr | None:
+    """The expression a function returns when its body (after a docstring) is one
+    ``return``, else None."""
     body = list(node.body)
     if (
         body
@@ -60,15 +75,9 @@ def _function_parts(node: ast.stmt) -> tuple[ast.expr, str | None] | None:
         and isinstance(body[0].value.value, str)
     ):
         body = body[1:]  # the docstring
-    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
-        raise CodeProblem(
-            f"function {node.name} has statements besides one 'return': a formula is "
-            "one expression"
-        )
-    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-    if params and params[0] in ("self", "cls"):
-        params = params[1:]
-    return (body[0].value, params[0]) if params else None
+    if len(body) != 1 or not isinstance(body[0], ast.Return):
+        return None
+    return body[0].value
 
 
 def returned_expression(text: str) -> tuple[str, str | None] | None:

@@ -36,6 +36,10 @@ Rules
 - ``FORMULA`` is the formula language of :func:`symnb.Activation` (``^`` means power).
 - ``#`` starts a comment (formulas contain no strings). A line ending in ``\\``
   continues on the next line.
+- A cell of Python functions is read too: ``def swish(x, beta=1.0): return
+  x*torch.sigmoid(beta*x)`` is ``swish(x; beta=1.0) = x*torch.sigmoid(beta*x)`` (the
+  parameters with a default are the constants; decorators and a docstring are allowed;
+  the body is one ``return``).
 
 Errors are :class:`symnb.errors.FormulaError` with the position in the cell: line 1 is
 the ``%%symact`` line itself, so the first definition line is line 2 (``first_line``
@@ -52,11 +56,12 @@ import math
 import re
 import tokenize
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from symnb.checks import MAX_NAME_CHARS, nonzero_literal
 from symnb.errors import FormulaError
 from symnb.formula import spellings
+from symnb.formula.python_code import single_return
 
 #: Longest cell parsed (each formula also has the core's own length limit).
 MAX_CELL_CHARS = 4_000_000
@@ -399,6 +404,12 @@ def parse_cell(
     shown = "\n" * (first_line - 1) + text
     defs: list[Definition] = []
     seen: dict[str, int] = {}
+    functions = _python_functions(text)
+    if functions is not None:
+        return [
+            _function_definition(f, raw_lines, shown, kind, n_inputs, first_line, seen)
+            for f in functions
+        ]
     i = 0
     while i < len(raw_lines):
         line_no = first_line + i
@@ -424,6 +435,98 @@ def parse_cell(
         i += 1
         defs.append(_parse_definition(pieces, shown, kind, n_inputs, seen))
     return defs
+
+
+_PYTHON_START = re.compile(r"\s*(?:#[^\n]*\n\s*)*(?:@|def\b)")
+
+
+def _python_functions(text: str) -> list[ast.FunctionDef] | None:
+    """The functions of a cell written as Python (``def swish(x, beta=1.0): return
+    ...``), else None (a cell of definition lines, or code that is not only defs)."""
+    if not text.isascii() or not _PYTHON_START.match(text):
+        return None
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not module.body or not all(isinstance(n, ast.FunctionDef) for n in module.body):
+        return None
+    return list(module.body)
+
+
+def _function_definition(
+    node: ast.FunctionDef,
+    lines: list[str],
+    cell: str,
+    kind: str,
+    n_inputs: int,
+    first_line: int,
+    seen: dict[str, int],
+) -> Definition:
+    """``def swish(x, beta=1.0): return x*sigmoid(beta*x)`` as ``swish(x; beta=1.0) =
+    x*sigmoid(beta*x)``: the parameters without a default are the inputs, those with
+    one the constants (a number or ``learnable(...)``), the one returned expression
+    the formula; errors point into the function's text."""
+    line_no = first_line + node.lineno - 1
+    expr = single_return(node)
+    if expr is None:
+        raise _error(
+            f"function {node.name} has statements besides one 'return': a definition "
+            "is one formula",
+            cell,
+            line_no,
+            node.col_offset + 1,
+            "return one expression, with the assignments put in",
+        )
+    args = node.args
+    params = [*args.posonlyargs, *args.args]
+    if params and params[0].arg in ("self", "cls"):
+        params = params[1:]
+    defaults = dict(
+        zip([a.arg for a in params][len(params) - len(args.defaults) :], args.defaults)
+    )
+    defaults.update(
+        {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    )
+    inputs = [a.arg for a in params if a.arg not in defaults]
+    source = "\n".join(lines)
+    constants = ", ".join(
+        f"{name}={ast.get_source_segment(source, value)}"
+        for name, value in defaults.items()
+    )
+    text_lines = lines[expr.lineno - 1 : expr.end_lineno]
+    text_lines[-1] = text_lines[-1][: expr.end_col_offset]
+    text_lines[0] = text_lines[0][expr.col_offset :]
+    head = f"{node.name}({', '.join(inputs)}{'; ' + constants if constants else ''}) = "
+    if len(inputs) != n_inputs:
+        want = "one input (x)" if n_inputs == 1 else "two inputs (y_pred, y_true)"
+        raise _error(
+            f"function {node.name} has {len(inputs)} parameter(s) without a default; "
+            f"{'a loss' if kind == 'loss' else 'an activation'} takes {want}",
+            cell,
+            line_no,
+            node.col_offset + 1,
+            "give the constants defaults (def f(x, beta=1.0): ...)",
+        )
+    pieces = [(head + text_lines[0], line_no, 1)]
+    pieces += [
+        (t, first_line + expr.lineno - 1 + k, 1)
+        for k, t in enumerate(text_lines[1:], 1)
+    ]
+    definition = _parse_definition(pieces, cell, kind, n_inputs, seen)
+    segments = [(0, first_line + expr.lineno - 1, expr.col_offset + 1)]
+    formula = text_lines[0].strip()
+    for k, t in enumerate(text_lines[1:], 1):
+        if t.strip():
+            segments.append(
+                (
+                    len(formula) + 1,
+                    first_line + expr.lineno - 1 + k,
+                    len(t) - len(t.lstrip()) + 1,
+                )
+            )
+            formula += " " + t.strip()
+    return replace(definition, segments=tuple(segments), line=line_no)
 
 
 def _parse_definition(
