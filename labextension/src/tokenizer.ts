@@ -207,6 +207,9 @@ export const MODULES: ReadonlySet<string> = new Set([
  * `tests/labextension`.
  */
 export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
+  // a loss's batch mean (torch.mean((y_pred - y_true)**2): its per-element formula)
+  'mean',
+  'reduce_mean',
   'entr',
   'clamp_min',
   'clamp_max',
@@ -319,6 +322,13 @@ const LOOKALIKES: Record<string, string> = {
 
 const MAGIC_RE = /^(\s*)(%%symact)(?![\w-])/;
 const HEAD_START_RE = /^(\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*)\(/;
+/** A line of a cell of Python functions: its indentation and first word. */
+const PYTHON_LINE_RE = /^(\s*)(?:(def|return)(?![A-Za-z0-9_])|@|"""|'''|r""")/;
+const DEF_RE = /^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/;
+/** A LaTeX command (`\frac`, `\beta`) in a formula pasted from a paper. */
+const LATEX_COMMAND_RE = /\\[A-Za-z]+/y;
+/** LaTeX names that are another constant's name in symnb (`\lambda`: lambd). */
+const LATEX_NAMES: Record<string, string> = { lambda: 'lambd', varepsilon: 'epsilon' };
 const HEAD_END_RE = /\s*=(?!=)/y;
 const STRING_RE = /"[^"\n]*"?|'[^'\n]*'?/y;
 const IDENT_RE = /[A-Za-z_][A-Za-z0-9_]*/y;
@@ -463,7 +473,22 @@ function tokenizeFormulaLine(
   tokens: ISymactToken[]
 ): IScope {
   let pos = 0;
-  const head = findHead(line);
+  const code = PYTHON_LINE_RE.exec(line);
+  if (code) {
+    // a cell of Python functions: `def swish(x, beta=1.0):`, `return ...`,
+    // decorators and docstrings (read by symnb; see symnb/notebook/syntax.py)
+    if (code[2] === 'def') {
+      return tokenizeDef(line, offset, code[1].length, tokens) ?? scope;
+    }
+    if (code[2] === 'return') {
+      const at = code[1].length;
+      tokens.push({ from: offset + at, to: offset + at + 6, type: 'operator' });
+      pos = at + 6;
+    } else {
+      return scope; // a decorator or a docstring line
+    }
+  }
+  const head = code ? null : findHead(line);
   if (head) {
     const { nameFrom, name, open, close, equals } = head;
     tokens.push({
@@ -478,6 +503,61 @@ function tokenizeFormulaLine(
     pos = equals + 1;
   }
   tokenizeExpression(line, pos, offset, scope, tokens);
+  return scope;
+}
+
+/**
+ * A Python function head `def name(x, beta=1.0, *, a=learnable(0.2)):`: the
+ * name is the definition, parameters without a default are variables, those
+ * with one constants; the scope for its `return` line, or null if malformed.
+ */
+function tokenizeDef(
+  line: string,
+  offset: number,
+  at: number,
+  tokens: ISymactToken[]
+): IScope | null {
+  const match = DEF_RE.exec(line.slice(at));
+  if (!match) {
+    return null;
+  }
+  tokens.push({ from: offset + at, to: offset + at + 3, type: 'operator' });
+  const nameFrom = at + match[0].indexOf(match[1], 3);
+  tokens.push({ from: offset + nameFrom, to: offset + nameFrom + match[1].length, type: 'definition' });
+  const scope: IScope = { variables: new Set(), constants: new Set() };
+  let pos = line.indexOf('(', nameFrom) + 1;
+  let depth = 0;
+  let inDefault = false;
+  while (pos < line.length) {
+    const ch = line[pos];
+    if (ch === ')' && depth === 0) {
+      break;
+    }
+    if (ch === '(' || ch === ')') {
+      depth += ch === '(' ? 1 : -1;
+    } else if (ch === ',' && depth === 0) {
+      inDefault = false;
+    } else if (ch === '=' && depth === 0) {
+      inDefault = true;
+    }
+    const ident = matchAt(IDENT_RE, line, pos);
+    if (ident) {
+      const from = offset + pos;
+      if (inDefault || ident === 'self') {
+        if (ident === 'learnable') {
+          tokens.push({ from, to: from + ident.length, type: 'function' });
+        }
+      } else {
+        const rest = line.slice(pos + ident.length);
+        const constant = /^\s*(:[^,=)]*)?=/.test(rest);
+        (constant ? scope.constants : scope.variables).add(ident);
+        tokens.push({ from, to: from + ident.length, type: constant ? 'constant' : 'variable' });
+      }
+      pos += ident.length;
+      continue;
+    }
+    pos = tokenizeSimple(line, pos, offset, tokens);
+  }
   return scope;
 }
 
@@ -600,6 +680,7 @@ function tokenizeExpression(
   tokens: ISymactToken[]
 ): void {
   let depth = 0; // parentheses open on this line
+  const latexLine = /\\[A-Za-z]/.test(line);
   while (pos < line.length) {
     const ch = line[pos];
     if (ch === '#') {
@@ -628,7 +709,31 @@ function tokenizeExpression(
       pos = tokenizeString(line, pos, offset, tokens);
       continue;
     }
+    const latex = matchAt(LATEX_COMMAND_RE, line, pos);
+    if (latex) {
+      // LaTeX from a paper (`x \cdot \sigma(\beta x)`): read by symnb; `\beta` is
+      // the constant beta, other commands are functions or operators
+      const name = LATEX_NAMES[latex.slice(1)] ?? latex.slice(1);
+      const from = offset + pos;
+      const to = from + latex.length;
+      if (scope.constants.has(name) || scope.variables.has(name)) {
+        tokens.push({ from, to, type: scope.constants.has(name) ? 'constant' : 'variable' });
+      } else {
+        tokens.push({ from, to, type: 'function' });
+      }
+      pos += latex.length;
+      continue;
+    }
+    if (latexLine && (ch === '\\' || ch === '{' || ch === '}' || ch === '&')) {
+      pos++; // LaTeX spacing (`\,`), groups, a cases row's column
+      continue;
+    }
     const ident = matchAt(IDENT_RE, line, pos);
+    if (ident === 'self' && line[pos + ident.length] === '.') {
+      // `self.beta`, pasted from a module's forward: the constant beta
+      pos += ident.length + 1;
+      continue;
+    }
     if (ident) {
       const from = offset + pos;
       const to = from + ident.length;

@@ -314,3 +314,34 @@ describe('other libraries\' spellings', () => {
     assert.equal(typeOf('%%symact\nf(x) = torch.nn.functional.silu(x)', 'silu'), 'function');
   });
 });
+
+describe('what symnb reads beyond definition lines', () => {
+  const unknowns = (source: string): string[] =>
+    tokenizeSymact(source)
+      .filter(t => t.type === 'unknown' || t.type === 'invalid')
+      .map(t => source.slice(t.from, t.to));
+
+  it('reads a cell of Python functions', () => {
+    const cell =
+      '%%symact\n@torch.jit.script\ndef swish(x, beta=1.0, *, a=learnable(0.2)):\n' +
+      '    """Swish."""\n    return x * torch.sigmoid(beta * x) + a\n';
+    assert.deepEqual(unknowns(cell), []);
+    assertWellFormed(cell, tokenizeSymact(cell));
+    assert.equal(typeOf(cell, 'swish'), 'definition');
+    assert.equal(typeOf(cell, 'x', 1), 'variable');
+    assert.equal(typeOf(cell, 'beta', 1), 'constant');
+    assert.equal(typeOf(cell, 'learnable'), 'function');
+    // a name the function does not declare is still flagged
+    assert.deepEqual(unknowns('%%symact\ndef f(x):\n    return x * gamma\n'), ['gamma']);
+  });
+  it('reads LaTeX, self.beta and a batch mean', () => {
+    const latex = '%%symact\nsw(x; beta=1.0) = x \\cdot \\sigma(\\beta x)';
+    assert.deepEqual(unknowns(latex), []);
+    assert.equal(typeOf(latex, '\\beta'), 'constant');
+    assert.deepEqual(unknowns('%%symact\nsw(x; beta=1.0) = x*sigmoid(self.beta*x)'), []);
+    assert.deepEqual(
+      unknowns('%%symact --loss\nl(y_pred, y_true) = torch.mean((y_pred - y_true)**2)'),
+      []
+    );
+  });
+});
