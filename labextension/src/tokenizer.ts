@@ -327,6 +327,18 @@ const PYTHON_LINE_RE = /^(\s*)(?:(def|return)(?![A-Za-z0-9_])|@|"""|'''|r""")/;
 const DEF_RE = /^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/;
 /** A LaTeX command (`\frac`, `\beta`) in a formula pasted from a paper. */
 const LATEX_COMMAND_RE = /\\[A-Za-z]+/y;
+/** LaTeX commands whose `{...}` group is part of them (`\begin{cases}`). */
+const LATEX_WITH_GROUP: ReadonlySet<string> = new Set([
+  'begin',
+  'end',
+  'text',
+  'textrm',
+  'mathrm',
+  'mathit',
+  'operatorname',
+  'hat',
+  'widehat'
+]);
 /** LaTeX names that are another constant's name in symnb (`\lambda`: lambd). */
 const LATEX_NAMES: Record<string, string> = { lambda: 'lambd', varepsilon: 'epsilon' };
 const HEAD_END_RE = /\s*=(?!=)/y;
@@ -713,15 +725,21 @@ function tokenizeExpression(
     if (latex) {
       // LaTeX from a paper (`x \cdot \sigma(\beta x)`): read by symnb; `\beta` is
       // the constant beta, other commands are functions or operators
-      const name = LATEX_NAMES[latex.slice(1)] ?? latex.slice(1);
+      const command = latex.slice(1);
+      const name = LATEX_NAMES[command] ?? command;
+      let length = latex.length;
+      const close = line.indexOf('}', pos + length);
+      if (LATEX_WITH_GROUP.has(command) && line[pos + length] === '{' && close > 0) {
+        length = close + 1 - pos; // `\begin{cases}`, `\text{if}`, `\hat{y}`: one token
+      }
       const from = offset + pos;
-      const to = from + latex.length;
+      const to = from + length;
       if (scope.constants.has(name) || scope.variables.has(name)) {
         tokens.push({ from, to, type: scope.constants.has(name) ? 'constant' : 'variable' });
       } else {
-        tokens.push({ from, to, type: 'function' });
+        tokens.push({ from, to, type: command.endsWith('hat') ? 'variable' : 'function' });
       }
-      pos += latex.length;
+      pos += length;
       continue;
     }
     if (latexLine && (ch === '\\' || ch === '{' || ch === '}' || ch === '&')) {

@@ -276,6 +276,45 @@ def _quickstart_copy(lab: Lab) -> str:
     return QUICKSTART.name
 
 
+PASTED_CELLS = [
+    "%load_ext symnb",
+    (
+        "%%symact --range -4:4\n"
+        "# pasted from a model's code\n"
+        "def swish2(x, beta=1.0):\n"
+        "    return x * torch.sigmoid(beta * x)"
+    ),
+    (
+        "%%symact --range -4:4\n"
+        "# pasted from a paper\n"
+        "elu2(x; alpha=1.0) = \\begin{cases} x & x > 0 \\\\ \\alpha (e^x - 1) & "
+        "\\text{otherwise} \\end{cases}"
+    ),
+]
+
+
+def test_pasted_code_and_latex_cells(page, lab):
+    """A %%symact cell of a Python function and one of LaTeX: highlighted without
+    false alarms, run without errors, their formulas shown."""
+    _write_notebook(lab.root / "pasted.ipynb", PASTED_CELLS)
+    _open_notebook(page, lab, "pasted.ipynb")
+    page.wait_for_selector(".jp-Cell .symnb-tok-magic")
+    for index in (1, 2):
+        tokens = _cell_tokens(page, index)
+        flagged = [
+            t for t in tokens if t[1] in ("symnb-tok-unknown", "symnb-tok-invalid")
+        ]
+        assert not flagged, f"cell {index}: {flagged}"
+    assert ["swish2", "symnb-tok-definition"] in _cell_tokens(page, 1)
+    assert ["\\alpha", "symnb-tok-constant"] in _cell_tokens(page, 2)
+    _run_all_and_wait(page)
+    assert _errors_in_outputs(page) == []
+    text = page.locator(".jp-Cell").nth(2).locator(".jp-OutputArea").inner_text()
+    assert "elu2" in text
+    _scroll_to_cell(page, index=1)
+    _shot(page, "20-pasted-code-and-latex")
+
+
 def test_quickstart_notebook(page, lab):
     """Run the quickstart in the browser: MathJax, images, widgets, editor, playground."""
     expect = pytest.importorskip("playwright.sync_api").expect

@@ -338,6 +338,11 @@ describe('what symnb reads beyond definition lines', () => {
     const latex = '%%symact\nsw(x; beta=1.0) = x \\cdot \\sigma(\\beta x)';
     assert.deepEqual(unknowns(latex), []);
     assert.equal(typeOf(latex, '\\beta'), 'constant');
+    const cases =
+      '%%symact\nelu2(x; alpha=1.0) = \\begin{cases} x & x > 0 \\\\ ' +
+      '\\alpha (e^x - 1) & \\text{otherwise} \\end{cases}';
+    assert.deepEqual(unknowns(cases), []);
+    assert.equal(typeOf(cases, '\\begin{cases}'), 'function');
     assert.deepEqual(unknowns('%%symact\nsw(x; beta=1.0) = x*sigmoid(self.beta*x)'), []);
     assert.deepEqual(
       unknowns('%%symact --loss\nl(y_pred, y_true) = torch.mean((y_pred - y_true)**2)'),
