@@ -18,6 +18,17 @@ from symnb.formula import spellings
 from symnb.formula.functions import ALLOWED_FUNCTIONS
 from symnb.formula.library import ACTIVATIONS
 
+#: ``^{-1}`` of a function: its inverse (``tan^{-1}`` is arctan, not 1/tan).
+_MINUS_ONE = [("(", "("), ("op", "-"), ("num", "1"), (")", ")")]
+_INVERSES = {
+    "sin": "asin",
+    "cos": "acos",
+    "tan": "atan",
+    "sinh": "asinh",
+    "cosh": "acosh",
+    "tanh": "atanh",
+}
+
 
 class LatexProblem(ValueError):
     """LaTeX that has no formula reading here; the message names the command."""
@@ -211,8 +222,8 @@ class _Reader:
 
     def item(self) -> list[tuple[str, str]]:
         tok = self.take()
-        if tok in ("{", "(", "["):
-            closers = ("}",) if tok == "{" else (")", "]")
+        if tok in ("{", "(", "[", "\\{"):
+            closers = {"{": ("}",), "\\{": ("\\}",)}.get(tok, (")", "]"))
             return [("(", "("), *self.closed(tok, closers), (")", ")")]
         if tok in (")", "]", "}"):
             raise LatexProblem(f"a '{tok}' closes nothing")
@@ -328,9 +339,11 @@ class _Reader:
         if self.peek() == "^":
             self.take()
             power = self.braced()
+            if power == _MINUS_ONE and name in _INVERSES:
+                name, power = _INVERSES[name], []  # tan^{-1}: the inverse
         while self.peek() in ("\\left", "\\bigl", "\\Bigl", "\\big", "\\Big"):
             self.take()
-        if self.peek() in ("(", "["):
+        if self.peek() in ("(", "[", "\\{"):
             argument = self.item()
         elif self.peek() == "{":
             argument = self.braced()
@@ -419,6 +432,17 @@ def _condition(items: list) -> list | None:
         spelled = [("name", ch) for ch in word]
         if out[: len(word)] == spelled:
             out = out[len(word) :]
+    return _without_empty_groups(out)
+
+
+def _without_empty_groups(items: list) -> list:
+    """A braced word (``{\\text{if }}``) leaves ``()`` once dropped: remove those."""
+    out: list = []
+    for item in items:
+        if item == (")", ")") and out and out[-1] == ("(", "("):
+            out.pop()
+        else:
+            out.append(item)
     return out
 
 
@@ -434,7 +458,30 @@ def _joined(items: list[tuple[str, str]]) -> str:
     return "".join(out)
 
 
-_DEFINITION = re.compile(r"^\s*(?:[A-Za-z]\w*(?:\([^()=]*\))?|y)\s*=(?!=)")
+#: ``=`` and the definition signs of papers (``\\doteq``, ``:=``), not ``<=``/``==``.
+_DEFINES = r"(?<![<>!=:])(?::=|=)(?!=)|\\(?:doteq|coloneqq|triangleq|equiv)(?![A-Za-z])"
+#: A ``\\text{...}`` (or ``\\operatorname``, ``\\mathrm``) alone in braces, as
+#: Wikipedia writes them: ``{\\text{erf}}(x)``, ``{\\text{if }}``.
+_BRACED_WORD = re.compile(r"\{(\\(?:text|textrm|mathrm|operatorname)\s*\{[^{}]*\})\}")
+
+
+def _right_side(body: str) -> str:
+    """The formula of ``sigma(x) = frac{1}{1 + e^{-x}}``: what follows the last
+    definition sign outside groups and cases (a leading ``f(x) =``, ``doteq``)."""
+    depth, cut = 0, None
+    for m in re.finditer(r"[{}]|\\begin|\\end|" + _DEFINES, body):
+        text = m.group()
+        if text == "{":
+            depth += 1
+        elif text == "}":
+            depth -= 1
+        elif text == "\\begin":
+            depth += 100
+        elif text == "\\end":
+            depth -= 100
+        elif depth == 0:
+            cut = m.end()
+    return body[cut:] if cut is not None else body
 
 
 def translate(text: str) -> str:
@@ -443,7 +490,8 @@ def translate(text: str) -> str:
     body = text.strip().strip("$").strip()
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
     body = re.sub(r"[.,;]\s*$", "", body)
-    body = _DEFINITION.sub("", body, count=1)
+    body = _BRACED_WORD.sub(r"\1", body)
+    body = _right_side(body)
     reader = _Reader(body)
     try:
         items = reader.items(frozenset())

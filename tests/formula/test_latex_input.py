@@ -119,6 +119,29 @@ CASES = [
         _numpy(lambda x: np.abs(x) * np.tanh(x)),
     ),
     (r"x^{2}\,\sigma(x)", {}, _numpy(lambda x: x**2 * scipy.special.expit(x))),
+    # as Wikipedia's table of activation functions typesets them
+    (
+        (
+            r"\begin{cases}\alpha\left(e^{x}-1\right)&{\text{if }}x\leq 0\\x&"
+            r"{\text{if }}x>0\end{cases}"
+        ),
+        {"alpha": 1.0},
+        _torch(F.elu),
+    ),
+    (
+        r"{\frac{1}{2}}x\left(1+{\text{erf}}\left({\frac{x}{\sqrt{2}}}\right)\right)",
+        {},
+        _torch(F.gelu),
+    ),
+    (r"\sigma(x)={\frac{1}{1+e^{-x}}}", {}, _torch(torch.sigmoid)),
+    (
+        r"\tanh(x)={\frac{e^{x}-e^{-x}}{e^{x}+e^{-x}}}",
+        {},
+        _numpy(np.tanh),
+    ),
+    (r"(x)^{+}\doteq \max\{0,x\}", {}, _torch(torch.relu)),
+    (r"\tan^{-1}(x)", {}, _torch(torch.atan)),
+    (r"\sinh^{-1}(x)", {}, _torch(torch.asinh)),
 ]
 
 
