@@ -18,6 +18,25 @@ from symnb.formula import spellings
 from symnb.formula.functions import ALLOWED_FUNCTIONS
 from symnb.formula.library import ACTIVATIONS
 
+#: Commands whose ``{word}`` is a function's or a constant's name (``\\text{if}``
+#: words of a case's condition too).
+_WORD_COMMANDS = frozenset(
+    {
+        "operatorname",
+        "mathrm",
+        "text",
+        "textrm",
+        "textit",
+        "textnormal",
+        "mathit",
+        "mathsf",
+        "mathbf",
+        "boldsymbol",
+        "mbox",
+        "rm",
+    }
+)
+
 #: ``^{-1}`` of a function: its inverse (``tan^{-1}`` is arctan, not 1/tan).
 _MINUS_ONE = [("(", "("), ("op", "-"), ("num", "1"), (")", ")")]
 _INVERSES = {
@@ -296,7 +315,7 @@ class _Reader:
                     (")", ")"),
                 ]
             return [("func", "sqrt"), *self.braced()]
-        if name in ("operatorname", "mathrm", "text", "textrm", "mathit", "rm"):
+        if name in _WORD_COMMANDS:
             word = re.sub(r"\s+", "", self.group_text())
             if _known_function(word):
                 return self.function(
@@ -462,7 +481,9 @@ def _joined(items: list[tuple[str, str]]) -> str:
 _DEFINES = r"(?<![<>!=:])(?::=|=)(?!=)|\\(?:doteq|coloneqq|triangleq|equiv)(?![A-Za-z])"
 #: A ``\\text{...}`` (or ``\\operatorname``, ``\\mathrm``) alone in braces, as
 #: Wikipedia writes them: ``{\\text{erf}}(x)``, ``{\\text{if }}``.
-_BRACED_WORD = re.compile(r"\{(\\(?:text|textrm|mathrm|operatorname)\s*\{[^{}]*\})\}")
+_BRACED_WORD = re.compile(
+    r"\{(\\(?:text|textrm|mathrm|operatorname|mbox)\s*\{[^{}]*\})\}"
+)
 
 
 def _right_side(body: str) -> str:
