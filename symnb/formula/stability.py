@@ -14,6 +14,7 @@ from symnb.formula.budget import bounded_expand
 from symnb.formula.erfcx import erfcx_forms
 from symnb.formula.functions import erfc, expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.log_erfc import log_erfc_forms
+from symnb.formula.scaled_softplus import scaled_softplus_forms
 
 
 def _exp_arg(e: sp.Expr) -> sp.Expr | None:
@@ -733,6 +734,7 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
 
     expr = log_erfc_forms(rewrite(expr), note)  # symnb.formula.log_erfc
     expr = erfcx_forms(expr, note)  # symnb.formula.erfcx
+    expr = scaled_softplus_forms(expr, note)  # symnb.formula.scaled_softplus
     return _piecewise_linear_sums(expr, note), notes
 
 
