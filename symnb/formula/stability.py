@@ -11,8 +11,10 @@ import math
 import sympy as sp
 
 from symnb.formula.budget import bounded_expand
+from symnb.formula.erfcx import erfcx_forms
 from symnb.formula.functions import erfc, expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.log_erfc import log_erfc_forms
+from symnb.formula.scaled_softplus import scaled_softplus_forms
 
 
 def _exp_arg(e: sp.Expr) -> sp.Expr | None:
@@ -325,9 +327,10 @@ def _integral_floats(expr: sp.Expr) -> sp.Expr:
     """Integral Floats (1.0, -2.0) as Integers, exactly: the rewrites below match
     ``1 + exp(u)`` and ``u - 1`` by the Integer, so ``log(1.0 + exp(x))`` inside a
     larger formula stayed as typed (mish typed with 1.0 was 0 instead of -2e-8 at
-    x = -20 in float32)."""
+    x = -20 in float32). The Integer is the float's: ``int`` of the Float truncates,
+    and 1e200*1e-200 parses as 0.99999999999999998..., so x*1e200*1e-200 was 0."""
     floats = {
-        f: sp.Integer(int(f))
+        f: sp.Integer(int(float(f)))
         for f in expr.atoms(sp.Float)
         if float(f).is_integer() and abs(float(f)) <= _INTEGRAL_FLOAT_LIMIT
     }
@@ -730,6 +733,8 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
         return e
 
     expr = log_erfc_forms(rewrite(expr), note)  # symnb.formula.log_erfc
+    expr = erfcx_forms(expr, note)  # symnb.formula.erfcx
+    expr = scaled_softplus_forms(expr, note)  # symnb.formula.scaled_softplus
     return _piecewise_linear_sums(expr, note), notes
 
 

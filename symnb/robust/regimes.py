@@ -42,6 +42,9 @@ DENSE_POINTS = 24
 #: Bisection steps when refining a threshold.
 BISECTION_STEPS = 12
 
+#: Samples below a split tried for one where the direct formula holds.
+_STEPS_DOWN = 8
+
 
 def _branch(
     branch: sp.Expr, cond, rest: sp.Expr, params: tuple, values: tuple
@@ -441,6 +444,15 @@ def _tail_regime(
     def direct_bad(t: float) -> bool:
         return not bool(ok_at(expr, np.array([sign * t])).all())
 
+    # the last sample below the split where the direct formula holds in this dtype:
+    # a sample the dtype cannot hold counts as ok (1/(1 + expm1(exp(-x))^2)' in
+    # float32: the split's lower neighbour was a float64 point, itself NaN once
+    # rounded; bisecting from there, the branch started past failures, f' stayed NaN)
+    j = i - 1
+    while j >= max(0, i - _STEPS_DOWN) and direct_bad(float(xs[j])):
+        j -= 1
+    if j < i - 1:
+        lo = float(xs[j]) if j >= 0 else 1.0
     # bisection for where the direct formula starts failing; the alternative from there
     t = _bisect(direct_bad, lo, hi) if i > 0 and not direct_bad(lo) else hi
     if not alt_good(t):

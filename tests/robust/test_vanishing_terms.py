@@ -13,6 +13,11 @@ cos(x) or sin(x) is small, so its failures do not start at one point. The thresh
 bisected between two sample points stopped at 3.7e19 with failures below it, the dense
 check failed, and no regime was made (f' NaN at |x| >= 1e21). The last sample point
 where the direct formula met the rule is now tried as the threshold too.
+
+``1/(1 + expm1(exp(-x))**2)``' was NaN in float32 from x = -4.4: the sample below the
+split was a float64-only point (counted as met in float32), NaN once rounded, so the
+threshold was the failing sample itself and failures below it stopped every trial.
+The samples below the split are now stepped down to one the direct formula meets.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ CASES = [
         {},
         [1e19, 3.27e19, 1e21, -1e22, 1e30, -3.4e38, 1e100, -1e300],
     ),
+    # f' = 2e^-x e^(e^-x) expm1(e^-x)/(1 + expm1(e^-x)^2)^2: inf/inf in float32 from
+    # x = -4.4 (e^(e^-x) overflows) where it is below 1e-70
+    ("1/(1 + expm1(exp(-x))**2)", {}, [-4.4, -4.5, -5.0, -10.0, -50.0, -88.0, -100.0]),
 ]
 
 
@@ -50,6 +58,7 @@ def _reference(text: str, constants: dict, x: float) -> tuple[float, float]:
         "beta": sp.Symbol("beta"),
         "sech": sp.sech,
         "sigmoid": lambda u: 1 / (1 + sp.exp(-u)),
+        "expm1": lambda u: sp.exp(u) - 1,
     }
     expr = sp.sympify(text, locals=locs).subs(constants)
     f = sp.lambdify(sym, expr, "mpmath")
