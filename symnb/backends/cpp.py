@@ -6,7 +6,9 @@ group, with a timeout) -> shared object in the content-addressed disk cache -> `
 
 Speed without ``-ffast-math``: exp, expm1, log, log1p and tanh are symnb's own inline vector
 math (:mod:`symnb.codegen.vecmath`), other functions glibc's vector variants (libmvec,
-declared in the source); the loops are ``#pragma omp parallel for simd`` and flags
+declared in the source); the loops are OpenMP ``simd`` loops (on several threads above a
+size threshold, starting on a 64-byte line: see
+:func:`symnb.codegen.kernels._render_cpp_elementwise`) and flags
 ``-fno-math-errno -fno-trapping-math`` let g++ vectorise them. ``-ffast-math`` is never used
 (it drops NaN checks and, linked into a shared object, sets flush-to-zero for the whole
 process).

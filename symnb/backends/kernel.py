@@ -243,7 +243,7 @@ class _Checked:
         y_out, dy_out = _pair(out)
         y = self._output(y_out, x.shape, "out[0]", (x,))
         dy = self._output(dy_out, x.shape, "out[1]", (x,))
-        if y_out is not None and dy_out is not None and _overlaps(y, dy):
+        if y_out is not None and dy_out is not None and self._may_overlap(y, dy):
             raise ValueError(
                 "out[0] and out[1] overlap; f(x) and f'(x) need two separate arrays "
                 "(either one may be x itself)"
@@ -258,12 +258,20 @@ class _Checked:
         y_out, dx_out = _pair(out, "(y_out, dx_out) of arrays for f(x) and grad*f'(x)")
         y = self._output(y_out, x.shape, "out[0]", (x, grad))
         dx = self._output(dx_out, x.shape, "out[1]", (x, grad))
-        if y_out is not None and dx_out is not None and _overlaps(y, dx):
+        if y_out is not None and dx_out is not None and self._may_overlap(y, dx):
             raise ValueError(
                 "out[0] and out[1] overlap; f(x) and grad*f'(x) need two separate "
                 "arrays (either one may be x or grad itself)"
             )
         return y, dx
+
+    def _may_overlap(self, a: Any, b: Any) -> bool:
+        """Do two output arrays share memory? Two distinct NumPy arrays that each
+        allocated their own memory cannot (the quick path of :meth:`_output`; the
+        search cost 0.4 us of a 1e5-element relu fwd+bwd's ~25)."""
+        if self.xp is np and a is not b and a.flags.owndata and b.flags.owndata:
+            return False
+        return _overlaps(a, b)
 
     def _output(self, out: Any, shape: tuple, name: str, inputs: tuple) -> Any:
         xp = self.xp

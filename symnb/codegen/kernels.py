@@ -324,9 +324,35 @@ def parallel_threshold(body: str) -> int:
     return PARALLEL_MIN_CHEAP
 
 
+#: Most arithmetic operators (``+ - * /`` in the C text of f, f' and the fused pair)
+#: of a kernel that :func:`narrow_vectors` calls bound by memory.
+NARROW_MAX_OPERATORS = 16
+#: a binary operator: between an operand's end and the next operand's start
+_OPERATOR = re.compile(r"[\w)\]]\s*[-+*/]\s*[\w(.]")
+_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_LITERAL = re.compile(r"\b\d+\.?\d*(?:[eE][-+]?\d+)?[fF]?\b")
+_POINTER = re.compile(r"\*\s*SYMNB_RESTRICT")
+
+
+def narrow_vectors(body: str) -> bool:
+    """Whether the C++ kernels of forms whose code is ``body`` take 256-bit vectors
+    where 512-bit ones exist: cheap kernels (:func:`parallel_threshold`) with no
+    division and a few operators (relu, leaky_relu, hardtanh ...) are bound by memory,
+    and a misaligned 256-bit access splits a cache line half as often as a 512-bit
+    one; more arithmetic (PAU 5/4: fwd 23 -> 27 us, fwd+bwd 73 -> 91 us at 1e5 with
+    256) or a division (the same time per element either way) keeps 512."""
+    if parallel_threshold(body) != PARALLEL_MIN_CHEAP:
+        return False
+    code = _POINTER.sub(" ", _LITERAL.sub("1", _COMMENT.sub("", body)))
+    return "/" not in code and len(_OPERATOR.findall(code)) <= NARROW_MAX_OPERATORS
+
+
 @functools.cache
-def render_header(dialect: str, dtype: str, parallel_min: int = PARALLEL_MIN) -> str:
-    """Includes, qualifier macros and types of a dialect."""
+def render_header(
+    dialect: str, dtype: str, parallel_min: int = PARALLEL_MIN, narrow: bool = False
+) -> str:
+    """Includes, qualifier macros and types of a dialect; ``narrow``: C++ code that
+    prefers 256-bit vectors (:func:`narrow_vectors`)."""
     d = DIALECTS[dialect]
     f32 = dtype == "float32"
     slots = {
@@ -343,9 +369,23 @@ def render_header(dialect: str, dtype: str, parallel_min: int = PARALLEL_MIN) ->
     }
     template = _CPP_HEADER if d.header == "cpp" else _CUDA_HEADER
     text = template.substitute(slots)
+    if d.header == "cpp" and narrow:
+        text += _CPP_NARROW_VECTORS
     if d.simd_declarations:
         text += render_simd_declarations(dtype)
     return text
+
+
+#: Kernels bound by memory (:func:`narrow_vectors`) take 256-bit vectors (AVX-512
+#: machines would take 512): as fast where every array is aligned, and a misaligned
+#: 256-bit access splits a line half as often: a 1e5-element relu fwd+bwd with y and
+#: dx at different offsets from a 64-byte line 34 -> 21 us, forward with x off a line
+#: 10.7 -> 9.1 us (one thread, L2-resident). Kernels with math functions keep 512
+#: (gelu_tanh fwd+bwd 120 -> 138 us with 256).
+_CPP_NARROW_VECTORS = """#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#pragma GCC target("prefer-vector-width=256")
+#endif
+"""
 
 
 @functools.cache
@@ -1652,79 +1692,163 @@ def render_joint_backward(form, dtype: str, max_operations: int) -> str:
     return text + "\n" + render_cpp_constant_gradient(len(form.params), "joint")
 
 
-_CPP_PARALLEL_LOOP = re.compile(
-    r"#pragma omp parallel for simd if\(parallel: n >= SYMNB_PARALLEL_MIN\) "
-    r"(schedule\(static\)[^\n]*)\n    for \(symnb_i64 i = 0; i < n; \+\+i\) \{\n"
-    r"(.*?)\n    \}\n\}",
-    re.S,
+#: Elements per block of the threaded C++ elementwise loops (a multiple of 16, so that
+#: every block after the first starts on a 64-byte line of the output).
+CPP_LINE_BLOCK = 2048
+
+#: The C++ elementwise entry points: (name, parameters, first output, loop body).
+#: Forward and backward store once, after every load of the element, so an in-place
+#: call is right under ``__restrict__``; the pairs (two outputs, either of which may
+#: be an input) take plain pointers: with ``__restrict__`` outside the OpenMP
+#: outlining g++ read g[i] (or reloaded x[i]) after storing y[i] there
+#: (tests/backends/test_forward_and_backward.py), and ``omp simd`` vectorises them
+#: without alias checks.
+_CPP_ENTRIES = (
+    (
+        "forward",
+        (
+            "const symnb_real* SYMNB_RESTRICT x,\n        symnb_real* SYMNB_RESTRICT y, "
+            "symnb_i64 n, const symnb_real* SYMNB_RESTRICT c"
+        ),
+        "y",
+        "y[i] = symnb_f0(x[i], ${c});",
+    ),
+    (
+        "backward",
+        (
+            "const symnb_real* SYMNB_RESTRICT x,\n        const symnb_real* SYMNB_RESTRICT g, "
+            "symnb_real* SYMNB_RESTRICT dx, symnb_i64 n,\n        "
+            "const symnb_real* SYMNB_RESTRICT c"
+        ),
+        "dx",
+        "dx[i] = g[i] * symnb_df0(x[i], ${c});",
+    ),
+    (
+        "forward_derivative",
+        (
+            "const symnb_real* x,\n        symnb_real* y, symnb_real* dy, symnb_i64 n,\n"
+            "        const symnb_real* SYMNB_RESTRICT c"
+        ),
+        "y",
+        (
+            "symnb_real yv, dyv;\n        symnb_fdf0(x[i], ${c}, &yv, &dyv);\n"
+            "        y[i] = yv;\n        dy[i] = dyv;"
+        ),
+    ),
+    (
+        "forward_backward",
+        (
+            "const symnb_real* x,\n        const symnb_real* g, symnb_real* y,\n"
+            "        symnb_real* dx, symnb_i64 n, const symnb_real* SYMNB_RESTRICT c"
+        ),
+        "y",
+        (
+            "symnb_real yv, dyv;\n        symnb_fdf0(x[i], ${c}, &yv, &dyv);\n"
+            "        const symnb_real gv = g[i];  /* read before y or dx (either may be "
+            "x or g) */\n        y[i] = yv;\n        dx[i] = gv * dyv;"
+        ),
+    ),
+)
+
+#: Elements before the first 64-byte boundary of ``p`` (at most ``n``).
+_CPP_HEAD = """SYMNB_FN symnb_i64 symnb_head(const void* p, symnb_i64 n) {
+    const symnb_i64 h = (symnb_i64)((64u - ((uintptr_t)p & 63u)) & 63u)
+        / (symnb_i64)sizeof(symnb_real);
+    return h < n ? h : n;
+}"""
+
+_CPP_ENTRY = string.Template(
+    """SYMNB_KERNEL void symnb_${name}(${parameters}) {
+    ${constants}const symnb_i64 h = symnb_head(${line}, n);
+    for (symnb_i64 i = 0; i < h; ++i) {
+        ${body}
+    }
+    if (n < SYMNB_PARALLEL_MIN) {
+    #pragma omp simd
+    for (symnb_i64 i = h; i < n; ++i) {
+        ${body}
+    }
+    return;
+    }
+    #pragma omp parallel for schedule(static)${private}
+    for (symnb_i64 b = h; b < n; b += SYMNB_LINE_BLOCK) {
+        const symnb_i64 e = n - b > SYMNB_LINE_BLOCK ? b + SYMNB_LINE_BLOCK : n;
+        #pragma omp simd
+        for (symnb_i64 i = b; i < e; ++i) {
+        ${body}
+        }
+    }
+}
+"""
 )
 
 
-def _serial_below_threshold(text: str) -> str:
-    """forward's and backward's C++ loops with a plain SIMD copy for ``n`` below the
-    thread threshold: ``parallel ... if(false)`` still enters libgomp (about 0.5 us a
-    call, measured; a 1e5-element relu 10.6 -> 8.9-9.8 us in a C loop). Their one store
-    depends on every load of its element, so an in-place call stays right under
-    __restrict__."""
+def _render_cpp_elementwise(n_params: int, narrow: bool = False) -> str:
+    """The four C++ elementwise entry points (forms without rare branches).
 
-    def split(m: re.Match) -> str:
-        clause, body = m.group(1), m.group(2)
-        if "yv" in body:
-            # two outputs, either of which may be an input: outside the OpenMP
-            # outlining (which drops __restrict__) g++ may read g[i] (or reload x[i])
-            # after storing y[i] there: forward_backward gave wrong results in place
-            # (tests/backends/test_forward_and_backward.py). They keep the one loop.
-            return m.group(0)
-        return (
-            "if (n < SYMNB_PARALLEL_MIN) {\n"
-            "    #pragma omp simd\n"
-            "    for (symnb_i64 i = 0; i < n; ++i) {\n"
-            f"{body}\n"
-            "    }\n"
-            "    return;\n"
-            "    }\n"
-            f"    #pragma omp parallel for simd {clause}\n"
-            "    for (symnb_i64 i = 0; i < n; ++i) {\n"
-            f"{body}\n"
-            "    }\n}"
+    Each first runs the elements before the first 64-byte line of one array, so that
+    the SIMD loop's accesses to it never split a cache line (NumPy puts large arrays
+    16 bytes past a line, heap ones at any multiple of 16). Which array: for kernels
+    bound by memory (``narrow``, :func:`narrow_vectors`) the (first) output, whose
+    split stores cost most: a 1e5-element relu fwd+bwd 62 -> 23 us with every array
+    at one offset (one thread, AVX-512, L2-resident; 906 -> 581 us at 1e6), forward
+    with x and y at different offsets 12.6 -> 9.2 us against lining up x; for the
+    others the input x, which g++ reads from memory at each of its uses in the loop
+    (swish fwd+bwd, y off x's offset: 66 -> 62 us against lining up y). Narrow
+    kernels compute arithmetic only, the others split on x: every entry point
+    computes an element with the same code (vector or scalar) for the same x,
+    whatever its output buffers. Below the thread threshold a plain SIMD loop
+    (``parallel ... if(false)`` still enters libgomp, about 0.5-1 us a call); above
+    it the threads take blocks of :data:`CPP_LINE_BLOCK` elements, which keep that
+    alignment."""
+    constants, c, private = "", "c", ""
+    if n_params:
+        # each thread's own copy of the constants (firstprivate): OpenMP outlining
+        # drops __restrict__, so g++ reloaded every constant per element (PAU 5/4
+        # forward 1.4x slower, measured)
+        constants = (
+            f"symnb_real cl[{n_params}];\n"
+            f"    for (int q = 0; q < {n_params}; ++q) cl[q] = c[q];\n    "
         )
-
-    out, count = _CPP_PARALLEL_LOOP.subn(split, text)
-    if count != 4:  # the four entry points of _ELEMENTWISE
-        raise AssertionError(f"expected 4 elementwise loops, found {count}")
-    return out
+        c, private = "cl", " firstprivate(cl)"
+    texts = [f"#define SYMNB_LINE_BLOCK {CPP_LINE_BLOCK}", _CPP_HEAD]
+    for name, parameters, out, body in _CPP_ENTRIES:
+        texts.append(
+            _CPP_ENTRY.substitute(
+                name=name,
+                parameters=parameters,
+                constants=constants,
+                line=out if narrow else "x",
+                body=string.Template(body).substitute(c=c),
+                private=private,
+            )
+        )
+    return "\n".join(texts)
 
 
 @functools.lru_cache(maxsize=256)
-def render_elementwise(dialect: str, n_params: int, rare: bool = False) -> str:
+def render_elementwise(
+    dialect: str, n_params: int, rare: bool = False, narrow: bool = False
+) -> str:
     """The four elementwise entry points (over symnb_f0/df0/fdf0/dc0); C++ kernels
     with constants add ``symnb_backward_constant_gradient`` (:data:`FUSED_BACKWARD`).
     ``rare``: f and f' have rare far-|x| branches (:mod:`symnb.codegen.rare`; C++
     computes them in a second pass only where needed, CUDA branches in the form
-    functions)."""
+    functions). ``narrow``: C++ kernels bound by memory (:func:`narrow_vectors`),
+    whose loops line up the output instead of the input."""
     d = DIALECTS[dialect]
     maps = _ELEMENTWISE.substitute(loop=_loop(d, "n"), constants="", c="c")
     if dialect == "cpp" and rare:
         maps = _render_cpp_rare_elementwise(n_params)
     elif dialect == "cpp" and not n_params:
-        maps = _serial_below_threshold(maps)
+        maps = _render_cpp_elementwise(0, narrow)
     if n_params and dialect == "cpp":
-        # each thread's own copy of the constants (firstprivate): OpenMP outlining
-        # drops __restrict__, so g++ reloaded every constant per element (PAU 5/4
-        # forward 1.4x slower, measured)
-        private = "schedule(static) firstprivate(cl)"
-        maps = _ELEMENTWISE.substitute(
-            loop=_loop(d, "n").replace("schedule(static)", private),
-            constants=f"symnb_real cl[{n_params}];\n"
-            f"    for (int q = 0; q < {n_params}; ++q) cl[q] = c[q];\n    ",
-            c="cl",
-        )
         return "\n".join(
             [
                 f"#define SYMNB_BLOCK {constant_gradient_block(n_params)}",
                 _render_cpp_rare_elementwise(n_params)
                 if rare
-                else _serial_below_threshold(maps),
+                else _render_cpp_elementwise(n_params, narrow),
                 render_cpp_constant_gradient(n_params),
                 render_cpp_constant_gradient(n_params, "blocks", rare),
             ]
@@ -2381,12 +2505,13 @@ def _render_by_key(
     joint = ""
     if kind == "elementwise" and dialect == "cpp":
         joint = render_joint_backward(forms[0], dtype, max_operations)
-    header = render_header(dialect, dtype, parallel_threshold(body))
+    narrow = dialect == "cpp" and narrow_vectors(body)
+    header = render_header(dialect, dtype, parallel_threshold(body), narrow)
     parts = [header, prelude(dtype, helpers_used(body + joint)), body]
     parts.append("/* ---- entry points ---- */")
     if kind == "elementwise":
         rare = split_rare((forms[0].f, forms[0].df), forms[0].inputs[0]) is not None
-        parts.append(render_elementwise(dialect, len(forms[0].params), rare))
+        parts.append(render_elementwise(dialect, len(forms[0].params), rare, narrow))
         if joint:
             parts.append(joint)
     elif kind == "layer":
