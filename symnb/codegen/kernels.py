@@ -1759,7 +1759,7 @@ _CPP_HEAD = """SYMNB_FN symnb_i64 symnb_head(const void* p, symnb_i64 n) {
 
 _CPP_ENTRY = string.Template(
     """SYMNB_KERNEL void symnb_${name}(${parameters}) {
-    ${constants}const symnb_i64 h = symnb_head(${line}, n);
+    ${constants}const symnb_i64 h = ${head};
     for (symnb_i64 i = 0; i < h; ++i) {
         ${body}
     }
@@ -1786,18 +1786,18 @@ _CPP_ENTRY = string.Template(
 def _render_cpp_elementwise(n_params: int, narrow: bool = False) -> str:
     """The four C++ elementwise entry points (forms without rare branches).
 
-    Each first runs the elements before the first 64-byte line of one array, so that
+    Narrow ones first run the elements before the first 64-byte line of one array, so
     the SIMD loop's accesses to it never split a cache line (NumPy puts large arrays
     16 bytes past a line, heap ones at any multiple of 16). Which array: for kernels
     bound by memory (``narrow``, :func:`narrow_vectors`) the (first) output, whose
     split stores cost most: a 1e5-element relu fwd+bwd 62 -> 23 us with every array
     at one offset (one thread, AVX-512, L2-resident; 906 -> 581 us at 1e6), forward
     with x and y at different offsets 12.6 -> 9.2 us against lining up x; for the
-    others the input x, which g++ reads from memory at each of its uses in the loop
-    (swish fwd+bwd, y off x's offset: 66 -> 62 us against lining up y). Narrow
-    kernels compute arithmetic only, the others split on x: every entry point
-    computes an element with the same code (vector or scalar) for the same x,
-    whatever its output buffers. Below the thread threshold a plain SIMD loop
+    others none: a scalar prologue computes math functions with other bits than the
+    vector loop, so where the split fell would make a result depend on where x lies
+    in memory (tests/nn/test_model_pickling.py: a copied model predicted 1 ulp off).
+    Narrow kernels compute exact arithmetic only, the same bits either way. Below
+    the thread threshold a plain SIMD loop
     (``parallel ... if(false)`` still enters libgomp, about 0.5-1 us a call); above
     it the threads take blocks of :data:`CPP_LINE_BLOCK` elements, which keep that
     alignment."""
@@ -1818,7 +1818,11 @@ def _render_cpp_elementwise(n_params: int, narrow: bool = False) -> str:
                 name=name,
                 parameters=parameters,
                 constants=constants,
-                line=out if narrow else "x",
+                # narrow kernels only: their arithmetic is exact in scalar and vector
+                # code; a kernel with math functions would give other bits for the
+                # elements before the line (scalar libm), so its result would depend on
+                # where x lies in memory (a copied model predicted 1 ulp off)
+                head=f"symnb_head({out}, n)" if narrow else "0",
                 body=string.Template(body).substitute(c=c),
                 private=private,
             )
