@@ -218,10 +218,6 @@ class _Reader:
             raise LatexProblem("an absolute value bar '|' is not closed")
         return out
 
-    def atom(self) -> list[tuple[str, str]]:
-        """One atom: a group, a command with its arguments, a letter or a number."""
-        return self.item()
-
     def closed(self, opener: str, closers: tuple[str, ...]) -> list[tuple[str, str]]:
         """The items up to the bracket that closes ``opener`` (taken already)."""
         inner = self.items(frozenset(closers))
@@ -237,7 +233,7 @@ class _Reader:
             return [("(", "("), *self.closed("{", ("}",)), (")", ")")]
         if self.peek() is None:
             raise LatexProblem("an argument is missing at the end")
-        return [("(", "("), *self.atom(), (")", ")")]
+        return [("(", "("), *self.item(), (")", ")")]
 
     def item(self) -> list[tuple[str, str]]:
         tok = self.take()

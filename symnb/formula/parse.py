@@ -579,9 +579,6 @@ class _Parser:
                 + (f" (first command: {m.group()})" if m else ""),
             ) from None
 
-    def check_latex(self) -> None:
-        """LaTeX: read as its formula text by :meth:`parse` (see :meth:`latex_text`)."""
-
     def check_nesting(self) -> None:
         depth = 0
         for li, line in enumerate(self.lines):

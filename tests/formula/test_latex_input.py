@@ -14,29 +14,13 @@ import scipy.special
 
 import symnb
 from symnb.errors import FormulaError
+from tests.formula.test_spellings import _numpy_ref as _numpy
+from tests.formula.test_spellings import _torch_ref as _torch
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
 XS = np.array([-7.5, -3.3, -1.0, -0.4, 0.3, 0.9, 1.7, 4.0, 12.0])
-
-
-def _torch(fn):
-    def ref(x):
-        t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
-        y = fn(t)
-        (g,) = torch.autograd.grad(y.sum(), t)
-        return y.detach().numpy(), g.numpy()
-
-    return ref
-
-
-def _numpy(fn):
-    def ref(x):
-        h = 1e-6 * np.maximum(1.0, np.abs(x))
-        return fn(x), (fn(x + h) - fn(x - h)) / (2 * h)
-
-    return ref
 
 
 #: (LaTeX, constants, reference)
