@@ -324,6 +324,10 @@ const MAGIC_RE = /^(\s*)(%%symact)(?![\w-])/;
 const HEAD_START_RE = /^(\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*)\(/;
 /** A line of a cell of Python functions: its indentation and first word. */
 const PYTHON_LINE_RE = /^(\s*)(?:(def|return)(?![A-Za-z0-9_])|@|"""|'''|r""")/;
+/** A pasted module class: `class Swish(nn.Module):` (its forward is the formula). */
+const CLASS_RE = /^(\s*)class\s+([A-Za-z_][A-Za-z0-9_]*)/;
+/** The method of a pasted class that symnb reads (PyTorch, Keras, plain). */
+const FORWARD_DEF_RE = /^\s*def\s+(?:forward|call|__call__)\s*\(/;
 const DEF_RE = /^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(/;
 /** A LaTeX command (`\frac`, `\beta`) in a formula pasted from a paper. */
 const LATEX_COMMAND_RE = /\\[A-Za-z]+/y;
@@ -394,21 +398,65 @@ export function tokenizeSymact(source: string): ISymactToken[] {
   let scope: IScope = { variables: new Set(['x']), constants: new Set() };
   let lineStart = 0;
   let first = true;
+  // in a pasted class: whether the lines are its forward's (read) or other
+  // methods' and statements (``__init__``: Python that symnb only reads for its
+  // constants, so it is left uncoloured)
+  let inClass = false;
+  let inForward = false;
+  let classConstants: string[] = [];
   while (lineStart <= source.length) {
     let lineEnd = source.indexOf('\n', lineStart);
     if (lineEnd < 0) {
       lineEnd = source.length;
     }
     const line = source.slice(lineStart, lineEnd);
+    const classHead = first ? null : CLASS_RE.exec(line);
     if (first) {
       tokenizeMagicLine(line, lineStart, tokens);
       first = false;
+    } else if (classHead) {
+      const at = lineStart + classHead[1].length;
+      tokens.push({ from: at, to: at + 5, type: 'operator' });
+      const nameFrom = lineStart + classHead[0].length - classHead[2].length;
+      tokens.push({ from: nameFrom, to: nameFrom + classHead[2].length, type: 'definition' });
+      inClass = true;
+      inForward = false;
+      classConstants = classAttributes(source.slice(lineEnd + 1));
+    } else if (inClass && /^\S/.test(line)) {
+      inClass = false; // a top-level line after the class
+      scope = tokenizeFormulaLine(line, lineStart, scope, tokens);
+    } else if (inClass) {
+      if (/^\s*def\b/.test(line)) {
+        inForward = FORWARD_DEF_RE.test(line);
+      }
+      if (inForward) {
+        scope = tokenizeFormulaLine(line, lineStart, scope, tokens);
+        classConstants.forEach(name => scope.constants.add(name));
+      }
     } else {
       scope = tokenizeFormulaLine(line, lineStart, scope, tokens);
     }
     lineStart = lineEnd + 1;
   }
   return tokens;
+}
+
+/**
+ * The attributes a pasted class's body assigns (`self.beta = ...`,
+ * `self.register_buffer("gain", ...)`): the constants its forward reads as
+ * `self.name` (symnb/formula/code_constants.py reads their values).
+ */
+function classAttributes(body: string): string[] {
+  const end = body.search(/^\S/m);
+  const text = end < 0 ? body : body.slice(0, end);
+  const names: string[] = [];
+  for (const m of text.matchAll(/self\.([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=\n]*)?=(?!=)/g)) {
+    names.push(m[1]);
+  }
+  for (const m of text.matchAll(/register_buffer\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/g)) {
+    names.push(m[1]);
+  }
+  return names;
 }
 
 /**

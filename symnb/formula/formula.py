@@ -33,9 +33,16 @@ from symnb.errors import FormulaError
 from symnb.formula import compose, library
 from symnb.formula.branches import local_branches
 from symnb.formula.budget import SYMBOLIC_TIME_BUDGET, Budget
+from symnb.formula.code_constants import declared
 from symnb.formula.compose import expand_composed
 from symnb.formula.display import fold_equal_branches
-from symnb.formula.functions import ALLOWED_CONSTANTS, logsigmoid, sigmoid, softplus
+from symnb.formula.functions import (
+    ALLOWED_CONSTANTS,
+    ALLOWED_FUNCTIONS,
+    logsigmoid,
+    sigmoid,
+    softplus,
+)
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.latex import formula_latex
 from symnb.formula.parse import adopt_sympy, check_length
@@ -47,6 +54,8 @@ from symnb.formula.xlogy import zero_weight_logs
 
 #: Operation count above which a derivative is refused before any compiler sees it.
 MAX_OPERATIONS = 4000
+#: Longest text read as pasted code for its constants and name (longer: the formula).
+_MAX_PASTED_CODE = 100_000
 
 _FORBIDDEN = (sp.re, sp.im, sp.Derivative, sp.Subs, sp.DiracDelta)
 
@@ -520,6 +529,9 @@ class _Formula:
         name = _checked_name(name, self.kind)
         # replace='no' was truthy: the library's gelu became the user's for the session
         replace = check_flag(replace, "replace")
+        shown_name = None
+        if isinstance(expr, str) and len(expr) <= _MAX_PASTED_CODE:
+            shown_name = self._adopt_code_constants(expr, constants)
         check_constant_count(
             len(constants), self.kind if name is None else f"{self.kind} {name!r}"
         )
@@ -575,7 +587,8 @@ class _Formula:
         if derivative is not None and not isinstance(derivative, str):
             derivative = self._adopt_sympy(derivative, users, "derivative")
         self.text = expr if isinstance(expr, str) else sp.sstr(expr)
-        self.name = name or self._default_name()
+        # a pasted function's own name is shown, not registered for later formulas
+        self.name = name or shown_name or self._default_name()
         self._user_symbols = {n: sp.Symbol(n, real=True) for n in values}
         self._var_symbols = tuple(sp.Symbol(v, real=True) for v in self.variables)
         self.derivative_text = (
@@ -640,6 +653,27 @@ class _Formula:
 
     def _default_name(self) -> str:
         return "f" if self.kind == "activation" else "loss"
+
+    def _adopt_code_constants(self, text: str, constants: dict[str, Any]) -> str | None:
+        """Pasted code's constants (``def f(x, beta=1.0)``, a module's ``self.beta``)
+        added to ``constants`` where the caller gave none; its function or class name
+        when that can be shown (not a name of the formula language or the library)."""
+        found = declared(text, n_inputs=len(self.variables))
+        if found is None:
+            return None
+        for cname, (value, trainable) in found.constants.items():
+            if cname not in constants and cname not in self.variables:
+                constants[cname] = learnable(value) if trainable else value
+        name = found.name
+        if (
+            name is None
+            or name.startswith("_")
+            or name in self._library
+            or name in ALLOWED_FUNCTIONS
+            or name in ALLOWED_CONSTANTS
+        ):
+            return None
+        return name
 
     def _adopt_sympy(
         self, expr: sp.Basic, users: Mapping[str, Any], what: str = "formula"

@@ -20,11 +20,58 @@ _CODE_START = re.compile(
 
 
 #: The method of a pasted class that computes the activation (PyTorch, Keras, plain).
-_FORWARD_METHODS = ("forward", "call", "__call__")
+FORWARD_METHODS = ("forward", "call", "__call__")
+
+
+def looks_like_code(text: str) -> bool:
+    """Whether ``text`` starts as Python code (def, class, decorator, lambda, return)."""
+    return _CODE_START.match(text) is not None
 
 
 class CodeProblem(Exception):
     """The text is a Python function, but not one of a single returned expression."""
+
+
+def pasted_statement(text: str) -> ast.stmt | None:
+    """The one Python statement ``text`` is when it looks like pasted code (a def,
+    class, lambda or return), else None."""
+    if not text.isascii() or not looks_like_code(text):
+        return None
+    try:
+        module = ast.parse(text, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return module.body[0] if len(module.body) == 1 else None
+
+
+def forward_method(node: ast.ClassDef) -> ast.FunctionDef:
+    """The method of a module class that computes its output (``forward``, Keras's
+    ``call``, ``__call__``); :class:`CodeProblem` when it has none or several."""
+    methods = [
+        m
+        for m in node.body
+        if isinstance(m, ast.FunctionDef) and m.name in FORWARD_METHODS
+    ]
+    if len(methods) != 1:
+        raise CodeProblem(
+            f"class {node.name} has no forward, call or __call__ method to read"
+            if not methods
+            else f"class {node.name} has more than one of forward, call, __call__"
+        )
+    return methods[0]
+
+
+def parameter_defaults(args: ast.arguments) -> tuple[list[str], dict[str, ast.expr]]:
+    """A signature's parameter names (without a leading ``self``/``cls``) and the
+    default expression of each parameter that has one (keyword-only ones too)."""
+    params = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if params and params[0] in ("self", "cls"):
+        params = params[1:]
+    defaults = dict(zip(params[len(params) - len(args.defaults) :], args.defaults))
+    defaults.update(
+        {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    )
+    return params, defaults
 
 
 def _function_parts(node: ast.stmt) -> tuple[ast.expr, str | None] | None:
@@ -38,18 +85,7 @@ def _function_parts(node: ast.stmt) -> tuple[ast.expr, str | None] | None:
             (lam.body, params[0]) if params else None
         )  # lambda: 1 is no function of x
     if isinstance(node, ast.ClassDef):  # an nn.Module / Keras layer: its forward
-        methods = [
-            m
-            for m in node.body
-            if isinstance(m, ast.FunctionDef) and m.name in _FORWARD_METHODS
-        ]
-        if len(methods) != 1:
-            raise CodeProblem(
-                f"class {node.name} has no forward, call or __call__ method to read"
-                if not methods
-                else f"class {node.name} has more than one of forward, call, __call__"
-            )
-        node = methods[0]
+        node = forward_method(node)
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     returned = single_return(node)
@@ -86,15 +122,10 @@ def returned_expression(text: str) -> tuple[str, str | None] | None:
 
     Raises :class:`CodeProblem` for a function whose body is more than one return.
     """
-    if not text.isascii() or not _CODE_START.match(text):
+    statement = pasted_statement(text)
+    if statement is None:
         return None
-    try:
-        module = ast.parse(text, mode="exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    if len(module.body) != 1:
-        return None
-    parts = _function_parts(module.body[0])
+    parts = _function_parts(statement)
     if parts is None:
         return None
     expr, param = parts

@@ -61,7 +61,13 @@ from dataclasses import dataclass, field, replace
 from symnb.checks import MAX_NAME_CHARS, nonzero_literal
 from symnb.errors import FormulaError
 from symnb.formula import spellings
-from symnb.formula.python_code import single_return
+from symnb.formula.code_constants import class_declared
+from symnb.formula.python_code import (
+    CodeProblem,
+    forward_method,
+    parameter_defaults,
+    single_return,
+)
 
 #: Longest cell parsed (each formula also has the core's own length limit).
 MAX_CELL_CHARS = 4_000_000
@@ -437,7 +443,7 @@ def parse_cell(
     return defs
 
 
-_PYTHON_START = re.compile(r"\s*(?:#[^\n]*\n\s*)*(?:@|def\b)")
+_PYTHON_START = re.compile(r"\s*(?:#[^\n]*\n\s*)*(?:@|def\b|class\b)")
 
 
 def _python_functions(text: str) -> list[ast.FunctionDef] | None:
@@ -449,13 +455,39 @@ def _python_functions(text: str) -> list[ast.FunctionDef] | None:
         module = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    if not module.body or not all(isinstance(n, ast.FunctionDef) for n in module.body):
+    if not module.body or not all(
+        isinstance(n, (ast.FunctionDef, ast.ClassDef)) for n in module.body
+    ):
         return None
     return list(module.body)
 
 
+def _class_method(
+    node: ast.ClassDef, cell: str, line_no: int
+) -> tuple[ast.FunctionDef, str]:
+    """A module class's forward (``forward``/``call``/``__call__``) and its constants
+    as ``name=value`` text (from ``__init__``/``build``: see
+    :func:`symnb.formula.code_constants.class_declared`)."""
+    try:
+        method = forward_method(node)
+    except CodeProblem as problem:
+        raise _error(
+            str(problem),
+            cell,
+            line_no,
+            node.col_offset + 1,
+            "paste a class with one forward(self, x) that returns the formula",
+        ) from None
+    found = class_declared(node)
+    constants = ", ".join(
+        f"{name}=learnable({value!r})" if trainable else f"{name}={value!r}"
+        for name, (value, trainable) in (found.constants if found else {}).items()
+    )
+    return method, constants
+
+
 def _function_definition(
-    node: ast.FunctionDef,
+    node: ast.FunctionDef | ast.ClassDef,
     lines: list[str],
     cell: str,
     kind: str,
@@ -468,36 +500,32 @@ def _function_definition(
     one the constants (a number or ``learnable(...)``), the one returned expression
     the formula; errors point into the function's text."""
     line_no = first_line + node.lineno - 1
+    name, class_constants = node.name, None
+    if isinstance(node, ast.ClassDef):  # an nn.Module / Keras layer: its forward
+        node, class_constants = _class_method(node, cell, line_no)
     expr = single_return(node)
     if expr is None:
         raise _error(
             f"function {node.name} has statements besides one 'return': a definition "
             "is one formula",
             cell,
-            line_no,
+            first_line + node.lineno - 1,
             node.col_offset + 1,
             "return one expression, with the assignments put in",
         )
-    args = node.args
-    params = [*args.posonlyargs, *args.args]
-    if params and params[0].arg in ("self", "cls"):
-        params = params[1:]
-    defaults = dict(
-        zip([a.arg for a in params][len(params) - len(args.defaults) :], args.defaults)
-    )
-    defaults.update(
-        {a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
-    )
-    inputs = [a.arg for a in params if a.arg not in defaults]
+    params, defaults = parameter_defaults(node.args)
+    inputs = [a for a in params if a not in defaults]
     source = "\n".join(lines)
     constants = ", ".join(
-        f"{name}={ast.get_source_segment(source, value)}"
-        for name, value in defaults.items()
+        f"{param}={ast.get_source_segment(source, value)}"
+        for param, value in defaults.items()
     )
+    if class_constants is not None:
+        constants = ", ".join(c for c in (class_constants, constants) if c)
     text_lines = lines[expr.lineno - 1 : expr.end_lineno]
     text_lines[-1] = text_lines[-1][: expr.end_col_offset]
     text_lines[0] = text_lines[0][expr.col_offset :]
-    head = f"{node.name}({', '.join(inputs)}{'; ' + constants if constants else ''}) = "
+    head = f"{name}({', '.join(inputs)}{'; ' + constants if constants else ''}) = "
     if len(inputs) != n_inputs:
         want = "one input (x)" if n_inputs == 1 else "two inputs (y_pred, y_true)"
         raise _error(

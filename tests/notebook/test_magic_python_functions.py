@@ -94,3 +94,47 @@ def test_errors_point_into_the_function(shell, cell, message, position):
     with pytest.raises(UsageError) as info:
         _run(shell, cell)
     assert message in str(info.value) and position in str(info.value)
+
+
+MODULE_CELL = """class PSwish(nn.Module):
+    def __init__(self, beta=1.5):
+        super().__init__()
+        self.beta = nn.Parameter(torch.tensor(beta))
+        self.register_buffer("gain", torch.tensor(2.0))
+
+    def forward(self, x):
+        return self.gain * x * torch.sigmoid(self.beta * x)
+"""
+
+
+def test_a_module_class_defines_an_activation_with_its_constants(shell):
+    # was "expected '(' after 'class'"; judged against PyTorch running the same class
+    torch = pytest.importorskip("torch")
+    _run(shell, MODULE_CELL)
+    act = shell.user_ns.pop("PSwish")
+    assert act.constants == {"beta": 1.5, "gain": 2.0}
+    assert list(act.learnable) == ["beta"]
+    space = {"torch": torch, "nn": torch.nn}
+    exec(MODULE_CELL, space)  # the test's own literal code  # noqa: S102
+    xs = np.linspace(-6, 6, 25)
+    t = torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+    y = space["PSwish"]().double()(t)
+    (slope,) = torch.autograd.grad(y.sum(), t)
+    k = act.compile("numpy", dtype="float64")
+    np.testing.assert_allclose(k.forward(xs), y.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        k.backward(xs, np.ones_like(xs)), slope.numpy(), rtol=1e-12
+    )
+
+
+def test_a_class_without_a_forward_is_refused_where_it_starts(shell):
+    with pytest.raises(UsageError) as info:
+        _run(
+            shell,
+            "x = 1\n\nclass PNone(nn.Module):\n    def __init__(self):\n        pass",
+        )
+    assert "expected" in str(info.value)  # not a cell of only functions and classes
+    with pytest.raises(UsageError) as info:
+        _run(shell, "class PNone(nn.Module):\n    def __init__(self):\n        pass")
+    assert "class PNone has no forward" in str(info.value)
+    assert "line 2, column 1" in str(info.value)

@@ -334,6 +334,24 @@ describe('what symnb reads beyond definition lines', () => {
     // a name the function does not declare is still flagged
     assert.deepEqual(unknowns('%%symact\ndef f(x):\n    return x * gamma\n'), ['gamma']);
   });
+  it('reads a cell of a module class', () => {
+    const cell =
+      '%%symact\nclass PSwish(nn.Module):\n    def __init__(self, beta=1.5):\n' +
+      '        super().__init__()\n        self.beta = nn.Parameter(torch.tensor(beta))\n\n' +
+      '    def forward(self, x):\n        return x * torch.sigmoid(self.beta * x)\n';
+    assert.deepEqual(unknowns(cell), []);
+    assertWellFormed(cell, tokenizeSymact(cell));
+    assert.equal(typeOf(cell, 'PSwish'), 'definition');
+    assert.equal(typeOf(cell, 'class'), 'operator');
+    // __init__'s Python is not coloured; the forward's return is read
+    assert.equal(typeOf(cell, 'super'), undefined);
+    assert.equal(typeOf(cell, 'x', 1), 'variable');
+    // a name the forward does not have is still flagged, after the class too
+    const bad =
+      '%%symact\nclass P(nn.Module):\n    def forward(self, x):\n        return x * gamma\n' +
+      'def g(x):\n    return x * delta\n';
+    assert.deepEqual(unknowns(bad), ['gamma', 'delta']);
+  });
   it('reads LaTeX, self.beta and a batch mean', () => {
     const latex = '%%symact\nsw(x; beta=1.0) = x \\cdot \\sigma(\\beta x)';
     assert.deepEqual(unknowns(latex), []);

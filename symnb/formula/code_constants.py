@@ -1,0 +1,272 @@
+"""The name and constants that pasted Python code declares for its formula.
+
+``def my_swish(x, beta=1.0): return x*torch.sigmoid(beta*x)`` declares the constant
+``beta = 1.0`` and the name ``my_swish``; a module class declares its constants in
+``__init__`` (``self.beta = beta`` with ``beta=1.0`` a default, ``self.a =
+nn.Parameter(torch.tensor(0.25))`` a learnable one, Keras's ``self.add_weight(...,
+initializer=Constant(0.25))``). Without this, pasting a module asked the user to type
+each constant again, and a value they forgot was an "unknown symbol" error.
+
+Only numbers are read (literals, a default's value, ``torch.tensor(v)``,
+``torch.full(shape, v)``, ``v * torch.ones(...)``); nothing is evaluated. A constant is
+declared only when the returned expression uses it, so ``inplace=False`` or ``dim=-1``
+are not constants.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+
+from symnb.formula import python_code
+
+#: Calls whose value is their (only) numeric argument: tensor and array constructors.
+_WRAPPERS = frozenset(
+    {"tensor", "as_tensor", "asarray", "array", "constant", "float", "float32",
+     "float64", "Tensor", "FloatTensor", "DoubleTensor", "convert_to_tensor"}
+)  # fmt: skip
+#: Calls that fill a shape with one value (their value is the fill value).
+_FILLS = {"ones": 1.0, "zeros": 0.0, "ones_like": 1.0, "zeros_like": 0.0}
+#: Calls that make their argument trainable (PyTorch, TensorFlow, Flax/Haiku-free).
+_TRAINABLE = frozenset({"Parameter", "Variable"})
+#: Keras initializers by name, as strings or classes.
+_INITIALIZERS = {"ones": 1.0, "zeros": 0.0, "Ones": 1.0, "Zeros": 0.0}
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What pasted code declares: its name (None for a method or an unnamed
+    lambda) and its constants, each ``(value, learnable)``."""
+
+    name: str | None
+    constants: dict[str, tuple[float, bool]] = field(default_factory=dict)
+
+
+def declared(text: str, n_inputs: int = 1) -> Declared | None:
+    """The name and constants of ``text`` when it is one pasted function, lambda or
+    class (see :mod:`symnb.formula.python_code`), else None. ``n_inputs``: the
+    parameters that are the formula's inputs (1 for an activation, 2 for a loss)."""
+    node = python_code.pasted_statement(text)
+    if node is None:
+        return None
+    try:
+        if isinstance(node, ast.ClassDef):
+            return class_declared(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return function_declared(node, n_inputs)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+            target = node.targets[0]
+            name = target.id if isinstance(target, ast.Name) else None
+            return _from_signature(name, node.value.args, node.value.body, n_inputs)
+    except RecursionError:
+        return None
+    return None
+
+
+def function_declared(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, n_inputs: int = 1
+) -> Declared | None:
+    """A pasted function's name and the numeric defaults its return uses."""
+    returned = python_code.single_return(node)
+    if returned is None:
+        return None
+    name = None if node.name in python_code.FORWARD_METHODS else node.name
+    return _from_signature(name, node.args, returned, n_inputs)
+
+
+def class_declared(node: ast.ClassDef) -> Declared | None:
+    """A module class's name and the constants its forward reads as ``self.name``:
+    assigned in ``__init__`` (or Keras's ``build``) from numbers, from the defaults of
+    ``__init__``'s parameters, or as trainable parameters/weights."""
+    methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
+    try:
+        forward = python_code.forward_method(node)
+    except python_code.CodeProblem:
+        return None
+    returned = python_code.single_return(forward)
+    if returned is None:
+        return None
+    used = {
+        n.attr
+        for n in ast.walk(returned)
+        if isinstance(n, ast.Attribute)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == "self"
+    }
+    attributes: dict[str, tuple[float, bool]] = {}
+    for method in ("__init__", "build"):
+        if method in methods:
+            attributes.update(_assigned_attributes(methods[method]))
+    return Declared(node.name, {k: v for k, v in attributes.items() if k in used})
+
+
+def _from_signature(
+    name: str | None, args: ast.arguments, returned: ast.expr, n_inputs: int
+) -> Declared:
+    """The numeric defaults of ``args`` (after ``self`` and the inputs) that
+    ``returned`` reads by name."""
+    params, defaults = python_code.parameter_defaults(args)
+    inputs = set(params[:n_inputs])
+    used = {n.id for n in ast.walk(returned) if isinstance(n, ast.Name)}
+    constants = {}
+    for param, default in defaults.items():
+        value = _number(default, {})
+        if param in used and param not in inputs and value is not None:
+            constants[param] = (value, False)
+    return Declared(name, constants)
+
+
+def _assigned_attributes(method: ast.FunctionDef) -> dict[str, tuple[float, bool]]:
+    """``self.name = <number>`` assignments of ``method`` (in order; a local name
+    or a parameter with a numeric default may stand for the number)."""
+    env: dict[str, float] = {}
+    args = method.args
+    params = [*args.posonlyargs, *args.args]
+    for a, d in zip(params[len(params) - len(args.defaults) :], args.defaults):
+        value = _number(d, {})
+        if value is not None:
+            env[a.arg] = value
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        value = None if d is None else _number(d, {})
+        if value is not None:
+            env[a.arg] = value
+    found: dict[str, tuple[float, bool]] = {}
+    for stmt in method.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            buffer = _registered_buffer(stmt.value, env)  # register_buffer("a", ...)
+            if buffer is not None:
+                found[buffer[0]] = buffer[1]
+            continue
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            continue
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        value = _declared_value(stmt.value, env)
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                if value is None:
+                    found.pop(target.attr, None)  # reassigned to something else
+                else:
+                    found[target.attr] = value
+            elif isinstance(target, ast.Name):
+                if value is None or value[1]:
+                    env.pop(target.id, None)
+                else:
+                    env[target.id] = value[0]
+    return found
+
+
+def _registered_buffer(
+    call: ast.Call, env: dict[str, float]
+) -> tuple[str, tuple[float, bool]] | None:
+    """``self.register_buffer("a", torch.tensor(0.5))``: ("a", (0.5, False))."""
+    if not (
+        _call_name(call) == "register_buffer"
+        and len(call.args) >= 2
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+    ):
+        return None
+    value = _number(call.args[1], env)
+    return None if value is None else (call.args[0].value, (value, False))
+
+
+def _declared_value(node: ast.expr, env: dict[str, float]) -> tuple[float, bool] | None:
+    """(value, learnable) of an assigned expression, or None."""
+    if isinstance(node, ast.Call):
+        called = _call_name(node)
+        if called in _TRAINABLE and node.args:
+            value = _number(node.args[0], env)
+            trainable = _keyword(node, ("requires_grad", "trainable"))
+            if value is None:
+                return None
+            off = isinstance(trainable, ast.Constant) and trainable.value is False
+            return value, not off
+        if called == "add_weight":  # Keras
+            value = _initializer(_keyword(node, ("initializer",)), env)
+            trainable = _keyword(node, ("trainable",))
+            if value is None:
+                return None
+            off = isinstance(trainable, ast.Constant) and trainable.value is False
+            return value, not off
+    value = _number(node, env)
+    return None if value is None else (value, False)
+
+
+def _initializer(node: ast.expr | None, env: dict[str, float]) -> float | None:
+    """A Keras initializer's constant: ``Constant(0.25)``, ``constant_initializer
+    (0.25)``, ``"ones"``, ``"zeros"``."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return _INITIALIZERS.get(node.value)
+    if isinstance(node, ast.Call):
+        called = _call_name(node)
+        if called in ("Constant", "constant_initializer", "constant"):
+            arg = node.args[0] if node.args else _keyword(node, ("value",))
+            return None if arg is None else _number(arg, env)
+        if called in _INITIALIZERS and not node.args:
+            return _INITIALIZERS[called]
+    return None
+
+
+def _number(node: ast.expr, env: dict[str, float], depth: int = 0) -> float | None:
+    """The finite number ``node`` stands for, or None (nothing is evaluated)."""
+    if depth > 20:
+        return None
+    value: float | None = None
+    if isinstance(node, ast.Constant):
+        v = node.value
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            try:
+                value = float(v)
+            except OverflowError:
+                return None
+    elif isinstance(node, ast.Name):
+        value = env.get(node.id)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _number(node.operand, env, depth + 1)
+        if inner is not None:
+            value = -inner if isinstance(node.op, ast.USub) else inner
+    elif isinstance(node, (ast.List, ast.Tuple)) and len(node.elts) == 1:
+        value = _number(node.elts[0], env, depth + 1)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        left = _number(node.left, env, depth + 1)
+        right = _number(node.right, env, depth + 1)
+        if left is not None and right is not None:
+            if isinstance(node.op, ast.Mult):
+                value = left * right
+            elif right != 0:
+                value = left / right
+    elif isinstance(node, ast.Call):
+        called = _call_name(node)
+        if called in _FILLS:
+            value = _FILLS[called]
+        elif called in ("full", "full_like") and len(node.args) >= 2:
+            value = _number(node.args[1], env, depth + 1)
+        elif called in ("full", "full_like"):
+            fill = _keyword(node, ("fill_value",))
+            value = None if fill is None else _number(fill, env, depth + 1)
+        elif called in _WRAPPERS:
+            arg = node.args[0] if node.args else _keyword(node, ("data", "value"))
+            value = None if arg is None else _number(arg, env, depth + 1)
+    if value is None or not math.isfinite(value):
+        return None
+    return value
+
+
+def _call_name(call: ast.Call) -> str | None:
+    """The last name of a call's function: ``torch.nn.Parameter(...)`` ->
+    ``Parameter``."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
+
+
+def _keyword(call: ast.Call, names: tuple[str, ...]) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg in names), None)
