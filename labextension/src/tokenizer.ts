@@ -324,6 +324,8 @@ const MAGIC_RE = /^(\s*)(%%symact)(?![\w-])/;
 const HEAD_START_RE = /^(\s*)([A-Za-z_][A-Za-z0-9_]*)(\s*)\(/;
 /** A line of a cell of Python functions: its indentation and first word. */
 const PYTHON_LINE_RE = /^(\s*)(?:(def|return)(?![A-Za-z0-9_])|@|"""|'''|r""")/;
+/** A local assignment in a pasted function: `gate = ...`, `y: T = ...`, `y += ...`. */
+const LOCAL_ASSIGN_RE = /^(\s+)([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?(?:\*\*|\/\/|[-+*/%@&|^])?=(?!=)/;
 /** A pasted module class: `class Swish(nn.Module):` (its forward is the formula). */
 const CLASS_RE = /^(\s*)class\s+([A-Za-z_][A-Za-z0-9_]*)/;
 /** The method of a pasted class that symnb reads (PyTorch, Keras, plain). */
@@ -379,6 +381,8 @@ export function isSymactCell(source: string): boolean {
 interface IScope {
   variables: Set<string>;
   constants: Set<string>;
+  /** Inside a pasted Python function, whose local assignments symnb puts in. */
+  code?: boolean;
 }
 
 /**
@@ -533,6 +537,15 @@ function tokenizeFormulaLine(
   tokens: ISymactToken[]
 ): IScope {
   let pos = 0;
+  const local = scope.code ? LOCAL_ASSIGN_RE.exec(line) : null;
+  if (local && !PYTHON_LINE_RE.test(line)) {
+    // `gate = torch.sigmoid(beta * x)`: an intermediate value, put into the return
+    const from = offset + local[1].length;
+    tokens.push({ from, to: from + local[2].length, type: 'variable' });
+    scope.variables.add(local[2]);
+    tokenizeExpression(line, local[0].length, offset, scope, tokens);
+    return scope;
+  }
   const code = PYTHON_LINE_RE.exec(line);
   if (code) {
     // a cell of Python functions: `def swish(x, beta=1.0):`, `return ...`,
@@ -584,7 +597,7 @@ function tokenizeDef(
   tokens.push({ from: offset + at, to: offset + at + 3, type: 'operator' });
   const nameFrom = at + match[0].indexOf(match[1], 3);
   tokens.push({ from: offset + nameFrom, to: offset + nameFrom + match[1].length, type: 'definition' });
-  const scope: IScope = { variables: new Set(), constants: new Set() };
+  const scope: IScope = { variables: new Set(), constants: new Set(), code: true };
   let pos = line.indexOf('(', nameFrom) + 1;
   let depth = 0;
   let inDefault = false;

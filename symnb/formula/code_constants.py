@@ -68,9 +68,10 @@ def function_declared(
     node: ast.FunctionDef | ast.AsyncFunctionDef, n_inputs: int = 1
 ) -> Declared | None:
     """A pasted function's name and the numeric defaults its return uses."""
-    returned = python_code.single_return(node)
-    if returned is None:
-        return None
+    try:
+        returned = python_code.single_return(node)
+    except python_code.CodeProblem:
+        return None  # the formula's reading reports it
     name = None if node.name in python_code.FORWARD_METHODS else node.name
     return _from_signature(name, node.args, returned, n_inputs)
 
@@ -82,11 +83,9 @@ def class_declared(node: ast.ClassDef) -> Declared | None:
     methods = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
     try:
         forward = python_code.forward_method(node)
+        returned = python_code.single_return(forward)
     except python_code.CodeProblem:
-        return None
-    returned = python_code.single_return(forward)
-    if returned is None:
-        return None
+        return None  # the formula's reading reports it
     used = {
         n.attr
         for n in ast.walk(returned)

@@ -558,6 +558,19 @@ class _Parser:
                     f"type {advice!r} instead of {ch!r}",
                 )
 
+    def code_formula(self, text: str) -> sp.Expr:
+        """Read ``lambda x: <expression>``, a pasted function with its local
+        assignments put in (symnb.formula.inline_locals); errors quote that text, as
+        their columns cannot point into the pasted code."""
+        try:
+            return _Parser(text, self.variables, self.constants, self.functions).parse()
+        except FormulaError as exc:
+            raise self.error(
+                f"{exc.message} (in the formula read from the code, with its "
+                f"assignments put in: {text[:200]})",
+                suggestion=exc.suggestion,
+            ) from None
+
     def latex_text(self) -> str | None:
         """LaTeX pasted from a paper (``\\frac{1}{1 + e^{-x}}``, ``e^{-x}``): its
         formula text (:mod:`symnb.formula.latex_input`), else None for a formula."""
@@ -1705,12 +1718,21 @@ class _Parser:
         try:
             pasted = python_code.returned_expression(processed)
         except python_code.CodeProblem as problem:
+            line, column = (
+                self.position(problem.lineno, problem.col_offset)
+                if problem.lineno
+                else (None, None)
+            )
             raise self.error(
                 str(problem),
-                suggestion="write the expression it returns, with its assignments "
-                "put in (e.g. x*sigmoid(x))",
+                line,
+                column,
+                suggestion="write it as one expression: torch.where(condition, a, b) "
+                "for a branch (local assignments before the return are put in)",
             ) from None
         code_input = None
+        if pasted is not None and pasted[1] == python_code.INLINED:
+            return self.code_formula(pasted[0])
         if pasted is not None:
             processed, code_input = pasted
         self.processed_lines = processed.split("\n")

@@ -13,6 +13,12 @@ from __future__ import annotations
 import ast
 import re
 
+from symnb.formula.inline_locals import (
+    Unreadable,
+    body_without_docstring,
+    returned_formula,
+)
+
 #: Texts that may be Python code rather than a formula (a cheap test before parsing).
 _CODE_START = re.compile(
     r"\s*(?:#[^\n]*\n\s*)*(?:def\b|class\b|@|lambda\b|return\b|\w+\s*=\s*lambda\b)"
@@ -29,7 +35,12 @@ def looks_like_code(text: str) -> bool:
 
 
 class CodeProblem(Exception):
-    """The text is a Python function, but not one of a single returned expression."""
+    """The text is a Python function, but not one of a single returned expression
+    (``lineno``, ``col_offset``: where in the pasted text, when known)."""
+
+    def __init__(self, message: str, lineno: int = 0, col_offset: int = 0) -> None:
+        super().__init__(message)
+        self.lineno, self.col_offset = lineno, col_offset
 
 
 def pasted_statement(text: str) -> ast.stmt | None:
@@ -74,53 +85,58 @@ def parameter_defaults(args: ast.arguments) -> tuple[list[str], dict[str, ast.ex
     return params, defaults
 
 
-def _function_parts(node: ast.stmt) -> tuple[ast.expr, str | None] | None:
-    """(returned expression, input parameter name) of one pasted statement."""
+def _function_parts(node: ast.stmt) -> tuple[ast.expr, str | None, bool] | None:
+    """(returned expression, input parameter name, whether assignments were put
+    in) of one pasted statement."""
     if isinstance(node, ast.Return) and node.value is not None:
-        return node.value, None
+        return node.value, None, False
     lam = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
     if isinstance(lam, ast.Lambda):
         params = [a.arg for a in (*lam.args.posonlyargs, *lam.args.args)]
         return (
-            (lam.body, params[0]) if params else None
+            (lam.body, params[0], False) if params else None
         )  # lambda: 1 is no function of x
     if isinstance(node, ast.ClassDef):  # an nn.Module / Keras layer: its forward
         node = forward_method(node)
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     returned = single_return(node)
-    if returned is None:
-        raise CodeProblem(
-            f"function {node.name} has statements besides one 'return': a formula is "
-            "one expression"
-        )
     params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
     if params and params[0] in ("self", "cls"):
         params = params[1:]
-    return (returned, params[0]) if params else None
+    return (returned, params[0], is_inlined(node, returned)) if params else None
 
 
-def single_return(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.expr | None:
-    """The expression a function returns when its body (after a docstring) is one
-    ``return``, else None."""
-    body = list(node.body)
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        body = body[1:]  # the docstring
-    if len(body) != 1 or not isinstance(body[0], ast.Return):
-        return None
-    return body[0].value
+def single_return(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.expr:
+    """The expression a function returns, with its local assignments put in
+    (:mod:`symnb.formula.inline_locals`); the ``return`` node's own expression when
+    the body (after a docstring) is that one line. :class:`CodeProblem` for any
+    other body (a branch, a loop), naming the statement and its line."""
+    try:
+        return returned_formula(node.name, node.body)
+    except Unreadable as problem:
+        raise CodeProblem(str(problem), problem.lineno, problem.col_offset) from None
+
+
+def is_inlined(node: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr) -> bool:
+    """Whether ``expr`` (from :func:`single_return`) was built from assignments, so
+    that its columns do not point into the pasted text."""
+    return expr is not body_without_docstring(node.body)[-1].value
+
+
+#: The input name :func:`returned_expression` gives for a function whose local
+#: assignments were put in: its text is then ``lambda x: <expression>``, to be read
+#: on its own (its columns do not point into the pasted text).
+INLINED = "<inlined>"
 
 
 def returned_expression(text: str) -> tuple[str, str | None] | None:
     """(``text`` with all but the returned expression blanked, the input's name) where
     ``text`` is one pasted function, lambda or ``return`` line, else None.
 
-    Raises :class:`CodeProblem` for a function whose body is more than one return.
+    A function with local assignments gives ``(lambda <input>: <expression with
+    them put in>, INLINED)``. Raises :class:`CodeProblem` for a function whose body
+    is not straight-line assignments and one return.
     """
     statement = pasted_statement(text)
     if statement is None:
@@ -128,7 +144,9 @@ def returned_expression(text: str) -> tuple[str, str | None] | None:
     parts = _function_parts(statement)
     if parts is None:
         return None
-    expr, param = parts
+    expr, param, inlined = parts
+    if inlined:  # one line of text, read on its own (see parse's code_formula)
+        return f"lambda {param}: {ast.unparse(expr)}", INLINED
     lines = text.split("\n")
     first, last = expr.lineno - 1, expr.end_lineno - 1
     kept = []

@@ -62,9 +62,11 @@ from symnb.checks import MAX_NAME_CHARS, nonzero_literal
 from symnb.errors import FormulaError
 from symnb.formula import spellings
 from symnb.formula.code_constants import class_declared
+from symnb.formula.inline_locals import body_without_docstring
 from symnb.formula.python_code import (
     CodeProblem,
     forward_method,
+    is_inlined,
     parameter_defaults,
     single_return,
 )
@@ -503,16 +505,16 @@ def _function_definition(
     name, class_constants = node.name, None
     if isinstance(node, ast.ClassDef):  # an nn.Module / Keras layer: its forward
         node, class_constants = _class_method(node, cell, line_no)
-    expr = single_return(node)
-    if expr is None:
+    try:
+        expr = single_return(node)
+    except CodeProblem as problem:
         raise _error(
-            f"function {node.name} has statements besides one 'return': a definition "
-            "is one formula",
+            str(problem),
             cell,
-            first_line + node.lineno - 1,
-            node.col_offset + 1,
-            "return one expression, with the assignments put in",
-        )
+            first_line + problem.lineno - 1,
+            problem.col_offset + 1,
+            "return one expression (local assignments before it are put in)",
+        ) from None
     params, defaults = parameter_defaults(node.args)
     inputs = [a for a in params if a not in defaults]
     source = "\n".join(lines)
@@ -522,9 +524,15 @@ def _function_definition(
     )
     if class_constants is not None:
         constants = ", ".join(c for c in (class_constants, constants) if c)
-    text_lines = lines[expr.lineno - 1 : expr.end_lineno]
-    text_lines[-1] = text_lines[-1][: expr.end_col_offset]
-    text_lines[0] = text_lines[0][expr.col_offset :]
+    if is_inlined(node, expr):  # assignments put in: one line, at the return
+        at = body_without_docstring(node.body)[-1].value
+        expr_line, expr_column = at.lineno, at.col_offset
+        text_lines = [ast.unparse(expr)]
+    else:
+        expr_line, expr_column = expr.lineno, expr.col_offset
+        text_lines = lines[expr.lineno - 1 : expr.end_lineno]
+        text_lines[-1] = text_lines[-1][: expr.end_col_offset]
+        text_lines[0] = text_lines[0][expr.col_offset :]
     head = f"{name}({', '.join(inputs)}{'; ' + constants if constants else ''}) = "
     if len(inputs) != n_inputs:
         want = "one input (x)" if n_inputs == 1 else "two inputs (y_pred, y_true)"
@@ -538,18 +546,17 @@ def _function_definition(
         )
     pieces = [(head + text_lines[0], line_no, 1)]
     pieces += [
-        (t, first_line + expr.lineno - 1 + k, 1)
-        for k, t in enumerate(text_lines[1:], 1)
+        (t, first_line + expr_line - 1 + k, 1) for k, t in enumerate(text_lines[1:], 1)
     ]
     definition = _parse_definition(pieces, cell, kind, n_inputs, seen)
-    segments = [(0, first_line + expr.lineno - 1, expr.col_offset + 1)]
+    segments = [(0, first_line + expr_line - 1, expr_column + 1)]
     formula = text_lines[0].strip()
     for k, t in enumerate(text_lines[1:], 1):
         if t.strip():
             segments.append(
                 (
                     len(formula) + 1,
-                    first_line + expr.lineno - 1 + k,
+                    first_line + expr_line - 1 + k,
                     len(t) - len(t.lstrip()) + 1,
                 )
             )

@@ -290,16 +290,29 @@ PASTED_CELLS = [
         "elu2(x; alpha=1.0) = \\begin{cases} x & x > 0 \\\\ \\alpha (e^x - 1) & "
         "\\text{otherwise} \\end{cases}"
     ),
+    (
+        "%%symact --range -4:4\n"
+        "# a module class, with an intermediate value\n"
+        "class GatedTanh(nn.Module):\n"
+        "    def __init__(self, a=1.5):\n"
+        "        super().__init__()\n"
+        "        self.a = nn.Parameter(torch.tensor(a))\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        gate = torch.sigmoid(self.a * x)\n"
+        "        return torch.tanh(x) * gate"
+    ),
 ]
 
 
 def test_pasted_code_and_latex_cells(page, lab):
-    """A %%symact cell of a Python function and one of LaTeX: highlighted without
-    false alarms, run without errors, their formulas shown."""
+    """%%symact cells of a Python function, of LaTeX and of a module class with an
+    intermediate value: highlighted without false alarms, run without errors, their
+    formulas shown."""
     _write_notebook(lab.root / "pasted.ipynb", PASTED_CELLS)
     _open_notebook(page, lab, "pasted.ipynb")
     page.wait_for_selector(".jp-Cell .symnb-tok-magic")
-    for index in (1, 2):
+    for index in (1, 2, 3):
         tokens = _cell_tokens(page, index)
         flagged = [
             t for t in tokens if t[1] in ("symnb-tok-unknown", "symnb-tok-invalid")
@@ -311,8 +324,13 @@ def test_pasted_code_and_latex_cells(page, lab):
     assert _errors_in_outputs(page) == []
     text = page.locator(".jp-Cell").nth(2).locator(".jp-OutputArea").inner_text()
     assert "elu2" in text
-    _scroll_to_cell(page, index=1)
+    assert ["GatedTanh", "symnb-tok-definition"] in _cell_tokens(page, 3)
+    text = page.locator(".jp-Cell").nth(3).locator(".jp-OutputArea").inner_text()
+    assert "GatedTanh" in text
+    _scroll_to_cell(page, index=2)
     _shot(page, "20-pasted-code-and-latex")
+    _scroll_to_cell(page, index=3)
+    _shot(page, "20-pasted-module-class")
 
 
 def test_quickstart_notebook(page, lab):

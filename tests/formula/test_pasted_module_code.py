@@ -154,9 +154,9 @@ def test_pasted_forward_matches_pytorch(text, constants, reference):
         ("x.to(torch.int32)", {}, r"'\.to'"),
         ("self.act(x)", {}, r"'\.act'"),
         (
-            "def forward(self, x):\n    y = torch.sigmoid(x)\n    return x * y",
+            "def forward(self, x):\n    for _ in range(2):\n        x = x * x\n    return x",
             {},
-            "statements besides one 'return'",
+            "has a 'for' loop",
         ),
         (
             "class A(nn.Module):\n    def __init__(self):\n        pass",

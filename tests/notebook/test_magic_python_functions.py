@@ -69,9 +69,9 @@ def test_several_functions_and_a_loss(shell):
     ("cell", "message", "position"),
     [
         (
-            "def pbad(x):\n    y = x\n    return y",
-            "besides one 'return'",
-            "line 2, column 1",
+            "def pbad(x):\n    y = x\n    if y > 0:\n        return y\n    return 0 * y",
+            "has an 'if' statement",
+            "line 4, column 5",
         ),
         (
             "def ptwo(x, y):\n    return x*y",

@@ -334,6 +334,19 @@ describe('what symnb reads beyond definition lines', () => {
     // a name the function does not declare is still flagged
     assert.deepEqual(unknowns('%%symact\ndef f(x):\n    return x * gamma\n'), ['gamma']);
   });
+  it('reads local assignments in a pasted function', () => {
+    const cell =
+      '%%symact\ndef sw(x, beta=1.0):\n    gate = torch.sigmoid(beta * x)\n' +
+      '    y: float = x * gate\n    y += 0.1 * x\n    return y\n';
+    assert.deepEqual(unknowns(cell), []);
+    assertWellFormed(cell, tokenizeSymact(cell));
+    assert.equal(typeOf(cell, 'gate'), 'variable');
+    assert.equal(typeOf(cell, 'beta', 1), 'constant');
+    // an undeclared name on the right of an assignment is still flagged
+    assert.deepEqual(unknowns('%%symact\ndef f(x):\n    y = x * gamma\n    return y\n'), [
+      'gamma'
+    ]);
+  });
   it('reads a cell of a module class', () => {
     const cell =
       '%%symact\nclass PSwish(nn.Module):\n    def __init__(self, beta=1.5):\n' +
