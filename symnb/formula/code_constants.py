@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, field
 
 from symnb.formula import python_code
+from symnb.formula.inline_locals import is_parameter_call
 
 #: Calls whose value is their (only) numeric argument: tensor and array constructors.
 _WRAPPERS = frozenset(
@@ -73,7 +74,8 @@ def function_declared(
     except python_code.CodeProblem:
         return None  # the formula's reading reports it
     name = None if node.name in python_code.FORWARD_METHODS else node.name
-    return _from_signature(name, node.args, returned, n_inputs)
+    found = _from_signature(name, node.args, returned, n_inputs)
+    return Declared(found.name, {**found.constants, **_local_parameters(node)})
 
 
 def class_declared(node: ast.ClassDef) -> Declared | None:
@@ -93,11 +95,56 @@ def class_declared(node: ast.ClassDef) -> Declared | None:
         and isinstance(n.value, ast.Name)
         and n.value.id == "self"
     }
-    attributes: dict[str, tuple[float, bool]] = {}
-    for method in ("__init__", "build"):
+    attributes = _class_fields(node)  # Flax's `beta: float = 1.0`
+    for method in ("__init__", "setup", "build"):
         if method in methods:
             attributes.update(_assigned_attributes(methods[method]))
-    return Declared(node.name, {k: v for k, v in attributes.items() if k in used})
+    constants = {k: v for k, v in attributes.items() if k in used}
+    return Declared(node.name, {**constants, **_local_parameters(forward)})
+
+
+def _class_fields(node: ast.ClassDef) -> dict[str, tuple[float, bool]]:
+    """Numbers assigned in a class body (``beta: float = 1.0``: a Flax or dataclass
+    field, read in the call as ``self.beta``)."""
+    found: dict[str, tuple[float, bool]] = {}
+    for stmt in node.body:
+        target = (
+            stmt.target
+            if isinstance(stmt, ast.AnnAssign)
+            else stmt.targets[0]
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            else None
+        )
+        if isinstance(target, ast.Name) and stmt.value is not None:
+            value = _number(stmt.value, {})
+            if value is not None:
+                found[target.id] = (value, False)
+    return found
+
+
+def _local_parameters(fn: ast.FunctionDef) -> dict[str, tuple[float, bool]]:
+    """Parameters created in the call itself, by the name they are assigned to:
+    Flax's ``beta = self.param("beta", nn.initializers.constant(1.0), ())``,
+    Haiku's ``hk.get_parameter("beta", [], init=hk.initializers.Constant(1.0))``."""
+    found: dict[str, tuple[float, bool]] = {}
+    for stmt in fn.body:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and is_parameter_call(stmt.value)
+        ):
+            continue
+        call = stmt.value
+        init = _keyword(call, ("init", "initializer"))
+        if init is None and _call_name(call) == "param" and len(call.args) >= 2:
+            init = call.args[1]
+        if init is None and _call_name(call) == "get_parameter" and len(call.args) >= 4:
+            init = call.args[3]
+        value = _initializer(init, {})
+        if value is not None:
+            found[stmt.targets[0].id] = (value, True)
+    return found
 
 
 def _from_signature(
@@ -203,6 +250,10 @@ def _initializer(node: ast.expr | None, env: dict[str, float]) -> float | None:
         return None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return _INITIALIZERS.get(node.value)
+    if isinstance(node, (ast.Attribute, ast.Name)):  # nn.initializers.ones
+        return _INITIALIZERS.get(
+            node.attr if isinstance(node, ast.Attribute) else node.id
+        )
     if isinstance(node, ast.Call):
         called = _call_name(node)
         if called in ("Constant", "constant_initializer", "constant"):

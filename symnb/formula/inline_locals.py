@@ -41,6 +41,13 @@ _WHAT = {
 }
 
 
+#: Calls that create a trainable parameter inside a module's call (Flax's
+#: ``self.param``, Haiku's ``hk.get_parameter``, Keras's ``add_weight``): the name
+#: assigned from one is a constant of the formula (its value comes from the
+#: initializer: symnb.formula.code_constants).
+PARAMETER_CALLS = frozenset({"param", "get_parameter", "add_weight"})
+
+
 class Unreadable(Exception):
     """The body is not straight-line code ending in one ``return``; the message says
     which statement and where (``lineno``: its line in the pasted text)."""
@@ -112,6 +119,9 @@ def _assign(name: str, stmt: ast.stmt, env: dict[str, ast.expr]) -> None:
     if isinstance(stmt, ast.Assign) and all(
         isinstance(t, ast.Name) for t in stmt.targets
     ):
+        if is_parameter_call(stmt.value) and len(stmt.targets) == 1:
+            env.pop(stmt.targets[0].id, None)  # the constant of that name
+            return
         value = _put_in(stmt.value, env)
         for target in stmt.targets:
             env[target.id] = value
@@ -152,6 +162,15 @@ def _assign(name: str, stmt: ast.stmt, env: dict[str, ast.expr]) -> None:
         stmt.lineno,
         stmt.col_offset,
     )
+
+
+def is_parameter_call(node: ast.expr) -> bool:
+    """Whether ``node`` creates a trainable parameter (see PARAMETER_CALLS)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name in PARAMETER_CALLS
 
 
 class _Substitute(ast.NodeTransformer):

@@ -178,3 +178,57 @@ def test_keras_weights_are_learnable_constants():
     )
     got = act.compile("numpy", dtype="float64").forward(XS)
     np.testing.assert_allclose(got, np.sin(3.0 * XS), rtol=1e-13, atol=1e-15)
+
+
+FLAX_FIELD = """class Swish(nn.Module):
+    beta: float = 1.5
+
+    @nn.compact
+    def __call__(self, x):
+        return x * jax.nn.sigmoid(self.beta * x)
+"""
+FLAX_PARAM = """class LearnedSwish(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        beta = self.param("beta", nn.initializers.constant(1.25), ())
+        return x * jax.nn.sigmoid(beta * x)
+"""
+HAIKU_PARAM = """def leaky(x):
+    a = hk.get_parameter("a", [], init=hk.initializers.Constant(0.3))
+    return jnp.where(x > 0, x, a * x)
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "name", "constants", "learnable", "reference"),
+    [
+        (FLAX_FIELD, "Swish", {"beta": 1.5}, [], lambda x: x / (1 + np.exp(-1.5 * x))),
+        (
+            FLAX_PARAM,
+            "LearnedSwish",
+            {"beta": 1.25},
+            ["beta"],
+            lambda x: x / (1 + np.exp(-1.25 * x)),
+        ),
+        (
+            HAIKU_PARAM,
+            "leaky",
+            {"a": 0.3},
+            ["a"],
+            lambda x: np.where(x > 0, x, 0.3 * x),
+        ),
+    ],
+)
+def test_flax_and_haiku_parameters_are_constants(
+    code, name, constants, learnable, reference
+):
+    # Flax fields and self.param / hk.get_parameter with a constant initializer;
+    # judged against the published definitions (swish, leaky ReLU) in float64
+    act = symnb.Activation(code)
+    assert (act.name, act.constants, sorted(act.learnable)) == (
+        name,
+        constants,
+        learnable,
+    )
+    got = act.compile("numpy", dtype="float64").forward(XS)
+    np.testing.assert_allclose(got, reference(XS), rtol=1e-13, atol=1e-15)
