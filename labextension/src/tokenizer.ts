@@ -206,7 +206,46 @@ export const MODULES: ReadonlySet<string> = new Set([
  * the keys of `symnb.formula.spellings`' tables. Kept in sync by
  * `tests/labextension`.
  */
+/**
+ * PyTorch's activation layer classes symnb reads as functions (`nn.ReLU6()(x)`,
+ * a submodule `self.act = nn.LeakyReLU(0.2)`; symnb/formula/layer_objects.py).
+ */
+export const LAYER_CLASSES: ReadonlySet<string> = new Set([
+  'ReLU',
+  'ReLU6',
+  'LeakyReLU',
+  'ELU',
+  'CELU',
+  'SELU',
+  'GELU',
+  'SiLU',
+  'Mish',
+  'Softplus',
+  'Softsign',
+  'Tanhshrink',
+  'Softshrink',
+  'Hardshrink',
+  'Hardtanh',
+  'Hardsigmoid',
+  'Hardswish',
+  'LogSigmoid',
+  'Threshold',
+  'Sigmoid',
+  'Tanh',
+  'Identity'
+]);
+
 export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
+  // arithmetic as functions and tensor methods (torch.mul(a, b), x.add(1, alpha=2))
+  'multiply',
+  'mul',
+  'divide',
+  'div',
+  'true_divide',
+  'add',
+  'subtract',
+  'sub',
+  'neg',
   // a loss's batch mean (torch.mean((y_pred - y_true)**2): its per-element formula)
   'mean',
   'reduce_mean',
@@ -811,6 +850,18 @@ function tokenizeExpression(
     if (ident === 'self' && line[pos + ident.length] === '.') {
       // `self.beta`, pasted from a module's forward: the constant beta
       pos += ident.length + 1;
+      continue;
+    }
+    const method = ident !== null && pos > 0 && line[pos - 1] === '.';
+    if (
+      ident &&
+      ((ident === 'nn' && line[pos + ident.length] === '.') ||
+        (method && (MODULE_FUNCTIONS.has(ident) || LAYER_CLASSES.has(ident))) ||
+        (LAYER_CLASSES.has(ident) && line[pos + ident.length] === '('))
+    ) {
+      // `nn.LeakyReLU(0.2)(x)`, `x.mul(2)`: a layer object or a tensor method
+      tokens.push({ from: offset + pos, to: offset + pos + ident.length, type: 'function' });
+      pos += ident.length;
       continue;
     }
     if (ident) {

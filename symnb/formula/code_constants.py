@@ -301,6 +301,8 @@ def _number(node: ast.expr, env: dict[str, float], depth: int = 0) -> float | No
         elif called in ("full", "full_like"):
             fill = _keyword(node, ("fill_value",))
             value = None if fill is None else _number(fill, env, depth + 1)
+        elif called == "fill_" and len(node.args) == 1:  # torch.empty(n).fill_(v)
+            value = _number(node.args[0], env, depth + 1)
         elif called in _WRAPPERS:
             arg = node.args[0] if node.args else _keyword(node, ("data", "value"))
             value = None if arg is None else _number(arg, env, depth + 1)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Container, Mapping
+from dataclasses import dataclass
 
 #: Most AST nodes the returned expression may grow to once the assignments are put in
 #: (each use of a name copies its expression: ``y = x*x`` twenty times is 2**20).
@@ -69,11 +71,17 @@ def body_without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
     return list(body)
 
 
-def returned_formula(name: str, body: list[ast.stmt]) -> ast.expr | None:
-    """The expression function ``name`` returns with its local assignments put in:
-    the ``return`` node's own expression when there are none (its columns still
-    point into the pasted text). :class:`Unreadable`, with the reason and line, for
-    a body that is not straight-line assignments ending in ``return <expression>``."""
+def returned_formula(
+    name: str, body: list[ast.stmt], flags: Mapping[str, bool] | None = None
+) -> ast.expr:
+    """The expression function ``name`` returns with its local assignments (and
+    helper functions) put in: the ``return`` node's own expression when there is
+    nothing to put in (its columns still point into the pasted text).
+
+    ``flags``: parameters with a True/False default (``inplace=False``), read as
+    that value, so ``a if inplace else b`` is ``b``. :class:`Unreadable`, with the
+    reason and line, for a body that is not straight-line code ending in ``return
+    <expression>``."""
     statements = body_without_docstring(body)
     if not statements or not (
         isinstance(statements[-1], ast.Return) and statements[-1].value is not None
@@ -85,12 +93,15 @@ def returned_formula(name: str, body: list[ast.stmt]) -> ast.expr | None:
             getattr(last, "lineno", 1),
             getattr(last, "col_offset", 0),
         )
-    if len(statements) == 1:
-        return statements[0].value
-    env: dict[str, ast.expr] = {}
+    returned = statements[-1].value
+    flags = dict(flags or {})
+    used = {n.id for n in ast.walk(returned) if isinstance(n, ast.Name)}
+    if len(statements) == 1 and not used & set(flags):
+        return returned
+    scope = _Scope({k: ast.Constant(v) for k, v in flags.items()}, {})
     for stmt in statements[:-1]:
-        _assign(name, stmt, env)
-    result = _put_in(statements[-1].value, env)
+        _assign(name, stmt, scope)
+    result = scope.put_in(returned)
     try:
         size = _size(result)
     except RecursionError:
@@ -110,28 +121,95 @@ def returned_formula(name: str, body: list[ast.stmt]) -> ast.expr | None:
     return result
 
 
-def _assign(name: str, stmt: ast.stmt, env: dict[str, ast.expr]) -> None:
-    """Record one statement's assignment in ``env`` (or refuse it)."""
+@dataclass
+class _Scope:
+    """The values of the local names so far, and the helper functions (a nested
+    ``def`` or a lambda assigned to a name: their parameters and expression)."""
+
+    values: dict[str, ast.expr]
+    helpers: dict[str, tuple[list[str], ast.expr]]
+
+    def put_in(self, expr: ast.expr, hidden: Container[str] = ()) -> ast.expr:
+        """``expr`` (copied) with the local names (but ``hidden``, a helper's
+        parameters) and helper calls replaced; the values are shared, never
+        changed: :func:`_size` bounds the whole tree before anything prints it."""
+        values = {k: v for k, v in self.values.items() if k not in hidden}
+        helpers = {k: v for k, v in self.helpers.items() if k not in hidden}
+        if not values and not helpers:
+            return expr
+        return _Substitute(values, helpers).visit(copy.deepcopy(expr))
+
+
+def _helper(name: str, stmt: ast.stmt, scope: _Scope) -> bool:
+    """Record a nested ``def f(t): return ...`` or ``f = lambda t: ...``."""
+    if isinstance(stmt, ast.FunctionDef):
+        helper, args = stmt.name, stmt.args
+        if args.defaults or args.vararg or args.kwonlyargs:
+            raise Unreadable(
+                f"function {name} has a nested function {helper} with optional "
+                "arguments: put its formula in where it is called",
+                stmt.lineno,
+                stmt.col_offset,
+            )
+        expr = returned_formula(helper, stmt.body)
+    elif (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Lambda)
+    ):
+        helper, args, expr = stmt.targets[0].id, stmt.value.args, stmt.value.body
+        if args.defaults or args.vararg or args.kwonlyargs:
+            return False
+    else:
+        return False
+    params = [a.arg for a in (*args.posonlyargs, *args.args)]
+    scope.values.pop(helper, None)
+    scope.helpers[helper] = (params, scope.put_in(expr, hidden=params))
+    return True
+
+
+def _on_ctx(stmt: ast.stmt) -> bool:
+    """``ctx.save_for_backward(i)``, ``ctx.scale = s``: an autograd.Function's
+    bookkeeping in its forward, which changes no value."""
+    node = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        node = stmt.targets[0]
+    if isinstance(node, ast.Call):
+        node = node.func
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "ctx"
+    )
+
+
+def _assign(name: str, stmt: ast.stmt, scope: _Scope) -> None:
+    """Record one statement's assignment in ``scope`` (or refuse it)."""
+    env = scope.values
     if isinstance(stmt, ast.Pass) or (
         isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
     ):
         return  # pass, a string or number standing alone
+    if _on_ctx(stmt) or _helper(name, stmt, scope):
+        return
     if isinstance(stmt, ast.Assign) and all(
         isinstance(t, ast.Name) for t in stmt.targets
     ):
         if is_parameter_call(stmt.value) and len(stmt.targets) == 1:
             env.pop(stmt.targets[0].id, None)  # the constant of that name
             return
-        value = _put_in(stmt.value, env)
+        value = scope.put_in(stmt.value)
         for target in stmt.targets:
             env[target.id] = value
+            scope.helpers.pop(target.id, None)
         return
     if (
         isinstance(stmt, ast.AnnAssign)
         and isinstance(stmt.target, ast.Name)
         and stmt.value is not None
     ):
-        env[stmt.target.id] = _put_in(stmt.value, env)
+        env[stmt.target.id] = scope.put_in(stmt.value)
         return
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
         current = env.get(stmt.target.id, ast.Name(stmt.target.id, ast.Load()))
@@ -148,7 +226,7 @@ def _assign(name: str, stmt: ast.stmt, env: dict[str, ast.expr]) -> None:
                 stmt.lineno,
                 stmt.col_offset,
             )
-        env[stmt.target.id] = ast.BinOp(current, stmt.op, _put_in(stmt.value, env))
+        env[stmt.target.id] = ast.BinOp(current, stmt.op, scope.put_in(stmt.value))
         return
     if isinstance(stmt, ast.Return):
         what = "a 'return' before its last line"
@@ -174,23 +252,36 @@ def is_parameter_call(node: ast.expr) -> bool:
 
 
 class _Substitute(ast.NodeTransformer):
-    def __init__(self, env: dict[str, ast.expr]) -> None:
-        self.env = env
+    def __init__(
+        self,
+        values: dict[str, ast.expr],
+        helpers: dict[str, tuple[list[str], ast.expr]],
+    ) -> None:
+        self.values, self.helpers = values, helpers
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
-        if isinstance(node.ctx, ast.Load) and node.id in self.env:
-            return self.env[node.id]
+        if isinstance(node.ctx, ast.Load) and node.id in self.values:
+            return self.values[node.id]
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in self.helpers:
+            params, expr = self.helpers[func.id]
+            if len(node.args) == len(params) and not node.keywords:
+                bound = dict(zip(params, node.args))
+                return _Substitute(bound, {}).visit(copy.deepcopy(expr))
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        if isinstance(node.test, ast.Constant):  # a flag's value: `a if False else b`
+            return node.body if node.test.value else node.orelse
         return node
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.expr:
         return node  # its parameters are its own names
-
-
-def _put_in(expr: ast.expr, env: dict[str, ast.expr]) -> ast.expr:
-    """``expr`` (copied) with the names of ``env`` replaced by their expressions,
-    which are shared, never changed: :func:`_size` bounds the whole tree before
-    anything prints it."""
-    return _Substitute(env).visit(copy.deepcopy(expr)) if env else expr
 
 
 def _size(expr: ast.expr) -> int:

@@ -45,8 +45,10 @@ from symnb.formula import (
     compose,
     foreign_losses,
     latex_input,
+    layer_objects,
     library,
     python_code,
+    tensor_methods,
     spellings,
     tensor_idioms,
 )
@@ -472,6 +474,8 @@ class _Parser:
         self.processed_lines: list[str] = []
         # the input under another name (input, z...) in a formula without x
         self.input_alias: str | None = None
+        # a pasted loss's parameters -> y_pred / y_true (spellings.loss_inputs)
+        self.code_names: dict[str, str] = {}
 
     # ----------------------------------------------------------------- positions
     @staticmethod
@@ -1070,6 +1074,7 @@ class _Parser:
         """symnb's name for a call ``np.tanh(...)``, ``F.silu(...)`` (see ``spellings``)."""
         parts = spellings.split(node.func)
         if parts is None:
+            self.submodule_call(node)
             self.method_call(node)
             self.refuse(node.func)
         module, attr = parts
@@ -1110,6 +1115,25 @@ class _Parser:
                 if known
                 else "write the activation as a formula of x, e.g. tanh(x) or max(x, 0)"
             ),
+        )
+
+    def submodule_call(self, node: ast.Call) -> None:
+        """``self.act(x)`` left after reading a pasted class: a submodule whose
+        formula the paste does not hold (a user's own layer class)."""
+        func = node.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+        ):
+            return
+        raise self.node_error(
+            node,
+            f"self.{func.attr}(...) calls a submodule whose formula is not in the "
+            "pasted code (only PyTorch's activation layers, e.g. nn.ReLU6(), are "
+            "read)",
+            f"write the formula self.{func.attr} computes in its place, or define "
+            "that activation first and call it by name",
         )
 
     def method_call(self, node: ast.Call) -> None:
@@ -1282,7 +1306,9 @@ class _Parser:
         if name in self.named_constants:
             value = self.named_constants[name]
             return _Val(value, float(value))
-        alias = spellings.variable_alias(name, self.variables)
+        alias = self.code_names.get(name) or spellings.variable_alias(
+            name, self.variables
+        )
         if alias in self.symbols:
             return _Val(self.symbols[alias], None)
         if name == self.input_alias:
@@ -1730,18 +1756,24 @@ class _Parser:
                 suggestion="write it as one expression: torch.where(condition, a, b) "
                 "for a branch (local assignments before the return are put in)",
             ) from None
-        code_input = None
-        if pasted is not None and pasted[1] == python_code.INLINED:
-            return self.code_formula(pasted[0])
+        code_inputs: tuple[str, ...] = ()
+        if pasted is not None and pasted.inlined:
+            return self.code_formula(pasted.text)
         if pasted is not None:
-            processed, code_input = pasted
+            processed, code_inputs = pasted.text, pasted.inputs
+        self.code_names = spellings.loss_inputs(code_inputs, self.variables)
         self.processed_lines = processed.split("\n")
         self.processed_text = processed
         tree = self.ast_parse(processed)
         self.check_tree(tree)
         tree = tensor_idioms.rewrite(tree)
+        tree = layer_objects.rewrite(tree)
+        tree = tensor_methods.rewrite(tree, self.functions)
         self.input_alias = spellings.input_alias(
-            tree, self.variables, self.constants, code_input
+            tree,
+            self.variables,
+            self.constants,
+            code_inputs[0] if code_inputs else None,
         )
         try:
             if tuple(self.variables) == ("y_pred", "y_true"):

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
+from symnb.formula import layer_objects
 from symnb.formula.inline_locals import (
     Unreadable,
     body_without_docstring,
@@ -27,6 +29,11 @@ _CODE_START = re.compile(
 
 #: The method of a pasted class that computes the activation (PyTorch, Keras, plain).
 FORWARD_METHODS = ("forward", "call", "__call__")
+
+
+#: A method's first parameter that is not its input (an autograd.Function's
+#: ``forward(ctx, i)`` included).
+_RECEIVERS = ("self", "cls", "ctx")
 
 
 def looks_like_code(text: str) -> bool:
@@ -69,14 +76,14 @@ def forward_method(node: ast.ClassDef) -> ast.FunctionDef:
             if not methods
             else f"class {node.name} has more than one of forward, call, __call__"
         )
-    return methods[0]
+    return layer_objects.with_submodule_calls(node, methods[0])
 
 
 def parameter_defaults(args: ast.arguments) -> tuple[list[str], dict[str, ast.expr]]:
     """A signature's parameter names (without a leading ``self``/``cls``) and the
     default expression of each parameter that has one (keyword-only ones too)."""
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
-    if params and params[0] in ("self", "cls"):
+    if params and params[0] in _RECEIVERS:
         params = params[1:]
     defaults = dict(zip(params[len(params) - len(args.defaults) :], args.defaults))
     defaults.update(
@@ -85,26 +92,24 @@ def parameter_defaults(args: ast.arguments) -> tuple[list[str], dict[str, ast.ex
     return params, defaults
 
 
-def _function_parts(node: ast.stmt) -> tuple[ast.expr, str | None, bool] | None:
-    """(returned expression, input parameter name, whether assignments were put
-    in) of one pasted statement."""
+def _function_parts(node: ast.stmt) -> tuple[ast.expr, tuple[str, ...], bool] | None:
+    """(returned expression, input parameter names (those without a default),
+    whether assignments were put in) of one pasted statement."""
     if isinstance(node, ast.Return) and node.value is not None:
-        return node.value, None, False
+        return node.value, (), False
     lam = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
     if isinstance(lam, ast.Lambda):
-        params = [a.arg for a in (*lam.args.posonlyargs, *lam.args.args)]
-        return (
-            (lam.body, params[0], False) if params else None
-        )  # lambda: 1 is no function of x
+        params, defaults = parameter_defaults(lam.args)
+        inputs = tuple(p for p in params if p not in defaults)
+        return (lam.body, inputs, False) if inputs else None  # lambda: 1 is no f(x)
     if isinstance(node, ast.ClassDef):  # an nn.Module / Keras layer: its forward
         node = forward_method(node)
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     returned = single_return(node)
-    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
-    if params and params[0] in ("self", "cls"):
-        params = params[1:]
-    return (returned, params[0], is_inlined(node, returned)) if params else None
+    params, defaults = parameter_defaults(node.args)
+    inputs = tuple(p for p in params if p not in defaults)
+    return (returned, inputs, is_inlined(node, returned)) if inputs else None
 
 
 def single_return(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.expr:
@@ -112,8 +117,14 @@ def single_return(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.expr:
     (:mod:`symnb.formula.inline_locals`); the ``return`` node's own expression when
     the body (after a docstring) is that one line. :class:`CodeProblem` for any
     other body (a branch, a loop), naming the statement and its line."""
+    _, defaults = parameter_defaults(node.args)
+    flags = {
+        name: value.value
+        for name, value in defaults.items()
+        if isinstance(value, ast.Constant) and isinstance(value.value, bool)
+    }
     try:
-        return returned_formula(node.name, node.body)
+        return returned_formula(node.name, node.body, flags)
     except Unreadable as problem:
         raise CodeProblem(str(problem), problem.lineno, problem.col_offset) from None
 
@@ -121,32 +132,38 @@ def single_return(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.expr:
 def is_inlined(node: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr) -> bool:
     """Whether ``expr`` (from :func:`single_return`) was built from assignments, so
     that its columns do not point into the pasted text."""
-    return expr is not body_without_docstring(node.body)[-1].value
+    return (
+        getattr(node, layer_objects.REWRITTEN, False)
+        or expr is not body_without_docstring(node.body)[-1].value
+    )
 
 
-#: The input name :func:`returned_expression` gives for a function whose local
-#: assignments were put in: its text is then ``lambda x: <expression>``, to be read
-#: on its own (its columns do not point into the pasted text).
-INLINED = "<inlined>"
+@dataclass(frozen=True)
+class Pasted:
+    """A pasted function's formula: ``text`` is the pasted text with all but the
+    returned expression blanked (its columns point into the paste), or, when
+    ``inlined`` (assignments or submodule calls were put in), ``lambda <inputs>:
+    <expression>`` on one line, to be read on its own. ``inputs``: the function's
+    parameters without a default (none for a bare ``return`` line)."""
+
+    text: str
+    inputs: tuple[str, ...]
+    inlined: bool = False
 
 
-def returned_expression(text: str) -> tuple[str, str | None] | None:
-    """(``text`` with all but the returned expression blanked, the input's name) where
-    ``text`` is one pasted function, lambda or ``return`` line, else None.
-
-    A function with local assignments gives ``(lambda <input>: <expression with
-    them put in>, INLINED)``. Raises :class:`CodeProblem` for a function whose body
-    is not straight-line assignments and one return.
-    """
+def returned_expression(text: str) -> Pasted | None:
+    """The formula of ``text`` when it is one pasted function, lambda, class or
+    ``return`` line, else None. Raises :class:`CodeProblem` for a function whose
+    body is not straight-line assignments and one return."""
     statement = pasted_statement(text)
     if statement is None:
         return None
     parts = _function_parts(statement)
     if parts is None:
         return None
-    expr, param, inlined = parts
-    if inlined:  # one line of text, read on its own (see parse's code_formula)
-        return f"lambda {param}: {ast.unparse(expr)}", INLINED
+    expr, inputs, inlined = parts
+    if inlined:
+        return Pasted(f"lambda {', '.join(inputs)}: {ast.unparse(expr)}", inputs, True)
     lines = text.split("\n")
     first, last = expr.lineno - 1, expr.end_lineno - 1
     kept = []
@@ -157,4 +174,4 @@ def returned_expression(text: str) -> tuple[str, str | None] | None:
             kept.append(" " * start + line[start:end] + " " * (len(line) - end))
         else:
             kept.append(" " * len(line))
-    return "\n".join(kept), param
+    return Pasted("\n".join(kept), inputs)

@@ -275,6 +275,17 @@ _REWRITTEN = {
     "exprel": ("x",),  # scipy.special: (exp(x) - 1)/x
     "erfcx": ("x",),  # torch.special, scipy.special: exp(x**2)*erfc(x)
     "linear": ("x",),  # keras.activations: the identity
+    # arithmetic as functions: torch.mul(a, b), tf.multiply, np.add, torch.sub(a, b,
+    # alpha=2), torch.neg (and as tensor methods: symnb.formula.tensor_methods)
+    "multiply": ("x1", "x2"),
+    "mul": ("x1", "x2"),
+    "divide": ("x1", "x2"),
+    "div": ("x1", "x2"),
+    "true_divide": ("x1", "x2"),
+    "add": ("x1", "x2", "alpha"),
+    "subtract": ("x1", "x2", "alpha"),
+    "sub": ("x1", "x2", "alpha"),
+    "neg": ("x",),
 }
 
 _KERAS_ACTIVATIONS = ("tf.keras.activations", "keras.activations")
@@ -312,6 +323,9 @@ KEYWORD_DEFAULTS = {
     # Keras's relu: max_value None (here "") is no cap
     "keras_relu": {"negative_slope": 0.0, "max_value": "", "threshold": 0.0},
     "silu_beta": {"beta": 1.0},
+    "add": {"alpha": 1},
+    "subtract": {"alpha": 1},
+    "sub": {"alpha": 1},
 }
 
 #: Bare names (no module) read as symnb functions; they never shadow a user's constant.
@@ -385,6 +399,22 @@ def input_alias(
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     found = [n for n in INPUT_NAMES if n in names and n not in constants]
     return found[0] if "x" not in names and len(found) == 1 else None
+
+
+def loss_inputs(params: Sequence[str], variables: tuple[str, ...]) -> dict[str, str]:
+    """A pasted loss function's first two parameters -> ``y_pred`` / ``y_true``: by
+    name where the name says which (``target``, ``y_hat``; Keras's ``(y_true,
+    y_pred)`` order), else by position (``forward(self, x, y)``: prediction first,
+    as PyTorch's losses take them)."""
+    canonical = ("y_pred", "y_true")
+    if tuple(variables) != canonical or len(params) < 2:
+        return {}
+    named = {p: p if p in canonical else LOSS_VARIABLES.get(p) for p in params[:2]}
+    free = [c for c in canonical if c not in named.values()]
+    for p in params[:2]:
+        if named[p] is None and free:
+            named[p] = free.pop(0)
+    return {p: a for p, a in named.items() if a is not None and p != a}
 
 
 def variable_alias(name: str, variables: tuple[str, ...]) -> str | None:
@@ -601,8 +631,20 @@ def _rewrite_more(name: str, args: list, call, num) -> ast.AST:
         return op(call("expm1", u), ast.Div(), u)
     if name == "erfcx":
         return op(call("exp", op(u, ast.Pow(), num(2))), ast.Mult(), call("erfc", u))
-    if name == "negative":
+    if name in ("negative", "neg"):
         return ast.UnaryOp(ast.USub(), u)
+    if name in ("multiply", "mul"):
+        return op(u, ast.Mult(), args[1])
+    if name in ("divide", "div", "true_divide"):
+        return op(u, ast.Div(), args[1])
+    if name in ("add", "subtract", "sub"):
+        scaled = args[2]
+        other = (
+            args[1]
+            if isinstance(scaled, ast.Constant) and scaled.value == 1
+            else op(scaled, ast.Mult(), args[1])
+        )
+        return op(u, ast.Add() if name == "add" else ast.Sub(), other)
     if name == "float_power":
         return op(u, ast.Pow(), args[1])
     if name == "copysign":

@@ -10,6 +10,7 @@ casts to integer types (which truncate) are left to be refused.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from symnb.formula import spellings
 
@@ -77,7 +78,8 @@ def _replacement(node: ast.Call) -> ast.AST | None:
     return None
 
 
-def _located(new: ast.AST, node: ast.AST) -> ast.AST:
+def located(new: ast.AST, node: ast.AST) -> ast.AST:
+    """``new`` with ``node``'s source position on each of its nodes that has none."""
     for sub in ast.walk(new):
         if not hasattr(sub, "lineno"):
             ast.copy_location(sub, node)
@@ -86,30 +88,37 @@ def _located(new: ast.AST, node: ast.AST) -> ast.AST:
     return new
 
 
-def _replaced(node: ast.AST) -> ast.AST:
-    """``node`` with its own casts and constant tensors read (``x.float().float()``)."""
-    while isinstance(node, ast.Call):
-        new = _replacement(node)
-        if new is None:
-            break
-        node = _located(new, node)
-    return node
+def replace_calls(
+    tree: ast.AST, replacement: Callable[[ast.Call], ast.AST | None]
+) -> ast.AST:
+    """``tree`` with each call that ``replacement`` rewrites replaced, repeatedly
+    (``x.float().float()``), then its parts; iteratively, top down (a flat chain of
+    2000 terms is no recursion)."""
 
+    def replaced(node: ast.AST) -> ast.AST:
+        while isinstance(node, ast.Call):
+            new = replacement(node)
+            if new is None:
+                break
+            node = located(new, node)
+        return node
 
-def rewrite(tree: ast.AST) -> ast.AST:
-    """``tree`` with float casts dropped and constant tensors as their numbers
-    (iteratively: a flat chain of 2000 terms is no recursion)."""
     todo = [tree]
     while todo:
         node = todo.pop()
         for field, value in ast.iter_fields(node):
             if isinstance(value, ast.AST):
-                new = _replaced(value)
+                new = replaced(value)
                 if new is not value:
                     setattr(node, field, new)
                 todo.append(new)
             elif isinstance(value, list):
-                items = [_replaced(v) if isinstance(v, ast.AST) else v for v in value]
+                items = [replaced(v) if isinstance(v, ast.AST) else v for v in value]
                 setattr(node, field, items)
                 todo.extend(v for v in items if isinstance(v, ast.AST))
     return tree
+
+
+def rewrite(tree: ast.AST) -> ast.AST:
+    """``tree`` with float casts dropped and constant tensors as their numbers."""
+    return replace_calls(tree, _replacement)

@@ -39,7 +39,8 @@ Rules
 - A cell of Python functions is read too: ``def swish(x, beta=1.0): return
   x*torch.sigmoid(beta*x)`` is ``swish(x; beta=1.0) = x*torch.sigmoid(beta*x)`` (the
   parameters with a default are the constants; decorators and a docstring are allowed;
-  the body is one ``return``).
+  local assignments before the ``return`` are put in; a module class is read by its
+  ``forward``).
 
 Errors are :class:`symnb.errors.FormulaError` with the position in the cell: line 1 is
 the ``%%symact`` line itself, so the first definition line is line 2 (``first_line``

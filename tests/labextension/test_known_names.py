@@ -73,3 +73,12 @@ def test_other_libraries_spellings_are_highlighted():
     missing = names - known
     assert not missing, f"add to MODULE_FUNCTIONS in tokenizer.ts: {missing}"
     assert set(spellings.BARE) <= _ts_set("KNOWN_FUNCTIONS")
+
+
+def test_activation_layer_classes_are_highlighted():
+    from symnb.formula.layer_objects import LAYERS
+
+    assert set(LAYERS) == _ts_set("LAYER_CLASSES"), (
+        "keep LAYER_CLASSES in labextension/src/tokenizer.ts equal to "
+        "symnb.formula.layer_objects.LAYERS"
+    )

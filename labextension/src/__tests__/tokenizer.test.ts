@@ -347,6 +347,13 @@ describe('what symnb reads beyond definition lines', () => {
       'gamma'
     ]);
   });
+  it('reads tensor methods, arithmetic functions and layer objects', () => {
+    const cell =
+      '%%symact\nf(x) = x.sigmoid() * x.mul(2).clamp(min=0) + torch.mul(x, x)' +
+      ' + nn.LeakyReLU(0.2)(x) + x.where(x > 0, 0.1 * x)\n';
+    assert.deepEqual(unknowns(cell), []);
+    assertWellFormed(cell, tokenizeSymact(cell));
+  });
   it('reads a cell of a module class', () => {
     const cell =
       '%%symact\nclass PSwish(nn.Module):\n    def __init__(self, beta=1.5):\n' +

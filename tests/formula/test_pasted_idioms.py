@@ -1,0 +1,251 @@
+"""Model code as it is written: tensor methods, arithmetic functions, activation layer
+objects and submodules, autograd.Function forwards, helper functions, flags, and
+losses whose inputs are named freely (symnb.formula.tensor_methods, layer_objects,
+inline_locals, spellings.loss_inputs).
+
+Each was refused before ("method calls ('.sigmoid(...)') are not allowed", "calling a
+layer object (nn.ReLU()) is not allowed", "attribute access ('.relu')", "torch.mul
+has no symnb equivalent", "has a nested function", "unknown symbol 'x'" for a loss
+``forward(self, x, y)``). Each case is judged against PyTorch running the very same
+text: values and autograd slopes in float64.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import symnb
+from symnb.errors import FormulaError
+from symnb.formula.layer_objects import LAYERS
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+XS = np.array([-9.0, -3.3, -1.0, -0.4, -0.1, 0.2, 0.9, 1.7, 2.5, 4.0, 12.0])
+SPACE = {"torch": torch, "nn": nn, "F": F, "math": math, "np": np}
+
+
+def _torch_callable(code: str):
+    """What ``code`` is in PyTorch: an expression of x, a function, a module (made,
+    in float64) or an autograd.Function (its apply)."""
+    space = dict(SPACE)
+    if not code.lstrip().startswith(("def ", "class ", "@")):
+        return eval(f"lambda x: {code}", space)  # the test's own literal text
+    exec(code, space)  # noqa: S102
+    (obj,) = [v for k, v in space.items() if k not in SPACE and k != "__builtins__"]
+    if isinstance(obj, type) and issubclass(obj, torch.autograd.Function):
+        return obj.apply
+    if isinstance(obj, type):
+        before = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64)
+        try:
+            return obj()
+        finally:
+            torch.set_default_dtype(before)
+    return obj
+
+
+def _judge(act, code: str, rtol: float = 1e-12) -> None:
+    fn = _torch_callable(code)
+    t = torch.tensor(XS, dtype=torch.float64, requires_grad=True)
+    y = fn(t.clone())  # in-place methods (mul_) must not touch the leaf
+    (slope,) = torch.autograd.grad(y.sum(), t)
+    k = act.compile("numpy", dtype="float64")
+    np.testing.assert_allclose(k.forward(XS), y.detach().numpy(), rtol=rtol, atol=1e-14)
+    np.testing.assert_allclose(
+        k.backward(XS, np.ones_like(XS)), slope.numpy(), rtol=rtol, atol=1e-14
+    )
+
+
+METHODS = [
+    "x.sigmoid() * x",
+    "x.mul(torch.tanh(F.softplus(x)))",
+    "x * F.relu6(x + 3.).div(6.)",
+    "(x * 2).clamp(0, 6)",
+    "x.clamp(min=0)",
+    "x.clamp_min(0.5)",
+    "x.pow(2).add(1).sqrt()",
+    "x.where(x > 0, 0.1 * x)",
+    "x.masked_fill(x < 0, 0.0)",
+    "x.abs().neg().exp()",
+    "x.neg().exp().add(1).reciprocal()",
+    "x.clone().tanh()",
+    "x.sub(1, alpha=2).square()",
+    "torch.mul(x, torch.sigmoid(x))",
+    "torch.add(x, torch.tanh(x), alpha=0.5)",
+    "torch.div(x, 1 + torch.abs(x))",
+    "torch.sub(x, torch.tanh(x))",
+    "torch.neg(torch.nn.functional.softplus(-x))",
+]
+
+
+@pytest.mark.parametrize("code", METHODS)
+def test_tensor_methods_and_arithmetic_functions(code):
+    _judge(symnb.Activation(code), code)
+
+
+def test_numpy_and_tensorflow_spell_arithmetic_the_same():
+    xs = np.linspace(-4, 4, 9)
+    for text in (
+        "np.multiply(x, np.tanh(x))",
+        "tf.multiply(x, tf.tanh(x))",
+        "jnp.subtract(x, x - x * jnp.tanh(x))",
+    ):
+        got = symnb.Activation(text).compile("numpy", dtype="float64").forward(xs)
+        np.testing.assert_allclose(got, xs * np.tanh(xs), rtol=1e-13, err_msg=text)
+
+
+def _layer_call(cls: str) -> str:
+    """``nn.<cls>(<non-default arguments>)(x)``, with inplace where it exists."""
+    arguments = {
+        "LeakyReLU": "0.2",
+        "ELU": "alpha=0.7",
+        "CELU": "0.5",  # PyTorch's kernel rounds alpha to float32: 0.5 is exact
+        "GELU": "approximate='tanh'",
+        "Softplus": "beta=2.0, threshold=15",
+        "Softshrink": "0.3",
+        "Hardshrink": "lambd=0.4",
+        "Hardtanh": "-2.0, 1.5",
+        "Threshold": "0.5, -1.0",
+        "ReLU": "inplace=True",
+        "ReLU6": "True",
+    }
+    return f"nn.{cls}({arguments.get(cls, '')})(x)"
+
+
+@pytest.mark.parametrize("cls", sorted(LAYERS))
+def test_every_activation_layer_object_reads_as_its_module(cls):
+    code = _layer_call(cls)
+    # PyTorch's float64 hardsigmoid multiplies by the float32 1/6 (0.16666667163)
+    _judge(symnb.Activation(code), code, rtol=1e-7 if cls == "Hardsigmoid" else 1e-12)
+
+
+SUBMODULES = """class HSwish(nn.Module):
+    def __init__(self, inplace=True):
+        super().__init__()
+        self.relu = nn.ReLU6(inplace=inplace)
+        self.act = nn.LeakyReLU(negative_slope=0.05)
+
+    def forward(self, x):
+        return x * self.relu(x + 3) / 6 + self.act(x)
+"""
+AUTOGRAD = """class SwishImplementation(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, i):
+        result = i * torch.sigmoid(i)
+        ctx.save_for_backward(i)
+        ctx.scale = 2
+        return result
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        i = ctx.saved_tensors[0]
+        s = torch.sigmoid(i)
+        return grad_output * (s * (1 + i * (1 - s)))
+"""
+HELPERS = """def double_soft(x):
+    def _sp(t):
+        return torch.log1p(torch.exp(-torch.abs(t))) + torch.clamp(t, min=0)
+    half = lambda t: 0.5 * t
+    return half(_sp(x) + _sp(-x)) * x
+"""
+FLAGS = """def hard_swish(x, inplace: bool = False):
+    inner = F.relu6(x + 3.).div_(6.)
+    return x.mul_(inner) if inplace else x.mul(inner)
+"""
+PRELU = """class PReLU(nn.Module):
+    def __init__(self, num_parameters=1, init=0.25):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(num_parameters).fill_(init))
+
+    def forward(self, input):
+        return torch.where(input >= 0, input, self.weight * input)
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "name"),
+    [
+        (SUBMODULES, "HSwish"),
+        (AUTOGRAD, "SwishImplementation"),
+        (HELPERS, "double_soft"),
+        (FLAGS, "hard_swish"),
+        (PRELU, "PReLU"),
+    ],
+)
+def test_model_code_with_submodules_helpers_and_flags(code, name):
+    act = symnb.Activation(code)
+    assert act.name == name
+    _judge(act, code)
+
+
+def test_a_parameter_filled_in_place_is_learnable():
+    act = symnb.Activation(PRELU)
+    assert act.constants == {"weight": 0.25}
+    assert list(act.learnable) == ["weight"]
+
+
+def test_a_submodule_without_a_formula_is_named():
+    code = (
+        "class HS(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.gate = MyGate()\n"
+        "    def forward(self, x):\n"
+        "        return x * self.gate(x)\n"
+    )
+    with pytest.raises(FormulaError, match=r"self\.gate\(\.\.\.\) calls a submodule"):
+        symnb.Activation(code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # PyTorch's order, inputs named freely
+        (
+            "class Charbonnier(nn.Module):\n"
+            "    def __init__(self, eps=1e-3):\n"
+            "        super().__init__()\n"
+            "        self.eps = eps\n"
+            "    def forward(self, x, y):\n"
+            "        diff = x - y\n"
+            "        return torch.mean(torch.sqrt(diff * diff + self.eps * self.eps))\n"
+        ),
+        (
+            "def charbonnier(a, b, eps=1e-3):\n"
+            "    return torch.sqrt((a - b) ** 2 + eps ** 2).mean()\n"
+        ),
+        # Keras's order, named
+        (
+            "def charbonnier(y_true, y_pred, eps=1e-3):\n"
+            "    return K.mean(K.sqrt(K.square(y_pred - y_true) + eps ** 2))\n"
+        ),
+    ],
+)
+def test_a_pasted_loss_takes_its_inputs_by_name_or_position(code):
+    loss = symnb.Loss(code)
+    assert loss.constants == {"eps": 1e-3}
+    pred = np.array([-2.0, 0.1, 0.3, 3.0, 0.5])
+    target = np.array([0.0, 0.0, 1.0, 1.0, 0.5])
+    want = np.mean(np.sqrt((pred - target) ** 2 + 1e-6))
+    got = loss.compile("numpy", dtype="float64").value(pred, target)
+    assert got == pytest.approx(want, rel=1e-13)
+    # the gradient w.r.t. the prediction: (pred - target)/sqrt(...)/n
+    grad = loss.compile("numpy", dtype="float64").gradient(pred, target)
+    want_grad = (pred - target) / np.sqrt((pred - target) ** 2 + 1e-6) / pred.size
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-12)
+
+
+def test_what_stays_refused():
+    # a reduction, an integer cast, a gradient stop: not elementwise values
+    for text, message in (
+        ("x - x.max()", "maximum over the batch"),
+        ("x * (x > 0).int()", r"'\.int'"),
+        ("x.detach() * x", r"'\.detach'"),
+    ):
+        with pytest.raises(FormulaError, match=message):
+            symnb.Activation(text)
