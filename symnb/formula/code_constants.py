@@ -25,7 +25,8 @@ from symnb.formula.inline_locals import is_parameter_call
 #: Calls whose value is their (only) numeric argument: tensor and array constructors.
 _WRAPPERS = frozenset(
     {"tensor", "as_tensor", "asarray", "array", "constant", "float", "float32",
-     "float64", "Tensor", "FloatTensor", "DoubleTensor", "convert_to_tensor"}
+     "float64", "Tensor", "FloatTensor", "DoubleTensor", "convert_to_tensor",
+     "cast_to_floatx", "cast", "variable"}
 )  # fmt: skip
 #: Calls that fill a shape with one value (their value is the fill value).
 _FILLS = {"ones": 1.0, "zeros": 0.0, "ones_like": 1.0, "zeros_like": 0.0}
@@ -53,7 +54,7 @@ def declared(text: str, n_inputs: int = 1) -> Declared | None:
         return None
     try:
         if isinstance(node, ast.ClassDef):
-            return class_declared(node)
+            return class_declared(node, n_inputs)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return function_declared(node, n_inputs)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
@@ -78,7 +79,7 @@ def function_declared(
     return Declared(found.name, {**found.constants, **_local_parameters(node)})
 
 
-def class_declared(node: ast.ClassDef) -> Declared | None:
+def class_declared(node: ast.ClassDef, n_inputs: int = 1) -> Declared | None:
     """A module class's name and the constants its forward reads as ``self.name``:
     assigned in ``__init__`` (or Keras's ``build``) from numbers, from the defaults of
     ``__init__``'s parameters, or as trainable parameters/weights."""
@@ -98,9 +99,11 @@ def class_declared(node: ast.ClassDef) -> Declared | None:
     attributes = _class_fields(node)  # Flax's `beta: float = 1.0`
     for method in ("__init__", "setup", "build"):
         if method in methods:
-            attributes.update(_assigned_attributes(methods[method]))
+            attributes.update(_assigned_attributes(methods[method], attributes))
     constants = {k: v for k, v in attributes.items() if k in used}
-    return Declared(node.name, {**constants, **_local_parameters(forward)})
+    # the forward's own numeric defaults (forward(self, x, mu=0.7)) are constants too
+    own = _from_signature(None, forward.args, returned, n_inputs).constants
+    return Declared(node.name, {**constants, **own, **_local_parameters(forward)})
 
 
 def _class_fields(node: ast.ClassDef) -> dict[str, tuple[float, bool]]:
@@ -163,10 +166,13 @@ def _from_signature(
     return Declared(name, constants)
 
 
-def _assigned_attributes(method: ast.FunctionDef) -> dict[str, tuple[float, bool]]:
-    """``self.name = <number>`` assignments of ``method`` (in order; a local name
-    or a parameter with a numeric default may stand for the number)."""
-    env: dict[str, float] = {}
+def _assigned_attributes(
+    method: ast.FunctionDef, known: dict[str, tuple[float, bool]]
+) -> dict[str, tuple[float, bool]]:
+    """``self.name = <number>`` assignments of ``method`` (in order; a local name,
+    a parameter with a numeric default or an attribute in ``known`` may stand for
+    the number)."""
+    env: dict[str, float] = {f"self.{k}": v for k, (v, _) in known.items()}
     args = method.args
     params = [*args.posonlyargs, *args.args]
     for a, d in zip(params[len(params) - len(args.defaults) :], args.defaults):
@@ -196,8 +202,10 @@ def _assigned_attributes(method: ast.FunctionDef) -> dict[str, tuple[float, bool
             ):
                 if value is None:
                     found.pop(target.attr, None)  # reassigned to something else
+                    env.pop(f"self.{target.attr}", None)
                 else:
                     found[target.attr] = value
+                    env[f"self.{target.attr}"] = value[0]
             elif isinstance(target, ast.Name):
                 if value is None or value[1]:
                     env.pop(target.id, None)
@@ -278,6 +286,8 @@ def _number(node: ast.expr, env: dict[str, float], depth: int = 0) -> float | No
                 return None
     elif isinstance(node, ast.Name):
         value = env.get(node.id)
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        value = env.get(f"{node.value.id}.{node.attr}")  # self.beta assigned before
     elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         inner = _number(node.operand, env, depth + 1)
         if inner is not None:

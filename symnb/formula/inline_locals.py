@@ -82,7 +82,8 @@ def returned_formula(
     that value, so ``a if inplace else b`` is ``b``. :class:`Unreadable`, with the
     reason and line, for a body that is not straight-line code ending in ``return
     <expression>``."""
-    statements = body_without_docstring(body)
+    flags = dict(flags or {})
+    statements = _flag_branches(body_without_docstring(body), flags)
     if not statements or not (
         isinstance(statements[-1], ast.Return) and statements[-1].value is not None
     ):
@@ -94,7 +95,6 @@ def returned_formula(
             getattr(last, "col_offset", 0),
         )
     returned = statements[-1].value
-    flags = dict(flags or {})
     used = {n.id for n in ast.walk(returned) if isinstance(n, ast.Name)}
     if len(statements) == 1 and not used & set(flags):
         return returned
@@ -119,6 +119,34 @@ def returned_formula(
             statements[-1].col_offset,
         )
     return result
+
+
+def _flag_value(test: ast.expr, flags: Mapping[str, bool]) -> bool | None:
+    """The value of ``inplace`` or ``not inplace`` for a flag at its default."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _flag_value(test.operand, flags)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Name) and test.id in flags:
+        return flags[test.id]
+    return None
+
+
+def _flag_branches(
+    statements: list[ast.stmt], flags: Mapping[str, bool]
+) -> list[ast.stmt]:
+    """``statements`` with each ``if <flag>: ... else: ...`` replaced by the branch
+    its default takes (``if inplace: return x.mul_(y)`` else the pure form), up to
+    the first ``return`` (what follows it never runs)."""
+    out: list[ast.stmt] = []
+    for stmt in statements:
+        if isinstance(stmt, ast.If) and _flag_value(stmt.test, flags) is not None:
+            taken = stmt.body if _flag_value(stmt.test, flags) else stmt.orelse
+            out.extend(_flag_branches(list(taken), flags))
+        else:
+            out.append(stmt)
+        if out and isinstance(out[-1], ast.Return):
+            break
+    return out
 
 
 @dataclass
@@ -228,9 +256,7 @@ def _assign(name: str, stmt: ast.stmt, scope: _Scope) -> None:
             )
         env[stmt.target.id] = ast.BinOp(current, stmt.op, scope.put_in(stmt.value))
         return
-    if isinstance(stmt, ast.Return):
-        what = "a 'return' before its last line"
-    elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         what = "an assignment to something other than a name (unpacking, an attribute)"
     else:
         what = _WHAT.get(type(stmt), f"a {type(stmt).__name__} statement")

@@ -132,9 +132,11 @@ def single_return(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.expr:
 def is_inlined(node: ast.FunctionDef | ast.AsyncFunctionDef, expr: ast.expr) -> bool:
     """Whether ``expr`` (from :func:`single_return`) was built from assignments, so
     that its columns do not point into the pasted text."""
+    last = body_without_docstring(node.body)[-1]
     return (
         getattr(node, layer_objects.REWRITTEN, False)
-        or expr is not body_without_docstring(node.body)[-1].value
+        or not isinstance(last, ast.Return)  # a branch taken on a flag's default
+        or expr is not last.value
     )
 
 

@@ -465,6 +465,10 @@ def _python_functions(text: str) -> list[ast.FunctionDef] | None:
     return list(module.body)
 
 
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _class_method(
     node: ast.ClassDef, cell: str, line_no: int
 ) -> tuple[ast.FunctionDef, str]:
@@ -522,11 +526,14 @@ def _function_definition(
     constants = ", ".join(
         f"{param}={ast.get_source_segment(source, value)}"
         for param, value in defaults.items()
+        # a flag (inplace=False), a string or None is an option, no constant
+        if not (isinstance(value, ast.Constant) and not _is_number(value.value))
     )
     if class_constants is not None:
         constants = ", ".join(c for c in (class_constants, constants) if c)
     if is_inlined(node, expr):  # assignments put in: one line, at the return
-        at = body_without_docstring(node.body)[-1].value
+        last = body_without_docstring(node.body)[-1]
+        at = last.value if isinstance(last, ast.Return) and last.value else last
         expr_line, expr_column = at.lineno, at.col_offset
         text_lines = [ast.unparse(expr)]
     else:

@@ -249,3 +249,91 @@ def test_what_stays_refused():
     ):
         with pytest.raises(FormulaError, match=message):
             symnb.Activation(text)
+
+
+HARD_MISH = '''def hard_mish(x, inplace: bool = False):
+    """Hard Mish."""
+    if inplace:
+        return x.mul_(0.5 * (x + 2).clamp(min=0, max=2))
+    else:
+        return 0.5 * x * (x + 2).clamp(min=0, max=2)
+'''
+HARD_SIGMOID = """def hard_sigmoid(x, inplace: bool = False):
+    if not inplace:
+        return F.relu6(x + 3.) / 6.
+    return x.add_(3.).clamp_(0., 6.).div_(6.)
+"""
+LAPLACE = """class LaplaceActivation(nn.Module):
+    def forward(self, input, mu=0.707107, sigma=0.282095):
+        input = (input - mu).div(sigma * math.sqrt(2.0))
+        return 0.5 * (1.0 + torch.erf(input))
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "constants"),
+    [
+        (HARD_MISH, {}),
+        (HARD_SIGMOID, {}),
+        (LAPLACE, {"mu": 0.707107, "sigma": 0.282095}),
+    ],
+)
+def test_flag_branches_and_forward_defaults(code, constants):
+    # `if inplace:` takes the branch of the flag's default; a forward's own numeric
+    # defaults are constants
+    act = symnb.Activation(code)
+    assert act.constants == constants
+    _judge(act, code)
+
+
+def test_a_symact_cell_function_with_a_flag_branch():
+    from symnb.notebook.syntax import parse_cell
+
+    (definition,) = parse_cell(HARD_SIGMOID)
+    assert definition.constants == ()  # the flag is no constant
+    assert definition.formula == "F.relu6(x + 3.0) / 6.0"
+
+
+KERAS_SWISHES = [
+    # K.cast_to_floatx of a default
+    (
+        "class Swish(Layer):\n"
+        "    def __init__(self, beta=1.5, **kwargs):\n"
+        "        super(Swish, self).__init__(**kwargs)\n"
+        "        self.beta = K.cast_to_floatx(beta)\n"
+        "    def call(self, inputs):\n"
+        "        return inputs * K.sigmoid(self.beta * inputs)\n"
+    ),
+    # a variable made in build from an attribute set in __init__
+    (
+        "class Swish(Layer):\n"
+        "    def __init__(self, beta=1.5, trainable=False, **kwargs):\n"
+        "        super(Swish, self).__init__(**kwargs)\n"
+        "        self.beta = beta\n"
+        "    def build(self, input_shape):\n"
+        "        self.scaling_factor = K.variable(self.beta, dtype=K.floatx())\n"
+        "    def call(self, inputs, mask=None):\n"
+        "        return inputs * K.sigmoid(self.scaling_factor * inputs)\n"
+    ),
+]
+
+
+@pytest.mark.parametrize("code", KERAS_SWISHES)
+def test_keras_layers_constants(code):
+    act = symnb.Activation(code)
+    assert list(act.constants.values()) == [1.5]
+    got = act.compile("numpy", dtype="float64").forward(XS)
+    np.testing.assert_allclose(got, XS / (1 + np.exp(-1.5 * XS)), rtol=1e-13)
+
+
+def test_a_keras_weight_initialised_with_ones_is_learnable():
+    code = (
+        "class ScalarSwish(Layer):\n"
+        "    def build(self, input_shape):\n"
+        "        self.beta = self.add_weight(shape=[1], initializer=Ones(), name='b')\n"
+        "    def call(self, inputs):\n"
+        "        inputs = K.sigmoid(inputs * self.beta) * inputs\n"
+        "        return inputs\n"
+    )
+    act = symnb.Activation(code)
+    assert (act.constants, list(act.learnable)) == ({"beta": 1.0}, ["beta"])
