@@ -49,6 +49,7 @@ from symnb.formula import (
     library,
     python_code,
     tensor_methods,
+    unicode_math,
     spellings,
     tensor_idioms,
 )
@@ -523,7 +524,11 @@ class _Parser:
     # ----------------------------------------------------------------- checks
     def check_characters(self) -> None:
         for li, line in enumerate(self.lines):
+            comment = False
             for ci, ch in enumerate(line):
+                comment = comment or ch == "#"
+                if comment and ch.isprintable():
+                    continue  # a comment may say anything (x*sigmoid(x)  # x·σ(x))
                 if ch.isascii() and (ch.isprintable() or ch in "\t"):
                     continue
                 if ch == "\r":
@@ -555,12 +560,41 @@ class _Parser:
                         ci + 1,
                         "retype it with ASCII letters, digits and operators",
                     )
+                retyped = unicode_math.ascii_formula(self.text)
                 raise self.error(
                     f"character {label} is not allowed; type {advice!r} instead",
                     li + 1,
                     ci + 1,
-                    f"type {advice!r} instead of {ch!r}",
+                    f"type {advice!r} instead of {ch!r}"
+                    + (
+                        f"; the whole formula in ASCII: {retyped}"
+                        if retyped and len(retyped) <= 200
+                        else ""
+                    ),
                 )
+
+    def bars_formula(self, text: str) -> sp.Expr:
+        """Read a formula with absolute values typed as bars (``x/(1 + |x|)``) as
+        LaTeX reads it (symnb.formula.unicode_math); errors quote the formula read."""
+        try:
+            translated = latex_input.translate(text)
+        except RecursionError:
+            raise self.error("formula is nested too deeply") from None
+        except latex_input.LatexProblem as problem:
+            raise self.error(
+                f"|...| is read as an absolute value here, but {problem}",
+                suggestion="write abs(...) for an absolute value",
+            ) from None
+        try:
+            return _Parser(
+                translated, self.variables, self.constants, self.functions
+            ).parse()
+        except FormulaError as exc:
+            raise self.error(
+                f"{exc.message} (in the formula read with |...| as abs(...): "
+                f"{translated[:200]})",
+                suggestion=exc.suggestion,
+            ) from None
 
     def code_formula(self, text: str) -> sp.Expr:
         """Read ``lambda x: <expression>``, a pasted function with its local
@@ -1726,6 +1760,9 @@ class _Parser:
                 "empty formula (it is only a comment)",
                 suggestion="type a formula before the '#', e.g. x*sigmoid(x)  # swish",
             )
+        barred = unicode_math.bars(text)
+        if barred is not None:
+            return self.bars_formula(barred)
         self.check_characters()
         self.check_nesting()
         latex = self.latex_text()

@@ -354,6 +354,10 @@ describe('what symnb reads beyond definition lines', () => {
     assert.deepEqual(unknowns(cell), []);
     assertWellFormed(cell, tokenizeSymact(cell));
   });
+  it('reads bars as an absolute value', () => {
+    const cell = '%%symact\nsoftsign2(x) = x/(1 + |x|)\n';
+    assert.deepEqual(unknowns(cell), []);
+  });
   it('reads a cell of a module class', () => {
     const cell =
       '%%symact\nclass PSwish(nn.Module):\n    def __init__(self, beta=1.5):\n' +
