@@ -585,29 +585,26 @@ class _Parser:
                 f"|...| is read as an absolute value here, but {problem}",
                 suggestion="write abs(...) for an absolute value",
             ) from None
+        return self.read_as(translated, "in the formula read with |...| as abs(...)")
+
+    def read_as(self, text: str, what: str) -> sp.Expr:
+        """Parse ``text``, a reading of the user's text (LaTeX, code, bars), with
+        this parser's names; an error quotes that reading, as its columns do not
+        point into what the user typed."""
         try:
-            return _Parser(
-                translated, self.variables, self.constants, self.functions
-            ).parse()
+            return _Parser(text, self.variables, self.constants, self.functions).parse()
         except FormulaError as exc:
             raise self.error(
-                f"{exc.message} (in the formula read with |...| as abs(...): "
-                f"{translated[:200]})",
-                suggestion=exc.suggestion,
+                f"{exc.message} ({what}: {text[:200]})", suggestion=exc.suggestion
             ) from None
 
     def code_formula(self, text: str) -> sp.Expr:
         """Read ``lambda x: <expression>``, a pasted function with its local
         assignments put in (symnb.formula.inline_locals); errors quote that text, as
         their columns cannot point into the pasted code."""
-        try:
-            return _Parser(text, self.variables, self.constants, self.functions).parse()
-        except FormulaError as exc:
-            raise self.error(
-                f"{exc.message} (in the formula read from the code, with its "
-                f"assignments put in: {text[:200]})",
-                suggestion=exc.suggestion,
-            ) from None
+        return self.read_as(
+            text, "in the formula read from the code, with its assignments put in"
+        )
 
     def latex_text(self) -> str | None:
         """LaTeX pasted from a paper (``\\frac{1}{1 + e^{-x}}``, ``e^{-x}``): its
@@ -1767,15 +1764,7 @@ class _Parser:
         self.check_nesting()
         latex = self.latex_text()
         if latex is not None:
-            try:
-                return _Parser(
-                    latex, self.variables, self.constants, self.functions
-                ).parse()
-            except FormulaError as exc:
-                raise self.error(
-                    f"{exc.message} (in the LaTeX read as: {latex[:200]})",
-                    suggestion=exc.suggestion,
-                ) from None
+            return self.read_as(latex, "in the LaTeX read as")
         self.check_nesting()
         processed = self.preprocess()
         try:

@@ -48,6 +48,7 @@ _SUPERSCRIPTS = dict(
 #: Subscript digits (``x₀``, ``α₁``: a name's index).
 _SUBSCRIPTS = dict(zip("\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089",
                        "0123456789", strict=True))  # fmt: skip
+_SCRIPTS = (("^", _SUPERSCRIPTS), ("_", _SUBSCRIPTS))
 #: Greek symbol variants -> the letter's LaTeX name.
 _GREEK_VARIANTS = {
     "\u03f5": "epsilon",  # LUNATE EPSILON SYMBOL
@@ -120,18 +121,13 @@ def to_latex(text: str) -> str | None:
     i = 0
     while i < len(code):
         ch = code[i]
-        if ch in _SUPERSCRIPTS:
+        script = next((t for t in _SCRIPTS if ch in t[1]), None)
+        if script is not None:  # a run of superscripts is one exponent
+            mark, table = script
             j = i
-            while j < len(code) and code[j] in _SUPERSCRIPTS:
+            while j < len(code) and code[j] in table:
                 j += 1
-            out.append("^{" + "".join(_SUPERSCRIPTS[c] for c in code[i:j]) + "}")
-            i = j
-            continue
-        if ch in _SUBSCRIPTS:
-            j = i
-            while j < len(code) and code[j] in _SUBSCRIPTS:
-                j += 1
-            out.append("_{" + "".join(_SUBSCRIPTS[c] for c in code[i:j]) + "}")
+            out.append(mark + "{" + "".join(table[c] for c in code[i:j]) + "}")
             i = j
             continue
         if ch in _ROOTS:
