@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import copy
 from collections.abc import Container, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: Most AST nodes the returned expression may grow to once the assignments are put in
 #: (each use of a name copies its expression: ``y = x*x`` twenty times is 2**20).
@@ -72,14 +72,16 @@ def body_without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def returned_formula(
-    name: str, body: list[ast.stmt], flags: Mapping[str, bool] | None = None
+    name: str, body: list[ast.stmt], flags: Mapping[str, object] | None = None
 ) -> ast.expr:
     """The expression function ``name`` returns with its local assignments (and
     helper functions) put in: the ``return`` node's own expression when there is
     nothing to put in (its columns still point into the pasted text).
 
-    ``flags``: parameters with a True/False default (``inplace=False``), read as
-    that value, so ``a if inplace else b`` is ``b``. :class:`Unreadable`, with the
+    ``flags``: options at their values, by name or ``self.name``: parameters with
+    a True/False, string or None default (``inplace=False``, ``reduction="mean"``)
+    and such attributes of a module; a test on them (``a if inplace else b``, ``if
+    self.reduction == "mean":``) takes its branch. :class:`Unreadable`, with the
     reason and line, for a body that is not straight-line code ending in ``return
     <expression>``."""
     flags = dict(flags or {})
@@ -96,9 +98,14 @@ def returned_formula(
         )
     returned = statements[-1].value
     used = {n.id for n in ast.walk(returned) if isinstance(n, ast.Name)}
-    if len(statements) == 1 and not used & set(flags):
+    decided = any(
+        isinstance(n, ast.IfExp) and _flag_value(n.test, flags) is not None
+        for n in ast.walk(returned)
+    )
+    if len(statements) == 1 and not used & set(flags) and not decided:
         return returned
-    scope = _Scope({k: ast.Constant(v) for k, v in flags.items()}, {})
+    scope = _Scope({k: ast.Constant(v) for k, v in flags.items() if "." not in k}, {})
+    scope.flags = flags
     for stmt in statements[:-1]:
         _assign(name, stmt, scope)
     result = scope.put_in(returned)
@@ -121,18 +128,68 @@ def returned_formula(
     return result
 
 
-def _flag_value(test: ast.expr, flags: Mapping[str, bool]) -> bool | None:
-    """The value of ``inplace`` or ``not inplace`` for a flag at its default."""
+_COMPARE = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def _option(node: ast.expr, flags: Mapping[str, object]) -> tuple[bool, object]:
+    """(known, value) of an option in a test: a literal, a flag's name, ``self.``
+    its name, or a tuple of literals (``reduction in ("mean", "sum")``)."""
+    if isinstance(node, ast.Constant):
+        return True, node.value
+    if isinstance(node, ast.Name) and node.id in flags:
+        return True, flags[node.id]
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and f"self.{node.attr}" in flags
+    ):
+        return True, flags[f"self.{node.attr}"]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        items = [_option(e, flags) for e in node.elts]
+        if all(known for known, _ in items):
+            return True, tuple(v for _, v in items)
+    return False, None
+
+
+def _flag_value(test: ast.expr, flags: Mapping[str, object]) -> bool | None:
+    """The truth of a test on options at their values (``inplace``, ``not
+    self.logits``, ``self.reduction == 'mean'``), else None (a test on data)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _flag_value(test.operand, flags)
         return None if inner is None else not inner
-    if isinstance(test, ast.Name) and test.id in flags:
-        return flags[test.id]
-    return None
+    if isinstance(test, ast.BoolOp):
+        values = [_flag_value(v, flags) for v in test.values]
+        if any(v is None for v in values):
+            return None
+        return all(values) if isinstance(test.op, ast.And) else any(values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        (left_known, left), (right_known, right) = (
+            _option(test.left, flags),
+            _option(test.comparators[0], flags),
+        )
+        compare = _COMPARE.get(type(test.ops[0]))
+        if not (left_known and right_known and compare):
+            return None
+        try:
+            return bool(compare(left, right))
+        except TypeError:  # 'mean' in 3
+            return None
+    known, value = _option(test, flags)
+    if not known or isinstance(value, tuple):
+        return None
+    return bool(value)
 
 
 def _flag_branches(
-    statements: list[ast.stmt], flags: Mapping[str, bool]
+    statements: list[ast.stmt], flags: Mapping[str, object]
 ) -> list[ast.stmt]:
     """``statements`` with each ``if <flag>: ... else: ...`` replaced by the branch
     its default takes (``if inplace: return x.mul_(y)`` else the pure form), up to
@@ -156,6 +213,7 @@ class _Scope:
 
     values: dict[str, ast.expr]
     helpers: dict[str, tuple[list[str], ast.expr]]
+    flags: Mapping[str, object] = field(default_factory=dict)
 
     def put_in(self, expr: ast.expr, hidden: Container[str] = ()) -> ast.expr:
         """``expr`` (copied) with the local names (but ``hidden``, a helper's
@@ -163,9 +221,9 @@ class _Scope:
         changed: :func:`_size` bounds the whole tree before anything prints it."""
         values = {k: v for k, v in self.values.items() if k not in hidden}
         helpers = {k: v for k, v in self.helpers.items() if k not in hidden}
-        if not values and not helpers:
+        if not values and not helpers and not self.flags:
             return expr
-        return _Substitute(values, helpers).visit(copy.deepcopy(expr))
+        return _Substitute(values, helpers, self.flags).visit(copy.deepcopy(expr))
 
 
 def _helper(name: str, stmt: ast.stmt, scope: _Scope) -> bool:
@@ -282,8 +340,9 @@ class _Substitute(ast.NodeTransformer):
         self,
         values: dict[str, ast.expr],
         helpers: dict[str, tuple[list[str], ast.expr]],
+        flags: Mapping[str, object] | None = None,
     ) -> None:
-        self.values, self.helpers = values, helpers
+        self.values, self.helpers, self.flags = values, helpers, flags or {}
 
     def visit_Name(self, node: ast.Name) -> ast.expr:
         if isinstance(node.ctx, ast.Load) and node.id in self.values:
@@ -302,8 +361,9 @@ class _Substitute(ast.NodeTransformer):
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
         self.generic_visit(node)
-        if isinstance(node.test, ast.Constant):  # a flag's value: `a if False else b`
-            return node.body if node.test.value else node.orelse
+        taken = _flag_value(node.test, self.flags)  # `a if inplace else b`
+        if taken is not None:
+            return node.body if taken else node.orelse
         return node
 
     def visit_Lambda(self, node: ast.Lambda) -> ast.expr:

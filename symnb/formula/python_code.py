@@ -76,7 +76,54 @@ def forward_method(node: ast.ClassDef) -> ast.FunctionDef:
             if not methods
             else f"class {node.name} has more than one of forward, call, __call__"
         )
-    return layer_objects.with_submodule_calls(node, methods[0])
+    method = layer_objects.with_submodule_calls(node, methods[0])
+    setattr(method, _OPTIONS, _class_options(node))
+    return method
+
+
+#: Set on a class's forward method: the options its ``__init__`` stores
+#: (``self.reduction = reduction`` with ``reduction="mean"``), by ``self.name``.
+_OPTIONS = "_symnb_options"
+
+
+def _is_option(node: ast.expr) -> bool:
+    """A True/False, string or None literal: an option, not a constant."""
+    return isinstance(node, ast.Constant) and (
+        node.value is None or isinstance(node.value, (bool, str))
+    )
+
+
+def _class_options(cls: ast.ClassDef) -> dict[str, object]:
+    """``self.name = <option>`` in ``__init__``: a literal, or a parameter whose
+    default is one."""
+    found: dict[str, object] = {}
+    for method in cls.body:
+        if not (isinstance(method, ast.FunctionDef) and method.name == "__init__"):
+            continue
+        _, defaults = parameter_defaults(method.args)
+        options = {k: v.value for k, v in defaults.items() if _is_option(v)}
+        for stmt in method.body:
+            if not isinstance(stmt, ast.Assign):
+                continue
+            value = stmt.value
+            known = _is_option(value) or (
+                isinstance(value, ast.Name) and value.id in options
+            )
+            for target in stmt.targets:
+                if not (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    continue
+                key = f"self.{target.attr}"
+                if not known:
+                    found.pop(key, None)
+                elif isinstance(value, ast.Constant):
+                    found[key] = value.value
+                else:
+                    found[key] = options[value.id]
+    return found
 
 
 def parameter_defaults(args: ast.arguments) -> tuple[list[str], dict[str, ast.expr]]:
@@ -119,9 +166,8 @@ def single_return(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.expr:
     other body (a branch, a loop), naming the statement and its line."""
     _, defaults = parameter_defaults(node.args)
     flags = {
-        name: value.value
-        for name, value in defaults.items()
-        if isinstance(value, ast.Constant) and isinstance(value.value, bool)
+        **getattr(node, _OPTIONS, {}),
+        **{name: v.value for name, v in defaults.items() if _is_option(v)},
     }
     try:
         return returned_formula(node.name, node.body, flags)

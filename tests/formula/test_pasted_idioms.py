@@ -337,3 +337,51 @@ def test_a_keras_weight_initialised_with_ones_is_learnable():
     )
     act = symnb.Activation(code)
     assert (act.constants, list(act.learnable)) == ({"beta": 1.0}, ["beta"])
+
+
+FOCAL_CLASS = """class FocalLoss(nn.Module):
+    def __init__(self, alpha=0.25, gamma=2.0, logits=True, reduction='mean'):
+        super(FocalLoss, self).__init__()
+        self.alpha = alpha
+        self.gamma = gamma
+        self.logits = logits
+        self.reduction = reduction
+
+    def forward(self, inputs, targets):
+        if self.logits:
+            BCE_loss = F.binary_cross_entropy_with_logits(inputs, targets, reduction='none')
+        else:
+            BCE_loss = F.binary_cross_entropy(inputs, targets, reduction='none')
+        pt = torch.exp(-BCE_loss)
+        F_loss = self.alpha * (1 - pt) ** self.gamma * BCE_loss
+        if self.reduction == 'mean':
+            return torch.mean(F_loss)
+        elif self.reduction == 'sum':
+            return torch.sum(F_loss)
+        else:
+            return F_loss
+"""
+WEIGHTED = """def weighted_mse(pred, target, weight=2.0, reduction="mean"):
+    loss = weight * (pred - target) ** 2
+    if reduction in ("mean", "batchmean"):
+        return loss.mean()
+    return loss
+"""
+
+
+@pytest.mark.parametrize("code", [FOCAL_CLASS, WEIGHTED])
+def test_a_loss_with_option_branches_reads_its_default_branch(code):
+    # `if self.reduction == 'mean':`, `if self.logits:`: the branch of the value
+    # __init__ stores (or the parameter's default); judged against PyTorch running
+    # the same code (the mean over the batch, and its gradient w.r.t. the logits)
+    loss = symnb.Loss(code)
+    pred = np.array([-3.0, -0.7, 0.2, 1.4, 4.0, 0.0])
+    target = np.array([0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+    fn = _torch_callable(code)
+    p = torch.tensor(pred, requires_grad=True)
+    want = fn(p, torch.tensor(target))
+    (want_grad,) = torch.autograd.grad(want, p)
+    want = want.detach()
+    k = loss.compile("numpy", dtype="float64")
+    assert k.value(pred, target) == pytest.approx(want.item(), rel=1e-12)
+    np.testing.assert_allclose(k.gradient(pred, target), want_grad.numpy(), rtol=1e-11)
