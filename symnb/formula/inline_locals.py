@@ -102,9 +102,16 @@ def returned_formula(
         isinstance(n, ast.IfExp) and _flag_value(n.test, flags) is not None
         for n in ast.walk(returned)
     )
-    if len(statements) == 1 and not used & set(flags) and not decided:
+    # a flag is also a value (F.relu(x, inplace=inplace)); a string or None option
+    # only decides tests (beta=None used as a number stays an unknown symbol)
+    values = {
+        k: ast.Constant(v)
+        for k, v in flags.items()
+        if "." not in k and isinstance(v, bool)
+    }
+    if len(statements) == 1 and not used & set(values) and not decided:
         return returned
-    scope = _Scope({k: ast.Constant(v) for k, v in flags.items() if "." not in k}, {})
+    scope = _Scope(values, {})
     scope.flags = flags
     for stmt in statements[:-1]:
         _assign(name, stmt, scope)
