@@ -109,7 +109,7 @@ _FUNCTIONS = {
     "Phi": "ndtr",
     "sgn": "sign",
 }
-_OPERATORS = {"cdot": "*", "times": "*", "ast": "*", "div": "/"}
+_OPERATORS = {"cdot": "*", "times": "*", "ast": "*", "odot": "*", "div": "/"}
 _COMPARISONS = {
     "geq": ">=",
     "ge": ">=",
@@ -145,11 +145,16 @@ _IGNORED = frozenset(
         ";",
         "!",
         ":",
+        " ",
         "limits",
         "nolimits",
     ]
 )
 _BARS = frozenset({"lvert", "rvert", "vert", "|", "lVert", "rVert"})
+#: Spacing commands, skipped before a function's bracket (``\\sigma\\!\\left(x\\right)``).
+_SPACING = frozenset({"\\,", "\\;", "\\:", "\\!", "\\ ", "\\quad", "\\qquad"})
+#: ``\\mathbb{1}``, ``\\mathbf{1}``, ``\\mathbb{I}``: the indicator of a condition.
+_INDICATOR_FONTS = frozenset({"mathbb", "mathbf", "mathds", "mathbbm", "mathrm"})
 
 _TOKEN = re.compile(
     r"\\(?:[A-Za-z]+|[,;:! |\\{}])|[A-Za-z]|\d+(?:\.\d*)?|\.\d+|<=|>=|!=|\S"
@@ -235,11 +240,37 @@ class _Reader:
             raise LatexProblem("an argument is missing at the end")
         return [("(", "("), *self.item(), (")", ")")]
 
+    def skip_spacing(self) -> None:
+        while self.peek() in _SPACING:
+            self.take()
+
+    def positive_part(self) -> bool:
+        """Whether ``_+`` (or ``_{+}``) follows: ``(x)_+`` is max(x, 0)."""
+        if self.peek() != "_":
+            return False
+        if self.peek(1) == "+":
+            self.i += 2
+            return True
+        if (self.peek(1), self.peek(2), self.peek(3)) == ("{", "+", "}"):
+            self.i += 4
+            return True
+        return False
+
     def item(self) -> list[tuple[str, str]]:
         tok = self.take()
         if tok in ("{", "(", "[", "\\{"):
             closers = {"{": ("}",), "\\{": ("\\}",)}.get(tok, (")", "]"))
-            return [("(", "("), *self.closed(tok, closers), (")", ")")]
+            group = [("(", "("), *self.closed(tok, closers), (")", ")")]
+            if tok in ("(", "[") and self.positive_part():
+                return [
+                    ("func", "max"),
+                    ("(", "("),
+                    *group,
+                    ("op", ","),
+                    ("num", "0"),
+                    (")", ")"),
+                ]
+            return group
         if tok in (")", "]", "}"):
             raise LatexProblem(f"a '{tok}' closes nothing")
         if tok == "^":
@@ -311,6 +342,18 @@ class _Reader:
                     (")", ")"),
                 ]
             return [("func", "sqrt"), *self.braced()]
+        if (
+            name in _INDICATOR_FONTS
+            and self.peek() == "{"
+            and self.peek(1)
+            in (
+                "1",
+                "I",
+            )
+            and self.peek(2) == "}"
+        ):
+            self.i += 3
+            return self.indicator()
         if name in _WORD_COMMANDS:
             word = re.sub(r"\s+", "", self.group_text())
             if _known_function(word):
@@ -338,6 +381,7 @@ class _Reader:
             return [("cmp", _COMPARISONS[name])]
         if name == "pi":
             return [("name", "pi")]
+        self.skip_spacing()
         if name == "sigma" and self.peek() in ("(", "\\left", "[", "{"):
             return self.function("sigmoid")
         if name in _FUNCTIONS:
@@ -346,11 +390,45 @@ class _Reader:
             return [("name", self.subscript(_GREEK.get(name, name)))]
         raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
 
+    def indicator(self) -> list[tuple[str, str]]:
+        """``\\mathbb{1}_{x > 0}``, ``\\mathbf{1}[x > 0]``, ``\\mathbb{1}\\{x > 0\\}``:
+        1 where the condition holds, else 0."""
+        if self.peek() == "_":
+            self.take()
+            if self.peek() == "{" and self.peek(1) == "\\{":
+                self.take()
+                condition = self.braced_condition()
+                if self.peek() != "}":
+                    raise LatexProblem("an indicator's subscript is not closed")
+                self.take()
+            else:
+                condition = self.braced()
+        elif self.peek() in ("(", "[", "\\{"):
+            condition = self.item()
+        else:
+            raise LatexProblem("an indicator \\mathbb{1} needs its condition")
+        return [
+            ("func", "where"),
+            ("(", "("),
+            *condition,
+            ("op", ","),
+            ("num", "1"),
+            ("op", ","),
+            ("num", "0"),
+            (")", ")"),
+        ]
+
+    def braced_condition(self) -> list[tuple[str, str]]:
+        """A ``\\{...\\}`` condition (the opening brace next)."""
+        self.take()
+        return [("(", "("), *self.closed("\\{", ("\\}",)), (")", ")")]
+
     def function(self, name: str) -> list[tuple[str, str]]:
         """A function and its argument: a bracket (``\\tanh(x)``, ``\\tanh\\left(x
         \\right)``) or, unbracketed, the product that follows (``\\ln x``, ``\\sin 2x``);
         ``\\sin^2(x)`` is sin(x)**2."""
         power: list[tuple[str, str]] = []
+        self.skip_spacing()
         if self.peek() == "^":
             self.take()
             power = self.braced()
@@ -482,6 +560,10 @@ _BRACED_WORD = re.compile(
 )
 
 
+_ARRAY_OPEN = re.compile(r"(?:\\left\s*)?\\\{\s*\\begin\{array\}\s*\{[^{}]*\}")
+_ARRAY_CLOSE = re.compile(r"\\end\{array\}(?:\s*\\right\s*\.)?")
+
+
 def _right_side(body: str) -> str:
     """The formula of ``sigma(x) = frac{1}{1 + e^{-x}}``: what follows the last
     definition sign outside groups and cases (a leading ``f(x) =``, ``doteq``)."""
@@ -508,6 +590,9 @@ def translate(text: str) -> str:
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
     body = re.sub(r"[.,;]\s*$", "", body)
     body = _BRACED_WORD.sub(r"\1", body)
+    # \left\{ \begin{array}{ll} ... \end{array} \right.: the classic piecewise
+    body = _ARRAY_OPEN.sub(r"\\begin{cases}", body)
+    body = _ARRAY_CLOSE.sub(r"\\end{cases}", body)
     body = _right_side(body)
     reader = _Reader(body)
     try:

@@ -153,6 +153,7 @@ _COMPLEX_NAMES = {"I", "j", "J"}
 
 _COMMENT = re.compile(r"#[^\n\r]*")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+_POSITIVE_PART = re.compile(r"[)\]]_\+")
 # 'f(x) =', 'y =' at the start (not '==')
 _DEFINITION = re.compile(r"\s*[A-Za-z_]\w*\s*(?:\([^()=]*\))?\s*=(?!=)")
 _SIGN_RUN = re.compile(rf"[-+~](?:\s*[-+~]){{{MAX_SIGN_RUN},}}")
@@ -610,7 +611,12 @@ class _Parser:
         """LaTeX pasted from a paper (``\\frac{1}{1 + e^{-x}}``, ``e^{-x}``): its
         formula text (:mod:`symnb.formula.latex_input`), else None for a formula."""
         code = "\n".join(_COMMENT.sub("", line) for line in self.lines)
-        if not (_LATEX_COMMAND.search(code) or "^{" in code or "_{" in code):
+        if not (
+            _LATEX_COMMAND.search(code)
+            or "^{" in code
+            or "_{" in code
+            or _POSITIVE_PART.search(code)  # (x)_+, [x]_+: the positive part
+        ):
             return None
         try:
             return latex_input.translate(code)

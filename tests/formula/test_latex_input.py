@@ -126,6 +126,27 @@ CASES = [
     (r"(x)^{+}\doteq \max\{0,x\}", {}, _torch(torch.relu)),
     (r"\tan^{-1}(x)", {}, _torch(torch.atan)),
     (r"\sinh^{-1}(x)", {}, _torch(torch.asinh)),
+    # the classic piecewise: an array between \left\{ and \right.
+    (
+        (
+            r"\left\{ \begin{array}{ll} x & \text{if } x > 0 \\ \alpha (e^{x} - 1)"
+            r" & \text{otherwise} \end{array} \right."
+        ),
+        {"alpha": 0.7},
+        _torch(lambda t: F.elu(t, alpha=0.7)),
+    ),
+    # indicators and the positive part
+    (r"x \cdot \mathbb{1}_{x>0}", {}, _torch(torch.relu)),
+    (
+        r"x\,\mathbf{1}[x > 0] + 0.1x\,\mathbb{1}\{x \le 0\}",
+        {},
+        _torch(lambda t: F.leaky_relu(t, 0.1)),
+    ),
+    (r"[x]_+", {}, _torch(torch.relu)),
+    (r"(x)_{+} - 0.2(-x)_+", {}, _torch(lambda t: F.leaky_relu(t, 0.2))),
+    # a Hadamard product sign, spacing commands before a bracket
+    (r"x \odot \sigma\!\left(x\right)", {}, _torch(F.silu)),
+    (r"x\ \tanh(x)", {}, _numpy(lambda x: x * np.tanh(x))),
 ]
 
 
