@@ -297,6 +297,8 @@ class _Reader:
         sub = re.sub(r"[^A-Za-z0-9]", "", self.group_text())
         if not sub:
             raise LatexProblem(f"the subscript of {name} has no letters or digits")
+        if sub in _INDICES and (name in _INDEXED or name.endswith("_hat")):
+            return name  # x_i, \hat{y}_i: the sample's index, not a new name
         return f"{name}_{sub}"
 
     def letters(self, first: str) -> list[tuple[str, str]]:
@@ -355,7 +357,8 @@ class _Reader:
             self.i += 3
             return self.indicator()
         if name in _WORD_COMMANDS:
-            word = re.sub(r"\s+", "", self.group_text())
+            # \text{otherwise.}, \text{if }: a sentence's punctuation is no name
+            word = re.sub(r"[\s.,;:]+", "", self.group_text())
             if _known_function(word):
                 return self.function(
                     word.lower() if word not in ALLOWED_FUNCTIONS else word
@@ -560,6 +563,16 @@ _BRACED_WORD = re.compile(
 )
 
 
+#: Index subscripts of a sample's values (``y_i``, ``\\hat{y}_i``, ``x_j``) and the
+#: names that take them.
+_INDICES = frozenset({"i", "j", "k", "n"})
+_INDEXED = frozenset({"x", "y", "z"})
+#: A loss's mean over the batch, written out: ``\\frac{1}{N}\\sum_{i=1}^{N}`` (symnb
+#: takes that mean itself).
+_BATCH_MEAN = re.compile(
+    r"^\s*\\[dt]?frac\s*\{\s*1\s*\}\s*\{\s*[NnMm]\s*\}\s*\\sum"
+    r"(?:\s*_\s*(?:\{[^{}]*\}|[A-Za-z]))?(?:\s*\^\s*(?:\{[^{}]*\}|[A-Za-z0-9]))?"
+)
 _ARRAY_OPEN = re.compile(r"(?:\\left\s*)?\\\{\s*\\begin\{array\}\s*\{[^{}]*\}")
 _ARRAY_CLOSE = re.compile(r"\\end\{array\}(?:\s*\\right\s*\.)?")
 
@@ -594,6 +607,7 @@ def translate(text: str) -> str:
     body = _ARRAY_OPEN.sub(r"\\begin{cases}", body)
     body = _ARRAY_CLOSE.sub(r"\\end{cases}", body)
     body = _right_side(body)
+    body = _BATCH_MEAN.sub("", body)
     reader = _Reader(body)
     try:
         items = reader.items(frozenset())

@@ -94,6 +94,8 @@ def bars(text: str) -> str | None:
     """ASCII ``text`` with an absolute value typed as bars (``|x|``), to be read as
     LaTeX reads it, else None."""
     code = _COMMENT.sub("", text)
+    if "\\" in code or "^{" in code or "_{" in code:
+        return None  # LaTeX: its reader reads the bars too
     return code if code.isascii() and _BARS.search(code) else None
 
 

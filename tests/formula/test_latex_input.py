@@ -186,6 +186,19 @@ def test_latex_without_a_reading_is_refused_naming_the_part(latex, message):
         ),
         (r"\frac{1}{2}(y_{pred} - y_{true})^2", lambda p, t: F.mse_loss(p, t) / 2),
         (r"\max(0, 1 - y \hat{y})", lambda p, t: torch.relu(1 - p * t).mean()),
+        # the batch mean written out, indexed samples, a sentence's punctuation
+        (
+            r"\frac{1}{N}\sum_{i=1}^{N} (y_i - \hat{y}_i)^2",
+            lambda p, t: F.mse_loss(p, t),
+        ),
+        (
+            (
+                r"L_\delta(y, \hat{y}) = \begin{cases} \frac{1}{2}(y - \hat{y})^2 & "
+                r"\text{for } |y - \hat{y}| \le \delta, \\ \delta \cdot (|y - \hat{y}|"
+                r" - \frac{1}{2}\delta) & \text{otherwise.} \end{cases}"
+            ),
+            lambda p, t: F.huber_loss(p, t, delta=0.3),
+        ),
     ],
 )
 def test_latex_loss_matches_pytorch(latex, reference):
@@ -195,6 +208,7 @@ def test_latex_loss_matches_pytorch(latex, reference):
     p = torch.tensor(yp, requires_grad=True)
     ref = reference(p, torch.tensor(yt))
     (grad,) = torch.autograd.grad(ref, p)
-    k = symnb.Loss(latex).compile(backend="numpy", dtype="float64")
+    constants = {"delta": 0.3} if "delta" in latex else {}
+    k = symnb.Loss(latex, **constants).compile(backend="numpy", dtype="float64")
     np.testing.assert_allclose(k.value(yp, yt), ref.item(), rtol=1e-12)
     np.testing.assert_allclose(k.gradient(yp, yt), grad.numpy(), rtol=1e-11)
