@@ -984,7 +984,7 @@ function classifyName(name: string, from: number, scope: IScope): ISymactToken {
   if (scope.variables.has(name)) {
     return { from, to, type: 'variable' };
   }
-  if (KNOWN_FUNCTIONS.has(name)) {
+  if (KNOWN_FUNCTIONS.has(name) || foldedFunction(name)) {
     return { from, to, type: 'function' };
   }
   if (KNOWN_CONSTANTS.has(name)) {
@@ -996,6 +996,27 @@ function classifyName(name: string, from: number, scope: IScope): ISymactToken {
     type: 'unknown',
     hint: `'${name}' is not a variable, constant or known function`
   };
+}
+
+/** Short names of model code for library activations (symnb.formula.spellings). */
+const SHORT_NAMES: ReadonlySet<string> = new Set(['hswish', 'hsigmoid', 'lrelu']);
+
+/**
+ * Whether `name` spells one known function with other capitals or underscores
+ * (`ReLU`, `GELU`, `hard_swish`; symnb.formula.spellings.folded_name).
+ */
+function foldedFunction(name: string): boolean {
+  const key = name.replace(/_/g, '').toLowerCase();
+  if (SHORT_NAMES.has(key)) {
+    return true;
+  }
+  let found = 0;
+  KNOWN_FUNCTIONS.forEach(f => {
+    if (!f.startsWith('_') && f.replace(/_/g, '').toLowerCase() === key) {
+      found++;
+    }
+  });
+  return found === 1;
 }
 
 /**

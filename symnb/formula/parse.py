@@ -1584,10 +1584,13 @@ class _Parser:
                     f"{name!r} is not a function",
                     f"use * for multiplication: {name}*(...)",
                 )
+            folded = spellings.folded_name(name, self.functions)
             if spellings.BARE.get(name) in self.functions:
                 name = spellings.BARE[name]
             elif spellings.is_rewritten(spellings.BARE.get(name, "")):
                 return self.build_rewritten(node, spellings.BARE[name])
+            elif folded is not None:
+                name = folded  # ReLU(x), GELU(x), hard_swish(x), hswish(x)
             else:
                 self.unknown_name(func, name, called=True)
         if compose.library_name(self.functions.get(name)) in _GELUS and (

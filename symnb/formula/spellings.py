@@ -16,7 +16,7 @@ into the formula syntax tree symnb reads, so every check of that syntax applies.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from symnb.formula import foreign_losses
 
@@ -399,6 +399,26 @@ def input_alias(
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     found = [n for n in INPUT_NAMES if n in names and n not in constants]
     return found[0] if "x" not in names and len(found) == 1 else None
+
+
+#: Short names of model code (MobileNet's hswish/hsigmoid) for library activations.
+_SHORT_NAMES = {"hswish": "hardswish", "hsigmoid": "hardsigmoid", "lrelu": "leaky_relu"}
+
+
+def folded_name(name: str, functions: Container[str]) -> str | None:
+    """The one function of ``functions`` that ``name`` spells with other capitals
+    or underscores, as papers and layer classes write them (``ReLU``, ``GELU``,
+    ``SiLU``, ``LeakyReLU``, ``hard_swish``, ``log_sigmoid``), or a short name of
+    model code (``hswish``); None when there is none or more than one."""
+    key = name.replace("_", "").lower()
+    if key in _SHORT_NAMES and _SHORT_NAMES[key] in functions:
+        return _SHORT_NAMES[key]
+    found = [
+        f
+        for f in functions
+        if not f.startswith("_") and f.replace("_", "").lower() == key and f != name
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def loss_inputs(params: Sequence[str], variables: tuple[str, ...]) -> dict[str, str]:

@@ -225,8 +225,6 @@ def test_syntax_error_positions() -> None:
         ("sigmod", "sigmoid"),
         ("tahn", "tanh"),
         ("softpuls", "softplus"),
-        ("Relu", "relu"),
-        ("Sigmoid", "sigmoid"),
         ("heavyside", "heaviside"),
     ],
 )
@@ -234,6 +232,26 @@ def test_unknown_function_did_you_mean(typo: str, meant: str) -> None:
     err = fails(f"x*{typo}(x)")
     assert err.message == f"unknown function {typo!r} (did you mean {meant!r}?)"
     assert (err.line, err.column) == (1, 3)
+
+
+@pytest.mark.parametrize(
+    ("spelled", "name"),
+    [
+        ("ReLU", "relu"),
+        ("Sigmoid", "sigmoid"),
+        ("GELU", "gelu"),
+        ("LeakyReLU", "leaky_relu"),
+        ("hard_swish", "hardswish"),
+        ("log_sigmoid", "logsigmoid"),
+        ("hswish", "hardswish"),
+    ],
+)
+def test_a_function_spelled_with_other_capitals_or_underscores(spelled, name) -> None:
+    """Papers and layer classes write ReLU, GELU, LeakyReLU; it was 'unknown
+    function' (did you mean ...). Read as the one function it spells."""
+    import symnb
+
+    assert symnb.Activation(f"{spelled}(x)").expr == symnb.Activation(f"{name}(x)").expr
 
 
 def test_unknown_function_without_close_match() -> None:

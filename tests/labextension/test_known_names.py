@@ -82,3 +82,9 @@ def test_activation_layer_classes_are_highlighted():
         "keep LAYER_CLASSES in labextension/src/tokenizer.ts equal to "
         "symnb.formula.layer_objects.LAYERS"
     )
+
+
+def test_short_names_of_model_code_match():
+    from symnb.formula import spellings
+
+    assert set(spellings._SHORT_NAMES) == _ts_set("SHORT_NAMES")

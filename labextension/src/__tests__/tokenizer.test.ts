@@ -354,6 +354,11 @@ describe('what symnb reads beyond definition lines', () => {
     assert.deepEqual(unknowns(cell), []);
     assertWellFormed(cell, tokenizeSymact(cell));
   });
+  it('reads function names spelled with other capitals or underscores', () => {
+    const cell = '%%symact\nf(x) = ReLU(x) + GELU(x) + hard_swish(x) + hswish(x)\n';
+    assert.deepEqual(unknowns(cell), []);
+    assert.deepEqual(unknowns('%%symact\nf(x) = Relux(x)\n'), ['Relux']);
+  });
   it('reads bars as an absolute value', () => {
     const cell = '%%symact\nsoftsign2(x) = x/(1 + |x|)\n';
     assert.deepEqual(unknowns(cell), []);
