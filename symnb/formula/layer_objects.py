@@ -1,4 +1,4 @@
-"""PyTorch activation layers in pasted code, read as their functions.
+"""PyTorch activation layers and loss objects in pasted code, read as their functions.
 
 ``nn.LeakyReLU(0.2)(x)`` is ``F.leaky_relu(x, 0.2)``, and a module that keeps its
 activation as a submodule::
@@ -13,8 +13,11 @@ activation as a submodule::
 
 reads ``self.relu(x + 3)`` as ``F.relu6(x + 3)``. The layer's constructor arguments
 are the function's arguments after the input, in order (``inplace`` changes no value
-and is dropped). Layers without a function here (``nn.PReLU``, a user's own class)
-are left to be refused by name.
+and is dropped). Loss objects likewise: ``nn.HuberLoss(delta=0.5)(pred, target)``, or
+``self.criterion = nn.MSELoss()`` then ``self.criterion(pred, target)``, is the loss
+function (``foreign_losses.CLASSES``) with the object's keyword options. Layers
+without a function here (``nn.PReLU``, a user's own class) are left to be refused by
+name.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from symnb.formula import foreign_losses
 from symnb.formula.spellings import dotted
 from symnb.formula.tensor_idioms import replace_calls
 
@@ -52,6 +56,8 @@ LAYERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "Identity": ("", ()),
 }
 _KEYWORD_ONLY = frozenset({"approximate"})
+#: Keras's ``reduction`` values that average over the batch, as symnb does.
+_KERAS_MEAN = frozenset({"sum_over_batch_size", "auto", "mean", "none"})
 #: Module paths a layer class is spelled under.
 _PREFIXES = frozenset({"nn", "torch.nn", "torch.nn.modules.activation"})
 
@@ -71,8 +77,52 @@ def _layer(constructor: ast.AST) -> tuple[str, tuple[str, ...]] | None:
     return LAYERS.get(cls) if prefix in _PREFIXES else None
 
 
+def _loss(constructor: ast.AST) -> str | None:
+    """The function of a loss object's class (``nn.MSELoss()``: ``F.mse_loss``;
+    ``keras.losses.Huber()``), else None."""
+    if not isinstance(constructor, ast.Call):
+        return None
+    path = dotted(constructor.func)
+    return None if path is None else foreign_losses.CLASSES.get(path.rpartition(".")[2])
+
+
+def _loss_call(function: str, constructor: ast.Call, call: ast.Call) -> ast.AST | None:
+    """``nn.HuberLoss(delta=0.5)(pred, target)`` as ``F.huber_loss(pred, target,
+    delta=0.5)``: the object's keyword options go to the function (its display
+    ``name`` and Keras's default ``reduction`` change no value); positional options
+    (PyTorch's legacy ``size_average``) are left to be refused with a hint."""
+    if constructor.args:
+        return None
+    keywords = [
+        k
+        for k in constructor.keywords
+        if k.arg is not None
+        and k.arg != "name"
+        and not (
+            k.arg == "reduction"
+            and isinstance(k.value, ast.Constant)
+            and k.value.value in _KERAS_MEAN
+        )
+    ]
+    module, _, attr = function.rpartition(".")
+    func = ast.Attribute(_dotted_name(module), attr, ast.Load())
+    return ast.Call(func, list(call.args), [*keywords, *call.keywords])
+
+
+def _dotted_name(path: str) -> ast.expr:
+    """``keras.losses`` as an attribute chain of names."""
+    first, *rest = path.split(".")
+    node: ast.expr = ast.Name(first, ast.Load())
+    for part in rest:
+        node = ast.Attribute(node, part, ast.Load())
+    return node
+
+
 def _function_call(constructor: ast.Call, call: ast.Call) -> ast.AST | None:
     """``constructor(...)(call args)`` as its function's call, else None."""
+    function = _loss(constructor)
+    if function is not None:
+        return _loss_call(function, constructor, call)
     entry = _layer(constructor)
     if entry is None or len(call.args) != 1 or call.keywords:
         return None
@@ -120,7 +170,7 @@ def _submodules(cls: ast.ClassDef) -> dict[str, ast.Call]:
                     and isinstance(target.value, ast.Name)
                     and target.value.id == "self"
                 ):
-                    if _layer(stmt.value) is not None:
+                    if _layer(stmt.value) is not None or _loss(stmt.value):
                         found[target.attr] = stmt.value
                     else:
                         found.pop(target.attr, None)

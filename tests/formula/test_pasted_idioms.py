@@ -385,3 +385,39 @@ def test_a_loss_with_option_branches_reads_its_default_branch(code):
     k = loss.compile("numpy", dtype="float64")
     assert k.value(pred, target) == pytest.approx(want.item(), rel=1e-12)
     np.testing.assert_allclose(k.gradient(pred, target), want_grad.numpy(), rtol=1e-11)
+
+
+LOSS_OBJECT_CODES = [
+    "nn.MSELoss()(pred, target)",
+    "torch.nn.MSELoss(reduction='none')(pred, target).mean()",
+    "nn.HuberLoss(delta=0.5)(pred, target)",
+    "nn.SmoothL1Loss(beta=0.4)(pred, target)",
+    "nn.BCEWithLogitsLoss(pos_weight=torch.tensor(2.0))(pred, target)",
+    (
+        "class Wrapped(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.criterion = nn.SmoothL1Loss(beta=0.5)\n"
+        "    def forward(self, pred, target):\n"
+        "        return self.criterion(pred, target) + 0.1 * torch.mean(torch.abs(pred))\n"
+    ),
+]
+
+
+@pytest.mark.parametrize("code", LOSS_OBJECT_CODES)
+def test_loss_objects_read_as_their_functions(code):
+    # nn.MSELoss()(pred, target) and a criterion submodule: was "calling a loss
+    # object is not allowed"; judged against PyTorch running the same code
+    loss = symnb.Loss(code)
+    pred = np.array([-3.0, -0.7, 0.2, 1.4, 4.0, 0.05])
+    target = np.array([0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+    p = torch.tensor(pred, requires_grad=True)
+    if code.startswith("class"):
+        fn = _torch_callable(code)
+    else:
+        fn = eval(f"lambda pred, target: {code}", dict(SPACE))
+    want = fn(p, torch.tensor(target))
+    (want_grad,) = torch.autograd.grad(want, p)
+    k = loss.compile("numpy", dtype="float64")
+    assert k.value(pred, target) == pytest.approx(want.item(), rel=1e-12)
+    np.testing.assert_allclose(k.gradient(pred, target), want_grad.numpy(), rtol=1e-11)

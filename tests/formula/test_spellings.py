@@ -297,10 +297,11 @@ def test_library_spelling_matches_that_library(text):
         # a loss whose value is not a formula of one sample, or over classes
         ("keras.losses.hinge(y_true, y_pred)", "only when the whole batch is 0/1"),
         ("F.cross_entropy(y_pred, y_true)", "takes class indices"),
-        # a loss object called on the inputs: the functional spelling to write
+        # a loss object with positional (legacy) options: the functional spelling to
+        # write (with keyword options it is read: tests/formula/test_pasted_idioms.py)
         (
-            "nn.SmoothL1Loss(beta=0.5)(y_pred, y_true)",
-            "write F.smooth_l1_loss(y_pred, y_true)",
+            "nn.SmoothL1Loss(True)(y_pred, y_true)",
+            "write F.smooth_l1_loss(y_pred, y_true",
         ),
     ],
 )
