@@ -369,22 +369,25 @@ WEIGHTED = """def weighted_mse(pred, target, weight=2.0, reduction="mean"):
 """
 
 
-@pytest.mark.parametrize("code", [FOCAL_CLASS, WEIGHTED])
-def test_a_loss_with_option_branches_reads_its_default_branch(code):
-    # `if self.reduction == 'mean':`, `if self.logits:`: the branch of the value
-    # __init__ stores (or the parameter's default); judged against PyTorch running
-    # the same code (the mean over the batch, and its gradient w.r.t. the logits)
+def _judge_loss(code: str, fn) -> None:
+    """symnb's mean loss and its gradient w.r.t. the prediction against ``fn``
+    (PyTorch running the pasted code) on logits and 0/1 targets, float64."""
     loss = symnb.Loss(code)
-    pred = np.array([-3.0, -0.7, 0.2, 1.4, 4.0, 0.0])
+    pred = np.array([-3.0, -0.7, 0.2, 1.4, 4.0, 0.05])
     target = np.array([0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
-    fn = _torch_callable(code)
     p = torch.tensor(pred, requires_grad=True)
     want = fn(p, torch.tensor(target))
     (want_grad,) = torch.autograd.grad(want, p)
-    want = want.detach()
     k = loss.compile("numpy", dtype="float64")
     assert k.value(pred, target) == pytest.approx(want.item(), rel=1e-12)
     np.testing.assert_allclose(k.gradient(pred, target), want_grad.numpy(), rtol=1e-11)
+
+
+@pytest.mark.parametrize("code", [FOCAL_CLASS, WEIGHTED])
+def test_a_loss_with_option_branches_reads_its_default_branch(code):
+    # `if self.reduction == 'mean':`, `if self.logits:`: the branch of the value
+    # __init__ stores (or the parameter's default)
+    _judge_loss(code, _torch_callable(code))
 
 
 LOSS_OBJECT_CODES = [
@@ -393,31 +396,22 @@ LOSS_OBJECT_CODES = [
     "nn.HuberLoss(delta=0.5)(pred, target)",
     "nn.SmoothL1Loss(beta=0.4)(pred, target)",
     "nn.BCEWithLogitsLoss(pos_weight=torch.tensor(2.0))(pred, target)",
-    (
-        "class Wrapped(nn.Module):\n"
-        "    def __init__(self):\n"
-        "        super().__init__()\n"
-        "        self.criterion = nn.SmoothL1Loss(beta=0.5)\n"
-        "    def forward(self, pred, target):\n"
-        "        return self.criterion(pred, target) + 0.1 * torch.mean(torch.abs(pred))\n"
-    ),
 ]
+CRITERION = (
+    "class Wrapped(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.criterion = nn.SmoothL1Loss(beta=0.5)\n"
+    "    def forward(self, pred, target):\n"
+    "        return self.criterion(pred, target) + 0.1 * torch.mean(torch.abs(pred))\n"
+)
 
 
 @pytest.mark.parametrize("code", LOSS_OBJECT_CODES)
 def test_loss_objects_read_as_their_functions(code):
-    # nn.MSELoss()(pred, target) and a criterion submodule: was "calling a loss
-    # object is not allowed"; judged against PyTorch running the same code
-    loss = symnb.Loss(code)
-    pred = np.array([-3.0, -0.7, 0.2, 1.4, 4.0, 0.05])
-    target = np.array([0.0, 1.0, 0.0, 1.0, 1.0, 1.0])
-    p = torch.tensor(pred, requires_grad=True)
-    if code.startswith("class"):
-        fn = _torch_callable(code)
-    else:
-        fn = eval(f"lambda pred, target: {code}", dict(SPACE))
-    want = fn(p, torch.tensor(target))
-    (want_grad,) = torch.autograd.grad(want, p)
-    k = loss.compile("numpy", dtype="float64")
-    assert k.value(pred, target) == pytest.approx(want.item(), rel=1e-12)
-    np.testing.assert_allclose(k.gradient(pred, target), want_grad.numpy(), rtol=1e-11)
+    # nn.MSELoss()(pred, target): was "calling a loss object is not allowed"
+    _judge_loss(code, eval(f"lambda pred, target: {code}", dict(SPACE)))
+
+
+def test_a_criterion_submodule_reads_as_its_function():
+    _judge_loss(CRITERION, _torch_callable(CRITERION))
