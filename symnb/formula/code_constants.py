@@ -43,6 +43,8 @@ class Declared:
 
     name: str | None
     constants: dict[str, tuple[float, bool]] = field(default_factory=dict)
+    #: the names the returned formula reads (``self.beta`` as ``beta``)
+    used: frozenset[str] = frozenset()
 
 
 def declared(text: str, n_inputs: int = 1) -> Declared | None:
@@ -76,7 +78,9 @@ def function_declared(
         return None  # the formula's reading reports it
     name = None if node.name in python_code.FORWARD_METHODS else node.name
     found = _from_signature(name, node.args, returned, n_inputs)
-    return Declared(found.name, {**found.constants, **_local_parameters(node)})
+    return Declared(
+        found.name, {**found.constants, **_local_parameters(node)}, _used(returned)
+    )
 
 
 def class_declared(node: ast.ClassDef, n_inputs: int = 1) -> Declared | None:
@@ -103,7 +107,25 @@ def class_declared(node: ast.ClassDef, n_inputs: int = 1) -> Declared | None:
     constants = {k: v for k, v in attributes.items() if k in used}
     # the forward's own numeric defaults (forward(self, x, mu=0.7)) are constants too
     own = _from_signature(None, forward.args, returned, n_inputs).constants
-    return Declared(node.name, {**constants, **own, **_local_parameters(forward)})
+    return Declared(
+        node.name,
+        {**constants, **own, **_local_parameters(forward)},
+        _used(returned),
+    )
+
+
+def _used(returned: ast.expr) -> frozenset[str]:
+    """Names and ``self.`` attributes the returned formula reads."""
+    return frozenset(
+        n.id if isinstance(n, ast.Name) else n.attr
+        for n in ast.walk(returned)
+        if isinstance(n, ast.Name)
+        or (
+            isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == "self"
+        )
+    )
 
 
 def _class_fields(node: ast.ClassDef) -> dict[str, tuple[float, bool]]:

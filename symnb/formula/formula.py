@@ -30,7 +30,7 @@ from symnb.checks import (
     refuse_constant_attribute,
 )
 from symnb.errors import FormulaError
-from symnb.formula import compose, library
+from symnb.formula import compose, from_object, library
 from symnb.formula.branches import local_branches
 from symnb.formula.budget import SYMBOLIC_TIME_BUDGET, Budget
 from symnb.formula.code_constants import declared
@@ -530,8 +530,11 @@ class _Formula:
         # replace='no' was truthy: the library's gelu became the user's for the session
         replace = check_flag(replace, "replace")
         shown_name = None
+        held: dict[str, tuple[float, bool]] = {}
+        if from_object.is_code_object(expr):  # a function, class or module object
+            expr, held, shown_name = from_object.read(expr)
         if isinstance(expr, str) and len(expr) <= _MAX_PASTED_CODE:
-            shown_name = self._adopt_code_constants(expr, constants)
+            shown_name = self._adopt_code_constants(expr, constants, held) or shown_name
         check_constant_count(
             len(constants), self.kind if name is None else f"{self.kind} {name!r}"
         )
@@ -654,14 +657,21 @@ class _Formula:
     def _default_name(self) -> str:
         return "f" if self.kind == "activation" else "loss"
 
-    def _adopt_code_constants(self, text: str, constants: dict[str, Any]) -> str | None:
-        """Pasted code's constants (``def f(x, beta=1.0)``, a module's ``self.beta``)
-        added to ``constants`` where the caller gave none; its function or class name
-        when that can be shown (not a name of the formula language or the library)."""
+    def _adopt_code_constants(
+        self,
+        text: str,
+        constants: dict[str, Any],
+        held: Mapping[str, tuple[float, bool]] | None = None,
+    ) -> str | None:
+        """Pasted code's constants (``def f(x, beta=1.0)``, a module's ``self.beta``;
+        ``held``: the values a module instance holds now, which come first) added to
+        ``constants`` where the caller gave none; its function or class name when
+        that can be shown (not a name of the formula language or the library)."""
         found = declared(text, n_inputs=len(self.variables))
         if found is None:
             return None
-        for cname, (value, trainable) in found.constants.items():
+        read = {k: v for k, v in (held or {}).items() if k in found.used}
+        for cname, (value, trainable) in {**found.constants, **read}.items():
             if cname not in constants and cname not in self.variables:
                 constants[cname] = learnable(value) if trainable else value
         name = found.name
@@ -1021,7 +1031,8 @@ def activation(name: str, **constants: Any) -> Activation:
 
 
 def as_activation(spec: Any, where: str = "activation") -> Activation:
-    """An ``Activation`` from an ``Activation``, a library name or a formula text.
+    """An ``Activation`` from an ``Activation``, a library name, a formula text, or a
+    function, module or layer object (:mod:`symnb.formula.from_object`).
 
     The one rule every face that takes "an activation" follows (``compile_layer``,
     ``to_torch_layer``, ``MLP``): a library name wins; other text that mentions ``x``
@@ -1029,6 +1040,8 @@ def as_activation(spec: Any, where: str = "activation") -> Activation:
     """
     if isinstance(spec, Activation):
         return spec
+    if from_object.is_code_object(spec):  # my_swish, Swish(beta=1.5), nn.SiLU()
+        return Activation(spec)
     if isinstance(spec, str):
         key = spec.strip()
         if key in Activation._library:
@@ -1043,8 +1056,8 @@ def as_activation(spec: Any, where: str = "activation") -> Activation:
             "'x*sigmoid(x)', or a symnb.Activation"
         )
     raise TypeError(
-        f"{where}: expected a symnb.Activation, a library name or a formula text "
-        f"in x, got {type(spec).__name__}"
+        f"{where}: expected a symnb.Activation, a library name, a formula text in x "
+        f"or a function or module, got {type(spec).__name__}"
     )
 
 

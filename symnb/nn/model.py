@@ -58,7 +58,16 @@ _FORMAT_TAG = "symnb.nn.MLP"
 
 
 def _is_atom(spec: Any) -> bool:
-    return spec is None or isinstance(spec, str) or hasattr(spec, "expr")
+    """One activation (not a list of them): None, a name or formula text, an
+    Activation, or a function/module object (``nn.SiLU()``, ``my_swish``)."""
+    from symnb.formula.from_object import is_code_object
+
+    return (
+        spec is None
+        or isinstance(spec, str)
+        or hasattr(spec, "expr")
+        or is_code_object(spec)
+    )
 
 
 def _to_host(array: Any) -> np.ndarray:

@@ -42,7 +42,7 @@ def test_to_torch_layer_takes_formula_text():
     "spec, error, match",
     [
         (["relu", "sigmod"], FormulaError, r"neuron 1: unknown activation 'sigmod': did you mean 'sigmoid'"),
-        (["relu", 3], TypeError, r"neuron 1: expected a symnb.Activation, a library name or a formula text"),
+        (["relu", 3], TypeError, r"neuron 1: expected a symnb.Activation, a library name, a formula text"),
         (["beta"], FormulaError, r"neuron 0: unknown activation 'beta'.*formula text in x"),
         (["x*sigmoid(beta*x)"], FormulaError, r"beta"),
     ],
