@@ -12,12 +12,11 @@ import pytest
 
 import symnb
 from symnb.errors import FormulaError
+from tests.formula.torch_judge import judge
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
 F = torch.nn.functional
-
-XS = np.array([-9.0, -3.3, -1.0, -0.4, -0.1, 0.2, 0.9, 1.7, 2.5, 4.0, 12.0])
 
 
 def my_swish(x, beta=1.5):
@@ -40,33 +39,20 @@ class ScaledSwish(nn.Module):
 mish_lambda = lambda x: x * torch.tanh(F.softplus(x))
 
 
-def _judge(act, fn) -> None:
-    t = torch.tensor(XS, dtype=torch.float64, requires_grad=True)
-    y = fn(t)
-    (slope,) = torch.autograd.grad(y.sum(), t)
-    k = act.compile("numpy", dtype="float64")
-    np.testing.assert_allclose(
-        k.forward(XS), y.detach().numpy(), rtol=1e-12, atol=1e-14
-    )
-    np.testing.assert_allclose(
-        k.backward(XS, np.ones_like(XS)), slope.numpy(), rtol=1e-12, atol=1e-14
-    )
-
-
 def test_a_function():
     act = symnb.Activation(my_swish)
     assert (act.name, act.constants) == ("my_swish", {"beta": 1.5})
-    _judge(act, my_swish)
+    judge(act, my_swish)
 
 
 def test_a_lambda():
-    _judge(symnb.Activation(mish_lambda), mish_lambda)
+    judge(symnb.Activation(mish_lambda), mish_lambda)
 
 
 def test_a_module_class_takes_its_defaults():
     act = symnb.Activation(ScaledSwish)
     assert act.constants == {"beta": 1.0, "scale": 2.0, "shift": 0.25}
-    _judge(act, ScaledSwish())
+    judge(act, ScaledSwish())
 
 
 def test_a_module_instance_takes_the_values_it_holds_now():
@@ -76,7 +62,7 @@ def test_a_module_instance_takes_the_values_it_holds_now():
     act = symnb.Activation(module)
     assert act.constants == {"beta": 1.3, "scale": 3.0, "shift": 0.25}
     assert list(act.learnable) == ["beta"]  # a parameter; the buffer is not
-    _judge(act, module)
+    judge(act, module)
 
 
 @pytest.mark.parametrize(
@@ -92,12 +78,12 @@ def test_a_module_instance_takes_the_values_it_holds_now():
     ],
 )
 def test_pytorch_activation_layers_with_their_options(layer):
-    _judge(symnb.Activation(layer), layer)
+    judge(symnb.Activation(layer), layer)
 
 
 @pytest.mark.parametrize("fn", [torch.tanh, F.silu, F.mish, torch.sigmoid, F.gelu])
 def test_library_functions(fn):
-    _judge(symnb.Activation(fn), fn)
+    judge(symnb.Activation(fn), fn)
 
 
 def test_objects_without_a_reading_are_refused_by_name():

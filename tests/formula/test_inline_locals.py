@@ -13,6 +13,7 @@ import pytest
 
 import symnb
 from symnb.errors import FormulaError
+from tests.formula.torch_judge import judge
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -55,17 +56,7 @@ def _torch_function(code: str):
 
 @pytest.mark.parametrize("code", CODES)
 def test_assignments_are_put_into_the_returned_expression(code):
-    act = symnb.Activation(code)
-    t = torch.tensor(XS, dtype=torch.float64, requires_grad=True)
-    y = _torch_function(code)(t)
-    (slope,) = torch.autograd.grad(y.sum(), t)
-    k = act.compile("numpy", dtype="float64")
-    np.testing.assert_allclose(
-        k.forward(XS), y.detach().numpy(), rtol=1e-12, atol=1e-14
-    )
-    np.testing.assert_allclose(
-        k.backward(XS, np.ones_like(XS)), slope.numpy(), rtol=1e-12, atol=1e-14
-    )
+    judge(symnb.Activation(code), _torch_function(code), xs=XS)
 
 
 def test_a_loss_with_named_parts():

@@ -20,6 +20,7 @@ import pytest
 import symnb
 from symnb.errors import FormulaError
 from symnb.formula.layer_objects import LAYERS
+from tests.formula.torch_judge import judge
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -50,15 +51,7 @@ def _torch_callable(code: str):
 
 
 def _judge(act, code: str, rtol: float = 1e-12) -> None:
-    fn = _torch_callable(code)
-    t = torch.tensor(XS, dtype=torch.float64, requires_grad=True)
-    y = fn(t.clone())  # in-place methods (mul_) must not touch the leaf
-    (slope,) = torch.autograd.grad(y.sum(), t)
-    k = act.compile("numpy", dtype="float64")
-    np.testing.assert_allclose(k.forward(XS), y.detach().numpy(), rtol=rtol, atol=1e-14)
-    np.testing.assert_allclose(
-        k.backward(XS, np.ones_like(XS)), slope.numpy(), rtol=rtol, atol=1e-14
-    )
+    judge(act, _torch_callable(code), rtol=rtol, xs=XS)
 
 
 METHODS = [
