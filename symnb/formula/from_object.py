@@ -164,6 +164,8 @@ def _number(value: Any) -> float | None:
         return None
     if isinstance(value, (int, float)):
         return float(value)
+    if not type(value).__module__.startswith(("torch", "numpy", "jax", "jaxlib")):
+        return None  # only a library's tensors: no method of a user's object runs
     numel = getattr(value, "numel", None) or getattr(value, "size", None)
     try:
         count = numel() if callable(numel) else numel
