@@ -109,6 +109,11 @@ class History:
         try:
             return self.history[key]
         except KeyError:
+            if not self.history:  # was "...; it has " and nothing after it
+                ended = f" ({self.message})" if self.message else ""
+                raise KeyError(
+                    f"no metric {key!r} in this History: no epoch completed{ended}"
+                ) from None
             raise KeyError(
                 f"no metric {key!r} in this History; it has {', '.join(self.history)}"
             ) from None
