@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_no_booleans, refuse_constant_attribute
+from symnb.checks import check_no_booleans, real_value, refuse_constant_attribute
 from symnb.errors import FormulaError
 
 
@@ -443,9 +443,7 @@ def check_constants(
     for k, v in values.items():
         if k not in names:
             raise FormulaError.unknown_constant(owner, k, names)
-        if isinstance(v, bool) or not isinstance(
-            v, (int, float, np.integer, np.floating)
-        ):
+        if real_value(v) is None:  # Fraction and Decimal are numbers too
             raise FormulaError(
                 f"constant {k!r} must be a number, got {v!r:.60} ({type(v).__name__})",
                 suggestion=f"pass a finite real number, e.g. {k}=1.0",
@@ -463,6 +461,8 @@ def _check_fits(what: str, value: Any, dtype: np.dtype) -> None:
         number = float(value)
     except OverflowError:  # an int beyond even float64
         number = None
+    except (TypeError, ValueError):  # Decimal('sNaN')
+        number = math.nan
     if number is not None and not math.isfinite(number):
         raise FormulaError(
             f"{what} must be finite, got {value!r}",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import numbers
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -27,6 +26,7 @@ from symnb.checks import (
     check_constant_count,
     check_flag,
     check_name,
+    real_value,
     refuse_constant_attribute,
 )
 from symnb.errors import FormulaError
@@ -89,13 +89,8 @@ def _learnable_value(value: Any) -> float:
 def _finite_real(value: Any) -> float | None:
     """``value`` as a finite float, or None (not a real number, or not finite as a
     float: 10**400 overflows)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return None
-    try:
-        v = float(value)
-    except (OverflowError, TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
+    v = real_value(value)
+    return v if v is not None and math.isfinite(v) else None
 
 
 def _shown(value: Any) -> str:

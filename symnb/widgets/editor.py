@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import math
-import numbers
 import threading
 import warnings
 from typing import Any
@@ -29,7 +28,7 @@ import numpy as np
 
 from symnb import plotting
 from symnb.backends.select import check_device
-from symnb.checks import check_flag
+from symnb.checks import check_flag, real_value
 from symnb.formula.formula import Learnable
 from symnb.notebook.state import BACKEND_CHOICES
 
@@ -109,12 +108,12 @@ def _constant_number(
     message for where the value came from."""
     label = label or f"constant {name!r}"
     example = example or f"{name}=1.0"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    number = real_value(value)  # Fraction and Decimal too, as Activation takes
+    if number is None:
         raise TypeError(
             f"{label} must be a number, got {value!r:.60} "
             f"({type(value).__name__}); e.g. {example}"
         )
-    number = float(value)
     if not math.isfinite(number):
         raise ValueError(f"{label} must be finite, got {value!r}; e.g. {example}")
     info = np.finfo(np.float32)
