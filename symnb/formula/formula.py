@@ -250,6 +250,31 @@ def _fix_kinks(
     return expr, notes
 
 
+_NO_EFFECT = "so its value has no effect"
+
+
+def _unused_constant_notes(
+    names: tuple[str, ...], symbols: dict, used: set, called: dict
+) -> list[str]:
+    """A note (and a warning) for each constant the formula never reads:
+    ``Activation("x*sigmoid(x)", beta=2.0)`` computed with no beta, and
+    ``Activation("swb(x)", beta=3.0)`` with swb's own beta, both without a word."""
+    notes = []
+    for name in names:
+        if symbols[name] in used:
+            continue
+        owners = [
+            f"{n} keeps the {name}={act.constants[name]:g} it was defined with"
+            for n, act in called.items()
+            if name in getattr(act, "constants", {})
+        ]
+        why = f" ({'; '.join(owners)})" if owners else ""
+        notes.append(
+            f"the formula does not depend on constant {name!r}{why}, {_NO_EFFECT}"
+        )
+    return notes
+
+
 def _constant_note(kind: str, variable: str) -> str:
     """The note for a formula that does not depend on its input (``2``, ``y_true**2``):
     its derivative is 0 everywhere."""
@@ -710,6 +735,10 @@ class _Formula:
                 d, _ = _fix_kinks(stabilize_derivative(dc), self.surrogate, what, c)
                 dparams.append(d)
         self.notes += [n for n in n1 if n not in self.notes]
+        given = dexpr.free_symbols if derivative is not None else set()
+        self.notes += _unused_constant_notes(
+            names, self._user_symbols, user_expr.free_symbols | given, self._users
+        )
         f = expand_composed(f)
 
         def show(e: sp.Expr) -> str:
@@ -745,7 +774,7 @@ class _Formula:
             dparams=tuple(dparams),
         )
         for n in self.notes:
-            if "will not learn" in n:
+            if "will not learn" in n or n.endswith(_NO_EFFECT):
                 warnings.warn(f"{what}: {n}", UserWarning, stacklevel=4)
 
     # -- public properties ----------------------------------------------------------
