@@ -227,7 +227,7 @@ class _Checked:
                 )
             elif arr.dtype.kind in "iu" and arr.size:
                 _warn_if_integers_round(self, arr, name)
-            arr = arr.astype(self.dtype)
+            arr = _converted(arr, self.dtype, name)
         if not arr.flags.c_contiguous:
             self._warn_once(
                 "layout",
@@ -347,6 +347,36 @@ def _check_copy_fits(arr: Any, name: str, dtype: np.dtype) -> None:
         f"{dtype}): its contiguous {dtype} copy and the output",
         f"Pass a smaller array or process {name} in chunks.",
     )
+
+
+def _converted(arr: Any, dtype: np.dtype, name: str) -> Any:
+    """``arr.astype(dtype)``; finite values beyond ``dtype``'s range (1e300 into a
+    float32 kernel) become +-inf, with one warning in symnb's words instead of
+    NumPy's bare "overflow encountered in cast" (checked only when NumPy reports
+    the overflow, so the usual conversion costs nothing more)."""
+    if not isinstance(arr, np.ndarray):
+        return arr.astype(dtype)
+    with np.errstate(over="raise"):
+        try:
+            return arr.astype(dtype)
+        except FloatingPointError:
+            pass
+    with np.errstate(over="ignore"):
+        converted = arr.astype(dtype)
+    lost = np.flatnonzero(np.isinf(converted).ravel() & np.isfinite(arr).ravel())
+    if lost.size:
+        at = int(lost[0])
+        where = tuple(int(i) for i in np.unravel_index(at, arr.shape))
+        where = where if arr.ndim > 1 else at
+        warnings.warn(
+            f"{name} holds {lost.size} value(s) beyond the kernel's {dtype} range "
+            f"(largest {float(np.finfo(dtype).max):.4g}), e.g. "
+            f"{float(arr.ravel()[at])!r} at index {where}: they become +-inf; scale "
+            "the input or compile with dtype='float64'",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return converted
 
 
 def _warn_if_integers_round(kernel: Any, arr: Any, name: str) -> None:
