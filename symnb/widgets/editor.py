@@ -376,6 +376,22 @@ class ActivationEditor(W.VBox):
                 self.sliders[k].value = v
         self._plot_throttle.flush()
 
+    @property
+    def x_range(self) -> tuple[float, float]:
+        """The plotted x interval ``(low, high)``; assigning it is checked as
+        ``x_range=`` is at construction and redraws the plot (a plain attribute
+        took ``(5, 1)`` or ``"abc"`` without a word, and the next plot drew
+        nothing or failed)."""
+        return self._x_range
+
+    @x_range.setter
+    def x_range(self, value: Any) -> None:
+        self._x_range = _checked_range(value)
+        throttle = self.__dict__.get("_plot_throttle")
+        if throttle is not None:
+            throttle()
+            throttle.flush()
+
     # ------------------------------------------------------------------ parsing
     def _on_text(self, change: dict) -> None:
         self._debounce()

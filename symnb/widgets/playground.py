@@ -1243,6 +1243,27 @@ class Playground(W.VBox):
             self._set_status(caught)
         self._send_frame(force=True)
 
+    @property
+    def refresh_interval(self) -> float:
+        """Seconds between text updates (epoch label, loss) while training;
+        assigning it is checked as the constructor's argument is."""
+        return self._refresh_interval
+
+    @refresh_interval.setter
+    def refresh_interval(self, value: Any) -> None:
+        self._refresh_interval = check_seconds(value, "refresh_interval")
+
+    @property
+    def frame_interval(self) -> float:
+        """Least seconds between view updates; assigning it is checked as the
+        constructor's argument is (NaN compared False with every elapsed time, so
+        pg.frame_interval = nan sent a frame after every epoch, unthrottled)."""
+        return self._frame_interval
+
+    @frame_interval.setter
+    def frame_interval(self, value: Any) -> None:
+        self._frame_interval = check_seconds(value, "frame_interval")
+
     def wait_for_build(self, timeout: float | None = 60.0) -> bool:
         """Wait until a background build (after a change) has swapped its model in."""
         timeout = _timeout(timeout, "wait_for_build")
