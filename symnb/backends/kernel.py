@@ -33,6 +33,35 @@ class _Checked:
     dtype: np.dtype
     xp: Any
 
+    #: What the compiled code was built for; set once, then refused (see __setattr__).
+    _FIXED = frozenset(
+        {
+            "dtype",
+            "backend",
+            "device",
+            "xp",
+            "activation",
+            "loss",
+            "activations",
+            "n",
+            "forms",
+            "ids",
+            "offsets",
+        }
+    )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # kernel.dtype = float64 made the checks convert inputs to float64 for code
+        # that reads float32: silent garbage ([1, 2, 9.9e177, 1.6e-06] for relu of
+        # [1, 2, -3, 4]); layer.n = 3000 read its neuron table past the end
+        if name in self._FIXED and name in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__}.{name} is fixed by the compiled code "
+                f"({name}={self.__dict__[name]!r:.60}); compile again for another "
+                f"one, e.g. activation.compile(backend=..., dtype=...)"
+            )
+        super().__setattr__(name, value)
+
     def _setup(
         self, program: Any, dtype: str, backend: str, device: int | None
     ) -> None:
