@@ -250,6 +250,11 @@ def _fix_kinks(
     return expr, notes
 
 
+#: What a built formula was read from (saved with models): refused once built.
+_FORMULA_FIELDS = frozenset(
+    {"text", "derivative_text", "surrogate", "param_names", "variables", "kind"}
+)
+
 _NO_EFFECT = "so its value has no effect"
 
 
@@ -647,6 +652,16 @@ class _Formula:
                 f"a formula does not change in place: use {self.kind}.with_constants("
                 f"{attr}=value) for a copy with the new value, or "
                 f"kernel.set_constants({attr}=value) on a compiled kernel",
+            )
+        if self.__dict__.get("_built") and attr in _FORMULA_FIELDS:
+            # act.text = "x*2" kept x*sigmoid(x) in every kernel but MLP.save wrote
+            # the new text, so the loaded model computed another function
+            shown = repr(self.__dict__.get(attr, getattr(self, attr, None)))
+            raise AttributeError(
+                f"{self.kind}.{attr} is fixed when the formula is read ({attr}="
+                f"{shown if len(shown) <= 60 else shown[:57] + '...'}); a formula "
+                f"does not change in place: build a new symnb.{type(self).__name__}"
+                "(...) with what you want"
             )
         super().__setattr__(attr, value)
 
