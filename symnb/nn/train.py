@@ -308,6 +308,50 @@ class LambdaCallback(Callback):
         return self._step is not None
 
 
+_EARLY_STOPPING_SETTINGS = frozenset(
+    {"monitor", "patience", "min_delta", "mode", "target", "restore_best"}
+)
+
+
+def _early_stopping_setting(name: str, value: Any) -> Any:
+    """An EarlyStopping setting checked (the constructor's and assignment's checks)."""
+    from .optim import check_number
+
+    if name == "monitor" and not isinstance(value, str):
+        raise TypeError(
+            f"EarlyStopping: monitor must be a metric name such as 'val_loss', "
+            f"got {value!r}"
+        )
+    if name == "patience":
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, np.integer))
+            or value < 0
+        ):  # patience=2.5 was cut to 2
+            raise ValueError(
+                f"EarlyStopping: patience must be an integer >= 0 (epochs without "
+                f"improvement), got {value!r}"
+            )
+        return int(value)
+    if name == "min_delta":
+        value = check_number("min_delta", value, "e.g. 1e-4")
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(
+                f"EarlyStopping: min_delta must be a finite number >= 0, got {value!r}"
+            )
+    if name == "mode":
+        _check_mode(value, "EarlyStopping")
+    if name == "target" and value is not None:
+        return _finite_target(value, "EarlyStopping")
+    if name == "restore_best":
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(
+                f"EarlyStopping: restore_best must be True or False, got {value!r}"
+            )
+        return bool(value)
+    return value
+
+
 class EarlyStopping(Callback):
     """Stop when ``monitor`` has not improved by ``min_delta`` for ``patience`` epochs,
     or when it reaches ``target`` (if given). ``restore_best`` puts back the best
@@ -322,47 +366,32 @@ class EarlyStopping(Callback):
         target: float | None = None,
         restore_best: bool = False,
     ) -> None:
-        from .optim import check_number
-
-        if not isinstance(monitor, str):
-            raise TypeError(
-                f"EarlyStopping: monitor must be a metric name such as 'val_loss', "
-                f"got {monitor!r}"
-            )
-        if (
-            isinstance(patience, bool)
-            or not isinstance(patience, (int, np.integer))
-            or patience < 0
-        ):  # patience=2.5 was cut to 2
-            raise ValueError(
-                f"EarlyStopping: patience must be an integer >= 0 (epochs without "
-                f"improvement), got {patience!r}"
-            )
-        min_delta = check_number("min_delta", min_delta, "e.g. 1e-4")
-        if not (math.isfinite(min_delta) and min_delta >= 0):
-            raise ValueError(
-                f"EarlyStopping: min_delta must be a finite number >= 0, got "
-                f"{min_delta!r}"
-            )
-        _check_mode(mode, "EarlyStopping")
-        if target is not None:
-            target = _finite_target(target, "EarlyStopping")
-        if not isinstance(restore_best, (bool, np.bool_)):
-            raise TypeError(
-                f"EarlyStopping: restore_best must be True or False, got "
-                f"{restore_best!r}"
-            )
         self.monitor = monitor
-        self.patience = int(patience)
+        self.patience = patience
         self.min_delta = min_delta
-        self.mode = mode or _mode_of(monitor)
+        self.mode = mode
         self.target = target
-        self.restore_best = bool(restore_best)
+        self.restore_best = restore_best
         self.best: float | None = None
         self.best_epoch: int | None = None
         self.stopped_epoch: int | None = None
         self._wait = 0
         self._best_params: Any = None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # settings assigned after construction skipped the constructor's checks:
+        # es.patience = "a" failed inside fit with "'>=' not supported", es.mode = "x"
+        # and es.min_delta = nan were kept and changed when training stopped
+        if name in _EARLY_STOPPING_SETTINGS:
+            value = _early_stopping_setting(name, value)
+            if name == "mode":
+                self.__dict__["_auto_mode"] = value is None
+                if value is None:
+                    value = _mode_of(self.__dict__.get("monitor", "val_loss"))
+            elif name == "monitor" and self.__dict__.get("_auto_mode"):
+                # a mode chosen from the metric follows a new metric
+                self.__dict__["mode"] = _mode_of(value)
+        super().__setattr__(name, value)
 
     def on_train_begin(self, logs):
         # the best parameters too: kept from an earlier fit (of this or another
