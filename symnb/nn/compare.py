@@ -425,6 +425,10 @@ def _plan(
             )
     if target is None and classify:
         target = 0.95
+    if target is not None:
+        from .train import check_reachable_target
+
+        check_reachable_target(target_metric, float(target), "compare")
     return {
         "sizes": [int(X.shape[1]), *[int(h) for h in hidden], int(n_out)],
         "loss": loss,

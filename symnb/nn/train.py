@@ -154,6 +154,7 @@ class History:
             )
         target = _finite_target(target, "epochs_to")
         _check_mode(mode, "epochs_to")
+        check_reachable_target(metric, target, "epochs_to")
         values = self.history.get(metric)
         if not values:
             return None
@@ -219,6 +220,32 @@ def _finite_target(target: Any, owner: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{owner}: target must be finite, got {target!r}")
     return value
+
+
+#: Metrics whose values are fractions in [0, 1].
+_FRACTIONS = ("accuracy", "precision", "recall", "f1")
+
+
+def check_reachable_target(metric: str, target: float, owner: str) -> None:
+    """A ValueError for a ``target`` that ``metric`` cannot take: accuracy (precision,
+    recall, F1) lies in [0, 1] and R^2 is at most 1, so ``target=95`` (95 meant as a
+    percentage) was silently "never reached" (and target=-1 reached at once)."""
+    base = str(metric).removeprefix("val_")
+    if base in _FRACTIONS and not 0 <= target <= 1:
+        hint = (
+            f"; for {target:g}% pass target={target / 100:g}"
+            if 1 < target <= 100
+            else ""
+        )
+        raise ValueError(
+            f"{owner}: {metric} is a fraction in [0, 1], so target={target:g} "
+            f"cannot be a value it reaches{hint}"
+        )
+    if base == "r2" and target > 1:
+        raise ValueError(
+            f"{owner}: {metric} is at most 1 (a perfect fit), so target={target:g} "
+            "is never reached"
+        )
 
 
 def _check_mode(mode: Any, owner: str) -> None:
@@ -394,6 +421,8 @@ class EarlyStopping(Callback):
         super().__setattr__(name, value)
 
     def on_train_begin(self, logs):
+        if self.target is not None:
+            check_reachable_target(self.monitor, self.target, "EarlyStopping")
         # the best parameters too: kept from an earlier fit (of this or another
         # model), a fit that ended before its first epoch's end got them back
         self.best = self.best_epoch = self._best_params = None
