@@ -133,6 +133,14 @@ class DataSource:
                 "is not finite"
             )
         classes = np.unique(y)
+        if len(classes) < 2:
+            # trained as "classification" of one class: every point 1, nothing to
+            # learn, a perfect score at once (compare and MLPClassifier refuse it)
+            raise ValueError(
+                f"Playground(data=(X, y)): y has the single value "
+                f"{float(classes[0])!r:.20} in all {len(y)} rows, so there is nothing "
+                "to learn; give labels of two classes, or numbers that vary"
+            )
         note = ""
         if len(classes) <= 2:
             problem = "classification"
