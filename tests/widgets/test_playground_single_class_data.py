@@ -26,3 +26,29 @@ def test_two_classes_and_numbers_still_work(fake_nn) -> None:
             assert pg.problem.value == problem
         finally:
             pg.close()
+
+
+@pytest.mark.parametrize(
+    ("formula", "shown"),
+    [
+        ("x1 > 100", "holds at no point"),
+        ("x1 < 100", "holds at every point"),
+        ("0*x1 + 2", "the same value 2 at every point"),
+    ],
+)
+def test_a_data_formula_with_nothing_to_learn_says_so(fake_nn, formula, shown):
+    """A data formula true nowhere (x1 > 100 on the [-6, 6] plane) or constant gave
+    one class or one value without a word; the status line now says so."""
+    pg = Playground(config={"dataset": "formula", "data_formula": formula})
+    try:
+        assert shown in pg.status.value and "nothing to learn" in pg.status.value
+    finally:
+        pg.close()
+
+
+def test_a_varying_data_formula_has_no_such_note(fake_nn) -> None:
+    pg = Playground(config={"dataset": "formula", "data_formula": "x1 > x2"})
+    try:
+        assert "nothing to learn" not in pg.status.value
+    finally:
+        pg.close()
