@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import decimal
 import inspect
+import math
+import numbers
 import re
 import unicodedata
 from typing import Any
@@ -43,6 +46,25 @@ def check_seed(seed: Any, what: str = "seed") -> int | None:
     raise TypeError(
         f"{what} must be a non-negative integer or None, got {seed!r:.60}{hint}"
     )
+
+
+def real_value(value: Any) -> float | None:
+    """``value`` as a float when it is one real number: an int, a float, a NumPy
+    integer or floating scalar, a ``fractions.Fraction`` (any ``numbers.Real``) or a
+    ``decimal.Decimal``; None for bools, complex numbers, text, arrays and the rest.
+    The float may be inf or NaN (a huge integer or Decimal overflows to inf): the
+    caller decides on finiteness. Decimal is no ``numbers.Real`` in Python, so a
+    constant ``beta=Decimal("1.5")`` was refused as "not a finite real number"."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if not isinstance(value, (numbers.Real, decimal.Decimal)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond float64
+        return math.inf if value > 0 else -math.inf
+    except (TypeError, ValueError):  # Decimal('sNaN')
+        return math.nan
 
 
 def check_no_nul(path: str, what: str) -> None:

@@ -58,6 +58,11 @@ def cxx() -> str:
     return os.environ.get("SYMNB_CXX", "").strip() or "g++"
 
 
+def cxx_is_set() -> bool:
+    """Whether ``SYMNB_CXX`` names a compiler (blank counts as unset)."""
+    return bool(os.environ.get("SYMNB_CXX", "").strip())
+
+
 def cuda_homes() -> list[str]:
     """CUDA installation folders named by ``CUDA_HOME`` / ``CUDA_PATH`` (set ones, in order)."""
     return [v for v in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH")) if v]

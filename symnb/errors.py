@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 
 class SymnbError(Exception):
     """Base class of every error symnb raises on purpose."""
@@ -54,11 +56,28 @@ class FormulaError(SymnbError, ValueError):
             if 1 <= self.line <= len(lines):
                 src = lines[self.line - 1]
                 if len(src) <= 200:
-                    parts.append("    " + src)
+                    parts.append("    " + _shown_line(src))
                     parts.append("    " + " " * (self.column - 1) + "^")
         if self.suggestion:
             parts.append(f"hint: {self.suggestion}")
         return "\n".join(parts)
+
+
+def _shown_line(src: str) -> str:
+    """A formula line as the excerpt under a message shows it: a tab as a space, and
+    each control, invisible or surrogate character (the ones the message is about)
+    as U+FFFD, one column each so that the caret stays under it. Printed raw, NUL and
+    ESC reached the terminal, and a lone surrogate (U+D800) made the message itself
+    unprintable: print(err) and a notebook's error display failed with
+    UnicodeEncodeError."""
+    return "".join(
+        " "
+        if ch == "\t"
+        else "\ufffd"
+        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn")
+        else ch
+        for ch in src
+    )
 
 
 class BackendUnavailable(SymnbError, RuntimeError):

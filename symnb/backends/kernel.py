@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_no_booleans, refuse_constant_attribute
+from symnb.checks import check_no_booleans, real_value, refuse_constant_attribute
 from symnb.errors import FormulaError
 
 
@@ -32,6 +32,35 @@ class _Checked:
     backend: str
     dtype: np.dtype
     xp: Any
+
+    #: What the compiled code was built for; set once, then refused (see __setattr__).
+    _FIXED = frozenset(
+        {
+            "dtype",
+            "backend",
+            "device",
+            "xp",
+            "activation",
+            "loss",
+            "activations",
+            "n",
+            "forms",
+            "ids",
+            "offsets",
+        }
+    )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # kernel.dtype = float64 made the checks convert inputs to float64 for code
+        # that reads float32: silent garbage ([1, 2, 9.9e177, 1.6e-06] for relu of
+        # [1, 2, -3, 4]); layer.n = 3000 read its neuron table past the end
+        if name in self._FIXED and name in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__}.{name} is fixed by the compiled code "
+                f"({name}={self.__dict__[name]!r:.60}); compile again for another "
+                f"one, e.g. activation.compile(backend=..., dtype=...)"
+            )
+        super().__setattr__(name, value)
 
     def _setup(
         self, program: Any, dtype: str, backend: str, device: int | None
@@ -227,7 +256,7 @@ class _Checked:
                 )
             elif arr.dtype.kind in "iu" and arr.size:
                 _warn_if_integers_round(self, arr, name)
-            arr = arr.astype(self.dtype)
+            arr = _converted(arr, self.dtype, name)
         if not arr.flags.c_contiguous:
             self._warn_once(
                 "layout",
@@ -349,6 +378,36 @@ def _check_copy_fits(arr: Any, name: str, dtype: np.dtype) -> None:
     )
 
 
+def _converted(arr: Any, dtype: np.dtype, name: str) -> Any:
+    """``arr.astype(dtype)``; finite values beyond ``dtype``'s range (1e300 into a
+    float32 kernel) become +-inf, with one warning in symnb's words instead of
+    NumPy's bare "overflow encountered in cast" (checked only when NumPy reports
+    the overflow, so the usual conversion costs nothing more)."""
+    if not isinstance(arr, np.ndarray):
+        return arr.astype(dtype)
+    with np.errstate(over="raise"):
+        try:
+            return arr.astype(dtype)
+        except FloatingPointError:
+            pass
+    with np.errstate(over="ignore"):
+        converted = arr.astype(dtype)
+    lost = np.flatnonzero(np.isinf(converted).ravel() & np.isfinite(arr).ravel())
+    if lost.size:
+        at = int(lost[0])
+        where = tuple(int(i) for i in np.unravel_index(at, arr.shape))
+        where = where if arr.ndim > 1 else at
+        warnings.warn(
+            f"{name} holds {lost.size} value(s) beyond the kernel's {dtype} range "
+            f"(largest {float(np.finfo(dtype).max):.4g}), e.g. "
+            f"{float(arr.ravel()[at])!r} at index {where}: they become +-inf; scale "
+            "the input or compile with dtype='float64'",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return converted
+
+
 def _warn_if_integers_round(kernel: Any, arr: Any, name: str) -> None:
     """Warn once when integers of ``arr`` do not fit the kernel's float exactly
     (float32 holds integers up to 2**24, float64 up to 2**53)."""
@@ -443,9 +502,7 @@ def check_constants(
     for k, v in values.items():
         if k not in names:
             raise FormulaError.unknown_constant(owner, k, names)
-        if isinstance(v, bool) or not isinstance(
-            v, (int, float, np.integer, np.floating)
-        ):
+        if real_value(v) is None:  # Fraction and Decimal are numbers too
             raise FormulaError(
                 f"constant {k!r} must be a number, got {v!r:.60} ({type(v).__name__})",
                 suggestion=f"pass a finite real number, e.g. {k}=1.0",
@@ -463,6 +520,8 @@ def _check_fits(what: str, value: Any, dtype: np.dtype) -> None:
         number = float(value)
     except OverflowError:  # an int beyond even float64
         number = None
+    except (TypeError, ValueError):  # Decimal('sNaN')
+        number = math.nan
     if number is not None and not math.isfinite(number):
         raise FormulaError(
             f"{what} must be finite, got {value!r}",

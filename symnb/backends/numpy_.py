@@ -309,6 +309,17 @@ class _Compiled:
 
     @staticmethod
     def run(fn, guard: bool, inputs: tuple, consts: list, out: np.ndarray) -> None:
+        """``out[...] = fn(*inputs, *consts)``, in blocks of about :data:`BLOCK`
+        elements: the whole array at once held one temporary of its size per
+        operation of the formula (mish: about ten), so an array that fit memory
+        several times over (2**31 elements: 8 GiB in, 8 GiB out) made the system kill
+        the process. The formulas are elementwise, so each block gives the same
+        values as the whole."""
+        for block in _blocks(out, inputs, consts):
+            _Compiled._run_block(fn, guard, *block)
+
+    @staticmethod
+    def _run_block(fn, guard: bool, inputs: tuple, consts: list, out) -> None:
         with np.errstate(all="ignore"):
             r = fn(*inputs, *consts)
             if guard:
@@ -317,6 +328,33 @@ class _Compiled:
                     bad = bad | np.isnan(extra)
                 r = np.where(bad, np.nan, r)
         out[...] = r
+
+
+#: Elements per NumPy pass of a lambdified formula (see :meth:`_Compiled.run`).
+BLOCK = 1 << 18
+
+
+def _blocks(out: np.ndarray, inputs: tuple, consts: list):
+    """``(inputs, consts, out)`` for consecutive blocks of about :data:`BLOCK`
+    elements: flat slices where the constants are scalars, whole rows where they
+    hold one value per column (a heterogeneous layer), else everything at once."""
+    n = out.size
+    arrays = (out, *inputs)
+    if n <= BLOCK or any(a.shape != out.shape for a in inputs):
+        yield inputs, consts, out
+    elif all(np.ndim(c) == 0 for c in consts) and all(
+        a.flags.c_contiguous for a in arrays
+    ):
+        flat = [a.reshape(-1) for a in arrays]
+        for s in range(0, n, BLOCK):
+            part = [a[s : s + BLOCK] for a in flat]
+            yield tuple(part[1:]), consts, part[0]
+    elif out.ndim == 2 and all(np.ndim(c) <= 1 for c in consts):
+        rows = max(1, BLOCK // max(1, out.shape[1]))
+        for s in range(0, out.shape[0], rows):
+            yield tuple(a[s : s + rows] for a in inputs), consts, out[s : s + rows]
+    else:
+        yield inputs, consts, out
 
 
 def _listing(forms: tuple[InternalForm, ...]) -> str:
@@ -329,6 +367,14 @@ def _listing(forms: tuple[InternalForm, ...]) -> str:
         for k, d in enumerate(form.dparams):
             lines.append(f"dc{k} = {printer.doprint(floatify(d))}")
     return "\n".join(lines) + "\n"
+
+
+def _product(a: Any, b: Any, out: np.ndarray) -> None:
+    """``out = a * b`` without NumPy's "invalid value encountered in multiply" for
+    0 * inf (f'(x) = 0 against an infinite grad): the result is NaN, as the cpp and
+    cuda kernels give it, silently."""
+    with np.errstate(all="ignore"):
+        np.multiply(a, b, out=out)
 
 
 def _scratch_if_aliased(out: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -364,7 +410,7 @@ class NumpyProgram(Program):
         c = self.compiled[0]
         d = _scratch_if_aliased(dx, g)  # f' must not overwrite g before the product
         c.run(c.df, c.guard_df, (x,), self._consts(params), d)
-        np.multiply(d, g, out=dx)
+        _product(d, g, dx)
 
     def forward_derivative(self, x, y, dy, params):
         c = self.compiled[0]
@@ -385,7 +431,7 @@ class NumpyProgram(Program):
         c.run(c.f, c.guard_f, (x,), consts, fy)
         d = _scratch_if_aliased(_scratch_if_aliased(dx, x), g)
         c.run(c.df, c.guard_df, (x,), consts, d)
-        np.multiply(d, g, out=d)
+        _product(d, g, d)
         if fy is not y:
             y[...] = fy
         if d is not dx:
@@ -436,7 +482,7 @@ class NumpyProgram(Program):
     def layer_backward(self, x, g, dx, ids, offsets, params):
         d = _scratch_if_aliased(dx, g)
         self._layer_apply("df", x, d, ids, offsets, params)
-        np.multiply(d, g, out=dx)
+        _product(d, g, dx)
 
     def layer_forward_derivative(self, x, y, dy, ids, offsets, params):
         order = [("f", y), ("df", dy)]
@@ -468,7 +514,7 @@ class NumpyProgram(Program):
     def loss_gradient(self, p, t, g, params, scale):
         c = self.compiled[0]
         c.run(c.df, c.guard_df, (p, t), self._consts(params), g)
-        g *= g.dtype.type(scale)
+        _product(g, g.dtype.type(scale), g)
 
 
 def probe() -> BackendStatus:

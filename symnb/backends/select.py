@@ -182,6 +182,32 @@ def check_backend(backend: Any) -> str:
     return name
 
 
+_settings_warned: set[tuple[str, str]] = set()
+
+
+def _warn_unusable_setting(preferred: str | None, chosen: str) -> None:
+    """One FallbackWarning per session when ``auto`` passes over what a setting
+    asked for: ``SYMNB_BACKEND=cpp`` or ``SYMNB_CXX=/opt/gcc/bin/g++`` that cannot
+    work here (a typo in the path) made every kernel NumPy's without a word."""
+    asked = []
+    if preferred is not None and preferred != chosen:
+        asked.append((f"SYMNB_BACKEND={preferred}", preferred))
+    if config.cxx_is_set() and chosen != "cpp" and chosen != "cuda":
+        asked.append((f"SYMNB_CXX={config.cxx()}", "cpp"))
+    for setting, name in asked:
+        key = (setting, chosen)
+        if key in _settings_warned:
+            continue
+        _settings_warned.add(key)
+        st = status(name)
+        warnings.warn(
+            f"{setting} is set, but backend {name!r} is not usable ({st.reason}); "
+            f"backend='auto' uses {chosen!r}. Fix: {st.fix or 'correct the setting'}",
+            FallbackWarning,
+            stacklevel=5,
+        )
+
+
 def resolve(backend: str = "auto", strict: bool = False) -> str:
     """The backend that will be used for a request, warning on fallback."""
     if not isinstance(backend, str):
@@ -192,10 +218,9 @@ def resolve(backend: str = "auto", strict: bool = False) -> str:
     if backend == "auto":
         preferred = config.preferred_backend()
         order = ((preferred,) if preferred else ()) + AUTO_ORDER
-        for name in order:
-            if status(name).usable:
-                return name
-        return "numpy"
+        chosen = next((name for name in order if status(name).usable), "numpy")
+        _warn_unusable_setting(preferred, chosen)
+        return chosen
     st = status(backend)
     if st.usable:
         return backend

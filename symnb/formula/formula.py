@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import numbers
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -27,6 +26,7 @@ from symnb.checks import (
     check_constant_count,
     check_flag,
     check_name,
+    real_value,
     refuse_constant_attribute,
 )
 from symnb.errors import FormulaError
@@ -98,13 +98,8 @@ def _learnable_value(value: Any) -> float:
 def _finite_real(value: Any) -> float | None:
     """``value`` as a finite float, or None (not a real number, or not finite as a
     float: 10**400 overflows)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return None
-    try:
-        v = float(value)
-    except (OverflowError, TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
+    v = real_value(value)
+    return v if v is not None and math.isfinite(v) else None
 
 
 def _shown(value: Any) -> str:
@@ -262,6 +257,36 @@ def _fix_kinks(
             )
     # floor/ceiling: their derivative 0 comes from real_diff (symnb.formula.realdiff)
     return expr, notes
+
+
+#: What a built formula was read from (saved with models): refused once built.
+_FORMULA_FIELDS = frozenset(
+    {"text", "derivative_text", "surrogate", "param_names", "variables", "kind"}
+)
+
+_NO_EFFECT = "so its value has no effect"
+
+
+def _unused_constant_notes(
+    names: tuple[str, ...], symbols: dict, used: set, called: dict
+) -> list[str]:
+    """A note (and a warning) for each constant the formula never reads:
+    ``Activation("x*sigmoid(x)", beta=2.0)`` computed with no beta, and
+    ``Activation("swb(x)", beta=3.0)`` with swb's own beta, both without a word."""
+    notes = []
+    for name in names:
+        if symbols[name] in used:
+            continue
+        owners = [
+            f"{n} keeps the {name}={act.constants[name]:g} it was defined with"
+            for n, act in called.items()
+            if name in getattr(act, "constants", {})
+        ]
+        why = f" ({'; '.join(owners)})" if owners else ""
+        notes.append(
+            f"the formula does not depend on constant {name!r}{why}, {_NO_EFFECT}"
+        )
+    return notes
 
 
 def _constant_note(kind: str, variable: str) -> str:
@@ -644,6 +669,16 @@ class _Formula:
                 f"{attr}=value) for a copy with the new value, or "
                 f"kernel.set_constants({attr}=value) on a compiled kernel",
             )
+        if self.__dict__.get("_built") and attr in _FORMULA_FIELDS:
+            # act.text = "x*2" kept x*sigmoid(x) in every kernel but MLP.save wrote
+            # the new text, so the loaded model computed another function
+            shown = repr(self.__dict__.get(attr, getattr(self, attr, None)))
+            raise AttributeError(
+                f"{self.kind}.{attr} is fixed when the formula is read ({attr}="
+                f"{shown if len(shown) <= 60 else shown[:57] + '...'}); a formula "
+                f"does not change in place: build a new symnb.{type(self).__name__}"
+                "(...) with what you want"
+            )
         super().__setattr__(attr, value)
 
     # -- construction -------------------------------------------------------------
@@ -759,6 +794,10 @@ class _Formula:
                 d, _ = _fix_kinks(stabilize_derivative(dc), self.surrogate, what, c)
                 dparams.append(d)
         self.notes += [n for n in n1 if n not in self.notes]
+        given = dexpr.free_symbols if derivative is not None else set()
+        self.notes += _unused_constant_notes(
+            names, self._user_symbols, user_expr.free_symbols | given, self._users
+        )
         f = expand_composed(f)
 
         def show(e: sp.Expr) -> str:
@@ -794,7 +833,7 @@ class _Formula:
             dparams=tuple(dparams),
         )
         for n in self.notes:
-            if "will not learn" in n:
+            if "will not learn" in n or n.endswith(_NO_EFFECT):
                 warnings.warn(f"{what}: {n}", UserWarning, stacklevel=4)
 
     # -- public properties ----------------------------------------------------------

@@ -401,6 +401,14 @@ def _plan(
             "row(s); classification needs at least two classes. Give data with "
             "several classes, or loss='mse' to fit y as numbers"
         )
+    if not classify and y.size and np.all(y == y.flat[0]):
+        # every activation fits a constant at once: a table of equal, meaningless
+        # scores without a word (one class is refused above)
+        raise ValueError(
+            f"dataset {label!r}: y has the single value {float(y.flat[0])!r:.20} in "
+            f"all {len(y)} row(s), so there is nothing to fit and every activation "
+            "scores the same; give targets that vary"
+        )
     if loss is None:
         loss = (
             ("bce_with_logits" if n_classes == 2 else "cross_entropy")
@@ -425,6 +433,10 @@ def _plan(
             )
     if target is None and classify:
         target = 0.95
+    if target is not None:
+        from .train import check_reachable_target
+
+        check_reachable_target(target_metric, float(target), "compare")
     return {
         "sizes": [int(X.shape[1]), *[int(h) for h in hidden], int(n_out)],
         "loss": loss,

@@ -247,6 +247,18 @@ def _check_labels(y: np.ndarray) -> None:
             f"y contains a missing or infinite label ({y[bad[0]]!r} at row {bad[0]}, "
             f"{bad.size} in all); drop those rows or give them a class first"
         )
+    if y.dtype.kind == "f":
+        # regression targets made one class per distinct value (40 targets: 40
+        # classes) without a word; scikit-learn: "Unknown label type: continuous"
+        fractional = np.flatnonzero(y % 1 != 0)
+        if fractional.size:
+            row = int(fractional[0])
+            raise ValueError(
+                f"y holds numbers that are not whole ({float(y[row])!r:.20} at row "
+                f"{row}, {fractional.size} in all): continuous targets, not class "
+                "labels (scikit-learn: 'Unknown label type: continuous'); use "
+                "MLPRegressor for numbers, or give labels (integers or text)"
+            )
 
 
 def _text_labels(labels: np.ndarray) -> bool | None:

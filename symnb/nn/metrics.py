@@ -10,6 +10,7 @@ precision 0.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -165,8 +166,21 @@ def mae(y_true, y_pred) -> float:
 
 def r2(y_true, y_pred) -> float:
     """Coefficient of determination 1 - SS_res / SS_tot (averaged over outputs);
-    1.0 is perfect, 0.0 predicts the mean; constant targets give 0.0 unless perfect."""
+    1.0 is perfect, 0.0 predicts the mean; constant targets give 0.0 unless perfect.
+
+    As scikit-learn's ``r2_score``: one sample gives NaN with a warning (R^2 is not
+    defined for fewer than two samples; it was 0.0 or 1.0, a score that looked
+    measured), and NaN or infinite values give NaN."""
     a, b = _pair(y_true, y_pred)
+    if a.shape[0] < 2:
+        warnings.warn(
+            "R^2 is not defined for fewer than two samples (y_true has one): the "
+            "score is nan, as scikit-learn's r2_score gives; score on more samples "
+            "or use mse/mae",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return math.nan
     a = a.reshape(len(a), -1).astype(np.float64)
     b = b.reshape(len(b), -1).astype(np.float64)
     if not (np.isfinite(a).all() and np.isfinite(b).all()):

@@ -249,6 +249,12 @@ def _check_memory(sizes: list[int], dtype: np.dtype) -> None:
     )
 
 
+#: Attributes that describe the network as built; assigning one is refused.
+_BUILT_FIELDS = frozenset(
+    {"sizes", "dtype", "task", "backend", "device", "strict", "xp", "layers"}
+)
+
+
 class MLP:
     """A fully connected network ``sizes[0] -> sizes[1] -> ... -> sizes[-1]``.
 
@@ -541,6 +547,25 @@ class MLP:
                 self._fused_reason = auto_reason(self)
             # built now, like the activation kernels (not inside the first fit)
             self._fused_step()
+        self._built = True  # from here on, see __setattr__
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # m.sizes = [2, 5, 1] was kept and the next fit failed inside NumPy ("output
+        # array has wrong dimensions"); m.dtype = "float16" with "'str' object has
+        # no attribute 'itemsize'": these describe the network built, not settings
+        if name in _BUILT_FIELDS and self.__dict__.get("_built"):
+            shown = repr(self.__dict__.get(name))
+            example = (
+                "symnb.nn.MLP([2, 16, 1], ...)"
+                if name == "sizes"
+                else f"symnb.nn.MLP(sizes, ..., {name}=...)"
+            )
+            raise AttributeError(
+                f"MLP.{name} is fixed when the network is built ({name}="
+                f"{shown if len(shown) <= 60 else shown[:57] + '...'}); build a new "
+                f"network for another one, e.g. {example}"
+            )
+        super().__setattr__(name, value)
 
     # ------------------------------------------------ construction
     def _stored_initial(self, host: np.ndarray, slices: list) -> np.ndarray:

@@ -109,6 +109,11 @@ class History:
         try:
             return self.history[key]
         except KeyError:
+            if not self.history:  # was "...; it has " and nothing after it
+                ended = f" ({self.message})" if self.message else ""
+                raise KeyError(
+                    f"no metric {key!r} in this History: no epoch completed{ended}"
+                ) from None
             raise KeyError(
                 f"no metric {key!r} in this History; it has {', '.join(self.history)}"
             ) from None
@@ -149,6 +154,7 @@ class History:
             )
         target = _finite_target(target, "epochs_to")
         _check_mode(mode, "epochs_to")
+        check_reachable_target(metric, target, "epochs_to")
         values = self.history.get(metric)
         if not values:
             return None
@@ -214,6 +220,32 @@ def _finite_target(target: Any, owner: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{owner}: target must be finite, got {target!r}")
     return value
+
+
+#: Metrics whose values are fractions in [0, 1].
+_FRACTIONS = ("accuracy", "precision", "recall", "f1")
+
+
+def check_reachable_target(metric: str, target: float, owner: str) -> None:
+    """A ValueError for a ``target`` that ``metric`` cannot take: accuracy (precision,
+    recall, F1) lies in [0, 1] and R^2 is at most 1, so ``target=95`` (95 meant as a
+    percentage) was silently "never reached" (and target=-1 reached at once)."""
+    base = str(metric).removeprefix("val_")
+    if base in _FRACTIONS and not 0 <= target <= 1:
+        hint = (
+            f"; for {target:g}% pass target={target / 100:g}"
+            if 1 < target <= 100
+            else ""
+        )
+        raise ValueError(
+            f"{owner}: {metric} is a fraction in [0, 1], so target={target:g} "
+            f"cannot be a value it reaches{hint}"
+        )
+    if base == "r2" and target > 1:
+        raise ValueError(
+            f"{owner}: {metric} is at most 1 (a perfect fit), so target={target:g} "
+            "is never reached"
+        )
 
 
 def _check_mode(mode: Any, owner: str) -> None:
@@ -303,6 +335,50 @@ class LambdaCallback(Callback):
         return self._step is not None
 
 
+_EARLY_STOPPING_SETTINGS = frozenset(
+    {"monitor", "patience", "min_delta", "mode", "target", "restore_best"}
+)
+
+
+def _early_stopping_setting(name: str, value: Any) -> Any:
+    """An EarlyStopping setting checked (the constructor's and assignment's checks)."""
+    from .optim import check_number
+
+    if name == "monitor" and not isinstance(value, str):
+        raise TypeError(
+            f"EarlyStopping: monitor must be a metric name such as 'val_loss', "
+            f"got {value!r}"
+        )
+    if name == "patience":
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, np.integer))
+            or value < 0
+        ):  # patience=2.5 was cut to 2
+            raise ValueError(
+                f"EarlyStopping: patience must be an integer >= 0 (epochs without "
+                f"improvement), got {value!r}"
+            )
+        return int(value)
+    if name == "min_delta":
+        value = check_number("min_delta", value, "e.g. 1e-4")
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(
+                f"EarlyStopping: min_delta must be a finite number >= 0, got {value!r}"
+            )
+    if name == "mode":
+        _check_mode(value, "EarlyStopping")
+    if name == "target" and value is not None:
+        return _finite_target(value, "EarlyStopping")
+    if name == "restore_best":
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(
+                f"EarlyStopping: restore_best must be True or False, got {value!r}"
+            )
+        return bool(value)
+    return value
+
+
 class EarlyStopping(Callback):
     """Stop when ``monitor`` has not improved by ``min_delta`` for ``patience`` epochs,
     or when it reaches ``target`` (if given). ``restore_best`` puts back the best
@@ -317,49 +393,36 @@ class EarlyStopping(Callback):
         target: float | None = None,
         restore_best: bool = False,
     ) -> None:
-        from .optim import check_number
-
-        if not isinstance(monitor, str):
-            raise TypeError(
-                f"EarlyStopping: monitor must be a metric name such as 'val_loss', "
-                f"got {monitor!r}"
-            )
-        if (
-            isinstance(patience, bool)
-            or not isinstance(patience, (int, np.integer))
-            or patience < 0
-        ):  # patience=2.5 was cut to 2
-            raise ValueError(
-                f"EarlyStopping: patience must be an integer >= 0 (epochs without "
-                f"improvement), got {patience!r}"
-            )
-        min_delta = check_number("min_delta", min_delta, "e.g. 1e-4")
-        if not (math.isfinite(min_delta) and min_delta >= 0):
-            raise ValueError(
-                f"EarlyStopping: min_delta must be a finite number >= 0, got "
-                f"{min_delta!r}"
-            )
-        _check_mode(mode, "EarlyStopping")
-        if target is not None:
-            target = _finite_target(target, "EarlyStopping")
-        if not isinstance(restore_best, (bool, np.bool_)):
-            raise TypeError(
-                f"EarlyStopping: restore_best must be True or False, got "
-                f"{restore_best!r}"
-            )
         self.monitor = monitor
-        self.patience = int(patience)
+        self.patience = patience
         self.min_delta = min_delta
-        self.mode = mode or _mode_of(monitor)
+        self.mode = mode
         self.target = target
-        self.restore_best = bool(restore_best)
+        self.restore_best = restore_best
         self.best: float | None = None
         self.best_epoch: int | None = None
         self.stopped_epoch: int | None = None
         self._wait = 0
         self._best_params: Any = None
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # settings assigned after construction skipped the constructor's checks:
+        # es.patience = "a" failed inside fit with "'>=' not supported", es.mode = "x"
+        # and es.min_delta = nan were kept and changed when training stopped
+        if name in _EARLY_STOPPING_SETTINGS:
+            value = _early_stopping_setting(name, value)
+            if name == "mode":
+                self.__dict__["_auto_mode"] = value is None
+                if value is None:
+                    value = _mode_of(self.__dict__.get("monitor", "val_loss"))
+            elif name == "monitor" and self.__dict__.get("_auto_mode"):
+                # a mode chosen from the metric follows a new metric
+                self.__dict__["mode"] = _mode_of(value)
+        super().__setattr__(name, value)
+
     def on_train_begin(self, logs):
+        if self.target is not None:
+            check_reachable_target(self.monitor, self.target, "EarlyStopping")
         # the best parameters too: kept from an earlier fit (of this or another
         # model), a fit that ended before its first epoch's end got them back
         self.best = self.best_epoch = self._best_params = None

@@ -63,7 +63,19 @@ class DataSource:
             shift = rng.uniform(-RADIUS, RADIUS, (N_POINTS, 2)) * noise / 100.0
             values = fn(X[:, 0] + shift[:, 0], X[:, 1] + shift[:, 1])
             if problem == "classification":
-                return X, np.where(values > 0, 1.0, -1.0)
+                labels = np.where(values > 0, 1.0, -1.0)
+                if np.all(labels == labels[0]):  # x1 > 100: one class, no word
+                    where = "every" if labels[0] > 0 else "no"
+                    return (
+                        X,
+                        labels,
+                        (
+                            f"{text.strip()} holds at {where} point of the plane "
+                            f"[-{RADIUS:g}, {RADIUS:g}]^2: one class, nothing to learn; "
+                            "change the condition"
+                        ),
+                    )
+                return X, labels
             # undefined (log(x1) at x1 < 0) or beyond float64 (exp(1000*x1)): such
             # points are left out; they were labelled 0, so the largest values of
             # exp(1000*x1) became 0 without a word
@@ -83,6 +95,13 @@ class DataSource:
                     "out"
                 )
                 X, values = X[finite], values[finite]
+            if np.all(values == values[0]):  # 0*x1: a constant, nothing to learn
+                same = (
+                    f"{text.strip()} has the same value {float(values[0]):g} at "
+                    "every point: nothing to learn; type a formula that varies "
+                    "with x1 or x2"
+                )
+                note = f"{note}; {same}" if note else same
             scale = float(np.abs(values).max()) or 1.0
             return X, values / scale, note
 
@@ -133,6 +152,14 @@ class DataSource:
                 "is not finite"
             )
         classes = np.unique(y)
+        if len(classes) < 2:
+            # trained as "classification" of one class: every point 1, nothing to
+            # learn, a perfect score at once (compare and MLPClassifier refuse it)
+            raise ValueError(
+                f"Playground(data=(X, y)): y has the single value "
+                f"{float(classes[0])!r:.20} in all {len(y)} rows, so there is nothing "
+                "to learn; give labels of two classes, or numbers that vary"
+            )
         note = ""
         if len(classes) <= 2:
             problem = "classification"

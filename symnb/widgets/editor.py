@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import math
-import numbers
 import threading
 import warnings
 from typing import Any
@@ -29,7 +28,7 @@ import numpy as np
 
 from symnb import plotting
 from symnb.backends.select import check_device
-from symnb.checks import check_flag
+from symnb.checks import check_flag, real_value
 from symnb.formula.formula import Learnable
 from symnb.notebook.state import BACKEND_CHOICES
 
@@ -109,12 +108,12 @@ def _constant_number(
     message for where the value came from."""
     label = label or f"constant {name!r}"
     example = example or f"{name}=1.0"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    number = real_value(value)  # Fraction and Decimal too, as Activation takes
+    if number is None:
         raise TypeError(
             f"{label} must be a number, got {value!r:.60} "
             f"({type(value).__name__}); e.g. {example}"
         )
-    number = float(value)
     if not math.isfinite(number):
         raise ValueError(f"{label} must be finite, got {value!r}; e.g. {example}")
     info = np.finfo(np.float32)
@@ -376,6 +375,22 @@ class ActivationEditor(W.VBox):
                 self._ensure_range(self.sliders[k], v)
                 self.sliders[k].value = v
         self._plot_throttle.flush()
+
+    @property
+    def x_range(self) -> tuple[float, float]:
+        """The plotted x interval ``(low, high)``; assigning it is checked as
+        ``x_range=`` is at construction and redraws the plot (a plain attribute
+        took ``(5, 1)`` or ``"abc"`` without a word, and the next plot drew
+        nothing or failed)."""
+        return self._x_range
+
+    @x_range.setter
+    def x_range(self, value: Any) -> None:
+        self._x_range = _checked_range(value)
+        throttle = self.__dict__.get("_plot_throttle")
+        if throttle is not None:
+            throttle()
+            throttle.flush()
 
     # ------------------------------------------------------------------ parsing
     def _on_text(self, change: dict) -> None:

@@ -823,9 +823,17 @@ class Playground(W.VBox):
                 v.ack = max(int(v.ack), int(ack))
 
     def add_layer(self) -> None:
-        """Add a hidden layer of two neurons (its activation: the last layer's)."""
+        """Add a hidden layer of two neurons (its activation: the last layer's).
+
+        The Playground holds at most :data:`MAX_LAYERS` hidden layers: one more raises
+        ``ValueError`` (it was ignored without a word); a click in the view beyond it
+        shows the message in the status line."""
         if len(self._hidden) >= MAX_LAYERS:
-            return
+            raise ValueError(
+                f"add_layer: the Playground holds at most {MAX_LAYERS} hidden layers "
+                f"and has {len(self._hidden)}; remove one with remove_layer() first "
+                "(for deeper networks use symnb.nn.MLP directly)"
+            )
         act = self._layer_acts[-1] if self._layer_acts else self.activation.value
         self._hidden.append(2)
         self._layer_acts.append(act or "tanh")
@@ -833,9 +841,12 @@ class Playground(W.VBox):
         self._structure_changed()
 
     def remove_layer(self) -> None:
-        """Remove the last hidden layer."""
+        """Remove the last hidden layer (``ValueError`` when there is none)."""
         if not self._hidden:
-            return
+            raise ValueError(
+                "remove_layer: the network has no hidden layer left to remove "
+                "(inputs connect straight to the output)"
+            )
         self._hidden.pop()
         self._layer_acts.pop()
         self._neuron_acts.pop()
@@ -861,8 +872,16 @@ class Playground(W.VBox):
     def _change_neurons(self, layer: int, delta: int) -> None:
         layer = self._layer_index(layer)
         width = self._hidden[layer] + delta
-        if not 1 <= width <= MAX_NEURONS:
-            return
+        if width > MAX_NEURONS:
+            raise ValueError(
+                f"add_neuron: layer {layer} already has {MAX_NEURONS} neurons, the "
+                "most a Playground layer holds (MAX_NEURONS)"
+            )
+        if width < 1:
+            raise ValueError(
+                f"remove_neuron: layer {layer} has one neuron left and a layer keeps "
+                "at least one; remove the whole layer with remove_layer() instead"
+            )
         self._hidden[layer] = width
         if delta > 0:
             self._neuron_acts[layer].append(None)
@@ -1224,6 +1243,27 @@ class Playground(W.VBox):
             self._set_status(caught)
         self._send_frame(force=True)
 
+    @property
+    def refresh_interval(self) -> float:
+        """Seconds between text updates (epoch label, loss) while training;
+        assigning it is checked as the constructor's argument is."""
+        return self._refresh_interval
+
+    @refresh_interval.setter
+    def refresh_interval(self, value: Any) -> None:
+        self._refresh_interval = check_seconds(value, "refresh_interval")
+
+    @property
+    def frame_interval(self) -> float:
+        """Least seconds between view updates; assigning it is checked as the
+        constructor's argument is (NaN compared False with every elapsed time, so
+        pg.frame_interval = nan sent a frame after every epoch, unthrottled)."""
+        return self._frame_interval
+
+    @frame_interval.setter
+    def frame_interval(self, value: Any) -> None:
+        self._frame_interval = check_seconds(value, "frame_interval")
+
     def wait_for_build(self, timeout: float | None = 60.0) -> bool:
         """Wait until a background build (after a change) has swapped its model in."""
         timeout = _timeout(timeout, "wait_for_build")
@@ -1534,17 +1574,8 @@ class Playground(W.VBox):
                 return
             self._activation_seq[key] = seq
         try:
-            if kind == "neurons":
-                layer = _message_field(msg, "layer", int)
-                if _message_field(msg, "delta", float, 0) > 0:
-                    self.add_neuron(layer)
-                else:
-                    self.remove_neuron(layer)
-            elif kind == "layers":
-                if _message_field(msg, "delta", float, 0) > 0:
-                    self.add_layer()
-                else:
-                    self.remove_layer()
+            if kind in ("neurons", "layers"):
+                self._on_size_message(kind, msg)
             elif kind == "activation":
                 layer = msg.get("layer")
                 neuron = msg.get("neuron")
@@ -1560,6 +1591,19 @@ class Playground(W.VBox):
         finally:
             if seq is not None:
                 self._send_structure(ack=seq)
+
+    def _on_size_message(self, kind: str, msg: dict) -> None:
+        """A "+"/"-" click on neurons or layers; one past a limit (the view had not
+        yet disabled the button) is shown in the status line."""
+        grow = _message_field(msg, "delta", float, 0) > 0
+        layer = _message_field(msg, "layer", int) if kind == "neurons" else None
+        try:
+            if layer is not None:
+                (self.add_neuron if grow else self.remove_neuron)(layer)
+            else:
+                (self.add_layer if grow else self.remove_layer)()
+        except ValueError as exc:
+            self.status.value = error_html(exc)
 
     def _send_frame(self, force: bool = False) -> None:
         """A view update, at most every ``frame_interval`` seconds, no faster than the

@@ -335,3 +335,13 @@ def test_an_unknown_option_is_named_with_the_one_meant(face, option, hint, count
     with pytest.raises(TypeError, match=rf"did you mean '{hint}'\?.*MLP.fit's: "):
         face(**{option: 1})
     assert counted == []
+
+
+@pytest.mark.parametrize("y", [np.zeros(30), np.full(30, 2.5), np.zeros((30, 2))])
+def test_constant_regression_targets_are_refused(y) -> None:
+    """compare on targets that never vary trained every activation to the same
+    constant and reported a table of equal scores without a word (a single class was
+    already refused); now a ValueError naming the value."""
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    with pytest.raises(ValueError, match=r"single value .* in all 30 row"):
+        nn.compare(["relu"], (X, y), loss="mse", epochs=1, progress=False, seeds=[0])

@@ -8,6 +8,7 @@ while ``scores(by=5)`` named the column."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import pytest
@@ -52,7 +53,9 @@ def test_epochs_to_follows_the_recorded_values(history) -> None:
     # the first epoch at or below the second epoch's loss, found by hand
     expected = next(e for e, v in zip(history.epochs, losses) if v <= losses[1])
     assert history.epochs_to("loss", losses[1]) == expected
-    assert history.epochs_to("accuracy", 2.0) is None  # never reached
+    assert history.epochs_to("accuracy", 1.0) in (None, *history.epochs)
+    with pytest.raises(ValueError, match="fraction in"):  # was None, "never"
+        history.epochs_to("accuracy", 2.0)  # (test_unreachable_targets.py)
     assert nn.History().epochs_to("anything", 0.5) is None  # no epoch yet
 
 
@@ -71,3 +74,24 @@ def test_best_checks_by_as_scores_does() -> None:
             result.best(by=by)
     scores = result.scores("loss")
     assert result.best(by="loss") == min(scores, key=scores.get)
+
+
+@pytest.mark.parametrize("diverge", [False, True])
+def test_a_history_without_epochs_says_why_a_metric_is_missing(diverge) -> None:
+    """``history["loss"]`` after fit(epochs=0), or after training diverged in its first
+    step, raised KeyError "no metric 'loss' in this History; it has " (an empty
+    list); it now says that no epoch completed, and how training ended."""
+    model = nn.MLP([2, 4, 1], backend="numpy", seed=0)
+    with pytest.warns(RuntimeWarning) if diverge else contextlib.nullcontext():
+        history = model.fit(
+            X,
+            Y * 1e20 if diverge else Y,
+            epochs=3 if diverge else 0,
+            lr=1e5,
+            optimizer="sgd",
+        )
+    with pytest.raises(KeyError) as info:
+        history["loss"]
+    message = str(info.value)
+    assert "no metric 'loss'" in message and "no epoch completed" in message
+    assert ("NaN or infinite" if diverge else "0 epochs") in message
