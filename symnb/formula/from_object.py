@@ -94,7 +94,9 @@ def _library_function(value: Any) -> str | None:
 
 
 #: Packages whose classes are not read from their source.
-_LIBRARIES = ("torch.", "tensorflow.", "keras.", "jax.", "flax.", "numpy.", "scipy.")
+_LIBRARIES = (
+    "torch.", "tensorflow.", "keras.", "jax.", "flax.", "numpy.", "scipy.", "sympy."
+)  # fmt: skip
 
 
 def _library_layer(value: Any) -> str | None:
