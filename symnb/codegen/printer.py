@@ -1256,6 +1256,7 @@ def _wide_trig(name: str, dtype: str) -> str:
     result = {"sin": "s", "cos": "c", "tan": "s / c"}[name]
     f = "f" if dtype == "float32" else ""
     two = "2.0F" if dtype == "float32" else "2.0"
+    one = "1.0F" if dtype == "float32" else "1.0"
     body = f"""    if (fabs{f}(a) > fabs{f}(b)) {{
         const symnb_real t = a;
         a = b;
@@ -1272,6 +1273,12 @@ def _wide_trig(name: str, dtype: str) -> str:
         const symnb_real t = {two} * s * c;
         c = (c - s) * (c + s);
         s = t;
+        /* back onto the unit circle: each doubling squares s^2 + c^2, whose rounding
+           error (1 + u)**(2**e) overflowed from about 64 doublings (float64; 30 in
+           float32): a constant factor of 1e30 gave NaN at x = 1e300 */
+        const symnb_real r = {one} / sqrt{f}(s * s + c * c);
+        s *= r;
+        c *= r;
     }}
     return {result};"""
     if dtype == "float32":
