@@ -32,6 +32,7 @@ import sympy as sp
 from symnb.formula.budget import bounded_expand
 from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
+from symnb.robust.literals import scale_out_of_range_literals
 from symnb.robust.widen import widen_trig
 
 # ------------------------------------------------------------------ helpers
@@ -1018,6 +1019,23 @@ EXACT_REWRITES = (
         lambda e, v: widen_trig(e, v),
     ),
     (
+        "scale_out_of_range_literals",
+        (
+            "a number beyond float32's range multiplies as a power of two (ldexp) "
+            "after the other factors, so it is never inf or 0 times them"
+        ),
+        scale_out_of_range_literals,
+    ),
+    (
+        "scale_out_of_range_literals_into_exp",
+        (
+            "a number beyond float32's range multiplies as a power of two (ldexp), part "
+            "of it in the argument of an exponential factor, so neither overflows nor "
+            "underflows before the product does"
+        ),
+        lambda e, v: scale_out_of_range_literals(e, v, into_exp=1000),
+    ),
+    (
         "group_constant_factors",
         (
             "products of constants are computed before they multiply x, so no "
@@ -1118,6 +1136,7 @@ __all__ = [
     "rational_terms",
     "root_cancellation",
     "scale_into_exponentials",
+    "scale_out_of_range_literals",
     "scaled_linear_in_log",
     "single_exponential",
     "square_in_root",
