@@ -781,6 +781,32 @@ def divide_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _bottom_up(expr, lambda e: _divide_stepwise(e, var))
 
 
+def _divide_by_constant_stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Mul) or var not in e.free_symbols:
+        return e
+    for i, f in enumerate(e.args):
+        if (
+            isinstance(f, sp.Pow)
+            and isinstance(f.base, sp.Symbol)
+            and f.base != var
+            and f.exp.is_Integer
+            and -4 <= f.exp <= -2
+        ):
+            q = sp.Mul(*(e.args[:i] + e.args[i + 1 :]))
+            for _ in range(-int(f.exp) - 1):
+                q = sp.UnevaluatedExpr(q / f.base)
+            return q / f.base
+    return e
+
+
+def divide_by_constant_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """``u/c**k`` (k = 2..4, c a constant) as ``((u/c)/c)...``: c**k underflows or
+    overflows where u/c**k does not. d/dbeta of ``log(1 + exp(beta*x))/beta``, whose
+    ``softplus(-|beta x|)/beta**2`` was 0/0 = NaN in float32 at beta = 1e-30 (beta**2
+    is 0 there) where |x| >= 1e35 and the gradient is 0."""
+    return _bottom_up(expr, lambda e: _divide_by_constant_stepwise(e, var))
+
+
 def _decays(f: sp.Expr) -> bool:
     """Whether f is an exponential-like factor that tends to 0 (exp, sigmoid, erfc, a
     positive power of one, a negative power of cosh or exp): its 0 far out is the true
@@ -1100,6 +1126,14 @@ EXACT_REWRITES = (
         ),
         multiply_stepwise,
     ),
+    (
+        "divide_by_constant_stepwise",
+        (
+            "a quotient by a power of a constant is divided by the constant one factor "
+            "at a time, so the power does not underflow (0/0) or overflow first"
+        ),
+        divide_by_constant_stepwise,
+    ),
 )
 
 #: Exact rewrites tried only on a form that already meets the accuracy rule (see
@@ -1121,6 +1155,7 @@ __all__ = [
     "WITHIN_RULE_ONLY",
     "collect_exponentials",
     "distribute_exponentials",
+    "divide_by_constant_stepwise",
     "divide_exponential_stepwise",
     "divide_stepwise",
     "factor_common_power",
