@@ -649,6 +649,42 @@ def _analyse_residual(
     return new, report
 
 
+#: Exact rewrites kept, for a form with learnable constants, wherever they leave the
+#: measurement at the analysed values as it was: they remove an overflow (inf*0) that
+#: only larger or smaller constants bring, and training moves the constants without a
+#: new analysis. Swish's f' c*x*sigmoid(-c*x)*sigmoid(c*x) compiled at beta = 1 was
+#: NaN from x = -1e19 once beta reached 1e30 (c*x = -inf times 0), Snake's sin(a*x)
+#: with a moved from 1 to 1e30 NaN from |x| = 3.4e8 (float32).
+HARDENING_REWRITES = ("multiply_stepwise", "widen_trig", "divide_by_constant_stepwise")
+
+
+def _harden(
+    expr: sp.Expr,
+    problem: measure.Problem,
+    m: measure.Measurement,
+    applied: list,
+    var: sp.Symbol,
+    dtype: str,
+) -> tuple[sp.Expr, measure.Measurement]:
+    """``expr`` with each of :data:`HARDENING_REWRITES` that fails no point more than it
+    does (``applied`` gets their names and notes)."""
+    for name, note, fn in rewrite.EXACT_REWRITES:
+        if name not in HARDENING_REWRITES:
+            continue
+        try:
+            cand = fn(expr, var)
+        except Exception:  # noqa: BLE001, S112 - a rewrite that fails is skipped
+            continue
+        if cand == expr:
+            continue
+        cm = problem.measure(cand, dtype)
+        if cm.n_bad <= m.n_bad and not (cm.bad & ~m.bad).any():
+            expr, m = cand, cm
+            if all(name != a for a, _ in applied):
+                applied.append((name, f"{note} (also for constants moved by training)"))
+    return expr, m
+
+
 def _analyse(
     form: InternalForm, dtype: str, t0: float, deadline: float
 ) -> tuple[InternalForm, FormReport]:
@@ -689,6 +725,9 @@ def _analyse(
             extra=extra,
             antiderivative=form.f,
         )
+    if form.params and form.kind != "loss":
+        f_new, f_m = _harden(f_new, pf, f_m, f_applied, var, dtype)
+        df_new, d_m = _harden(df_new, pd, d_m, d_applied, var, dtype)
     notes = []
     for what, applied in (("f", f_applied), ("f'", d_applied)):
         for name, note in applied:

@@ -1,0 +1,44 @@
+"""Activations whose learnable constants training moves far from the analysed values.
+
+The engine analyses a form at the constants it is compiled with; training moves them
+(``Kernel.set_constants``) without a new analysis. Swish's f',
+``c*x*sigmoid(-c*x)*sigmoid(c*x) + sigmoid(c*x)``, compiled at beta = 1 met the rule
+there, and was NaN from x = -1e19 once beta reached 1e30 (``c*x = -inf`` times 0); Snake
+(``x + sin(a*x)**2/a``) compiled at a = 1 was NaN from |x| = 3.4e8 in float32 at a = 1e30
+(``sin(inf)``). Exact rewrites that remove such an overflow are now kept for forms with
+constants wherever they fail no point more at the analysed values
+(``engine.HARDENING_REWRITES``). Judged against mpmath at the moved constants
+(``text_judge.rule_problems_of``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import symnb
+from tests.conftest import backend_params
+from tests.robust.text_judge import rule_problems_of
+
+CASES = [
+    ("x*sigmoid(beta*x)", {"beta": 1.0}, {"beta": 1e30}),
+    ("x*sigmoid(beta*x)", {"beta": 1.0}, {"beta": -1e30}),
+    ("x + sin(a*x)**2/a", {"a": 1.0}, {"a": 1e30}),
+    ("x + sin(a*x)**2/a", {"a": 1.0}, {"a": 1e-30}),
+]
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("text,constants,moved", CASES)
+def test_far_moved_constants_meet_the_rule(text, constants, moved, dtype, backend):
+    problems = rule_problems_of(text, backend, dtype, constants, moved)
+    assert not problems, f"{text} {constants} -> {moved} on {backend} {dtype}:\n" + (
+        "\n".join(problems)
+    )
+
+
+def test_the_kept_rewrite_is_reported():
+    report = symnb.Activation("x*sigmoid(beta*x)", beta=1.0).accuracy()
+    target = {t.what: t for t in report.for_dtype("float32").targets}["df"]
+    assert "multiply_stepwise" in target.rewrites
+    assert target.failing == 0
