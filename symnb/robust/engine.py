@@ -215,6 +215,20 @@ WITHIN_RULE_REWRITES = ("square_in_root", "divide_stepwise")
 WITHIN_RULE_GAIN = 1e3
 
 
+def _named_rewrites(rewrites, names, expr: sp.Expr, var: sp.Symbol):
+    """(name, note, rewritten expr) for each rewrite named in ``names`` that changes
+    ``expr`` (a rewrite that raises is skipped)."""
+    for name, note, fn in rewrites:
+        if name not in names:
+            continue
+        try:
+            cand = fn(expr, var)
+        except Exception:  # noqa: BLE001, S112 - a rewrite that fails is skipped
+            continue
+        if cand != expr:
+            yield name, note, cand
+
+
 def _far_better_within_rule(
     cur: sp.Expr,
     cm: measure.Measurement,
@@ -230,15 +244,8 @@ def _far_better_within_rule(
     before = cm.max_ulps()
     if not before > WITHIN_RULE_GAIN * 4:  # a 1000x gain would end below 4 ulps
         return None
-    for name, note, fn in (*rewrite.EXACT_REWRITES, *rewrite.WITHIN_RULE_ONLY):
-        if name not in WITHIN_RULE_REWRITES:
-            continue
-        try:
-            cand = fn(cur, var)
-        except Exception:  # noqa: BLE001, S112 - a rewrite that fails is skipped
-            continue
-        if cand == cur:
-            continue
+    rewrites = (*rewrite.EXACT_REWRITES, *rewrite.WITHIN_RULE_ONLY)
+    for name, note, cand in _named_rewrites(rewrites, WITHIN_RULE_REWRITES, cur, var):
         m = problem.measure(cand, dtype)
         # divided, not multiplied: 1e307 ulps * 1e3 overflowed to inf, and a candidate
         # finite everywhere was refused against an inf before (float64 x/sqrt(1 + x^2))
@@ -668,19 +675,13 @@ def _harden(
 ) -> tuple[sp.Expr, measure.Measurement]:
     """``expr`` with each of :data:`HARDENING_REWRITES` that fails no point more than it
     does (``applied`` gets their names and notes)."""
-    for name, note, fn in rewrite.EXACT_REWRITES:
-        if name not in HARDENING_REWRITES:
-            continue
-        try:
-            cand = fn(expr, var)
-        except Exception:  # noqa: BLE001, S112 - a rewrite that fails is skipped
-            continue
-        if cand == expr:
-            continue
-        cm = problem.measure(cand, dtype)
-        if cm.n_bad <= m.n_bad and not (cm.bad & ~m.bad).any():
-            expr, m = cand, cm
-            if all(name != a for a, _ in applied):
+    for name in HARDENING_REWRITES:
+        for _, note, cand in _named_rewrites(
+            rewrite.EXACT_REWRITES, (name,), expr, var
+        ):
+            cm = problem.measure(cand, dtype)
+            if cm.n_bad <= m.n_bad and not (cm.bad & ~m.bad).any():
+                expr, m = cand, cm
                 applied.append((name, f"{note} (also for constants moved by training)"))
     return expr, m
 
