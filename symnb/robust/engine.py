@@ -661,8 +661,14 @@ def _analyse_residual(
 #: only larger or smaller constants bring, and training moves the constants without a
 #: new analysis. Swish's f' c*x*sigmoid(-c*x)*sigmoid(c*x) compiled at beta = 1 was
 #: NaN from x = -1e19 once beta reached 1e30 (c*x = -inf times 0), Snake's sin(a*x)
-#: with a moved from 1 to 1e30 NaN from |x| = 3.4e8 (float32).
-HARDENING_REWRITES = ("multiply_stepwise", "widen_trig", "divide_by_constant_stepwise")
+#: with a moved from 1 to 1e30 NaN from |x| = 3.4e8 (float32), the scaled softsign
+#: a*x/(b + |x|) compiled at a = 2 inf from |x| = 1.7e28 once a reached 2e10.
+HARDENING_REWRITES = (
+    "multiply_stepwise",
+    "widen_trig",
+    "divide_by_constant_stepwise",
+    "constant_factors_last",
+)
 
 
 def _harden(
