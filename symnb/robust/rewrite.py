@@ -32,6 +32,7 @@ import sympy as sp
 from symnb.formula.budget import bounded_expand
 from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
+from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
 from symnb.robust.widen import widen_trig
 
@@ -1153,6 +1154,14 @@ EXACT_REWRITES = (
         constant_factors_last,
     ),
     (
+        "root_of_squares_as_hypot",
+        (
+            "a square root of a sum of two squares is computed as hypot, so neither "
+            "square underflows nor overflows before the root does"
+        ),
+        root_of_squares_as_hypot,
+    ),
+    (
         "divide_by_constant_stepwise",
         (
             "a quotient by a power of a constant is divided by the constant one factor "
@@ -1197,6 +1206,7 @@ __all__ = [
     "multiply_stepwise",
     "rational_terms",
     "root_cancellation",
+    "root_of_squares_as_hypot",
     "scale_into_exponentials",
     "scale_out_of_range_literals",
     "scaled_linear_in_log",
