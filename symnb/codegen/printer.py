@@ -1253,9 +1253,14 @@ def _wide_trig(name: str, dtype: str) -> str:
     CUDA kernels use no double (the PTX check in ``tests/backends``), so they take the
     float path, which ``SYMNB_WIDE_TRIG_FLOAT`` selects in C++ too (for the tests).
     """
+    # s and c are scaled back onto the unit circle after each doubling: s^2 + c^2 is
+    # squared each time, its rounding error (1 + u)**(2**e) overflowed from about 64
+    # doublings in float64 (30 in float32): Snake's sin(a*x) with a = 1e30 was NaN at
+    # x = 1e300
     result = {"sin": "s", "cos": "c", "tan": "s / c"}[name]
     f = "f" if dtype == "float32" else ""
     two = "2.0F" if dtype == "float32" else "2.0"
+    one = "1.0F" if dtype == "float32" else "1.0"
     body = f"""    if (fabs{f}(a) > fabs{f}(b)) {{
         const symnb_real t = a;
         a = b;
@@ -1272,6 +1277,11 @@ def _wide_trig(name: str, dtype: str) -> str:
         const symnb_real t = {two} * s * c;
         c = (c - s) * (c + s);
         s = t;
+        /* back onto the unit circle: each doubling squares s^2 + c^2, whose
+           rounding error grew to overflow after enough doublings (NaN) */
+        const symnb_real r = {one} / sqrt{f}(s * s + c * c);
+        s *= r;
+        c *= r;
     }}
     return {result};"""
     if dtype == "float32":

@@ -21,6 +21,8 @@ from sympy.core.relational import (
 )
 
 from symnb.formula.functions import erfc, expm1, log1p, logsigmoid, sigmoid, softplus
+from symnb.robust.hypot import hypot2
+from symnb.robust.literals import ldexp2
 from symnb.robust.widen import wide_cos, wide_sin, wide_tan
 
 _NODES: dict[str, object] = {
@@ -68,6 +70,8 @@ _NODES: dict[str, object] = {
     "wide_sin": wide_sin,
     "wide_cos": wide_cos,
     "wide_tan": wide_tan,
+    "ldexp2": ldexp2,
+    "hypot2": hypot2,
 }
 #: Conditions rebuilt unevaluated (see :func:`decode`).
 _LOGIC = frozenset(

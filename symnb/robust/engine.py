@@ -37,7 +37,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "67"
+ENGINE_VERSION = "68"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -215,6 +215,20 @@ WITHIN_RULE_REWRITES = ("square_in_root", "divide_stepwise")
 WITHIN_RULE_GAIN = 1e3
 
 
+def _named_rewrites(rewrites, names, expr: sp.Expr, var: sp.Symbol):
+    """(name, note, rewritten expr) for each rewrite named in ``names`` that changes
+    ``expr`` (a rewrite that raises is skipped)."""
+    for name, note, fn in rewrites:
+        if name not in names:
+            continue
+        try:
+            cand = fn(expr, var)
+        except Exception:  # noqa: BLE001, S112 - a rewrite that fails is skipped
+            continue
+        if cand != expr:
+            yield name, note, cand
+
+
 def _far_better_within_rule(
     cur: sp.Expr,
     cm: measure.Measurement,
@@ -230,15 +244,8 @@ def _far_better_within_rule(
     before = cm.max_ulps()
     if not before > WITHIN_RULE_GAIN * 4:  # a 1000x gain would end below 4 ulps
         return None
-    for name, note, fn in (*rewrite.EXACT_REWRITES, *rewrite.WITHIN_RULE_ONLY):
-        if name not in WITHIN_RULE_REWRITES:
-            continue
-        try:
-            cand = fn(cur, var)
-        except Exception:  # noqa: BLE001, S112 - a rewrite that fails is skipped
-            continue
-        if cand == cur:
-            continue
+    rewrites = (*rewrite.EXACT_REWRITES, *rewrite.WITHIN_RULE_ONLY)
+    for name, note, cand in _named_rewrites(rewrites, WITHIN_RULE_REWRITES, cur, var):
         m = problem.measure(cand, dtype)
         # divided, not multiplied: 1e307 ulps * 1e3 overflowed to inf, and a candidate
         # finite everywhere was refused against an inf before (float64 x/sqrt(1 + x^2))
@@ -522,7 +529,14 @@ def _with_constant_gradients(
     inf or NaN; a finite but inaccurate gradient is not found."""
     var = form.inputs[0]
     pv = (form.params, form.param_values)
-    dparams = list(new_form.dparams)
+    # every gradient divided by a power of a constant one factor at a time, whether it
+    # fails at the analysed values or not: training moves the constants, and
+    # softplus(-|beta x|)/beta**2 (d/dbeta of log(1 + exp(beta x))/beta) compiled at
+    # beta = 1 was 0/0 = NaN in float32 once beta reached 1e-30 (an exact rewrite)
+    dparams = [
+        rewrite.divide_by_constant_stepwise(d, var) if d is o else d
+        for d, o in zip(new_form.dparams, form.dparams)
+    ]
     targets, notes = [], []
     cols = _dparam_columns(form)
     failing = [
@@ -642,6 +656,42 @@ def _analyse_residual(
     return new, report
 
 
+#: Exact rewrites kept, for a form with learnable constants, wherever they leave the
+#: measurement at the analysed values as it was: they remove an overflow (inf*0) that
+#: only larger or smaller constants bring, and training moves the constants without a
+#: new analysis. Swish's f' c*x*sigmoid(-c*x)*sigmoid(c*x) compiled at beta = 1 was
+#: NaN from x = -1e19 once beta reached 1e30 (c*x = -inf times 0), Snake's sin(a*x)
+#: with a moved from 1 to 1e30 NaN from |x| = 3.4e8 (float32), the scaled softsign
+#: a*x/(b + |x|) compiled at a = 2 inf from |x| = 1.7e28 once a reached 2e10.
+HARDENING_REWRITES = (
+    "multiply_stepwise",
+    "widen_trig",
+    "divide_by_constant_stepwise",
+    "constant_factors_last",
+)
+
+
+def _harden(
+    expr: sp.Expr,
+    problem: measure.Problem,
+    m: measure.Measurement,
+    applied: list,
+    var: sp.Symbol,
+    dtype: str,
+) -> tuple[sp.Expr, measure.Measurement]:
+    """``expr`` with each of :data:`HARDENING_REWRITES` that fails no point more than it
+    does (``applied`` gets their names and notes)."""
+    for name in HARDENING_REWRITES:
+        for _, note, cand in _named_rewrites(
+            rewrite.EXACT_REWRITES, (name,), expr, var
+        ):
+            cm = problem.measure(cand, dtype)
+            if cm.n_bad <= m.n_bad and not (cm.bad & ~m.bad).any():
+                expr, m = cand, cm
+                applied.append((name, f"{note} (also for constants moved by training)"))
+    return expr, m
+
+
 def _analyse(
     form: InternalForm, dtype: str, t0: float, deadline: float
 ) -> tuple[InternalForm, FormReport]:
@@ -682,6 +732,9 @@ def _analyse(
             extra=extra,
             antiderivative=form.f,
         )
+    if form.params and form.kind != "loss":
+        f_new, f_m = _harden(f_new, pf, f_m, f_applied, var, dtype)
+        df_new, d_m = _harden(df_new, pd, d_m, d_applied, var, dtype)
     notes = []
     for what, applied in (("f", f_applied), ("f'", d_applied)):
         for name, note in applied:

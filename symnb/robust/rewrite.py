@@ -32,6 +32,8 @@ import sympy as sp
 from symnb.formula.budget import bounded_expand
 from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
+from symnb.robust.hypot import root_of_squares_as_hypot
+from symnb.robust.literals import scale_out_of_range_literals
 from symnb.robust.widen import widen_trig
 
 # ------------------------------------------------------------------ helpers
@@ -409,6 +411,24 @@ def _group_constants(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return sp.Mul(sp.UnevaluatedExpr(sp.Mul(*consts)), *rest)
 
 
+def _constants_last(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Mul):
+        return e
+    consts = [f for f in e.args if var not in f.free_symbols]
+    rest = [f for f in e.args if var in f.free_symbols]
+    if not rest or all(f.is_number for f in consts) or sp.Mul(*rest) == var:
+        return e
+    return sp.UnevaluatedExpr(sp.Mul(*rest)) * sp.Mul(*consts)
+
+
+def constant_factors_last(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """Constants (with their numbers) multiply the product of the factors with x last:
+    ``a*x/(b + |x|)`` as ``(x/(b + |x|))*a``, bounded before a large ``a`` scales it.
+    With a = 2 it met the rule; moved to 2e10 by training, ``a*x`` overflowed float32
+    from |x| = 1.7e28 (f = inf where it is 2e10)."""
+    return _bottom_up(expr, lambda e: _constants_last(e, var))
+
+
 def group_constant_factors(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """Products of constants are computed before they multiply the input.
 
@@ -780,6 +800,32 @@ def divide_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return _bottom_up(expr, lambda e: _divide_stepwise(e, var))
 
 
+def _divide_by_constant_stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Mul) or var not in e.free_symbols:
+        return e
+    for i, f in enumerate(e.args):
+        if (
+            isinstance(f, sp.Pow)
+            and isinstance(f.base, sp.Symbol)
+            and f.base != var
+            and f.exp.is_Integer
+            and -4 <= f.exp <= -2
+        ):
+            q = sp.Mul(*(e.args[:i] + e.args[i + 1 :]))
+            for _ in range(-int(f.exp) - 1):
+                q = sp.UnevaluatedExpr(q / f.base)
+            return q / f.base
+    return e
+
+
+def divide_by_constant_stepwise(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """``u/c**k`` (k = 2..4, c a constant) as ``((u/c)/c)...``: c**k underflows or
+    overflows where u/c**k does not. d/dbeta of ``log(1 + exp(beta*x))/beta``, whose
+    ``softplus(-|beta x|)/beta**2`` was 0/0 = NaN in float32 at beta = 1e-30 (beta**2
+    is 0 there) where |x| >= 1e35 and the gradient is 0."""
+    return _bottom_up(expr, lambda e: _divide_by_constant_stepwise(e, var))
+
+
 def _decays(f: sp.Expr) -> bool:
     """Whether f is an exponential-like factor that tends to 0 (exp, sigmoid, erfc, a
     positive power of one, a negative power of cosh or exp): its 0 far out is the true
@@ -1018,6 +1064,23 @@ EXACT_REWRITES = (
         lambda e, v: widen_trig(e, v),
     ),
     (
+        "scale_out_of_range_literals",
+        (
+            "a number beyond float32's range multiplies as a power of two (ldexp) "
+            "after the other factors, so it is never inf or 0 times them"
+        ),
+        scale_out_of_range_literals,
+    ),
+    (
+        "scale_out_of_range_literals_into_exp",
+        (
+            "a number beyond float32's range multiplies as a power of two (ldexp), part "
+            "of it in the argument of an exponential factor, so neither overflows nor "
+            "underflows before the product does"
+        ),
+        lambda e, v: scale_out_of_range_literals(e, v, into_exp=1000),
+    ),
+    (
         "group_constant_factors",
         (
             "products of constants are computed before they multiply x, so no "
@@ -1082,6 +1145,30 @@ EXACT_REWRITES = (
         ),
         multiply_stepwise,
     ),
+    (
+        "constant_factors_last",
+        (
+            "constants multiply the product of the factors with x last, so a large "
+            "constant does not overflow a product that the other factors keep bounded"
+        ),
+        constant_factors_last,
+    ),
+    (
+        "root_of_squares_as_hypot",
+        (
+            "a square root of a sum of two squares is computed as hypot, so neither "
+            "square underflows nor overflows before the root does"
+        ),
+        root_of_squares_as_hypot,
+    ),
+    (
+        "divide_by_constant_stepwise",
+        (
+            "a quotient by a power of a constant is divided by the constant one factor "
+            "at a time, so the power does not underflow (0/0) or overflow first"
+        ),
+        divide_by_constant_stepwise,
+    ),
 )
 
 #: Exact rewrites tried only on a form that already meets the accuracy rule (see
@@ -1102,7 +1189,9 @@ __all__ = [
     "EXACT_REWRITES",
     "WITHIN_RULE_ONLY",
     "collect_exponentials",
+    "constant_factors_last",
     "distribute_exponentials",
+    "divide_by_constant_stepwise",
     "divide_exponential_stepwise",
     "divide_stepwise",
     "factor_common_power",
@@ -1117,7 +1206,9 @@ __all__ = [
     "multiply_stepwise",
     "rational_terms",
     "root_cancellation",
+    "root_of_squares_as_hypot",
     "scale_into_exponentials",
+    "scale_out_of_range_literals",
     "scaled_linear_in_log",
     "single_exponential",
     "square_in_root",

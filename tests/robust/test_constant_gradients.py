@@ -31,6 +31,11 @@ CASES = [
     ("x*tanh(softplus(beta*x))", {"beta": 1.25}, {"beta": 2.0}),
     ("x*tanh(log(1 + exp(beta*x)))", {"beta": 1.5}, None),
     ("softplus(beta*x)/beta", {"beta": 2.0}, None),
+    # softplus(-|beta x|)/beta**2: beta**2 is 0 in float32 at beta = 1e-30 (0/0 = NaN
+    # where |x| >= 1e35), analysed there or moved there by training
+    ("log(1 + exp(beta*x))/beta", {"beta": 1e-30}, None),
+    ("log(1 + exp(beta*x))/beta", {"beta": 1.0}, {"beta": 1e-30}),
+    ("softplus(beta*x)/beta", {"beta": 2.0}, {"beta": 1e-30}),
     ("log(1 + abs(beta*x))", {"beta": 1.25}, None),
     # 2*x (alpha*x) overflowed before the vanishing exponential multiplied it
     ("x*erf(alpha*x)", {"alpha": 0.8}, {"alpha": 1.5}),
