@@ -37,7 +37,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "68"
+ENGINE_VERSION = "69"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -680,11 +680,14 @@ def _harden(
     dtype: str,
 ) -> tuple[sp.Expr, measure.Measurement]:
     """``expr`` with each of :data:`HARDENING_REWRITES` that fails no point more than it
-    does (``applied`` gets their names and notes)."""
+    does and adds no operation (it runs at every x, for constants that may never
+    move; ``applied`` gets their names and notes)."""
     for name in HARDENING_REWRITES:
         for _, note, cand in _named_rewrites(
             rewrite.EXACT_REWRITES, (name,), expr, var
         ):
+            if sp.count_ops(cand) > sp.count_ops(expr):
+                continue  # a kernel slower at every x, for constants that may not move
             cm = problem.measure(cand, dtype)
             if cm.n_bad <= m.n_bad and not (cm.bad & ~m.bad).any():
                 expr, m = cand, cm
