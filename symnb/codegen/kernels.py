@@ -752,8 +752,7 @@ def render_form_functions(
         if dc_rare is not None:
             out.append(
                 _near_constant_gradient(
-                    index, dc_rare, syms, dtype, max_operations, params, pre, args,
-                    guard, nan_value,
+                    index, dc_rare, syms, dtype, max_operations, pre, guard, nan_value
                 )
             )  # fmt: skip
         out.append(
@@ -800,7 +799,7 @@ ${stores}
 
 
 def _near_constant_gradient(
-    index, rare, syms, dtype, max_operations, params, pre, args, guard, nan_value
+    index, rare, syms, dtype, max_operations, pre, guard, nan_value
 ) -> str:
     """C++ ``symnb_ndcs<index>``: the constants' gradients without their rare far-|x|
     branches (:mod:`symnb.codegen.rare`), 0 where a rare condition holds, and
@@ -808,7 +807,6 @@ def _near_constant_gradient(
     near forms for every element and the whole ones only for the far elements (PAU 5/4's
     large-|x| forms of d/db_k, divisions for every element, made its constants'
     gradient 10 ms at 262,144 elements where the near forms take under 1 ms)."""
-    del args
     near, conditions = rare
     low = lower(
         tuple(near),
@@ -1024,6 +1022,20 @@ _RARE_ENTRIES = (
 RARE_BLOCK = 1024
 
 
+def _constants_copy(n_params: int, schedule: str) -> tuple[str, str, str]:
+    """(the declaration of each thread's own copy of the constants, the name the loop
+    bodies read them by, the loop's OpenMP clauses after ``schedule``): OpenMP
+    outlining drops ``__restrict__``, so g++ reloaded every constant per element from
+    ``c`` (PAU 5/4 forward 1.4x slower, measured); none without constants."""
+    if not n_params:
+        return "", "c", schedule
+    constants = (
+        f"symnb_real cl[{n_params}];\n"
+        f"    for (int q = 0; q < {n_params}; ++q) cl[q] = c[q];\n    "
+    )
+    return constants, "cl", f"{schedule} firstprivate(cl)"
+
+
 def _render_cpp_rare_elementwise(n_params: int) -> str:
     """The four C++ elementwise entry points of a form with rare far-|x| branches
     (:mod:`symnb.codegen.rare`). The SIMD loop computes the near forms (0 where a
@@ -1031,13 +1043,7 @@ def _render_cpp_rare_elementwise(n_params: int) -> str:
     scalar pass computes the whole form for the far elements. An output that is an
     input (in place) runs blocks of ``SYMNB_RARE_BLOCK`` elements instead, each
     tested first (:func:`rare_simd_loop`): the second pass would need the inputs."""
-    constants, c, private = "", "c", "schedule(static)"
-    if n_params:
-        constants = (
-            f"symnb_real cl[{n_params}];\n"
-            f"    for (int q = 0; q < {n_params}; ++q) cl[q] = c[q];\n    "
-        )
-        c, private = "cl", "schedule(static) firstprivate(cl)"
+    constants, c, private = _constants_copy(n_params, "schedule(static)")
     texts = [f"#define SYMNB_RARE_BLOCK {RARE_BLOCK}"]
     for name, parameters, outputs, body in _RARE_ENTRIES:
         near = string.Template(body).substitute(t="n", c=c)
@@ -1889,16 +1895,7 @@ def _render_cpp_elementwise(n_params: int, narrow: bool = False) -> str:
     (``parallel ... if(false)`` still enters libgomp, about 0.5-1 us a call); above
     it the threads take blocks of :data:`CPP_LINE_BLOCK` elements, which keep that
     alignment."""
-    constants, c, private = "", "c", ""
-    if n_params:
-        # each thread's own copy of the constants (firstprivate): OpenMP outlining
-        # drops __restrict__, so g++ reloaded every constant per element (PAU 5/4
-        # forward 1.4x slower, measured)
-        constants = (
-            f"symnb_real cl[{n_params}];\n"
-            f"    for (int q = 0; q < {n_params}; ++q) cl[q] = c[q];\n    "
-        )
-        c, private = "cl", " firstprivate(cl)"
+    constants, c, private = _constants_copy(n_params, "")
     texts = [f"#define SYMNB_LINE_BLOCK {CPP_LINE_BLOCK}", _CPP_HEAD]
     for name, parameters, out, body in _CPP_ENTRIES:
         texts.append(

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from symnb.formula import python_code
 from symnb.formula.inline_locals import is_parameter_call
+from symnb.formula.spellings import attribute_of, call_name
 
 #: Calls whose value is their (only) numeric argument: tensor and array constructors.
 _WRAPPERS = frozenset(
@@ -93,13 +94,7 @@ def class_declared(node: ast.ClassDef, n_inputs: int = 1) -> Declared | None:
         returned = python_code.single_return(forward)
     except python_code.CodeProblem:
         return None  # the formula's reading reports it
-    used = {
-        n.attr
-        for n in ast.walk(returned)
-        if isinstance(n, ast.Attribute)
-        and isinstance(n.value, ast.Name)
-        and n.value.id == "self"
-    }
+    used = {attribute_of(n) for n in ast.walk(returned)} - {None}
     attributes = _class_fields(node)  # Flax's `beta: float = 1.0`
     for method in ("__init__", "setup", "build"):
         if method in methods:
@@ -116,16 +111,9 @@ def class_declared(node: ast.ClassDef, n_inputs: int = 1) -> Declared | None:
 
 def _used(returned: ast.expr) -> frozenset[str]:
     """Names and ``self.`` attributes the returned formula reads."""
-    return frozenset(
-        n.id if isinstance(n, ast.Name) else n.attr
-        for n in ast.walk(returned)
-        if isinstance(n, ast.Name)
-        or (
-            isinstance(n, ast.Attribute)
-            and isinstance(n.value, ast.Name)
-            and n.value.id == "self"
-        )
-    )
+    nodes = list(ast.walk(returned))
+    names = {n.id for n in nodes if isinstance(n, ast.Name)}
+    return frozenset(names | ({attribute_of(n) for n in nodes} - {None}))
 
 
 def _class_fields(node: ast.ClassDef) -> dict[str, tuple[float, bool]]:
@@ -162,9 +150,9 @@ def _local_parameters(fn: ast.FunctionDef) -> dict[str, tuple[float, bool]]:
             continue
         call = stmt.value
         init = _keyword(call, ("init", "initializer"))
-        if init is None and _call_name(call) == "param" and len(call.args) >= 2:
+        if init is None and call_name(call) == "param" and len(call.args) >= 2:
             init = call.args[1]
-        if init is None and _call_name(call) == "get_parameter" and len(call.args) >= 4:
+        if init is None and call_name(call) == "get_parameter" and len(call.args) >= 4:
             init = call.args[3]
         value = _initializer(init, {})
         if value is not None:
@@ -195,16 +183,11 @@ def _assigned_attributes(
     a parameter with a numeric default or an attribute in ``known`` may stand for
     the number)."""
     env: dict[str, float] = {f"self.{k}": v for k, (v, _) in known.items()}
-    args = method.args
-    params = [*args.posonlyargs, *args.args]
-    for a, d in zip(params[len(params) - len(args.defaults) :], args.defaults):
-        value = _number(d, {})
+    _, defaults = python_code.parameter_defaults(method.args)
+    for param, default in defaults.items():
+        value = _number(default, {})
         if value is not None:
-            env[a.arg] = value
-    for a, d in zip(args.kwonlyargs, args.kw_defaults):
-        value = None if d is None else _number(d, {})
-        if value is not None:
-            env[a.arg] = value
+            env[param] = value
     found: dict[str, tuple[float, bool]] = {}
     for stmt in method.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
@@ -217,17 +200,14 @@ def _assigned_attributes(
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         value = _declared_value(stmt.value, env)
         for target in targets:
-            if (
-                isinstance(target, ast.Attribute)
-                and isinstance(target.value, ast.Name)
-                and target.value.id == "self"
-            ):
+            attr = attribute_of(target)
+            if attr is not None:
                 if value is None:
-                    found.pop(target.attr, None)  # reassigned to something else
-                    env.pop(f"self.{target.attr}", None)
+                    found.pop(attr, None)  # reassigned to something else
+                    env.pop(f"self.{attr}", None)
                 else:
-                    found[target.attr] = value
-                    env[f"self.{target.attr}"] = value[0]
+                    found[attr] = value
+                    env[f"self.{attr}"] = value[0]
             elif isinstance(target, ast.Name):
                 if value is None or value[1]:
                     env.pop(target.id, None)
@@ -241,7 +221,7 @@ def _registered_buffer(
 ) -> tuple[str, tuple[float, bool]] | None:
     """``self.register_buffer("a", torch.tensor(0.5))``: ("a", (0.5, False))."""
     if not (
-        _call_name(call) == "register_buffer"
+        call_name(call) == "register_buffer"
         and len(call.args) >= 2
         and isinstance(call.args[0], ast.Constant)
         and isinstance(call.args[0].value, str)
@@ -253,22 +233,16 @@ def _registered_buffer(
 
 def _declared_value(node: ast.expr, env: dict[str, float]) -> tuple[float, bool] | None:
     """(value, learnable) of an assigned expression, or None."""
-    if isinstance(node, ast.Call):
-        called = _call_name(node)
-        if called in _TRAINABLE and node.args:
-            value = _number(node.args[0], env)
-            trainable = _keyword(node, ("requires_grad", "trainable"))
-            if value is None:
-                return None
-            off = isinstance(trainable, ast.Constant) and trainable.value is False
-            return value, not off
-        if called == "add_weight":  # Keras
-            value = _initializer(_keyword(node, ("initializer",)), env)
-            trainable = _keyword(node, ("trainable",))
-            if value is None:
-                return None
-            off = isinstance(trainable, ast.Constant) and trainable.value is False
-            return value, not off
+    called = call_name(node)
+    value = None
+    if called in _TRAINABLE and node.args:
+        value = _number(node.args[0], env)
+    elif called == "add_weight":  # Keras
+        value = _initializer(_keyword(node, ("initializer",)), env)
+    if called in _TRAINABLE or called == "add_weight":
+        off = _keyword(node, ("requires_grad", "trainable"))
+        frozen = isinstance(off, ast.Constant) and off.value is False
+        return None if value is None else (value, not frozen)
     value = _number(node, env)
     return None if value is None else (value, False)
 
@@ -285,7 +259,7 @@ def _initializer(node: ast.expr | None, env: dict[str, float]) -> float | None:
             node.attr if isinstance(node, ast.Attribute) else node.id
         )
     if isinstance(node, ast.Call):
-        called = _call_name(node)
+        called = call_name(node)
         if called in ("Constant", "constant_initializer", "constant"):
             arg = node.args[0] if node.args else _keyword(node, ("value",))
             return None if arg is None else _number(arg, env)
@@ -325,7 +299,7 @@ def _number(node: ast.expr, env: dict[str, float], depth: int = 0) -> float | No
             elif right != 0:
                 value = left / right
     elif isinstance(node, ast.Call):
-        called = _call_name(node)
+        called = call_name(node)
         if called in _FILLS:
             value = _FILLS[called]
         elif called in ("full", "full_like") and len(node.args) >= 2:
@@ -341,15 +315,6 @@ def _number(node: ast.expr, env: dict[str, float], depth: int = 0) -> float | No
     if value is None or not math.isfinite(value):
         return None
     return value
-
-
-def _call_name(call: ast.Call) -> str | None:
-    """The last name of a call's function: ``torch.nn.Parameter(...)`` ->
-    ``Parameter``."""
-    func = call.func
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return func.id if isinstance(func, ast.Name) else None
 
 
 def _keyword(call: ast.Call, names: tuple[str, ...]) -> ast.expr | None:

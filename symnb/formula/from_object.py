@@ -29,10 +29,7 @@ def is_code_object(value: Any) -> bool:
         return True
     if inspect.isfunction(value) or inspect.ismethod(value) or inspect.isclass(value):
         return True
-    cls = type(value)
-    return any(
-        callable(getattr(cls, m, None)) for m in ("forward", "call")
-    ) and inspect.isclass(cls)
+    return any(callable(getattr(type(value), m, None)) for m in ("forward", "call"))
 
 
 def read(value: Any) -> tuple[str, dict[str, tuple[float, bool]], str | None]:

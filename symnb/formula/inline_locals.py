@@ -9,10 +9,13 @@ Code from a model names its intermediate values::
 
 is the formula ``x * torch.sigmoid(self.beta * x)``. Each assignment's right-hand side
 is read with the names assigned before it, so a reassigned input (``x = x * gate``)
-means what Python means. Only straight-line code is read: assignments to names
-(``a = b = ...``, ``y: float = ...``, ``y += ...``), ``pass`` and a docstring, then one
-``return``. Anything else (``if``, loops, tuple unpacking, ``del``) is refused, naming
-the statement and its line, since it is not one expression.
+means what Python means. Read: assignments to names (``a = b = ...``, ``y: float =
+...``, ``y += ...``), helper functions and lambdas defined inside, an
+``autograd.Function``'s ``ctx`` bookkeeping, ``pass`` and a docstring, branches on
+options at their values (``if inplace:``, ``if self.reduction == "mean":``), then one
+``return`` (what follows it never runs). Anything else (a branch on data, loops,
+tuple unpacking, ``del``) is refused, naming the statement and its line, since it is
+not one expression.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import ast
 import copy
 from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
+
+from symnb.formula.spellings import attribute_of, call_name
 
 #: Most AST nodes the returned expression may grow to once the assignments are put in
 #: (each use of a name copies its expression: ``y = x*x`` twenty times is 2**20).
@@ -111,8 +116,7 @@ def returned_formula(
     }
     if len(statements) == 1 and not used & set(values) and not decided:
         return returned
-    scope = _Scope(values, {})
-    scope.flags = flags
+    scope = _Scope(values, {}, flags)
     for stmt in statements[:-1]:
         _assign(name, stmt, scope)
     result = scope.put_in(returned)
@@ -152,13 +156,9 @@ def _option(node: ast.expr, flags: Mapping[str, object]) -> tuple[bool, object]:
         return True, node.value
     if isinstance(node, ast.Name) and node.id in flags:
         return True, flags[node.id]
-    if (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
-        and f"self.{node.attr}" in flags
-    ):
-        return True, flags[f"self.{node.attr}"]
+    attr = attribute_of(node)
+    if attr is not None and f"self.{attr}" in flags:
+        return True, flags[f"self.{attr}"]
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         items = [_option(e, flags) for e in node.elts]
         if all(known for known, _ in items):
@@ -203,8 +203,9 @@ def _flag_branches(
     the first ``return`` (what follows it never runs)."""
     out: list[ast.stmt] = []
     for stmt in statements:
-        if isinstance(stmt, ast.If) and _flag_value(stmt.test, flags) is not None:
-            taken = stmt.body if _flag_value(stmt.test, flags) else stmt.orelse
+        value = _flag_value(stmt.test, flags) if isinstance(stmt, ast.If) else None
+        if value is not None:
+            taken = stmt.body if value else stmt.orelse
             out.extend(_flag_branches(list(taken), flags))
         else:
             out.append(stmt)
@@ -270,11 +271,7 @@ def _on_ctx(stmt: ast.stmt) -> bool:
         node = stmt.targets[0]
     if isinstance(node, ast.Call):
         node = node.func
-    return (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "ctx"
-    )
+    return attribute_of(node, "ctx") is not None
 
 
 def _assign(name: str, stmt: ast.stmt, scope: _Scope) -> None:
@@ -325,9 +322,13 @@ def _assign(name: str, stmt: ast.stmt, scope: _Scope) -> None:
         what = "an assignment to something other than a name (unpacking, an attribute)"
     else:
         what = _WHAT.get(type(stmt), f"a {type(stmt).__name__} statement")
+    fix = (
+        "write the branch as torch.where(condition, a, b)"
+        if isinstance(stmt, ast.If)
+        else "compute the value as one expression, with name assignments before it"
+    )
     raise Unreadable(
-        f"function {name} has {what}: a formula is one expression; write branches "
-        "with torch.where(condition, a, b) and put the other assignments in",
+        f"function {name} has {what}: a formula is one returned expression; {fix}",
         stmt.lineno,
         stmt.col_offset,
     )
@@ -335,11 +336,7 @@ def _assign(name: str, stmt: ast.stmt, scope: _Scope) -> None:
 
 def is_parameter_call(node: ast.expr) -> bool:
     """Whether ``node`` creates a trainable parameter (see PARAMETER_CALLS)."""
-    if not isinstance(node, ast.Call):
-        return False
-    func = node.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-    return name in PARAMETER_CALLS
+    return call_name(node) in PARAMETER_CALLS
 
 
 class _Substitute(ast.NodeTransformer):

@@ -26,7 +26,7 @@ import ast
 import copy
 
 from symnb.formula import foreign_losses
-from symnb.formula.spellings import dotted
+from symnb.formula.spellings import attribute_of, dotted
 from symnb.formula.tensor_idioms import replace_calls
 
 #: A layer class -> (its function, the names of its constructor's value arguments;
@@ -104,13 +104,13 @@ def _loss_call(function: str, constructor: ast.Call, call: ast.Call) -> ast.AST 
             and k.value.value in _KERAS_MEAN
         )
     ]
-    module, _, attr = function.rpartition(".")
-    func = ast.Attribute(_dotted_name(module), attr, ast.Load())
-    return ast.Call(func, list(call.args), [*keywords, *call.keywords])
+    return ast.Call(
+        _dotted_name(function), list(call.args), [*keywords, *call.keywords]
+    )
 
 
 def _dotted_name(path: str) -> ast.expr:
-    """``keras.losses`` as an attribute chain of names."""
+    """``keras.losses.huber`` as an attribute chain of names."""
     first, *rest = path.split(".")
     node: ast.expr = ast.Name(first, ast.Load())
     for part in rest:
@@ -140,9 +140,7 @@ def _function_call(constructor: ast.Call, call: ast.Call) -> ast.AST | None:
     keywords += [
         k for k in constructor.keywords if k.arg in names and k.arg is not None
     ]
-    module, _, attr = function.rpartition(".")
-    func = ast.Attribute(ast.Name(module, ast.Load()), attr, ast.Load())
-    return ast.Call(func, args, keywords)
+    return ast.Call(_dotted_name(function), args, keywords)
 
 
 def rewrite(tree: ast.AST) -> ast.AST:
@@ -165,15 +163,13 @@ def _submodules(cls: ast.ClassDef) -> dict[str, ast.Call]:
             if not isinstance(stmt, ast.Assign):
                 continue
             for target in stmt.targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                ):
-                    if _layer(stmt.value) is not None or _loss(stmt.value):
-                        found[target.attr] = stmt.value
-                    else:
-                        found.pop(target.attr, None)
+                attr = attribute_of(target)
+                if attr is None:
+                    continue
+                if _layer(stmt.value) is not None or _loss(stmt.value):
+                    found[attr] = stmt.value
+                else:
+                    found.pop(attr, None)
     return found
 
 
@@ -184,14 +180,9 @@ class _SubmoduleCalls(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        func = node.func
-        if (
-            isinstance(func, ast.Attribute)
-            and isinstance(func.value, ast.Name)
-            and func.value.id == "self"
-            and func.attr in self.layers
-        ):
-            new = _function_call(self.layers[func.attr], node)
+        attr = attribute_of(node.func)
+        if attr in self.layers:
+            new = _function_call(self.layers[attr], node)
             if new is not None:
                 self.changed = True
                 return ast.copy_location(new, node)

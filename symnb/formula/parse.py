@@ -48,10 +48,10 @@ from symnb.formula import (
     layer_objects,
     library,
     python_code,
-    tensor_methods,
-    unicode_math,
     spellings,
     tensor_idioms,
+    tensor_methods,
+    unicode_math,
 )
 from symnb.formula.budget import check_minmax_arity, cpu_clock
 from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
@@ -1157,19 +1157,15 @@ class _Parser:
     def submodule_call(self, node: ast.Call) -> None:
         """``self.act(x)`` left after reading a pasted class: a submodule whose
         formula the paste does not hold (a user's own layer class)."""
-        func = node.func
-        if not (
-            isinstance(func, ast.Attribute)
-            and isinstance(func.value, ast.Name)
-            and func.value.id == "self"
-        ):
+        attr = spellings.attribute_of(node.func)
+        if attr is None:
             return
         raise self.node_error(
             node,
-            f"self.{func.attr}(...) calls a submodule whose formula is not in the "
+            f"self.{attr}(...) calls a submodule whose formula is not in the "
             "pasted code (only PyTorch's activation layers, e.g. nn.ReLU6(), are "
             "read)",
-            f"write the formula self.{func.attr} computes in its place, or define "
+            f"write the formula self.{attr} computes in its place, or define "
             "that activation first and call it by name",
         )
 
@@ -1788,8 +1784,8 @@ class _Parser:
                 str(problem),
                 line,
                 column,
-                suggestion="write it as one expression: torch.where(condition, a, b) "
-                "for a branch (local assignments before the return are put in)",
+                suggestion="paste one function whose body assigns names and returns "
+                "one expression (or type the formula itself)",
             ) from None
         code_inputs: tuple[str, ...] = ()
         if pasted is not None and pasted.inlined:

@@ -20,6 +20,7 @@ from symnb.formula.inline_locals import (
     body_without_docstring,
     returned_formula,
 )
+from symnb.formula.spellings import attribute_of
 
 #: Texts that may be Python code rather than a formula (a cheap test before parsing).
 _CODE_START = re.compile(
@@ -110,11 +111,7 @@ def _class_options(cls: ast.ClassDef) -> dict[str, object]:
                 isinstance(value, ast.Name) and value.id in options
             )
             for target in stmt.targets:
-                if not (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                ):
+                if attribute_of(target) is None:
                     continue
                 key = f"self.{target.attr}"
                 if not known:
@@ -127,8 +124,9 @@ def _class_options(cls: ast.ClassDef) -> dict[str, object]:
 
 
 def parameter_defaults(args: ast.arguments) -> tuple[list[str], dict[str, ast.expr]]:
-    """A signature's parameter names (without a leading ``self``/``cls``) and the
-    default expression of each parameter that has one (keyword-only ones too)."""
+    """A signature's parameter names (without a leading ``self``, ``cls`` or an
+    autograd.Function's ``ctx``) and the default expression of each parameter that
+    has one (keyword-only ones too)."""
     params = [a.arg for a in (*args.posonlyargs, *args.args)]
     if params and params[0] in _RECEIVERS:
         params = params[1:]

@@ -444,6 +444,29 @@ def variable_alias(name: str, variables: tuple[str, ...]) -> str | None:
     return LOSS_VARIABLES.get(name)
 
 
+def attribute_of(node: ast.AST, owner: str = "self") -> str | None:
+    """``name`` where ``node`` is ``owner.name`` (``self.beta``: ``"beta"``), else
+    None: a module's attribute in pasted code."""
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == owner
+    ):
+        return node.attr
+    return None
+
+
+def call_name(node: ast.AST) -> str | None:
+    """The last name of a call's function (``torch.nn.Parameter(...)``:
+    ``Parameter``), else None (not a call, or a call of a call)."""
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
+
+
 def dotted(node: ast.AST) -> str | None:
     """``"torch.nn.functional.silu"`` for that attribute chain of names, else None."""
     parts = []
@@ -704,6 +727,8 @@ __all__ = [
     "MAX_MIN",
     "MODULES",
     "argument_names",
+    "attribute_of",
+    "call_name",
     "dotted",
     "function_name",
     "is_rewritten",
