@@ -1231,8 +1231,9 @@ class Playground(W.VBox):
                 self._report(exc)
             return
         with self._lock:
-            if generation != self._generation or self._model is None:
-                return  # another change came first
+            closed = getattr(self, "_closed", False)
+            if generation != self._generation or self._model is None or closed:
+                return  # another change came first, or the playground was closed
             current = self._model
             params = (
                 current.get_flat_parameters()

@@ -107,7 +107,13 @@ def fake_nn(monkeypatch):
     FakeMLP.instances = []
     monkeypatch.setattr(playground, "build_model", FakeMLP)
     monkeypatch.setattr(playground, "build_optimizer", FakeOptimizer)
-    return FakeMLP
+    yield FakeMLP
+    # A playground's background build may still run: let it finish with the fakes,
+    # or it installs a FakeMLP with the real optimizer once monkeypatch undoes them
+    # (CI saw "SGD: parameter 0 is array(...)" from that thread).
+    for thread in threading.enumerate():
+        if thread.name == "symnb-playground-build":
+            thread.join(timeout=30)
 
 
 @pytest.fixture
