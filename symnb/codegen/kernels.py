@@ -785,13 +785,17 @@ SYMNB_FN bool symnb_fardc${index}(symnb_real a0) {
     return ${condition};
 }
 
-SYMNB_FN void symnb_ndcs${index}(symnb_real a0, const symnb_real* SYMNB_RESTRICT c,
-        ${outputs}, int o = 0) {
-${preamble}
+SYMNB_FN void symnb_ndcv${index}(symnb_real a0, ${values}, ${outputs}) {
 ${body}
     const bool nan_in = ${guard};
     const bool far = symnb_fardc${index}(a0);
 ${stores}
+}
+
+SYMNB_FN void symnb_ndcs${index}(symnb_real a0, const symnb_real* SYMNB_RESTRICT c,
+        ${outputs}, int o = 0) {
+${preamble}
+    symnb_ndcv${index}(a0, ${value_names}, ${output_names});
 }
 #endif
 """
@@ -801,7 +805,8 @@ ${stores}
 def _near_constant_gradient(
     index, rare, syms, dtype, max_operations, pre, guard, nan_value
 ) -> str:
-    """C++ ``symnb_ndcs<index>``: the constants' gradients without their rare far-|x|
+    """C++ ``symnb_ndcs<index>`` (and ``symnb_ndcv<index>``, the same taking the
+    constants as values): the constants' gradients without their rare far-|x|
     branches (:mod:`symnb.codegen.rare`), 0 where a rare condition holds, and
     ``symnb_fardc<index>``, that condition: the constants' gradient loops compute the
     near forms for every element and the whole ones only for the far elements (PAU 5/4's
@@ -822,6 +827,9 @@ def _near_constant_gradient(
         index=index,
         condition=print_expression(rare_condition(conditions), dict(syms), dtype),
         outputs=", ".join(f"symnb_real* SYMNB_RESTRICT d{q}" for q in k),
+        values=", ".join(f"symnb_real k{q}" for q in range(len(pre))),
+        value_names=", ".join(f"k{q}" for q in range(len(pre))),
+        output_names=", ".join(f"d{q}" for q in k),
         preamble="\n".join(pre),
         body="\n".join("    " + t for t in low.statements),
         guard=guard,
@@ -1422,17 +1430,57 @@ static int symnb_layer_gradient_runs(const symnb_real* SYMNB_RESTRICT x,
 
 _LAYER_GRADIENT_RUN_CASE = string.Template(
     """        case ${index}: {
-            const symnb_i64 row = r * cols;
-            #pragma omp simd
+            const symnb_i64 row = r * cols;${far_decl}
+            #pragma omp simd${far_clause}
             for (symnb_i64 j = j0; j < j1; ++j) {
                 symnb_real ${locals};
-                symnb_dcv${index}(x[row + j], ${constants}, ${addresses});
+                ${dc_call}
                 const symnb_real gj = g[row + j];
 ${updates}
-            }
+            }${far_pass}
             break;
         }"""
 )
+
+
+def rare_gradient_fields(
+    index: int,
+    k: int,
+    rare: bool,
+    head: str,
+    at: str,
+    values: str,
+    after: str,
+    indent: str,
+) -> dict[str, str]:
+    """Template fields of a C++ constants' gradient SIMD loop over form ``index``
+    with ``k`` constants (``dc_call``, ``far_decl``, ``far_clause``, ``far_pass``):
+    the whole gradient (``symnb_dcv``) per element, or, where its constants' gradients
+    have rare far-|x| branches (``rare``), the near ones (``symnb_ndcv``, 0 for far
+    elements) in the SIMD loop and a second pass that adds the whole ones of the far
+    elements only when the loop saw one (a per-channel PAU layer's gradient computed
+    the far forms, with their divisions, for every element: 166 ms against 11 ms).
+    ``head``: the loop's ``for`` line; ``at``: the element's input; ``values``: the
+    constants; ``after``: the loop's statements after the call (the grad's load and
+    the sums), repeated in the far pass; ``indent``: the loop's."""
+    addresses = ", ".join(f"&d{q}" for q in range(k))
+    call = f"symnb_dcv{index}({at}, {values}, {addresses});"
+    if not rare:
+        return {"dc_call": call, "far_decl": "", "far_clause": "", "far_pass": ""}
+    inner = indent + "    "
+    lines = [f"if (!symnb_fardc{index}({at})) continue;"]
+    lines += [f"symnb_real {', '.join(f'd{q}' for q in range(k))};", call]
+    lines += [t.strip() for t in after.splitlines() if t.strip()]
+    return {
+        "dc_call": f"symnb_ndcv{index}({at}, {values}, {addresses});\n"
+        f"{inner}far_dc |= symnb_fardc{index}({at});",
+        "far_decl": f"\n{indent}int far_dc = 0;",
+        "far_clause": " reduction(|: far_dc)",
+        "far_pass": f"\n{indent}if (far_dc) {{\n{inner}{head} {{\n"
+        + "\n".join(f"{inner}    {t}" for t in lines)
+        + f"\n{inner}}}\n{indent}}}",
+    }
+
 
 #: The column loop runs instead when the forms alternate (runs shorter than 8
 #: columns on average) or the rows are few.
@@ -1552,14 +1600,14 @@ _PLANE_GRADIENT_CASE = string.Template(
 ${loads}
         for (symnb_i64 b = 0; b < n; b += 256) {
             const symnb_i64 be = b + 256 < n ? b + 256 : n;
-            symnb_real ${sums_init};
-            #pragma omp simd reduction(+: ${sums})
+            symnb_real ${sums_init};${far_decl}
+            #pragma omp simd reduction(+: ${sums})${far_clause}
             for (symnb_i64 i = b; i < be; ++i) {
                 symnb_real ${locals};
-                symnb_dcv${index}(x[i], ${values}, ${addresses});
+                ${dc_call}
                 const symnb_real gi = g[i];
 ${updates}
-            }
+            }${far_pass}
 ${flush}
         }
         break;
@@ -1582,10 +1630,15 @@ def block_sum_fields(k: int, update_indent: int, flush: str) -> dict[str, str]:
     }
 
 
-def render_layer_planes(n_params: tuple[int, ...], rare: tuple[bool, ...] = ()) -> str:
+def render_layer_planes(
+    n_params: tuple[int, ...],
+    rare: tuple[bool, ...] = (),
+    dc_rare: tuple[bool, ...] = (),
+) -> str:
     """The C++ plane-wise layer entry points (see :data:`_LAYER_PLANES`); ``rare``
-    as in :func:`render_layer`."""
+    and ``dc_rare`` as in :func:`render_layer`."""
     rare = tuple(rare) + (False,) * (len(n_params) - len(rare))
+    dc_rare = tuple(dc_rare) + (False,) * (len(n_params) - len(dc_rare))
     fwd, bwd, grad = [], [], []
     for i, k in enumerate(n_params):
         for cases, statement in (
@@ -1606,14 +1659,24 @@ def render_layer_planes(n_params: tuple[int, ...], rare: tuple[bool, ...] = ()) 
         if not k:
             continue
         q = range(k)
+        sums = block_sum_fields(k, 16, "            out[oj + {r}] += (double)s{r};")
         grad.append(
             _PLANE_GRADIENT_CASE.substitute(
                 index=i,
                 loads="\n".join(
                     f"        const symnb_real c{r} = params[oj + {r}];" for r in q
                 ),
-                values=", ".join(f"c{r}" for r in q),
-                **block_sum_fields(k, 16, "            out[oj + {r}] += (double)s{r};"),
+                **sums,
+                **rare_gradient_fields(
+                    i,
+                    k,
+                    dc_rare[i],
+                    "for (symnb_i64 i = b; i < be; ++i)",
+                    "x[i]",
+                    ", ".join(f"c{r}" for r in q),
+                    "const symnb_real gi = g[i];\n" + sums["updates"],
+                    "            ",
+                ),
             )
         )
     return _LAYER_PLANES.substitute(
@@ -2006,6 +2069,7 @@ def render_layer(
     first: int = 0,
     total: int | None = None,
     rare: tuple[bool, ...] = (),
+    dc_rare: tuple[bool, ...] = (),
 ) -> str:
     """The four layer entry points: per row, one switch per run of columns that share
     a form (a SIMD loop over the run in C++; one element per thread in CUDA). The C++
@@ -2018,9 +2082,11 @@ def render_layer(
 
     ``rare[i]``: form ``i`` has rare far-|x| branches (:mod:`symnb.codegen.rare`); its
     C++ SIMD loops run the near forms unless an element of the run is far
-    (:func:`rare_simd_loop`).
+    (:func:`rare_simd_loop`). ``dc_rare[i]``: its constants' gradients have them
+    (:func:`rare_gradient_fields`).
     """
     rare = tuple(rare) + (False,) * (len(n_params) - len(rare))
+    dc_rare = tuple(dc_rare) + (False,) * (len(n_params) - len(dc_rare))
     d = DIALECTS[dialect]
     statements = {  # per entry point: (statement for form i, statement for a bad id)
         "forward": (
@@ -2148,21 +2214,29 @@ def render_layer(
         )
     runs_helper, runs_call = "", ""
     if cpp_unit and kmax:
+
+        def run_case(i: int, k: int) -> str:
+            updates = "\n".join(
+                f"                fa[{q} * cols + j] += gj * d{q};" for q in range(k)
+            )
+            return _LAYER_GRADIENT_RUN_CASE.substitute(
+                index=i,
+                locals=", ".join(f"d{q}" for q in range(k)),
+                updates=updates,
+                **rare_gradient_fields(
+                    i,
+                    k,
+                    dc_rare[i - first],
+                    "for (symnb_i64 j = j0; j < j1; ++j)",
+                    "x[row + j]",
+                    ", ".join(f"ct[{q} * cols + j]" for q in range(k)),
+                    "const symnb_real gj = g[row + j];\n" + updates,
+                    "            ",
+                ),
+            )
+
         runs_helper = _LAYER_GRADIENT_RUNS.substitute(
-            cases="\n".join(
-                _LAYER_GRADIENT_RUN_CASE.substitute(
-                    index=i,
-                    locals=", ".join(f"d{q}" for q in range(k)),
-                    addresses=", ".join(f"&d{q}" for q in range(k)),
-                    constants=", ".join(f"ct[{q} * cols + j]" for q in range(k)),
-                    updates="\n".join(
-                        f"                fa[{q} * cols + j] += gj * d{q};"
-                        for q in range(k)
-                    ),
-                )
-                for i, k in zip(indices, n_params)
-                if k
-            ),
+            cases="\n".join(run_case(i, k) for i, k in zip(indices, n_params) if k)
         )
         runs_call = _LAYER_GRADIENT_RUNS_CALL
     gradient = _LAYER_CONSTANT_GRADIENT.substitute(
@@ -2170,7 +2244,7 @@ def render_layer(
     )
     planes = threads = ""
     if cpp_unit:
-        planes = render_layer_planes(n_params, rare)
+        planes = render_layer_planes(n_params, rare, dc_rare)
         threads = (
             _CPP_THREADS
             + "\n"
@@ -2617,8 +2691,14 @@ def _render_by_key(
             parts.append(joint)
     elif kind == "layer":
         rare = tuple(split_rare((f.f, f.df), f.inputs[0]) is not None for f in forms)
+        dc_rare = tuple(
+            bool(f.params) and split_rare(tuple(f.dparams), f.inputs[0]) is not None
+            for f in forms
+        )
         parts.append(
-            render_layer(dialect, tuple(len(f.params) for f in forms), 0, None, rare)
+            render_layer(
+                dialect, tuple(len(f.params) for f in forms), 0, None, rare, dc_rare
+            )
         )
     else:
         parts.append(render_loss(dialect))

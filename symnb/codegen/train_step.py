@@ -61,6 +61,7 @@ from symnb.codegen.kernels import (
     _form_key,
     _form_text,
     block_sum_fields,
+    rare_gradient_fields,
     rare_simd_loop,
     render_header,
 )
@@ -217,11 +218,12 @@ def _input_gradient_rows(fan_in: int, vl: int) -> int:
 
 
 def _constants_runs_simd(
-    ly, gids, cslot: int, l: int, gather: str
+    ly, gids, cslot: int, l: int, gather: str, dc_rare: list[bool]
 ) -> tuple[str, str] | None:
     """The per-neuron learnable constants' sums as SIMD loops across runs of one
     form: (the block in the step, its row-loop function; :data:`_CONSTANTS_RUNS_SIMD`),
-    or None when the table would not fit."""
+    or None when the table would not fit. ``dc_rare[g]``: form g's constants'
+    gradients have rare far-|x| branches (:func:`rare_gradient_fields`)."""
     fo = ly.fan_out
     needed = set(ly.learn_positions)
     runs = []
@@ -240,18 +242,25 @@ def _constants_runs_simd(
         q = range(k)
         copies = " ".join(f"ct_[{r * fo} + j] = params[off[j] + {r}];" for r in q)
         fills.append(f"            for (int j = {j0}; j < {j1}; ++j) {{ {copies} }}")
+        updates = "\n".join(
+            f"                    acc[{r * fo} + j] += gi * (double)d{r};" for r in q
+        )
         loops.append(
             _CONSTANTS_RUN.substitute(
                 j0=j0,
                 j1=j1,
                 fo=fo,
-                g=gids[lid],
                 locals=", ".join(f"d{r}" for r in q),
-                values=", ".join(f"ct[{r * fo} + j]" for r in q),
-                addresses=", ".join(f"&d{r}" for r in q),
-                updates="\n".join(
-                    f"                    acc[{r * fo} + j] += gi * (double)d{r};"
-                    for r in q
+                updates=updates,
+                **rare_gradient_fields(
+                    gids[lid],
+                    k,
+                    dc_rare[gids[lid]],
+                    f"for (int j = {j0}; j < {j1}; ++j)",
+                    f"zz[r * {fo} + j]",
+                    ", ".join(f"ct[{r * fo} + j]" for r in q),
+                    f"const double gi = (double)g[r * {fo} + j];\n{updates}",
+                    "                ",
                 ),
             )
         )
@@ -894,14 +903,14 @@ _CONSTANTS_UNIFORM_SIMD = string.Template(
             const symnb_i64 n = rows * ${fo};
             for (symnb_i64 b = 0; b < n; b += 256) {
                 const symnb_i64 be = n - b < 256 ? n : b + 256;
-                symnb_real ${sums_init};
-#pragma omp simd reduction(+: ${sums})
+                symnb_real ${sums_init};${far_decl}
+#pragma omp simd reduction(+: ${sums})${far_clause}
                 for (symnb_i64 i = b; i < be; ++i) {
                     symnb_real ${locals};
-                    symnb_dcs${g}(zz[i], c, ${addresses});
+                    ${dc_call}
                     const symnb_real gi = g[i];
 ${updates}
-                }
+                }${far_pass}
 ${flush}
             }
 ${gather}
@@ -953,13 +962,14 @@ ${runs}
 )
 
 _CONSTANTS_RUN = string.Template(
-    r"""#pragma omp simd
+    r"""{${far_decl}
+#pragma omp simd${far_clause}
                 for (int j = ${j0}; j < ${j1}; ++j) {
-                    const symnb_i64 i = r * ${fo} + j;
                     symnb_real ${locals};
-                    symnb_dcv${g}(zz[i], ${values}, ${addresses});
-                    const double gi = (double)g[i];
+                    ${dc_call}
+                    const double gi = (double)g[r * ${fo} + j];
 ${updates}
+                }${far_pass}
                 }"""
 )
 
@@ -1185,6 +1195,10 @@ def render_train_step(spec: StepSpec) -> KernelSource:
     # forms with rare far-|x| branches (symnb.codegen.rare): their activation loops
     # run the near forms unless an element is far (rare_simd_loop)
     rare = [split_rare((f.f, f.df), f.inputs[0]) is not None for f in forms]
+    dc_rare = [
+        bool(f.params) and split_rare(tuple(f.dparams), f.inputs[0]) is not None
+        for f in forms
+    ]
     parts = []
     for g, form in enumerate(forms):
         parts.append(f"/* ---- activation form {g} ---- */")
@@ -1379,18 +1393,31 @@ def render_train_step(spec: StepSpec) -> KernelSource:
             gather = "\n".join(gather_lines)
             if ly.uniform:
                 k = len(ly.forms[ly.ids[0]].params)
+                g = gids[ly.ids[0]]
+                sums = block_sum_fields(
+                    k, 20, "                full[{r}] += (double)s{r};"
+                )
                 constants = _CONSTANTS_UNIFORM_SIMD.substitute(
                     cslot=cslot,
                     np=max(ly.n_params, 1),
                     fo=ly.fan_out,
-                    g=gids[ly.ids[0]],
                     l=i,
                     gather=gather,
-                    **block_sum_fields(
-                        k, 20, "                full[{r}] += (double)s{r};"
+                    **sums,
+                    **rare_gradient_fields(
+                        g,
+                        k,
+                        dc_rare[g],
+                        "for (symnb_i64 i = b; i < be; ++i)",
+                        "zz[i]",
+                        ", ".join(f"c[{r}]" for r in range(k)),
+                        "const symnb_real gi = g[i];\n" + sums["updates"],
+                        "                ",
                     ),
                 )
-            elif (simd := _constants_runs_simd(ly, gids, cslot, i, gather)) is not None:
+            elif (
+                simd := _constants_runs_simd(ly, gids, cslot, i, gather, dc_rare)
+            ) is not None:
                 constants, helper = simd
                 row_helpers.append(helper)
             else:

@@ -241,10 +241,18 @@ def test_cuda_text_compiles_with_nvrtc_and_nvcc(dtype):
 
 @needs_cpp
 @pytest.mark.parametrize("layout", ["uniform", "per-neuron"])
-def test_fused_training_step_matches_the_generic_path(layout):
+@pytest.mark.parametrize("learn", [False, True], ids=["fixed", "learnable"])
+def test_fused_training_step_matches_the_generic_path(layout, learn):
+    """With learnable coefficients the step's constants' gradient loops (uniform
+    blocks, per-neuron runs) sum the near forms and add the far elements' whole ones
+    in a second pass; the gradients equal the generic path's."""
     from symnb import nn
 
-    pau = symnb.Activation(PAU_TEXT, name="pau_step", **PAU_CONSTANTS)
+    constants = dict(PAU_CONSTANTS)
+    if learn:
+        per = "neuron" if layout == "per-neuron" else "layer"
+        constants = {k: symnb.learnable(v, per=per) for k, v in constants.items()}
+    pau = symnb.Activation(PAU_TEXT, name="pau_step", **constants)
     moved = pau.with_constants(**MOVED)
     activation = pau if layout == "uniform" else [[pau, "relu", moved, pau, "tanh"]]
     kwargs = {"activation": activation, "loss": "mse", "dtype": "float64", "seed": 3}
@@ -259,6 +267,8 @@ def test_fused_training_step_matches_the_generic_path(layout):
     X[17] = [-3e80, 1e79]
     lf, gf = fused.loss_and_gradient(X, y)
     lg, gg = generic.loss_and_gradient(X, y)
+    if learn:  # the split loops ran
+        assert "far_dc |= symnb_fardc" in fused._fused_step().source.text
     assert np.isfinite(lf) and np.isfinite(gf).all()
     assert lf == pytest.approx(lg, rel=1e-10)
     np.testing.assert_allclose(gf, gg, rtol=1e-8, atol=1e-12)
@@ -341,3 +351,39 @@ def test_constants_gradient_computes_far_forms_only_for_far_elements(dtype):
         sums = np.zeros(len(want))
         fn(*(v.ctypes.data for v in (x, g, dx, sums)), x.size, cpp.params.ctypes.data)
         np.testing.assert_allclose(sums, list(want.values()), rtol=rtol, atol=rtol)
+
+
+@needs_cpp
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_layer_constants_gradient_computes_far_forms_only_for_far_elements(dtype, axis):
+    """The layers' constants' gradient loops (runs of columns sharing a form, and
+    planes for a feature axis that is not the last) computed PAU's far forms, with
+    their divisions, for every element: a per-channel PAU layer took 166 ms where the
+    elementwise kernel's split took 11 ms. Now they sum the near forms and add the
+    whole ones of the far elements in a second pass: the same sums as the float64
+    NumPy layer, far elements mixed in, per-neuron constants (two PAUs, one moved)."""
+    act, form = _pau(dtype)
+    moved = act.with_constants(**MOVED)
+    acts = [act] * 8 + [moved] * 8
+    text = render_program((form,), "layer", "cpp", dtype).text
+    for head in ("symnb_layer_gradient_runs(", "symnb_plane_gradient("):
+        kernel = text[text.index(head) :]
+        kernel = kernel[: kernel.index("if (far_dc)")]
+        simd = kernel[kernel.rindex("#pragma omp simd") :]
+        assert "symnb_ndcv0(" in simd and "symnb_dcv0(" not in simd, head
+    layer = symnb.compile_layer(acts, backend="cpp", dtype=dtype)
+    ref = symnb.compile_layer(acts, backend="numpy", dtype="float64")
+    rows = 512  # at least SYMNB_GRAD_ROWS: the runs path
+    x = np.random.default_rng(5).normal(0, 3, (rows, len(acts)))
+    at = np.random.default_rng(6).choice(x.size, 8, replace=False)
+    x.flat[at] = [1e9, -1e9, 1e20, -1e20, 7e7, -7e7, 3e8, -3e8]
+    x = x.astype(dtype)
+    g = np.random.default_rng(7).normal(0, 1, x.shape).astype(dtype)
+    if axis == 1:  # (batch, features, spatial): planes
+        x = np.ascontiguousarray(x.reshape(8, 64, len(acts)).transpose(0, 2, 1))
+        g = np.ascontiguousarray(g.reshape(8, 64, len(acts)).transpose(0, 2, 1))
+    want = ref.constant_gradient(x.astype(np.float64), g.astype(np.float64), axis=axis)
+    got = layer.constant_gradient(x, g, axis=axis)
+    rtol = 2e-4 if dtype == "float32" else 1e-9
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
