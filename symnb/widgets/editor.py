@@ -53,6 +53,15 @@ SAMPLES = 401
 COLOURS = ("#0877bd", "#f59322", "#777777", "#2ca02c", "#9467bd", "#8c564b")
 
 
+#: The formula box grows to this many rows (a longer paste scrolls).
+FORMULA_ROWS = 16
+
+
+def formula_rows(text: str) -> int:
+    """Rows of the formula box for ``text``: one per line, 1 to FORMULA_ROWS."""
+    return max(1, min(FORMULA_ROWS, str(text).count("\n") + 1))
+
+
 def _strip_dollars(tex: str) -> str:
     tex = str(tex).strip()
     while tex.startswith("$") and tex.endswith("$") and len(tex) >= 2:
@@ -213,11 +222,14 @@ class ActivationEditor(W.VBox):
             layout=W.Layout(width="260px"),
         )
         self.name_box.add_class("symnb-name")
-        self.formula = W.Text(
+        # a text area: pasted code (a function, a module class) keeps its lines,
+        # which a one-line text box joined; one row per line, up to FORMULA_ROWS
+        self.formula = W.Textarea(
             value=formula,
             description="f(x) =",
             continuous_update=True,
-            placeholder="e.g. x*sigmoid(beta*x)",
+            placeholder="e.g. x*sigmoid(beta*x), or paste a function or module class",
+            rows=formula_rows(formula),
             layout=W.Layout(width="100%"),
         )
         self.formula.add_class("symnb-formula")
@@ -394,6 +406,9 @@ class ActivationEditor(W.VBox):
 
     # ------------------------------------------------------------------ parsing
     def _on_text(self, change: dict) -> None:
+        rows = formula_rows(change["new"])
+        if self.formula.rows != rows:
+            self.formula.rows = rows
         self._debounce()
 
     def _on_name(self, change: dict) -> None:
@@ -445,9 +460,21 @@ class ActivationEditor(W.VBox):
                     "or %%symact --loss"
                 )
             notes += [str(w.message) for w in caught if str(w.message) not in notes]
+            # values pasted code declares (``def f(x, beta=1.2)``, a module's
+            # __init__) are the code's, not the last slider's or 1.0: the sliders
+            # showed 1.0 and the plot used it while the code said 1.2
+            declared = {
+                k: float(v) for k, v in act.constants.items() if k not in consts
+            }
+            self._values.update(declared)
             with self.hold_sync():
                 # sliders first: when the LaTeX changes, the rest is in place
                 self._sync_sliders(list(act.constants))
+                for k, v in declared.items():
+                    slider = self.sliders.get(k)
+                    if slider is not None and float(slider.value) != v:
+                        self._ensure_range(slider, v)
+                        slider.value = v
                 self.error_box.value = ""
                 # HTML-escaped: MathJax reads the text after the browser parsed the
                 # HTML, so "x < 0" in a Piecewise condition must not start a tag

@@ -372,7 +372,7 @@ def test_quickstart_notebook(page, lab):
     expect(latex.locator("mjx-container").first).to_be_visible(timeout=30_000)
     before = latex.inner_text()
     _shot(page, "24-editor-before")
-    field = editor.locator(".symnb-formula input")
+    field = editor.locator(".symnb-formula textarea")
     field.click()
     field.fill("")
     field.press_sequentially("x*tanh(softplus(x))", delay=40)  # typed, key by key
@@ -386,6 +386,25 @@ def test_quickstart_notebook(page, lab):
     assert "tanh" in latex.inner_text()
     expect(editor.locator(".symnb-curves canvas").first).to_be_visible()
     _shot(page, "25-editor-after-typing")
+
+    # pasted code keeps its lines (a one-line input joined them) and the box grows;
+    # the code's value is the slider's
+    before = latex.inner_text()
+    field.fill(
+        "def gated(x, beta=1.7):\n    gate = torch.sigmoid(beta * x)\n"
+        "    return x * gate"
+    )
+    page.wait_for_function(
+        """([node, before]) => node.innerText !== before
+            && node.querySelector('mjx-container') !== null""",
+        arg=[latex.element_handle(), before],
+        timeout=30_000,
+    )
+    assert field.evaluate("t => t.rows") == 3
+    assert field.evaluate("t => t.value").count("\n") == 2
+    value = editor.locator(".symnb-constant-value input").first
+    expect(value).to_have_value("1.7", timeout=30_000)
+    _shot(page, "26-editor-pasted-function")
 
     # Play trains: the epoch counter and the loss curve change; Pause stops it
     playground.scroll_into_view_if_needed()

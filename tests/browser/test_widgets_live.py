@@ -286,7 +286,7 @@ def test_editor_curves_hover_and_errors(nb):
     assert kernel_json(nb, "[ed.constants['beta'], ed.sliders['beta'].max]") == [10, 20]
     # a broken formula keeps the last good curves and shows the error under them
     before = canvas.evaluate("c => c.toDataURL()")
-    field = editor.locator(".symnb-formula input")
+    field = editor.locator(".symnb-formula textarea")
     field.fill("x*(1+")
     error = editor.locator(".symnb-curves-error")
     error.wait_for(state="visible", timeout=20_000)

@@ -440,3 +440,55 @@ def test_sliders_skip_eulers_e_and_module_names(text, reference) -> None:
     curves = ed.curves()
     x = curves["x"].astype(float)
     np.testing.assert_allclose(curves["f"], reference(x), rtol=1e-5, atol=1e-6)
+
+
+def test_pasted_code_keeps_its_lines_and_the_box_grows(editor) -> None:
+    """The formula box was a one-line text input: a browser joins a pasted function's
+    lines there, so module classes and functions with assignments (which
+    ``Activation`` reads) could not be pasted into the editor. It is a text area now,
+    one row per line (up to FORMULA_ROWS), and the pasted code's constants become
+    sliders with the code's values."""
+    import ipywidgets as W
+
+    from symnb.widgets.editor import FORMULA_ROWS
+
+    assert isinstance(editor.formula, W.Textarea)
+    assert editor.formula.rows == 1
+    code = (
+        "class Swish(nn.Module):\n"
+        "    def __init__(self, beta=1.5):\n"
+        "        super().__init__()\n"
+        "        self.beta = beta\n"
+        "    def forward(self, x):\n"
+        "        gate = torch.sigmoid(self.beta * x)\n"
+        "        return x * gate\n"
+    )
+    editor.formula.value = code
+    assert editor.formula.rows == code.count("\n") + 1
+    editor.refresh()
+    assert editor.error is None, editor.error_box.value
+    assert list(editor.sliders) == ["beta"] and editor.sliders["beta"].value == 1.5
+    x = editor.curves()["x"].astype(float)
+    np.testing.assert_allclose(
+        editor.curves()["f"], x * sigmoid(1.5 * x), rtol=1e-5, atol=1e-6
+    )
+    editor.formula.value = "\n".join(["x"] * 40)  # a long paste scrolls
+    assert editor.formula.rows == FORMULA_ROWS
+    editor.formula.value = "tanh(x)"
+    assert editor.formula.rows == 1
+
+
+def test_a_fresh_editor_shows_the_pasted_codes_values() -> None:
+    """``def f(x, beta=1.2)`` made a slider at 1.0 and plotted beta = 1.0 (the editor
+    passed its own default for every new name, which overrode the code's)."""
+    editor = ActivationEditor("def f(x, beta=1.2):\n    return x*torch.sigmoid(beta*x)")
+    assert editor.error is None, editor.error_box.value
+    assert editor.constants == {"beta": 1.2}
+    assert editor.value_boxes["beta"].value == 1.2
+    curves = editor.curves()
+    x = curves["x"].astype(float)
+    np.testing.assert_allclose(curves["f"], x * sigmoid(1.2 * x), rtol=1e-5, atol=1e-6)
+    # a value past the slider's default range widens it
+    editor.formula.value = "def f(x, beta=40.0):\n    return x*torch.sigmoid(beta*x)"
+    editor.refresh()
+    assert editor.constants == {"beta": 40.0} and editor.sliders["beta"].max >= 40
