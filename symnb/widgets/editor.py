@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 import threading
 import warnings
 from typing import Any
@@ -60,6 +61,28 @@ FORMULA_ROWS = 16
 def formula_rows(text: str) -> int:
     """Rows of the formula box for ``text``: one per line, 1 to FORMULA_ROWS."""
     return max(1, min(FORMULA_ROWS, str(text).count("\n") + 1))
+
+
+#: A note of the accuracy engine's per-dtype rewrites ("f' in float32: ...").
+_PRECISION_NOTE = re.compile(r"^(?:f|f'|d/d\w+) in float(?:16|32|64)\b")
+
+
+def notes_html(notes: list[str]) -> str:
+    """The notes under the LaTeX: what the parser read, shown; the accuracy engine's
+    rewrites per dtype folded into a ``<details>`` (a plain swish showed three
+    paragraphs about x^k overflow above its sliders, in a classroom editor)."""
+    if not notes:
+        return ""
+    shown = [n for n in notes if not _PRECISION_NOTE.match(n)]
+    folded = [n for n in notes if _PRECISION_NOTE.match(n)]
+    parts = ["<br>".join(escape(n) for n in shown)] if shown else []
+    if folded:
+        what = "rewrite" if len(folded) == 1 else "rewrites"
+        parts.append(
+            f"<details><summary>kept accurate at large |x|: {len(folded)} {what}"
+            "</summary>" + "<br>".join(escape(n) for n in folded) + "</details>"
+        )
+    return '<div style="font-size:85%;color:#555">' + "".join(parts) + "</div>"
 
 
 def _strip_dollars(tex: str) -> str:
@@ -479,13 +502,7 @@ class ActivationEditor(W.VBox):
                 # HTML-escaped: MathJax reads the text after the browser parsed the
                 # HTML, so "x < 0" in a Piecewise condition must not start a tag
                 self.latex.value = self._latex_html(escape(f_tex), escape(df_tex))
-                self.notes.value = (
-                    '<div style="font-size:85%;color:#555">'
-                    + "<br>".join(escape(n) for n in notes)
-                    + "</div>"
-                    if notes
-                    else ""
-                )
+                self.notes.value = notes_html(notes)
                 if old_kernel is not None:
                     self.status.value = (
                         '<span style="color:#a60">formula changed: press Compile</span>'

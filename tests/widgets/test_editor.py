@@ -492,3 +492,25 @@ def test_a_fresh_editor_shows_the_pasted_codes_values() -> None:
     editor.formula.value = "def f(x, beta=40.0):\n    return x*torch.sigmoid(beta*x)"
     editor.refresh()
     assert editor.constants == {"beta": 40.0} and editor.sliders["beta"].max >= 40
+
+
+def test_precision_rewrites_are_folded_and_parser_notes_shown() -> None:
+    """The accuracy engine's per-dtype rewrites go into a <details> under a one-line
+    summary; what the parser did (a rewrite to softplus) stays in view."""
+    from html import escape
+
+    from symnb.widgets.editor import notes_html
+
+    read = "rewrote log(1 + exp(x)) as softplus(x)"
+    engine = [
+        "f' in float32: constants multiply the product of the factors last",
+        "d/dbeta in float32: a power x^k times a factor that vanishes ...",
+    ]
+    html = notes_html([read, *engine])
+    summary_at = html.index("<details><summary>")
+    assert html.index(read) < summary_at  # shown before the fold
+    assert "2 rewrites</summary>" in html
+    assert all(html.index(escape(n)) > summary_at for n in engine)
+    assert "<details>" not in notes_html([read])
+    assert notes_html([]) == ""
+    assert "&lt;" in notes_html(["x < 0 reads as a condition"])  # escaped
