@@ -459,6 +459,12 @@ class RunStore:
                 f"RunStore({self.path!r}), or pass the path itself as store="
             )
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled and copied as its path: the copy opens the same file (its own
+        connection). Before, "cannot pickle '_thread.RLock' object"."""
+        self.check_open()
+        return (type(self), (self.path,))
+
     def __enter__(self) -> Self:
         return self
 
