@@ -173,6 +173,8 @@ class _Checked:
         ):
             return known[2]
         pos = self.xp.asarray(positions)
+        if pos.size == 0 and pos.dtype.kind == "f":  # [] is float64 to NumPy
+            pos = pos.astype(np.int64)
         if pos.dtype.kind not in "iu":
             raise TypeError(
                 f"write_params: positions has dtype {pos.dtype}; it must hold "
