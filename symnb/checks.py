@@ -195,3 +195,17 @@ def check_hook(fn: Any, where: str, args: tuple[str, ...], kinds: str) -> None:
             f"{'s' if len(args) > 1 else ''}; define it as "
             f"def f({', '.join(args)}): ..."
         ) from None
+
+
+def check_probabilities(name: str, pred: Any, target: Any, pred_fix: str) -> None:
+    """``bce`` takes probabilities: like ``torch.nn.BCELoss``, a ValueError for a
+    prediction or a target outside [0, 1] (a negative loss and a gradient of 1e12
+    came back without a word); NaN passes (a diverged network's NaN stop)."""
+    for what, array in (("prediction", pred), ("target", target)):
+        if array.size and bool(((array < 0) | (array > 1)).any()):
+            lo, hi = float(array.min()), float(array.max())
+            fix = pred_fix if what == "prediction" else "binary targets are 0 or 1"
+            raise ValueError(
+                f"loss {name!r} takes probabilities: every {what} must be in "
+                f"[0, 1], got values in [{lo:.6g}, {hi:.6g}]; {fix}"
+            )

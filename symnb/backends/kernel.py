@@ -14,7 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_no_booleans, real_value, refuse_constant_attribute
+from symnb.checks import (
+    check_no_booleans,
+    check_probabilities,
+    real_value,
+    refuse_constant_attribute,
+)
 from symnb.errors import FormulaError
 
 
@@ -1006,6 +1011,7 @@ class LossKernel(_SingleFormula):
         self._setup(program, dtype, backend, device)
         self.loss = loss
         self._own_constants(loss)
+        self._probabilities = _is_library_bce(loss)
 
     def _compiled_from(self) -> tuple[str, Any]:
         return "loss", self.loss
@@ -1020,6 +1026,14 @@ class LossKernel(_SingleFormula):
             raise ValueError(
                 f"y_pred has shape {p.shape} and y_true {t.shape}; they must match "
                 "(reshape y_true, e.g. y_true.reshape(y_pred.shape))"
+            )
+        if getattr(self, "_probabilities", False):
+            check_probabilities(
+                self.loss.name,
+                p,
+                t,
+                "pass probabilities (a sigmoid of the logits), "
+                "or use symnb.loss('bce_with_logits') on the logits",
             )
         return p, t
 
@@ -1040,3 +1054,14 @@ class LossKernel(_SingleFormula):
         return g
 
     __call__ = value
+
+
+def _is_library_bce(loss: Any) -> bool:
+    """Whether ``loss`` is the library's ``bce`` (by name or as the same formula)."""
+    from symnb.formula.formula import loss as library_loss
+
+    signature = getattr(getattr(loss, "internal", None), "signature", None)
+    return (
+        signature is not None
+        and signature() == library_loss("bce").internal.signature()
+    )

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_flag
+from symnb.checks import check_flag, check_probabilities
 
 __all__ = ["ElementwiseLoss", "SoftmaxCrossEntropy", "TrainingLoss", "resolve_loss"]
 
@@ -121,22 +121,13 @@ class ElementwiseLoss(TrainingLoss):
         )
 
     def _check_probabilities(self, pred: Any, target: Any) -> None:
-        """``bce`` takes probabilities: like ``torch.nn.BCELoss``, a ValueError for a
-        prediction or a target outside [0, 1] instead of NaN (a NaN prediction, from
-        a diverged network, is left to the trainer's NaN stop)."""
-        for what, array in (("prediction", pred), ("target", target)):
-            if array.size and bool(((array < 0) | (array > 1)).any()):
-                lo, hi = float(array.min()), float(array.max())
-                fix = (
-                    "give the output layer a sigmoid (output='sigmoid'), or train on "
-                    "logits with loss='bce_with_logits'"
-                    if what == "prediction"
-                    else "binary targets are 0 or 1"
-                )
-                raise ValueError(
-                    f"loss {self.name!r} takes probabilities: every {what} must be in "
-                    f"[0, 1], got values in [{lo:.6g}, {hi:.6g}]; {fix}"
-                )
+        check_probabilities(
+            self.name,
+            pred,
+            target,
+            "give the output layer a sigmoid (output='sigmoid'), or train on "
+            "logits with loss='bce_with_logits'",
+        )
 
     def value(self, pred: Any, target: Any) -> float:
         if self.library_name == "bce":
