@@ -286,6 +286,14 @@ def resolve_loss(
             result = ElementwiseLoss(loss, task="binary", logits=True)
         elif key in _PROB_NAMES:
             result = ElementwiseLoss(loss, task="binary", logits=False)
+        elif task == "multiclass":
+            # said "ElementwiseLoss: task must be 'regression' or 'binary'", a class
+            # MLP(task='multiclass') users never named
+            raise ValueError(
+                f"task='multiclass' trains with loss='cross_entropy' (softmax over "
+                f"the classes); loss {spec!r} is an elementwise loss for "
+                "task='regression' or 'binary': pass loss='cross_entropy'"
+            )
         else:
             result = ElementwiseLoss(
                 loss, task=task or "regression", logits=not has_output_activation
