@@ -1430,11 +1430,24 @@ class MLP:
             == "diverged"
             else ""
         )
-        return (
+        head = (
             f"the network's outputs are not finite for {int(rows.sum())} of "
-            f"{len(rows)} rows (the first, row {r}: {shown}): {why}its "
-            "parameters are too large for these inputs. Retrain with a smaller lr, "
-            "or scale the inputs as in training"
+            f"{len(rows)} rows (the first, row {r}: {shown}): {why}"
+        )
+        for param in self.parameters():  # a NaN written in is no size problem
+            values = param.numpy()
+            bad = np.argwhere(~np.isfinite(values))
+            if bad.size:
+                at = ", ".join(str(int(i)) for i in bad[0])
+                return (
+                    f"{head}its parameters are not finite: {param.name}[{at}] is "
+                    f"{values[tuple(bad[0])].item()!r} ({len(bad)} such values in "
+                    f"{param.name}). Set finite values (set_flat_parameters) or "
+                    "retrain"
+                )
+        return (
+            f"{head}its parameters are too large for these inputs. Retrain with a "
+            "smaller lr, or scale the inputs as in training"
         )
 
     def predict(self, X: Any) -> np.ndarray:
