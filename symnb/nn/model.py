@@ -839,6 +839,18 @@ class MLP:
         if yh.shape[0] != n:
             raise ValueError(f"{what}: X has {n} rows but y has {yh.shape[0]}")
         k = self.sizes[-1]
+        if not yh.flags.c_contiguous:
+            # a broadcast or strided y takes no memory, its readings do (float64,
+            # then the network's dtype) beside X's copy: a broadcast y of 2**31 rows
+            # passed X's check and then got the process killed
+            check_fits(
+                int(getattr(Xd, "nbytes", 0))
+                + int(yh.size) * (8 + self.dtype.itemsize)
+                + (n * k * self.dtype.itemsize if self.task == "multiclass" else 0),
+                f"{what}: y of shape {yh.shape} ({yh.dtype}, a view) read as float64 "
+                f"beside X's {self.dtype.name} copy",
+                "Pass fewer rows at a time.",
+            )
         if self.task == "multiclass":
             if yh.ndim == 2 and yh.shape[1] == 1:
                 yh = yh[:, 0]
