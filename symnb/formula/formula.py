@@ -1086,7 +1086,19 @@ def as_activation(spec: Any, where: str = "activation") -> Activation:
         if key in Activation._library:
             return activation(key)
         if "x" in key and not key.isidentifier():
-            return Activation(key, name=key)
+            try:
+                return Activation(key, name=key)
+            except FormulaError as exc:
+                if where == "activation" or type(exc) is not FormulaError:
+                    raise
+                # one of many texts (neuron 37 of a layer): say which one
+                raise FormulaError(
+                    f"{where}: {exc.message}",
+                    exc.text,
+                    exc.line,
+                    exc.column,
+                    exc.suggestion,
+                ) from None
         hint = did_you_mean(key, list(Activation._library))
         at = "" if where == "activation" else f"{where}: "
         raise FormulaError(

@@ -659,11 +659,11 @@ class MLP:
             )
         cache: dict[int, Any] = {}
         result = []
-        for s in spec:
+        for j, s in enumerate(spec):
             if not _is_atom(s):
                 raise TypeError(f"a per-neuron entry must be one activation, got {s!r}")
-            if id(s) not in cache:
-                cache[id(s)] = resolve_activation(s)
+            if id(s) not in cache:  # a bad text says which neuron it is
+                cache[id(s)] = resolve_activation(s, f"{where} layer, neuron {j}")
             result.append(cache[id(s)])
         return result
 
@@ -678,6 +678,9 @@ class MLP:
             ]
         spec = _as_list(activation, "activation")
         if len(spec) == len(widths):
+            for i, s in enumerate(spec):  # a bad text says which layer it is
+                if _is_atom(s):
+                    resolve_activation(s, f"hidden {i} layer")
             return [
                 self._layer_list(s, w, f"hidden {i}")
                 for i, (s, w) in enumerate(zip(spec, widths))
