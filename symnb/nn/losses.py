@@ -88,6 +88,15 @@ class ElementwiseLoss(TrainingLoss):
                 f"ElementwiseLoss: task must be 'regression' or 'binary', got {task!r:.60}"
                 " (several classes: SoftmaxCrossEntropy)"
             )
+        marked = sorted(getattr(loss, "learnable", None) or {})
+        if marked:  # kept fixed without a word: the user meant them to learn
+            shown = ", ".join(f"{n}={float(loss.constants[n])!r}" for n in marked)
+            raise ValueError(
+                f"loss {getattr(loss, 'name', 'loss')!r} marks {', '.join(marked)} "
+                "learnable, but symnb.nn trains the network's parameters only: a "
+                "loss constant stays fixed (learning it would lower the loss by "
+                f"changing the loss itself); give a number instead, e.g. {shown}"
+            )
         self.loss = loss
         self.name = getattr(loss, "name", "loss")
         self.task = task
