@@ -752,7 +752,7 @@ class LayerKernel(_Checked):
                     f"no neuron of this layer has all of the constants {sorted(values)}"
                 )
         else:
-            many = isinstance(neuron, (list, tuple, np.ndarray))
+            many = isinstance(neuron, (list, tuple, range, np.ndarray))
             targets = [self._neuron_index(j) for j in (neuron if many else [neuron])]
         host = self.params.get() if self.xp is not np else self.params.copy()
         for j in targets:
