@@ -462,6 +462,10 @@ class RunStore:
         formula -> check key; the result maps formula -> problem (``None``: passed)
         for the formulas found."""
         self.check_open()
+        if not isinstance(keys, dict):  # was "'NoneType' object has no attribute"
+            raise TypeError(
+                f"get_checks takes a dict formula -> check key, got {keys!r:.60}"
+            )
         found: dict[str, str | None] = {}
         with self._lock:
             if self.read_only and "checks" not in self._tables():

@@ -52,6 +52,7 @@ def store(tmp_path):
         (lambda s: s.get_many(None), "keys must be a list of run keys"),
         (lambda s: s.get_many("abc"), "keys must be a list of run keys"),
         (lambda s: s.get_many([1]), "a run key is text, got 1"),
+        (lambda s: s.get_checks(None), "get_checks takes a dict formula -> check"),
     ],
 )
 def test_what_a_store_cannot_hold_is_named(store, call, words) -> None:
