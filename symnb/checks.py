@@ -209,3 +209,16 @@ def check_probabilities(name: str, pred: Any, target: Any, pred_fix: str) -> Non
                 f"loss {name!r} takes probabilities: every {what} must be in "
                 f"[0, 1], got values in [{lo:.6g}, {hi:.6g}]; {fix}"
             )
+
+
+def check_no_underflow(what: str, value: Any, number: float) -> None:
+    """A ``FormulaError`` when ``value`` is not zero but its float ``number`` is:
+    ``Decimal('1e-400')`` and ``Fraction(1, 10**400)`` became the constant 0.0
+    without a word (the literal 1e-400 in a formula is refused the same way)."""
+    if number == 0.0 and value != 0:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise FormulaError(
+            f"{what} = {shown} is too small for a float (it would be 0); the "
+            "smallest nonzero magnitude is about 5e-324",
+            suggestion="give 0 if 0 is meant, or rescale the formula",
+        )

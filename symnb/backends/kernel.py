@@ -16,6 +16,7 @@ import numpy as np
 
 from symnb.checks import (
     check_no_booleans,
+    check_no_underflow,
     check_probabilities,
     real_value,
     refuse_constant_attribute,
@@ -534,6 +535,8 @@ def _check_fits(what: str, value: Any, dtype: np.dtype) -> None:
             f"{what} must be finite, got {value!r}",
             suggestion="pass a finite real number",
         )
+    if number is not None and np.ndim(value) == 0:
+        check_no_underflow(what, value, number)
     with np.errstate(over="ignore", under="ignore"):
         stored = math.inf if number is None else float(dtype.type(number))
     if not math.isfinite(stored) or (number != 0.0 and stored == 0.0):

@@ -145,7 +145,7 @@ def _constant_number(
     info = np.finfo(np.float32)
     with np.errstate(over="ignore", under="ignore"):
         stored = float(np.float32(number))
-    if not math.isfinite(stored) or (number != 0.0 and stored == 0.0):
+    if not math.isfinite(stored) or (value != 0 and stored == 0.0):
         raise ValueError(
             f"{label} = {value!r:.30} does not fit the kernels' float32: "
             f"give a finite value from {info.smallest_subnormal:.3g} to "
