@@ -195,3 +195,30 @@ def check_hook(fn: Any, where: str, args: tuple[str, ...], kinds: str) -> None:
             f"{'s' if len(args) > 1 else ''}; define it as "
             f"def f({', '.join(args)}): ..."
         ) from None
+
+
+def check_probabilities(name: str, pred: Any, target: Any, pred_fix: str) -> None:
+    """``bce`` takes probabilities: like ``torch.nn.BCELoss``, a ValueError for a
+    prediction or a target outside [0, 1] (a negative loss and a gradient of 1e12
+    came back without a word); NaN passes (a diverged network's NaN stop)."""
+    for what, array in (("prediction", pred), ("target", target)):
+        if array.size and bool(((array < 0) | (array > 1)).any()):
+            lo, hi = float(array.min()), float(array.max())
+            fix = pred_fix if what == "prediction" else "binary targets are 0 or 1"
+            raise ValueError(
+                f"loss {name!r} takes probabilities: every {what} must be in "
+                f"[0, 1], got values in [{lo:.6g}, {hi:.6g}]; {fix}"
+            )
+
+
+def check_no_underflow(what: str, value: Any, number: float) -> None:
+    """A ``FormulaError`` when ``value`` is not zero but its float ``number`` is:
+    ``Decimal('1e-400')`` and ``Fraction(1, 10**400)`` became the constant 0.0
+    without a word (the literal 1e-400 in a formula is refused the same way)."""
+    if number == 0.0 and value != 0:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise FormulaError(
+            f"{what} = {shown} is too small for a float (it would be 0); the "
+            "smallest nonzero magnitude is about 5e-324",
+            suggestion="give 0 if 0 is meant, or rescale the formula",
+        )

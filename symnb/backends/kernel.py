@@ -14,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_no_booleans, real_value, refuse_constant_attribute
+from symnb.checks import (
+    check_no_booleans,
+    check_no_underflow,
+    check_probabilities,
+    real_value,
+    refuse_constant_attribute,
+)
 from symnb.errors import FormulaError
 
 
@@ -173,6 +179,8 @@ class _Checked:
         ):
             return known[2]
         pos = self.xp.asarray(positions)
+        if pos.size == 0 and pos.dtype.kind == "f":  # [] is float64 to NumPy
+            pos = pos.astype(np.int64)
         if pos.dtype.kind not in "iu":
             raise TypeError(
                 f"write_params: positions has dtype {pos.dtype}; it must hold "
@@ -527,6 +535,8 @@ def _check_fits(what: str, value: Any, dtype: np.dtype) -> None:
             f"{what} must be finite, got {value!r}",
             suggestion="pass a finite real number",
         )
+    if number is not None and np.ndim(value) == 0:
+        check_no_underflow(what, value, number)
     with np.errstate(over="ignore", under="ignore"):
         stored = math.inf if number is None else float(dtype.type(number))
     if not math.isfinite(stored) or (number != 0.0 and stored == 0.0):
@@ -745,7 +755,7 @@ class LayerKernel(_Checked):
                     f"no neuron of this layer has all of the constants {sorted(values)}"
                 )
         else:
-            many = isinstance(neuron, (list, tuple, np.ndarray))
+            many = isinstance(neuron, (list, tuple, range, np.ndarray))
             targets = [self._neuron_index(j) for j in (neuron if many else [neuron])]
         host = self.params.get() if self.xp is not np else self.params.copy()
         for j in targets:
@@ -1004,6 +1014,7 @@ class LossKernel(_SingleFormula):
         self._setup(program, dtype, backend, device)
         self.loss = loss
         self._own_constants(loss)
+        self._probabilities = _is_library_bce(loss)
 
     def _compiled_from(self) -> tuple[str, Any]:
         return "loss", self.loss
@@ -1018,6 +1029,14 @@ class LossKernel(_SingleFormula):
             raise ValueError(
                 f"y_pred has shape {p.shape} and y_true {t.shape}; they must match "
                 "(reshape y_true, e.g. y_true.reshape(y_pred.shape))"
+            )
+        if getattr(self, "_probabilities", False):
+            check_probabilities(
+                self.loss.name,
+                p,
+                t,
+                "pass probabilities (a sigmoid of the logits), "
+                "or use symnb.loss('bce_with_logits') on the logits",
             )
         return p, t
 
@@ -1038,3 +1057,14 @@ class LossKernel(_SingleFormula):
         return g
 
     __call__ = value
+
+
+def _is_library_bce(loss: Any) -> bool:
+    """Whether ``loss`` is the library's ``bce`` (by name or as the same formula)."""
+    from symnb.formula.formula import loss as library_loss
+
+    signature = getattr(getattr(loss, "internal", None), "signature", None)
+    return (
+        signature is not None
+        and signature() == library_loss("bce").internal.signature()
+    )

@@ -26,6 +26,7 @@ from symnb.checks import (
     check_constant_count,
     check_flag,
     check_name,
+    check_no_underflow,
     real_value,
     refuse_constant_attribute,
 )
@@ -92,6 +93,7 @@ def _learnable_value(value: Any) -> float:
             + _shown(value),
             suggestion="pass a number, e.g. learnable(1.0)",
         )
+    check_no_underflow("learnable's initial value", value, v)
     return v
 
 
@@ -126,6 +128,7 @@ def _check_constant_value(name: str, value: Any) -> float:
             f"constant {name!r} must be a finite real number, got {_shown(value)}",
             suggestion=hint,
         )
+    check_no_underflow(f"constant {name!r}", value, v)
     return v
 
 
@@ -1086,7 +1089,19 @@ def as_activation(spec: Any, where: str = "activation") -> Activation:
         if key in Activation._library:
             return activation(key)
         if "x" in key and not key.isidentifier():
-            return Activation(key, name=key)
+            try:
+                return Activation(key, name=key)
+            except FormulaError as exc:
+                if where == "activation" or type(exc) is not FormulaError:
+                    raise
+                # one of many texts (neuron 37 of a layer): say which one
+                raise FormulaError(
+                    f"{where}: {exc.message}",
+                    exc.text,
+                    exc.line,
+                    exc.column,
+                    exc.suggestion,
+                ) from None
         hint = did_you_mean(key, list(Activation._library))
         at = "" if where == "activation" else f"{where}: "
         raise FormulaError(

@@ -25,6 +25,7 @@ def is_code_object(value: Any) -> bool:
     a library's function (``torch.tanh``, ``F.silu``, ``np.tanh``, ``jax.nn.gelu``)."""
     if isinstance(value, (str, bytes)) or value is None:
         return False
+    value = _unwrapped(value)
     if _library_function(value) is not None:
         return True
     if inspect.isfunction(value) or inspect.ismethod(value) or inspect.isclass(value):
@@ -35,6 +36,7 @@ def is_code_object(value: Any) -> bool:
 def read(value: Any) -> tuple[str, dict[str, tuple[float, bool]], str | None]:
     """(source text, {constant: (value, learnable)} of an instance, a name to show
     when the text has none) of ``value``."""
+    value = _unwrapped(value)
     spelled = _library_function(value)
     if spelled is not None:
         return f"{spelled}(x)", {}, None
@@ -73,6 +75,15 @@ _FUNCTION_MODULES = (
     ("jax.numpy", "jnp"),
     ("jax._src.numpy", "jnp"),
 )
+
+
+def _unwrapped(value: Any) -> Any:
+    """The user's function inside ``np.vectorize(f)``: read as NumPy's own function
+    named like ``f`` ("np.f has no symnb equivalent")."""
+    cls = type(value)
+    if cls.__module__ == "numpy" and cls.__name__ == "vectorize":
+        return getattr(value, "pyfunc", value)
+    return value
 
 
 def _library_function(value: Any) -> str | None:

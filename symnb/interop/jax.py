@@ -18,6 +18,7 @@ from sympy.printing.numpy import JaxPrinter
 from sympy.printing.precedence import PRECEDENCE
 
 from symnb.backends.numpy_ import ConditionsAsWritten, floatify
+from symnb.checks import check_no_underflow, real_value
 from symnb.codegen.printer import coefficient_last, split_squared_denominator
 from symnb.errors import FormulaError
 from symnb.interop import require
@@ -84,8 +85,16 @@ def _real(jnp: Any, value: Any, name: str, fix: str) -> Any:
     ``jnp.asarray`` would take a complex ``x`` and the lowering then drop its
     imaginary part without a word, and a string constant fails deep inside JAX.
     """
+    import decimal
+    import fractions
+
     import numpy as np
 
+    if isinstance(value, (decimal.Decimal, fractions.Fraction)):
+        # as Activation and set_constants take them (JAX refused "dtype object")
+        number = real_value(value)
+        check_no_underflow(name, value, number)
+        value = number
     dtype = getattr(value, "dtype", None)
     if isinstance(value, (np.ndarray, np.generic)) and not dtype.isnative:
         # JAX refuses non-native byte order ("Error interpreting argument"): the

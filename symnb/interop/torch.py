@@ -1134,7 +1134,18 @@ class TorchLayer(nn.Module):
         return torch.cat([self.learnable_values, self.fixed_values])[self.order]
 
     def constants(self, feature: int) -> dict[str, float]:
-        """Current constants of feature ``feature``."""
+        """Current constants of feature ``feature`` (an index in ``range(n)``)."""
+        if isinstance(feature, bool) or not isinstance(feature, (int, np.integer)):
+            raise TypeError(
+                f"constants(feature): feature must be an int index in "
+                f"range(0, {self.n}), got {feature!r:.60}"
+            )
+        if not 0 <= int(feature) < self.n:  # was "list index out of range"
+            raise IndexError(
+                f"constants(feature): feature {feature} is out of range: this layer "
+                f"has {self.n} features, indices 0 to {self.n - 1}"
+            )
+        feature = int(feature)
         names = self.activations[feature].internal.param_names
         flat = self.constant_vector().detach()
         start = self.offsets[feature]

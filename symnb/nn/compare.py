@@ -949,11 +949,12 @@ def compare(
             "keep_models=True needs client=None and store=None: trained models hold "
             "compiled kernels and stay in the process that trained them"
         )
-    for _, act in named:
+    for label, act in named:
         # unknown names and bad formulas fail here, before any run starts
         for atom in act if isinstance(act, (list, tuple)) else [act]:
             for sub in atom if isinstance(atom, (list, tuple)) else [atom]:
-                resolve_activation(sub)
+                where = "activation" if label == sub else f"activation {label!r}"
+                resolve_activation(sub, where)
     settings = {
         "loss": loss,
         "epochs": epochs,

@@ -89,6 +89,18 @@ def _checked(shape: Any, gain: Any, what: str) -> tuple[tuple[int, ...], float]:
     return tuple(int(n) for n in sizes), float(gain)
 
 
+def _checked_rng(rng: Any, what: str) -> Any:
+    """``rng`` as a NumPy generator (``RandomState`` too), or a TypeError naming
+    ``what``: called with None or a seed, the initialiser failed with "'NoneType'
+    object has no attribute 'uniform'"."""
+    if isinstance(rng, (np.random.Generator, np.random.RandomState)):
+        return rng
+    raise TypeError(
+        f"{what}: rng must be a NumPy random generator, got {rng!r:.60}; pass "
+        "np.random.default_rng(seed), e.g. np.random.default_rng(0)"
+    )
+
+
 def _variance_scaled(
     shape,
     rng: np.random.Generator,
@@ -102,6 +114,7 @@ def _variance_scaled(
     or the standard deviation of a normal centred on 0; ``fan`` is fan_in
     (``fans="in"``) or fan_in + fan_out (``fans="sum"``)."""
     shape, gain = _checked(shape, gain, what)
+    rng = _checked_rng(rng, what)
     fan_in, fan_out = _fans(shape)
     fan = fan_in if fans == "in" else fan_in + fan_out
     scale = gain * math.sqrt(numerator / fan)
@@ -143,6 +156,7 @@ def lecun_normal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarr
 def orthogonal(shape, rng: np.random.Generator, gain: float = 1.0) -> np.ndarray:
     """A (semi-)orthogonal matrix (Saxe et al.), as ``torch.nn.init.orthogonal_``."""
     shape, gain = _checked(shape, gain, "orthogonal")
+    rng = _checked_rng(rng, "orthogonal")
     rows, cols = _fans(shape)
     flat = rng.normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
     q, r = np.linalg.qr(flat)
@@ -156,14 +170,14 @@ def zeros(
     shape, rng: np.random.Generator | None = None, gain: float = 1.0
 ) -> np.ndarray:
     """All zeros (the default for biases)."""
-    return np.zeros(shape)
+    return np.zeros(_checked(shape, gain, "zeros")[0])
 
 
 def ones(
     shape, rng: np.random.Generator | None = None, gain: float = 1.0
 ) -> np.ndarray:
     """All ones."""
-    return np.ones(shape)
+    return np.ones(_checked(shape, gain, "ones")[0])
 
 
 def constant(value: float) -> Initializer:
@@ -176,7 +190,7 @@ def constant(value: float) -> Initializer:
         raise ValueError(f"constant initialiser needs a finite value, got {value!r}")
 
     def init(shape, rng: np.random.Generator | None = None, gain: float = 1.0):
-        return np.full(shape, value)
+        return np.full(_checked(shape, gain, init.__name__)[0], value)
 
     init.__name__ = f"constant({value!r})"
     return init

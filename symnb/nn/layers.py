@@ -34,10 +34,11 @@ def _did_you_mean(word: str, names: Sequence[str]) -> str:
     return did_you_mean(word, list(names))
 
 
-def resolve_activation(spec: Any) -> Any:
+def resolve_activation(spec: Any, where: str = "activation") -> Any:
     """An ``Activation`` from an ``Activation``, a library name or a formula text.
 
-    ``None``, ``"linear"`` and ``"identity"`` give ``None`` (no activation).
+    ``None``, ``"linear"`` and ``"identity"`` give ``None`` (no activation). ``where``
+    (e.g. ``"hidden 0 layer, neuron 3"``) starts the message of a bad text.
     """
     if spec is None:
         return None
@@ -60,7 +61,7 @@ def resolve_activation(spec: Any) -> Any:
     if hasattr(spec, "expr") and hasattr(spec, "compile"):
         return spec
 
-    return as_activation(spec)
+    return as_activation(spec, where)
 
 
 def _learnable_of(act: Any) -> dict[str, Any]:

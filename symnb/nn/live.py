@@ -21,6 +21,8 @@ from .train import Callback
 
 __all__ = ["LiveProgress"]
 
+DEFAULT_METRICS = ("loss", "val_loss")
+
 
 def _in_ipython() -> bool:
     try:
@@ -70,7 +72,7 @@ class LiveProgress(Callback):
         self,
         plot: bool = True,
         max_rate: float = 4.0,
-        metrics: tuple[str, ...] = ("loss", "val_loss"),
+        metrics: tuple[str, ...] = DEFAULT_METRICS,
     ) -> None:
         self.plot = check_flag(plot, "LiveProgress: plot")
         # checked now: max_rate=0 divided by zero at the first epoch's redraw, in
@@ -97,6 +99,16 @@ class LiveProgress(Callback):
         self._fig: Any = None
         self._last = 0.0
         self.updates = 0  # number of figure refreshes (for tests and curiosity)
+
+    def unreported(self, reported: list[str], validation: bool) -> list[str]:
+        """The metrics to plot that a fit reporting ``reported`` never logs (the
+        default ``val_loss`` is skipped quietly when there is no validation data)."""
+        quiet = self.metrics == DEFAULT_METRICS and not validation
+        return [
+            k
+            for k in self.metrics
+            if k not in reported and not (quiet and k.startswith("val_"))
+        ]
 
     # -- progress bar
     def on_train_begin(self, logs):

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_flag
+from symnb.checks import check_flag, check_probabilities
 
 __all__ = ["ElementwiseLoss", "SoftmaxCrossEntropy", "TrainingLoss", "resolve_loss"]
 
@@ -88,6 +88,15 @@ class ElementwiseLoss(TrainingLoss):
                 f"ElementwiseLoss: task must be 'regression' or 'binary', got {task!r:.60}"
                 " (several classes: SoftmaxCrossEntropy)"
             )
+        marked = sorted(getattr(loss, "learnable", None) or {})
+        if marked:  # kept fixed without a word: the user meant them to learn
+            shown = ", ".join(f"{n}={float(loss.constants[n])!r}" for n in marked)
+            raise ValueError(
+                f"loss {getattr(loss, 'name', 'loss')!r} marks {', '.join(marked)} "
+                "learnable, but symnb.nn trains the network's parameters only: a "
+                "loss constant stays fixed (learning it would lower the loss by "
+                f"changing the loss itself); give a number instead, e.g. {shown}"
+            )
         self.loss = loss
         self.name = getattr(loss, "name", "loss")
         self.task = task
@@ -121,22 +130,13 @@ class ElementwiseLoss(TrainingLoss):
         )
 
     def _check_probabilities(self, pred: Any, target: Any) -> None:
-        """``bce`` takes probabilities: like ``torch.nn.BCELoss``, a ValueError for a
-        prediction or a target outside [0, 1] instead of NaN (a NaN prediction, from
-        a diverged network, is left to the trainer's NaN stop)."""
-        for what, array in (("prediction", pred), ("target", target)):
-            if array.size and bool(((array < 0) | (array > 1)).any()):
-                lo, hi = float(array.min()), float(array.max())
-                fix = (
-                    "give the output layer a sigmoid (output='sigmoid'), or train on "
-                    "logits with loss='bce_with_logits'"
-                    if what == "prediction"
-                    else "binary targets are 0 or 1"
-                )
-                raise ValueError(
-                    f"loss {self.name!r} takes probabilities: every {what} must be in "
-                    f"[0, 1], got values in [{lo:.6g}, {hi:.6g}]; {fix}"
-                )
+        check_probabilities(
+            self.name,
+            pred,
+            target,
+            "give the output layer a sigmoid (output='sigmoid'), or train on "
+            "logits with loss='bce_with_logits'",
+        )
 
     def value(self, pred: Any, target: Any) -> float:
         if self.library_name == "bce":
@@ -295,6 +295,14 @@ def resolve_loss(
             result = ElementwiseLoss(loss, task="binary", logits=True)
         elif key in _PROB_NAMES:
             result = ElementwiseLoss(loss, task="binary", logits=False)
+        elif task == "multiclass":
+            # said "ElementwiseLoss: task must be 'regression' or 'binary'", a class
+            # MLP(task='multiclass') users never named
+            raise ValueError(
+                f"task='multiclass' trains with loss='cross_entropy' (softmax over "
+                f"the classes); loss {spec!r} is an elementwise loss for "
+                "task='regression' or 'binary': pass loss='cross_entropy'"
+            )
         else:
             result = ElementwiseLoss(
                 loss, task=task or "regression", logits=not has_output_activation

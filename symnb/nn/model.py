@@ -659,11 +659,11 @@ class MLP:
             )
         cache: dict[int, Any] = {}
         result = []
-        for s in spec:
+        for j, s in enumerate(spec):
             if not _is_atom(s):
                 raise TypeError(f"a per-neuron entry must be one activation, got {s!r}")
-            if id(s) not in cache:
-                cache[id(s)] = resolve_activation(s)
+            if id(s) not in cache:  # a bad text says which neuron it is
+                cache[id(s)] = resolve_activation(s, f"{where} layer, neuron {j}")
             result.append(cache[id(s)])
         return result
 
@@ -678,6 +678,9 @@ class MLP:
             ]
         spec = _as_list(activation, "activation")
         if len(spec) == len(widths):
+            for i, s in enumerate(spec):  # a bad text says which layer it is
+                if _is_atom(s):
+                    resolve_activation(s, f"hidden {i} layer")
             return [
                 self._layer_list(s, w, f"hidden {i}")
                 for i, (s, w) in enumerate(zip(spec, widths))
@@ -839,6 +842,18 @@ class MLP:
         if yh.shape[0] != n:
             raise ValueError(f"{what}: X has {n} rows but y has {yh.shape[0]}")
         k = self.sizes[-1]
+        if not yh.flags.c_contiguous:
+            # a broadcast or strided y takes no memory, its readings do (float64,
+            # then the network's dtype) beside X's copy: a broadcast y of 2**31 rows
+            # passed X's check and then got the process killed
+            check_fits(
+                int(getattr(Xd, "nbytes", 0))
+                + int(yh.size) * (8 + self.dtype.itemsize)
+                + (n * k * self.dtype.itemsize if self.task == "multiclass" else 0),
+                f"{what}: y of shape {yh.shape} ({yh.dtype}, a view) read as float64 "
+                f"beside X's {self.dtype.name} copy",
+                "Pass fewer rows at a time.",
+            )
         if self.task == "multiclass":
             if yh.ndim == 2 and yh.shape[1] == 1:
                 yh = yh[:, 0]
@@ -1430,11 +1445,24 @@ class MLP:
             == "diverged"
             else ""
         )
-        return (
+        head = (
             f"the network's outputs are not finite for {int(rows.sum())} of "
-            f"{len(rows)} rows (the first, row {r}: {shown}): {why}its "
-            "parameters are too large for these inputs. Retrain with a smaller lr, "
-            "or scale the inputs as in training"
+            f"{len(rows)} rows (the first, row {r}: {shown}): {why}"
+        )
+        for param in self.parameters():  # a NaN written in is no size problem
+            values = param.numpy()
+            bad = np.argwhere(~np.isfinite(values))
+            if bad.size:
+                at = ", ".join(str(int(i)) for i in bad[0])
+                return (
+                    f"{head}its parameters are not finite: {param.name}[{at}] is "
+                    f"{values[tuple(bad[0])].item()!r} ({len(bad)} such values in "
+                    f"{param.name}). Set finite values (set_flat_parameters) or "
+                    "retrain"
+                )
+        return (
+            f"{head}its parameters are too large for these inputs. Retrain with a "
+            "smaller lr, or scale the inputs as in training"
         )
 
     def predict(self, X: Any) -> np.ndarray:

@@ -49,11 +49,13 @@ class Parameter:
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self.data.shape)
+        # np.shape: a list or number as data (refused by the optimizers, naming
+        # it) made repr() and print fail with "'list' object has no attribute"
+        return tuple(np.shape(self.data))
 
     @property
     def size(self) -> int:
-        return int(self.data.size)
+        return int(np.size(self.data))
 
     def numpy(self) -> np.ndarray:
         """A NumPy copy of the values (copied from the GPU if needed)."""

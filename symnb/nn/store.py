@@ -30,6 +30,7 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 from typing_extensions import Self
 
 from symnb.checks import check_no_nul
@@ -110,6 +111,69 @@ def _read_only_file_system(path: str) -> bool:
     except (OSError, AttributeError):  # no statvfs (Windows)
         return False
     return bool(flags & getattr(os, "ST_RDONLY", 1))
+
+
+#: Record fields stored in their own columns, with the types SQLite takes there.
+_TEXT_FIELDS = ("activation", "formula", "dataset", "status", "error")
+
+
+def _checked_keys(keys: Any) -> list[str]:
+    """``keys`` as a list of run keys (text): None raised "'NoneType' object is not
+    iterable", and a single string was read as its characters."""
+    if isinstance(keys, (str, bytes)) or not isinstance(keys, Iterable):
+        raise TypeError(
+            f"keys must be a list of run keys (text), got {keys!r:.60}; e.g. "
+            "store.get_many([key])"
+        )
+    keys = list(keys)
+    for key in keys:
+        if not isinstance(key, str):
+            raise TypeError(f"a run key is text, got {key!r:.60}")
+    return keys
+
+
+def _checked_items(items: Any) -> list[Any]:
+    if not isinstance(items, Iterable) or isinstance(items, (str, bytes, dict)):
+        raise TypeError(
+            f"put_many takes a list of (key, record, settings) triples, got "
+            f"{items!r:.60}"
+        )
+    return list(items)
+
+
+def _checked_item(item: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """One ``(key, record, settings)`` a row can hold, or a TypeError naming the
+    part: a record of None raised "'NoneType' object has no attribute 'get'", a
+    seed of [1] SQLite's "Error binding parameter 6", and a key of None was
+    stored (a run no rerun can find)."""
+    if not (isinstance(item, tuple) and len(item) == 3):
+        raise TypeError(f"a run is a (key, record, settings) triple, got {item!r:.60}")
+    key, record, settings = item
+    if not isinstance(key, str) or not key:
+        raise TypeError(f"a run key is non-empty text, got {key!r:.60}")
+    for what, value in (("record", record), ("settings", settings)):
+        if not isinstance(value, dict):
+            raise TypeError(
+                f"run {key!r:.40}: {what} must be a dict, got {type(value).__name__}"
+            )
+    for field in _TEXT_FIELDS:
+        value = record.get(field)
+        if value is not None and not isinstance(value, str):
+            raise TypeError(
+                f"run {key!r:.40}: record[{field!r}] must be text or None, got "
+                f"{value!r:.60}"
+            )
+    seed = record.get("seed")
+    if seed is not None and (
+        isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+    ):
+        raise TypeError(
+            f"run {key!r:.40}: record['seed'] must be an integer or None, got "
+            f"{seed!r:.60}"
+        )
+    if isinstance(seed, np.integer):  # SQLite binds Python ints only
+        record = {**record, "seed": int(seed)}
+    return key, record, settings
 
 
 class RunStore:
@@ -333,7 +397,7 @@ class RunStore:
         self.check_open()
         found: dict[str, dict[str, Any]] = {}
         damaged: list[str] = []
-        keys = list(keys)
+        keys = _checked_keys(keys)
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
@@ -367,7 +431,7 @@ class RunStore:
         """Write finished runs ``(key, record, settings)`` in one transaction
         (committed at once; a rewrite replaces a run)."""
         self.check_open()
-        rows = [self._row(key, record, settings) for key, record, settings in items]
+        rows = [self._row(*_checked_item(item)) for item in _checked_items(items)]
         if not rows:
             return
         marks = ",".join("?" * len(_COLUMNS))
@@ -398,6 +462,10 @@ class RunStore:
         formula -> check key; the result maps formula -> problem (``None``: passed)
         for the formulas found."""
         self.check_open()
+        if not isinstance(keys, dict):  # was "'NoneType' object has no attribute"
+            raise TypeError(
+                f"get_checks takes a dict formula -> check key, got {keys!r:.60}"
+            )
         found: dict[str, str | None] = {}
         with self._lock:
             if self.read_only and "checks" not in self._tables():
@@ -458,6 +526,12 @@ class RunStore:
                 f"the store {self.path!r} is a closed RunStore; open it again with "
                 f"RunStore({self.path!r}), or pass the path itself as store="
             )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled and copied as its path: the copy opens the same file (its own
+        connection). Before, "cannot pickle '_thread.RLock' object"."""
+        self.check_open()
+        return (type(self), (self.path,))
 
     def __enter__(self) -> Self:
         return self

@@ -500,18 +500,29 @@ def check_penalty(name: str, value: Any) -> float:
 
 def _check_monitors(cbs: list, metric_names: list[str], validation: bool) -> None:
     """An EarlyStopping that monitors a value this fit never reports failed only
-    after the first epoch (a KeyError, the epoch's work thrown away): checked now."""
+    after the first epoch (a KeyError, the epoch's work thrown away), and a
+    LiveProgress asked to plot one drew nothing without a word: checked now."""
+    from .live import LiveProgress
+
     names = ["loss", *metric_names]
     reported = names + (["val_" + k for k in names] if validation else []) + ["time"]
     for cb in cbs:
-        if isinstance(cb, EarlyStopping) and cb.monitor not in reported:
+        if isinstance(cb, LiveProgress):
+            missing = cb.unreported(reported, validation)
+            what = "LiveProgress plots"
+        elif isinstance(cb, EarlyStopping):
+            missing = [] if cb.monitor in reported else [cb.monitor]
+            what = "EarlyStopping monitors"
+        else:
+            continue
+        if missing:
             hint = (
                 "; val_ values need validation_data=(X_val, y_val)"
-                if cb.monitor.startswith("val_") and not validation
+                if any(k.startswith("val_") for k in missing) and not validation
                 else ""
             )
             raise ValueError(
-                f"EarlyStopping monitors {cb.monitor!r}, which this fit does not "
+                f"{what} {', '.join(map(repr, missing))}, which this fit does not "
                 f"report; it reports {', '.join(reported)}{hint}"
             )
 

@@ -18,6 +18,7 @@ the editor without a browser: set ``editor.formula.value``, call ``editor.refres
 from __future__ import annotations
 
 import base64
+import keyword
 import math
 import re
 import threading
@@ -120,6 +121,7 @@ def _checked_constants(constants: Any) -> dict[str, float]:
         )
     out = {}
     for k, v in constants.items():
+        _check_constant_key(k)
         out[k] = _constant_number(
             k,
             v.value if isinstance(v, Learnable) else v,
@@ -127,6 +129,30 @@ def _checked_constants(constants: Any) -> dict[str, float]:
             example=f"{{{k!r}: 1.0}}",
         )
     return out
+
+
+def _check_constant_key(key: Any) -> None:
+    """A name the formula can read as a constant: ``{'x': 2.0}``, ``{'a b': 1.0}``
+    or ``{1: 2.0}`` were kept and never used, without a word."""
+    if not isinstance(key, str):
+        raise TypeError(
+            f"ActivationEditor: constants keys are constant names (text), got "
+            f"{key!r:.40} ({type(key).__name__}); e.g. {{'beta': 1.0}}"
+        )
+    if key == "x":
+        raise ValueError(
+            "ActivationEditor: constants['x']: x is the formula's input, not a "
+            "constant; give values of the other names, e.g. {'beta': 1.0}"
+        )
+    if (
+        not (key.isascii() and key.isidentifier())
+        or key.startswith("_")
+        or (keyword.iskeyword(key))
+    ):
+        raise ValueError(
+            f"ActivationEditor: constants key {key!r:.40} is no constant name a "
+            "formula can use: letters, digits and '_', starting with a letter"
+        )
 
 
 def _constant_number(
@@ -151,7 +177,7 @@ def _constant_number(
     info = np.finfo(np.float32)
     with np.errstate(over="ignore", under="ignore"):
         stored = float(np.float32(number))
-    if not math.isfinite(stored) or (number != 0.0 and stored == 0.0):
+    if not math.isfinite(stored) or (value != 0 and stored == 0.0):
         raise ValueError(
             f"{label} = {value!r:.30} does not fit the kernels' float32: "
             f"give a finite value from {info.smallest_subnormal:.3g} to "

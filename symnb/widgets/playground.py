@@ -901,6 +901,11 @@ class Playground(W.VBox):
                 f"unknown activation {name!r}; choose from {self.activation_names()}"
             )
         if layer is None:
+            if neuron is not None:  # was ignored: every layer changed, choices lost
+                raise TypeError(
+                    f"set_activation: neuron={neuron!r} needs its layer; give both, "
+                    f"e.g. set_activation({name!r}, layer=0, neuron={neuron!r})"
+                )
             if not name:
                 raise ValueError("give an activation name")
             self._layer_acts = [name] * len(self._hidden)

@@ -13,6 +13,8 @@ import math
 import numbers
 from typing import Any
 
+import numpy as np
+
 from symnb.notebook.state import BACKEND_CHOICES
 
 from . import data
@@ -164,6 +166,17 @@ def _custom_activations(customs: Any) -> dict[str, dict]:
                 raise PlaygroundConfigError(
                     f"{where}: constant {cname!r}={value!r} must be a finite number"
                 )
+            with np.errstate(over="ignore", under="ignore"):
+                stored = float(np.float32(value))
+            if not math.isfinite(stored) or (value != 0 and stored == 0):
+                # was kept, and every build then failed ("does not fit the
+                # kernel's float32") with the network gone
+                info = np.finfo(np.float32)
+                raise PlaygroundConfigError(
+                    f"{where}: constant {cname!r}={value!r} does not fit the "
+                    f"network's float32: give a magnitude from "
+                    f"{info.smallest_subnormal:.3g} to {info.max:.4g}, or 0"
+                )
             checked[str(cname)] = float(value)
         learn = spec.get("learnable", {}) or {}
         if not isinstance(learn, dict) or any(
@@ -290,8 +303,7 @@ def check_speed(value: Any) -> float | None:
         raise _bad(
             "speed",
             value,
-            f"epochs per second > 0 (at least {MIN_SPEED:g}), or None for full "
-            "speed",
+            f"epochs per second > 0 (at least {MIN_SPEED:g}), or None for full speed",
         )
     return speed
 

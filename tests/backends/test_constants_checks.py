@@ -117,3 +117,16 @@ def test_layer_neuron_must_be_an_int_index(neuron):
         layer.set_constants(neuron=-1, beta=2.0)
     layer.set_constants(neuron=np.int64(1), beta=2.0)
     assert layer.params.tolist() == [1.0, 2.0]
+
+
+def test_layer_neurons_given_as_a_range_are_set():
+    """neuron=range(2) was refused ("got range(0, 2)") although the message asks for
+    "a list of them"; a tuple or an array of indices was taken."""
+    layer = symnb.compile_layer(
+        [symnb.Activation(SWISH, beta=1.0)] * 4, backend="numpy", strict=True
+    )
+    layer.set_constants(neuron=range(1, 3), beta=2.0)
+    assert layer.params.tolist() == [1.0, 2.0, 2.0, 1.0]
+    with pytest.raises(IndexError, match=r"neuron 4 is out of range"):
+        layer.set_constants(neuron=range(3, 5), beta=3.0)
+    assert layer.params.tolist() == [1.0, 2.0, 2.0, 1.0]

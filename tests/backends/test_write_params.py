@@ -62,19 +62,36 @@ def test_write_params_shapes_and_positions_are_checked():
     every constant) or fail with NumPy's message; positions out of range, of a
     float dtype or of another shape than values are refused, and nothing is
     written."""
-    k = symnb.Activation(
-        "a*x + b*x**2 + c", name="quad", a=1.0, b=2.0, c=3.0
-    ).compile(backend="numpy")
+    k = symnb.Activation("a*x + b*x**2 + c", name="quad", a=1.0, b=2.0, c=3.0).compile(
+        backend="numpy"
+    )
     before = np.array(k.params, copy=True)
     cases = [
-        (ValueError, r"values has shape \(1,\); it must hold one value per constant, "
-         r"shape \(3,\)", (np.array([9.0]), None)),
+        (
+            ValueError,
+            (
+                r"values has shape \(1,\); it must hold one value per constant, "
+                r"shape \(3,\)"
+            ),
+            (np.array([9.0]), None),
+        ),
         (ValueError, r"values has shape \(2, 3\)", (np.ones((2, 3)), None)),
-        (IndexError, r"positions must be in \[0, 3\)", (np.array([9.0]), np.array([3]))),
-        (IndexError, r"positions must be in \[0, 3\)", (np.array([9.0]), np.array([-1]))),
+        (
+            IndexError,
+            r"positions must be in \[0, 3\)",
+            (np.array([9.0]), np.array([3])),
+        ),
+        (
+            IndexError,
+            r"positions must be in \[0, 3\)",
+            (np.array([9.0]), np.array([-1])),
+        ),
         (TypeError, r"positions has dtype float64", (np.array([9.0]), np.array([1.0]))),
-        (ValueError, r"positions has shape \(2,\) and values \(1,\)",
-         (np.array([9.0]), np.array([0, 1]))),
+        (
+            ValueError,
+            r"positions has shape \(2,\) and values \(1,\)",
+            (np.array([9.0]), np.array([0, 1])),
+        ),
     ]
     for error, message, (values, positions) in cases:
         with pytest.raises(error, match=message):
@@ -102,3 +119,16 @@ def test_write_params_refuses_strings_and_complex(backend, values, words):
     with pytest.raises(TypeError, match=words):
         k.write_params(values, np.array([0]))
     assert k.constants == before  # nothing written
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_write_params_of_no_positions_writes_nothing(backend):
+    """write_params([], positions=[]) (nothing to write, e.g. a layer whose learnable
+    set is empty) was refused as "positions has dtype float64": NumPy reads an empty
+    list as float64."""
+    k = symnb.Activation("a*x + b", a=1.0, b=2.0).compile(backend=backend)
+    k.write_params([], positions=[])
+    k.write_params(np.zeros(0), positions=())
+    assert k.constants == {"a": 1.0, "b": 2.0}
+    with pytest.raises(TypeError, match="positions has dtype float64"):
+        k.write_params([1.0], positions=[0.0])

@@ -52,6 +52,37 @@ def test_editor_takes_a_decimal_constant() -> None:
     from symnb.widgets import ActivationEditor
 
     editor = ActivationEditor(
-        "x*sigmoid(beta*x)", constants={"beta": Decimal("2")}, backend="numpy"
+        "x*sigmoid(beta*x)", constants={"beta": Decimal(2)}, backend="numpy"
     )
     assert editor.activation.constants == {"beta": 2.0}
+
+
+TINY = [Decimal("1e-400"), Fraction(1, 10**400)]
+
+
+@pytest.mark.parametrize("value", TINY, ids=["decimal", "fraction"])
+def test_a_nonzero_constant_that_a_float_makes_zero_is_refused(value) -> None:
+    """Decimal('1e-400') and Fraction(1, 10**400) became the constant 0.0 without a
+    word, where the literal 1e-400 in a formula, --const a=1e-400 and the magic's
+    a=1e-400 are refused."""
+    words = r"= .* is too small for a float \(it would be 0\)"
+    with pytest.raises(FormulaError, match=rf"^constant 'beta' {words}"):
+        symnb.Activation("x*sigmoid(beta*x)", beta=value)
+    act = symnb.Activation("x*sigmoid(beta*x)", beta=1.0)
+    with pytest.raises(FormulaError, match=rf"^constant 'beta' {words}"):
+        act.with_constants(beta=value)
+    with pytest.raises(FormulaError, match=rf"^learnable's initial value {words}"):
+        symnb.learnable(value)
+    kernel = act.compile(backend="numpy", dtype="float64")
+    with pytest.raises(FormulaError, match=rf"^constant 'beta' {words}"):
+        kernel.set_constants(beta=value)
+    assert kernel.constants == {"beta": 1.0}
+    from symnb.widgets import ActivationEditor
+
+    with pytest.raises(ValueError, match="does not fit the kernels' float32"):
+        ActivationEditor(constants={"beta": value})
+
+
+def test_zero_given_exactly_is_still_zero() -> None:
+    for zero in (Decimal(0), Fraction(0), Decimal("-0")):
+        assert symnb.Activation("x*b", b=zero).constants == {"b": 0.0}

@@ -109,3 +109,17 @@ def test_a_network_takes_functions_and_layers_as_activations():
     z = h @ w1 + b1
     want = (z / (1 + np.exp(-1.5 * z))) @ w2 + b2
     np.testing.assert_allclose(model.predict(x), want.ravel(), rtol=2e-5, atol=2e-6)
+
+
+def np_swish(x, beta=1.5):
+    return x * np.tanh(beta * x)
+
+
+def test_a_numpy_vectorized_function_reads_the_function_inside():
+    """np.vectorize(np_swish) was read as NumPy's own function 'np_swish': "np.np_swish
+    has no symnb equivalent". Judged against NumPy float64 running the function."""
+    act = symnb.Activation(np.vectorize(np_swish))
+    assert (act.name, act.constants) == ("np_swish", {"beta": 1.5})
+    x = np.linspace(-3, 3, 13)
+    got = act.compile(backend="numpy", dtype="float64").forward(x)
+    np.testing.assert_allclose(got, np_swish(x), rtol=1e-12)

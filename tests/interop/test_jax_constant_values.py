@@ -62,3 +62,20 @@ def test_finite_constants_still_give_the_reference():
     # traced constants pass through unchecked (their values are unknown)
     grad = jax.jit(jax.grad(lambda b: f(jnp.float32(0.5), beta=b)))(2.0)
     assert float(grad) == pytest.approx(0.25 / (np.exp(1) + 2 + np.exp(-1)), rel=1e-6)
+
+
+def test_decimal_and_fraction_constants_are_numbers_here_too():
+    """beta=Decimal('1.5') was refused ("dtype object is not a valid JAX array
+    type") where Activation, set_constants and to_numba's bind take it as 1.5; a
+    nonzero one that a float makes 0 is refused as they refuse it."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    from symnb.errors import FormulaError
+
+    f = ACT.to_jax()
+    want = np.asarray(f(X, beta=1.5))
+    for value in (Decimal("1.5"), Fraction(3, 2)):
+        np.testing.assert_array_equal(np.asarray(f(X, beta=value)), want)
+    with pytest.raises(FormulaError, match=r"constant 'beta' = .* too small"):
+        f(X, beta=Decimal("1e-400"))

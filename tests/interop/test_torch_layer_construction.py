@@ -60,3 +60,24 @@ def test_each_text_is_parsed_once(monkeypatch) -> None:
     x = torch.linspace(-2, 2, 4 * 10_000).reshape(4, 10_000)
     want = torch.where(torch.arange(10_000) % 2 == 0, torch.relu(x), torch.tanh(x))
     torch.testing.assert_close(layer(x), want)
+
+
+@pytest.mark.parametrize(
+    ("feature", "error", "match"),
+    [
+        (3, IndexError, r"feature 3 is out of range: this layer has 3 features"),
+        (-1, IndexError, r"feature -1 is out of range"),
+        ("1", TypeError, r"feature must be an int index in range\(0, 3\), got '1'"),
+        (True, TypeError, r"got True"),
+        (1.0, TypeError, r"got 1.0"),
+    ],
+)
+def test_constants_of_a_feature_it_lacks_is_named(feature, error, match) -> None:
+    """TorchLayer.constants(3) raised the bare "list index out of range", '1'
+    "list indices must be integers or slices, not str", and True read feature 1."""
+    layer = symnb.to_torch_layer(
+        ["relu", symnb.Activation("x*sigmoid(b*x)", b=1.5), "tanh"], backend="numpy"
+    )
+    with pytest.raises(error, match=match):
+        layer.constants(feature)
+    assert layer.constants(np.int64(1)) == {"b": 1.5}

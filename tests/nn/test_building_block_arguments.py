@@ -79,3 +79,23 @@ def test_constant_gradient_without_learnable_constants_writes_nothing(backend) -
     out = np.zeros(0)
     layer.constant_gradient(z, np.ones_like(z), out)
     assert out.shape == (0,)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda loss: symnb.nn.MLP([1, 3, 1], loss=loss, backend="numpy"),
+        lambda loss: ElementwiseLoss(loss),
+    ],
+    ids=["mlp", "elementwise_loss"],
+)
+def test_a_loss_with_learnable_constants_is_refused(build) -> None:
+    """Loss('w*(y_pred - y_true)**2', w=learnable(2.0)) trained with w fixed at 2.0
+    and learned_constants() without it: the mark was dropped without a word."""
+    loss = symnb.Loss("w*(y_pred - y_true)**2", w=symnb.learnable(2.0))
+    with pytest.raises(ValueError) as info:
+        build(loss)
+    message = str(info.value)
+    assert "marks w learnable" in message and "e.g. w=2.0" in message
+    fixed = symnb.Loss("w*(y_pred - y_true)**2", w=2.0)
+    assert build(fixed) is not None

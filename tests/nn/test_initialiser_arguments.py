@@ -77,3 +77,42 @@ def test_an_initialiser_taking_shape_and_rng_still_runs():
 
     model = MLP([2, 3, 1], init=lambda shape, rng: np.full(shape, 0.25))
     assert np.all(model.get_flat_parameters()[:9] == 0.25)
+
+
+@pytest.mark.parametrize("fn", SCALED, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("rng", [None, 0, "seed"])
+def test_a_generator_that_is_none_or_a_seed_is_named(fn, rng) -> None:
+    """rng=None or a seed failed with "'NoneType' object has no attribute
+    'uniform'" (or 'normal'), naming neither the argument nor the fix."""
+    with pytest.raises(TypeError) as info:
+        fn((3, 4), rng)
+    message = str(info.value)
+    assert message.startswith(f"{fn.__name__}: rng must be a NumPy random generator")
+    assert "np.random.default_rng" in message
+
+
+def test_a_legacy_random_state_still_draws() -> None:
+    got = init.he_normal((3, 4), np.random.RandomState(3))
+    expected = np.random.RandomState(3).normal(0.0, math.sqrt(2.0 / 3), (3, 4))
+    np.testing.assert_array_equal(got, expected)
+
+
+FILLS = {"zeros": init.zeros, "ones": init.ones, "constant(0.5)": init.constant(0.5)}
+
+
+@pytest.mark.parametrize("name", list(FILLS))
+@pytest.mark.parametrize("shape", [(-2, 3), (0, 3), (2.0, 3), "3", (1, 2, 3)])
+def test_a_fill_of_a_shape_it_cannot_fill_is_named(name, shape) -> None:
+    """zeros/ones/constant passed the shape to NumPy unchecked: (-2, 3) raised
+    NumPy's bare "negative dimensions are not allowed", (2.0, 3) "'float' object
+    cannot be interpreted as an integer"."""
+    with pytest.raises(ValueError) as info:
+        FILLS[name](shape)
+    assert str(info.value).startswith(f"{name}: shape must be (fan_in, fan_out)")
+
+
+@pytest.mark.parametrize("name", list(FILLS))
+def test_fills_of_weights_and_biases_still_fill(name) -> None:
+    value = {"zeros": 0.0, "ones": 1.0, "constant(0.5)": 0.5}[name]
+    np.testing.assert_array_equal(FILLS[name]((2, 3)), np.full((2, 3), value))
+    np.testing.assert_array_equal(FILLS[name](4), np.full(4, value))

@@ -41,3 +41,35 @@ def test_live_plot_redraws_during_fit(monkeypatch, rate) -> None:
     model.fit(X, y, epochs=3, callbacks=[progress])
     assert progress.updates >= 2
     assert [line.get_label() for line in progress._ax.lines] == ["loss"]
+
+
+def _fit(progress, validation=False):
+    X = np.random.RandomState(0).randn(20, 2)
+    y = (X[:, 0] > 0).astype(int)
+    model = MLP([2, 3, 1], backend="numpy", loss="bce_with_logits", seed=0)
+    options = {"validation_data": (X, y)} if validation else {}
+    return model.fit(X, y, epochs=2, callbacks=[progress], **options)
+
+
+@pytest.mark.parametrize(
+    ("metrics", "match"),
+    [
+        (["lose"], r"LiveProgress plots 'lose', which this fit does not report"),
+        (["val_loss"], r"'val_loss'.*need validation_data"),
+        (["val_accuracy"], r"'val_accuracy'.*need validation_data"),
+    ],
+)
+def test_metrics_the_fit_never_reports_are_refused_before_training(
+    metrics, match
+) -> None:
+    """metrics=['lose'] (a typo) plotted nothing, and a val_ metric without
+    validation data too, without a word; EarlyStopping refused the same names."""
+    with pytest.raises(ValueError, match=match):
+        _fit(LiveProgress(plot=False, metrics=metrics))
+
+
+def test_reported_metrics_and_the_default_still_train() -> None:
+    assert len(_fit(LiveProgress(plot=False))) == 2  # no validation: no val_loss
+    assert len(_fit(LiveProgress(plot=False, metrics=["accuracy"]))) == 2
+    chosen = LiveProgress(plot=False, metrics=["loss", "val_accuracy"])
+    assert len(_fit(chosen, validation=True)) == 2

@@ -67,3 +67,20 @@ def test_activation_lists_must_be_ordered(spec, where):
     sizes = [2, 3, 4, 1] if where == "activation" else [2, 3, 2]
     with pytest.raises(TypeError, match=rf"^{where} must be an ordered list"):
         MLP(sizes, **kwargs)
+
+
+@pytest.mark.parametrize("loss", ["mse", "huber", "log_cosh"])
+@pytest.mark.parametrize("outputs", [1, 3])
+def test_multiclass_task_with_an_elementwise_loss_names_the_options(
+    loss, outputs
+) -> None:
+    """MLP(task='multiclass') with an elementwise loss (the default mse too) said
+    "ElementwiseLoss: task must be 'regression' or 'binary'", naming a class the
+    user never called and neither of their arguments."""
+    with pytest.raises(ValueError) as info:
+        MLP([2, 4, outputs], task="multiclass", loss=loss)
+    message = str(info.value)
+    assert message.startswith("task='multiclass' trains with loss='cross_entropy'")
+    assert f"loss {loss!r} is an elementwise loss" in message
+    assert "ElementwiseLoss" not in message
+    assert MLP([2, 4, 3], task="multiclass", loss="cross_entropy").task == "multiclass"

@@ -72,3 +72,14 @@ def test_model_parameters_one_by_one_still_train():
     before = model.get_flat_parameters()
     model.train_step(X, X[:, 0], opt)
     assert not np.array_equal(model.get_flat_parameters(), before)
+
+
+@pytest.mark.parametrize("data", [[1.0, 2.0], 1.5])
+def test_a_parameter_of_list_or_number_data_prints(data):
+    """repr(Parameter('w', [1.0, 2.0], ...)) raised "'list' object has no attribute
+    'shape'", so printing the list the optimizer then refused failed too."""
+    p = Parameter("w", data, np.zeros(np.shape(data)))
+    assert repr(p) == f"Parameter('w', shape={np.shape(data)}, kind='weight')"
+    assert p.size == np.size(data)
+    with pytest.raises(TypeError, match=r"parameter 0 \('w'\): data must be"):
+        SGD([p])

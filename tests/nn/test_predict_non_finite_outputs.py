@@ -95,3 +95,15 @@ def test_estimator_predict_refuses_too() -> None:
         clf.fit(X, _binary(X))
     with pytest.raises(ValueError, match="no class can be read"):
         clf.predict(X)
+
+
+def test_a_nan_parameter_is_named_not_called_too_large() -> None:
+    """A NaN written into a weight (p.data[...] = nan) made predict say "its
+    parameters are too large for these inputs", sending the user to the lr."""
+    model = MLP([2, 3, 1], loss="bce_with_logits", backend="numpy")
+    model.parameters()[0].data[1, 2] = np.nan
+    with pytest.raises(ValueError) as info:
+        model.predict(np.ones((2, 2)))
+    message = str(info.value)
+    assert "its parameters are not finite: layers.0.weight[1, 2] is nan" in message
+    assert "too large" not in message

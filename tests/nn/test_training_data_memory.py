@@ -61,3 +61,18 @@ def test_data_whose_shuffled_copy_passes_the_memory_is_refused_before_training(
     np.testing.assert_array_equal(model.get_flat_parameters(), before)
     history = model.fit(X, y, epochs=1, batch_size=2**12, shuffle=False)
     assert history.stop_reason == "completed"
+
+
+def test_targets_whose_float64_reading_passes_the_memory_are_refused(small_machine):
+    """X's copy was checked, y's was not: y is read as float64 (and copied to the
+    network's dtype) beside X, so a broadcast y of 2**31 rows passed X's check and
+    the process was killed in the conversions. Here X (2 MiB) fits the faked 4 MiB
+    machine and y's readings (5 MiB) do not."""
+    model = MLP([2, 4, 1], backend="numpy")
+    X = np.zeros((2**18, 2), dtype=np.float32)
+    y = np.broadcast_to(np.float32(1), (2**18,))
+    with pytest.raises(MemoryError, match=r"y of shape \(262144,\).*fewer rows"):
+        model.fit(X, y, epochs=1, batch_size=2**12, shuffle=False)
+    assert model.epochs_trained == 0
+    small = model.fit(X[:1000], y[:1000], epochs=1, shuffle=False)
+    assert small.stop_reason == "completed"

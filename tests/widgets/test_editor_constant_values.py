@@ -49,3 +49,22 @@ def test_numbers_and_learnables_are_kept_and_plotted() -> None:
         np.testing.assert_allclose(curves["f"], reference, rtol=1e-5, atol=1e-6)
     finally:
         editor.close()
+
+
+@pytest.mark.parametrize(
+    ("key", "error", "words"),
+    [
+        ("x", ValueError, "constants['x']: x is the formula's input"),
+        ("a b", ValueError, "constants key 'a b' is no constant name"),
+        ("_hidden", ValueError, "constants key '_hidden' is no constant name"),
+        ("lambda", ValueError, "constants key 'lambda' is no constant name"),
+        (1, TypeError, "constants keys are constant names (text), got 1 (int)"),
+    ],
+)
+def test_a_key_no_formula_can_use_is_refused(key, error, words) -> None:
+    """{'x': 2.0}, {'a b': 1.0} or {1: 2.0} were kept and never used: the slider
+    the user meant to set never appeared, without a word."""
+    with pytest.raises(error) as info:
+        ActivationEditor(constants={key: 2.0})
+    assert str(info.value).startswith("ActivationEditor: ")
+    assert words in str(info.value)

@@ -130,3 +130,13 @@ def test_editor_intervals_are_checked(what):
         ValueError, lambda: ActivationEditor(**{what: float("nan")})
     )
     assert message.startswith(f"ActivationEditor: {what} must be a finite")
+
+
+def test_set_activation_of_a_neuron_needs_its_layer(pg):
+    """neuron given without layer was ignored: every layer got the activation and
+    every per-neuron choice was wiped, without a word."""
+    pg.set_activation("tanh", layer=0, neuron=1)
+    layers, neurons = list(pg._layer_acts), [list(row) for row in pg._neuron_acts]
+    with pytest.raises(TypeError, match=r"neuron=0 needs its layer; give both"):
+        pg.set_activation("relu", neuron=0)
+    assert pg._layer_acts == layers and pg._neuron_acts == neurons

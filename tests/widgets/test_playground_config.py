@@ -71,6 +71,16 @@ BAD = [
         },
         ["constant 'w'", "finite"],
     ),
+    # 1e300 and 1e-50 were kept: every build then failed ("does not fit the
+    # kernel's float32") and the Playground had no network
+    (
+        {"custom_activations": {"b": {"formula": "w*x", "constants": {"w": 1e300}}}},
+        ["custom activation 'b'", "constant 'w'=1e+300", "does not fit", "float32"],
+    ),
+    (
+        {"custom_activations": {"b": {"formula": "w*x", "constants": {"w": 1e-50}}}},
+        ["constant 'w'=1e-50", "does not fit the network's float32"],
+    ),
 ]
 
 
