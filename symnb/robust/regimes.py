@@ -744,7 +744,13 @@ def symbolic_rational_tail(
     applies only at the analysed values (``(a0 + ... + a3 x**3)/(1 + |b1 x| +
     |b2 x**2|)`` with other constants was NaN from |x| = 1e20 in float32: x**3 and
     x**2 overflow, inf/inf). Numerator and denominator are divided by x**m, m the
-    denominator's degree (not by its leading coefficient, which may be 0)."""
+    denominator's degree (not by its leading coefficient, which may be 0).
+
+    A quotient that grows (numerator degree n > m) is ``(N/D)*x`` with N the
+    numerator divided by x**(m + 1): the numerator's top term alone overflows where
+    the quotient does not once its coefficient exceeds 1 (PAU 3/2 with a3 = 2.94,
+    b2 = 4.18: 2.94*x is inf from x = 1.2e38 in float32 where f = 0.70*x is finite,
+    and the tail, failing there, was not used at all: f NaN from |x| = 1e13)."""
     if not params or not (expr.free_symbols & set(params)):
         return None
     conds = [c for pw in expr.atoms(sp.Piecewise) for _, c in pw.args]
@@ -766,7 +772,12 @@ def symbolic_rational_tail(
     bottom = {k[0] - m: c for k, c in q.terms()}
     if any(var in c.free_symbols for c in (*top.values(), *bottom.values())):
         return None
-    return _scaled_symbolic(top, var) / _scaled_symbolic(bottom, var)
+    if max(top) < 1:
+        return _scaled_symbolic(top, var) / _scaled_symbolic(bottom, var)
+    # the quotient first, then one factor x: (N/D)*x, not (N*x)/D
+    lower = {k - 1: c for k, c in top.items()}
+    quotient = _scaled_symbolic(lower, var) / _scaled_symbolic(bottom, var)
+    return sp.UnevaluatedExpr(quotient) * var
 
 
 def _tail_candidates(
