@@ -372,13 +372,25 @@ def numeric_asymptote(
     ``ref_at`` gives reference values (mpmath, 40 digits) at points; the value is taken
     as a constant when it no longer changes from 1e20 to 1e60, as the line through the
     values at 1e11 and 1e12 (slope rounded to a float64) when that line also matches the
-    values at 1e8 to 1e10.
+    values at 1e8 to 1e10, else the same eight and sixteen decades farther out.
     """
     far = sign * 10.0 ** np.array([20.0, 30.0, 45.0, 60.0])
     v = [float(t) for t in ref_at(far)]
     if _converged(v):
         return sp.Float(v[-1], 17)
-    mid = sign * 10.0 ** np.array([8.0, 9.0, 10.0, 11.0, 12.0])
+    # decades past the constants' scale: sqrt(x**2 + eps**2) - eps with eps = 1e10
+    # bends until |x| = 1e13 (its line |x| - eps then read off 1e16 to 1e20; only at
+    # 1e8 to 1e12 it found none, and f was inf/inf = NaN from |x| = 1e21 in float32)
+    for low in (8.0, 16.0, 24.0):
+        line = _line_through(ref_at, var, sign * 10.0 ** (low + np.arange(5.0)))
+        if line is not None:
+            return line
+    return None
+
+
+def _line_through(ref_at: Callable, var: sp.Symbol, mid: np.ndarray) -> sp.Expr | None:
+    """The line through the values at the two farthest of ``mid`` when it matches
+    them at the nearer ones too (slope rounded to a float64), else None."""
     vm = ref_at(mid, exact=True)
     if vm is None or any(not mpmath.isfinite(t) for t in vm):
         return None
