@@ -601,6 +601,115 @@ CORPUS7: tuple[Published, ...] = (
         "log barrier on (-1, 1)",
         kinks=(-1.0, 1.0),  # the domain's edges: f' is -inf and +inf
     ),
+    # ------------------------------------------------------------ pasted code, extremes
+    P(
+        "hardswish_if_else",
+        "0 if x < -3 else (x if x > 3 else x*(x + 3)/6)",
+        "Howard et al. 2019 pasted from Python",
+        kinks=(-3.0, 3.0),
+    ),
+    P(
+        "torch_where_leaky",
+        "torch.where(x > 0, x, 0.2*x)",
+        "leaky ReLU pasted from PyTorch",
+        kinks=(0.0,),
+    ),
+    P(
+        "np_maximum_leaky",
+        "np.maximum(x, 0.1*x)",
+        "leaky ReLU pasted from NumPy",
+        kinks=(0.0,),
+    ),
+    P("functional_softplus", "F.softplus(x, beta=2)", "torch.nn.functional.softplus"),
+    P(
+        "hat_and_conditions",
+        "Piecewise((x, (x > 0) & (x < 1)), (1, x >= 1), (0, True))",
+        "clipped ramp with a conjunction",
+        kinks=(0.0, 1.0),
+    ),
+    P("cubic_relu", "max(x, 0)**3/6", "truncated power basis, degree 3", kinks=(0.0,)),
+    P("cos_laplace", "cos(x)*exp(-abs(x))", "damped cosine", kinks=(0.0,)),
+    P(
+        "logaddexp_two_slopes",
+        "log(exp(a*x) + exp(b*x))",
+        "log-sum-exp of two lines",
+        {"a": 1.0, "b": -2.0},
+    ),
+    P(
+        "log_cosh_beta",
+        "log(cosh(beta*x))/beta",
+        "log-cosh with beta = 20",
+        {"beta": 20.0},
+    ),
+    P("sigmoid_power", "sigmoid(x)**k", "sigmoid power, k = 0.3", {"k": 0.3}),
+    P(
+        "swish_beta_tiny",
+        "x*sigmoid(beta*x)",
+        "swish, beta = 1e-30",
+        {"beta": 1e-30},
+    ),
+    P(
+        "softplus_beta_huge",
+        "log(1 + exp(beta*x))/beta",
+        "softplus, beta = 1e20",
+        {"beta": 1e20},
+    ),
+    P("celu_tiny", _CELU, "CELU, alpha = 1e-20", {"alpha": 1e-20}, kinks=(0.0,)),
+    P(
+        "elu_huge_alpha",
+        "where(x > 0, x, alpha*(exp(x) - 1))",
+        "ELU, alpha = 1e30",
+        {"alpha": 1e30},
+        kinks=(0.0,),
+    ),
+    P(
+        "gelu_scaled",
+        "0.5*x*(1 + erf(x/(s*sqrt(2))))",
+        "GELU of x/s, s = 1e-3",
+        {"s": 1e-3},
+    ),
+    P(
+        "logsigmoid_beta_small",
+        "log(sigmoid(beta*x))/beta",
+        "log-sigmoid, beta = 1e-3",
+        {"beta": 1e-3},
+    ),
+    P(
+        "pseudo_huber_tiny",
+        "d**2*(sqrt(1 + (x/d)**2) - 1)",
+        "pseudo-Huber, delta = 1e-6",
+        {"d": 1e-6},
+    ),
+    P(
+        "welsch_large",
+        "c**2/2*(1 - exp(-(x/c)**2))",
+        "Welsch, c = 1e10",
+        {"c": 1e10},
+    ),
+    P(
+        "sigmoid_entropy",
+        "-(sigmoid(x)*log(sigmoid(x)) + (1 - sigmoid(x))*log(1 - sigmoid(x)))",
+        "entropy of a Bernoulli(sigmoid(x))",
+    ),
+    P("x_erfc", "x*erfc(x)", "x erfc(x)"),
+    P("erfcx_typed", "exp(x**2)*erfc(x)", "scaled complementary error function"),
+    P(
+        "inverse_mills",
+        "exp(-x**2/2)/erfc(x/sqrt(2))",
+        "inverse Mills ratio (normal hazard times sqrt(pi/2))",
+    ),
+    P(
+        "barron_alpha_small",
+        _BARRON,
+        "Barron 2019, alpha = 0.01",
+        {"a": 0.01, "c": 1.0},
+    ),
+    P(
+        "charbonnier_shifted_large",
+        "sqrt(x**2 + eps**2) - eps",
+        "shifted Charbonnier, eps = 1e10",
+        {"eps": 1e10},
+    ),
 )
 
 #: Same functions in a form mpmath evaluates at every sample point.
@@ -611,4 +720,10 @@ REFERENCE_TEXT: dict[str, str] = {
     "bce_label_smoothing": "t*log(1 + exp(-x)) + (1 - t)*log(1 + exp(x))",
     "focal_gamma_half": "alpha*sigmoid(-x)**gamma*log(1 + exp(-x))",
     "focal_gamma_5": "sigmoid(-x)**gamma*log(1 + exp(-x))",
+    # Python's conditional, PyTorch and NumPy spellings: SymPy's parser cannot read them
+    "hardswish_if_else": "where(x < -3, 0, where(x > 3, x, x*(x + 3)/6))",
+    "torch_where_leaky": "where(x > 0, x, 0.2*x)",
+    "np_maximum_leaky": "max(x, 0.1*x)",
+    "functional_softplus": "log(1 + exp(2*x))/2",
+    "sigmoid_entropy": "sigmoid(x)*log(1 + exp(-x)) + sigmoid(-x)*log(1 + exp(x))",
 }
