@@ -720,6 +720,10 @@ def _horner_in(
     shift = _shift_of(e, v)
     if shift is not None:
         return _horner_shifted(e, v, shift, chain, temps)
+    if not e.is_polynomial(v):
+        # a structural test first: Poly expands what it is given, and a continued
+        # fraction in 1/x**2 (log(1 + erf(x))'s far form) took 55 s to be refused
+        return None
     try:
         poly = sp.Poly(e, v)
     except sp.PolynomialError:

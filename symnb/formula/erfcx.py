@@ -1,4 +1,5 @@
-"""exp(u^2)*erfc(u) (the scaled complementary error function erfcx), finite for u > 0.
+"""exp(u^2)*erfc(u) (the scaled complementary error function erfcx), finite for u > 0,
+and its powers (exp(-u^2)/erfc(u), the inverse Mills ratio, is 1/erfcx(u)).
 
 Typed as ``exp(x**2)*erfc(x)`` (or ``exp(x**2)*(1 - erf(x))``, ``exp(x**2/2)*
 erfc(x/sqrt(2))``, Mills' ratio), the product is inf*0 = NaN once exp(u^2) overflows
@@ -46,18 +47,32 @@ def _is_ours(e: sp.Basic) -> bool:
     return False
 
 
-def _pair(e: sp.Mul) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
-    """(exp factor, erfc factor, r) when e holds exp(r + u^2) and erfc(u), r a number."""
+def _erfc_power(f: sp.Expr) -> tuple[sp.Expr, int] | None:
+    """(u, n) when f is erfc(u)**n, n a nonzero integer (erfc(u) itself: n = 1)."""
+    if isinstance(f, sp.erfc):
+        return f.args[0], 1
+    if isinstance(f, sp.Pow) and isinstance(f.base, sp.erfc) and f.exp.is_Integer:
+        return f.base.args[0], int(f.exp)
+    return None
+
+
+def _pair(e: sp.Mul) -> tuple[sp.Expr, sp.Expr, sp.Expr, int] | None:
+    """(exp factor, erfc factor, r, n) when e holds exp(r + n u^2) and erfc(u)**n, r a
+    number: exp(u^2)*erfc(u) and its reciprocal exp(-u^2)/erfc(u) (the inverse Mills
+    ratio of the normal distribution, typed exp(-x**2/2)/erfc(x/sqrt(2)): 0/0 = NaN
+    from x = 14 in float32)."""
     exps = [f for f in e.args if isinstance(f, sp.exp)]
-    erfcs = [f for f in e.args if isinstance(f, sp.erfc)]
-    for ef in erfcs:
-        u = ef.args[0]
+    for ef in e.args:
+        found = _erfc_power(ef)
+        if found is None:
+            continue
+        u, n = found
         if u.is_number or u.is_real is False:
             continue
         for xf in exps:
-            r = bounded_expand(xf.args[0] - u**2)
+            r = bounded_expand(xf.args[0] - n * u**2)
             if r is not None and r.is_number and r.is_finite:
-                return xf, ef, r
+                return xf, ef, r, n
     return None
 
 
@@ -74,7 +89,7 @@ def erfcx_forms(expr: sp.Expr, note) -> sp.Expr:
         found = _pair(e)
         if found is None:
             return e
-        xf, ef, r = found
+        xf, ef, r, n = found
         note(
             "rewrote exp(u^2)*erfc(u) (erfcx) with a continued fraction past u = 4 "
             "(exp(u^2) overflows where erfc(u) underflows: inf*0 = NaN from u = 9.2 "
@@ -83,6 +98,7 @@ def erfcx_forms(expr: sp.Expr, note) -> sp.Expr:
         rest = list(e.args)
         rest.remove(xf)
         rest.remove(ef)
-        return sp.Mul(*rest) * sp.exp(r) * stable_erfcx(ef.args[0])
+        u = _erfc_power(ef)[0]
+        return sp.Mul(*rest) * sp.exp(r) * stable_erfcx(u) ** n
 
     return walk(expr)

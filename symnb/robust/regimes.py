@@ -372,13 +372,25 @@ def numeric_asymptote(
     ``ref_at`` gives reference values (mpmath, 40 digits) at points; the value is taken
     as a constant when it no longer changes from 1e20 to 1e60, as the line through the
     values at 1e11 and 1e12 (slope rounded to a float64) when that line also matches the
-    values at 1e8 to 1e10.
+    values at 1e8 to 1e10, else the same eight and sixteen decades farther out.
     """
     far = sign * 10.0 ** np.array([20.0, 30.0, 45.0, 60.0])
     v = [float(t) for t in ref_at(far)]
     if _converged(v):
         return sp.Float(v[-1], 17)
-    mid = sign * 10.0 ** np.array([8.0, 9.0, 10.0, 11.0, 12.0])
+    # decades past the constants' scale: sqrt(x**2 + eps**2) - eps with eps = 1e10
+    # bends until |x| = 1e13 (its line |x| - eps then read off 1e16 to 1e20; only at
+    # 1e8 to 1e12 it found none, and f was inf/inf = NaN from |x| = 1e21 in float32)
+    for low in (8.0, 16.0, 24.0):
+        line = _line_through(ref_at, var, sign * 10.0 ** (low + np.arange(5.0)))
+        if line is not None:
+            return line
+    return None
+
+
+def _line_through(ref_at: Callable, var: sp.Symbol, mid: np.ndarray) -> sp.Expr | None:
+    """The line through the values at the two farthest of ``mid`` when it matches
+    them at the nearer ones too (slope rounded to a float64), else None."""
     vm = ref_at(mid, exact=True)
     if vm is None or any(not mpmath.isfinite(t) for t in vm):
         return None
@@ -744,7 +756,13 @@ def symbolic_rational_tail(
     applies only at the analysed values (``(a0 + ... + a3 x**3)/(1 + |b1 x| +
     |b2 x**2|)`` with other constants was NaN from |x| = 1e20 in float32: x**3 and
     x**2 overflow, inf/inf). Numerator and denominator are divided by x**m, m the
-    denominator's degree (not by its leading coefficient, which may be 0)."""
+    denominator's degree (not by its leading coefficient, which may be 0).
+
+    A quotient that grows (numerator degree n > m) is ``(N/D)*x`` with N the
+    numerator divided by x**(m + 1): the numerator's top term alone overflows where
+    the quotient does not once its coefficient exceeds 1 (PAU 3/2 with a3 = 2.94,
+    b2 = 4.18: 2.94*x is inf from x = 1.2e38 in float32 where f = 0.70*x is finite,
+    and the tail, failing there, was not used at all: f NaN from |x| = 1e13)."""
     if not params or not (expr.free_symbols & set(params)):
         return None
     conds = [c for pw in expr.atoms(sp.Piecewise) for _, c in pw.args]
@@ -766,7 +784,12 @@ def symbolic_rational_tail(
     bottom = {k[0] - m: c for k, c in q.terms()}
     if any(var in c.free_symbols for c in (*top.values(), *bottom.values())):
         return None
-    return _scaled_symbolic(top, var) / _scaled_symbolic(bottom, var)
+    if max(top) < 1:
+        return _scaled_symbolic(top, var) / _scaled_symbolic(bottom, var)
+    # the quotient first, then one factor x: (N/D)*x, not (N*x)/D
+    lower = {k - 1: c for k, c in top.items()}
+    quotient = _scaled_symbolic(lower, var) / _scaled_symbolic(bottom, var)
+    return sp.UnevaluatedExpr(quotient) * var
 
 
 def _tail_candidates(

@@ -101,6 +101,44 @@ def assert_lowered_cuda_compiles(entries, dtype: str) -> None:
         _nvrtc_check(source, dtype)
 
 
+def judged_references(entry, reference_text: dict[str, str]) -> dict:
+    """:func:`references_by_dtype` of ``entry``, its references from the text in
+    ``reference_text`` (the same function in a form mpmath evaluates everywhere) when
+    the entry is named there."""
+    import dataclasses
+
+    from tests.robust.corpus_reference import references_by_dtype
+
+    judged = None
+    if entry.name in reference_text:
+        judged = dataclasses.replace(entry, text=reference_text[entry.name])
+    return references_by_dtype(entry, judged)
+
+
+def build_seconds(entry) -> float:
+    """CPU seconds (this thread's, as the symbolic budget counts them) to parse,
+    differentiate and render f and f' of ``entry`` as LaTeX (both non-empty)."""
+    import time
+
+    start = time.thread_time()
+    act = symnb.Activation(entry.text, **entry.constants)
+    assert act.latex and act.derivative_latex, entry.name
+    return time.thread_time() - start
+
+
+def nan_not_propagated(activations: dict, backend: str, dtype: str) -> list[str]:
+    """Names (of ``{name: Activation}``) whose f or f' is not NaN for a NaN input."""
+    x = np.array([np.nan, 1.0, np.nan], dtype=dtype)
+    out = []
+    for name, act in activations.items():
+        kernel = act.compile(backend=backend, dtype=dtype)
+        with np.errstate(all="ignore"):
+            y, dy = kernel.forward_with_derivative(x)
+        if not (np.isnan(y[[0, 2]]).all() and np.isnan(dy[[0, 2]]).all()):
+            out.append(name)
+    return out
+
+
 def rule_problems(kernel, xs, check_df, ref, dtype: str) -> list[str]:
     """Messages for every rule violation of the kernel's f and f' at xs against ref."""
     with np.errstate(all="ignore"):

@@ -10,9 +10,7 @@ build (parse, differentiate, LaTeX of f and f') within 10 s.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import time
 
 import numpy as np
 import pytest
@@ -20,8 +18,12 @@ import pytest
 import symnb
 from tests.conftest import backend_params
 from tests.robust.corpus6 import ALL6, REFERENCE_TEXT
-from tests.robust.corpus_reference import references_by_dtype
-from tests.robust.test_corpus import rule_problems
+from tests.robust.test_corpus import (
+    build_seconds,
+    judged_references,
+    nan_not_propagated,
+    rule_problems,
+)
 
 _BY_NAME = {e.name: e for e in ALL6}
 
@@ -34,11 +36,7 @@ BUILD_SECONDS = 10.0
 @functools.cache
 def _reference(name: str):
     """dtype -> (points, f'-check mask, Reference), computed once per entry."""
-    entry = _BY_NAME[name]
-    judged = None
-    if name in REFERENCE_TEXT:
-        judged = dataclasses.replace(entry, text=REFERENCE_TEXT[name])
-    return references_by_dtype(entry, judged)
+    return judged_references(_BY_NAME[name], REFERENCE_TEXT)
 
 
 @functools.cache
@@ -49,11 +47,7 @@ def _activation(name: str) -> symnb.Activation:
 
 @pytest.mark.parametrize("name", sorted(_BY_NAME))
 def test_formula_builds_and_renders_quickly(name):
-    entry = _BY_NAME[name]
-    start = time.thread_time()
-    act = symnb.Activation(entry.text, **entry.constants)
-    assert act.latex and act.derivative_latex
-    assert time.thread_time() - start < BUILD_SECONDS
+    assert build_seconds(_BY_NAME[name]) < BUILD_SECONDS
 
 
 @pytest.mark.slow
@@ -70,12 +64,8 @@ def test_corpus6_formula_meets_the_accuracy_rule(name, dtype, backend):
 @pytest.mark.parametrize("backend", backend_params())
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_nan_in_gives_nan_out(backend, dtype):
-    x = np.array([np.nan, 1.0, np.nan], dtype=dtype)
-    for entry in ALL6:
-        kernel = _activation(entry.name).compile(backend=backend, dtype=dtype)
-        with np.errstate(all="ignore"):
-            y, dy = kernel.forward_with_derivative(x)
-        assert np.isnan(y[[0, 2]]).all() and np.isnan(dy[[0, 2]]).all(), entry.name
+    acts = {e.name: _activation(e.name) for e in ALL6}
+    assert not nan_not_propagated(acts, backend, dtype)
 
 
 #: Points where the reference does not settle and why (they are not checked).

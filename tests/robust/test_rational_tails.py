@@ -49,3 +49,29 @@ CASES = (
 @pytest.mark.parametrize("entry", CASES, ids=lambda e: e.name)
 def test_rational_activation_meets_the_rule_at_large_x(entry, dtype, backend):
     assert_published_meets_rule(entry, backend, dtype)
+
+
+#: PAU 3/2 (Molina et al. 2020's safe form) with a numerator top coefficient above 1:
+#: the constants-as-symbols tail was (a3*x + ...)/(|b2| + ...), and a3*x overflowed
+#: from x = 1.2e38 in float32 where f = (a3/b2)*x is finite; failing there, the tail
+#: was dropped altogether and f was NaN (inf - inf, inf/inf) from |x| = 1e13.
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_growing_rational_tail_with_a_large_top_coefficient(dtype, backend):
+    """PAU 3/2 (Molina et al. 2020's safe form) with a numerator top coefficient
+    above 1: the constants-as-symbols tail was (a3*x + ...)/(|b2| + ...), and a3*x
+    overflowed from x = 1.2e38 in float32 where f = (a3/b2)*x is finite; failing
+    there, the tail was dropped altogether and f was NaN (inf/inf) from |x| = 1e13.
+    f and f' against mpmath over the whole float range, at the analysed constants and
+    after training moved them (the tail keeps the constants as symbols), and the
+    constants' gradients."""
+    from tests.robust.corpus7 import PAU_3_2, PAU_3_2_CONSTANTS
+    from tests.robust.text_judge import constant_gradient_problems_of, rule_problems_of
+
+    c = PAU_3_2_CONSTANTS
+    problems = rule_problems_of(PAU_3_2, backend, dtype, c)
+    moved = {"a3": 3.5, "b2": 4.0, "a2": -1.0}
+    problems += rule_problems_of(PAU_3_2, backend, dtype, c, moved)
+    if backend == "numpy":
+        problems += constant_gradient_problems_of(PAU_3_2, backend, dtype, c)
+    assert not problems, "\n".join(problems)
