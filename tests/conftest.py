@@ -38,3 +38,19 @@ def backend_params() -> list:
         )
     )
     return params
+
+
+@pytest.fixture(autouse=True)
+def _user_activation_names_per_test():
+    """The activation names a test registers (``Activation(..., name="hard_swish")``
+    makes ``hard_swish(x)`` call it in later formulas) are forgotten after it: a
+    corpus test's "hard_swish" made test_parse's ``hard_swish(x)`` read as the
+    corpus's formula when both ran in one worker. Names registered before the test
+    (module fixtures) stay."""
+    from symnb.formula import compose
+
+    before = compose.registered()
+    yield
+    with compose._lock:
+        compose._user.clear()
+        compose._user.update(before)
