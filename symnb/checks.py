@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import decimal
 import inspect
+import keyword
 import math
 import numbers
 import re
@@ -102,6 +103,12 @@ MAX_CONSTANTS = 128
 #: and paragraph separators. Names go into LaTeX, legends, file names, messages and
 #: widget labels, where these break lines or hide what the name says.
 _UNPRINTABLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def is_formula_name(name: str) -> bool:
+    """Whether ``name`` can stand in a formula: ASCII letters, digits and '_', not
+    starting with a digit, and no Python keyword (``lambda``)."""
+    return name.isascii() and name.isidentifier() and not keyword.iskeyword(name)
 
 
 def check_name(name: str, what: str) -> None:

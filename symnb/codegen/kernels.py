@@ -937,7 +937,7 @@ ${dx_loop}
             for (symnb_i64 j = 0; j < m; ++j) {
                 const symnb_real xj = xb[j], gj = gb[j];
                 symnb_real ${locals};
-${dc_call}
+                ${dc_call}
 ${sum_updates}
             }${far_pass}
 ${part_updates}
@@ -1452,6 +1452,8 @@ def rare_gradient_fields(
     values: str,
     after: str,
     indent: str,
+    form: str = "v",
+    load: str = "",
 ) -> dict[str, str]:
     """Template fields of a C++ constants' gradient SIMD loop over form ``index``
     with ``k`` constants (``dc_call``, ``far_decl``, ``far_clause``, ``far_pass``):
@@ -1462,17 +1464,20 @@ def rare_gradient_fields(
     the far forms, with their divisions, for every element: 166 ms against 11 ms).
     ``head``: the loop's ``for`` line; ``at``: the element's input; ``values``: the
     constants; ``after``: the loop's statements after the call (the grad's load and
-    the sums), repeated in the far pass; ``indent``: the loop's."""
+    the sums), repeated in the far pass; ``indent``: the loop's; ``form``: ``"v"``
+    (constants as values) or ``"s"`` (``values`` is a pointer: ``symnb_dcs``);
+    ``load``: the far pass's first statement (the element's loads)."""
     addresses = ", ".join(f"&d{q}" for q in range(k))
-    call = f"symnb_dcv{index}({at}, {values}, {addresses});"
+    call = f"symnb_dc{form}{index}({at}, {values}, {addresses});"
     if not rare:
         return {"dc_call": call, "far_decl": "", "far_clause": "", "far_pass": ""}
     inner = indent + "    "
-    lines = [f"if (!symnb_fardc{index}({at})) continue;"]
+    lines = [load] if load else []
+    lines += [f"if (!symnb_fardc{index}({at})) continue;"]
     lines += [f"symnb_real {', '.join(f'd{q}' for q in range(k))};", call]
     lines += [t.strip() for t in after.splitlines() if t.strip()]
     return {
-        "dc_call": f"symnb_ndcv{index}({at}, {values}, {addresses});\n"
+        "dc_call": f"symnb_ndc{form}{index}({at}, {values}, {addresses});\n"
         f"{inner}far_dc |= symnb_fardc{index}({at});",
         "far_decl": f"\n{indent}int far_dc = 0;",
         "far_clause": " reduction(|: far_dc)",
@@ -1741,34 +1746,26 @@ def render_cpp_constant_gradient(
     whole ones of the block's far elements; not in the joint loop)."""
     k = range(n_params)
     addresses = ", ".join(f"&d{q}" for q in k)
-    dc_call = f"                symnb_dcs0(xj, cl, {addresses});"
-    far_decl = far_clause = far_pass = ""
-    if dc_rare and fused_backward != "joint":
-        dc_call = (
-            f"                symnb_ndcs0(xj, cl, {addresses});\n"
-            "                far_dc |= symnb_fardc0(xj);"
-        )
-        far_decl = "\n            int far_dc = 0;"
-        far_clause = " reduction(|: far_dc)"
-        updates = "\n".join(f"                    s{q} += gj * d{q};" for q in k)
-        far_pass = (
-            "\n            if (far_dc) {\n"
-            "                for (symnb_i64 j = 0; j < m; ++j) {\n"
-            "                    if (!symnb_fardc0(xb[j])) continue;\n"
-            "                    const symnb_real xj = xb[j], gj = gb[j];\n"
-            f"                    symnb_real {', '.join(f'd{q}' for q in k)};\n"
-            f"                    symnb_dcs0(xj, cl, {addresses});\n"
-            f"{updates}\n"
-            "                }\n"
-            "            }"
-        )
+    sum_updates = "\n".join(f"                s{q} += gj * d{q};" for q in k)
+    fields = rare_gradient_fields(
+        0,
+        n_params,
+        dc_rare and fused_backward != "joint",
+        "for (symnb_i64 j = 0; j < m; ++j)",
+        "xj",
+        "cl",
+        sum_updates,
+        "            ",
+        form="s",
+        load="const symnb_real xj = xb[j], gj = gb[j];",
+    )
     dx_loop = ""
     if fused_backward == "blocks":
         dx_loop = _CPP_BLOCK_BACKWARD_RARE if rare else _CPP_BLOCK_BACKWARD
     elif fused_backward == "joint":
         dx_loop = "            symnb_real* SYMNB_RESTRICT db = dx + b;"
-        dc_call = (
-            f"                symnb_real dfj;\n"
+        fields["dc_call"] = (
+            "symnb_real dfj;\n"
             f"                symnb_dfdcs0(xj, cl, &dfj, {addresses});\n"
             "                db[j] = gj * dfj;"
         )
@@ -1783,13 +1780,10 @@ def render_cpp_constant_gradient(
         dx_param=" symnb_real* SYMNB_RESTRICT dx," if fused_backward else "",
         dx_loop=dx_loop,
         locals=", ".join(f"d{q}" for q in k),
-        dc_call=dc_call,
-        far_decl=far_decl,
-        far_clause=far_clause,
-        far_pass=far_pass,
         sums_init=", ".join(f"s{q} = 0" for q in k),
         sums=", ".join(f"s{q}" for q in k),
-        sum_updates="\n".join(f"                s{q} += gj * d{q};" for q in k),
+        sum_updates=sum_updates,
+        **fields,
         part_updates="\n".join(f"            part[{q}] += (double)s{q};" for q in k),
     )
 

@@ -24,7 +24,6 @@ surrogate rule (``symnb.formula.steps``) sees the whole formula.
 
 from __future__ import annotations
 
-import keyword
 import math
 import re
 import threading
@@ -35,6 +34,7 @@ from typing import Any
 import sympy as sp
 from sympy.core.evalf import prec_to_dps
 
+from symnb.checks import is_formula_name
 from symnb.errors import FormulaError
 from symnb.formula import library
 from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
@@ -227,7 +227,7 @@ def register(act: Any, replace: bool = False) -> None:
     function and ``replace`` is not set.
     """
     name = act.name
-    if not (name.isascii() and name.isidentifier()) or keyword.iskeyword(name):
+    if not is_formula_name(name):
         return  # a display name only: formulas cannot call it
     if name.startswith("_"):
         return

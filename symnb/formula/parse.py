@@ -38,7 +38,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.logic.boolalg import ITE, Boolean, BooleanAtom
 
-from symnb.checks import nonzero_literal
+from symnb.checks import is_formula_name, nonzero_literal
 from symnb.errors import FormulaError
 from symnb.formula import (
     batch_means,
@@ -2289,9 +2289,7 @@ def _children(
             "for example Piecewise((x, x > 0), (0, True))",
         )
     if isinstance(node, sp.Symbol):
-        if not (node.name.isascii() and node.name.isidentifier()) or (
-            keyword.iskeyword(node.name)
-        ):
+        if not is_formula_name(node.name):
             raise fail(
                 f"symbol name {node.name[:60]!r} is not a valid name",
                 "use letters, digits and '_', starting with a letter",
@@ -2512,7 +2510,7 @@ def _names(
     for name in result:
         if not isinstance(name, str):
             raise FormulaError(f"{kind} name {name!r} is not a string", text)
-        if not (name.isascii() and name.isidentifier()) or keyword.iskeyword(name):
+        if not is_formula_name(name):
             raise FormulaError(
                 f"{kind} name {name!r} is not a valid name",
                 text,

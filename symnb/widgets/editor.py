@@ -18,7 +18,6 @@ the editor without a browser: set ``editor.formula.value``, call ``editor.refres
 from __future__ import annotations
 
 import base64
-import keyword
 import math
 import re
 import threading
@@ -30,7 +29,7 @@ import numpy as np
 
 from symnb import plotting
 from symnb.backends.select import check_device
-from symnb.checks import check_flag, real_value
+from symnb.checks import check_flag, is_formula_name, real_value
 from symnb.formula.formula import Learnable
 from symnb.notebook.state import BACKEND_CHOICES
 
@@ -144,11 +143,7 @@ def _check_constant_key(key: Any) -> None:
             "ActivationEditor: constants['x']: x is the formula's input, not a "
             "constant; give values of the other names, e.g. {'beta': 1.0}"
         )
-    if (
-        not (key.isascii() and key.isidentifier())
-        or key.startswith("_")
-        or (keyword.iskeyword(key))
-    ):
+    if not is_formula_name(key) or key.startswith("_"):
         raise ValueError(
             f"ActivationEditor: constants key {key!r:.40} is no constant name a "
             "formula can use: letters, digits and '_', starting with a letter"

@@ -337,6 +337,7 @@ class Playground(W.VBox):
         source = DataSource.from_arrays(*data) if data is not None else None
         if source is None and cfg["dataset"] == "formula":
             source = DataSource.from_formula(cfg["data_formula"])
+        self._closed = False  # close() sets it
         self._lock = threading.RLock()
         self._send_lock = threading.Lock()  # one view update at a time
         self._stop = threading.Event()
@@ -1236,8 +1237,7 @@ class Playground(W.VBox):
                 self._report(exc)
             return
         with self._lock:
-            closed = getattr(self, "_closed", False)
-            if generation != self._generation or self._model is None or closed:
+            if generation != self._generation or self._model is None or self._closed:
                 return  # another change came first, or the playground was closed
             current = self._model
             params = (
@@ -1346,7 +1346,7 @@ class Playground(W.VBox):
         """A ValueError once the playground is closed: train, step and play went on
         training a network nobody sees (``play()`` in a thread that ran until
         ``pause()``, the CPU busy without a word)."""
-        if getattr(self, "_closed", False):
+        if self._closed:
             raise ValueError(
                 f"{what}: this Playground is closed; create a new one "
                 "(Playground(config=old.config) keeps its settings)"
