@@ -42,8 +42,10 @@ KINDS = ("elementwise", "layer", "loss")
 #: small calls (training minibatches) stay serial and do not fight BLAS threads ...
 PARALLEL_MIN = 65536
 #: ... and for cheap kernels (only arithmetic and comparisons, e.g. relu), which are
-#: memory-bound: a second thread pays only for large arrays.
-PARALLEL_MIN_CHEAP = 262144
+#: memory-bound: a second thread pays from somewhat larger arrays (relu forward, two
+#: threads against one, 2026-12-06: 8.5 -> 7.0-8.3 us at 8e4, 11.3 -> 6.8-7.5 us at
+#: 1e5, but 7.0 -> 8.5-9.7 us at 6e4; PyTorch's clamp_min splits 1e5 over both).
+PARALLEL_MIN_CHEAP = 81920
 
 #: C++ layers with more distinct forms than this are split into several translation
 #: units of :data:`LAYER_UNIT_FORMS` forms each, compiled in parallel and linked; the

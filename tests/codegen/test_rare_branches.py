@@ -19,6 +19,7 @@ import sympy as sp
 
 import symnb
 from symnb.backends import status
+from symnb.codegen import kernels
 from symnb.codegen.kernels import render_program
 from symnb.codegen.rare import RARE_MIN_MAGNITUDE, split_rare
 from symnb.formula.internal import X
@@ -79,7 +80,8 @@ def test_pau_far_forms_are_rare_and_left_out_of_the_simd_loops(dtype):
     forward = forward[: forward.index("SYMNB_KERNEL")]
     simd = forward[forward.rindex("int far = 0;") : forward.index("if (far)")]
     assert "symnb_nf0(" in simd and "symnb_f0(" not in simd
-    assert "#define SYMNB_PARALLEL_MIN 262144" in text  # still a cheap kernel
+    # still a cheap kernel
+    assert f"#define SYMNB_PARALLEL_MIN {kernels.PARALLEL_MIN_CHEAP}" in text
 
 
 def _inputs(dtype: str) -> np.ndarray:
