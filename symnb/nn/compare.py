@@ -60,6 +60,11 @@ def _array(value: Any, label: str, what: str) -> np.ndarray:
         ) from None
 
 
+def _one_column(y: np.ndarray) -> np.ndarray:
+    """Targets of shape (n, 1) as (n,): one label or value per row either way."""
+    return y[:, 0] if y.ndim == 2 and y.shape[1] == 1 else y
+
+
 def _load(dataset: Any, label: str = "data") -> tuple[np.ndarray, np.ndarray, Any]:
     from .. import datasets
 
@@ -69,6 +74,9 @@ def _load(dataset: Any, label: str = "data") -> tuple[np.ndarray, np.ndarray, An
     if isinstance(dataset, (tuple, list)) and len(dataset) in (2, 4):
         names = ("X", "y", "X_val", "y_val")
         arrays = [_array(v, label, n) for v, n in zip(dataset, names)]
+        # labels as a column (n, 1) were read as regression targets: accuracy
+        # 0.63 for y became a loss of 0.36 for y[:, None], without a word
+        arrays[1::2] = [_one_column(a) for a in arrays[1::2]]
         val = tuple(arrays[2:]) if len(arrays) == 4 else None
         return arrays[0], arrays[1], val
     raise ValueError(
