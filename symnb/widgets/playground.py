@@ -1373,8 +1373,10 @@ class Playground(W.VBox):
             )
 
     def step(self) -> None:
-        """Pause, then train one epoch synchronously and redraw."""
+        """Pause, then train one epoch synchronously and redraw (a ValueError at
+        :data:`MAX_EPOCHS` epochs since the last reset)."""
         self._check_open("step")
+        _epoch_count(1, "step", 1, self._epoch)
         self.pause()
         self.wait_for_build()
         with self._lock:

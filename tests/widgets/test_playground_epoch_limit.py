@@ -61,3 +61,12 @@ def test_play_without_a_count_pauses_at_the_limit(pg, monkeypatch) -> None:
     pg.play()  # at the limit: does not start, says why
     assert not pg.is_running and pg.epoch == 7
     assert "Reset" in pg.status.value
+
+
+def test_step_at_the_limit_is_refused(pg, monkeypatch) -> None:
+    monkeypatch.setattr(playground_module, "MAX_EPOCHS", 2)
+    pg.step()
+    pg.step()
+    with pytest.raises(ValueError, match=r"step: epochs=1 is more than the 0 left"):
+        pg.step()
+    assert pg.epoch == 2
