@@ -770,6 +770,32 @@ def check_seeds(seeds: Iterable[int], runs_per_seed: int) -> list[int]:
     return out
 
 
+def _class_indices(label: str, y: np.ndarray, val: Any) -> tuple[np.ndarray, Any]:
+    """Integer class labels as 0..k-1 (training and validation alike), where they
+    are other integers. compare counted the classes of labels {1, 2} or {0, 2, 4}
+    and built that many outputs, then every run failed with "binary labels must be
+    0 or 1" or "labels must be 0..2", about a network the user never built."""
+    classes = np.unique(y)
+    if y.dtype.kind not in "iu" or np.array_equal(classes, np.arange(len(classes))):
+        return y, val
+    index = np.searchsorted(classes, y)
+    if val is None:
+        return index, None
+    X_val, y_val = val
+    y_val = _one_column(np.asarray(y_val))
+    if y_val.dtype.kind not in "iub":
+        return index, val  # the model names what is wrong with them
+    unseen = np.flatnonzero(~np.isin(y_val, classes))
+    if unseen.size:
+        row = int(unseen[0])
+        raise ValueError(
+            f"dataset {label!r}: the validation label {y_val[row].item()!r} at row {row} "
+            f"is none of the training classes {classes.tolist()[:10]}; give "
+            "validation data of the same classes"
+        )
+    return index, (X_val, np.searchsorted(classes, y_val))
+
+
 def _prepare(
     dataset: Any, hidden: Any, fit_options: dict[str, Any], settings: dict[str, Any]
 ) -> tuple[list[tuple[str, Any]], bool, dict, dict, dict]:
@@ -795,6 +821,9 @@ def _prepare(
         identities[label] = _data_identity(raw, (X, y, val))
         _check_data(label, X, np.asarray(y), val)
         plans[label] = _plan(label, X, y, val, hidden, fit_options, **settings)
+        if plans[label]["classify"]:
+            y, val = _class_indices(label, np.asarray(y), val)
+            loaded[label] = (X, y, val)
         _check_fit_values(X, y, val, plans[label])
     return data_sets, multi, plans, loaded, identities
 

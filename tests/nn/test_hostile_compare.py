@@ -45,3 +45,30 @@ def test_a_target_column_is_the_same_regression(data) -> None:
     flat = compare(["relu"], (X, t), **RUN)
     column = compare(["relu"], (X, t[:, None]), **RUN)
     assert column.scores() == pytest.approx(flat.scores())
+
+
+@pytest.mark.parametrize(
+    "labels", [(1, 2), (0, 5), (-1, 1), (1, 2, 3), (0, 2, 4)], ids=str
+)
+def test_other_integer_labels_are_the_same_classes(data, labels) -> None:
+    """Before: compare counted the classes of labels {1, 2} or {0, 2, 4}, built that
+    many outputs, and every run failed with "binary labels must be 0 or 1" or
+    "labels must be 0..2", about a network the user never built."""
+    X, two, three = data
+    index = two if len(labels) == 2 else three
+    y = np.asarray(labels)[index]
+    want = compare(["relu"], (X, index), **RUN).scores()
+    assert compare(["relu"], (X, y), **RUN).scores() == want
+    assert (
+        compare(["relu"], (X, y, X, y), **RUN).scores()
+        == compare(["relu"], (X, index, X, index), **RUN).scores()
+    )
+
+
+def test_a_validation_label_outside_the_training_classes_is_named(data) -> None:
+    X, two, _ = data
+    y = two + 1
+    y_val = y.copy()
+    y_val[4] = 7
+    with pytest.raises(ValueError, match=r"validation label 7 at row 4"):
+        compare(["relu"], (X, y, X, y_val), **RUN)
