@@ -1736,17 +1736,31 @@ def _refuse_sigmoid_before_logits(out_acts: list[Any], loss: Any) -> None:
     """A ``ValueError`` for a sigmoid output layer under a loss that takes logits:
     ``output='sigmoid', loss='bce_with_logits'`` applied the sigmoid twice, so every
     probability stayed in (0.5, 0.73), every prediction was class 1 and two_moons
-    trained to accuracy 0.5 without a word."""
-    if not (getattr(loss, "logits", False) and getattr(loss, "task", "") == "binary"):
+    trained to accuracy 0.5 without a word; under softmax cross-entropy no class
+    probability could pass e / (e + C - 1)."""
+    task = getattr(loss, "task", "")
+    if not (getattr(loss, "logits", False) and task in ("binary", "multiclass")):
         return
     sigmoid = _symnb().activation("sigmoid").internal.signature()
-    if any(a is not None and a.internal.signature() == sigmoid for a in out_acts):
+    if not any(a is not None and a.internal.signature() == sigmoid for a in out_acts):
+        return
+    if task == "multiclass":
+        # softmax of values in (0, 1): no class probability could pass
+        # e / (e + C - 1), 0.58 for three classes, however well it trained
+        classes = len(out_acts)
+        cap = math.e / (math.e + classes - 1)
         raise ValueError(
-            f"output='sigmoid' with loss={loss.name!r} applies the sigmoid twice "
-            "(the loss takes logits and applies its own): leave output out (a "
-            "linear output layer) with loss='bce_with_logits', or use loss='bce', "
-            "which takes the sigmoid's probabilities"
+            f"output='sigmoid' with loss={loss.name!r} squashes the logits into "
+            f"(0, 1) before the softmax, so no probability of the {classes} classes "
+            f"can exceed e/(e + {classes - 1}) = {cap:.2f}: leave output out (a "
+            "linear output layer); the loss applies the softmax itself"
         )
+    raise ValueError(
+        f"output='sigmoid' with loss={loss.name!r} applies the sigmoid twice "
+        "(the loss takes logits and applies its own): leave output out (a "
+        "linear output layer) with loss='bce_with_logits', or use loss='bce', "
+        "which takes the sigmoid's probabilities"
+    )
 
 
 def refuse_wrapped(given: Any, array: np.ndarray, name: str, shape: str) -> None:
