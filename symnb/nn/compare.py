@@ -379,6 +379,27 @@ def _data_identity(raw: Any, arrays: tuple[np.ndarray, np.ndarray, Any]) -> Any:
     return {"sha256": digest.hexdigest()}
 
 
+def _refuse_binary_loss_for_classes(label: str, loss: Any, y: np.ndarray) -> None:
+    """A ValueError naming compare's ``loss`` for binary cross-entropy on integer
+    labels of more than two classes: every run failed with the model's "binary
+    labels must be 0 or 1" or "the last size must be 1, got 3", about a network
+    compare built, not the argument the user gave."""
+    from .losses import _LOGIT_NAMES, _PROB_NAMES
+
+    if not isinstance(loss, str) or y.dtype.kind not in "iu":
+        return
+    if loss.strip().lower().replace("-", "_") not in _PROB_NAMES + _LOGIT_NAMES:
+        return
+    classes = np.unique(y)
+    if len(classes) > 2:
+        raise ValueError(
+            f"compare: loss={loss!r} is binary cross-entropy, for two classes, but "
+            f"y of dataset {label!r} has {len(classes)} classes "
+            f"({classes.tolist()[:10]}); leave loss=None (softmax cross-entropy "
+            "for several classes) or pass loss='cross_entropy'"
+        )
+
+
 def _plan(
     label: str,
     X: np.ndarray,
@@ -395,6 +416,7 @@ def _plan(
     dtype: str,
 ) -> dict[str, Any]:
     """Everything a run on this data set needs besides activation and seed."""
+    _refuse_binary_loss_for_classes(label, loss, y)
     classify = bool(
         (loss is None and _classification_labels(y))
         or (isinstance(loss, str) and loss in ("bce_with_logits", "cross_entropy"))

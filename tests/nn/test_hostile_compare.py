@@ -72,3 +72,18 @@ def test_a_validation_label_outside_the_training_classes_is_named(data) -> None:
     y_val[4] = 7
     with pytest.raises(ValueError, match=r"validation label 7 at row 4"):
         compare(["relu"], (X, y, X, y_val), **RUN)
+
+
+@pytest.mark.parametrize("loss", ["bce", "bce_with_logits", "BCE"])
+def test_binary_cross_entropy_on_three_classes_names_the_loss(data, loss) -> None:
+    """Before: every run failed with the model's "binary labels must be 0 or 1" or
+    "the last size must be 1, got 3", about a network compare built."""
+    X, _, three = data
+    with pytest.raises(ValueError, match=rf"compare: loss='{loss}'.*3 classes"):
+        compare(["relu"], (X, three), loss=loss, **RUN)
+
+
+def test_binary_cross_entropy_on_two_classes_still_runs(data) -> None:
+    X, two, _ = data
+    result = compare(["relu"], (X, two), loss="bce_with_logits", **RUN)
+    assert 0.0 <= result.scores()["relu"] <= 1.0  # an accuracy
