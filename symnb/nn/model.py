@@ -723,6 +723,16 @@ class MLP:
                     )
                 listed[int(k)] = v
             masks = listed
+        if not isinstance(masks, (list, tuple)):
+            # list(3) raised "'int' object is not iterable", a string gave one mask
+            # per character, and one array one mask per row ("masks has 2 entries")
+            example = ", ".join(["None"] * n_layers)
+            raise TypeError(
+                f"masks must be a list with one 0/1 array (or None) per layer, or a "
+                f"dict layer index -> array; got {type(masks).__name__}, e.g. "
+                f"masks=[{example}] with an array of shape (fan_in, fan_out) in place "
+                "of a None"
+            )
         masks = list(masks)
         if len(masks) != n_layers:
             raise ValueError(
@@ -733,7 +743,13 @@ class MLP:
             if m is None:
                 result.append(None)
                 continue
-            arr = np.asarray(_to_host(m), dtype=np.float64)
+            try:
+                arr = np.asarray(_to_host(m), dtype=np.float64)
+            except (TypeError, ValueError) as exc:  # "could not convert string"
+                raise TypeError(
+                    f"the mask of layer {i} must be an array of 0 and 1, got "
+                    f"{m!r:.60} ({exc})"
+                ) from None
             shape = (sizes[i], sizes[i + 1])
             if arr.shape != shape:
                 raise ValueError(
