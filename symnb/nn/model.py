@@ -1175,6 +1175,9 @@ class MLP:
         (a NumPy array in the flat layout of :meth:`get_flat_parameters`), without
         updating anything: what one step would use. For checking gradients and for
         research."""
+        # unchecked, l1=nan gave an all-NaN gradient and l1=-1 a wrong one, while
+        # train_step and train_epoch refused them
+        l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)
         Xd, Td, n = self._prepare(X, y, "data")
         if self._fused_reason is None and self._fused_arrays_ok(Xd, Td):
             impl = self._fused_step()
