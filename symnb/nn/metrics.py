@@ -81,10 +81,10 @@ def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _blocks(a: np.ndarray, b: np.ndarray):
-    """``(first row, a block, b block)`` over the rows, about BLOCK values each."""
+    """``(a block, b block)`` over the rows, about BLOCK values each."""
     step = max(1, BLOCK // max(1, a.shape[1]))
     for start in range(0, a.shape[0], step):
-        yield start, a[start : start + step], b[start : start + step]
+        yield a[start : start + step], b[start : start + step]
 
 
 def _f64(block: np.ndarray) -> np.ndarray:
@@ -194,7 +194,7 @@ def mse(y_true, y_pred) -> float:
     """Mean squared error."""
     a, b = _pair(y_true, y_pred)
     total = 0.0
-    for _, ab, bb in _blocks(a, b):
+    for ab, bb in _blocks(a, b):
         d = _f64(ab) - bb
         total += float(np.sum(d * d))
     return total / a.size
@@ -204,7 +204,7 @@ def mae(y_true, y_pred) -> float:
     """Mean absolute error."""
     a, b = _pair(y_true, y_pred)
     total = 0.0
-    for _, ab, bb in _blocks(a, b):
+    for ab, bb in _blocks(a, b):
         total += float(np.sum(np.abs(_f64(ab) - bb)))
     return total / a.size
 
@@ -227,7 +227,7 @@ def r2(y_true, y_pred) -> float:
         )
         return math.nan
     column_sums = np.zeros(a.shape[1])
-    for _, ab, bb in _blocks(a, b):
+    for ab, bb in _blocks(a, b):
         ab, bb = _f64(ab), _f64(bb)
         if not (np.isfinite(ab).all() and np.isfinite(bb).all()):
             # NaN made ss_tot > 0 False: the score was 0.0, "predicts the mean"
@@ -236,7 +236,7 @@ def r2(y_true, y_pred) -> float:
     mean = column_sums / a.shape[0]
     ss_res = np.zeros(a.shape[1])
     ss_tot = np.zeros(a.shape[1])
-    for _, ab, bb in _blocks(a, b):
+    for ab, bb in _blocks(a, b):
         ab = _f64(ab)
         ss_res += np.sum((ab - bb) ** 2, axis=0)
         ss_tot += np.sum((ab - mean) ** 2, axis=0)
