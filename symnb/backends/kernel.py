@@ -599,6 +599,9 @@ class _SingleFormula(_Checked):
         """Change constants in place (no re-parse, no recompile)."""
         owner = f"{self._owner_kind} {self._formula.name!r}"
         check_constants(owner, self._names, values, self.dtype)
+        check_domain = getattr(self._formula, "check_domain", None)
+        if check_domain is not None:
+            check_domain({**self.constants, **values})
         self.params = np.array(
             [float(values.get(n, v)) for n, v in self.constants.items()],
             dtype=np.float64,

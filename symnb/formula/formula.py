@@ -913,6 +913,22 @@ class _Formula:
         consts = "".join(f", {k}={v!r}" for k, v in self._constants.items())
         return f"{type(self).__name__}({self.text!r}, name={self.name!r}{consts})"
 
+    def check_domain(self, values: Mapping[str, Any]) -> None:
+        """A FormulaError when a library formula's constants leave its domain.
+
+        ``symnb.loss("huber", delta=-1)`` is refused (PyTorch refuses it: a loss
+        that falls as the error grows), but ``loss("huber").with_constants(
+        delta=-1)`` and a compiled kernel's ``set_constants(delta=-1)`` were taken,
+        and trained towards ever larger errors without a word. ``values`` are the
+        constants being changed; the others keep their current values."""
+        entry = self._library.get(self.name)
+        if entry is None or entry.text != self.text or not entry.domain:
+            return  # not the library's formula (a user's of the same name)
+        current = {**self._constants, **dict(values)}
+        problem = library.domain_problem(entry, current)
+        if problem is not None:
+            raise FormulaError(problem)
+
     def with_constants(self, **values: Any) -> _Formula:
         """A new object with the same formula and some constants changed."""
         unknown = [k for k in values if k not in self._constants]
@@ -920,6 +936,7 @@ class _Formula:
             raise FormulaError.unknown_constant(
                 f"{self.kind} {self.name!r}", unknown[0], self._constants
             )
+        self.check_domain(values)
         merged: dict[str, Any] = {**self._constants, **self._learnable, **values}
         return type(self)(
             self.text,

@@ -60,6 +60,11 @@ def _array(value: Any, label: str, what: str) -> np.ndarray:
         ) from None
 
 
+def _one_column(y: np.ndarray) -> np.ndarray:
+    """Targets of shape (n, 1) as (n,): one label or value per row either way."""
+    return y[:, 0] if y.ndim == 2 and y.shape[1] == 1 else y
+
+
 def _load(dataset: Any, label: str = "data") -> tuple[np.ndarray, np.ndarray, Any]:
     from .. import datasets
 
@@ -69,6 +74,9 @@ def _load(dataset: Any, label: str = "data") -> tuple[np.ndarray, np.ndarray, An
     if isinstance(dataset, (tuple, list)) and len(dataset) in (2, 4):
         names = ("X", "y", "X_val", "y_val")
         arrays = [_array(v, label, n) for v, n in zip(dataset, names)]
+        # labels as a column (n, 1) were read as regression targets: accuracy
+        # 0.63 for y became a loss of 0.36 for y[:, None], without a word
+        arrays[1::2] = [_one_column(a) for a in arrays[1::2]]
         val = tuple(arrays[2:]) if len(arrays) == 4 else None
         return arrays[0], arrays[1], val
     raise ValueError(
@@ -358,10 +366,38 @@ def _data_identity(raw: Any, arrays: tuple[np.ndarray, np.ndarray, Any]) -> Any:
     digest = hashlib.sha256()
     X, y, val = arrays
     for a in (X, y, *(val or ())):
-        a = np.ascontiguousarray(a)
+        a = np.asarray(a)
+        if a.ndim == 0:
+            a = a.reshape(1)  # as np.ascontiguousarray gave it
         digest.update(f"{a.dtype.str}{a.shape}".encode())
-        digest.update(a.tobytes())
+        # the C-order bytes in blocks of rows: the same digest as a.tobytes(), but
+        # a copy of a few MiB at a time (a whole copy plus its bytes doubled the
+        # data set's memory, and a zero-stride view became its full size twice)
+        step = max(1, (1 << 22) // max(1, a[:1].nbytes))
+        for start in range(0, len(a), step):
+            digest.update(np.ascontiguousarray(a[start : start + step]).data)
     return {"sha256": digest.hexdigest()}
+
+
+def _refuse_binary_loss_for_classes(label: str, loss: Any, y: np.ndarray) -> None:
+    """A ValueError naming compare's ``loss`` for binary cross-entropy on integer
+    labels of more than two classes: every run failed with the model's "binary
+    labels must be 0 or 1" or "the last size must be 1, got 3", about a network
+    compare built, not the argument the user gave."""
+    from .losses import _LOGIT_NAMES, _PROB_NAMES
+
+    if not isinstance(loss, str) or y.dtype.kind not in "iu":
+        return
+    if loss.strip().lower().replace("-", "_") not in _PROB_NAMES + _LOGIT_NAMES:
+        return
+    classes = np.unique(y)
+    if len(classes) > 2:
+        raise ValueError(
+            f"compare: loss={loss!r} is binary cross-entropy, for two classes, but "
+            f"y of dataset {label!r} has {len(classes)} classes "
+            f"({classes.tolist()[:10]}); leave loss=None (softmax cross-entropy "
+            "for several classes) or pass loss='cross_entropy'"
+        )
 
 
 def _plan(
@@ -380,6 +416,7 @@ def _plan(
     dtype: str,
 ) -> dict[str, Any]:
     """Everything a run on this data set needs besides activation and seed."""
+    _refuse_binary_loss_for_classes(label, loss, y)
     classify = bool(
         (loss is None and _classification_labels(y))
         or (isinstance(loss, str) and loss in ("bce_with_logits", "cross_entropy"))
@@ -762,6 +799,32 @@ def check_seeds(seeds: Iterable[int], runs_per_seed: int) -> list[int]:
     return out
 
 
+def _class_indices(label: str, y: np.ndarray, val: Any) -> tuple[np.ndarray, Any]:
+    """Integer class labels as 0..k-1 (training and validation alike), where they
+    are other integers. compare counted the classes of labels {1, 2} or {0, 2, 4}
+    and built that many outputs, then every run failed with "binary labels must be
+    0 or 1" or "labels must be 0..2", about a network the user never built."""
+    classes = np.unique(y)
+    if y.dtype.kind not in "iu" or np.array_equal(classes, np.arange(len(classes))):
+        return y, val
+    index = np.searchsorted(classes, y)
+    if val is None:
+        return index, None
+    X_val, y_val = val
+    y_val = _one_column(np.asarray(y_val))
+    if y_val.dtype.kind not in "iub":
+        return index, val  # the model names what is wrong with them
+    unseen = np.flatnonzero(~np.isin(y_val, classes))
+    if unseen.size:
+        row = int(unseen[0])
+        raise ValueError(
+            f"dataset {label!r}: the validation label {y_val[row].item()!r} at row {row} "
+            f"is none of the training classes {classes.tolist()[:10]}; give "
+            "validation data of the same classes"
+        )
+    return index, (X_val, np.searchsorted(classes, y_val))
+
+
 def _prepare(
     dataset: Any, hidden: Any, fit_options: dict[str, Any], settings: dict[str, Any]
 ) -> tuple[list[tuple[str, Any]], bool, dict, dict, dict]:
@@ -787,6 +850,9 @@ def _prepare(
         identities[label] = _data_identity(raw, (X, y, val))
         _check_data(label, X, np.asarray(y), val)
         plans[label] = _plan(label, X, y, val, hidden, fit_options, **settings)
+        if plans[label]["classify"]:
+            y, val = _class_indices(label, np.asarray(y), val)
+            loaded[label] = (X, y, val)
         _check_fit_values(X, y, val, plans[label])
     return data_sets, multi, plans, loaded, identities
 

@@ -470,6 +470,12 @@ class MLPRegressor(_RegressorMixin, _MLPEstimator):
         y = _targets(y, "y")
         if y.ndim not in (1, 2) or len(y) != len(X):
             raise ValueError(f"y must have one row per row of X; got shape {y.shape}")
+        if y.ndim == 2 and y.shape[1] == 0:  # was "every size must be a positive
+            # integer, got [2, 16, 16, 0]", about a list the user never wrote
+            raise ValueError(
+                f"y has shape {y.shape}: no target per row; give y of shape (n,) "
+                "or (n, k) with k >= 1 outputs"
+            )
         self._y_2d = y.ndim == 2
         n_out = 1 if y.ndim == 1 else y.shape[1]
         return self._fit_model(X, y, self.loss or "mse", n_out, names)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from symnb.checks import check_hook
+from symnb.memory import check_fits
 
 Initializer = Callable[..., np.ndarray]
 InitSpec = "str | float | int | Initializer"
@@ -86,7 +87,16 @@ def _checked(shape: Any, gain: Any, what: str) -> tuple[tuple[int, ...], float]:
             f"{what}: gain must be a finite number >= 0 (e.g. gain=1.0), got "
             f"{gain!r:.60}"
         )
-    return tuple(int(n) for n in sizes), float(gain)
+    sizes = tuple(int(n) for n in sizes)
+    # float64 values and about as much again in temporaries (orthogonal's QR
+    # more): init.zeros((10**6, 10**6)) was NumPy's bare "Unable to allocate
+    # 7.28 TiB", and sizes that just fit were granted, filled, then killed
+    check_fits(
+        3 * 8 * math.prod(sizes),
+        f"{what}: a {' x '.join(map(str, sizes))} array",
+        "Use smaller sizes.",
+    )
+    return sizes, float(gain)
 
 
 def _checked_rng(rng: Any, what: str) -> Any:

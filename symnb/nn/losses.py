@@ -208,8 +208,44 @@ class SoftmaxCrossEntropy(TrainingLoss):
         out -= lse
         return out
 
+    def _check(self, pred: Any, target: Any) -> None:
+        """Logits (n, C) and integer labels (n,) in 0..C-1. A target of shape
+        (n, 1) indexed ``logp[arange(n), target]`` as an (n, n) table (a wrong
+        mean and n*n memory), a label -1 picked the last class, and float labels
+        or a label C raised NumPy's bare IndexError."""
+        shape = getattr(pred, "shape", None)
+        if shape is None or len(shape) != 2 or shape[1] < 1:
+            raise ValueError(
+                f"{self.name}: pred must be logits of shape (n, classes), got "
+                f"shape {shape}"
+            )
+        n, c = shape
+        tshape = getattr(target, "shape", None)
+        if tshape != (n,):
+            raise ValueError(
+                f"{self.name}: target must be class labels of shape ({n},), one per "
+                f"row of pred, got shape {tshape}; pass y.reshape(-1) (one-hot "
+                "rows: y.argmax(axis=1))"
+            )
+        if target.dtype.kind not in "iu":
+            raise TypeError(
+                f"{self.name}: target must hold integer class labels 0..{c - 1}, "
+                f"got dtype {target.dtype}; pass y.astype(int)"
+            )
+        if self.xp is np and n:
+            low, high = int(target.min()), int(target.max())
+            if low < 0 or high >= c:
+                bad = low if low < 0 else high
+                raise ValueError(
+                    f"{self.name}: target holds the label {bad}, outside 0..{c - 1} "
+                    f"(pred has {c} classes)"
+                )
+
     def value(self, pred: Any, target: Any) -> float:
         xp = self.xp
+        self._check(pred, target)
+        if not pred.shape[0]:
+            return float("nan")  # the mean over no rows, as ElementwiseLoss
         logp = self._log_softmax(pred, xp.empty_like(pred))
         return self._mean_nll(logp, target)
 
@@ -225,6 +261,7 @@ class SoftmaxCrossEntropy(TrainingLoss):
 
     def value_and_gradient(self, pred: Any, target: Any, grad_out: Any) -> float:
         xp = self.xp
+        self._check(pred, target)
         n, c = pred.shape
         logp = self._log_softmax(pred, grad_out)
         value = self._mean_nll(logp, target)
@@ -262,24 +299,57 @@ def _labels_of(loss: Any) -> tuple[float, ...] | None:
     return (-1.0, 1.0) if signature() == hinge.internal.signature() else None
 
 
+def _check_task_fits(loss: TrainingLoss, task: str | None, spec: Any = None) -> None:
+    """A ValueError when the model's ``task`` and the loss's disagree on
+    multi-class: a softmax loss for task='binary'/'regression', or a binary or
+    regression TrainingLoss for task='multiclass' (the model trained with one
+    task's loss and predicted with the other's)."""
+    if task is None or (task == "multiclass") == (loss.task == "multiclass"):
+        return
+    name = spec if spec is not None else loss.name
+    if task == "multiclass":
+        raise ValueError(
+            f"loss {name!r} is a {loss.task} loss, but task='multiclass': "
+            "multi-class classification trains with loss='cross_entropy' "
+            "(softmax over one output per class); pass loss='cross_entropy'"
+        )
+    raise ValueError(
+        f"loss {name!r} is for multi-class classification (softmax over one "
+        f"output per class), but task={task!r}: pass task='multiclass', or for "
+        "two classes task='binary' with loss='bce_with_logits' and sizes[-1] = 1"
+    )
+
+
 def resolve_loss(
     spec: Any, task: str | None = None, has_output_activation: bool = False
 ):
     """A :class:`TrainingLoss` from a name, a ``symnb.Loss`` or a TrainingLoss."""
     if isinstance(spec, TrainingLoss):
+        _check_task_fits(spec, task)
         return spec
     if spec is None:
         spec = "mse"
     if isinstance(spec, str):
         key = spec.strip().lower().replace("-", "_")
         if key in _SOFTMAX_NAMES:
-            if task not in (None, "multiclass"):
-                raise ValueError(f"loss {spec!r} is for multi-class classification")
-            return SoftmaxCrossEntropy()
+            result = SoftmaxCrossEntropy()
+            _check_task_fits(result, task, spec)
+            return result
         symnb = _symnb()
         lib = {"mse": "mse", "l2": "mse", "mae": "mae", "l1": "mae"}.get(key, key)
         if key in _PROB_NAMES:
             lib = "bce"
+        if key in _LOGIT_NAMES:  # 'logistic' was listed here yet "unknown loss"
+            lib = "bce_with_logits"
+        if task == "multiclass" and (key in _PROB_NAMES or key in _LOGIT_NAMES):
+            # built a sigmoid/bce network that trained one 0/1 output per class
+            # against the class labels (n,) without a word
+            raise ValueError(
+                f"loss {spec!r} is binary cross-entropy, for two classes "
+                "(task='binary', one output); task='multiclass' trains with "
+                "loss='cross_entropy' (softmax over one output per class): pass "
+                "loss='cross_entropy', or task='binary' with sizes[-1] = 1"
+            )
         try:
             loss = symnb.loss(lib)
         except (KeyError, ValueError) as exc:

@@ -723,6 +723,16 @@ class MLP:
                     )
                 listed[int(k)] = v
             masks = listed
+        if not isinstance(masks, (list, tuple)):
+            # list(3) raised "'int' object is not iterable", a string gave one mask
+            # per character, and one array one mask per row ("masks has 2 entries")
+            example = ", ".join(["None"] * n_layers)
+            raise TypeError(
+                f"masks must be a list with one 0/1 array (or None) per layer, or a "
+                f"dict layer index -> array; got {type(masks).__name__}, e.g. "
+                f"masks=[{example}] with an array of shape (fan_in, fan_out) in place "
+                "of a None"
+            )
         masks = list(masks)
         if len(masks) != n_layers:
             raise ValueError(
@@ -733,7 +743,13 @@ class MLP:
             if m is None:
                 result.append(None)
                 continue
-            arr = np.asarray(_to_host(m), dtype=np.float64)
+            try:
+                arr = np.asarray(_to_host(m), dtype=np.float64)
+            except (TypeError, ValueError) as exc:  # "could not convert string"
+                raise TypeError(
+                    f"the mask of layer {i} must be an array of 0 and 1, got "
+                    f"{m!r:.60} ({exc})"
+                ) from None
             shape = (sizes[i], sizes[i + 1])
             if arr.shape != shape:
                 raise ValueError(
@@ -1159,6 +1175,9 @@ class MLP:
         (a NumPy array in the flat layout of :meth:`get_flat_parameters`), without
         updating anything: what one step would use. For checking gradients and for
         research."""
+        # unchecked, l1=nan gave an all-NaN gradient and l1=-1 a wrong one, while
+        # train_step and train_epoch refused them
+        l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)
         Xd, Td, n = self._prepare(X, y, "data")
         if self._fused_reason is None and self._fused_arrays_ok(Xd, Td):
             impl = self._fused_step()
@@ -1736,17 +1755,31 @@ def _refuse_sigmoid_before_logits(out_acts: list[Any], loss: Any) -> None:
     """A ``ValueError`` for a sigmoid output layer under a loss that takes logits:
     ``output='sigmoid', loss='bce_with_logits'`` applied the sigmoid twice, so every
     probability stayed in (0.5, 0.73), every prediction was class 1 and two_moons
-    trained to accuracy 0.5 without a word."""
-    if not (getattr(loss, "logits", False) and getattr(loss, "task", "") == "binary"):
+    trained to accuracy 0.5 without a word; under softmax cross-entropy no class
+    probability could pass e / (e + C - 1)."""
+    task = getattr(loss, "task", "")
+    if not (getattr(loss, "logits", False) and task in ("binary", "multiclass")):
         return
     sigmoid = _symnb().activation("sigmoid").internal.signature()
-    if any(a is not None and a.internal.signature() == sigmoid for a in out_acts):
+    if not any(a is not None and a.internal.signature() == sigmoid for a in out_acts):
+        return
+    if task == "multiclass":
+        # softmax of values in (0, 1): no class probability could pass
+        # e / (e + C - 1), 0.58 for three classes, however well it trained
+        classes = len(out_acts)
+        cap = math.e / (math.e + classes - 1)
         raise ValueError(
-            f"output='sigmoid' with loss={loss.name!r} applies the sigmoid twice "
-            "(the loss takes logits and applies its own): leave output out (a "
-            "linear output layer) with loss='bce_with_logits', or use loss='bce', "
-            "which takes the sigmoid's probabilities"
+            f"output='sigmoid' with loss={loss.name!r} squashes the logits into "
+            f"(0, 1) before the softmax, so no probability of the {classes} classes "
+            f"can exceed e/(e + {classes - 1}) = {cap:.2f}: leave output out (a "
+            "linear output layer); the loss applies the softmax itself"
         )
+    raise ValueError(
+        f"output='sigmoid' with loss={loss.name!r} applies the sigmoid twice "
+        "(the loss takes logits and applies its own): leave output out (a "
+        "linear output layer) with loss='bce_with_logits', or use loss='bce', "
+        "which takes the sigmoid's probabilities"
+    )
 
 
 def refuse_wrapped(given: Any, array: np.ndarray, name: str, shape: str) -> None:

@@ -145,9 +145,37 @@ def _check_params(params: Any, owner: str) -> Sequence[Any]:
                     f"with data and grad arrays); {fix}"
                 )
             _check_arrays(p, i, owner)
+        _check_distinct(items, owner)
     if len(items) == 0:
         raise ValueError("the optimizer got no parameters to train")
     return items
+
+
+def _check_distinct(items: Sequence[Any], owner: str) -> None:
+    """A ValueError when two entries update the same weights: ``SGD(params +
+    params)`` took every step twice (twice the learning rate, and Adam's moments
+    updated twice per step) without a word; PyTorch warns of it."""
+    for i, p in enumerate(items):
+        j = next((k for k, q in enumerate(items[:i]) if _same_weights(p, q)), i)
+        if j != i:
+            raise ValueError(
+                f"{owner}: parameters {j} and {i} are the same weights "
+                f"({getattr(p, 'name', '?')!r}), so each step would update them "
+                "twice; pass each parameter once, e.g. model.parameters()"
+            )
+
+
+def _same_weights(p: Any, q: Any) -> bool:
+    """Whether two parameters update the same memory (one object twice, or NumPy
+    arrays that overlap; GPU arrays by object only)."""
+    if p is q or p.data is q.data:
+        return True
+    a, b = p.data, q.data
+    return (
+        isinstance(a, np.ndarray)
+        and isinstance(b, np.ndarray)
+        and bool(np.shares_memory(a, b))
+    )
 
 
 def _check_arrays(p: Any, i: int, owner: str) -> None:

@@ -113,7 +113,15 @@ class DataSource:
     def from_arrays(cls, X: Any, y: Any) -> DataSource:
         """The user's own data: X of shape (n, d >= 2), y of shape (n,)."""
         for name, given in (("X", X), ("y", y)):
-            if np.asarray(given).dtype.kind == "c":
+            try:
+                kind = np.asarray(given).dtype.kind
+            except (TypeError, ValueError) as exc:  # ragged rows: NumPy's bare
+                # "setting an array element with a sequence", naming no argument
+                raise ValueError(
+                    f"Playground(data=(X, y)): {name} must be an array of numbers "
+                    f"with rows of one length ({exc})"
+                ) from None
+            if kind == "c":
                 # np.array(..., float64) dropped the imaginary part (ComplexWarning)
                 raise TypeError(
                     f"Playground(data=(X, y)): {name} holds complex numbers; pass "

@@ -757,7 +757,8 @@ class ActivationEditor(W.VBox):
 
     @presentation.setter
     def presentation(self, on: bool) -> None:
-        on = bool(on)
+        # bool(on) read the string "no" (or "off") as True: projector mode on
+        on = check_flag(on, "ActivationEditor: presentation")
         if self.presentation_button.value != on:
             self.presentation_button.value = on  # its observer applies it
         else:

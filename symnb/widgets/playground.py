@@ -75,6 +75,7 @@ from .view import PlaygroundView, decimate, f32
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "MAX_EPOCHS",
     "MAX_LAYERS",
     "MAX_NEURONS",
     "OPTIMIZERS",
@@ -96,6 +97,11 @@ VIEW_SHARE = 0.2
 REBUILD_WAIT = 0.25
 #: Speed slider choices (epochs per second; the slider's 0 is "max": no limit).
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 300)
+#: Most epochs trained between two resets: the loss history keeps one entry per
+#: epoch, and every frame copies it, so an unbounded run (``train(10**12)``, or
+#: ``play()`` left overnight at about 1000 epochs/s) grew memory and frame time
+#: without end. ``train``/``play`` asking for more raise; ``play()`` stops here.
+MAX_EPOCHS = 1_000_000
 
 
 # ------------------------------------------------------------------------------------
@@ -265,8 +271,9 @@ def _check_weight_index(
         )
 
 
-def _epoch_count(epochs: Any, what: str, minimum: int) -> int:
-    """A number of epochs >= ``minimum`` for ``train``/``play``."""
+def _epoch_count(epochs: Any, what: str, minimum: int, done: int) -> int:
+    """A number of epochs >= ``minimum`` for ``train``/``play`` that keeps the
+    epochs since the last reset (``done`` so far) within :data:`MAX_EPOCHS`."""
     if (
         isinstance(epochs, bool)
         or not isinstance(epochs, (int, np.integer))
@@ -276,7 +283,20 @@ def _epoch_count(epochs: Any, what: str, minimum: int) -> int:
             f"{what}: epochs must be an integer >= {minimum}, got {epochs!r}; e.g. "
             f"{what}(10)"
         )
+    left = MAX_EPOCHS - done
+    if epochs > left:
+        raise ValueError(
+            f"{what}: epochs={int(epochs)} is more than the {left} left of the "
+            f"Playground's limit of {MAX_EPOCHS} epochs between resets (MAX_EPOCHS; "
+            f"{done} trained so far); ask for at most {left}, or call reset() first"
+        )
     return int(epochs)
+
+
+_EPOCH_LIMIT_TEXT = (
+    f"training paused: the Playground trains at most {MAX_EPOCHS} epochs between "
+    "resets (MAX_EPOCHS); press Reset to start again"
+)
 
 
 class Playground(W.VBox):
@@ -1353,8 +1373,10 @@ class Playground(W.VBox):
             )
 
     def step(self) -> None:
-        """Pause, then train one epoch synchronously and redraw."""
+        """Pause, then train one epoch synchronously and redraw (a ValueError at
+        :data:`MAX_EPOCHS` epochs since the last reset)."""
         self._check_open("step")
+        _epoch_count(1, "step", 1, self._epoch)
         self.pause()
         self.wait_for_build()
         with self._lock:
@@ -1370,8 +1392,12 @@ class Playground(W.VBox):
 
     def train(self, epochs: int) -> None:
         """Train ``epochs`` epochs on the calling thread (for scripts and executed
-        notebooks: widget state saved by nbclient only holds main-thread updates)."""
-        epochs = _epoch_count(epochs, "train", 0)
+        notebooks: widget state saved by nbclient only holds main-thread updates).
+
+        At most :data:`MAX_EPOCHS` epochs are trained between resets: asking for
+        more than are left raises ValueError before training. Ctrl-C (a kernel
+        interrupt) stops between epochs."""
+        epochs = _epoch_count(epochs, "train", 0, self._epoch)
         self._check_open("train")
         self.pause()
         self.wait_for_build()
@@ -1398,11 +1424,16 @@ class Playground(W.VBox):
         return t is not None and t.is_alive()
 
     def play(self, epochs: int | None = None) -> None:
-        """Start training in a background thread (``epochs``: stop after that many)."""
-        if epochs is not None:
-            epochs = _epoch_count(epochs, "play", 1)  # or None: until Pause
+        """Start training in a background thread (``epochs``: stop after that many;
+        None: until Pause, or until :data:`MAX_EPOCHS` epochs since the last reset,
+        when the status line says so)."""
+        if epochs is not None:  # or None: until Pause
+            epochs = _epoch_count(epochs, "play", 1, self._epoch)
         self._check_open("play")
         if self.is_running:
+            return
+        if self._epoch >= MAX_EPOCHS:
+            self.status.value = error_html(_EPOCH_LIMIT_TEXT)
             return
         if self._model is None:
             self.status.value = error_html("no network to train: see the error above")
@@ -1448,6 +1479,9 @@ class Playground(W.VBox):
                 done += 1
                 self._send_frame()
                 if epochs is not None and done >= epochs:
+                    break
+                if self._epoch >= MAX_EPOCHS:
+                    self.status.value = error_html(_EPOCH_LIMIT_TEXT)
                     break
                 speed = self._speed
                 if speed:
