@@ -15,30 +15,19 @@ from typing import Any
 
 import sympy as sp
 from sympy.printing.numpy import JaxPrinter
-from sympy.printing.precedence import PRECEDENCE
 
-from symnb.backends.numpy_ import ConditionsAsWritten, floatify
+from symnb.backends.numpy_ import ConditionsAsWritten, ProductsAsKernels, floatify
 from symnb.checks import check_no_underflow, real_value
-from symnb.codegen.printer import coefficient_last, split_squared_denominator
 from symnb.errors import FormulaError
 from symnb.interop import require
+from symnb.interop.wide import jax_wide, wide_factors
 
 
-class _Printer(ConditionsAsWritten, JaxPrinter):
+class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
     """jax.numpy printer with symnb's stable helpers and conventions."""
 
     def _call(self, name: str, expr: sp.Expr) -> str:
         return f"{name}({', '.join(self._print(a) for a in expr.args)})"
-
-    def _print_Mul(self, expr: sp.Expr) -> str:
-        # P*R/Q**2 as (P/Q)*(R/Q), as in the kernels (no overflow of Q**2)
-        moved = coefficient_last(expr)  # 2*x*sin(x) as x*sin(x)*2 (overflow)
-        if moved is not None:
-            rest, c = moved
-            sign = "-" if c < 0 else ""
-            return f"{sign}{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self._print(abs(c))}"
-        split = split_squared_denominator(expr)
-        return super()._print_Mul(expr if split is None else split)
 
     def _print_sigmoid(self, expr: sp.Expr) -> str:
         return self._call("jax.nn.sigmoid", expr)
@@ -61,6 +50,21 @@ class _Printer(ConditionsAsWritten, JaxPrinter):
     def _print_expm1(self, expr: sp.Expr) -> str:
         return self._call("jax.numpy.expm1", expr)
 
+    def _wide(self, expr: sp.Expr, name: str) -> str:
+        # symnb.robust.widen's trig of a product: wide only where it overflows
+        prod = "*".join(f"({self._print(a)})" for a in expr.args)
+        a, b = (self._print(u) for u in wide_factors(expr))
+        return f"symnb_wide({name!r}, {prod}, {a}, {b})"
+
+    def _print_wide_sin(self, expr: sp.Expr) -> str:
+        return self._wide(expr, "sin")
+
+    def _print_wide_cos(self, expr: sp.Expr) -> str:
+        return self._wide(expr, "cos")
+
+    def _print_wide_tan(self, expr: sp.Expr) -> str:
+        return self._wide(expr, "tan")
+
     def _print_Heaviside(self, expr: sp.Heaviside) -> str:
         u = self._print(expr.args[0])
         at0 = self._print(expr.args[1]) if len(expr.args) > 1 else "0.0"
@@ -73,7 +77,7 @@ class _Printer(ConditionsAsWritten, JaxPrinter):
 def _lambdify(expr: sp.Expr, args: tuple) -> Any:
     jax = require("jax")
     require("jax.scipy.special")
-    namespace = {"jax": jax, "functools": functools}
+    namespace = {"jax": jax, "functools": functools, "symnb_wide": jax_wide}
     return sp.lambdify(
         args, floatify(expr), modules=[namespace, "jax"], printer=_Printer
     )
