@@ -20,6 +20,7 @@ from symnb.backends.numpy_ import ConditionsAsWritten, ProductsAsKernels, floati
 from symnb.checks import check_no_underflow, real_value
 from symnb.errors import FormulaError
 from symnb.interop import require
+from symnb.interop.jax_zero import FLIPPED, compare_zero, sign
 from symnb.interop.wide import jax_wide, wide_factors
 
 
@@ -69,15 +70,56 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
         u = self._print(expr.args[0])
         at0 = self._print(expr.args[1]) if len(expr.args) > 1 else "0.0"
         return (
-            f"jax.numpy.where(jax.numpy.greater({u}, 0), 1.0, "
-            f"jax.numpy.where(jax.numpy.equal({u}, 0), {at0}, 0.0))"
+            f"jax.numpy.where(symnb_cmp0({u}, '>'), 1.0, "
+            f"jax.numpy.where(symnb_cmp0({u}, '=='), {at0}, 0.0))"
         )
+
+    def _print_sign(self, expr: sp.Expr) -> str:
+        return f"symnb_sign({self._print(expr.args[0])})"
+
+    def _print_Relational(self, expr: sp.Expr) -> str:
+        # u vs 0 on the bits (symnb.interop.jax_zero): XLA reads a subnormal u as 0
+        lhs, rhs, op = expr.lhs, expr.rhs, expr.rel_op
+        if rhs == 0 and not lhs.is_number:
+            return f"symnb_cmp0({self._print(lhs)}, {op!r})"
+        if lhs == 0 and not rhs.is_number:
+            return f"symnb_cmp0({self._print(rhs)}, {FLIPPED[op]!r})"
+        return super()._print_Relational(expr)
+
+    def _print_Mul(self, expr: sp.Expr) -> str:
+        # x*Piecewise((1/A, c), (1/B, True)) as x/Piecewise((A, c), (B, True)): the
+        # reciprocal of a large A is subnormal, which XLA flushes to 0 (squareplus'
+        # was 0.5 for 1 from x = 1.5e38 in float32, pflu(3.4e38) half its value)
+        factors = [_reciprocal_piecewise(a) for a in expr.args]
+        if any(a is not b for a, b in zip(factors, expr.args)):
+            expr = sp.Mul(*factors, evaluate=False)
+        return super()._print_Mul(expr)
+
+
+def _reciprocal_piecewise(e: sp.Expr) -> sp.Expr:
+    """``Piecewise((1/A, c), (1/B, d))`` as ``1/Piecewise((A, c), (B, d))``; other
+    expressions unchanged (the same object)."""
+    if not isinstance(e, sp.Piecewise):
+        return e
+    denominators = []
+    for value, cond in e.args:
+        numer, denom = value.as_numer_denom()
+        if numer != 1 or denom == 1:
+            return e
+        denominators.append((denom, cond))
+    return sp.Pow(sp.Piecewise(*denominators, evaluate=False), -1, evaluate=False)
 
 
 def _lambdify(expr: sp.Expr, args: tuple) -> Any:
     jax = require("jax")
     require("jax.scipy.special")
-    namespace = {"jax": jax, "functools": functools, "symnb_wide": jax_wide}
+    namespace = {
+        "jax": jax,
+        "functools": functools,
+        "symnb_wide": jax_wide,
+        "symnb_cmp0": compare_zero,
+        "symnb_sign": sign,
+    }
     return sp.lambdify(
         args, floatify(expr), modules=[namespace, "jax"], printer=_Printer
     )
