@@ -78,8 +78,12 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
         return f"symnb_sign({self._print(expr.args[0])})"
 
     def _print_Relational(self, expr: sp.Expr) -> str:
-        # u vs 0 on the bits (symnb.interop.jax_zero): XLA reads a subnormal u as 0
+        # u vs 0 on the bits (symnb.interop.jax_zero): XLA reads a subnormal u as 0.
+        # Not Eq/Ne: they guard removable singularities (sinc: 1 where x == 0, else
+        # sin(x)/x), whose other branch XLA would compute at x = 0 (NaN)
         lhs, rhs, op = expr.lhs, expr.rhs, expr.rel_op
+        if op in ("==", "!="):
+            return super()._print_Relational(expr)
         if rhs == 0 and not lhs.is_number:
             return f"symnb_cmp0({self._print(lhs)}, {op!r})"
         if lhs == 0 and not rhs.is_number:

@@ -121,3 +121,13 @@ def test_jax_no_flushed_reciprocal_far_out(jax_, text, x, f, df):
     y, dy = _jax_df(jax_, text, [x], "float32")
     assert y[0] == pytest.approx(f, rel=1e-6)
     assert dy[0] == pytest.approx(df, rel=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_jax_removable_singularity_at_subnormal_x(jax_, dtype):
+    """sinc's lowered f is 1 where x == 0, else sin(x)/x; XLA computes sin(x)/x at a
+    subnormal x as 0/0, so x == 0 must stay XLA's own comparison there (1, the
+    limit, within the rule of sin(x)/x = 1 - x**2/6)."""
+    tiny = SUBNORMAL[dtype]
+    y, _ = _jax_df(jax_, "sin(x)/x", [tiny, -tiny, 0.0], dtype)
+    np.testing.assert_array_equal(y, [1.0, 1.0, 1.0])

@@ -59,6 +59,7 @@ CASES = [
     ("pflu", "jax", "float64"),
     # a sample that passed already
     ("mish_2x", "jax", "float32"),
+    ("sinc", "jax", "float32"),  # x == 0 guards sin(x)/x: kept XLA's comparison
     ("gelu_tanh", "numba", "float64"),
 ]
 
