@@ -6,6 +6,12 @@ f is lowered to ``jax.numpy`` from the same stable form the kernels use (``sigmo
 can fuse it. Its derivative is not JAX's autodiff of that lowering but symnb's own f' and
 df/dc, attached with ``jax.custom_jvp``: kinks (relu'(0) = 0) and surrogate gradients match the other
 backends. NaN inputs give NaN, as on every backend.
+
+XLA on the CPU reads subnormal numbers as 0 and flushes subnormal results to 0.
+Comparisons of x with 0 read the bits (``symnb.interop.jax_zero``), so a subnormal x
+takes its side's branch; what XLA computes from a subnormal x stays as at 0 (log|x|
+-inf, 1/sqrt(x) inf), and a product whose factor is subnormal is 0 (bipolar sigmoid
+-expm1(-x)*sigmoid(x) is -0 at x = -88.7 in float32, -709 in float64).
 """
 
 from __future__ import annotations
