@@ -167,7 +167,22 @@ class ConditionsAsWritten:
         return f"{select}([{conds}], [{exprs}], default={self._print(sp.nan)})"
 
 
-class _Printer(ConditionsAsWritten, NumPyPrinter):
+class ProductsAsKernels:
+    """Print products in the C kernels' order where it decides overflow: a
+    coefficient above 1 last (2*x*sin(x) as x*sin(x)*2) and P*R/Q**2 as (P/Q)*(R/Q).
+    For every printer of the lowered form in another language (NumPy, JAX, numba)."""
+
+    def _print_Mul(self, expr: sp.Expr) -> str:
+        moved = coefficient_last(expr)
+        if moved is not None:
+            rest, c = moved
+            sign = "-" if c < 0 else ""
+            return f"{sign}{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self._print(abs(c))}"
+        split = split_squared_denominator(expr)
+        return super()._print_Mul(expr if split is None else split)
+
+
+class _Printer(ProductsAsKernels, ConditionsAsWritten, NumPyPrinter):
     """NumPy printer with symnb's helpers and conventions (Heaviside(u, h0), stable fns)."""
 
     def _print_Heaviside(self, expr: sp.Heaviside) -> str:
@@ -178,16 +193,6 @@ class _Printer(ConditionsAsWritten, NumPyPrinter):
         if h0 == 0:
             return f"heaviside0({u})"
         return f"heaviside({u}, {self._print(h0)})"
-
-    def _print_Mul(self, expr: sp.Expr) -> str:
-        # P*R/Q**2 as (P/Q)*(R/Q), as in the C kernels (no overflow of Q**2)
-        moved = coefficient_last(expr)  # 2*x*sin(x) as x*sin(x)*2 (overflow)
-        if moved is not None:
-            rest, c = moved
-            sign = "-" if c < 0 else ""
-            return f"{sign}{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self._print(abs(c))}"
-        split = split_squared_denominator(expr)
-        return super()._print_Mul(expr if split is None else split)
 
     def _print_sigmoid(self, expr: sp.Expr) -> str:
         return f"sigmoid({self._print(expr.args[0])})"

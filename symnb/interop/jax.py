@@ -6,6 +6,12 @@ f is lowered to ``jax.numpy`` from the same stable form the kernels use (``sigmo
 can fuse it. Its derivative is not JAX's autodiff of that lowering but symnb's own f' and
 df/dc, attached with ``jax.custom_jvp``: kinks (relu'(0) = 0) and surrogate gradients match the other
 backends. NaN inputs give NaN, as on every backend.
+
+XLA on the CPU reads subnormal numbers as 0 and flushes subnormal results to 0.
+Comparisons of x with 0 read the bits (``symnb.interop.jax_zero``), so a subnormal x
+takes its side's branch; what XLA computes from a subnormal x stays as at 0 (log|x|
+-inf, 1/sqrt(x) inf), and a product whose factor is subnormal is 0 (bipolar sigmoid
+-expm1(-x)*sigmoid(x) is -0 at x = -88.7 in float32, -709 in float64).
 """
 
 from __future__ import annotations
@@ -15,30 +21,20 @@ from typing import Any
 
 import sympy as sp
 from sympy.printing.numpy import JaxPrinter
-from sympy.printing.precedence import PRECEDENCE
 
-from symnb.backends.numpy_ import ConditionsAsWritten, floatify
+from symnb.backends.numpy_ import ConditionsAsWritten, ProductsAsKernels, floatify
 from symnb.checks import check_no_underflow, real_value
-from symnb.codegen.printer import coefficient_last, split_squared_denominator
 from symnb.errors import FormulaError
 from symnb.interop import require
+from symnb.interop.jax_zero import FLIPPED, compare_zero, sign
+from symnb.interop.wide import jax_wide, wide_factors
 
 
-class _Printer(ConditionsAsWritten, JaxPrinter):
+class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
     """jax.numpy printer with symnb's stable helpers and conventions."""
 
     def _call(self, name: str, expr: sp.Expr) -> str:
         return f"{name}({', '.join(self._print(a) for a in expr.args)})"
-
-    def _print_Mul(self, expr: sp.Expr) -> str:
-        # P*R/Q**2 as (P/Q)*(R/Q), as in the kernels (no overflow of Q**2)
-        moved = coefficient_last(expr)  # 2*x*sin(x) as x*sin(x)*2 (overflow)
-        if moved is not None:
-            rest, c = moved
-            sign = "-" if c < 0 else ""
-            return f"{sign}{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self._print(abs(c))}"
-        split = split_squared_denominator(expr)
-        return super()._print_Mul(expr if split is None else split)
 
     def _print_sigmoid(self, expr: sp.Expr) -> str:
         return self._call("jax.nn.sigmoid", expr)
@@ -61,19 +57,79 @@ class _Printer(ConditionsAsWritten, JaxPrinter):
     def _print_expm1(self, expr: sp.Expr) -> str:
         return self._call("jax.numpy.expm1", expr)
 
+    def _wide(self, expr: sp.Expr, name: str) -> str:
+        # symnb.robust.widen's trig of a product: wide only where it overflows
+        prod = "*".join(f"({self._print(a)})" for a in expr.args)
+        a, b = (self._print(u) for u in wide_factors(expr))
+        return f"symnb_wide({name!r}, {prod}, {a}, {b})"
+
+    def _print_wide_sin(self, expr: sp.Expr) -> str:
+        return self._wide(expr, "sin")
+
+    def _print_wide_cos(self, expr: sp.Expr) -> str:
+        return self._wide(expr, "cos")
+
+    def _print_wide_tan(self, expr: sp.Expr) -> str:
+        return self._wide(expr, "tan")
+
     def _print_Heaviside(self, expr: sp.Heaviside) -> str:
         u = self._print(expr.args[0])
         at0 = self._print(expr.args[1]) if len(expr.args) > 1 else "0.0"
         return (
-            f"jax.numpy.where(jax.numpy.greater({u}, 0), 1.0, "
-            f"jax.numpy.where(jax.numpy.equal({u}, 0), {at0}, 0.0))"
+            f"jax.numpy.where(symnb_cmp0({u}, '>'), 1.0, "
+            f"jax.numpy.where(symnb_cmp0({u}, '=='), {at0}, 0.0))"
         )
+
+    def _print_sign(self, expr: sp.Expr) -> str:
+        return f"symnb_sign({self._print(expr.args[0])})"
+
+    def _print_Relational(self, expr: sp.Expr) -> str:
+        # u vs 0 on the bits (symnb.interop.jax_zero): XLA reads a subnormal u as 0.
+        # Not Eq/Ne: they guard removable singularities (sinc: 1 where x == 0, else
+        # sin(x)/x), whose other branch XLA would compute at x = 0 (NaN)
+        lhs, rhs, op = expr.lhs, expr.rhs, expr.rel_op
+        if op in ("==", "!="):
+            return super()._print_Relational(expr)
+        if rhs == 0 and not lhs.is_number:
+            return f"symnb_cmp0({self._print(lhs)}, {op!r})"
+        if lhs == 0 and not rhs.is_number:
+            return f"symnb_cmp0({self._print(rhs)}, {FLIPPED[op]!r})"
+        return super()._print_Relational(expr)
+
+    def _print_Mul(self, expr: sp.Expr) -> str:
+        # x*Piecewise((1/A, c), (1/B, True)) as x/Piecewise((A, c), (B, True)): the
+        # reciprocal of a large A is subnormal, which XLA flushes to 0 (squareplus'
+        # was 0.5 for 1 from x = 1.5e38 in float32, pflu(3.4e38) half its value)
+        factors = [_reciprocal_piecewise(a) for a in expr.args]
+        if any(a is not b for a, b in zip(factors, expr.args)):
+            expr = sp.Mul(*factors, evaluate=False)
+        return super()._print_Mul(expr)
+
+
+def _reciprocal_piecewise(e: sp.Expr) -> sp.Expr:
+    """``Piecewise((1/A, c), (1/B, d))`` as ``1/Piecewise((A, c), (B, d))``; other
+    expressions unchanged (the same object)."""
+    if not isinstance(e, sp.Piecewise):
+        return e
+    denominators = []
+    for value, cond in e.args:
+        numer, denom = value.as_numer_denom()
+        if numer != 1 or denom == 1:
+            return e
+        denominators.append((denom, cond))
+    return sp.Pow(sp.Piecewise(*denominators, evaluate=False), -1, evaluate=False)
 
 
 def _lambdify(expr: sp.Expr, args: tuple) -> Any:
     jax = require("jax")
     require("jax.scipy.special")
-    namespace = {"jax": jax, "functools": functools}
+    namespace = {
+        "jax": jax,
+        "functools": functools,
+        "symnb_wide": jax_wide,
+        "symnb_cmp0": compare_zero,
+        "symnb_sign": sign,
+    }
     return sp.lambdify(
         args, floatify(expr), modules=[namespace, "jax"], printer=_Printer
     )

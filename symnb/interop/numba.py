@@ -26,9 +26,10 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from symnb.backends.kernel import check_constants
-from symnb.backends.numpy_ import floatify
+from symnb.backends.numpy_ import ProductsAsKernels, floatify
 from symnb.interop import require
 from symnb.interop.options import choose
+from symnb.interop.wide import wide_factors
 
 TARGETS = ("cpu", "cuda")
 
@@ -54,10 +55,54 @@ def symnb_sign(u):
 
 def symnb_heaviside(u, at0):
     return 1.0 if u > 0 else (at0 if u == 0 else 0.0)
+
 """
 
 
-class _Printer(PythonCodePrinter):
+#: only in functions that call it (a helper that calls another helper and is not
+#: called itself fails numba's typing: "cannot capture ... a function that may escape")
+_WIDE_HELPER = """
+def symnb_wide(a, b, which):
+    # sin (which 0), cos (1) or tan (2) of a*b where the product overflows, as the
+    # C kernels' symnb_wide_* (symnb.codegen.printer): the smaller factor as m*2**e,
+    # m*b = h + lo exactly (Dekker's product of the mantissas, Veltkamp's split),
+    # sin and cos of h + lo, then e angle doublings, each put back on the unit circle
+    a = a * 1.0
+    b = b * 1.0
+    if abs(a) > abs(b):
+        a, b = b, a
+    m, e = math.frexp(a)
+    mb, k = math.frexp(b)
+    p = m * mb
+    t = 134217729.0 * m
+    mh = t - (t - m)
+    ml = m - mh
+    t = 134217729.0 * mb
+    bh = t - (t - mb)
+    bl = mb - bh
+    err = ((mh * bh - p) + mh * bl + ml * bh) + ml * bl
+    h = math.ldexp(p, k)
+    lo = math.ldexp(err, k)
+    sh = math.sin(h)
+    ch = math.cos(h)
+    sl = math.sin(lo)
+    cl = math.cos(lo)
+    s = sh * cl + ch * sl
+    c = ch * cl - sh * sl
+    for _ in range(e):
+        t = 2.0 * s * c
+        c = (c - s) * (c + s)
+        s = t
+        r = 1.0 / math.sqrt(s * s + c * c)
+        s *= r
+        c *= r
+    return s if which == 0 else (c if which == 1 else s / c)
+"""
+
+_WHICH = {"sin": 0, "cos": 1, "tan": 2}
+
+
+class _Printer(ProductsAsKernels, PythonCodePrinter):
     """Scalar Python for numba: symnb's helpers, NaN where no Piecewise branch applies."""
 
     def _call(self, name: str, expr: sp.Expr) -> str:
@@ -99,6 +144,24 @@ class _Printer(PythonCodePrinter):
 
     def _print_erfc(self, expr):
         return self._call("math.erfc", expr)
+
+    def _wide(self, expr, name: str) -> str:
+        # the product; only where it is inf, the wide computation (as the C kernels)
+        prod = "*".join(f"({self._print(a)})" for a in expr.args)
+        a, b = (self._print(u) for u in wide_factors(expr))
+        return (
+            f"(symnb_wide({a}, {b}, {_WHICH[name]}) if math.isinf({prod}) "
+            f"else math.{name}({prod}))"
+        )
+
+    def _print_wide_sin(self, expr):
+        return self._wide(expr, "sin")
+
+    def _print_wide_cos(self, expr):
+        return self._wide(expr, "cos")
+
+    def _print_wide_tan(self, expr):
+        return self._wide(expr, "tan")
 
     def _print_Piecewise(self, expr):
         out = "math.nan"
@@ -154,9 +217,10 @@ def _source(form: Any, bound: dict | None) -> str:
     lines = []
     exprs = [("symnb_f", form.f), ("symnb_df", form.df)]
     exprs += [(f"symnb_dc{k}", d) for k, d in enumerate(form.dparams)]
-    helpers = textwrap.indent(_HELPERS, "    ")
     for name, e in exprs:
         body = printer.doprint(floatify(e.xreplace(mapping)))
+        wide = _WIDE_HELPER if "symnb_wide(" in body else ""
+        helpers = textwrap.indent(_HELPERS + wide, "    ")
         lines.append(
             f"def {name}({args}):\n{helpers}\n"
             f"    return x if x != x else ({body}) + 0.0 * x\n"
@@ -168,7 +232,10 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
     target = choose(target, "target", TARGETS)  # 'CPU' as backend names are read
     numba = require("numba")
     if target == "cpu":
-        decorate = numba.njit(cache=False)
+        # IEEE division as the kernels (1/0 = inf, 0/0 = NaN): njit's default
+        # error_model "python" raised ZeroDivisionError (inverse_softplus at 0);
+        # numba-cuda compiles with "numpy" unless debug
+        decorate = numba.njit(cache=False, error_model="numpy")
     else:
         cuda = require("numba.cuda")
         decorate = cuda.jit(device=True)
