@@ -14,6 +14,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import backend_params
+from tests.robust.corpus import Published
+from tests.robust.test_corpus import assert_lowered_cuda_compiles
 from tests.robust.text_judge import rule_problems_of
 
 LINEX = "b*(exp(a*x) - a*x - 1)"
@@ -27,3 +29,9 @@ LINEX = "b*(exp(a*x) - a*x - 1)"
 def test_linex_meets_the_rule(constants, dtype, backend):
     problems = rule_problems_of(LINEX, backend, dtype, constants)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cuda_kernels_of_the_branch_compile(dtype):
+    entry = Published("linex", LINEX, "Varian 1975", {"a": 1e-3, "b": 1e6})
+    assert_lowered_cuda_compiles([entry], dtype)

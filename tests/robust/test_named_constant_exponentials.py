@@ -18,6 +18,8 @@ import pytest
 
 import symnb
 from tests.conftest import backend_params
+from tests.robust.corpus import Published
+from tests.robust.test_corpus import assert_lowered_cuda_compiles
 from tests.robust.text_judge import rule_problems_of
 
 CASES = [
@@ -57,3 +59,12 @@ def test_the_form_holds_for_the_constant_moved_by_training(dtype, backend):
         "x + r*exp(-x)", backend, dtype, {"r": 0.5}, {"r": 1e-3}
     )
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cuda_kernels_of_the_rewrite_compile(dtype):
+    """sign(k)*exp(u + log|k|) with k read at run time, in CUDA (NVRTC, no GPU)."""
+    entries = [
+        Published(f"scaled_{i}", t, "probe", c) for i, (t, c) in enumerate(CASES)
+    ]
+    assert_lowered_cuda_compiles(entries, dtype)
