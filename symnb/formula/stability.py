@@ -71,10 +71,32 @@ def _constant_plus_term(e: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
     return c, m, core
 
 
+_UNIT_CORES = (sp.exp, sp.tanh, sp.erf, sp.erfc, sigmoid)
+
+
+def _symbol_plus_term(e: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """(c, m, core) when e = c + m*core with c and m products of numbers and symbols
+    (no function call; named constants, an input) and core one exp/tanh/erf/erfc/
+    sigmoid call: ``a*exp(a*x) - a`` as (-a, a, exp(a*x)). None otherwise."""
+    if not isinstance(e, sp.Add) or len(e.args) != 2:
+        return None
+    for c, term in (e.args, e.args[::-1]):
+        if c.has(sp.Function) or c == 0 or not isinstance(term, sp.Mul):
+            continue
+        cores = [f for f in term.args if isinstance(f, _UNIT_CORES)]
+        if len(cores) != 1:
+            continue
+        m = sp.Mul(*[f for f in term.args if f is not cores[0]])
+        if not m.has(sp.Function):
+            return c, m, cores[0]
+    return None
+
+
 def _scaled_unit_sum(e: sp.Expr) -> tuple[sp.Expr, int, sp.Expr] | None:
     """(m, s, f(u)) when e = c + m*f(u) = m*(s + f(u)) with s = c/m = +-1, f exp, tanh or
-    erf, m a number (1 - exp(-exp(x)), (1 + tanh(x/2))/2 as typed)."""
-    parts = _constant_plus_term(e)
+    erf, m a number (1 - exp(-exp(x)), (1 + tanh(x/2))/2 as typed) or a product of
+    symbols (``a*exp(a*x) - a``, LINEX's derivative with a named a)."""
+    parts = _constant_plus_term(e) or _symbol_plus_term(e)
     if parts is None:
         return None
     c, m, core = parts

@@ -94,9 +94,22 @@ def _grid() -> np.ndarray:
     # exp's overflow/underflow edges in both dtypes, and values just around them
     edges = np.array([20.0, 40.0, 50.0, 87.0, 88.7, 89.5, 103.0, 104.5, 200.0])
     edges64 = np.array([700.0, 709.7, 710.5, 745.2, 746.0, 1000.0, 1e4])
-    mags = np.concatenate([mags, edges, edges64])
+    mags = np.concatenate([mags, edges, edges64, _power_edges()])
     pts = np.concatenate([[0.0], mags, -mags])
     return np.unique(_round_to_float32(pts))
+
+
+def _power_edges() -> np.ndarray:
+    """Magnitudes just below and above where x**2, x**3 and x**4 overflow, in both
+    dtypes: float64's grid steps 25 decades there, so a form that squares x (1.3e154)
+    was never measured failing between 1e145 and 1e170, and a regime threshold put in
+    that gap (pseudo-Huber with delta = 1e3: 5e169) left f inf from 1.3e154 to it."""
+    out = []
+    for top in (float(np.finfo(np.float32).max), float(np.finfo(np.float64).max)):
+        for k in (2, 3, 4):
+            edge = top ** (1.0 / k)
+            out += [edge / 1.05, edge * 1.05]
+    return np.array(out)
 
 
 def _round_to_float32(pts: np.ndarray) -> np.ndarray:
@@ -235,16 +248,22 @@ _EXP_EDGES = (87.0, 88.7, 89.5, 103.0, 104.5, 700.0, 709.7, 710.5, 745.2, 746.0)
 _LOG_MAX = (88.72283935546875, 709.782712893384)
 
 
-def _scaled_exp_edges(exprs: Sequence[sp.Expr], var: sp.Symbol) -> set:
+def _scaled_exp_edges(
+    exprs: Sequence[sp.Expr], var: sp.Symbol, subs: dict | None = None
+) -> set:
     """(u, edge) for each ``c*exp(u)`` with 0 < |c| < 1/2: where u is halfway between
     exp's overflow and the product's (``(exp(x) + x)/2`` is finite up to x = 89.4 in
-    float32 while exp(x) overflows from 88.7; no grid point lay between)."""
+    float32 while exp(x) overflows from 88.7; no grid point lay between). c may be a
+    product of named constants, at their values in ``subs`` (``x + r*exp(-x)`` with
+    r = 0.5)."""
+    values = {k: sp.Float(v) for k, v in (subs or {}).items()}
     found: set = set()
     for e in exprs:
         for node in sp.preorder_traversal(e):
             if not isinstance(node, sp.Mul):
                 continue
-            c, rest = node.as_coeff_Mul()
+            c, rest = node.as_independent(var, as_Add=False)
+            c = c.xreplace(values)
             if not c.is_number or c == 0 or abs(c) > 0.5:
                 continue
             for f in sp.Mul.make_args(rest):
@@ -270,7 +289,9 @@ def _shifted_edges(exprs: Sequence[sp.Expr], var: sp.Symbol, subs: dict) -> list
                 u = node.args[0]
                 if var in u.free_symbols and u not in (var, -var):
                     args.add(u)
-    for u, edge in sorted(_scaled_exp_edges(exprs, var), key=sp.default_sort_key)[:8]:
+    for u, edge in sorted(_scaled_exp_edges(exprs, var, subs), key=sp.default_sort_key)[
+        :8
+    ]:
         for r in _roots(u - edge, var, subs, _GRID):
             if abs(r) < 1e300:  # also as a float32 value (a point of both dtypes)
                 out.extend([r, float(np.float32(r))] if abs(r) < 3e38 else [r])

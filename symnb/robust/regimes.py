@@ -208,6 +208,25 @@ def _in_powers_of_distance(ser: sp.Expr, var: sp.Symbol, x0: sp.Expr) -> sp.Expr
     return sp.Add(*[c * d ** k[0] for k, c in poly.terms()])
 
 
+#: log10 of the farthest distance from 0 a Taylor branch of a sum that cancels there
+#: may reach (constants as small as 1e-3 scale the cancelling terms' argument)
+_CANCELLATION_REACH = 3.0
+
+
+def _cancels_at_zero(body: sp.Expr, var: sp.Symbol, subs: dict) -> bool:
+    """Whether a sum in ``body`` with two or more terms in ``var`` is exactly 0 at
+    var = 0 (at the constants' values): ``expm1(a*x) - a*x``, ``x - tanh(x)``."""
+    for node in sp.preorder_traversal(body):
+        if not isinstance(node, sp.Add):
+            continue
+        if sum(var in t.free_symbols for t in node.args) < 2:
+            continue
+        at0 = node.xreplace({var: sp.Integer(0)}).xreplace(subs)
+        if at0.is_number and at0.is_zero:
+            return True
+    return False
+
+
 def taylor_candidates(
     expr: sp.Expr,
     var: sp.Symbol,
@@ -228,7 +247,13 @@ def taylor_candidates(
     out = []
     subs = {p: sp.Float(v) for p, v in zip(params, values)}
     body = _main_branch(expr if series_of is None else series_of)
-    for x0 in _denominator_roots(body, var):
+    centres = _denominator_roots(body, var)
+    # a sum cancelling at 0 with no denominator (LINEX's expm1(a*x) - a*x): its
+    # cancellation reaches as far as 1/a, past the unit distance the grid ends at
+    wider = sp.Integer(0) not in centres and _cancels_at_zero(body, var, subs)
+    if wider:
+        centres = [*centres, sp.Integer(0)]
+    for x0 in centres:
         if cpu_clock() > deadline:
             break
         try:
@@ -238,7 +263,8 @@ def taylor_candidates(
         if not math.isfinite(x0v):
             continue
         scale = max(1.0, abs(x0v))
-        dists = scale * 10.0 ** np.arange(-12.0, 0.01, 0.5)
+        top = _CANCELLATION_REACH if wider and x0v == 0.0 else 0.0
+        dists = scale * 10.0 ** np.arange(-12.0, top + 0.01, 0.5)
         n_tiny = 0
         if x0v == 0.0:
             # at 0 the two sides of a 0/0 can underflow together far below 1e-12

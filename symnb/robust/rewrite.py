@@ -210,28 +210,48 @@ def single_exponential(expr: sp.Expr) -> sp.Expr:
     return _bottom_up(expr, _combine_exps)
 
 
-def _scale_into_exp(e: sp.Expr) -> sp.Expr:
+def _scale_into_exp(e: sp.Expr, var: sp.Symbol | None = None) -> sp.Expr:
     if not isinstance(e, sp.Mul):
         return e
     c, rest = e.as_coeff_Mul()
-    if not c.is_number or c == 0 or abs(c) >= 1:
+    if c.is_number and c != 0 and abs(c) < 1:
+        factors = list(sp.Mul.make_args(rest))
+        for i, f in enumerate(factors):
+            if isinstance(f, sp.exp):
+                # the double nearest log|c| as an exact rational: SymPy folds
+                # exp(u + log(c)) and exp(u + Float) back into c*exp(u)
+                shift = sp.Rational(math.log(abs(float(c))))
+                factors[i] = sp.exp(f.args[0] + shift)
+                return sp.sign(c) * sp.Mul(*factors)
+        return e
+    return _scale_named_into_exp(e, var)
+
+
+def _scale_named_into_exp(e: sp.Mul, var: sp.Symbol | None) -> sp.Expr:
+    """``k*exp(u)`` with k a product of named constants (free of ``var``, whose value
+    the kernel reads at run time) as ``sign(k) exp(u + log|k|)``, the argument kept
+    unevaluated (SymPy folds ``exp(u + log|k|)`` back into ``|k| exp(u)``)."""
+    if var is None:
+        return e
+    k, rest = e.as_independent(var, as_Add=False)
+    if k.is_number or not k.free_symbols:
         return e
     factors = list(sp.Mul.make_args(rest))
     for i, f in enumerate(factors):
-        if isinstance(f, sp.exp):
-            # the double nearest log|c| as an exact rational: SymPy folds
-            # exp(u + log(c)) and exp(u + Float) back into c*exp(u)
-            shift = sp.Rational(math.log(abs(float(c))))
-            factors[i] = sp.exp(f.args[0] + shift)
-            return sp.sign(c) * sp.Mul(*factors)
+        if isinstance(f, sp.exp) and var in f.args[0].free_symbols:
+            shifted = sp.UnevaluatedExpr(f.args[0] + sp.log(sp.Abs(k)))
+            factors[i] = sp.exp(shifted)
+            return sp.sign(k) * sp.Mul(*factors)
     return e
 
 
-def scale_into_exponentials(expr: sp.Expr) -> sp.Expr:
+def scale_into_exponentials(expr: sp.Expr, var: sp.Symbol | None = None) -> sp.Expr:
     """``c*exp(u)`` with 0 < |c| < 1 becomes ``sign(c) exp(u + log|c|)``: finite where
     exp(u) alone overflows but the product does not (``(exp(x) + x)/2`` was inf from
-    x = 88.8 in float32, its value 2.2e38 at x = 89)."""
-    return _bottom_up(expr, _scale_into_exp)
+    x = 88.8 in float32, its value 2.2e38 at x = 89). With ``var``, also a factor of
+    named constants (``x + r*exp(-x)`` with r = 0.5 was inf at x = -89 in float32,
+    where it is 2.2e38): the engine keeps the form only where it measures better."""
+    return _bottom_up(expr, lambda e: _scale_into_exp(e, var))
 
 
 def _log_rule(e: sp.Expr) -> sp.Expr:
@@ -996,7 +1016,7 @@ EXACT_REWRITES = (
             "argument (exp(u - log 2) for exp(u)/2), so the exponential does not "
             "overflow where the product is finite"
         ),
-        lambda e, v: scale_into_exponentials(e),
+        lambda e, v: scale_into_exponentials(e, v),
     ),
     (
         "distribute_exponentials",
