@@ -375,6 +375,7 @@ class ActivationEditor(W.VBox):
         self.add_class("symnb-editor")
         self.refresh()
         self._refuse_unused_constants(constants)
+        self._apply_given_constants(_checked_constants(constants))
 
     def _refuse_unused_constants(self, given: dict[str, Any] | None) -> None:
         """``constants`` names the formula does not have: ``constants={'gamma': 2}``
@@ -394,6 +395,20 @@ class ActivationEditor(W.VBox):
                 suggestion=f"its constants are: {', '.join(known) or 'none'}; "
                 "remove the name from constants= or use it in the formula",
             )
+
+    def _apply_given_constants(self, given: dict[str, float]) -> None:
+        """``constants=`` wins over the defaults pasted code declares: for
+        ``def f(x, a=1.2)`` with ``constants={'a': 2.0}`` the slider and the plot
+        showed 1.2, the given 2.0 dropped without a word."""
+        if self._base is None:
+            return
+        differ = {
+            k: v
+            for k, v in given.items()
+            if k in self.sliders and float(self.sliders[k].value) != v
+        }
+        if differ:
+            self.set_constants(**differ)
 
     # ------------------------------------------------------------------ results
     @property

@@ -62,3 +62,21 @@ def test_set_constants_unknown_name_is_a_formula_error_and_a_key_error() -> None
             kernel.set_constants(gamma=1.0)
     finally:
         editor.close()
+
+
+def test_given_constants_win_over_the_defaults_pasted_code_declares() -> None:
+    # the code's a=1.2 replaced the given 2.0 without a word (slider and plot at 1.2)
+    code = "def f(x, a=1.2):\n    return a*x"
+    editor = ActivationEditor(code, constants={"a": 2.0})
+    try:
+        assert editor.constants == {"a": 2.0}
+        x = editor.curves()["x"].astype(np.float64)
+        np.testing.assert_allclose(editor.curves()["f"], 2.0 * x, rtol=1e-6, atol=1e-6)
+    finally:
+        editor.close()
+    # without constants= the code's own default stays
+    plain = ActivationEditor(code)
+    try:
+        assert plain.constants == {"a": pytest.approx(1.2)}
+    finally:
+        plain.close()
