@@ -215,6 +215,8 @@ def to_jax(activation: Any) -> Any:
     arrays broadcasting against ``x``; gradients flow to them through symnb's
     ``d f / d constant``. ``f.derivative(x, **constants)`` is f' itself;
     ``f.constant_names`` and ``f.constants`` tell the constants and their defaults.
+    f and f.derivative are ``JaxFunction`` objects: they pickle (as the activation,
+    rebuilt on load), so multiprocessing can carry them.
 
     f and f' are the forms the kernels compile for the dtype (``symnb.robust.lower``:
     float64 for float64 x, float32 otherwise); float16 and bfloat16 are computed in
