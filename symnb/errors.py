@@ -63,6 +63,14 @@ class FormulaError(SymnbError, ValueError):
         return "\n".join(parts)
 
 
+class UnknownConstantError(FormulaError, KeyError):
+    """A constant name the formula does not have, where a mapping-like API promised a
+    ``KeyError`` (``ActivationEditor.set_constants``): both kinds catch it, and its
+    text is FormulaError's, not KeyError's quoted repr."""
+
+    __str__ = FormulaError.__str__
+
+
 def _shown_line(src: str) -> str:
     """A formula line as the excerpt under a message shows it: a tab as a space, and
     each control, invisible or surrogate character (the ones the message is about)

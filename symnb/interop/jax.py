@@ -135,8 +135,11 @@ def _lambdify(expr: sp.Expr, args: tuple) -> Any:
     )
 
 
-def _real(jnp: Any, value: Any, name: str, fix: str) -> Any:
-    """``value`` as a JAX array of real numbers (bool, int or float), else TypeError.
+def _real(
+    jnp: Any, value: Any, name: str, fix: str, complex_fix: str | None = None
+) -> Any:
+    """``value`` as a JAX array of real numbers (bool, int or float), else TypeError
+    ending in ``fix`` (``complex_fix`` for a complex value, when given).
 
     ``jnp.asarray`` would take a complex ``x`` and the lowering then drop its
     imaginary part without a word, and a string constant fails deep inside JAX.
@@ -159,15 +162,18 @@ def _real(jnp: Any, value: Any, name: str, fix: str) -> Any:
     try:
         arr = jnp.asarray(value)
     except (TypeError, ValueError) as exc:
+        # JAX's reason helps for a list (ragged, strings inside); for None or a
+        # str it is JAX's internals ("not a valid value for jnp.array")
+        why = f": {exc}" if isinstance(value, (list, tuple)) else ""
         raise TypeError(
             f"{name} must be a real number or an array of them, got {value!r:.60} "
-            f"({type(value).__name__}: {exc}); {fix}"
+            f"({type(value).__name__}{why}); {fix}"
         ) from None
     # bfloat16 is a NumPy "V" (void) kind: ask JAX whether it is a float
     if arr.dtype.kind not in "biuf" and not jnp.issubdtype(arr.dtype, jnp.floating):
         raise TypeError(
             f"{name} has dtype {arr.dtype}; symnb activations take real numbers "
-            f"(got {value!r:.60}); {fix}"
+            f"(got {value!r:.60}); {complex_fix or fix}"
         )
     return arr
 
@@ -209,6 +215,8 @@ def to_jax(activation: Any) -> Any:
     arrays broadcasting against ``x``; gradients flow to them through symnb's
     ``d f / d constant``. ``f.derivative(x, **constants)`` is f' itself;
     ``f.constant_names`` and ``f.constants`` tell the constants and their defaults.
+    f and f.derivative are ``JaxFunction`` objects: they pickle (as the activation,
+    rebuilt on load), so multiprocessing can carry them.
 
     f and f' are the forms the kernels compile for the dtype (``symnb.robust.lower``:
     float64 for float64 x, float32 otherwise); float16 and bfloat16 are computed in
@@ -267,7 +275,13 @@ def to_jax(activation: Any) -> Any:
                 raise FormulaError.unknown_constant(
                     f"activation {activation.name!r}", k, names
                 )
-        x = _real(jnp, x, "x", "pass x.real or abs(x)")
+        x = _real(
+            jnp,
+            x,
+            "x",
+            "pass x as a real number, a list of them or a NumPy or JAX array",
+            complex_fix="pass x.real or abs(x)",
+        )
         if not jnp.issubdtype(x.dtype, jnp.floating):
             x = x.astype(jnp.result_type(float))
         out = x.dtype
@@ -309,11 +323,44 @@ def to_jax(activation: Any) -> Any:
         x, cs, out = _args(x, constants)
         return guard(x, raw(x.dtype)[1](x, *cs)).astype(out)
 
-    f.__name__ = f.__qualname__ = (
-        activation.name if activation.name.isidentifier() else "f"
+    name = activation.name if activation.name.isidentifier() else "f"
+    doc = f"symnb activation {activation.name!r}: {activation.text}"
+    face = JaxFunction(f, activation, "f", name, doc)
+    face.derivative = JaxFunction(
+        derivative, activation, "derivative", f"{name}_derivative", f"f' of {doc}"
     )
-    f.__doc__ = f"symnb activation {activation.name!r}: {activation.text}"
-    f.derivative = derivative
-    f.constant_names = names
-    f.constants = dict(defaults)
-    return f
+    face.constant_names = names
+    face.constants = dict(defaults)
+    return face
+
+
+class JaxFunction:
+    """``to_jax``'s function (and its ``.derivative``): called as ``f(x, **constants)``,
+    and picklable (a closure over the lowering was not: "Can't pickle <function f>",
+    so ``multiprocessing`` and saved objects failed); pickled as its activation and
+    rebuilt with ``to_jax`` on load."""
+
+    def __init__(
+        self, call: Any, activation: Any, part: str, name: str, doc: str
+    ) -> None:
+        self._call = call
+        self._activation = activation
+        self._part = part
+        self.__name__ = self.__qualname__ = name
+        self.__doc__ = doc
+        self.__wrapped__ = call  # inspect.signature: (x, **constants)
+
+    def __call__(self, x: Any, **constants: Any) -> Any:
+        return self._call(x, **constants)
+
+    def __reduce__(self) -> tuple:
+        return (_rebuilt, (self._activation, self._part))
+
+    def __repr__(self) -> str:
+        return f"<symnb JAX function {self.__name__} of {self._activation.text!r:.60}>"
+
+
+def _rebuilt(activation: Any, part: str) -> Any:
+    """A pickled ``JaxFunction`` back: ``to_jax`` of its activation, or f'."""
+    f = to_jax(activation)
+    return f if part == "f" else f.derivative

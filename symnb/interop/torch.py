@@ -1236,8 +1236,8 @@ def _current_activations(la: Any) -> list:
 
 
 def mlp_to_torch(model: Any, backend: str = "auto") -> Any:
-    """``MLP.to_torch``: ``nn.Sequential`` of ``nn.Linear`` and symnb activation
-    modules with the model's current weights and constants (learnable constants stay
+    """``MLP.to_torch``: ``nn.Sequential`` (``MLPSequential``, which names a wrong
+    input) of ``nn.Linear`` and symnb activation modules with the model's current weights and constants (learnable constants stay
     learnable). Connection masks are applied to the weights but not enforced during
     further PyTorch training."""
     dtype = torch.float64 if np.dtype(model.dtype) == np.float64 else torch.float32
@@ -1261,4 +1261,6 @@ def mlp_to_torch(model: Any, backend: str = "auto") -> Any:
             mods.append(TorchActivation(acts[0], learnable=None, backend=backend))
         else:
             mods.append(TorchLayer(acts, dim=-1, learnable=None, backend=backend))
-    return nn.Sequential(*mods).to(dtype)
+    from symnb.interop.torch_mlp import MLPSequential
+
+    return MLPSequential(*mods).to(dtype)

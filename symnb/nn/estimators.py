@@ -13,6 +13,7 @@ scikit-learn's ``BaseEstimator`` and mixins then, and work without it too.
 from __future__ import annotations
 
 import inspect
+import re
 from typing import Any
 
 import numpy as np
@@ -61,6 +62,14 @@ except ImportError:  # pragma: no cover - depends on the environment
 __all__ = ["HAVE_SKLEARN", "MLPClassifier", "MLPRegressor"]
 
 
+def _estimator_option_names(message: str) -> str:
+    """``message`` of MLP with its ``output`` option spelled as the estimators spell
+    it, ``output_activation``: a refused sigmoid output told the user to change
+    ``output=``, which the estimators do not take."""
+    message = re.sub(r"\boutput=", "output_activation=", message)
+    return message.replace("leave output out", "leave output_activation out")
+
+
 class _MLPEstimator(_Base):
     """Shared fitting code; see the subclasses."""
 
@@ -86,17 +95,23 @@ class _MLPEstimator(_Base):
                 f"got {self.hidden_layer_sizes!r}"
             ) from None
         sizes = [n_features, *hidden, n_outputs]
-        return MLP(
-            sizes,
-            activation=self.activation,
-            output=self.output_activation,
-            loss=loss,
-            backend=self.backend,
-            device=self.device,
-            seed=self.seed,
-            dtype=self.dtype,
-            init=self.init,
-        )
+        try:
+            return MLP(
+                sizes,
+                activation=self.activation,
+                output=self.output_activation,
+                loss=loss,
+                backend=self.backend,
+                device=self.device,
+                seed=self.seed,
+                dtype=self.dtype,
+                init=self.init,
+            )
+        except ValueError as exc:
+            renamed = _estimator_option_names(str(exc))
+            if renamed == str(exc):
+                raise
+            raise ValueError(renamed) from None
 
     def _fit_model(
         self,

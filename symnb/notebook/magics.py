@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import unicodedata
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -59,12 +60,37 @@ def _join_negative_values(argv: list[str]) -> list[str]:
     return out
 
 
+#: dashes that look like '-' in a pasted option line (``--range −4:4``)
+_DASHES = {"\u2212": "MINUS SIGN", "\u2013": "EN DASH", "\u2014": "EM DASH"}
+
+
+def _refuse_odd_characters(line: str, name: str) -> None:
+    """A ``UsageError`` naming an invisible or control character (NUL was shown
+    as "unrecognized arguments:  ", a blank) or a dash that is not '-' (``−4:4``
+    was "not a range" with the difference invisible) on the magic's line, before
+    any ``# comment`` (which may hold anything)."""
+    for column, ch in enumerate(line.split("#", 1)[0], start=1):
+        if ch in _DASHES:
+            raise UsageError(
+                f"{name}: the options hold a {_DASHES[ch]} (U+{ord(ch):04X}) at "
+                f"column {column}; type '-' instead"
+            )
+        if ch != "\t" and unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+            label = unicodedata.name(ch, "a control character")
+            raise UsageError(
+                f"{name}: the options hold {label} (U+{ord(ch):04X}) at column "
+                f"{column}; delete it (an invisible character, e.g. from a "
+                "copy-paste)"
+            )
+
+
 def _parse_options(magic: Callable[..., Any], line: str, name: str) -> Any:
     """The options of ``line``, split as a shell does: quotes are removed
     (``--backend "cpp"`` is ``cpp``; IPython's own splitting kept them, and the
     value was then refused as 'unknown backend \'"cpp"\''), ``#`` starts a comment
     as in the cell below. A quoting mistake (``'unterminated``) or an unknown or
     incomplete option is a one-line ``UsageError`` that points to ``--help``."""
+    _refuse_odd_characters(line, name)
     try:
         argv = shlex.split(line, comments=True, posix=True)
     except ValueError as exc:

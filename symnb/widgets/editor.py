@@ -30,6 +30,7 @@ import numpy as np
 from symnb import plotting
 from symnb.backends.select import check_device
 from symnb.checks import check_flag, is_formula_name, real_value
+from symnb.errors import UnknownConstantError
 from symnb.formula.formula import Learnable
 from symnb.notebook.state import BACKEND_CHOICES
 
@@ -192,7 +193,8 @@ class ActivationEditor(W.VBox):
     name:
         The activation's name (what the Playground lists it as).
     constants:
-        Initial constant values, by name.
+        Initial constant values, by name; a name the (parsed) formula does not have
+        raises ``UnknownConstantError`` (a ``FormulaError``).
     x_range:
         The plotted interval.
     backend, device:
@@ -372,6 +374,41 @@ class ActivationEditor(W.VBox):
         )
         self.add_class("symnb-editor")
         self.refresh()
+        self._refuse_unused_constants(constants)
+        self._apply_given_constants(_checked_constants(constants))
+
+    def _refuse_unused_constants(self, given: dict[str, Any] | None) -> None:
+        """``constants`` names the formula does not have: ``constants={'gamma': 2}``
+        for ``x*sigmoid(beta*x)`` was dropped without a word (no slider, no value).
+        Checked once the formula is parsed (pasted code declares its constants); a
+        formula with an error shows it and keeps the values for when it parses."""
+        if not given or self._base is None:
+            return
+        known = list(self._base.constants)
+        unused = [k for k in given if k not in known]
+        if unused:
+            self._plot_throttle.cancel()
+            self._debounce.cancel()
+            raise UnknownConstantError(
+                f"ActivationEditor: constants names {', '.join(map(repr, unused))}, "
+                f"which formula {self.formula.value!r:.80} does not use",
+                suggestion=f"its constants are: {', '.join(known) or 'none'}; "
+                "remove the name from constants= or use it in the formula",
+            )
+
+    def _apply_given_constants(self, given: dict[str, float]) -> None:
+        """``constants=`` wins over the defaults pasted code declares: for
+        ``def f(x, a=1.2)`` with ``constants={'a': 2.0}`` the slider and the plot
+        showed 1.2, the given 2.0 dropped without a word."""
+        if self._base is None:
+            return
+        differ = {
+            k: v
+            for k, v in given.items()
+            if k in self.sliders and float(self.sliders[k].value) != v
+        }
+        if differ:
+            self.set_constants(**differ)
 
     # ------------------------------------------------------------------ results
     @property
@@ -417,13 +454,16 @@ class ActivationEditor(W.VBox):
         return list(self.sliders.items())
 
     def set_constants(self, **values: float) -> None:
-        """Move sliders (unknown names raise ``KeyError``, values that the kernels
-        cannot hold ``ValueError``); the plot follows."""
+        """Move sliders (unknown names raise ``symnb.errors.UnknownConstantError``,
+        both a ``KeyError`` and a ``FormulaError``; values that the kernels cannot
+        hold ``ValueError``); the plot follows."""
         checked = {}
         for k, v in values.items():
             if k not in self.sliders:
-                raise KeyError(
-                    f"no constant {k!r}; the formula has {list(self.sliders)}"
+                # a KeyError as documented, and a FormulaError as a kernel's
+                # set_constants raises for a name it lacks
+                raise UnknownConstantError.unknown_constant(
+                    "ActivationEditor: the formula", k, list(self.sliders)
                 )
             checked[k] = _constant_number(k, v)
         with self.hold_sync():

@@ -36,10 +36,11 @@ def test_a_constant_the_kernels_cannot_hold_is_refused(value, error, words) -> N
     assert "{'beta': 1.0}" in message or error is ValueError
 
 
-def test_numbers_and_learnables_are_kept_and_plotted() -> None:
-    editor = ActivationEditor(
-        constants={"beta": np.float32(2.5), "unused": symnb.learnable(0.5)}
-    )
+@pytest.mark.parametrize("value", [np.float32(2.5), symnb.learnable(2.5)])
+def test_numbers_and_learnables_are_kept_and_plotted(value) -> None:
+    # (a constant the formula lacks, once the case's "unused" learnable, is refused:
+    # tests/widgets/test_editor_unknown_constants.py)
+    editor = ActivationEditor(constants={"beta": value})
     try:
         assert editor.constants == {"beta": 2.5}
         assert editor.error is None
