@@ -16,6 +16,7 @@ unchanged (no extra branch in the kernel).
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import sympy as sp
 
@@ -32,41 +33,72 @@ _RTOL = {"float32": 2e-5, "float64": 1e-9}
 
 _STABLE = (sigmoid, softplus, logsigmoid)
 
-#: a number beyond every float, where conditions of the user's branches are decided
-_FAR = sp.Integer(10) ** 400
+#: where the user's branches are decided: far out, and still a float64 (the guarded
+#: mpmath reference evaluates there; SymPy's evalf at 1e400 ran away on exp(x**2) and
+#: left mpmath's precision corrupted when the time limit interrupted it)
+_FAR = 1e300
+
+_COMPARE = {
+    sp.StrictGreaterThan: lambda d: d > 0,
+    sp.GreaterThan: lambda d: d >= 0,
+    sp.StrictLessThan: lambda d: d < 0,
+    sp.LessThan: lambda d: d <= 0,
+    sp.Equality: lambda d: d == 0,
+    sp.Unequality: lambda d: d != 0,
+}
 
 
 def _far_value(u: sp.Expr, var: sp.Symbol, side: int):
-    """``u`` at var = side*1e400 as a real SymPy number, or None."""
-    try:
-        v = u.subs(var, side * _FAR).evalf(30)
-    except (TypeError, ValueError, ArithmeticError):
+    """``u`` at var = side*1e300 (mpmath, guarded as the references are), or None."""
+    if not u.has(var):
         return None
-    if v.is_number and v.is_extended_real and not v.has(sp.nan, sp.zoo):
-        return v
-    return None
+    got = measure.reference_values(u, (var,), (), (), (np.array([side * _FAR]),))
+    if not got:
+        return None
+    v = got[0]
+    try:
+        if mpmath.isnan(v) or mpmath.im(v) != 0:
+            return None
+        return mpmath.re(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _far_truth(cond, var: sp.Symbol, side: int) -> bool | None:
+    """Whether ``cond`` holds at var = side*1e300 (None: not decided)."""
+    if cond in (sp.true, sp.false):
+        return bool(cond)
+    if isinstance(cond, (sp.And, sp.Or)):
+        parts = [_far_truth(a, var, side) for a in cond.args]
+        if None in parts:
+            return None
+        return all(parts) if isinstance(cond, sp.And) else any(parts)
+    test = _COMPARE.get(type(cond))
+    if test is None:
+        return None
+    d = _far_value(cond.lhs - cond.rhs, var, side)
+    return None if d is None else bool(test(d))
 
 
 def _far_branches(expr: sp.Expr, var: sp.Symbol, side: int) -> sp.Expr:
-    """``expr`` with the branch taken far out, at var = side*1e400, for each Piecewise,
+    """``expr`` with the branch taken far out, at var = side*1e300, for each Piecewise,
     Max, Min, Heaviside, sign and Abs of var (SymPy finds no limit through them:
     hard swish x*Min(6, Max(0, x + 3))/6). A choice it cannot decide is left as it is.
     """
 
     def piecewise(pw: sp.Piecewise) -> sp.Expr:
         for value, cond in pw.args:
-            try:
-                hit = cond.subs(var, side * _FAR)
-            except (TypeError, ValueError):
+            hit = _far_truth(cond, var, side)
+            if hit is None:
                 return pw
-            if hit is sp.true:
+            if hit:
                 return value
-            if hit is not sp.false:
-                return pw
         return pw
 
     def extreme(e: sp.Expr) -> sp.Expr:
-        values = [_far_value(a, var, side) for a in e.args]
+        values = [
+            _far_value(a, var, side) if a.has(var) else _number(a) for a in e.args
+        ]
         if any(v is None for v in values):
             return e
         pick = max if isinstance(e, sp.Max) else min
@@ -95,6 +127,14 @@ def _far_branches(expr: sp.Expr, var: sp.Symbol, side: int) -> sp.Expr:
 
     kinds = (sp.Piecewise, sp.Max, sp.Min, sp.Heaviside, sp.sign, sp.Abs)
     return expr.replace(lambda e: isinstance(e, kinds), far)
+
+
+def _number(e: sp.Expr):
+    """A constant argument of Max/Min as an mpmath number (None: not a real number)."""
+    try:
+        return mpmath.mpf(float(e))
+    except (TypeError, ValueError):
+        return None
 
 
 def limit_at_infinity(
