@@ -28,6 +28,11 @@ from symnb.robust.deadline import OutOfTime, time_limit
 #: CPU seconds SymPy may take for one limit (f or f', one side).
 LIMIT_SECONDS = 1.0
 
+#: operations above which no limit is tried: SymPy's limit of a large form (the
+#: inverse Mills ratio's continued fraction) runs into its time limit, and the
+#: interrupt can land inside SymPy's assumption cache or gmpy
+MAX_LIMIT_OPS = 200
+
 #: relative distance from the limit still taken as the limit (the accuracy rule's)
 _RTOL = {"float32": 2e-5, "float64": 1e-9}
 
@@ -152,6 +157,8 @@ def limit_at_infinity(
         {p: sp.nsimplify(v, rational=True) for p, v in zip(params, values)}
     )
     e = _far_branches(e, var, side)
+    if sp.count_ops(e) > MAX_LIMIT_OPS:
+        return None
     if e.has(*_STABLE):
         e = e.rewrite(list(_STABLE), sp.exp)
     try:
