@@ -9,7 +9,8 @@ kernels') and SymPy finds the limit there (a real number or +-oo), the form gets
 branch for that infinity (``x > max`` or ``x < -max``, true there only) giving the
 limit. An infinite limit is given as +-x (no inf literal reaches the kernel text).
 
-The limit is taken at the analysed constant values. NaN input still gives NaN (no
+The limit is taken at the analysed constant values, and the branch applies while the
+constants keep them (as the regimes' branches do). NaN input still gives NaN (no
 branch condition holds for it), and a form that gives a number at +-inf is returned
 unchanged (no extra branch in the kernel).
 """
@@ -22,7 +23,7 @@ import sympy as sp
 
 from symnb.formula.functions import logsigmoid, sigmoid, softplus
 from symnb.formula.internal import InternalForm
-from symnb.robust import measure
+from symnb.robust import measure, regimes
 from symnb.robust.deadline import OutOfTime, time_limit
 
 #: CPU seconds SymPy may take for one limit (f or f', one side).
@@ -235,9 +236,12 @@ def with_limits(
         where = "inf" if side > 0 else "-inf"
         notes.append(f"at x = {where} the limit {want_dtype:g} (computed: {got})")
         branches.append((_branch_value(want, var, side, dtype), cond))
-    if not branches:
-        return lowered, []
-    return sp.Piecewise(*branches, (lowered, True)), notes
+    out = lowered
+    for value, cond in reversed(branches):
+        # the limit was taken at the analysed constants: while they hold (as the
+        # regimes' branches; a scaled softsign a*x/(1 + |x|) tends to +-a)
+        out = regimes._branch(value, cond, out, form.params, form.param_values)
+    return out, notes
 
 
 __all__ = ["LIMIT_SECONDS", "limit_at_infinity", "with_limits"]

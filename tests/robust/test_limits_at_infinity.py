@@ -40,6 +40,10 @@ CASES = (
     ),
     (Published("softsign_typed", "x/(1 + abs(x))", "PyTorch"), "x/(1 + Abs(x))"),
     (
+        Published("softsign_scaled", "a*x/(1 + abs(x))", "test", {"a": 2.0}),
+        "a*x/(1 + Abs(x))",
+    ),
+    (
         Published("smooth_abs", "sqrt(x**2 + eps**2)", "test", {"eps": 1e-3}),
         "sqrt(x**2 + eps**2)",
     ),
@@ -116,3 +120,19 @@ def test_the_limit_is_taken_through_branches_and_stable_functions():
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_cuda_kernels_of_the_branches_compile(dtype):
     assert_lowered_cuda_compiles([c[0] for c in CASES], dtype)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_moved_constants_do_not_keep_the_analysed_limit(backend):
+    """The branch gives the limit at the analysed constants only: a scaled softsign
+    a*x/(1 + |x|) compiled at a = 2 and moved to a = 3 by training is not +-2 at
+    +-inf (NaN, the formula's IEEE value, as before the branch existed)."""
+    act = symnb.Activation("a*x/(1 + abs(x))", a=2.0)
+    kernel = act.compile(backend=backend, dtype="float32")
+    x = np.array([np.inf, -np.inf, 1.0], dtype=np.float32)
+    assert list(kernel.forward(x)[:2]) == [2.0, -2.0]
+    kernel.set_constants(a=3.0)
+    with np.errstate(all="ignore"):
+        y = kernel.forward(x)
+    assert not np.isin(y[:2], [2.0, -2.0]).any()
+    assert y[2] == pytest.approx(1.5)
