@@ -467,6 +467,8 @@ def analyse(
         with time_limit(seconds + STOP_MARGIN_SECONDS):
             result = _analyse(form, dtype, t0, deadline)
         if cpu_clock() > deadline:
+            if result[0] is form:  # stopped before it found anything
+                raise _OutOfTime
             result = (result[0], replace(result[1], reason=STOPPED))
     except _OutOfTime as exc:
         over = cpu_clock() >= deadline - 1e-3
