@@ -257,6 +257,8 @@ class KernelPrinter(C99CodePrinter):
             s = f"sqrt{suffix}({self._print(base)})"
             if n == 1:
                 return s
+            if n <= -3 and -n <= 2 * MAX_EXPANDED_POWER + 1:
+                return self._reciprocal_root_power(b, s, (-n - 1) // 2)
             if abs(n) <= 2 * MAX_EXPANDED_POWER + 1:
                 m = (abs(n) - 1) // 2
                 prod = "*".join([s] + [b] * m)
@@ -318,6 +320,8 @@ class KernelPrinter(C99CodePrinter):
             else:
                 text = f"({self._print(rest)})/{q}"
             return f"(-{text})" if coeff.p < 0 else text
+        if any(_is_reciprocal_root_power(a) for a in expr.args):
+            return self._product_in_order(expr)
         moved = coefficient_last(expr)
         if moved is not None:
             rest, c = moved
@@ -334,6 +338,31 @@ class KernelPrinter(C99CodePrinter):
             if args != list(expr.args):
                 expr = sp.Mul(*args, evaluate=False)
         return super()._print_Mul(expr)
+
+    def _reciprocal_root_power(self, b: str, root: str, m: int) -> str:
+        """b**(-m - 1/2) as 1/b/.../b/sqrt(b), divided step by step: its magnitude
+        shrinks as pow(b, -1.5) does, where 1/(sqrt(b)*b) overflowed its denominator
+        first (x*(2c^2 + x^2)/(x^2 + c^2)**1.5 with c = 1e12 was inf/inf = NaN for
+        |x| in 1e13..1.8e19 in float32; NumPy's power was finite there)."""
+        steps = "/".join([self.literal(1)] + [b] * m + [root])
+        return f"({steps})"
+
+    def _product_in_order(self, expr: sp.Expr) -> str:
+        """A product holding a negative half-integer power, factor by factor in SymPy's
+        order (NumPy's), the power printed by :meth:`_reciprocal_root_power`: the C
+        printer's numerator/denominator split multiplied the numerator's factors
+        first (x*(2c^2 + x^2) = 1e39 overflowed in float32 where x*(x^2 + c^2)**-1.5
+        is 1e-26)."""
+        coeff, rest = expr.as_coeff_Mul()
+        factors = [
+            self.parenthesize(a, PRECEDENCE["Mul"], strict=True)
+            for a in rest.as_ordered_factors()
+        ]
+        if coeff == -1:
+            return "-" + "*".join(factors)
+        if coeff != 1:
+            factors.insert(0, self.parenthesize(coeff, PRECEDENCE["Mul"]))
+        return "*".join(factors)
 
     def _print_softplus(self, expr: sp.Expr) -> str:
         return f"symnb_softplus({self._print(expr.args[0])})"
@@ -931,6 +960,14 @@ def _inline_reciprocals(assignments: list, results: list) -> tuple[list, list]:
     if not subs:
         return assignments, results
     return kept, [r.xreplace(subs) for r in results]
+
+
+def _is_reciprocal_root_power(e: sp.Basic) -> bool:
+    """e is b**(-n/2), n odd and at least 3 (printed by _reciprocal_root_power)."""
+    if not isinstance(e, sp.Pow) or not e.exp.is_Rational:
+        return False
+    n = e.exp.p
+    return e.exp.q == 2 and -2 * MAX_EXPANDED_POWER - 1 <= n <= -3
 
 
 def _negative_power_of(e: sp.Basic, base: sp.Basic) -> bool:

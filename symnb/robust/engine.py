@@ -32,15 +32,23 @@ import sympy as sp
 
 from symnb.formula.budget import bounded_expand
 from symnb.formula.internal import InternalForm, X
-from symnb.robust import codec, measure, prebuilt, regimes, rewrite
+from symnb.robust import codec, infinity, measure, prebuilt, regimes, rewrite
 from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "72"
+ENGINE_VERSION = "73"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
+
+#: CPU seconds past the search's deadline before the analysis is interrupted (the
+#: search stops itself at the deadline; this catches a SymPy call that runs on).
+STOP_MARGIN_SECONDS = 0.5
+
+#: The report's reason when the search stopped at its deadline with what it found
+#: (such an analysis is not stored on disk: a faster run may find more).
+STOPPED = "analysed until the time budget ran out: the rewrites found so far are kept"
 
 #: Seconds all forms of one compile (a layer) may spend in analysis together.
 TOTAL_BUDGET_SECONDS = 10.0
@@ -289,17 +297,20 @@ def _improve(
             except Exception:  # noqa: BLE001, S112 - a rewrite that fails is skipped
                 continue
 
-    def check_time():
-        if cpu_clock() > deadline:
-            raise _OutOfTime
+    def out_of_time() -> bool:
+        # past the deadline the search stops with what it found (f's rewrites are
+        # kept when f' runs out of time: the inverse Mills ratio lost its fix at the
+        # float32 maximum to f' searching on near its continued fraction's edge)
+        return cpu_clock() > deadline
 
     for round_ in range(6):
-        if cm.passes:
+        if cm.passes or out_of_time():
             break
         progress = False
         pool = list(extra or []) if round_ == 0 else []
         for name, note, cand in [*pool, *exact_candidates(cur)]:
-            check_time()
+            if out_of_time():
+                break
             if cand is None or cand == cur:
                 continue
             m = problem.measure(cand, dtype)
@@ -347,9 +358,8 @@ def _improve(
             continue
         prev, progress = gen, False
         for start in starts:
-            if cm.passes or progress:
+            if cm.passes or progress or out_of_time():
                 break
-            check_time()
             if gen == "taylor":
                 cands = regimes.taylor_candidates(
                     start,
@@ -429,6 +439,19 @@ def _target_report(what, dtype, before, after, applied) -> TargetReport:
     )
 
 
+def _references(form: InternalForm, seconds: float) -> None:
+    """The mpmath references of f and f' (memoised for :func:`_analyse`), within their
+    own ``seconds``: they are the measuring stick, not the search, and a large form's
+    took most of the budget (the inverse Mills ratio's continued fraction: 2.2 of 4 s
+    in float32, so its analysis ran out of time and the kernel kept a product that
+    overflowed at the float32 maximum, where the value is finite)."""
+    with time_limit(seconds, "compute the reference values"):
+        one = _residual_form(form)
+        if one is not None:
+            _problems_for(one)
+        _problems_for(form)
+
+
 def analyse(
     form: InternalForm, dtype: str, budget: float | None = None
 ) -> tuple[InternalForm, FormReport]:
@@ -437,8 +460,16 @@ def analyse(
     seconds = BUDGET_SECONDS if budget is None else budget
     deadline = cpu_clock() + seconds  # CPU time: the same result on a busy machine
     try:
-        with time_limit(seconds):
+        _references(form, seconds)
+        deadline = cpu_clock() + seconds  # the search's own, after the references
+        # the search stops itself at the deadline, keeping what it found; the hard
+        # limit a little later interrupts a SymPy or mpmath call that runs on
+        with time_limit(seconds + STOP_MARGIN_SECONDS):
             result = _analyse(form, dtype, t0, deadline)
+        if cpu_clock() > deadline:
+            if result[0] is form:  # stopped before it found anything
+                raise _OutOfTime
+            result = (result[0], replace(result[1], reason=STOPPED))
     except _OutOfTime as exc:
         over = cpu_clock() >= deadline - 1e-3
         why = (
@@ -458,7 +489,21 @@ def analyse(
         return form, report
     if form.dparams and form.kind != "loss":  # a loss's constants are not learned
         result = _with_constant_gradients(form, *result, dtype, t0)
-    return result
+    return _with_limits_at_infinity(form, *result, dtype)
+
+
+def _with_limits_at_infinity(
+    form: InternalForm, new: InternalForm, report: FormReport, dtype: str
+) -> tuple[InternalForm, FormReport]:
+    """f and f' with branches at x = +-inf where the lowered form misses the limit
+    there (``infinity.with_limits``; the sample points hold no infinity)."""
+    f, f_notes = infinity.with_limits(form, new.f, form.f, dtype)
+    df, d_notes = infinity.with_limits(form, new.df, form.df, dtype)
+    if not (f_notes or d_notes):
+        return new, report
+    notes = [f"f in {dtype}: {n}" for n in f_notes]
+    notes += [f"f' in {dtype}: {n}" for n in d_notes]
+    return replace(new, f=f, df=df), replace(report, notes=[*report.notes, *notes])
 
 
 #: CPU seconds the constants' gradients of one form (all together) may take in one
@@ -703,9 +748,7 @@ def _analyse(
         return _analyse_residual(form, one, dtype, t0, deadline)
     var = form.inputs[0]
     if True:
-        pf, pd = _problems_for(form)
-        if cpu_clock() > deadline:
-            raise _OutOfTime
+        pf, pd = _problems_for(form)  # memoised by _references
         pv = (form.params, form.param_values)
         f_new, f_applied, f_m, f_exact = _improve(
             form.f, pf, var, dtype, deadline, (form.f, form.df), *pv
@@ -848,7 +891,7 @@ def lower_with_report(
         def build(tmp_path) -> None:
             nonlocal result
             result = analyse(form, dtype, budget)
-            if not result[1].analysed:
+            if not result[1].analysed or result[1].reason == STOPPED:
                 raise _NotStored(result)
             tmp_path.write_bytes(_store(form, *result))
 

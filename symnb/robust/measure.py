@@ -236,9 +236,35 @@ def sample_points(
             if len(extra) > 600:
                 break
     extra += _shifted_edges(exprs, var, subs)
+    extra += _constant_scales(subs)
     pts = np.concatenate([_GRID, np.asarray(extra, dtype=np.float64)])
     pts = pts[np.isfinite(pts)]
     return np.unique(pts)
+
+
+#: decades around a constant's magnitude sampled when it lies outside the dense grid
+_SCALE_DECADES = np.arange(-2.0, 2.01, 0.5)
+
+
+def _constant_scales(subs: dict) -> list[float]:
+    """Points |x| = |c| 10**k, k in [-2, 2], for each constant c outside the dense
+    grid's 1e-8..1e8: terms balance there (x**2 + s**2 at |x| = |s|), and with
+    s = 1e-20 the grid's points (1e-23, 1e-20, 1e-17) missed the band around 1e-21
+    where x**2/(x**2 + s**2) was 5e-4 off in float32 (subnormal squares)."""
+    out: list[float] = []
+    for v in subs.values():
+        try:
+            m = abs(float(v))
+        except (TypeError, ValueError):
+            continue
+        if not math.isfinite(m) or m == 0 or 1e-8 <= m <= 1e8:
+            continue
+        for k in _SCALE_DECADES:
+            p = m * 10.0**k
+            if 0 < p < 1e300:
+                out += [p, -p]
+    # and their float32 roundings (float32 measures only points it can hold)
+    return out + [float(v) for v in _round_to_float32(np.asarray(out))]
 
 
 #: exp's overflow/underflow edges (the grid's, in the exponential's argument)

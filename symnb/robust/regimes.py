@@ -30,6 +30,7 @@ import sympy as sp
 
 from symnb.formula.branches import local_branches
 from symnb.formula.budget import cpu_clock
+from symnb.robust.rewrite import log_of_polynomial
 
 #: Order of the Taylor polynomials (terms up to (x - x0)**(TAYLOR_ORDER - 1)).
 TAYLOR_ORDER = 8
@@ -1117,6 +1118,10 @@ def log_form_candidates(
             s, log_abs = _LogForm(var, subs, pts).split(body)
         except (_NoLogForm, sp.PolynomialError, TypeError, ValueError):
             return None
+        # a log of a polynomial inside it (log1p(x**2/k) in Barron's loss,
+        # k*expm1(a/2*log1p(x**2/k)) with a = 1.99: x**2 overflowed from |x| = 1.8e19
+        # in float32, where the loss is 3e37) with its leading power taken out
+        log_abs = log_of_polynomial(log_abs, var)
         # unevaluated: SymPy would pull exp(-log(x)) out as 1/x, overflowing again
         alt = s * sp.exp(sp.UnevaluatedExpr(log_abs))
         note = (

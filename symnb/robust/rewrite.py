@@ -34,6 +34,7 @@ from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
+from symnb.robust.scaled_variable import scale_by_constant
 from symnb.robust.widen import widen_trig
 
 # ------------------------------------------------------------------ helpers
@@ -1189,6 +1190,14 @@ EXACT_REWRITES = (
         ),
         divide_by_constant_stepwise,
     ),
+    (
+        "scale_by_constant",
+        (
+            "a rational function of x and a constant c that depends on x/c only is "
+            "computed in x/c, so no square of a tiny x or c underflows to a subnormal"
+        ),
+        scale_by_constant,
+    ),
 )
 
 #: Exact rewrites tried only on a form that already meets the accuracy rule (see
@@ -1227,6 +1236,7 @@ __all__ = [
     "rational_terms",
     "root_cancellation",
     "root_of_squares_as_hypot",
+    "scale_by_constant",
     "scale_into_exponentials",
     "scale_out_of_range_literals",
     "scaled_linear_in_log",

@@ -1,0 +1,248 @@
+"""Values at x = +-inf: the limit of f and f' where the lowered form computes NaN there.
+
+The kernels evaluate the lowered form at every x, inf included. A form right at every
+finite x can still meet inf - inf, 0*inf or inf/inf at inf itself: the scaled softplus
+(x + sign(c)|x|)/2 + softplus(-|c x|)/c was NaN at x = -inf (PyTorch gives 0), softsign
+x/(1 + |x|) NaN at both infinities, sqrt(x**2 + eps**2)' (limits +-1) NaN at both.
+Where the lowered form computes NaN at an infinity (in NumPy's order or the C
+kernels') and SymPy finds the limit there (a real number or +-oo), the form gets a
+branch for that infinity (``x > max`` or ``x < -max``, true there only) giving the
+limit. An infinite limit is given as +-x (no inf literal reaches the kernel text).
+
+The limit is taken at the analysed constant values, and the branch applies while the
+constants keep them (as the regimes' branches do). NaN input still gives NaN (no
+branch condition holds for it), and a form that gives a number at +-inf is returned
+unchanged (no extra branch in the kernel).
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from symnb.formula.functions import logsigmoid, sigmoid, softplus
+from symnb.formula.internal import InternalForm
+from symnb.robust import measure, regimes
+from symnb.robust.deadline import OutOfTime, time_limit
+
+#: CPU seconds SymPy may take for one limit (f or f', one side; the wall-clock backstop
+#: is 4 times as long, and 1 s lost sinc's limit at +inf on a loaded machine).
+LIMIT_SECONDS = 3.0
+
+#: operations above which no limit is tried: SymPy's limit of a large form (the
+#: inverse Mills ratio's continued fraction) runs into its time limit, and the
+#: interrupt can land inside SymPy's assumption cache or gmpy
+MAX_LIMIT_OPS = 200
+
+#: relative distance from the limit still taken as the limit (the accuracy rule's)
+_RTOL = {"float32": 2e-5, "float64": 1e-9}
+
+_STABLE = (sigmoid, softplus, logsigmoid)
+
+#: where the user's branches are decided: far out, and still a float64 (the guarded
+#: mpmath reference evaluates there; SymPy's evalf at 1e400 ran away on exp(x**2) and
+#: left mpmath's precision corrupted when the time limit interrupted it)
+_FAR = 1e300
+
+_COMPARE = {
+    sp.StrictGreaterThan: lambda d: d > 0,
+    sp.GreaterThan: lambda d: d >= 0,
+    sp.StrictLessThan: lambda d: d < 0,
+    sp.LessThan: lambda d: d <= 0,
+    sp.Equality: lambda d: d == 0,
+    sp.Unequality: lambda d: d != 0,
+}
+
+
+def _far_value(u: sp.Expr, var: sp.Symbol, side: int):
+    """``u`` at var = side*1e300 (mpmath, guarded as the references are), or None."""
+    if not u.has(var):
+        return None
+    got = measure.reference_values(u, (var,), (), (), (np.array([side * _FAR]),))
+    if not got:
+        return None
+    v = got[0]
+    try:
+        if mpmath.isnan(v) or mpmath.im(v) != 0:
+            return None
+        return mpmath.re(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _far_truth(cond, var: sp.Symbol, side: int) -> bool | None:
+    """Whether ``cond`` holds at var = side*1e300 (None: not decided)."""
+    if cond in (sp.true, sp.false):
+        return bool(cond)
+    if isinstance(cond, (sp.And, sp.Or)):
+        parts = [_far_truth(a, var, side) for a in cond.args]
+        if None in parts:
+            return None
+        return all(parts) if isinstance(cond, sp.And) else any(parts)
+    test = _COMPARE.get(type(cond))
+    if test is None:
+        return None
+    d = _far_value(cond.lhs - cond.rhs, var, side)
+    return None if d is None else bool(test(d))
+
+
+def _far_branches(expr: sp.Expr, var: sp.Symbol, side: int) -> sp.Expr:
+    """``expr`` with the branch taken far out, at var = side*1e300, for each Piecewise,
+    Max, Min, Heaviside, sign and Abs of var (SymPy finds no limit through them:
+    hard swish x*Min(6, Max(0, x + 3))/6). A choice it cannot decide is left as it is.
+    """
+
+    def piecewise(pw: sp.Piecewise) -> sp.Expr:
+        for value, cond in pw.args:
+            hit = _far_truth(cond, var, side)
+            if hit is None:
+                return pw
+            if hit:
+                return value
+        return pw
+
+    def extreme(e: sp.Expr) -> sp.Expr:
+        values = [
+            _far_value(a, var, side) if a.has(var) else _number(a) for a in e.args
+        ]
+        if any(v is None for v in values):
+            return e
+        pick = max if isinstance(e, sp.Max) else min
+        best = pick(range(len(values)), key=lambda i: values[i])
+        return e.args[best]
+
+    def signed(e: sp.Expr) -> sp.Expr:
+        v = _far_value(e.args[0], var, side)
+        if v is None or v == 0:
+            return e
+        s = 1 if v > 0 else -1
+        if isinstance(e, sp.Heaviside):
+            return sp.Integer(1 if s > 0 else 0)
+        if isinstance(e, sp.sign):
+            return sp.Integer(s)
+        return s * e.args[0]  # Abs
+
+    def far(e: sp.Expr) -> sp.Expr:
+        if not e.has(var):
+            return e
+        if isinstance(e, sp.Piecewise):
+            return piecewise(e)
+        if isinstance(e, (sp.Max, sp.Min)):
+            return extreme(e)
+        return signed(e)
+
+    kinds = (sp.Piecewise, sp.Max, sp.Min, sp.Heaviside, sp.sign, sp.Abs)
+    return expr.replace(lambda e: isinstance(e, kinds), far)
+
+
+def _number(e: sp.Expr):
+    """A constant argument of Max/Min as an mpmath number (None: not a real number)."""
+    try:
+        return mpmath.mpf(float(e))
+    except (TypeError, ValueError):
+        return None
+
+
+def limit_at_infinity(
+    expr: sp.Expr,
+    var: sp.Symbol,
+    side: int,
+    params: tuple[sp.Symbol, ...] = (),
+    values: tuple[float, ...] = (),
+) -> float | None:
+    """lim expr as var -> side*oo (side +1 or -1) at the constants' values: a float
+    (+-inf for an infinite limit), or None when SymPy finds none in time (no limit,
+    an oscillation, a bounded set, an unevaluated Limit)."""
+    t = sp.Dummy("t", positive=True)
+    e = expr.xreplace(
+        {p: sp.nsimplify(v, rational=True) for p, v in zip(params, values)}
+    )
+    e = _far_branches(e, var, side)
+    if sp.count_ops(e) > MAX_LIMIT_OPS:
+        return None
+    if e.has(*_STABLE):
+        e = e.rewrite(list(_STABLE), sp.exp)
+    try:
+        with time_limit(LIMIT_SECONDS, "find the limit at infinity"):
+            e = e.subs(var, side * t)
+            lim = sp.limit(e, t, sp.oo)
+    except OutOfTime:
+        return None
+    except Exception:  # noqa: BLE001 - SymPy found no limit: the form stays as it is
+        return None
+    if lim is sp.oo:
+        return float("inf")
+    if lim is sp.S.NegativeInfinity:
+        return float("-inf")
+    if lim.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo) or lim.free_symbols:
+        return None
+    if not (lim.is_number and lim.is_extended_real):
+        return None
+    try:
+        return float(lim)
+    except (TypeError, ValueError):
+        return None
+
+
+def _computed(form: InternalForm, expr: sp.Expr, dtype: str) -> list[np.ndarray]:
+    """``expr`` at x = +inf and -inf as the kernels compute it (both orders)."""
+    cols = (np.array([np.inf, -np.inf]),)
+    args = (form.inputs, form.params, form.param_values, cols, dtype)
+    out = [measure.evaluate(expr, *args)]
+    cse = measure.evaluate(expr, *args, order="cse")
+    if cse is not None:
+        out.append(cse)
+    return out
+
+
+def _agrees(got: float, want: float, dtype: str) -> bool:
+    if np.isnan(got):
+        return False
+    if np.isinf(want) or np.isinf(got):
+        return got == want
+    tiny = float(np.finfo(dtype).tiny)
+    return abs(got - want) <= _RTOL[dtype] * abs(want) + tiny
+
+
+def _branch_value(want: float, var: sp.Symbol, side: int, dtype: str) -> sp.Expr:
+    """The branch's value: the limit rounded to ``dtype``; +-x where that is +-inf."""
+    rounded = float(np.dtype(dtype).type(want))
+    if np.isinf(rounded):
+        return var if rounded * side > 0 else -var
+    return sp.Float(rounded, 17)
+
+
+def with_limits(
+    form: InternalForm, lowered: sp.Expr, original: sp.Expr, dtype: str
+) -> tuple[sp.Expr, list[str]]:
+    """``lowered`` with branches at +-inf where it misses ``original``'s limit there,
+    and a note for each branch added (none: ``lowered`` itself is returned)."""
+    if len(form.inputs) != 1 or not lowered.has(form.inputs[0]):
+        return lowered, []
+    var = form.inputs[0]
+    computed = _computed(form, lowered, dtype)
+    big = sp.Float(float(np.finfo(dtype).max), 17)
+    branches, notes = [], []
+    for i, (side, cond) in enumerate(((1, var > big), (-1, var < -big))):
+        if not any(np.isnan(c[i]) for c in computed):
+            continue  # IEEE arithmetic gave a number there: its own limit, as a rule
+        want = limit_at_infinity(original, var, side, form.params, form.param_values)
+        if want is None:
+            continue
+        want_dtype = float(np.dtype(dtype).type(want))
+        if all(_agrees(float(c[i]), want_dtype, dtype) for c in computed):
+            continue
+        got = ", ".join(f"{float(c[i]):g}" for c in computed)
+        where = "inf" if side > 0 else "-inf"
+        notes.append(f"at x = {where} the limit {want_dtype:g} (computed: {got})")
+        branches.append((_branch_value(want, var, side, dtype), cond))
+    out = lowered
+    for value, cond in reversed(branches):
+        # the limit was taken at the analysed constants: while they hold (as the
+        # regimes' branches; a scaled softsign a*x/(1 + |x|) tends to +-a)
+        out = regimes._branch(value, cond, out, form.params, form.param_values)
+    return out, notes
+
+
+__all__ = ["LIMIT_SECONDS", "limit_at_infinity", "with_limits"]
