@@ -20,14 +20,9 @@ from typing import Any
 import numpy as np
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
-from sympy.printing.precedence import PRECEDENCE
 
 from symnb.backends.base import BackendStatus, Program
-from symnb.codegen.printer import (
-    KEEP_ARGUMENT,
-    coefficient_last,
-    split_squared_denominator,
-)
+from symnb.codegen.printer import KEEP_ARGUMENT, ProductsAsKernels
 from symnb.codegen.rare import rare_condition, split_rare
 from symnb.formula.internal import InternalForm
 
@@ -165,21 +160,6 @@ class ConditionsAsWritten:
         conds = ",".join(self._print(arg.cond) for arg in expr.args)
         select = self._module_format(self._module + ".select")
         return f"{select}([{conds}], [{exprs}], default={self._print(sp.nan)})"
-
-
-class ProductsAsKernels:
-    """Print products in the C kernels' order where it decides overflow: a
-    coefficient above 1 last (2*x*sin(x) as x*sin(x)*2) and P*R/Q**2 as (P/Q)*(R/Q).
-    For every printer of the lowered form in another language (NumPy, JAX, numba)."""
-
-    def _print_Mul(self, expr: sp.Expr) -> str:
-        moved = coefficient_last(expr)
-        if moved is not None:
-            rest, c = moved
-            sign = "-" if c < 0 else ""
-            return f"{sign}{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self._print(abs(c))}"
-        split = split_squared_denominator(expr)
-        return super()._print_Mul(expr if split is None else split)
 
 
 class _Printer(ProductsAsKernels, ConditionsAsWritten, NumPyPrinter):

@@ -137,7 +137,28 @@ def _check_dtype(dtype: str) -> None:
         raise ValueError(f"dtype must be one of {DTYPES}, not {dtype!r}")
 
 
-class KernelPrinter(C99CodePrinter):
+class ProductsAsKernels:
+    """Print products in the C kernels' order where it decides overflow: a
+    coefficient above 1 last (2*x*sin(x) as x*sin(x)*2) and P*R/Q**2 as (P/Q)*(R/Q).
+    For the C printer and every printer of the lowered form in another language
+    (NumPy, JAX, numba), so that all agree with what the engine measured."""
+
+    def _print_Mul(self, expr: sp.Expr) -> str:
+        text = self._product_as_kernels(expr)
+        return super()._print_Mul(expr) if text is None else text
+
+    def _product_as_kernels(self, expr: sp.Expr) -> str | None:
+        """``expr`` printed in the kernels' order, or None where SymPy's order is it."""
+        moved = coefficient_last(expr)
+        if moved is not None:
+            rest, c = moved
+            sign = "-" if c < 0 else ""
+            return f"{sign}{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self._print(abs(c))}"
+        split = split_squared_denominator(expr)
+        return None if split is None else super()._print_Mul(split)
+
+
+class KernelPrinter(ProductsAsKernels, C99CodePrinter):
     """C99 printer for symnb kernels (float32 or float64, strict, mapped symbols).
 
     Parameters
@@ -322,14 +343,9 @@ class KernelPrinter(C99CodePrinter):
             return f"(-{text})" if coeff.p < 0 else text
         if any(_is_reciprocal_root_power(a) for a in expr.args):
             return self._product_in_order(expr)
-        moved = coefficient_last(expr)
-        if moved is not None:
-            rest, c = moved
-            sign = "-" if c < 0 else ""
-            return f"{sign}{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self._print(abs(c))}"
-        split = split_squared_denominator(expr)
-        if split is not None:
-            return super()._print_Mul(split)
+        text = self._product_as_kernels(expr)
+        if text is not None:
+            return text
         if self.dtype == "float32" and sum(not a.is_number for a in expr.args) >= 2:
             args = [
                 sigmoid_mul(a.args[0]) if isinstance(a, sigmoid) else a
@@ -337,7 +353,9 @@ class KernelPrinter(C99CodePrinter):
             ]
             if args != list(expr.args):
                 expr = sp.Mul(*args, evaluate=False)
-        return super()._print_Mul(expr)
+        return C99CodePrinter._print_Mul(
+            self, expr
+        )  # past ProductsAsKernels: done above
 
     def _reciprocal_root_power(self, b: str, root: str, m: int) -> str:
         """b**(-m - 1/2) as 1/b/.../b/sqrt(b), divided step by step: its magnitude

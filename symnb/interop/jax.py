@@ -22,8 +22,9 @@ from typing import Any
 import sympy as sp
 from sympy.printing.numpy import JaxPrinter
 
-from symnb.backends.numpy_ import ConditionsAsWritten, ProductsAsKernels, floatify
+from symnb.backends.numpy_ import ConditionsAsWritten, floatify
 from symnb.checks import check_no_underflow, real_value
+from symnb.codegen.printer import ProductsAsKernels
 from symnb.errors import FormulaError
 from symnb.interop import require
 from symnb.interop.jax_zero import FLIPPED, compare_zero, sign

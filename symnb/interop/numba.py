@@ -26,7 +26,8 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from symnb.backends.kernel import check_constants
-from symnb.backends.numpy_ import ProductsAsKernels, floatify
+from symnb.backends.numpy_ import floatify
+from symnb.codegen.printer import ProductsAsKernels
 from symnb.interop import require
 from symnb.interop.options import choose
 from symnb.interop.wide import wide_factors

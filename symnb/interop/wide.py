@@ -11,22 +11,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symnb.formula.internal import P, T, X
-
-#: kernel inputs (x; a loss's y_pred and y_true): factors without them are constants
-_INPUTS = frozenset({X, P, T})
-
 
 def wide_factors(call: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-    """(a, b) with ``a*b`` the argument of ``call``: a the constant factors (numbers
-    and constants' symbols), b the rest, as the C kernels split it."""
-    args = call.args
-    consts = [i for i, a in enumerate(args) if not a.free_symbols & _INPUTS]
-    if not consts or len(consts) == len(args):
-        consts = list(range(len(args) - 1))
-    a = sp.Mul(*[args[i] for i in consts], evaluate=False)
-    b = sp.Mul(*[x for i, x in enumerate(args) if i not in consts], evaluate=False)
-    return a, b
+    """(a, b) with ``a*b`` the argument of ``call``, split as the C kernels split it
+    (``_WideTrig.factors``)."""
+    return tuple(
+        sp.Mul(*[call.args[i] for i in side], evaluate=False) for side in call.factors()
+    )
 
 
 def jax_wide(name: str, prod, a, b):

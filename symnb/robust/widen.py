@@ -99,19 +99,23 @@ class _WideTrig(sp.Function):
     def _outer_derivative(self) -> sp.Expr:
         raise NotImplementedError
 
+    def factors(self) -> tuple[list[int], list[int]]:
+        """The argument positions of the two factors the wide evaluation multiplies:
+        the constant ones (numbers and constants' symbols) and the rest (the product
+        of x and a constant is what overflows; x*sigmoid(x) not). Every printer
+        (C, JAX, numba) splits by this."""
+        consts = [i for i, a in enumerate(self.args) if not a.free_symbols & _INPUTS]
+        if not consts or len(consts) == len(self.args):
+            consts = list(range(len(self.args) - 1))
+        return consts, [i for i in range(len(self.args)) if i not in consts]
+
     def _symnb_ccode(self, printer) -> str:
         printed = [printer._print(a) for a in self.args]
         prod = "*".join(f"({p})" for p in printed)
         narrow = printer._print(self._narrow(self.product()))
         # the prelude's symnb_wide_* (symnb.codegen.printer): float32 C++ in double,
         # float64 and float32 CUDA by exact splitting and angle doubling
-        # two factors: the constant ones (numbers and constants' symbols) and the
-        # rest (the product of x and a constant is what overflows; x*sigmoid(x) not)
-        consts = [i for i, a in enumerate(self.args) if not a.free_symbols & _INPUTS]
-        if not consts or len(consts) == len(self.args):
-            consts = list(range(len(self.args) - 1))
-        a = "*".join(f"({printed[i]})" for i in consts)
-        b = "*".join(f"({p})" for i, p in enumerate(printed) if i not in consts)
+        a, b = ("*".join(f"({printed[i]})" for i in side) for side in self.factors())
         wide = f"symnb_wide_{self._name}({a}, {b})"
         return f"(isinf({prod}) ? {wide} : ({narrow}))"
 
