@@ -913,6 +913,13 @@ class _Formula:
         consts = "".join(f", {k}={v!r}" for k, v in self._constants.items())
         return f"{type(self).__name__}({self.text!r}, name={self.name!r}{consts})"
 
+    @property
+    def has_domain(self) -> bool:
+        """Whether this is a library formula whose constants have domain tests (a
+        compiled kernel then checks its ``params`` against them)."""
+        entry = self._library.get(self.name)
+        return entry is not None and entry.text == self.text and bool(entry.domain)
+
     def check_domain(self, values: Mapping[str, Any]) -> None:
         """A FormulaError when a library formula's constants leave its domain.
 
@@ -921,9 +928,9 @@ class _Formula:
         delta=-1)`` and a compiled kernel's ``set_constants(delta=-1)`` were taken,
         and trained towards ever larger errors without a word. ``values`` are the
         constants being changed; the others keep their current values."""
-        entry = self._library.get(self.name)
-        if entry is None or entry.text != self.text or not entry.domain:
+        if not self.has_domain:
             return  # not the library's formula (a user's of the same name)
+        entry = self._library[self.name]
         current = {**self._constants, **dict(values)}
         problem = library.domain_problem(entry, current)
         if problem is not None:
