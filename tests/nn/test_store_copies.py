@@ -11,7 +11,17 @@ import pytest
 
 from symnb import nn
 
-RECORD = {"activation": "relu", "status": "ok", "final_loss": 0.5}
+RECORD = {
+    "activation": "relu",
+    "dataset": "xor",
+    "seed": 0,
+    "status": "ok",
+    "final_loss": 0.5,
+    "accuracy": 0.9,
+    "epochs_to_target": None,
+    "time": 0.1,
+    "error": None,
+}
 
 
 @pytest.mark.parametrize(
