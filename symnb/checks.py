@@ -49,6 +49,42 @@ def check_seed(seed: Any, what: str = "seed") -> int | None:
     )
 
 
+#: Most epochs one training call runs (``fit``, ``compare``, ``search``): the
+#: history keeps one record per epoch, so ``fit(epochs=10**12)`` ran on for days
+#: while its history grew without end (the Playground has the same limit).
+MAX_EPOCHS = 1_000_000
+
+
+def check_epochs(
+    epochs: Any,
+    what: str = "epochs",
+    minimum: int = 0,
+    fix: str = "train in parts: each fit continues from the weights the last one left",
+) -> int:
+    """``epochs`` as an int in [minimum, MAX_EPOCHS], or a ``ValueError`` naming
+    ``what`` and ending with ``fix`` when too large (NumPy integers are taken; bools, floats such as 1e3 and text are
+    not: ``epochs=2.5`` has no meaning, and ``True`` would train one epoch)."""
+    integer = isinstance(epochs, (int, np.integer)) and not isinstance(
+        epochs, (bool, np.bool_)
+    )
+    if not integer or epochs < minimum:
+        kind = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
+        hint = (
+            f"; write it as an integer, e.g. {what}={int(epochs)}"
+            if isinstance(epochs, float)
+            and epochs.is_integer()
+            and minimum <= epochs <= MAX_EPOCHS
+            else f"; e.g. {what}=40"
+        )
+        raise ValueError(f"{what} must be {kind}, got {epochs!r:.60}{hint}")
+    if epochs > MAX_EPOCHS:
+        raise ValueError(
+            f"{what}={int(epochs):,} is more than the {MAX_EPOCHS:,} epochs one call "
+            f"trains (the history keeps one record per epoch); {fix}"
+        )
+    return int(epochs)
+
+
 def real_value(value: Any) -> float | None:
     """``value`` as a float when it is one real number: an int, a float, a NumPy
     integer or floating scalar, a ``fractions.Fraction`` (any ``numbers.Real``) or a

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_flag, check_name
+from symnb.checks import check_epochs, check_flag, check_name
 from symnb.memory import check_fits
 
 from .optional import require
@@ -836,7 +836,9 @@ def _prepare(
     settings = dict(
         settings,
         target=_check_target(settings["target"]),
-        epochs=check_integer(settings["epochs"], "epochs", 1, "40"),
+        epochs=check_epochs(
+            settings["epochs"], "epochs", 1, "compare with fewer epochs"
+        ),
     )
     _check_fit_options(fit_options)
     data_sets, multi = _split_datasets(dataset)

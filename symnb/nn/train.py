@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from typing_extensions import Self
 
-from symnb.checks import check_flag, check_hook
+from symnb.checks import check_epochs, check_flag, check_hook
 
 from .optional import require
 
@@ -771,12 +771,7 @@ def fit(
     from . import optim
     from .optim import check_number
 
-    if (
-        not isinstance(epochs, (int, np.integer))
-        or isinstance(epochs, bool)
-        or epochs < 0
-    ):
-        raise ValueError(f"epochs must be a non-negative integer, got {epochs!r}")
+    epochs = check_epochs(epochs)
     for name, flag in (("shuffle", shuffle), ("live", live), ("verbose", verbose)):
         check_flag(flag, name)
     if step_rate is not None:
