@@ -7,8 +7,11 @@ import inspect
 import keyword
 import math
 import numbers
+import os
 import re
+import sys
 import unicodedata
+import warnings
 from typing import Any
 
 import numpy as np
@@ -102,6 +105,19 @@ def real_value(value: Any) -> float | None:
         return math.inf if value > 0 else -math.inf
     except (TypeError, ValueError):  # Decimal('sNaN')
         return math.nan
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_caller(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` pointed at the first frame outside symnb: the user's line
+    (a fixed ``stacklevel`` is wrong for one warning reached along several paths,
+    ``Activation.to_torch`` and ``symnb.interop.torch.to_torch`` alike)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level + 1)
 
 
 def check_no_nul(path: str, what: str) -> None:
