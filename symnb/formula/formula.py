@@ -543,6 +543,7 @@ class _Formula:
     def __init__(
         self,
         expr: str | sp.Expr,
+        /,
         name: str | None = None,
         *,
         derivative: str | sp.Expr | None = None,
@@ -554,6 +555,14 @@ class _Formula:
     ) -> None:
         from symnb.formula.parse import parse_formula
 
+        _refuse_options_as_constants(
+            type(self).__name__,
+            expr,
+            name=name,
+            derivative=derivative,
+            surrogate=surrogate,
+            replace=replace,
+        )
         name = _checked_name(name, self.kind)
         # replace='no' was truthy: the library's gelu became the user's for the session
         replace = check_flag(replace, "replace")
@@ -1091,7 +1100,25 @@ def _from_library(cls: type, name: str, constants: dict) -> _Formula:
     )
 
 
-def activation(name: str, **constants: Any) -> Activation:
+def _refuse_options_as_constants(cls: str, expr: Any, **options: Any) -> None:
+    """A FormulaError when an option of Activation/Loss (``name``,
+    ``derivative``, ``surrogate``, ``replace``) gets a number or a learnable
+    marker and the formula ``expr`` has a name of that option: the user meant a
+    constant, which these keywords cannot pass ("activation name must be a string, got float" said nothing of it).
+    ``self`` and ``expr`` are positional-only, so constants may have those names
+    (``Activation("x*self", self=2)`` raised "got multiple values for argument
+    'self'")."""
+    for option, value in options.items():
+        number = isinstance(value, Learnable) or real_value(value) is not None
+        if number and re.search(rf"\b{option}\b", str(expr)):
+            raise FormulaError(
+                f"{option}={value!r:.40} is an option of symnb.{cls}, not a constant: "
+                f"a constant cannot be called {option!r}",
+                suggestion=f"rename the constant in the formula, e.g. {option}_",
+            )
+
+
+def activation(name: str, /, **constants: Any) -> Activation:
     """A library activation by name, e.g. ``activation("leaky_relu", alpha=0.2)``."""
     return _from_library(Activation, name, constants)
 
@@ -1139,6 +1166,6 @@ def as_activation(spec: Any, where: str = "activation") -> Activation:
     )
 
 
-def loss(name: str, **constants: Any) -> Loss:
+def loss(name: str, /, **constants: Any) -> Loss:
     """A library loss by name, e.g. ``loss("huber", delta=0.5)``."""
     return _from_library(Loss, name, constants)
