@@ -92,3 +92,32 @@ def test_formulas_without_domain_tests_keep_any_finite_value() -> None:
     kernel.params = np.array([-3.0])
     kernel.params[0] = 0.0
     np.testing.assert_array_equal(kernel.forward(np.ones(2, np.float32)), [0.0, 0.0])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("value", [np.nan, np.inf, 1e300])
+def test_a_non_finite_constant_written_in_place_is_refused(backend, value) -> None:
+    """``kernel.params[0] = np.nan`` made every output NaN without a word (the
+    setter refuses NaN; an in-place write cannot be intercepted): the next call
+    refuses it, naming the constant. A float32 kernel stores 1e300 as inf."""
+    kernel = symnb.Activation("a*x", a=1.0).compile(backend=backend)
+    x = np.ones(3, np.float32)
+    with np.errstate(over="ignore"):
+        kernel.params[0] = value
+    with pytest.raises(
+        FormulaError, match=r"^params\[0\] \(constant 'a'\) was changed"
+    ):
+        kernel.forward(x)
+    kernel.params[0] = 2.0  # a finite value again: computed
+    np.testing.assert_array_equal(kernel.forward(x), [2.0, 2.0, 2.0])
+
+
+def test_a_layer_names_the_neuron_of_a_constant_written_in_place() -> None:
+    layer = symnb.compile_layer(
+        ["relu", symnb.Activation("a*x", a=1.0)], backend="numpy"
+    )
+    layer.params[0] = np.inf
+    with pytest.raises(
+        FormulaError, match=r"^params\[0\] \(constant 'a' of neuron 1\)"
+    ):
+        layer.forward(np.ones((2, 2), np.float32))
