@@ -54,3 +54,15 @@ def test_options_still_take_their_own_values() -> None:
     act = symnb.Activation("x*a", "scaled", a=2.0)
     assert act.name == "scaled" and act.constants == {"a": 2.0}
     assert symnb.Activation("x*a", name="s2", a=1.0).name == "s2"
+
+
+def test_a_model_with_such_a_constant_saves_and_loads(tmp_path) -> None:
+    from symnb import nn
+
+    act = symnb.Activation("x*sigmoid(expr*x)", expr=1.5)
+    model = nn.MLP([2, 3, 1], activation=act, backend="numpy", seed=0)
+    path = tmp_path / "m.npz"
+    model.save(path)
+    loaded = nn.load(path)
+    X = np.array([[0.5, -1.0], [2.0, 0.25]], dtype=np.float32)
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
