@@ -921,7 +921,7 @@ def _learnable_names(acts: list, learnable: Any) -> set[str]:
         # most likely a slip for another constant (["a", "a"] meant ["a", "b"])
         raise ValueError(
             f"learnable lists {', '.join(map(repr, twice))} more than once "
-            f"({learnable!r:.80}); list each constant once (the constants of "
+            f"({names!r:.80}); list each constant once (the constants of "
             f"{owner} are: {', '.join(known)})"
         )
     # an empty list is a choice: no constant is learnable (as learnable=False)

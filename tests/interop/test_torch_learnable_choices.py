@@ -87,3 +87,9 @@ def test_a_name_listed_once_is_learned() -> None:
     x = torch.tensor([0.5, -1.0], dtype=torch.float64)
     module(x).sum().backward()
     assert float(module.constants.gamma.grad) == 2.0  # d/dgamma sums 1 per element
+
+
+def test_a_generator_of_names_is_shown_as_its_names() -> None:
+    act = symnb.Activation(SWISH, beta=1.0)
+    with pytest.raises(ValueError, match=r"\(\['beta', 'beta'\]\)"):
+        act.to_torch(learnable=(n for n in ["beta", "beta"]), backend="numpy")
