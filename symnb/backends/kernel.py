@@ -137,12 +137,20 @@ class _Checked:
         else:
             current[...] = self.xp.asarray(host)
 
-    def write_params(self, values: Any, positions: Any = None) -> None:
+    def write_params(
+        self, values: Any, positions: Any = None, *, domain: bool = True
+    ) -> None:
         """Write ``values`` into ``params`` in place: all of them, or the entries at
         ``positions`` (an integer array). Checked like the ``params`` setter (finite,
-        representable in the kernel's dtype: else ``FormulaError`` naming the
-        constant, and nothing is written), but without a host round trip for arrays
-        of the kernel's own module (training loops call this every step)."""
+        representable in the kernel's dtype, within a library formula's domain:
+        else ``FormulaError`` naming the constant, and nothing is written), but
+        without a host round trip for arrays of the kernel's own module (training
+        loops call this every step).
+
+        ``domain=False`` skips the domain tests and trusts the values until they
+        change again: the trainer's writes, where an optimizer step may cross a
+        bound; ``fit`` tests the domains at each epoch's end and stops there
+        (an exception inside a step would leave the step half done)."""
         xp = self.xp
         vals = _real_array(xp, values, "write_params: values", numbers_only=True)
         size = int(self._params.size)
@@ -161,7 +169,7 @@ class _Checked:
             i = int(xp.flatnonzero(bad.reshape(-1))[0])
             at = i if positions is None else int(xp.asarray(positions).reshape(-1)[i])
             _check_fits(self._param_label(at), float(vals.reshape(-1)[i]), self.dtype)
-        if self._domain_slots():
+        if domain and self._domain_slots():
             host = self._host_params().astype(np.float64)
             new = stored if xp is np else stored.get()
             if positions is None:
@@ -173,6 +181,8 @@ class _Checked:
             self._params[...] = stored
         else:
             self._params[positions] = stored
+        if not domain and xp is np:  # finite, checked above: no check at the call
+            self.__dict__["_checked_bytes"] = self._params.tobytes()
 
     def _checked_positions(self, positions: Any, shape: tuple, size: int) -> Any:
         """``positions`` as an integer array of ``shape`` with entries in
@@ -252,6 +262,17 @@ class _Checked:
                     suggestion=f"keep the constants of {formula.kind} "
                     f"{formula.name!r} in its domain (nothing was changed)",
                 ) from None
+
+    def domain_problem(self) -> str | None:
+        """What is wrong when the current ``params`` leave a library formula's
+        domain (the message of the first failed test), else None."""
+        if not self._domain_slots():
+            return None
+        try:
+            self._check_domain(self._host_params(), "constants")
+        except FormulaError as err:
+            return err.message
+        return None
 
     def _call_params(self) -> Any:
         """``params`` for a call into the program, checked again when it changed
