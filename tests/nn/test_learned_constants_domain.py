@@ -55,3 +55,17 @@ def test_a_step_within_the_domain_trains_on(data) -> None:
     assert history.stop_reason == "completed" and len(history.epochs) == 3
     (layer,) = [c for c in model.learned_constants() if c]
     assert layer["min_val"] < layer["max_val"]
+
+
+@pytest.mark.parametrize("call", ["train_epoch", "train_step"])
+def test_the_manual_training_calls_raise_and_put_back(data, call) -> None:
+    model = _model("numpy")
+    start = model.get_flat_parameters().copy()
+    optimizer = nn.SGD(model.parameters(), lr=5.0)
+    with pytest.raises(nn.TrainingDiverged, match=r"left its domain.*min_val") as info:
+        for _ in range(20):
+            getattr(model, call)(*data, optimizer)
+            start = model.get_flat_parameters().copy()
+    assert info.value.what == "constants"
+    np.testing.assert_array_equal(model.get_flat_parameters(), start)
+    model.predict(data[0][:3])  # the restored constants are in the domain
