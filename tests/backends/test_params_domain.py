@@ -15,6 +15,7 @@ import pytest
 
 import symnb
 from symnb import FormulaError
+from tests.conftest import backend_params
 
 BACKENDS = ["numpy", "cpp"]
 
@@ -121,3 +122,22 @@ def test_a_layer_names_the_neuron_of_a_constant_written_in_place() -> None:
         FormulaError, match=r"^params\[0\] \(constant 'a' of neuron 1\)"
     ):
         layer.forward(np.ones((2, 2), np.float32))
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_every_backend_refuses_each_door(backend: str) -> None:
+    """The same three doors on every backend here (CuPy's params are device
+    arrays: the in-place check copies them for formulas with domain tests)."""
+    kernel = symnb.loss("huber").compile(backend=backend, dtype="float64")
+    xp = kernel.xp
+    with pytest.raises(FormulaError, match=r"^params: huber's delta"):
+        kernel.params = np.array([-1.0])
+    with pytest.raises(FormulaError, match=r"^write_params: huber's delta"):
+        kernel.write_params(xp.asarray([-1.0]), xp.asarray([0]))
+    assert kernel.constants == {"delta": 1.0}
+    kernel.params[0] = -1.0
+    p, t = xp.asarray([0.0, 3.0]), xp.zeros(2)
+    with pytest.raises(FormulaError, match=r"changed in place"):
+        kernel.value(p, t)
+    kernel.params[0] = 2.0
+    assert kernel.value(p, t) == pytest.approx(2.0, rel=1e-12)
