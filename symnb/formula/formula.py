@@ -76,6 +76,13 @@ class Learnable:
         _learnable_value(self.value)
 
 
+def _initial_values(constants: Mapping[str, Any]) -> dict[str, Any]:
+    """``constants`` with each learnable marker as its initial value, for the
+    library's domain tests: ``softplus(beta=learnable(0.0))`` passed them (a marker
+    is no 0) and failed only at compile time, as a write to the kernel's params."""
+    return {k: v.value if isinstance(v, Learnable) else v for k, v in constants.items()}
+
+
 def learnable(value: float, per: str = "layer") -> Learnable:
     """Mark a constant as trainable: ``Activation("x*sigmoid(beta*x)", beta=learnable(1.0))``.
 
@@ -941,7 +948,7 @@ class _Formula:
             return  # not the library's formula (a user's of the same name)
         entry = self._library[self.name]
         current = {**self._constants, **dict(values)}
-        problem = library.domain_problem(entry, current)
+        problem = library.domain_problem(entry, _initial_values(current))
         if problem is not None:
             raise FormulaError(problem)
 
@@ -1087,7 +1094,7 @@ def _from_library(cls: type, name: str, constants: dict) -> _Formula:
         raise FormulaError.unknown_constant(
             f"{kind} {name!r}", unknown[0], entry.constants
         )
-    problem = library.domain_problem(entry, constants)
+    problem = library.domain_problem(entry, _initial_values(constants))
     if problem is not None:
         raise FormulaError(problem)
     return cls(
