@@ -7,8 +7,11 @@ import inspect
 import keyword
 import math
 import numbers
+import os
 import re
+import sys
 import unicodedata
+import warnings
 from typing import Any
 
 import numpy as np
@@ -49,6 +52,42 @@ def check_seed(seed: Any, what: str = "seed") -> int | None:
     )
 
 
+#: Most epochs one training call runs (``fit``, ``compare``, ``search``): the
+#: history keeps one record per epoch, so ``fit(epochs=10**12)`` ran on for days
+#: while its history grew without end (the Playground has the same limit).
+MAX_EPOCHS = 1_000_000
+
+
+def check_epochs(
+    epochs: Any,
+    what: str = "epochs",
+    minimum: int = 0,
+    fix: str = "train in parts: each fit continues from the weights the last one left",
+) -> int:
+    """``epochs`` as an int in [minimum, MAX_EPOCHS], or a ``ValueError`` naming
+    ``what`` and ending with ``fix`` when too large (NumPy integers are taken; bools, floats such as 1e3 and text are
+    not: ``epochs=2.5`` has no meaning, and ``True`` would train one epoch)."""
+    integer = isinstance(epochs, (int, np.integer)) and not isinstance(
+        epochs, (bool, np.bool_)
+    )
+    if not integer or epochs < minimum:
+        kind = "a non-negative integer" if minimum == 0 else f"an integer >= {minimum}"
+        hint = (
+            f"; write it as an integer, e.g. {what}={int(epochs)}"
+            if isinstance(epochs, float)
+            and epochs.is_integer()
+            and minimum <= epochs <= MAX_EPOCHS
+            else f"; e.g. {what}=40"
+        )
+        raise ValueError(f"{what} must be {kind}, got {epochs!r:.60}{hint}")
+    if epochs > MAX_EPOCHS:
+        raise ValueError(
+            f"{what}={int(epochs):,} is more than the {MAX_EPOCHS:,} epochs one call "
+            f"trains (the history keeps one record per epoch); {fix}"
+        )
+    return int(epochs)
+
+
 def real_value(value: Any) -> float | None:
     """``value`` as a float when it is one real number: an int, a float, a NumPy
     integer or floating scalar, a ``fractions.Fraction`` (any ``numbers.Real``) or a
@@ -66,6 +105,19 @@ def real_value(value: Any) -> float | None:
         return math.inf if value > 0 else -math.inf
     except (TypeError, ValueError):  # Decimal('sNaN')
         return math.nan
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_caller(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` pointed at the first frame outside symnb: the user's line
+    (a fixed ``stacklevel`` is wrong for one warning reached along several paths,
+    ``Activation.to_torch`` and ``symnb.interop.torch.to_torch`` alike)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level + 1)
 
 
 def check_no_nul(path: str, what: str) -> None:

@@ -131,17 +131,26 @@ class _Checked:
     def params(self, value: Any) -> None:
         current = getattr(self, "_params", None)
         host = self._checked_params(value, None if current is None else current.shape)
+        self._check_domain(host, "params")
         if current is None:
             self._params = self.xp.asarray(host)
         else:
             current[...] = self.xp.asarray(host)
 
-    def write_params(self, values: Any, positions: Any = None) -> None:
+    def write_params(
+        self, values: Any, positions: Any = None, *, domain: bool = True
+    ) -> None:
         """Write ``values`` into ``params`` in place: all of them, or the entries at
         ``positions`` (an integer array). Checked like the ``params`` setter (finite,
-        representable in the kernel's dtype: else ``FormulaError`` naming the
-        constant, and nothing is written), but without a host round trip for arrays
-        of the kernel's own module (training loops call this every step)."""
+        representable in the kernel's dtype, within a library formula's domain:
+        else ``FormulaError`` naming the constant, and nothing is written), but
+        without a host round trip for arrays of the kernel's own module (training
+        loops call this every step).
+
+        ``domain=False`` skips the domain tests and trusts the values until they
+        change again: the trainer's writes, where an optimizer step may cross a
+        bound; ``fit`` tests the domains at each epoch's end and stops there
+        (an exception inside a step would leave the step half done)."""
         xp = self.xp
         vals = _real_array(xp, values, "write_params: values", numbers_only=True)
         size = int(self._params.size)
@@ -160,10 +169,20 @@ class _Checked:
             i = int(xp.flatnonzero(bad.reshape(-1))[0])
             at = i if positions is None else int(xp.asarray(positions).reshape(-1)[i])
             _check_fits(self._param_label(at), float(vals.reshape(-1)[i]), self.dtype)
+        if domain and self._domain_slots():
+            host = self._host_params().astype(np.float64)
+            new = stored if xp is np else stored.get()
+            if positions is None:
+                host[...] = new
+            else:
+                host[np.asarray(positions if xp is np else positions.get())] = new
+            self._check_domain(host, "write_params")
         if positions is None:
             self._params[...] = stored
         else:
             self._params[positions] = stored
+        if not domain and xp is np:  # finite, checked above: no check at the call
+            self.__dict__["_checked_bytes"] = self._params.tobytes()
 
     def _checked_positions(self, positions: Any, shape: tuple, size: int) -> Any:
         """``positions`` as an integer array of ``shape`` with entries in
@@ -201,6 +220,100 @@ class _Checked:
 
     def _param_label(self, index: int) -> str:
         return f"params[{index}]"
+
+    def _formulas_with_slots(self) -> list[tuple[Any, list[int], str]]:
+        """(formula, the positions of its constants in ``params``, where it is in
+        the kernel: "" or "neuron 3") for each formula the kernel computes."""
+        raise NotImplementedError
+
+    def _domain_slots(self) -> list[tuple[Any, list[int], str]]:
+        """The pairs of :meth:`_formulas_with_slots` whose formula has domain tests
+        on its constants (softplus's beta != 0, huber's delta > 0), computed once."""
+        slots = self.__dict__.get("_domain_slots_cache")
+        if slots is None:
+            slots = [
+                slot
+                for slot in self._formulas_with_slots()
+                if getattr(slot[0], "has_domain", False)
+            ]
+            self.__dict__["_domain_slots_cache"] = slots
+        return slots
+
+    def _host_params(self) -> np.ndarray:
+        return self._params if self.xp is np else self._params.get()
+
+    def _check_domain(self, host: np.ndarray, where: str, how: str = "") -> None:
+        """A FormulaError naming ``where`` when the constants ``host`` (all of
+        ``params``) leave a library formula's domain: ``set_constants`` and
+        ``Activation.with_constants`` refused softplus's beta=0 or huber's
+        delta=-1, but ``kernel.params = ...`` and ``write_params`` took them and
+        the kernel computed a division by zero or a loss that falls as the error
+        grows, without a word."""
+        for formula, positions, label in self._domain_slots():
+            names = tuple(formula.internal.param_names)
+            values = {n: float(host[i]) for n, i in zip(names, positions)}
+            try:
+                formula.check_domain(values)
+            except FormulaError as err:
+                notes = ", ".join(n for n in (label, how) if n)
+                at = f" ({notes})" if notes else ""
+                raise FormulaError(
+                    f"{where}{at}: {err.message}",
+                    suggestion=f"keep the constants of {formula.kind} "
+                    f"{formula.name!r} in its domain (nothing was changed)",
+                ) from None
+
+    def domain_problem(self) -> str | None:
+        """What is wrong when the current ``params`` leave a library formula's
+        domain (the message of the first failed test), else None."""
+        if not self._domain_slots():
+            return None
+        try:
+            self._check_domain(self._host_params(), "constants")
+        except FormulaError as err:
+            return err.message
+        return None
+
+    def _call_params(self) -> Any:
+        """``params`` for a call into the program, checked again when it changed
+        in place since the last call (``kernel.params[0] = np.nan`` or ``= -1``
+        cannot be intercepted when it is written, and the kernel computed NaN or
+        a value outside the formula's domain without a word): finite, and within
+        the library formulas' domains. On the host the comparison with the last
+        checked bytes costs about 0.2 us; CuPy's params are copied to the host
+        for it only for formulas with domain tests (each copy waits for the
+        device)."""
+        params = self._params
+        if self.xp is np:
+            key = params.tobytes()
+            if key != self.__dict__.get("_checked_bytes"):
+                self._check_in_place(params)
+                self.__dict__["_checked_bytes"] = key
+        elif self._domain_slots():
+            host = params.get()
+            key = host.tobytes()
+            if key != self.__dict__.get("_checked_bytes"):
+                self._check_in_place(host)
+                self.__dict__["_checked_bytes"] = key
+        return params
+
+    def _check_in_place(self, host: np.ndarray) -> None:
+        """A FormulaError naming the constant when ``host`` (all of ``params``,
+        as the kernel holds them) has an entry that is not finite (a float32
+        kernel turns 1e300 written in place into inf) or leaves a domain."""
+        bad = ~np.isfinite(host)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            label = self._param_label(i)
+            shown = label if label.startswith("params[") else f"params[{i}] ({label})"
+            raise FormulaError(
+                f"{shown} was changed in place to "
+                f"{float(host[i])!r}; constants must be finite (and fit the "
+                f"kernel's {self.dtype})",
+                suggestion="write a finite value, or use set_constants(name=value), "
+                "which checks it before writing",
+            )
+        self._check_domain(host, "params", "changed in place")
 
     def _checked_params(self, value: Any, shape: tuple | None) -> np.ndarray:
         if type(value).__module__.startswith("cupy"):
@@ -578,6 +691,9 @@ class _SingleFormula(_Checked):
     def _param_label(self, index: int) -> str:
         return f"constant {self._names[index]!r}"
 
+    def _formulas_with_slots(self) -> list[tuple[Any, list[int], str]]:
+        return [(self._formula, list(range(len(self._names))), "")]
+
     def __setattr__(self, name: str, value: Any) -> None:
         if name in self.__dict__.get("_names", ()):  # (set with _formula)
             refuse_constant_attribute(
@@ -640,7 +756,7 @@ class Kernel(_SingleFormula):
         x = self._input(x, "x")
         y = self._output(out, x.shape, "out", (x,))
         if x.size:
-            self._program.forward(x, y, self.params)
+            self._program.forward(x, y, self._call_params())
         return y
 
     def backward(self, x: Any, grad: Any, out: Any = None) -> Any:
@@ -650,7 +766,7 @@ class Kernel(_SingleFormula):
         _check_grad_shape(grad, x)
         dx = self._output(out, x.shape, "out", (x, grad))
         if x.size:
-            self._program.backward(x, grad, dx, self.params)
+            self._program.backward(x, grad, dx, self._call_params())
         return dx
 
     def forward_with_derivative(self, x: Any, out: Any = None) -> tuple[Any, Any]:
@@ -661,7 +777,7 @@ class Kernel(_SingleFormula):
         x = self._input(x, "x")
         y, dy = self._pair_outputs(out, x)
         if x.size:
-            self._program.forward_derivative(x, y, dy, self.params)
+            self._program.forward_derivative(x, y, dy, self._call_params())
         return y, dy
 
     def forward_and_backward(
@@ -680,7 +796,7 @@ class Kernel(_SingleFormula):
         _check_grad_shape(grad, x)
         y, dx = self._forward_and_backward_outputs(out, x, grad)
         if x.size:
-            self._program.forward_backward(x, grad, y, dx, self.params)
+            self._program.forward_backward(x, grad, y, dx, self._call_params())
         return y, dx
 
     def constant_gradient(self, x: Any, grad: Any) -> dict[str, float]:
@@ -692,7 +808,7 @@ class Kernel(_SingleFormula):
             return {}
         if x.size == 0:
             return {n: 0.0 for n in self._names}
-        out = self._program.constant_gradient(x, grad, self.params)
+        out = self._program.constant_gradient(x, grad, self._call_params())
         out = out if isinstance(out, np.ndarray) else out.get()
         return dict(zip(self._names, (float(v) for v in out)))
 
@@ -770,6 +886,17 @@ class LayerKernel(_Checked):
                 if nm in values:
                     host[self._offsets_host[j] + k] = float(values[nm])
         self.params = host
+
+    def _formulas_with_slots(self) -> list[tuple[Any, list[int], str]]:
+        start = self._offsets_host
+        return [
+            (
+                a,
+                [int(start[j]) + k for k in range(len(a.internal.param_names))],
+                f"neuron {j}",
+            )
+            for j, a in enumerate(self.activations)
+        ]
 
     def _neuron_index(self, j: Any) -> int:
         if isinstance(j, bool) or not isinstance(j, (int, np.integer)):
@@ -850,7 +977,7 @@ class LayerKernel(_Checked):
         if not x.size:
             return y
         planes, inner = self._layout(x.shape, ax)
-        args = (self.ids, self.offsets, self.params)
+        args = (self.ids, self.offsets, self._call_params())
         if inner > 1 and self._program.has_planes:
             self._program.layer_planes_forward(x, y, planes, inner, *args)
             return y
@@ -868,7 +995,7 @@ class LayerKernel(_Checked):
         if not x.size:
             return dx
         planes, inner = self._layout(x.shape, ax)
-        args = (self.ids, self.offsets, self.params)
+        args = (self.ids, self.offsets, self._call_params())
         if inner > 1 and self._program.has_planes:
             self._program.layer_planes_backward(x, grad, dx, planes, inner, *args)
             return dx
@@ -886,7 +1013,7 @@ class LayerKernel(_Checked):
         if self.params.size == 0 or x.size == 0:
             return np.zeros(self.params.size, dtype=np.float64)
         planes, inner = self._layout(x.shape, ax)
-        args = (self.ids, self.offsets, self.params)
+        args = (self.ids, self.offsets, self._call_params())
         out = None
         if inner > 1 and self._program.has_planes:
             out = self._program.layer_planes_constant_gradient(
@@ -908,7 +1035,9 @@ class LayerKernel(_Checked):
         x = self._input2d(x, "x")
         y = self._output(out, x.shape, "out", (x,))
         if x.size:
-            self._program.layer_forward(x, y, self.ids, self.offsets, self.params)
+            self._program.layer_forward(
+                x, y, self.ids, self.offsets, self._call_params()
+            )
         return y
 
     def backward(self, x: Any, grad: Any, out: Any = None, *, axis: Any = None) -> Any:
@@ -921,7 +1050,7 @@ class LayerKernel(_Checked):
         dx = self._output(out, x.shape, "out", (x, grad))
         if x.size:
             self._program.layer_backward(
-                x, grad, dx, self.ids, self.offsets, self.params
+                x, grad, dx, self.ids, self.offsets, self._call_params()
             )
         return dx
 
@@ -942,7 +1071,7 @@ class LayerKernel(_Checked):
             y_rows = y.reshape(-1, self.n) if last else self.xp.empty_like(rows)
             d_rows = dy.reshape(-1, self.n) if last else self.xp.empty_like(rows)
             self._program.layer_forward_derivative(
-                rows, y_rows, d_rows, self.ids, self.offsets, self.params
+                rows, y_rows, d_rows, self.ids, self.offsets, self._call_params()
             )
             self._unrows(y_rows, x, ax, y)
             self._unrows(d_rows, x, ax, dy)
@@ -979,7 +1108,7 @@ class LayerKernel(_Checked):
             y_t = xp.empty_like(x) if _overlaps(y, grad) else y
             d_t = xp.empty_like(x) if _overlaps(dx, grad) else dx
             self._program.layer_forward_derivative(
-                x, y_t, d_t, self.ids, self.offsets, self.params
+                x, y_t, d_t, self.ids, self.offsets, self._call_params()
             )
             xp.multiply(d_t, grad, out=d_t)
             if d_t is not dx:
@@ -999,7 +1128,7 @@ class LayerKernel(_Checked):
         if self.params.size == 0 or x.size == 0:
             return np.zeros(self.params.size, dtype=np.float64)
         out = self._program.layer_constant_gradient(
-            x, grad, self.ids, self.offsets, self.params
+            x, grad, self.ids, self.offsets, self._call_params()
         )
         return out if isinstance(out, np.ndarray) else out.get()
 
@@ -1049,14 +1178,14 @@ class LossKernel(_SingleFormula):
         if p.size == 0:
             warnings.warn("loss of empty arrays is NaN", RuntimeWarning, stacklevel=2)
             return float("nan")
-        return self._program.loss_value(p, t, self.params) / p.size
+        return self._program.loss_value(p, t, self._call_params()) / p.size
 
     def gradient(self, y_pred: Any, y_true: Any, out: Any = None) -> Any:
         """Gradient of the mean loss w.r.t. y_pred (as autograd gives it)."""
         p, t = self._pair(y_pred, y_true)
         g = self._output(out, p.shape, "out", (p, t))
         if p.size:
-            self._program.loss_gradient(p, t, g, self.params, 1.0 / p.size)
+            self._program.loss_gradient(p, t, g, self._call_params(), 1.0 / p.size)
         return g
 
     __call__ = value

@@ -76,6 +76,13 @@ class Learnable:
         _learnable_value(self.value)
 
 
+def _initial_values(constants: Mapping[str, Any]) -> dict[str, Any]:
+    """``constants`` with each learnable marker as its initial value, for the
+    library's domain tests: ``softplus(beta=learnable(0.0))`` passed them (a marker
+    is no 0) and failed only at compile time, as a write to the kernel's params."""
+    return {k: v.value if isinstance(v, Learnable) else v for k, v in constants.items()}
+
+
 def learnable(value: float, per: str = "layer") -> Learnable:
     """Mark a constant as trainable: ``Activation("x*sigmoid(beta*x)", beta=learnable(1.0))``.
 
@@ -543,6 +550,7 @@ class _Formula:
     def __init__(
         self,
         expr: str | sp.Expr,
+        /,
         name: str | None = None,
         *,
         derivative: str | sp.Expr | None = None,
@@ -554,6 +562,14 @@ class _Formula:
     ) -> None:
         from symnb.formula.parse import parse_formula
 
+        _refuse_options_as_constants(
+            type(self).__name__,
+            expr,
+            name=name,
+            derivative=derivative,
+            surrogate=surrogate,
+            replace=replace,
+        )
         name = _checked_name(name, self.kind)
         # replace='no' was truthy: the library's gelu became the user's for the session
         replace = check_flag(replace, "replace")
@@ -913,6 +929,13 @@ class _Formula:
         consts = "".join(f", {k}={v!r}" for k, v in self._constants.items())
         return f"{type(self).__name__}({self.text!r}, name={self.name!r}{consts})"
 
+    @property
+    def has_domain(self) -> bool:
+        """Whether this is a library formula whose constants have domain tests (a
+        compiled kernel then checks its ``params`` against them)."""
+        entry = self._library.get(self.name)
+        return entry is not None and entry.text == self.text and bool(entry.domain)
+
     def check_domain(self, values: Mapping[str, Any]) -> None:
         """A FormulaError when a library formula's constants leave its domain.
 
@@ -921,11 +944,11 @@ class _Formula:
         delta=-1)`` and a compiled kernel's ``set_constants(delta=-1)`` were taken,
         and trained towards ever larger errors without a word. ``values`` are the
         constants being changed; the others keep their current values."""
-        entry = self._library.get(self.name)
-        if entry is None or entry.text != self.text or not entry.domain:
+        if not self.has_domain:
             return  # not the library's formula (a user's of the same name)
+        entry = self._library[self.name]
         current = {**self._constants, **dict(values)}
-        problem = library.domain_problem(entry, current)
+        problem = library.domain_problem(entry, _initial_values(current))
         if problem is not None:
             raise FormulaError(problem)
 
@@ -1071,7 +1094,7 @@ def _from_library(cls: type, name: str, constants: dict) -> _Formula:
         raise FormulaError.unknown_constant(
             f"{kind} {name!r}", unknown[0], entry.constants
         )
-    problem = library.domain_problem(entry, constants)
+    problem = library.domain_problem(entry, _initial_values(constants))
     if problem is not None:
         raise FormulaError(problem)
     return cls(
@@ -1084,7 +1107,25 @@ def _from_library(cls: type, name: str, constants: dict) -> _Formula:
     )
 
 
-def activation(name: str, **constants: Any) -> Activation:
+def _refuse_options_as_constants(cls: str, expr: Any, **options: Any) -> None:
+    """A FormulaError when an option of Activation/Loss (``name``,
+    ``derivative``, ``surrogate``, ``replace``) gets a number or a learnable
+    marker and the formula ``expr`` has a name of that option: the user meant a
+    constant, which these keywords cannot pass ("activation name must be a string, got float" said nothing of it).
+    ``self`` and ``expr`` are positional-only, so constants may have those names
+    (``Activation("x*self", self=2)`` raised "got multiple values for argument
+    'self'")."""
+    for option, value in options.items():
+        number = isinstance(value, Learnable) or real_value(value) is not None
+        if number and re.search(rf"\b{option}\b", str(expr)):
+            raise FormulaError(
+                f"{option}={value!r:.40} is an option of symnb.{cls}, not a constant: "
+                f"a constant cannot be called {option!r}",
+                suggestion=f"rename the constant in the formula, e.g. {option}_",
+            )
+
+
+def activation(name: str, /, **constants: Any) -> Activation:
     """A library activation by name, e.g. ``activation("leaky_relu", alpha=0.2)``."""
     return _from_library(Activation, name, constants)
 
@@ -1132,6 +1173,6 @@ def as_activation(spec: Any, where: str = "activation") -> Activation:
     )
 
 
-def loss(name: str, **constants: Any) -> Loss:
+def loss(name: str, /, **constants: Any) -> Loss:
     """A library loss by name, e.g. ``loss("huber", delta=0.5)``."""
     return _from_library(Loss, name, constants)

@@ -351,7 +351,17 @@ class JaxFunction:
         self.__doc__ = doc
         self.__wrapped__ = call  # inspect.signature: (x, **constants)
 
-    def __call__(self, x: Any, **constants: Any) -> Any:
+    def __call__(self, x: Any, *more: Any, **constants: Any) -> Any:
+        if more:
+            # was Python's bare "__call__() takes 2 positional arguments but 3
+            # were given", naming neither the function nor its constants
+            names = self._activation.internal.param_names
+            example = ", ".join(f"{n}={v!r}" for n, v in zip(names, more)) or "..."
+            raise TypeError(
+                f"{self.__name__} takes one positional argument, x, and got "
+                f"{1 + len(more)}; constants are keywords: {self.__name__}(x, "
+                f"{example}) (its constants: {', '.join(names) or 'none'})"
+            )
         return self._call(x, **constants)
 
     def __reduce__(self) -> tuple:

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.select import check_backend, per_neuron_activations
-from symnb.checks import refuse_constant_attribute
+from symnb.checks import refuse_constant_attribute, warn_caller
 from symnb.errors import FormulaError
 from symnb.interop import require
 from symnb.interop.native import NativeElementwise
@@ -876,9 +876,24 @@ def _learnable_names(acts: list, learnable: Any) -> set[str]:
     known: list[str] = []
     for a in acts:
         known += [n for n in a.internal.param_names if n not in known]
+    owner = (
+        f"activation {acts[0].name!r}"
+        if len(acts) == 1
+        else f"the layer of {len(acts)} activations"
+    )
     if learnable is None:
         return {n for a in acts for n in a.learnable}
     if isinstance(learnable, (bool, np.bool_)):
+        if learnable and not known:
+            # the module came back without parameters: an optimizer over it
+            # raised "optimizer got an empty parameter list", far from the cause
+            formula = f" ({acts[0].text!r:.60})" if len(acts) == 1 else ""
+            warn_caller(
+                f"learnable=True, but {owner}{formula} has no constants: there is "
+                "nothing to learn (the module has no parameter values); give the "
+                "formula a constant to train, e.g. symnb.Activation('x*sigmoid(b*x)',"
+                " b=symnb.learnable(1.0))"
+            )
         return set(known) if learnable else set()
     if isinstance(learnable, str):
         learnable = [learnable]
@@ -900,12 +915,16 @@ def _learnable_names(acts: list, learnable: Any) -> set[str]:
         if not isinstance(n, str):
             raise TypeError(f"learnable names must be strings, got {n!r}")
         if n not in known:
-            owner = (
-                f"activation {acts[0].name!r}"
-                if len(acts) == 1
-                else f"the layer of {len(acts)} activations"
-            )
             raise FormulaError.unknown_constant(owner, n, known)
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        # most likely a slip for another constant (["a", "a"] meant ["a", "b"])
+        raise ValueError(
+            f"learnable lists {', '.join(map(repr, twice))} more than once "
+            f"({names!r:.80}); list each constant once (the constants of "
+            f"{owner} are: {', '.join(known)})"
+        )
+    # an empty list is a choice: no constant is learnable (as learnable=False)
     return set(names)
 
 

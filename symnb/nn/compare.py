@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_flag, check_name
+from symnb.checks import check_epochs, check_flag, check_name
 from symnb.memory import check_fits
 
 from .optional import require
@@ -247,6 +247,30 @@ def _check_data(label: str, X: np.ndarray, y: np.ndarray, val: Any) -> None:
             f"{'no rows (a scalar)' if y.ndim == 0 else len(y)}; give one label or "
             "target per row"
         )
+    # each run's fit refused the row as "training data: X contains NaN", which
+    # did not say which of several data sets held it
+    arrays = [("X", X), ("y", y)]
+    if isinstance(val, (tuple, list)) and len(val) == 2:
+        arrays += [("X_val", np.asarray(val[0])), ("y_val", np.asarray(val[1]))]
+    for what, array in arrays:
+        at = _first_not_finite(array)
+        if at is not None:
+            raise ValueError(
+                f"dataset {label!r}: {what}[{', '.join(map(str, at))}] is "
+                f"{float(array[at])!r}, not a finite number; clean or impute the "
+                "data first (e.g. drop the rows with NaN)"
+            )
+
+
+def _first_not_finite(array: np.ndarray) -> tuple[int, ...] | None:
+    """The index of ``array``'s first NaN or infinity (None when all are finite,
+    or when it holds no numbers: fit says what is wrong with those)."""
+    if array.dtype.kind != "f":
+        return None
+    bad = ~np.isfinite(array)
+    if not bad.any():
+        return None
+    return tuple(int(i) for i in np.argwhere(bad)[0])
 
 
 def _target_metrics(classify: bool, validation: bool, fit_options: dict) -> list[str]:
@@ -836,7 +860,9 @@ def _prepare(
     settings = dict(
         settings,
         target=_check_target(settings["target"]),
-        epochs=check_integer(settings["epochs"], "epochs", 1, "40"),
+        epochs=check_epochs(
+            settings["epochs"], "epochs", 1, "compare with fewer epochs"
+        ),
     )
     _check_fit_options(fit_options)
     data_sets, multi = _split_datasets(dataset)

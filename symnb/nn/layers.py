@@ -221,7 +221,10 @@ class LayerActivation:
         if not self.n_learnable:
             return
         if self._params_inplace:  # checked: a value the dtype cannot hold is refused
-            self.kernel.write_params(values[self._entry_of_position], self._positions)
+            # the domains are tested by fit at each epoch's end (see write_params)
+            self.kernel.write_params(
+                values[self._entry_of_position], self._positions, domain=False
+            )
             return
         host = _to_numpy(values)
         if self.elementwise:

@@ -43,6 +43,8 @@ from .train import (
     History,
     TrainingDiverged,
     _Diverged,
+    _domain_guarded,
+    _left_domain,
     check_optimizer,
     check_penalty,
     deferred_interrupts,
@@ -1379,6 +1381,8 @@ class MLP:
                 f"batch_size must be a positive integer, got {batch_size!r}"
             )
         order = epoch_order(self._shuffle_rng(seed), n, batch_size, shuffle)
+        guarded = _domain_guarded(self)
+        start = self._flat.copy() if guarded else None
         with deferred_interrupts() as interrupts:
             loss, steps, stop = run_epoch(
                 self,
@@ -1392,6 +1396,7 @@ class MLP:
                 interrupts,
                 self.epochs_trained + 1,
             )
+        self._raise_if_left_domain(guarded, start, self.epochs_trained + 1, steps)
         if stop == "interrupted":
             if steps == -(-n // int(min(batch_size, n))):  # (whole epoch in one call)
                 with self._state_lock:
@@ -1409,6 +1414,8 @@ class MLP:
         Xd, Td, _ = self._prepare(X, y, "minibatch")
         check_optimizer(self, optimizer, "train_step")
         l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)
+        guarded = _domain_guarded(self)
+        start = self._flat.copy() if guarded else None
         with deferred_interrupts() as interrupts, np.errstate(all="ignore"):
             try:
                 with self._state_lock:
@@ -1424,9 +1431,25 @@ class MLP:
                     1,
                     exc.what,
                 ) from None
+        self._raise_if_left_domain(guarded, start, self.epochs_trained + 1, 1)
         if interrupts.requested:
             raise KeyboardInterrupt("training interrupted at a step boundary")
         return loss
+
+    def _raise_if_left_domain(
+        self, guarded: list[Any], start: Any, epoch: int, step: int
+    ) -> None:
+        """A TrainingDiverged, with the parameters put back to ``start``, when a
+        learnable library constant left its domain (as ``fit`` stops there)."""
+        problem = _left_domain(self, guarded, start)
+        if problem is not None:
+            raise TrainingDiverged(
+                f"a learnable constant left its domain ({problem}); the parameters "
+                "are those before this call",
+                epoch,
+                step,
+                "constants",
+            )
 
     # ------------------------------------------------ inference
     def __call__(self, X: Any) -> np.ndarray:

@@ -235,18 +235,19 @@ def _read_uses(fields: _Fields, budget: list[int], depth: int = 0) -> dict[str, 
         if not (name.isascii() and name.isidentifier()):
             fields.fail(f"names {name!r:.40}, not an activation name", "uses")
         sub = _Fields(fields.path, f"{fields.where}uses[{name!r}] ", entry)
-        kwargs: dict[str, Any] = {"expr": sub.text("text", optional=False)}
+        text = sub.text("text", optional=False)
+        kwargs: dict[str, Any] = {}
         for key in ("derivative", "surrogate"):
             value = sub.text(key)
             if value is not None:
                 kwargs[key] = value
         constants = sub.number_map("constants")
-        if any(k in ("expr", "name", "derivative", "surrogate") for k in constants):
+        if any(k in ("name", "derivative", "surrogate") for k in constants):
             sub.fail("has a reserved constant name", "constants")
         inner = _read_uses(sub, budget, depth + 1)
         try:
             uses[name] = _symnb().Activation(
-                **kwargs, name=name, _register=False, _users=inner, **constants
+                text, **kwargs, name=name, _register=False, _users=inner, **constants
             )
         except (ValueError, TypeError) as exc:
             sub.fail(f"cannot be rebuilt: {exc}")
@@ -260,7 +261,9 @@ def _activation_kwargs(path: str, index: int, entry: Any) -> dict[str, Any]:
     the session's, and is not registered: loading changes no name of the session."""
     symnb = _symnb()
     fields = _Fields(path, f"activation {index} ", entry)
-    kwargs: dict[str, Any] = {"expr": fields.text("text", optional=False)}
+    # the formula text under a key no constant can have (names starting with '_'
+    # are refused): the text is Activation's positional-only first argument
+    kwargs: dict[str, Any] = {"_text": fields.text("text", optional=False)}
     kwargs["_users"] = _read_uses(fields, [MAX_USES])
     kwargs["_register"] = False
     for key in ("name", "derivative", "surrogate"):
@@ -278,18 +281,20 @@ def _activation_kwargs(path: str, index: int, entry: Any) -> dict[str, Any]:
             learned.get(name, constants.get(name, 0.0)), per=per
         )
     for name in constants:
-        if name in ("expr", "name", "derivative", "surrogate") or name[:1] == "_":
+        if name in ("name", "derivative", "surrogate") or name[:1] == "_":
             fields.fail(f"has a constant named {name!r}", "constants")
     return {**kwargs, **constants}
 
 
 def _rebuild_activation(path: str, index: int, kwargs: dict[str, Any]) -> Any:
+    kwargs = dict(kwargs)
+    text = kwargs.pop("_text")
     try:
-        return _symnb().Activation(**kwargs)
+        return _symnb().Activation(text, **kwargs)
     except (ValueError, TypeError) as exc:  # FormulaError is a ValueError
         raise ModelFileError(
             path,
-            f"activation {index} ({kwargs.get('name', kwargs['expr'])!r:.80}) "
+            f"activation {index} ({kwargs.get('name', text)!r:.80}) "
             f"cannot be rebuilt: {exc}",
         ) from None
 
@@ -317,11 +322,11 @@ def _rebuild_loss(path: str, desc: Any) -> Any:
         if library:
             loss = symnb.loss(library, **constants)
         else:
-            kwargs = {"name": fields.text("name"), "expr": fields.text("text", False)}
+            kwargs = {"name": fields.text("name")}
             derivative = fields.text("derivative")
             if derivative is not None:
                 kwargs["derivative"] = derivative
-            loss = symnb.Loss(**kwargs, **constants)
+            loss = symnb.Loss(fields.text("text", False), **kwargs, **constants)
         result = ElementwiseLoss(
             loss, task=task, logits=fields.get("logits", (bool,), True)
         )

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from typing_extensions import Self
 
-from symnb.checks import check_no_nul
+from symnb.checks import check_no_nul, real_value
 
 from .optional import require
 
@@ -173,7 +173,63 @@ def _checked_item(item: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
         )
     if isinstance(seed, np.integer):  # SQLite binds Python ints only
         record = {**record, "seed": int(seed)}
+    _check_record_fields(key, record)
     return key, record, settings
+
+
+#: Record fields stored as numbers in their own columns (None where not measured).
+_NUMBER_FIELDS = ("final_loss", "accuracy", "epochs_to_target", "time")
+_STATUSES = ("ok", "diverged", "error")
+
+
+def _check_record_fields(key: str, record: dict[str, Any]) -> None:
+    """A ValueError or TypeError naming the run and the field when ``record`` is no
+    run that a rerun could read back: a record without ``status`` or ``accuracy``
+    was stored, then read as damaged and trained again (the work was lost without
+    a word); a ``final_loss`` of "abc" failed inside ``float()`` with a message that
+    named neither; ``time=True`` was stored as 1.0."""
+    missing = sorted(_RECORD_KEYS - record.keys())
+    if missing:
+        raise ValueError(
+            f"run {key!r:.40}: record lacks {missing}; a stored run holds "
+            f"{sorted(_RECORD_KEYS)} (None where a value was not measured)"
+        )
+    if record["status"] not in _STATUSES:
+        raise ValueError(
+            f"run {key!r:.40}: record['status'] must be one of {list(_STATUSES)}, "
+            f"got {record['status']!r:.60}"
+        )
+    for field in _NUMBER_FIELDS:
+        value = record[field]
+        if value is not None and real_value(value) is None:
+            raise TypeError(
+                f"run {key!r:.40}: record[{field!r}] must be a real number or None, "
+                f"got {value!r:.60} ({type(value).__name__})"
+            )
+
+
+def _json_value(value: Any) -> Any:
+    """What ``json.dumps`` writes for a value it has no rule for: NumPy scalars
+    and arrays as their Python numbers and lists (``np.float32(0.5)`` was stored
+    as the text "0.5", an array as "[0. 1. 2.]"), anything else as its text."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
+
+
+def _as_json(key: str, what: str, value: Any, dump: Any) -> str:
+    """``dump(value)``, or a ValueError naming the run and the part when it cannot
+    be JSON (a record that contains itself gave json's bare "Circular reference
+    detected")."""
+    try:
+        return dump(value)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise ValueError(
+            f"run {key!r:.40}: {what} cannot be stored as JSON ({exc}); store plain "
+            "numbers, text, lists and dicts (no object that contains itself)"
+        ) from None
 
 
 class RunStore:
@@ -428,15 +484,31 @@ class RunStore:
     def put_many(
         self, items: Iterable[tuple[str, dict[str, Any], dict[str, Any]]]
     ) -> None:
-        """Write finished runs ``(key, record, settings)`` in one transaction
-        (committed at once; a rewrite replaces a run)."""
+        """Write finished runs ``(key, record, settings)`` in one transaction:
+        all or nothing. Every row is checked and encoded before the transaction
+        starts (a bad row is refused naming its key and field, and no row is
+        written); an error or an interrupt inside the transaction rolls it back."""
         self.check_open()
+        if self.read_only:
+            # SQLite's own words were "attempt to write a readonly database"
+            raise sqlite3.OperationalError(
+                f"store={self.path!r} was opened read-only (it cannot be written); "
+                "copy the file to a writable folder and open the copy"
+            )
         rows = [self._row(*_checked_item(item)) for item in _checked_items(items)]
         if not rows:
             return
         marks = ",".join("?" * len(_COLUMNS))
-        with self._lock, self._db:
-            self._db.executemany(f"INSERT OR REPLACE INTO runs VALUES ({marks})", rows)
+        with self._lock:
+            try:
+                with self._db:
+                    self._db.executemany(
+                        f"INSERT OR REPLACE INTO runs VALUES ({marks})", rows
+                    )
+            except BaseException:
+                if self._db.in_transaction:  # an interrupt between the statements
+                    self._db.rollback()
+                raise
 
     @staticmethod
     def _row(key: str, record: dict[str, Any], settings: dict[str, Any]) -> tuple:
@@ -453,8 +525,10 @@ class RunStore:
             _finite_or_none(record.get("epochs_to_target")),
             _finite_or_none(record.get("time")),
             record.get("error"),
-            _canonical_json(settings),
-            json.dumps(record, default=str),
+            _as_json(key, "settings", settings, _canonical_json),
+            _as_json(
+                key, "record", record, lambda r: json.dumps(r, default=_json_value)
+            ),
         )
 
     def get_checks(self, keys: dict[str, str]) -> dict[str, str | None]:

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from typing_extensions import Self
 
-from symnb.checks import check_flag, check_hook
+from symnb.checks import check_epochs, check_flag, check_hook, warn_caller
 
 from .optional import require
 
@@ -634,6 +634,33 @@ class _Diverged(Exception):
         self.total = total
 
 
+def _domain_guarded(model: Any) -> list[Any]:
+    """The kernels of ``model``'s layers with learnable constants whose library
+    formula has domain tests (softplus's beta != 0, hardtanh's min_val <=
+    max_val): the ones whose constants an optimizer step can move out of it."""
+    kernels = []
+    for layer in getattr(model, "_learnable_layers", ()):
+        kernel = getattr(layer.activation, "kernel", None)
+        if hasattr(kernel, "domain_problem") and kernel._domain_slots():
+            kernels.append(kernel)
+    return kernels
+
+
+def _left_domain(model: Any, guarded: list[Any], epoch_start: Any) -> str | None:
+    """After an epoch: the first domain problem of the ``guarded`` kernels' learned
+    constants, with the parameters put back to ``epoch_start`` (all at once, under
+    the state lock), or None. A hardtanh whose learned min_val passed max_val was a
+    constant function that trained on without a word."""
+    for kernel in guarded:
+        problem = kernel.domain_problem()
+        if problem is not None:
+            with model._state_lock:
+                model._flat[...] = epoch_start
+                model._sync_constants()
+            return problem
+    return None
+
+
 def _diverged_error(exc: _Diverged, epoch: int, step: int) -> TrainingDiverged:
     return TrainingDiverged(
         f"training stopped: the {exc.what} became NaN or infinite at epoch {epoch}, "
@@ -771,12 +798,7 @@ def fit(
     from . import optim
     from .optim import check_number
 
-    if (
-        not isinstance(epochs, (int, np.integer))
-        or isinstance(epochs, bool)
-        or epochs < 0
-    ):
-        raise ValueError(f"epochs must be a non-negative integer, got {epochs!r}")
+    epochs = check_epochs(epochs)
     for name, flag in (("shuffle", shuffle), ("live", live), ("verbose", verbose)):
         check_flag(flag, name)
     if step_rate is not None:
@@ -889,6 +911,8 @@ def fit(
     message = ""
     failure: BaseException | None = None
     whole: Any = LOOK_UP
+    guarded = _domain_guarded(model)
+    epoch_start = None
     try:
         with deferred_interrupts() as interrupts:
             if call_all("on_train_begin", {"epochs": epochs, "samples": n}):
@@ -905,6 +929,8 @@ def fit(
                     # data between this fit's epochs, so one look-up serves them all
                     # (it checks a dozen objects: ~10 us, a tenth of a small epoch)
                     whole = _fused_epoch(model, Xd, Td, opt, l1, l2, batch_size)
+                if guarded:
+                    epoch_start = model._flat.copy()
                 t0 = time.perf_counter()
                 try:
                     loss, steps, stop = run_epoch(
@@ -929,6 +955,17 @@ def fit(
                     warnings.warn(message, RuntimeWarning, stacklevel=3)
                     break
                 elapsed = time.perf_counter() - t0
+                problem = _left_domain(model, guarded, epoch_start)
+                if problem is not None:
+                    history.partial = {"epoch": epoch, "step": steps}
+                    stop_reason = "diverged"
+                    message = (
+                        f"training stopped at epoch {epoch}: a learnable constant "
+                        f"left its domain ({problem}); the parameters are those "
+                        "before that epoch"
+                    )
+                    warn_caller(message, RuntimeWarning)
+                    break
                 with model._state_lock:
                     history.steps += steps
                 if stop is not None and steps < steps_per_epoch:

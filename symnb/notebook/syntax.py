@@ -218,6 +218,13 @@ def _strip_comment(line: str) -> str:
     return line if i < 0 else line[:i]
 
 
+def _without_continuation(line: str) -> str:
+    """``line`` without a trailing line-continuation backslash (and the spaces
+    after it)."""
+    stripped = line.rstrip()
+    return stripped[:-1] if stripped.endswith("\\") else line
+
+
 def _error(
     message: str, cell: str, line: int, column: int, suggestion: str | None = None
 ) -> FormulaError:
@@ -432,13 +439,27 @@ def parse_cell(
             last, ln, col = pieces[-1]
             pieces[-1] = (last.rstrip()[:-1], ln, col)
             i += 1
-            if i >= len(raw_lines):
+            # comment lines inside a continuation are skipped (they held the
+            # next line of the formula back: "a definition must start with a name")
+            while i < len(raw_lines) and raw_lines[i].lstrip().startswith("#"):
+                i += 1
+            if not "".join(map(_strip_comment, raw_lines[i:])).strip():
                 raise _error(
                     "the cell ends after a line continuation '\\'",
                     shown,
                     ln,
                     len(last.rstrip()),
                     "remove the trailing backslash",
+                )
+            if not raw_lines[i].strip():
+                # as in Python: a continued line does not end at an empty line
+                raise _error(
+                    f"the line continuation '\\' on line {ln} is followed by an "
+                    "empty line",
+                    shown,
+                    ln,
+                    len(last.rstrip()),
+                    "remove the backslash, or the empty line",
                 )
             pieces.append((_strip_comment(raw_lines[i]), first_line + i, 1))
         i += 1
@@ -541,6 +562,10 @@ def _function_definition(
         text_lines = lines[expr.lineno - 1 : expr.end_lineno]
         text_lines[-1] = text_lines[-1][: expr.end_col_offset]
         text_lines[0] = text_lines[0][expr.col_offset :]
+        # the expression's own lines, as Python reads them: without comments and
+        # continuation backslashes ("return x + \\" reached the formula parser
+        # as "x + \\ 1", and "(x +  # note" as a product "note*...")
+        text_lines = [_without_continuation(_strip_comment(t)) for t in text_lines]
     head = f"{name}({', '.join(inputs)}{'; ' + constants if constants else ''}) = "
     if len(inputs) != n_inputs:
         want = "one input (x)" if n_inputs == 1 else "two inputs (y_pred, y_true)"
@@ -611,12 +636,19 @@ def _parse_definition(
     open_at = m.end() - 1
     close_at = _matching_paren(head, open_at)
     if close_at < 0:
+        split = len(pieces) > 1
         raise _error(
-            f"missing ')' after the inputs of {name!r}",
+            f"missing ')' after the inputs of {name!r}"
+            + (" (a line continuation '\\' split them)" if split else ""),
             cell,
             line_no,
             len(head) + 1,
-            f"write {example}",
+            f"write {example}"
+            + (
+                " with the head on one line (continue only the formula)"
+                if split
+                else ""
+            ),
         )
     rest = head[close_at + 1 :]
     eq_rel = rest.find("=")

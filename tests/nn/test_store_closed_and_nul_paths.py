@@ -10,12 +10,13 @@ from __future__ import annotations
 import pytest
 
 from symnb import nn
+from tests.nn.store_records import RECORD
 
 
 @pytest.fixture
 def closed(tmp_path):
     store = nn.RunStore(tmp_path / "runs.db")
-    store.put("k", {"activation": "relu", "status": "ok", "final_loss": 0.5}, {})
+    store.put("k", RECORD, {})
     store.close()
     return store
 
@@ -26,7 +27,7 @@ def closed(tmp_path):
         len,
         lambda s: "k" in s,
         lambda s: s.get_many(["k"]),
-        lambda s: s.put_many([("k2", {"status": "ok"}, {})]),
+        lambda s: s.put_many([("k2", RECORD, {})]),
         lambda s: s.get_checks({"x": "key"}),
         lambda s: s.to_pandas(),
     ],

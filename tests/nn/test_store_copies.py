@@ -10,8 +10,7 @@ import pickle
 import pytest
 
 from symnb import nn
-
-RECORD = {"activation": "relu", "status": "ok", "final_loss": 0.5}
+from tests.nn.store_records import RECORD
 
 
 @pytest.mark.parametrize(

@@ -11,18 +11,7 @@ import numpy as np
 import pytest
 
 from symnb import nn
-
-RECORD = {
-    "activation": "relu",
-    "dataset": "xor",
-    "seed": 0,
-    "status": "ok",
-    "final_loss": 0.5,
-    "accuracy": 0.9,
-    "epochs_to_target": None,
-    "time": 0.1,
-    "error": None,
-}
+from tests.nn.store_records import RECORD
 
 
 @pytest.fixture
