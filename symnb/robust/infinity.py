@@ -21,7 +21,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from symnb.formula.functions import logsigmoid, sigmoid, softplus
+from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.internal import InternalForm
 from symnb.robust import measure, regimes
 from symnb.robust.deadline import OutOfTime, time_limit
@@ -34,6 +34,12 @@ LIMIT_SECONDS = 3.0
 #: inverse Mills ratio's continued fraction) runs into its time limit, and the
 #: interrupt can land inside SymPy's assumption cache or gmpy
 MAX_LIMIT_OPS = 200
+
+#: largest |exponent| of a number power (after the constants are put in as exact
+#: rationals) for which a limit is tried: SymPy's limit raises exact rationals to it,
+#: and Barron's loss at alpha = -1e8, (x**2/(1e8 + 2) + 1)**(-50000000), spent minutes
+#: (and gigabytes) in one integer power that no deadline can interrupt
+MAX_LIMIT_EXPONENT = 1000
 
 #: relative distance from the limit still taken as the limit (the accuracy rule's)
 _RTOL = {"float32": 2e-5, "float64": 1e-9}
@@ -144,6 +150,20 @@ def _number(e: sp.Expr):
         return None
 
 
+def _huge_exponent(e: sp.Expr) -> bool:
+    """A power in ``e`` has a number exponent beyond :data:`MAX_LIMIT_EXPONENT`:
+    ``u**n`` or ``exp(n*log(u))`` (SymPy's limit makes the second the first; symnb
+    writes powers of 1 + u as ``exp(n*log1p(u))``)."""
+    for p in e.atoms(sp.Pow):
+        if p.exp.is_number and abs(p.exp) > MAX_LIMIT_EXPONENT:
+            return True
+    for g in e.atoms(sp.exp, expm1):
+        coeff, rest = g.args[0].as_coeff_Mul()
+        if abs(coeff) > MAX_LIMIT_EXPONENT and rest.has(sp.log, log1p):
+            return True
+    return False
+
+
 def limit_at_infinity(
     expr: sp.Expr,
     var: sp.Symbol,
@@ -163,6 +183,8 @@ def limit_at_infinity(
         return None
     if e.has(*_STABLE):
         e = e.rewrite(list(_STABLE), sp.exp)
+    if _huge_exponent(e):
+        return None
     try:
         with time_limit(LIMIT_SECONDS, "find the limit at infinity"):
             e = e.subs(var, side * t)
@@ -245,4 +267,4 @@ def with_limits(
     return out, notes
 
 
-__all__ = ["LIMIT_SECONDS", "limit_at_infinity", "with_limits"]
+__all__ = ["LIMIT_SECONDS", "MAX_LIMIT_EXPONENT", "limit_at_infinity", "with_limits"]
