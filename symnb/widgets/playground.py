@@ -39,7 +39,7 @@ from typing import Any
 import ipywidgets as W
 import numpy as np
 
-from symnb.checks import check_flag
+from symnb.checks import MAX_EPOCHS, check_flag
 
 from . import data, plots
 from ._common import (
@@ -97,11 +97,11 @@ VIEW_SHARE = 0.2
 REBUILD_WAIT = 0.25
 #: Speed slider choices (epochs per second; the slider's 0 is "max": no limit).
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 300)
-#: Most epochs trained between two resets: the loss history keeps one entry per
-#: epoch, and every frame copies it, so an unbounded run (``train(10**12)``, or
-#: ``play()`` left overnight at about 1000 epochs/s) grew memory and frame time
-#: without end. ``train``/``play`` asking for more raise; ``play()`` stops here.
-MAX_EPOCHS = 1_000_000
+# MAX_EPOCHS (symnb.checks, the limit of one fit too) is the most epochs trained
+# between two resets: the loss history keeps one entry per epoch, and every frame
+# copies it, so an unbounded run (``train(10**12)``, or ``play()`` left overnight at
+# about 1000 epochs/s) grew memory and frame time without end. ``train``/``play``
+# asking for more raise; ``play()`` stops there.
 
 
 # ------------------------------------------------------------------------------------
