@@ -164,6 +164,14 @@ def _huge_exponent(e: sp.Expr) -> bool:
     return False
 
 
+#: limits found (or found not to exist) in this process, by (expr, var, side, params,
+#: values): f and f' are analysed once per dtype, and the limit does not depend on it
+#: (a second SymPy limit cost 0.3-0.9 s per formula). A limit cut by its time limit is
+#: not kept: a later, less loaded try may find it.
+_KNOWN: dict[tuple, float | None] = {}
+_KNOWN_MAX = 1024
+
+
 def limit_at_infinity(
     expr: sp.Expr,
     var: sp.Symbol,
@@ -174,6 +182,21 @@ def limit_at_infinity(
     """lim expr as var -> side*oo (side +1 or -1) at the constants' values: a float
     (+-inf for an infinite limit), or None when SymPy finds none in time (no limit,
     an oscillation, a bounded set, an unevaluated Limit)."""
+    key = (expr, var, side, tuple(params), tuple(values))
+    if key in _KNOWN:
+        return _KNOWN[key]
+    try:
+        lim = _limit(expr, var, side, params, values)
+    except OutOfTime:
+        return None
+    if len(_KNOWN) >= _KNOWN_MAX:
+        _KNOWN.clear()
+    _KNOWN[key] = lim
+    return lim
+
+
+def _limit(expr, var, side, params, values) -> float | None:
+    """:func:`limit_at_infinity` itself; raises OutOfTime past its time limit."""
     t = sp.Dummy("t", positive=True)
     e = expr.xreplace(
         {p: sp.nsimplify(v, rational=True) for p, v in zip(params, values)}
@@ -190,7 +213,7 @@ def limit_at_infinity(
             e = e.subs(var, side * t)
             lim = sp.limit(e, t, sp.oo)
     except OutOfTime:
-        return None
+        raise
     except Exception:  # noqa: BLE001 - SymPy found no limit: the form stays as it is
         return None
     if lim is sp.oo:

@@ -125,13 +125,29 @@ def _guarded(fn, at_plus, at_minus):
     return g
 
 
+def _exp(u):
+    """mp.exp(u), with a whole-number u of more than 64 bits reduced by ln 2 first.
+
+    mpmath computes exp of a whole number at over 600 bits as e**u by squaring, about
+    mag(u) squarings at the working precision (exp(1e300) at 330 digits: 2 ms, half of
+    the corpora's reference time); u = n ln 2 + r gives 2**n exp(r) with r in [0, ln 2),
+    r taken at mag(u) extra bits so that it keeps the working precision (0.1-0.4 ms).
+    """
+    if mp.isfinite(u) and mp.mag(u) > 64 and mp.mp.prec > 600 and u == mp.floor(u):
+        with mp.workprec(mp.mp.prec + int(mp.mag(u)) + 30):
+            n = mp.floor(u / mp.ln2)
+            r = mp.exp(u - n * mp.ln2)
+        return mp.ldexp(r, int(n))
+    return mp.exp(u)
+
+
 _MP_NAMESPACE = {
     "Heaviside": _mp_heaviside,
     "sign": _mp_sign,
     "sinpi": mp.sinpi,
     "cospi": mp.cospi,
     "log1p_exact": mp.log1p,
-    "exp": _guarded(mp.exp, mp.inf, mp.mpf(0)),
+    "exp": _guarded(_exp, mp.inf, mp.mpf(0)),
     "tanh": _guarded(mp.tanh, mp.mpf(1), mp.mpf(-1)),
     "erf": _guarded(mp.erf, mp.mpf(1), mp.mpf(-1)),
     "sin": _guarded(mp.sin, mp.nan, mp.nan),

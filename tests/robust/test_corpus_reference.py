@@ -91,3 +91,18 @@ def test_log_of_one_plus_a_tiny_term_is_not_a_false_zero():
         math.exp(-3.0) * math.log1p(math.exp(3.0)), rel=1e-15
     )
     assert r.settled_f.all()
+
+
+@pytest.mark.parametrize("x", [1e300, -1e300, 2.0**80, -(2.0**200) - 2.0**148, 1e25])
+@pytest.mark.parametrize("dps", [330, 1320])
+def test_the_references_exp_of_whole_numbers_is_mpmaths(x, dps):
+    """The reference's exp reduces a large whole number by ln 2 (mpmath squares e for
+    it, slowly); its value is mpmath's own to the working precision."""
+    import mpmath as mp
+
+    from tests.robust.corpus_reference import _exp
+
+    with mp.workdps(dps):
+        u = mp.mpf(x)
+        got, want = _exp(u), mp.exp(u)
+        assert abs(got - want) <= mp.mpf(2) ** (4 - mp.mp.prec) * abs(want)

@@ -136,3 +136,63 @@ def test_moved_constants_do_not_keep_the_analysed_limit(backend):
         y = kernel.forward(x)
     assert not np.isin(y[:2], [2.0, -2.0]).any()
     assert y[2] == pytest.approx(1.5)
+
+
+def test_a_limit_is_found_once_per_process_and_a_cut_one_is_tried_again(monkeypatch):
+    """f and f' are analysed once per dtype; the limit does not depend on the dtype, so
+    SymPy is asked once. A limit cut by its time limit is asked again next time."""
+    from symnb.robust import infinity
+    from symnb.robust.deadline import OutOfTime
+
+    x = sp.Symbol("x", real=True)
+    asked = []
+    answers = iter([OutOfTime("cut"), 0.25, AssertionError("asked a third time")])
+
+    def limit(expr, var, side, params, values):
+        asked.append((expr, side))
+        answer = next(answers)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    monkeypatch.setattr(infinity, "_limit", limit)
+    monkeypatch.setattr(infinity, "_KNOWN", {})
+    e = x / (4 * x + sp.Rational(1, 7))  # a key no other test has asked
+    assert infinity.limit_at_infinity(e, x, 1) is None  # cut: not kept
+    assert infinity.limit_at_infinity(e, x, 1) == 0.25
+    assert infinity.limit_at_infinity(e, x, 1) == 0.25  # kept: SymPy not asked
+    assert len(asked) == 2
+
+
+def test_both_dtypes_ask_sympy_for_a_limit_once(tmp_path, monkeypatch):
+    from symnb.backends import cache as cache_mod
+    from symnb.robust import infinity, measure
+    from symnb.robust.engine import lower_with_report
+
+    asked = []
+    real = infinity._limit
+    monkeypatch.setattr(infinity, "_KNOWN", {})
+    monkeypatch.setattr(
+        infinity, "_limit", lambda *a: asked.append((a[0], a[2])) or real(*a)
+    )
+    monkeypatch.setenv("SYMNB_CACHE_DIR", str(tmp_path))  # cold: both analysed
+    cache_mod._reset_default_cache()
+    try:
+        # -inf*0 at x = -inf in f and f': branches with the limits -inf and 0.125
+        form = symnb.Activation("x*sigmoid(1.75*x) + 0.125*x").internal
+        for dtype in ("float32", "float64"):
+            new, report = lower_with_report(form, dtype)
+            assert report.analysed and not report.cache_hit
+            y = measure.evaluate(
+                new.df,
+                form.inputs,
+                form.params,
+                form.param_values,
+                (np.array([-np.inf]),),
+                dtype,
+            )
+            assert y[0] == 0.125
+    finally:
+        monkeypatch.delenv("SYMNB_CACHE_DIR")
+        cache_mod._reset_default_cache()
+    assert asked and len(asked) == len(set(asked)), asked
