@@ -49,6 +49,7 @@ import numpy as np
 
 import symnb
 from symnb import config
+from symnb.backends import prelude
 from symnb.backends.base import BackendStatus, Program
 from symnb.codegen.kernels import PLANE_ENTRY_POINTS, KernelSource, render_program
 from symnb.errors import BackendUnavailable, CompileError
@@ -971,15 +972,16 @@ def _compile_in(
     flags, libs = _flags(status), _libraries(status)
     deadline = time.monotonic() + timeout
     library = workdir / "kernel.so"
+    pre = prelude.include_flags(cxx, flags, units)  # the precompiled <math.h>
     if len(units) == 1:
         sources = [workdir / "kernel.cpp"]
-        steps = [[[*cxx, *flags, str(sources[0]), "-o", str(library), *libs]]]
+        steps = [[[*cxx, *flags, *pre, str(sources[0]), "-o", str(library), *libs]]]
     else:
         sources = [workdir / f"unit{k}.cpp" for k in range(len(units))]
         objects = [str(src.with_suffix(".o")) for src in sources]
         steps = [
             [
-                [*cxx, *flags, "-c", str(src), "-o", obj]
+                [*cxx, *flags, *pre, "-c", str(src), "-o", obj]
                 for src, obj in zip(sources, objects)
             ],
             [[*cxx, *flags, *objects, "-o", str(library), *libs]],
