@@ -109,6 +109,8 @@ _FUNCTIONS = {
     "Phi": "ndtr",
     "sgn": "sign",
 }
+#: Brackets that round: the opener -> (the function, the closer).
+_FLOORS = {"lfloor": ("floor", "rfloor"), "lceil": ("ceiling", "rceil")}
 _OPERATORS = {"cdot": "*", "times": "*", "ast": "*", "odot": "*", "div": "/"}
 _COMPARISONS = {
     "geq": ">=",
@@ -378,6 +380,22 @@ class _Reader:
             if not re.fullmatch(r"[A-Za-z]\w*", word):
                 raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
             return [("name", self.subscript(f"{word}_hat"))]
+        if name in _FLOORS:  # \lfloor x \rfloor, \lceil x \rceil
+            inner = self.closed("\\" + name, ("\\" + _FLOORS[name][1],))
+            return [("func", _FLOORS[name][0]), ("(", "("), *inner, (")", ")")]
+        if name == "log" and self.peek() == "_":  # \log_2 x, \log_{10}(x)
+            self.take()
+            base = self.braced()
+            return [
+                ("(", "("),
+                *self.function("log"),
+                ("op", "/"),
+                ("func", "log"),
+                ("(", "("),
+                *base,
+                (")", ")"),
+                (")", ")"),
+            ]
         if name in _OPERATORS:
             return [("op", _OPERATORS[name])]
         if name in _COMPARISONS:

@@ -616,6 +616,7 @@ class _Parser:
             or "^{" in code
             or "_{" in code
             or _POSITIVE_PART.search(code)  # (x)_+, [x]_+: the positive part
+            or code.lstrip().startswith(("\\(", "\\["))  # \( ... \), \[ ... \]
         ):
             return None
         try:

@@ -147,6 +147,23 @@ CASES = [
     # a Hadamard product sign, spacing commands before a bracket
     (r"x \odot \sigma\!\left(x\right)", {}, _torch(F.silu)),
     (r"x\ \tanh(x)", {}, _numpy(lambda x: x * np.tanh(x))),
+    # logarithms to a base, floor and ceiling brackets, \( \) and \[ \] delimiters
+    (r"\log_2(1 + 2^x)", {}, _numpy(lambda x: np.log2(1 + 2**x))),
+    (r"\log_{10}\left(1 + x^2\right)", {}, _numpy(lambda x: np.log10(1 + x**2))),
+    (
+        r"\log_{b}(1 + e^{x})",
+        {"b": 3.0},
+        _numpy(lambda x: np.logaddexp(0, x) / np.log(3)),
+    ),
+    # (shifted: no jump at a point of XS, where the differences would not hold)
+    (r"x - \lfloor x + 0.25 \rfloor", {}, _numpy(lambda x: x - np.floor(x + 0.25))),
+    (
+        r"\frac{\lceil 2x + 0.5 \rceil}{2}",
+        {},
+        _numpy(lambda x: np.ceil(2 * x + 0.5) / 2),
+    ),
+    (r"\( x^2 \sigma(x) \)", {}, _numpy(lambda x: x**2 * scipy.special.expit(x))),
+    (r"\[ \frac{x}{1 + |x|} \]", {}, _numpy(lambda x: x / (1 + np.abs(x)))),
 ]
 
 
