@@ -255,7 +255,7 @@ _REWRITTEN = {
     "exp2": ("x",),
     "reciprocal": ("x",),
     "rsqrt": ("x",),
-    "logit": ("x",),
+    "logit": ("x", "eps"),  # torch.logit(x, eps): x clamped to [eps, 1 - eps] first
     "squareplus": ("x", "b"),  # jax.nn.squareplus
     "sparse_plus": ("x",),  # jax.nn.sparse_plus
     "hardshrink": ("x", "lambd"),  # F.hardshrink
@@ -315,6 +315,7 @@ def with_options(parts: tuple[str, str] | None, node: ast.Call) -> str | None:
 #: Rewritten spellings whose arguments may be given by keyword, with the library's
 #: defaults (None: required).
 KEYWORD_DEFAULTS = {
+    "logit": {"eps": ""},  # None (here ""): no clamp
     "squareplus": {"b": 4},
     "hardshrink": {"lambd": 0.5},
     "threshold": {"threshold": None, "value": None},
@@ -651,6 +652,9 @@ def _rewrite_more(name: str, args: list, call, num) -> ast.AST:
     if name == "rsqrt":
         return op(num(1), ast.Div(), call("sqrt", u))
     if name == "logit":
+        eps = args[1] if len(args) > 1 else num("")
+        if not (isinstance(eps, ast.Constant) and eps.value in ("", None)):
+            u = call("min", call("max", u, eps), op(num(1), ast.Sub(), eps))
         return op(call("log", u), ast.Sub(), call("log", op(num(1), ast.Sub(), u)))
     if name == "squareplus":
         root = call("sqrt", op(op(u, ast.Pow(), num(2)), ast.Add(), args[1]))

@@ -718,3 +718,26 @@ def test_other_reductions_and_means_in_activations_stay_refused(text, message):
             symnb.Loss(text, w=1.0)
         else:
             symnb.Activation(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "eps"),
+    [
+        ("torch.logit(x)", None),
+        ("torch.logit(x, eps=1e-3)", 1e-3),
+        ("torch.special.logit(x, 0.01)", 0.01),
+        ("x.logit(eps=1e-6)", 1e-6),
+        ("torch.logit(x, eps=None)", None),
+    ],
+)
+def test_logit_with_its_eps_matches_pytorch(text, eps):
+    """torch.logit(x, eps) clamps x to [eps, 1 - eps] first (it was refused: 'takes
+    its arguments by position only', or given by position: too many arguments)."""
+    xs = np.array([-0.5, 1e-5, 0.02, 0.3, 0.5, 0.9, 0.9995, 1.5])
+    if eps is None:
+        xs = xs[(xs > 0) & (xs < 1)]
+    ref_f, ref_df = _torch_ref(lambda t: torch.logit(t, eps=eps))(xs.copy())
+    k = symnb.Activation(text).compile(backend="numpy", dtype="float64")
+    f, df = k.forward_with_derivative(xs.copy())
+    np.testing.assert_allclose(f, ref_f, rtol=1e-12, err_msg=text)
+    np.testing.assert_allclose(df, ref_df, rtol=1e-12, atol=1e-300, err_msg=text)
