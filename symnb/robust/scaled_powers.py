@@ -5,7 +5,8 @@ split from their scale.
 from x = 1e17 in float32 and 1e145 in float64: (x/a)**b overflows where the value, about
 2 b log(x/a), is a few hundred. Where u = m x > 4 (and the exponent, the factor and m
 are positive), ``log(c + k u**p) = log(k) + p (log(x) + log(m)) + log1p((c/k) u**-p)``:
-u**-p underflows to 0 harmlessly. Integer exponents are left to ``log_of_polynomial``.
+u**-p underflows to 0 harmlessly; |x| for x likewise (``log(1 + abs(x)**1.5)`` was
+inf from |x| = 1e26 in float32). Integer exponents are left to ``log_of_polynomial``.
 
 ``split_scaled_power``: the Weibull likelihood's ``(x/l)**k`` with l = 0.5 and k = 1.5
 has f' = (k/l)(x/l)**0.5, 7.8e19 at the float32 maximum, but x/l overflowed first: f'
@@ -35,19 +36,23 @@ def _bottom_up(expr: sp.Expr, fn) -> sp.Expr:
     return fn(expr)
 
 
-def _scaled_power(e: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, sp.Expr] | None:
-    """(m, p) with e = (m*x)**p, m and p free of x, p not an integer, else None."""
+def _scaled_power(e: sp.Expr, var: sp.Symbol):
+    """(m, w, p) with e = (m*w)**p, w = x or |x|, m and p free of x, p not an
+    integer, else None."""
     if not isinstance(e, sp.Pow):
         return None
     base, p = e.args
     if var in p.free_symbols or p.is_Integer:
         return None
-    m, lin = base.as_independent(var, as_Add=False)
-    return (m, p) if lin == var else None
+    if isinstance(base, sp.Abs):  # |m x| = |m| |x|
+        m, w = base.args[0].as_independent(var, as_Add=False)
+        return (sp.Abs(m), sp.Abs(var), p) if w == var else None
+    m, w = base.as_independent(var, as_Add=False)
+    return (m, w, p) if w in (var, sp.Abs(var)) else None
 
 
 def _power_term(t: sp.Expr, var: sp.Symbol):
-    """(k, m, p) with t = k*(m*x)**p, k free of x (see :func:`_scaled_power`)."""
+    """(k, m, w, p) with t = k*(m*w)**p, k free of x (see :func:`_scaled_power`)."""
     k, rest = t.as_independent(var, as_Add=False)
     found = _scaled_power(rest, var)
     return None if found is None else (k, *found)
@@ -64,9 +69,9 @@ def _log_of_power(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     found = _power_term(t, var)
     if found is None:
         return e
-    k, m, p = found
-    u = m * var
-    log_u = sp.log(var) if m == 1 else sp.log(var) + sp.log(m)
+    k, m, w, p = found
+    u = m * w
+    log_u = sp.log(w) if m == 1 else sp.log(w) + sp.log(m)
     far = sp.log(k) + p * log_u + log1p(c / k * u ** (-p))
     cond = sp.And(u > FAR, p > 0, k > 0, m > 0)
     if cond is sp.false:
@@ -75,8 +80,8 @@ def _log_of_power(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
 
 
 def log_of_power(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
-    """``log(c + k*(m*x)**p)`` and ``log1p(k*(m*x)**p)`` (p not an integer) with the
-    power taken out where m*x > 4: see the module."""
+    """``log(c + k*(m*x)**p)`` and ``log1p(k*(m*x)**p)`` (p not an integer; |x| for
+    x too) with the power taken out where m*x > 4: see the module."""
     return _bottom_up(expr, lambda e: _log_of_power(e, var))
 
 
@@ -84,14 +89,15 @@ def _split(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     found = _scaled_power(e, var)
     if found is None:
         return e
-    m, p = found
+    m, w, p = found
     if m == 1 or m.is_nonpositive:
         return e
     if m.is_positive:
-        return var**p * m**p
-    return sp.Piecewise((var**p * m**p, m > 0), (e, True))
+        return w**p * m**p
+    return sp.Piecewise((w**p * m**p, m > 0), (e, True))
 
 
 def split_scaled_power(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
-    """``(m*x)**p`` (p not an integer, m > 0) as ``x**p * m**p``: see the module."""
+    """``(m*x)**p`` or ``(m*|x|)**p`` (p not an integer, m > 0) as ``x**p * m**p``
+    (``|x|**p * m**p``): see the module."""
     return _bottom_up(expr, lambda e: _split(e, var))

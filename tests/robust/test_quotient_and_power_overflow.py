@@ -7,7 +7,8 @@ corpus's losses of a rate).
   (rewrite ``number_factors_last``).
 - ``2*log(1 + (x/a)**b)`` in the log-logistic likelihood (b = 2.5): (x/a)**b overflowed
   from x = 1e17 in float32 (1e145 in float64), f inf where it is a few hundred. The power
-  now leaves the log where x/a > 4 (rewrite ``log_of_power``).
+  now leaves the log where x/a > 4 (rewrite ``log_of_power``); ``log(1 + abs(x)**1.5)``
+  likewise (inf from |x| = 1e26 in float32).
 - ``(x/l)**k`` in the Weibull likelihood (k = 1.5, l = 0.5): its f' (k/l)(x/l)**0.5 was
   inf at the float maximum (x/l overflowed) where it is 7.8e19 in float32, and +inf at
   -3.4e38 in C (pow(-inf, 0.5)) where it is NaN. Now x**p (1/l)**p (rewrite
@@ -38,6 +39,12 @@ CASES = (
         "-log(b/a) - (b - 1)*log(x/a) + 2*log(1 + (x/a)**b)",
         "test",
         {"a": 1.0, "b": 2.5},
+        kinks=(0.0,),
+    ),
+    Published(
+        "log_of_abs_power",
+        "log(1 + abs(x)**1.5)",
+        "test",
         kinks=(0.0,),
     ),
     Published(
