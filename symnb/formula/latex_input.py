@@ -13,6 +13,7 @@ is the otherwise). A command without a reading raises :class:`LatexProblem` nami
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 
 from symnb.formula import spellings
 from symnb.formula.functions import ALLOWED_FUNCTIONS
@@ -173,9 +174,10 @@ def _known_function(word: str) -> bool:
 
 
 class _Reader:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, declared: Container[str] = ()) -> None:
         self.tokens = _TOKEN.findall(text)
         self.i = 0
+        self.declared = declared
 
     def peek(self, k: int = 0) -> str | None:
         j = self.i + k
@@ -408,8 +410,16 @@ class _Reader:
         if name in _FUNCTIONS:
             return self.function(_FUNCTIONS[name])
         if name in _GREEK or name == "sigma" or name == "phi":
-            return [("name", self.subscript(_GREEK.get(name, name)))]
+            return [("name", self.subscript(self.greek(name)))]
         raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
+
+    def greek(self, name: str) -> str:
+        """The constant name a Greek letter reads as: ``\\varepsilon`` as epsilon,
+        unless the formula declares varepsilon (and no epsilon) as its constant."""
+        plain = _GREEK.get(name, name)
+        if plain != name and name in self.declared and plain not in self.declared:
+            return name
+        return plain
 
     def indicator(self) -> list[tuple[str, str]]:
         """``\\mathbb{1}_{x > 0}``, ``\\mathbf{1}[x > 0]``, ``\\mathbb{1}\\{x > 0\\}``:
@@ -614,9 +624,11 @@ def _right_side(body: str) -> str:
     return body[cut:] if cut is not None else body
 
 
-def translate(text: str) -> str:
+def translate(text: str, declared: Container[str] = ()) -> str:
     """The formula text of LaTeX ``text`` (``$...$`` and a leading ``f(x) =`` are
-    dropped; a trailing '.' or ',' of a sentence too). Raises :class:`LatexProblem`."""
+    dropped; a trailing '.' or ',' of a sentence too). ``declared``: the constant
+    names the formula declares (``\\varepsilon`` reads as a declared varepsilon).
+    Raises :class:`LatexProblem`."""
     body = text.strip().strip("$").strip()
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
     body = re.sub(r"[.,;]\s*$", "", body)
@@ -626,7 +638,7 @@ def translate(text: str) -> str:
     body = _ARRAY_CLOSE.sub(r"\\end{cases}", body)
     body = _right_side(body)
     body = _BATCH_MEAN.sub("", body)
-    reader = _Reader(body)
+    reader = _Reader(body, declared)
     try:
         items = reader.items(frozenset())
     except IndexError:  # a construct cut off at the end of the text

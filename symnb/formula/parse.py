@@ -578,7 +578,7 @@ class _Parser:
         """Read a formula with absolute values typed as bars (``x/(1 + |x|)``) as
         LaTeX reads it (symnb.formula.unicode_math); errors quote the formula read."""
         try:
-            translated = latex_input.translate(text)
+            translated = latex_input.translate(text, self.constants)
         except RecursionError:
             raise self.error("formula is nested too deeply") from None
         except latex_input.LatexProblem as problem:
@@ -620,7 +620,7 @@ class _Parser:
         ):
             return None
         try:
-            return latex_input.translate(code)
+            return latex_input.translate(code, self.constants)
         except RecursionError:
             raise self.error(
                 "formula is nested too deeply", suggestion="simplify it"

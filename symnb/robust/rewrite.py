@@ -34,6 +34,7 @@ from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
+from symnb.robust.scaled_powers import log_of_power, split_scaled_power
 from symnb.robust.scaled_variable import scale_by_constant
 from symnb.robust.widen import widen_trig
 
@@ -448,6 +449,71 @@ def constant_factors_last(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     With a = 2 it met the rule; moved to 2e10 by training, ``a*x`` overflowed float32
     from |x| = 1.7e28 (f = inf where it is 2e10)."""
     return _bottom_up(expr, lambda e: _constants_last(e, var))
+
+
+def _number_last(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Mul):
+        return e
+    coeff, rest = e.as_coeff_Mul()
+    if not isinstance(coeff, (sp.Integer, sp.Float)) or abs(coeff) <= 1:
+        return e
+    # only a quotient by a function of x can bring the product back down
+    if not any(
+        isinstance(f, sp.Pow) and f.exp.is_negative and var in f.base.free_symbols
+        for f in sp.Mul.make_args(rest)
+    ):
+        return e
+    return sp.UnevaluatedExpr(rest) * coeff
+
+
+def number_factors_last(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """A number above 1 multiplies a quotient by a function of x after the quotient:
+    ``2*(y - x)/x`` as ``((y - x)/x)*2``. Printed first, 2 doubled ``y - x`` and
+    overflowed at the float maximum where the quotient is -1: the gamma deviance
+    ``2*(-log(y/x) + (y - x)/x)`` was -inf at 3.4e38 in float32 (1.8e308 in float64)
+    where it is 174 (1416)."""
+    return _bottom_up(expr, lambda e: _number_last(e, var))
+
+
+def _numbers_with_variable(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Add):
+        return e
+    numbers = [a for a in e.args if a.is_number]
+    with_var = [a for a in e.args if var in a.free_symbols]
+    consts = [a for a in e.args if not a.is_number and var not in a.free_symbols]
+    if not numbers or not with_var or not consts:
+        return e
+    return sp.UnevaluatedExpr(sp.Add(*with_var, *numbers)) + sp.Add(*consts)
+
+
+def sum_numbers_with_variable(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """The terms with x and the numbers of a sum are added before its named constants:
+    ``1 - x + eps`` as ``(1 - x) + eps``. In SymPy's order ``(eps - x) + 1``, a small
+    eps was lost to the rounding of eps - x: the clipped log-loss
+    ``-(y*log(x + eps) + (1 - y)*log(1 - x + eps))`` with eps = 1e-12 was inf at
+    x = 1 in float32 (log(0)) where it is 8.29, and its f' was inf in float64."""
+    return _bottom_up(expr, lambda e: _numbers_with_variable(e, var))
+
+
+def _collect_linear(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, sp.Add):
+        return e
+    slopes, rest = [], []
+    for a in e.args:
+        c, v = a.as_independent(var, as_Add=False)
+        (slopes.append(c) if v == var else rest.append(a))
+    if len(slopes) < 2:
+        return e
+    return var * sp.Add(*slopes) + sp.Add(*rest)
+
+
+def collect_linear_terms(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """The multiples of x in a sum are added as one, ``x + y - x*y + s`` as
+    ``x*(1 - y) + y + s``: summed one by one they cancel at large |x|, where the
+    rounding of ``x + y`` is all that is left. The soft Jaccard loss
+    ``1 - (x*y + s)/(x + y - x*y + s)`` at target y = 1 has f' = -1/(1 + s) at every
+    x, and was -inf from x = -1e19 in float32 (the denominator rounded to 0)."""
+    return _bottom_up(expr, lambda e: _collect_linear(e, var))
 
 
 def group_constant_factors(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
@@ -1172,6 +1238,14 @@ EXACT_REWRITES = (
         log_of_polynomial,
     ),
     (
+        "log_of_power",
+        (
+            "the log of a constant plus a power x^p (p not an integer) takes p log(x) "
+            "out where x is large, so x^p does not overflow where the value is finite"
+        ),
+        log_of_power,
+    ),
+    (
         "rational_terms",
         (
             "a quotient of polynomials inside a larger expression is divided by the "
@@ -1230,6 +1304,38 @@ EXACT_REWRITES = (
             "constant does not overflow a product that the other factors keep bounded"
         ),
         constant_factors_last,
+    ),
+    (
+        "split_scaled_power",
+        (
+            "a power of a scaled x, (x/l)^p, is computed as x^p (1/l)^p, so x/l "
+            "does not overflow where the power is finite"
+        ),
+        split_scaled_power,
+    ),
+    (
+        "collect_linear_terms",
+        (
+            "the multiples of x in a sum are added as one (x*(1 - y) for x - x*y), "
+            "so they do not cancel each other only after rounding"
+        ),
+        collect_linear_terms,
+    ),
+    (
+        "sum_numbers_with_variable",
+        (
+            "the terms with x and the numbers of a sum are added before its named "
+            "constants, so a small constant is not lost in the rounding of x"
+        ),
+        sum_numbers_with_variable,
+    ),
+    (
+        "number_factors_last",
+        (
+            "a number above 1 multiplies a quotient by a function of x last, so it "
+            "does not overflow the numerator that the division brings back down"
+        ),
+        number_factors_last,
     ),
     (
         "root_of_squares_as_hypot",
@@ -1291,6 +1397,7 @@ __all__ = [
     "EXACT_REWRITES",
     "WITHIN_RULE_ONLY",
     "collect_exponentials",
+    "collect_linear_terms",
     "constant_factors_last",
     "distribute_exponentials",
     "divide_by_constant_stepwise",
@@ -1305,7 +1412,9 @@ __all__ = [
     "log_forms",
     "log_of",
     "log_of_polynomial",
+    "log_of_power",
     "multiply_stepwise",
+    "number_factors_last",
     "power_over_variable",
     "rational_terms",
     "root_cancellation",
@@ -1315,7 +1424,9 @@ __all__ = [
     "scale_out_of_range_literals",
     "scaled_linear_in_log",
     "single_exponential",
+    "split_scaled_power",
     "square_in_root",
     "steps_to_branches",
+    "sum_numbers_with_variable",
     "tanh_square_as_sech",
 ]
