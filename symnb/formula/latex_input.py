@@ -90,6 +90,9 @@ _GREEK = {
     "Theta": "Theta",
     "Omega": "Omega",
 }
+#: Other names a Greek letter's constant may be declared by, tried in order where its
+#: own reading is not declared: ``lambda`` is a Python keyword, so ``lambda_`` or ``lam``.
+_ALIASES = {"lambda": ("lambda_", "lam", "lmbda")}
 #: Commands that are functions, by their formula name.
 _FUNCTIONS = {
     "exp": "exp",
@@ -419,6 +422,10 @@ class _Reader:
         plain = _GREEK.get(name, name)
         if plain != name and name in self.declared and plain not in self.declared:
             return name
+        if plain not in self.declared:  # \lambda for lambda_ (lambda is a keyword)
+            for alias in _ALIASES.get(name, ()):
+                if alias in self.declared:
+                    return alias
         return plain
 
     def indicator(self) -> list[tuple[str, str]]:

@@ -42,3 +42,22 @@ def test_declared_epsilon_wins_over_varepsilon():
 def test_varphi_and_vartheta_read_as_declared_names():
     act = symnb.Activation(r"\varphi x + \vartheta", varphi=2.0, vartheta=0.5)
     assert _value(act, 3.0) == pytest.approx(6.5, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["lambda_", "lam", "lmbda"])
+def test_lambda_reads_as_its_declared_spelling(name):
+    """lambda is a Python keyword, so SELU's scale is declared lambda_ (or lam); the
+    paper's \\lambda read as lambd and was refused: 'unknown symbol lambd'."""
+    text = (
+        r"\lambda \begin{cases} x & x > 0 \\ \alpha e^x - \alpha & x \le 0 \end{cases}"
+    )
+    act = symnb.Activation(text, alpha=1.6732632423543772, **{name: 1.0507009873554805})
+    for x in (-2.0, 0.5):
+        want = 1.0507009873554805 * (x if x > 0 else 1.6732632423543772 * math.expm1(x))
+        assert _value(act, x) == pytest.approx(want, rel=1e-13)
+
+
+def test_declared_lambd_wins_over_the_aliases():
+    with pytest.warns(UserWarning, match="lambda_"):  # declared, unused
+        act = symnb.Activation(r"\lambda x", lambd=2.0, lambda_=5.0)
+    assert _value(act, 1.5) == pytest.approx(3.0, rel=1e-12)
