@@ -27,11 +27,12 @@ import ast
 import builtins
 import difflib
 import inspect
+import itertools
 import keyword
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import sympy as sp
@@ -681,7 +682,7 @@ class _Parser:
         mathematics (``ln x``, ``sin 2``): (line, column, name, argument)."""
         for li, line in enumerate(self.lines):
             tokens = [m for m in _TOKEN.finditer(line) if m.lastgroup != "space"]
-            for fn, arg in zip(tokens, tokens[1:]):
+            for fn, arg in itertools.pairwise(tokens):
                 if (
                     fn.lastgroup == "name"
                     and fn.group() in self.functions
@@ -2177,7 +2178,7 @@ def _allowed_classes() -> tuple[type, ...]:
         for args in ((u,), (u, a, b), (u > 0, a, b)):
             try:
                 out = fn(*args)
-            except Exception:  # noqa: BLE001 - not this many arguments
+            except Exception:  # noqa: BLE001, S112 - not this many arguments
                 continue
             parts = sp.preorder_traversal(out)
             found.update(type(n) for n in parts if isinstance(n, sp.Function))

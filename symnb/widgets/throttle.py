@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-
 #: Longest interval or delay accepted, in seconds (an hour).
 MAX_SECONDS = 3600.0
 
