@@ -1793,6 +1793,15 @@ class _Parser:
         if pasted is not None:
             processed, code_inputs = pasted.text, pasted.inputs
         self.code_names = spellings.loss_inputs(code_inputs, self.variables)
+        if len(code_inputs) == 1 and tuple(self.variables) == ("y_pred", "y_true"):
+            # its one parameter was an "unknown symbol" (did you mean 'pi'?)
+            raise self.error(
+                f"the pasted loss function takes one input ({code_inputs[0]}); a "
+                "loss takes two, the prediction and the target",
+                suggestion=f"write it as def loss(y_pred, y_true): return ..., or "
+                f"give {code_inputs[0]} a partner: def loss({code_inputs[0]}, "
+                "target): ...",
+            )
         self.processed_lines = processed.split("\n")
         self.processed_text = processed
         tree = self.ast_parse(processed)

@@ -1,11 +1,12 @@
-"""Python keywords typed as names, and pasted functions without an input (a
-hostile-input probe, 2026-12-06).
+"""Python keywords typed as names, and pasted functions without an input or with
+too few (a hostile-input probe, 2026-12-06).
 
 ``symnb.Activation("x*c", **{"lambda": 1.0})`` said "constant name 'lambda' is not a
 valid name; use letters, digits and '_', starting with a letter" (it is letters);
 ``Activation("lambda*x")`` said "syntax error: invalid syntax; the formula ends too
 early"; ``def f(): return 1``, ``def f(*x)``, a ``forward(self)`` and ``async def``
-were read as formula text: "syntax error: invalid syntax" at column 1.
+were read as formula text: "syntax error: invalid syntax" at column 1; a pasted loss
+``def l(p): return p**2`` was "unknown symbol 'p' (did you mean 'pi'?)".
 """
 
 from __future__ import annotations
@@ -64,3 +65,19 @@ def test_an_async_function_is_read_as_a_function():
     act = symnb.Activation("async def f(x, k=2.0):\n    return k*x*x")
     got = act.compile("numpy", dtype="float64").forward(XS)
     np.testing.assert_allclose(got, 2.0 * XS * XS, rtol=1e-15)
+
+
+@pytest.mark.parametrize("text", ["def l(p):\n    return p**2", "lambda p: p**2"])
+def test_a_pasted_loss_with_one_input_says_a_loss_takes_two(text):
+    """It was "unknown symbol 'p' (did you mean 'pi'?)"."""
+    with pytest.raises(FormulaError) as info:
+        symnb.Loss(text)
+    assert "takes one input (p); a loss takes two" in info.value.message
+    assert "pi" not in info.value.message
+
+
+def test_a_pasted_loss_with_two_inputs_still_reads():
+    loss = symnb.Loss("def l(p, t):\n    return (p - t)**2")
+    pred, target = np.array([0.25, 2.0, -1.0]), np.array([1.0, 0.5, -1.0])
+    got = loss.compile("numpy", dtype="float64").value(pred, target)
+    np.testing.assert_allclose(got, np.mean((pred - target) ** 2), rtol=1e-15)
