@@ -96,6 +96,14 @@ class tanh_softplus(sp.Function):
     nargs = 1
 
 
+class positive_root(sp.Function):
+    """sqrt(u) with +0 at u = -0.0, for a root that divides: C's sqrt(-0.0) is -0.0,
+    so 1/sqrt(x) and sqrt's f' 0.5/sqrt(x) were -inf at x = -0.0 where NumPy's
+    power (IEEE pow(-0, -1/2)) gives +inf. Printing only."""
+
+    nargs = 1
+
+
 class sigmoid_mul(sp.Function):
     """sigmoid(u) as a factor of a product with a variable co-factor (``x*sigmoid(x)``).
 
@@ -276,6 +284,8 @@ class KernelPrinter(ProductsAsKernels, C99CodePrinter):
         if e.is_Rational and e.q == 2:
             n = int(e.p)
             s = f"sqrt{suffix}({self._print(base)})"
+            if n < 0:  # a root divided by: +0, as in pow (see positive_root)
+                s = self._print_positive_root(positive_root(base))
             if n == 1:
                 return s
             if n <= -3 and -n <= 2 * MAX_EXPANDED_POWER + 1:
@@ -343,6 +353,13 @@ class KernelPrinter(ProductsAsKernels, C99CodePrinter):
             return f"(-{text})" if coeff.p < 0 else text
         if any(_is_reciprocal_root_power(a) for a in expr.args):
             return self._product_in_order(expr)
+        if any(_is_reciprocal_root(a) for a in expr.args):
+            # C's Mul printer moves b**(-1/2) below the line as sqrt(b)
+            args = [
+                1 / positive_root(a.base) if _is_reciprocal_root(a) else a
+                for a in expr.args
+            ]
+            expr = sp.Mul(*args, evaluate=False)
         text = self._product_as_kernels(expr)
         if text is not None:
             return text
@@ -362,7 +379,10 @@ class KernelPrinter(ProductsAsKernels, C99CodePrinter):
         shrinks as pow(b, -1.5) does, where 1/(sqrt(b)*b) overflowed its denominator
         first (x*(2c^2 + x^2)/(x^2 + c^2)**1.5 with c = 1e12 was inf/inf = NaN for
         |x| in 1e13..1.8e19 in float32; NumPy's power was finite there)."""
-        steps = "/".join([self.literal(1)] + [b] * m + [root])
+        # fabs(b): the root is NaN for b < 0 anyway; at b = -0.0 the steps were
+        # 1/-0.0 = -inf where pow(-0, -m - 1/2) is +inf
+        fabs_b = f"fabs{self._get_func_suffix(real)}({b})"
+        steps = "/".join([self.literal(1)] + [fabs_b] * m + [root])
         return f"({steps})"
 
     def _product_in_order(self, expr: sp.Expr) -> str:
@@ -381,6 +401,10 @@ class KernelPrinter(ProductsAsKernels, C99CodePrinter):
         if coeff != 1:
             factors.insert(0, self.parenthesize(coeff, PRECEDENCE["Mul"]))
         return "*".join(factors)
+
+    def _print_positive_root(self, expr: sp.Expr) -> str:
+        suffix = self._get_func_suffix(real)
+        return f"fabs{suffix}(sqrt{suffix}({self._print(expr.args[0])}))"
 
     def _print_softplus(self, expr: sp.Expr) -> str:
         return f"symnb_softplus({self._print(expr.args[0])})"
@@ -978,6 +1002,11 @@ def _inline_reciprocals(assignments: list, results: list) -> tuple[list, list]:
     if not subs:
         return assignments, results
     return kept, [r.xreplace(subs) for r in results]
+
+
+def _is_reciprocal_root(e: sp.Basic) -> bool:
+    """e is b**(-1/2)."""
+    return isinstance(e, sp.Pow) and e.exp == sp.Rational(-1, 2)
 
 
 def _is_reciprocal_root_power(e: sp.Basic) -> bool:

@@ -1795,6 +1795,15 @@ class _Parser:
         if pasted is not None:
             processed, code_inputs = pasted.text, pasted.inputs
         self.code_names = spellings.loss_inputs(code_inputs, self.variables)
+        if len(code_inputs) == 1 and tuple(self.variables) == ("y_pred", "y_true"):
+            # its one parameter was an "unknown symbol" (did you mean 'pi'?)
+            raise self.error(
+                f"the pasted loss function takes one input ({code_inputs[0]}); a "
+                "loss takes two, the prediction and the target",
+                suggestion=f"write it as def loss(y_pred, y_true): return ..., or "
+                f"give {code_inputs[0]} a partner: def loss({code_inputs[0]}, "
+                "target): ...",
+            )
         self.processed_lines = processed.split("\n")
         self.processed_text = processed
         tree = self.ast_parse(processed)
@@ -1890,6 +1899,9 @@ class _Parser:
         statement = self.statement_error()
         if statement is not None:
             raise statement
+        named = self.keyword_as_name()
+        if named is not None:
+            raise named
         bare = self.call_without_brackets()
         if bare is not None:
             bline, bcol, fn, arg = bare
@@ -1922,6 +1934,41 @@ class _Parser:
         if "'(' was never closed" not in msg and exc.offset == 0 and not hint:
             hint = "the formula ends too early"
         raise self.error(f"syntax error: {msg}", line, col, hint)
+
+    def keyword_as_name(self) -> FormulaError | None:
+        """A Python keyword typed where a value goes (``lambda*x``, ``x*in``): Python
+        stops there with "invalid syntax" (the hint said the formula ends too early)."""
+        import io
+        import tokenize
+
+        try:
+            tokens = [
+                t
+                for t in tokenize.generate_tokens(io.StringIO(self.text).readline)
+                if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)
+                and t.type != tokenize.ENDMARKER
+            ]
+        except (tokenize.TokenError, SyntaxError, ValueError):
+            return None
+        edge = {"+", "-", "*", "/", "**", "(", ")", ",", "^"}
+        for i, tok in enumerate(tokens):
+            if tok.type != tokenize.NAME or not keyword.iskeyword(tok.string):
+                continue
+            if tok.string in ("and", "or", "not", "if", "else", "True", "False"):
+                continue  # meaningful in conditions; their errors come elsewhere
+            before = tokens[i - 1].string if i else "("
+            after = tokens[i + 1].string if i + 1 < len(tokens) else ")"
+            if before in edge and after in edge:
+                line, col = self.position(tok.start[0], tok.start[1])
+                return self.error(
+                    f"{tok.string!r} is a Python keyword and cannot be a name in a "
+                    "formula",
+                    line,
+                    col,
+                    f"rename it, e.g. {tok.string}_, in the formula and where its "
+                    f"value is given ({tok.string}_=1.0)",
+                )
+        return None
 
     def statement_error(self) -> FormulaError | None:
         """``f(x) = ...``, ``y = ...`` or a ``;``: a formula is one expression."""
@@ -2512,6 +2559,15 @@ def _names(
     for name in result:
         if not isinstance(name, str):
             raise FormulaError(f"{kind} name {name!r} is not a string", text)
+        if keyword.iskeyword(name):  # was "use letters, digits and '_'": it does
+            raise FormulaError(
+                f"{kind} name {name!r} is a Python keyword, which a formula cannot "
+                "use as a name",
+                text,
+                None,
+                None,
+                f"rename it, e.g. {name}_ ({name}_=1.0, and {name}_ in the formula)",
+            )
         if not is_formula_name(name):
             raise FormulaError(
                 f"{kind} name {name!r} is not a valid name",

@@ -24,7 +24,8 @@ from symnb.formula.spellings import attribute_of
 
 #: Texts that may be Python code rather than a formula (a cheap test before parsing).
 _CODE_START = re.compile(
-    r"\s*(?:#[^\n]*\n\s*)*(?:def\b|class\b|@|lambda\b|return\b|\w+\s*=\s*lambda\b)"
+    r"\s*(?:#[^\n]*\n\s*)*"
+    r"(?:(?:async\s+)?def\b|class\b|@|lambda\b|return\b|\w+\s*=\s*lambda\b)"
 )
 
 
@@ -154,7 +155,22 @@ def _function_parts(node: ast.stmt) -> tuple[ast.expr, tuple[str, ...], bool] | 
     returned = single_return(node)
     params, defaults = parameter_defaults(node.args)
     inputs = tuple(p for p in params if p not in defaults)
-    return (returned, inputs, is_inlined(node, returned)) if inputs else None
+    if not inputs:  # was read as formula text: "syntax error: invalid syntax"
+        first = [a.arg for a in (*node.args.posonlyargs, *node.args.args)][:1]
+        receiver = "self, " if first and first[0] in _RECEIVERS else ""
+        raise CodeProblem(
+            f"function {node.name} has no input: a formula's function takes its "
+            f"input as a parameter without a default (def {node.name}({receiver}x): "
+            "return ...)"
+            + ("; *args and **kwargs are not inputs" if _starred(node.args) else ""),
+            node.lineno,
+            node.col_offset,
+        )
+    return returned, inputs, is_inlined(node, returned)
+
+
+def _starred(args: ast.arguments) -> bool:
+    return args.vararg is not None or args.kwarg is not None
 
 
 def single_return(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.expr:

@@ -61,6 +61,13 @@ _GREEK_VARIANTS = {
 _ROOTS = {"\u221a": "sqrt", "\u221b": "cbrt"}
 _OPERAND = re.compile(r"\s*([A-Za-z0-9.]+|\\[A-Za-z]+)")
 _COMMENT = re.compile(r"#[^\n]*")
+#: A typed name of two or more characters (``beta2``, ``x1``, ``tanh``): LaTeX reads
+#: letters side by side as a product (``beta2`` as b*e*t*a*2), so it goes to the
+#: reader as ``\operatorname{beta2}``, one name.
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A name that is not called (``beta`` in ``beta*x``, not ``sigmoid`` in ``sigmoid(``).
+_SYMBOL = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b(?!\s*\()")
 #: An absolute value typed with bars, ``|x|``, ``|x - 1|`` (not ``a | b``, a
 #: condition's or: no comparison inside).
 _BARS = re.compile(r"\|[^|<>=!&\n]+\|")
@@ -108,9 +115,25 @@ def ascii_formula(text: str) -> str | None:
     if latex is None:
         return None
     try:
-        return translate(latex)
+        retyped = translate(latex)
     except (LatexProblem, RecursionError):
         return None
+    return retyped if _names_kept(text, retyped) else None
+
+
+def _names_kept(text: str, retyped: str) -> bool:
+    """Whether every name of ``retyped`` was typed in ``text`` (or stands for one of
+    its symbols: a Greek letter's name, a function): a retyping that splits a name
+    (``beta2`` into b*e*t*a*2) or makes one up is no retyping of the formula.
+    Called names (``ndtr(`` for Φ) are the parser's to judge."""
+    from symnb.formula.latex_input import _GREEK
+
+    code = _COMMENT.sub("", text)
+    typed = set(_IDENTIFIER.findall(code))
+    typed |= {g.lstrip("\\") for g in map(_greek, code) if g}
+    typed |= {_SUPERSCRIPTS.get(ch, "") for ch in code}  # e^x typed as eˣ
+    known = typed | set(_GREEK.values()) | {"pi", "E"}
+    return set(_SYMBOL.findall(retyped)) <= known
 
 
 def to_latex(text: str) -> str | None:
@@ -155,6 +178,12 @@ def to_latex(text: str) -> str | None:
             out.append(_SYMBOLS[ch])
         elif not ch.isascii() and unicodedata.category(ch) == "Zs":
             out.append(" ")  # a no-break or thin space
+        elif (name := _NAME.match(code, i)) and not (
+            i and (code[i - 1] in "\\_" or code[i - 1].isalnum())
+        ):
+            out.append(r"\operatorname{" + name.group() + "}")
+            i = name.end()
+            continue
         else:
             out.append(ch)
         i += 1

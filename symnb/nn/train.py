@@ -118,6 +118,19 @@ class History:
                 f"no metric {key!r} in this History; it has {', '.join(self.history)}"
             ) from None
 
+    def __getattr__(self, name: str) -> Any:
+        # only for names that are no attribute: h.loss said "'History' object has no
+        # attribute 'loss'" with nothing on how a metric is read
+        metrics = self.__dict__.get("history", {})
+        if name.startswith("_") or name not in metrics:
+            raise AttributeError(
+                f"'History' object has no attribute {name!r}"
+            ) from None
+        raise AttributeError(
+            f"'History' object has no attribute {name!r}; read the metric as "
+            f"history[{name!r}] (a list, one value per epoch)"
+        )
+
     def __contains__(self, key: object) -> bool:
         return key in self.history
 

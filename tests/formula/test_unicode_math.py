@@ -33,6 +33,11 @@ COPIED = [
     ("α·(e^x − 1)", {"alpha": 1.2}, lambda x: 1.2 * np.expm1(x)),
     ("λ·x·e^(−x²)", {"lambd": 2.0}, lambda x: 2.0 * x * np.exp(-(x**2))),
     ("x³ ÷ (1 + x²)", {}, lambda x: x**3 / (1 + x**2)),
+    # names of several characters stay names (beta2 was retyped b*e*t*a*2: LaTeX
+    # reads letters side by side as a product)
+    ("beta2·x − x", {"beta2": 1.5}, lambda x: 1.5 * x - x),
+    ("c_1·tanh(x) − x", {"c_1": 0.5}, lambda x: 0.5 * np.tanh(x) - x),
+    ("softplus(x) − log(2)", {}, lambda x: np.logaddexp(0, x) - np.log(2)),
 ]
 
 
@@ -84,3 +89,17 @@ def test_a_character_with_no_reading_gets_no_retyping():
     with pytest.raises(FormulaError) as info:
         symnb.Activation("x\U0001f642")
     assert "whole formula" not in (info.value.suggestion or "")
+
+
+def test_a_data_formula_keeps_its_input_names():
+    """x1, x2 of a Playground data formula were retyped as x*1, x*2."""
+    from symnb.widgets.data_source import DataSource
+
+    with pytest.raises(FormulaError) as info:
+        DataSource.from_formula("x2 > \u2212x1")
+    retyped = info.value.suggestion.split("the whole formula in ASCII: ", 1)[1]
+    assert DataSource.from_formula(retyped).problem == "classification"
+    act = symnb.Activation("x + " + retyped.replace(">", "-"), x1=0.5, x2=1.0)
+    # x + x2 - (-x1): both names read as the constants they are
+    got = act.compile("numpy", dtype="float64").forward(XS)
+    np.testing.assert_allclose(got, XS + 1.5, rtol=1e-15)

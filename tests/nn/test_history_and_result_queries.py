@@ -95,3 +95,13 @@ def test_a_history_without_epochs_says_why_a_metric_is_missing(diverge) -> None:
     message = str(info.value)
     assert "no metric 'loss'" in message and "no epoch completed" in message
     assert ("NaN or infinite" if diverge else "0 epochs") in message
+
+
+def test_a_metric_read_as_an_attribute_names_the_way_to_read_it(history) -> None:
+    """``history.loss`` was Python's bare "'History' object has no attribute 'loss'"."""
+    with pytest.raises(AttributeError, match=r"history\['loss'\]"):
+        history.loss  # noqa: B018
+    assert history["loss"] == history.history["loss"]
+    assert len(history["loss"]) == 4  # one value per epoch
+    with pytest.raises(AttributeError, match="no attribute 'nope'$"):
+        history.nope  # noqa: B018
