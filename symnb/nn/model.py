@@ -30,7 +30,13 @@ from typing import Any
 import numpy as np
 
 from symnb.backends.select import check_device, check_dtype
-from symnb.checks import check_flag, check_no_booleans, check_no_nul, check_seed
+from symnb.checks import (
+    check_flag,
+    check_no_booleans,
+    check_no_nul,
+    check_seed,
+    warn_caller,
+)
 from symnb.datasets import rng_from_seed
 from symnb.memory import check_fits
 
@@ -83,6 +89,22 @@ def _to_host(array: Any) -> np.ndarray:
 
 #: Inference runs in blocks of rows whose layer buffers hold about this many bytes.
 _INFER_BYTES = 1 << 26
+
+
+def _warn_flushed(Xh: np.ndarray, Xd: np.ndarray, what: str, dtype: np.dtype) -> None:
+    """Warn (at the caller's line) where a nonzero value of X became 0 in the
+    network's dtype: float64 data below float32's smallest magnitude (1e-310 in a
+    float32 MLP) was silently zero, where a value too large is refused."""
+    flushed = (Xd == 0) & (Xh != 0)
+    count = int(np.count_nonzero(flushed))
+    if count:
+        r, c = (int(v) for v in np.argwhere(flushed)[0])
+        warn_caller(
+            f"{what}: {count} nonzero value(s) of X became 0 in the network's "
+            f"{dtype.name} (smallest magnitude {float(np.finfo(dtype).smallest_subnormal):.3g}),"
+            f" e.g. X[{r}, {c}] = {Xh[r, c].item()!r}; scale the data (e.g. "
+            "standardise each column) or build the network with dtype='float64'"
+        )
 
 
 def _refuse_masked(array: Any, name: str, what: str) -> None:
@@ -1008,6 +1030,8 @@ class MLP:
                 f"{what}: X contains NaN or infinity at row {r}, column {c}; "
                 "clean or impute the data first"
             )
+        if not on_device and Xh.dtype.kind == "f" and Xh.dtype != self.dtype:
+            _warn_flushed(Xh, Xd, what, self.dtype)
         return Xd, n
 
     # ------------------------------------------------ forward/backward
