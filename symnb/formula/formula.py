@@ -126,7 +126,9 @@ def _check_constant_value(name: str, value: Any) -> float:
         # derivatve='1 - tanh(x)**2' was refused as a constant with the hint to
         # pass derivatve=1.0, not pointed at the option it misspells
         option = difflib.get_close_matches(name, _OPTIONS, n=1, cutoff=0.7)
-        if option:
+        if name in _FOREIGN_OPTIONS:
+            hint = f"{_FOREIGN_OPTIONS[name]}; drop {name}= (or {hint}, as a constant)"
+        elif option:
             hint = (
                 f"did you mean the option {option[0]}=? Other keyword arguments "
                 f"are constants of the formula; or {hint}"
@@ -141,6 +143,17 @@ def _check_constant_value(name: str, value: Any) -> float:
 
 #: keyword options of Activation and Loss (every other keyword names a constant)
 _OPTIONS = ("name", "derivative", "surrogate", "replace")
+
+#: PyTorch's options of losses and layers, passed along as if symnb had them
+_FOREIGN_OPTIONS = {
+    "reduction": "symnb's losses are the mean over the batch (PyTorch's "
+    "reduction='mean'): a summed loss is that mean times the batch size",
+    "size_average": "symnb's losses are the mean over the batch (PyTorch's "
+    "size_average=True)",
+    "reduce": "symnb's losses are the mean over the batch (PyTorch's reduce=True)",
+    "inplace": "a formula has no in-place form (PyTorch's inplace=True only saves "
+    "memory)",
+}
 
 
 # ---------------------------------------------------------------- surrogate gradients

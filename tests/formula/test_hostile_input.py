@@ -351,3 +351,20 @@ def test_close_suggestions_stay():
         symnb.Activation("sigmod(x)")
     with pytest.raises(FormulaError, match="did you mean 'sigmoid'"):
         symnb.Activation(sp.Function("sigmod")(x))
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("reduction", "sum", "mean over the batch"),
+        ("size_average", True, "mean over the batch"),
+        ("reduce", False, "mean over the batch"),
+        ("inplace", True, "no in-place form"),
+    ],
+)
+def test_pytorch_options_are_named_as_such(option, value, words):
+    """PyTorch's loss and layer options passed along were 'constant ... must be a
+    finite real number' with the hint to pass reduction=1.0."""
+    with pytest.raises(symnb.FormulaError, match=f"{option!r} must be") as info:
+        symnb.Loss("(y_pred - y_true)**2", **{option: value})
+    assert words in str(info.value) and f"drop {option}=" in str(info.value)
