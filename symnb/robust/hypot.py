@@ -83,7 +83,7 @@ def _as_hypot(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
 def root_of_squares_as_hypot(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """``sqrt(u**2 + v**2)`` (a term may be a positive number or ``c*u**2``) and its
     reciprocal as ``hypot(u, v)`` (see the module's docstring)."""
-    from symnb.robust.rewrite import _bottom_up
+    from symnb.robust.traversal import bottom_up as _bottom_up
 
     return _bottom_up(expr, lambda e: _as_hypot(e, var))
 

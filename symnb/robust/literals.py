@@ -143,7 +143,7 @@ def scale_out_of_range_literals(
     not underflow to 0 before the scaling where ``c*x*exp(u)`` is a normal number
     (float64's f' above at x = 3e-149: -1e62, not 1). 1000 suits float64 only (exp of
     693 is inf in float32, and times x = 0 NaN): the engine measures both variants."""
-    from symnb.robust.rewrite import _bottom_up
+    from symnb.robust.traversal import bottom_up as _bottom_up
 
     out = _bottom_up(expr, lambda e: _scale_literal(e, var))
     if into_exp:

@@ -36,6 +36,7 @@ from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
 from symnb.robust.scaled_powers import log_of_power, split_scaled_power
 from symnb.robust.scaled_variable import scale_by_constant
+from symnb.robust.traversal import bottom_up as _bottom_up
 from symnb.robust.widen import widen_trig
 
 # ------------------------------------------------------------------ helpers
@@ -101,19 +102,6 @@ def log_of(f: sp.Expr) -> sp.Expr | None:
 
 
 # ------------------------------------------------------------------ the rewrites
-
-
-def _bottom_up(expr: sp.Expr, fn, conditions: bool = True) -> sp.Expr:
-    if not isinstance(expr, sp.Basic) or not expr.args:
-        return expr
-    if not conditions and isinstance(
-        expr, (sp.core.relational.Relational, sp.Or, sp.And)
-    ):
-        return expr  # a branch condition keeps its own arithmetic
-    args = [_bottom_up(a, fn, conditions) for a in expr.args]
-    if any(n is not o for n, o in zip(args, expr.args)):
-        expr = expr.func(*args)
-    return fn(expr)
 
 
 def _step_as_piecewise(e: sp.Expr) -> sp.Expr:

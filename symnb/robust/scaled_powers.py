@@ -22,18 +22,10 @@ from __future__ import annotations
 import sympy as sp
 
 from symnb.formula.functions import log1p
+from symnb.robust.traversal import bottom_up as _bottom_up
 
 #: u = m x above which the power is taken out of the log (as ``log_of_polynomial``)
 FAR = 4
-
-
-def _bottom_up(expr: sp.Expr, fn) -> sp.Expr:
-    if not isinstance(expr, sp.Basic) or not expr.args:
-        return expr
-    args = [_bottom_up(a, fn) for a in expr.args]
-    if any(n is not o for n, o in zip(args, expr.args)):
-        expr = expr.func(*args)
-    return fn(expr)
 
 
 def _scaled_power(e: sp.Expr, var: sp.Symbol):
