@@ -674,18 +674,51 @@ class CppProgram(Program):
             ) from None
         self._finalizer = weakref.finalize(self, _release, str(self.library_path))
         self._ptr = _PointerCache()
+        #: the whole library, once a constant's gradient was asked for (forward_text)
+        self._whole_lock = threading.Lock()
+        self._whole_path: Path | None = None
+        self._c_constant_gradient = None  # bound from the whole library if lazy
+        later = ("constant_gradient",) if kernel_source.forward_text else ()
         for logical, symbol in kernel_source.entry_points.items():
-            try:
-                fn = getattr(self._lib.cdll, symbol)
-            except AttributeError:
-                raise CompileError(
-                    f"the compiled library has no entry point {symbol!r}",
-                    compiler=" ".join(_compiler_command()[:1]) or "c++",
-                    source=self.source,
-                ) from None
-            fn.argtypes = _ARGTYPES[logical]
-            fn.restype = None
-            setattr(self, "_c_" + logical, fn)
+            if logical not in later:
+                setattr(self, "_c_" + logical, self._bind(self._lib, logical, symbol))
+
+    def _bind(self, lib: _Library, logical: str, symbol: str):
+        try:
+            fn = getattr(lib.cdll, symbol)
+        except AttributeError:
+            raise CompileError(
+                f"the compiled library has no entry point {symbol!r}",
+                compiler=" ".join(_compiler_command()[:1]) or "c++",
+                source=self.source,
+            ) from None
+        fn.argtypes = _ARGTYPES[logical]
+        fn.restype = None
+        return fn
+
+    @property
+    def whole_library_path(self) -> Path:
+        """The library with every entry point, the constants' gradients included.
+
+        Elementwise kernels with constants are built first without them (most are
+        never learned); the first call that needs them builds (or fetches from the
+        cache) the whole source and binds them from it.
+        """
+        return self._load_whole()
+
+    def _load_whole(self) -> Path:
+        """Build (or fetch) and load the whole library; bind the constants' gradient."""
+        if not self.kernel_source.forward_text:
+            return self.library_path
+        with self._whole_lock:
+            if self._whole_path is None:
+                path = whole_library(self.kernel_source)
+                lib = _acquire(path)
+                weakref.finalize(self, _release, str(path))
+                symbol = self.kernel_source.entry_points["constant_gradient"]
+                self._c_constant_gradient = self._bind(lib, "constant_gradient", symbol)
+                self._whole_path = path
+            return self._whole_path
         # optional: the plane-wise layer entry points (one-unit C++ layers only)
         self.has_planes = False
         if self.kind == "layer":
@@ -761,6 +794,8 @@ class CppProgram(Program):
             p, b = self._ptr, x.itemsize
             px, pg, pc = p(0, x), p(2, g), p(4, params)
             po = out.__array_interface__["data"][0]
+            if self._c_constant_gradient is None:
+                self._load_whole()
             for s, m in _chunks(x.size):  # the kernel adds into out
                 self._c_constant_gradient(px + s * b, pg + s * b, po, m, pc)
         return out
@@ -1055,12 +1090,15 @@ def _compile_error(
     return error
 
 
-def key_parts(kernel_source: KernelSource, status: BackendStatus) -> dict[str, str]:
-    """Everything that changes the shared object (the disk cache key)."""
+def key_parts(
+    kernel_source: KernelSource, status: BackendStatus, first: bool = False
+) -> dict[str, str]:
+    """Everything that changes the shared object (the disk cache key); ``first``: of
+    the library built first (``forward_text`` where the source has one)."""
     flags = _flags(status)
     parts = {
         "backend": NAME,
-        "source": kernel_source.digest,
+        "source": kernel_source.forward_digest if first else kernel_source.digest,
         "compiler": str(status.details.get("compiler", "")),
         "compiler_version": str(status.details.get("version", "")),
         "flags": " ".join(flags + _libraries(status)),
@@ -1098,11 +1136,23 @@ def build(
     started = time.perf_counter()
 
     def _build(tmp_path: Path) -> None:
-        compile_units(list(ks.units) or [ks.text], Path(tmp_path), status)
+        units = list(ks.units) or [ks.forward_text or ks.text]
+        compile_units(units, Path(tmp_path), status)
 
-    path, hit = _get_or_build(key_parts(ks, status), _build)
+    path, hit = _get_or_build(key_parts(ks, status, first=True), _build)
     seconds = 0.0 if hit else time.perf_counter() - started
     return CppProgram(ks, path, hit, seconds, _flags(status))
+
+
+def whole_library(kernel_source: KernelSource) -> Path:
+    """The library of the whole ``kernel_source.text`` (compiled or fetched from the
+    cache): with the constants' gradient entry points that ``forward_text`` leaves out."""
+    status = probe()
+
+    def _build(tmp_path: Path) -> None:
+        compile_units([kernel_source.text], Path(tmp_path), status)
+
+    return _get_or_build(key_parts(kernel_source, status), _build)[0]
 
 
 __all__ = [
@@ -1114,4 +1164,5 @@ __all__ = [
     "loaded_libraries",
     "probe",
     "run_compiler",
+    "whole_library",
 ]

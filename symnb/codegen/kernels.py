@@ -280,6 +280,18 @@ class KernelSource:
     #: compiled and linked into one library, or complete CUDA modules (one per group
     #: of forms, each launched in turn). Empty: ``text`` is the only unit.
     units: tuple = ()
+    #: C++ elementwise kernels with constants: ``text`` without the constants'
+    #: gradient entry points, the library built first (:func:`forward_only`); the
+    #: whole ``text`` is built when a constant's gradient is first asked for. Empty:
+    #: ``text`` is built at once.
+    forward_text: str = ""
+
+    @property
+    def forward_digest(self) -> str:
+        """The digest of the library built first (``forward_text`` or ``text``)."""
+        if not self.forward_text:
+            return self.digest
+        return hashlib.sha256(self.forward_text.encode()).hexdigest()
 
     def __hash__(self) -> int:  # dict field: hash by digest
         return hash(self.digest)
@@ -585,10 +597,12 @@ def render_form_functions(
     dtype: str,
     with_dparams: bool,
     max_operations: int = MAX_OPERATIONS,
+    constants_gradient: bool = True,
 ) -> str:
     """Device functions of one form: f, f', (f, f') fused and df/dconstants.
 
-    With ``with_dparams`` false (losses) only f and f' are emitted.
+    With ``with_dparams`` false (losses) only f and f' are emitted; with
+    ``constants_gradient`` false all but df/dconstants (:func:`forward_only`).
 
     Names: ``symnb_f<i>``, ``symnb_df<i>``, ``symnb_fdf<i>``, ``symnb_dc<i>`` (and
     ``symnb_dcs<i>``, the same with one output pointer per constant). Every function
@@ -736,7 +750,7 @@ def render_form_functions(
     out.extend(emit("", f, df, "", branches))
     if not with_dparams:  # a loss: only f and f' are entry points
         return "\n".join(out)
-    if with_dparams and params:
+    if params and constants_gradient:
         low = lower(
             tuple(dparams),
             syms,
@@ -1998,9 +2012,7 @@ def render_elementwise(
         return "\n".join(
             [
                 f"#define SYMNB_BLOCK {constant_gradient_block(n_params)}",
-                _render_cpp_rare_elementwise(n_params)
-                if rare
-                else _render_cpp_elementwise(n_params, narrow),
+                _render_cpp_forward_entries(n_params, rare, narrow),
                 render_cpp_constant_gradient(n_params, dc_rare=dc_rare),
                 render_cpp_constant_gradient(n_params, "blocks", rare, dc_rare),
             ]
@@ -2021,6 +2033,13 @@ def render_elementwise(
     else:
         body = "    (void)x; (void)g; (void)out; (void)n; (void)c;"
     return maps + "\n" + _CONSTANT_GRADIENT.substitute(constant_gradient_body=body)
+
+
+def _render_cpp_forward_entries(n_params: int, rare: bool, narrow: bool) -> str:
+    """The four C++ elementwise entry points of f and f' (no constants' gradient)."""
+    if rare:
+        return _render_cpp_rare_elementwise(n_params)
+    return _render_cpp_elementwise(n_params, narrow)
 
 
 _FORM_CALL = re.compile(r"\bsymnb_(v?)(f|df|fdf)(\d+)\(")
@@ -2266,6 +2285,7 @@ def form_text(
     dtype: str,
     with_dparams: bool,
     max_operations: int,
+    constants_gradient: bool = True,
 ) -> str:
     """The device functions of ``form`` (an ``InternalForm`` or anything with its
     ``inputs``, ``params``, ``f``, ``df`` and ``dparams``), numbered ``index``: see
@@ -2280,6 +2300,7 @@ def form_text(
         dtype,
         with_dparams,
         max_operations,
+        constants_gradient,
     )
 
 
@@ -2658,6 +2679,7 @@ def _render_by_key(
             return _render_split_layer(forms, dtype, max_operations, split[1])
         return _render_cuda_groups(forms, dtype, max_operations, split[1])
     parts = []
+    forward_text = ""
     with_dparams = kind != "loss"
     for i, form in enumerate(forms):
         parts.append(f"/* ---- form {i} ---- */")
@@ -2685,6 +2707,10 @@ def _render_by_key(
         )
         if joint:
             parts.append(joint)
+        if dialect == "cpp" and forms[0].params:
+            forward_text = forward_only(
+                forms[0], dtype, max_operations, header, rare, narrow
+            )
     elif kind == "layer":
         rare = tuple(split_rare((f.f, f.df), f.inputs[0]) is not None for f in forms)
         dc_rare = tuple(
@@ -2700,7 +2726,32 @@ def _render_by_key(
         parts.append(render_loss(dialect))
     text = "\n".join(parts)
     digest = hashlib.sha256(text.encode()).hexdigest()
-    return KernelSource(text, entry_points(kind), digest, dialect, dtype, kind)
+    return KernelSource(
+        text, entry_points(kind), digest, dialect, dtype, kind, (), forward_text
+    )
+
+
+def forward_only(
+    form, dtype: str, max_operations: int, header: str, rare: bool, narrow: bool
+) -> str:
+    """The C++ translation unit of an elementwise ``form`` with constants without the
+    constants' gradient: the form functions of f and f' and their four entry points.
+
+    Built first, so a kernel whose constants are never learned does not wait for the
+    gradient kernels (about 40% of g++'s time for such a formula: smu with two
+    constants 0.55 -> 0.29 s); ``header`` is the whole unit's, so f and f' compile the
+    same either way.
+    """
+    body = form_text(0, form, dtype, True, max_operations, constants_gradient=False)
+    return "\n".join(
+        [
+            header,
+            prelude(dtype, helpers_used(body)),
+            body,
+            "/* ---- entry points ---- */",
+            _render_cpp_forward_entries(len(form.params), rare, narrow),
+        ]
+    )
 
 
 def _render_cached(forms: tuple, kind: str, dialect: str, dtype: str) -> KernelSource:

@@ -80,13 +80,38 @@ class NativeElementwise:
         #: held while ``params`` is written and read by one call (the fallback of
         #: add_backward_with_constants, _refused)
         self._params_lock = threading.Lock()
-        fused = [
-            _bind(self._lib, name, [_P, _P, _P, _P, _I64, _P])
-            for name in (FUSED_BACKWARD, FUSED_BACKWARD_JOINT)
-            if self.n_constants and hasattr(self._lib, name)
-        ]
-        self.fused_variants = tuple(fused)
-        self._fused = self._faster(fused) if fused else None
+        # the fused backward lives in the whole library, built on first use (a
+        # kernel with constants is built first without the constants' gradients)
+        self._fused_lock = threading.Lock()
+        self._fused_loaded = not self.n_constants
+        self._variants: tuple = ()
+        self._fused = None
+
+    @property
+    def fused_variants(self) -> tuple:
+        """The fused backward's variants (empty without constants)."""
+        self._load_fused()
+        return self._variants
+
+    def _load_fused(self) -> None:
+        """Bind the fused backward variants from the kernel's whole library (built or
+        fetched from the cache the first time) and pick the faster."""
+        if self._fused_loaded:
+            return
+        with self._fused_lock:
+            if self._fused_loaded:
+                return
+            program = self.kernel._program
+            path = str(getattr(program, "whole_library_path", program.library_path))
+            self._whole = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
+            fused = [
+                _bind(self._whole, name, [_P, _P, _P, _P, _I64, _P])
+                for name in (FUSED_BACKWARD, FUSED_BACKWARD_JOINT)
+                if hasattr(self._whole, name)
+            ]
+            self._variants = tuple(fused)
+            self._fused = self._faster(fused) if fused else None
+            self._fused_loaded = True
 
     def _faster(self, candidates: list) -> Any:
         """The faster of the fused backward variants, timed once on a few thousand
@@ -212,6 +237,7 @@ class NativeElementwise:
         float64 values at address ``out`` (a framework's own zeroed tensor)."""
         b = self.itemsize
         pc = self._params_address if constants is None else constants
+        self._load_fused()
         if self._fused is None:
             self.backward(x, g, dx, n, pc)
             xs = _view(x, n, self.kernel.dtype)

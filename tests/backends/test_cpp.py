@@ -609,3 +609,48 @@ def test_unloadable_library_is_a_compile_error(tmp_path: Path) -> None:
     bogus.write_bytes(b"\x7fELF garbage")
     with pytest.raises(CompileError, match="cannot be loaded"):
         cpp.CppProgram(ks, bogus, False, 0.0, [])
+
+
+def test_constants_gradient_library_is_built_on_first_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kernel with constants is built first without the constants' gradient entry
+    points (most constants are never learned); the first gradient call builds the
+    whole source, and its sums match a float64 finite difference in the constant."""
+    import ctypes
+
+    import symnb
+    from symnb.backends import cache as cache_mod
+
+    monkeypatch.setenv("SYMNB_CACHE_DIR", str(tmp_path / "cache"))
+    cache_mod._reset_default_cache()
+    try:
+        act = symnb.Activation("x*sigmoid(beta*x)", beta=1.3)
+        kernel = act.compile(backend="cpp", dtype="float64")
+        program = kernel._program
+        first = ctypes.CDLL(str(program.library_path))
+        assert hasattr(first, "symnb_forward")
+        assert not hasattr(first, "symnb_constant_gradient")
+        assert len(list((tmp_path / "cache").rglob("*.so"))) == 1
+        x = np.linspace(-6.0, 6.0, 1001)
+        g = np.cos(x)
+        sums = kernel.constant_gradient(x, g)
+        whole = ctypes.CDLL(str(program.whole_library_path))
+        assert hasattr(whole, "symnb_constant_gradient")
+        assert len(list((tmp_path / "cache").rglob("*.so"))) == 2
+
+        def swish(beta: float) -> np.ndarray:
+            return x / (1.0 + np.exp(-beta * x))
+
+        h = 1e-6
+        expected = float(np.sum(g * (swish(1.3 + h) - swish(1.3 - h)) / (2 * h)))
+        assert sums["beta"] == pytest.approx(expected, rel=1e-8)
+        # f and f' of the first library are those of the whole one
+        y, dy = kernel.forward_with_derivative(x)
+        s = 1.0 / (1.0 + np.exp(-1.3 * x))
+        np.testing.assert_allclose(y, x * s, rtol=1e-14)
+        np.testing.assert_allclose(
+            dy, s + 1.3 * x * s * (1 - s), rtol=1e-13, atol=1e-15
+        )
+    finally:
+        cache_mod._reset_default_cache()
