@@ -28,6 +28,7 @@ from symnb.codegen.printer import ProductsAsKernels
 from symnb.errors import FormulaError
 from symnb.interop import require
 from symnb.interop.jax_zero import FLIPPED, compare_zero, sign
+from symnb.interop.literals import big_integer
 from symnb.interop.wide import jax_wide, wide_factors
 
 
@@ -96,6 +97,9 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
         if lhs == 0 and not rhs.is_number:
             return f"symnb_cmp0({self._print(rhs)}, {FLIPPED[op]!r})"
         return super()._print_Relational(expr)
+
+    def _print_Integer(self, expr: sp.Expr) -> str:
+        return big_integer(expr, 31) or super()._print_Integer(expr)
 
     def _print_Mul(self, expr: sp.Expr) -> str:
         # x*Piecewise((1/A, c), (1/B, True)) as x/Piecewise((A, c), (B, True)): the

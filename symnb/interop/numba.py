@@ -29,6 +29,7 @@ from symnb.backends.kernel import check_constants
 from symnb.backends.numpy_ import floatify
 from symnb.codegen.printer import ProductsAsKernels
 from symnb.interop import require
+from symnb.interop.literals import big_integer
 from symnb.interop.options import choose
 from symnb.interop.wide import wide_factors
 
@@ -133,6 +134,19 @@ class _Printer(ProductsAsKernels, PythonCodePrinter):
 
     def _print_Max(self, expr):
         return self._nest("symnb_max", expr.args)
+
+    def _print_Pow(self, expr, rational=False):
+        # a negative power as a division: numba raised ZeroDivisionError for
+        # 0.0**-1 (error_model="numpy" covers only /; focal loss -(1-x)**g*log(x)
+        # at x = 0), where NumPy and the kernels give inf
+        e = expr.exp
+        if e.is_number and e.is_extended_negative:
+            positive = sp.Pow(expr.base, -e, evaluate=False)
+            return f"(1.0/({self._print(positive)}))"
+        return super()._print_Pow(expr, rational)
+
+    def _print_Integer(self, expr):
+        return big_integer(expr, 63) or super()._print_Integer(expr)
 
     def _print_Min(self, expr):
         return self._nest("symnb_min", expr.args)
