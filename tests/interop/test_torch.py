@@ -111,6 +111,21 @@ def test_gradcheck_single_activation_and_learnable_constants():
     assert torch.autograd.gradcheck(lambda x, c: ti.elementwise(x, c, h2), (x, coeffs))
 
 
+def test_modules_of_one_formula_with_other_constants_get_their_own_forms():
+    """The stable form is chosen for the constants' values: a module made with
+    delta = 1e3 after one with delta = 1 ran the latter's form (0.119 for 0.2048)."""
+    text = "delta**2*(sqrt(1 + (x/delta)**2) - 1)"
+    x = torch.tensor([0.64, 5.0, -0.01], dtype=torch.float32)
+    xd = x.double()
+    for delta in (1.0, 1e3):
+        module = symnb.Activation(text, delta=delta).to_torch()
+        # float64 reference without cancellation: x^2/(sqrt(1 + (x/delta)^2) + 1)
+        expected = xd**2 / (torch.sqrt(1 + (xd / delta) ** 2) + 1)
+        # the corpus rule in float32: 2e-5 relative + 1e-6 max(1, |x|, |x f'|)
+        slack = 1e-6 * torch.clamp(xd.abs() ** 2, min=1.0)
+        assert ((module(x).double() - expected).abs() <= 2e-5 * expected + slack).all()
+
+
 def test_gradcheck_heterogeneous_layer_last_dim_and_channels():
     acts = [
         swish(1.5),
@@ -212,10 +227,13 @@ def test_cpu_kernel_runs_on_the_tensors_own_memory(monkeypatch):
 
 
 def test_modules_sharing_a_kernel_keep_their_own_constants():
-    """Two modules of one formula share a kernel; interleaved forward and backward
-    passes each use their own constants (passed by address, not via params)."""
-    a, b = swish(0.5).to_torch(learnable=True), swish(2.0).to_torch(learnable=True)
+    """Two modules of one formula made with the same constants share a kernel; once
+    training moved one's constants, interleaved forward and backward passes each use
+    their own (passed by address, not via params)."""
+    a, b = swish(0.5).to_torch(learnable=True), swish(0.5).to_torch(learnable=True)
     assert a.handle == b.handle
+    with torch.no_grad():
+        b.constants.beta.fill_(2.0)  # as an optimiser step would
     x = _points(torch.float32).requires_grad_()
     ya, yb = a(x), b(x)  # both forwards before either backward
     g = torch.linspace(-1, 1, x.numel()).view_as(x)
