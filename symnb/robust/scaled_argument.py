@@ -35,12 +35,17 @@ MAX_RADIUS = 8.0
 #: The polynomial's truncation must stay this fraction of the rule's relative error.
 TRUNCATION_SHARE = 0.25
 
-#: How far the branch reaches where the polynomial is good that far (|u| = 1).
+#: The branch reaches this many times past the farthest |u| where the direct form
+#: breaks the rule (its error falls only as 1/|u| past there), and at least to
+#: :data:`REACH`, where the polynomial is good that far...
+MARGIN = 10.0
 REACH = 1.0
 
-#: The branch reaches at least this many times past the farthest |u| where the direct form
-#: breaks the rule (its error falls only as 1/|u| past there).
-MARGIN = 10.0
+#: ... and never less than this many times that |u| (a series that converges only
+#: for |u| < 1: d/dd of the pseudo-Huber loss d**2*(sqrt(1 + (x/d)**2) - 1), whose
+#: 2*sqrt(1 + u**2) - 2 - u**2/sqrt(1 + u**2) cancels to u**4/4 up to |u| = 0.3 in
+#: float32)
+MIN_MARGIN = 2.0
 
 #: u itself (never leaves this module: replaced by c*x or x/c in every result), one
 #: symbol so that the measurement of g is memoised across forms and calls
@@ -120,8 +125,9 @@ def _taylor(g: sp.Expr, u: sp.Symbol, order: int):
 def _radius(g: sp.Expr, u: sp.Symbol, dtype: str):
     """(r, m, h): the branch radius and the polynomial, or None.
 
-    The radius is at least :data:`MARGIN` times the farthest failing |u|, and reaches
-    out to :data:`REACH` where a polynomial of the orders tried is good that far:
+    The radius is :data:`MARGIN` times the farthest failing |u|, at least
+    :data:`REACH`, or as far as a polynomial of the orders tried is good (at least
+    :data:`MIN_MARGIN` times that |u|):
     outside the branch the kernel computes the form the analysis chose at the
     constants' compiled values, which may cancel more at others (d/da of the soft
     exponential compiled at a = 1 and moved to 1e-8 in float64 lost 2e-6 at |u| =
@@ -132,10 +138,10 @@ def _radius(g: sp.Expr, u: sp.Symbol, dtype: str):
     if direct.all():
         return None
     worst = float(np.max(np.abs(pts[~direct])))
-    need = MARGIN * worst
+    need = MIN_MARGIN * worst
     if need >= MAX_RADIUS:
         return None
-    want = max(need, REACH)
+    want = min(max(MARGIN * worst, REACH), MAX_RADIUS)
     dense = np.geomspace(10.0 ** LOWEST[dtype], want, 80)
     best = None
     for order in ORDERS:
