@@ -91,7 +91,10 @@ def _relative_ok(
 def _split(d: sp.Expr, var: sp.Symbol, c: sp.Symbol, u: sp.Symbol):
     """(s, k, g): d = c**k * g(u) with u = c**s * x and g free of c, else None."""
     for s in (1, -1):
-        e = sp.factor_terms(d.xreplace({var: u * c ** (-s)}))
+        e = d.xreplace({var: u * c ** (-s)})
+        if e.free_symbols - {u, c}:  # other constants stay in g or beside c**k
+            return None
+        e = sp.factor_terms(e)
         g, dep = e.as_independent(c, as_Add=False)
         if dep == 1:
             k = 0
@@ -173,7 +176,8 @@ def _mend(d: sp.Expr, var: sp.Symbol, params: tuple, dtype: str):
     for c in params:
         if c not in d.free_symbols or var not in d.free_symbols:
             continue
-        split = _split(d, var, c, u)
+        coef, core = _other_constants_factored(d, var, c)
+        split = _split(core, var, c, u)
         if split is None:
             continue
         s, k, g = split
@@ -193,8 +197,24 @@ def _mend(d: sp.Expr, var: sp.Symbol, params: tuple, dtype: str):
             f"where |{sp.sstr(arg)}| < {r:.3g}, a Taylor polynomial in "
             f"{sp.sstr(arg)} replaces a difference that cancels"
         )
-        return branch, sp.Abs(arg) < sp.Float(r, 17), note
+        return coef * branch, sp.Abs(arg) < sp.Float(r, 17), note
     return None
+
+
+#: Largest operation count of a gradient whose other constants are factored out
+#: (``factor_terms`` is slow on large ones)
+MAX_FACTORED_OPS = 80
+
+
+def _other_constants_factored(d: sp.Expr, var: sp.Symbol, c: sp.Symbol):
+    """(coefficient, rest): d = coefficient * rest, the coefficient the factors free of
+    x and c (d/da of ``b*(exp(a*x) - 1)/a`` is b times a function of a*x over a**2);
+    (1, d) where there are none or d is large."""
+    if not (d.free_symbols - {var, c}) or sp.count_ops(d) > MAX_FACTORED_OPS:
+        return sp.Integer(1), d
+    factored = sp.factor_terms(d)
+    coef, rest = factored.as_independent(var, c, as_Add=False)
+    return coef, rest
 
 
 def taylor_in_scaled_argument(
