@@ -214,7 +214,7 @@ def _in_powers_of_distance(ser: sp.Expr, var: sp.Symbol, x0: sp.Expr) -> sp.Expr
 _CANCELLATION_REACH = 3.0
 
 
-def cancels_at_zero(body: sp.Expr, var: sp.Symbol, subs: dict) -> bool:
+def _cancels_at_zero(body: sp.Expr, var: sp.Symbol, subs: dict) -> bool:
     """Whether a sum in ``body`` with two or more terms in ``var`` is exactly 0 at
     var = 0 (at the constants' values): ``expm1(a*x) - a*x``, ``x - tanh(x)``."""
     for node in sp.preorder_traversal(body):
@@ -251,7 +251,7 @@ def taylor_candidates(
     centres = _denominator_roots(body, var)
     # a sum cancelling at 0 with no denominator (LINEX's expm1(a*x) - a*x): its
     # cancellation reaches as far as 1/a, past the unit distance the grid ends at
-    wider = sp.Integer(0) not in centres and cancels_at_zero(body, var, subs)
+    wider = sp.Integer(0) not in centres and _cancels_at_zero(body, var, subs)
     if wider:
         centres = [*centres, sp.Integer(0)]
     for x0 in centres:

@@ -1,5 +1,5 @@
 """A sum that cancels at 0 without a denominator gets a Taylor branch there
-(``regimes.cancels_at_zero``), with a radius that may reach past |x| = 1.
+(``regimes._cancels_at_zero``), with a radius that may reach past |x| = 1.
 
 LINEX ``b*(exp(a*x) - a*x - 1)`` (Varian 1975) is ``b*(expm1(a*x) - a*x)``: for
 small a*x the two terms cancel to (a*x)**2/2, so with a = 1e-3 float32 lost 1e-4
