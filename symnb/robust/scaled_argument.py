@@ -9,9 +9,10 @@ for small u. At a = 1e-8 in float32 the two terms agree to 1e-5 relative up to
 at the constants' compiled values only, and training moves the constants: a branch
 on |x| would be right for one value of a.
 
-Where a gradient is ``c**k * g(u)`` with g free of c, the cancellation is a property
-of g alone, so it is measured and mended once, in u: the region where g's direct form
-breaks the rule in the dtype, and a Taylor polynomial of g good out to twice as far.
+Where a gradient is ``c**k * g(u)`` with g free of c (times other constants, plus
+terms free of x), the cancellation is a property of g alone, so it is measured and
+mended once, in u: the region where g's direct form breaks the rule in the dtype,
+and a Taylor polynomial of g good well past it (see :data:`MARGIN`).
 The branch ``|u| < r`` holds for every value of the constant (c = 0 included, where
 the polynomial gives the limit, x**2/2 for the soft exponential, and the direct form
 0/0). Pieces of a Piecewise (CELU's x <= 0 side) are mended one by one.
