@@ -1084,6 +1084,12 @@ def stabilize_derivative(expr: sp.Expr) -> sp.Expr:
     expr = expr.replace(
         lambda e: _exp_log1p_power(e) is not None, lambda e: _exp_log1p_power(e)
     )
+    # d/dc of sigmoid(u)**c is log(sigmoid(u))*sigmoid(u)**c: log(1 - 9e-14) = 0 in
+    # float32 at u = 30 (the focal loss's gamma: 0 for -2.8e-12 at x = -30)
+    expr = expr.replace(
+        lambda e: isinstance(e, sp.log) and isinstance(e.args[0], sigmoid),
+        lambda e: logsigmoid(e.args[0].args[0]),
+    )
     return expr.replace(
         lambda e: scaled_sech2(e) is not None,
         lambda e: scaled_sech2(e)[0] * sp.cosh(scaled_sech2(e)[1]) ** -2,

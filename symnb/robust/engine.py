@@ -32,12 +32,20 @@ import sympy as sp
 
 from symnb.formula.budget import bounded_expand
 from symnb.formula.internal import InternalForm, X
-from symnb.robust import codec, infinity, measure, prebuilt, regimes, rewrite
+from symnb.robust import (
+    codec,
+    infinity,
+    measure,
+    prebuilt,
+    regimes,
+    rewrite,
+    scaled_argument,
+)
 from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "77"
+ENGINE_VERSION = "79"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -552,6 +560,32 @@ def _finite_everywhere(form: InternalForm, d: sp.Expr, cols: tuple, dtype: str) 
     return True
 
 
+def _mended_in_scaled_argument(
+    form: InternalForm, dtype: str
+) -> tuple[list[sp.Expr], list[str]]:
+    """The constants' gradients with Taylor branches in u = c*x (or x/c) where they
+    cancel for small u (``scaled_argument``), and the notes; within
+    :data:`DPARAM_BUDGET_SECONDS` (out of time: those not yet mended stay as they
+    are). Found at any constant value, so even gradients that pass at the analysed
+    values are tried: d/da of ``(exp(a*x) - 1)/a`` cancels once training takes a
+    toward 0."""
+    var = form.inputs[0]
+    mended, notes = list(form.dparams), []
+    try:
+        with time_limit(DPARAM_BUDGET_SECONDS):
+            for i, d in enumerate(form.dparams):
+                new, found = scaled_argument.taylor_in_scaled_argument(
+                    d, var, form.params, dtype
+                )
+                if found:
+                    mended[i] = new
+                    what = f"d/d{form.param_names[i]} in {dtype}"
+                    notes += [f"{what}: {n}" for n in found]
+    except _OutOfTime:
+        pass
+    return mended, notes
+
+
 def _with_constant_gradients(
     form: InternalForm,
     new_form: InternalForm,
@@ -574,20 +608,19 @@ def _with_constant_gradients(
     inf or NaN; a finite but inaccurate gradient is not found."""
     var = form.inputs[0]
     pv = (form.params, form.param_values)
+    mended, notes = _mended_in_scaled_argument(form, dtype)
     # every gradient divided by a power of a constant one factor at a time, whether it
     # fails at the analysed values or not: training moves the constants, and
     # softplus(-|beta x|)/beta**2 (d/dbeta of log(1 + exp(beta x))/beta) compiled at
     # beta = 1 was 0/0 = NaN in float32 once beta reached 1e-30 (an exact rewrite)
     dparams = [
-        rewrite.divide_by_constant_stepwise(d, var) if d is o else d
-        for d, o in zip(new_form.dparams, form.dparams)
+        rewrite.divide_by_constant_stepwise(m, var) if d is o or m is not o else d
+        for d, o, m in zip(new_form.dparams, form.dparams, mended)
     ]
-    targets, notes = [], []
+    targets = []
     cols = _dparam_columns(form)
     failing = [
-        i
-        for i, d in enumerate(form.dparams)
-        if not _finite_everywhere(form, d, cols, dtype)
+        i for i, d in enumerate(mended) if not _finite_everywhere(form, d, cols, dtype)
     ]
     seconds = min(
         DPARAM_BUDGET_SECONDS + DPARAM_SECONDS_EACH * len(failing),
@@ -597,14 +630,17 @@ def _with_constant_gradients(
         with time_limit(seconds):
             deadline = cpu_clock() + seconds
             for i in failing:
-                name, d = form.param_names[i], form.dparams[i]
+                # searched from the mended form (its branch in u holds for every
+                # value of the constant; the search's regimes hold for the analysed
+                # ones); the series and the references from the gradient itself
+                name, d, o = form.param_names[i], mended[i], form.dparams[i]
                 problem = _dparam_problem(form, i, cols)
                 before = problem.measure(d, dtype)
                 if before.passes:
                     continue
-                d2 = _second_derivative(d, var)
+                d2 = _second_derivative(o, var)
                 new_d, applied, after, _ = _improve(
-                    d, problem, var, dtype, deadline, (d, d2), *pv
+                    d, problem, var, dtype, deadline, (o, d2), *pv
                 )
                 if after.n_bad < before.n_bad:
                     dparams[i] = new_d
