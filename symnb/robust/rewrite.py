@@ -32,6 +32,7 @@ import sympy as sp
 from symnb.formula.budget import bounded_expand
 from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
+from symnb.robust.half_angle import cosine_as_half_angle
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
 from symnb.robust.scaled_powers import log_of_power, split_scaled_power
@@ -1256,6 +1257,14 @@ EXACT_REWRITES = (
         root_cancellation,
     ),
     (
+        "cosine_as_half_angle",
+        (
+            "1 - cos(u) is evaluated as 2 sin(u/2)^2, which does not cancel where u is "
+            "small"
+        ),
+        cosine_as_half_angle,
+    ),
+    (
         "square_in_root",
         (
             "a root (or log, or asinh) of c*x^2 + r is evaluated as |x| sqrt(c + r/x^2) "
@@ -1393,6 +1402,7 @@ __all__ = [
     "collect_exponentials",
     "collect_linear_terms",
     "constant_factors_last",
+    "cosine_as_half_angle",
     "distribute_exponentials",
     "divide_by_constant_stepwise",
     "divide_exponential_stepwise",
