@@ -1210,6 +1210,14 @@ class _Parser:
         shown = spellings.dotted(node.func) or name
         names = list(spellings.argument_names(name))
         defaults = spellings.KEYWORD_DEFAULTS.get(name)
+        # the input by keyword: PyTorch's input= (torch.logit(input=x, eps=1e-6))
+        aliases = {"input": names[0]}
+        if (
+            defaults is None
+            and node.keywords
+            and all(aliases.get(k.arg, k.arg) in names for k in node.keywords)
+        ):
+            defaults = {}  # every argument required, by position or name
         if defaults is None:
             if node.keywords:
                 raise self.node_error(
@@ -1224,7 +1232,7 @@ class _Parser:
                 )
             # a starred argument stays in the tree, where build refuses it by name
             return self.build(spellings.rewrite_call(name, node))
-        given = self.call_arguments(node, shown, names, {})
+        given = self.call_arguments(node, shown, names, aliases, first_by_keyword=True)
         args = []
         for arg in names:
             if arg in given:
