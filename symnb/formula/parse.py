@@ -35,6 +35,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import mpmath
 import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.logic.boolalg import ITE, Boolean, BooleanAtom
@@ -288,6 +289,10 @@ _APPROX_BY_NAME: dict[str, Callable[..., float]] = {
     "log10": lambda u: _log_f(u) / math.log(10.0),
     "log2": lambda u: _log_f(u) / math.log(2.0),
     "sech": lambda u: 1.0 / math.cosh(u),
+    "lgamma": math.lgamma,
+    "tgamma": math.gamma,
+    "digamma": lambda u: float(mpmath.digamma(u)),
+    "trigamma": lambda u: float(mpmath.psi(1, u)),
     "clip": lambda u, lo, hi: min(max(u, lo), hi),
 }
 _APPROX_BY_CALLABLE: dict[int, Callable[..., float]] = {
