@@ -187,3 +187,32 @@ def test_numbers_are_evaluated():
     k = a.compile(backend="numpy", dtype="float64")
     expected = 1.0 + sc.gammaln(3.5) + sc.psi(2.0)
     assert k.forward(np.array([1.0]))[0] == pytest.approx(expected, rel=1e-15)
+
+
+def test_jax_interop_matches_scipy():
+    pytest.importorskip("jax")
+    import jax
+    import jax.numpy as jnp
+
+    from symnb.interop.jax import to_jax
+
+    f = to_jax(symnb.Activation("lgamma(x) + digamma(x) + gamma(x/4)"))
+    xs = np.array([0.5, 1.5, 3.0, -2.5])
+    np.testing.assert_allclose(
+        f(jnp.array(xs, dtype=jnp.float32)),
+        sc.gammaln(xs) + sc.psi(xs) + sc.gamma(xs / 4),
+        rtol=1e-5,
+    )
+    np.testing.assert_allclose(
+        jax.vmap(jax.grad(f))(jnp.array(xs, dtype=jnp.float32)),
+        sc.psi(xs) + sc.polygamma(1, xs) + sc.gamma(xs / 4) * sc.psi(xs / 4) / 4,
+        rtol=1e-5,
+    )
+
+
+def test_numba_interop_says_digamma_is_missing():
+    pytest.importorskip("numba")
+    from symnb.interop.numba import to_numba
+
+    with pytest.raises(FormulaError, match="digamma .*numba's math"):
+        to_numba(symnb.Activation("lgamma(x)"))
