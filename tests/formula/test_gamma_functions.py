@@ -216,3 +216,18 @@ def test_numba_interop_says_digamma_is_missing():
 
     with pytest.raises(FormulaError, match="digamma .*numba's math"):
         to_numba(symnb.Activation("lgamma(x)"))
+
+
+def test_numpy_backend_without_scipy(monkeypatch):
+    """SciPy is optional: math.lgamma/math.gamma element by element, the same values
+    (poles included)."""
+    from symnb.backends import numpy_gamma
+
+    xs = np.array(
+        [-3.7, -0.6, 0.5, 2.0, 30.5, 0.0, -0.0, -2.0, np.inf, -np.inf, np.nan]
+    )
+    with_scipy = (numpy_gamma.lgamma(xs), numpy_gamma.tgamma(xs))
+    monkeypatch.setattr(numpy_gamma, "_special", None)
+    np.testing.assert_allclose(numpy_gamma.lgamma(xs), with_scipy[0], rtol=1e-14)
+    np.testing.assert_allclose(numpy_gamma.tgamma(xs), with_scipy[1], rtol=1e-14)
+    assert numpy_gamma.lgamma(np.array([1.0, 3.0], np.float32)).dtype == np.float32
