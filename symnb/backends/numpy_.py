@@ -21,6 +21,7 @@ import numpy as np
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
+from symnb.backends import numpy_gamma
 from symnb.backends.base import BackendStatus, Program
 from symnb.codegen.printer import KEEP_ARGUMENT, ProductsAsKernels
 from symnb.codegen.rare import rare_condition, split_rare
@@ -122,6 +123,7 @@ NAMESPACE: dict[str, Any] = {
     "erfc": _ERFC,
     "log1p": _widened(np.log1p),
     "expm1": _widened(np.expm1),
+    **numpy_gamma.FUNCTIONS,
 }
 
 
@@ -194,6 +196,12 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, NumPyPrinter):
 
     def _print_erfc(self, expr: sp.Expr) -> str:
         return f"erfc({self._print(expr.args[0])})"
+
+    def _print_gamma_family(self, expr: sp.Expr) -> str:
+        return f"{type(expr).__name__}({self._print(expr.args[0])})"
+
+    _print_lgamma = _print_tgamma = _print_gamma_family
+    _print_digamma = _print_trigamma = _print_gamma_family
 
 
 def _print_wide(self: _Printer, expr: sp.Expr) -> str:

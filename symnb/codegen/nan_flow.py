@@ -16,14 +16,35 @@ from __future__ import annotations
 
 import sympy as sp
 
+from symnb.formula.gamma import GAMMA_FUNCTIONS
+
 #: Functions whose C implementation (libm or symnb's helpers) is NaN for a NaN argument.
 _PASS_THROUGH = frozenset(
     {
-        "exp", "log", "sin", "cos", "tan", "tanh", "sinh", "cosh", "asinh", "atan",
-        "erf", "erfc", "Abs", "sign", "sigmoid", "softplus", "logsigmoid", "expm1",
-        "log1p", "tanh_softplus", "sech2_softplus", "sigmoid_mul",
+        "exp",
+        "log",
+        "sin",
+        "cos",
+        "tan",
+        "tanh",
+        "sinh",
+        "cosh",
+        "asinh",
+        "atan",
+        "erf",
+        "erfc",
+        "Abs",
+        "sign",
+        "sigmoid",
+        "softplus",
+        "logsigmoid",
+        "expm1",
+        "log1p",
+        "tanh_softplus",
+        "sech2_softplus",
+        "sigmoid_mul",
     }
-)
+) | frozenset(GAMMA_FUNCTIONS)  # the gamma family: NaN in, NaN out
 
 _ORDERED = (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)
 

@@ -37,9 +37,10 @@ from sympy.codegen.ast import float32, float64, real
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.precedence import PRECEDENCE
 
-from symnb.codegen import vecmath
+from symnb.codegen import gamma_c, vecmath
 from symnb.errors import FormulaError
 from symnb.formula.functions import expm1, sigmoid, softplus
+from symnb.formula.gamma import GAMMA_FUNCTIONS
 
 #: Largest number of operations (after CSE) in one generated function.
 MAX_OPERATIONS = 20000
@@ -72,22 +73,26 @@ LIBM_FUNCS = (
 )
 
 # Functions (SymPy class names) the printer handles; anything else is refused.
-_ALLOWED_FUNCS = frozenset(LIBM_FUNCS) | {
-    "Abs",
-    "sign",
-    "Max",
-    "Min",
-    "Piecewise",
-    "Heaviside",
-    "floor",
-    "ceiling",
-    "sigmoid",
-    "softplus",
-    "logsigmoid",
-    "tanh_softplus",
-    "sech2_softplus",
-    "sigmoid_mul",
-}
+_ALLOWED_FUNCS = (
+    frozenset(LIBM_FUNCS)
+    | {
+        "Abs",
+        "sign",
+        "Max",
+        "Min",
+        "Piecewise",
+        "Heaviside",
+        "floor",
+        "ceiling",
+        "sigmoid",
+        "softplus",
+        "logsigmoid",
+        "tanh_softplus",
+        "sech2_softplus",
+        "sigmoid_mul",
+    }
+    | frozenset(GAMMA_FUNCTIONS)
+)
 
 
 class tanh_softplus(sp.Function):
@@ -420,6 +425,19 @@ class KernelPrinter(ProductsAsKernels, C99CodePrinter):
 
     def _print_sign(self, expr: sp.Expr) -> str:
         return f"symnb_sign({self._print(expr.args[0])})"
+
+    # the gamma family (symnb.codegen.gamma_c)
+    def _print_lgamma(self, expr: sp.Expr) -> str:
+        return f"symnb_lgamma({self._print(expr.args[0])})"
+
+    def _print_tgamma(self, expr: sp.Expr) -> str:
+        return f"tgamma{self._get_func_suffix(real)}({self._print(expr.args[0])})"
+
+    def _print_digamma(self, expr: sp.Expr) -> str:
+        return f"symnb_digamma({self._print(expr.args[0])})"
+
+    def _print_trigamma(self, expr: sp.Expr) -> str:
+        return f"symnb_trigamma({self._print(expr.args[0])})"
 
     def _nested(self, name: str, args: tuple) -> str:
         printed = [self._print(a) for a in args]
@@ -1391,6 +1409,10 @@ _HELPERS = {
     **{
         name: {d: vecmath.definitions(d).get(name, "") for d in DTYPES}
         for name in vecmath.NAMES
+    },
+    **{
+        name: {d: gamma_c.definitions(d)[name] for d in DTYPES}
+        for name in gamma_c.NAMES
     },
     "symnb_log1p_unit": {
         "float32": _LOG1P_UNIT_FLOAT32,

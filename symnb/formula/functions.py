@@ -11,6 +11,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
 from symnb.errors import FormulaError
+from symnb.formula.gamma import GAMMA_FUNCTIONS
 
 
 def _sigmoid_head(printer) -> str:
@@ -238,6 +239,9 @@ ALLOWED_FUNCTIONS: dict[str, object] = {
     "arccosh": sp.acosh,
     "arctanh": sp.atanh,
     "sgn": sp.sign,
+    # the gamma family (symnb.formula.gamma); trigamma is digamma's derivative only
+    # (its own derivative, polygamma(2, u), has no kernel implementation)
+    **{k: v for k, v in GAMMA_FUNCTIONS.items() if k != "trigamma"},
 }
 
 #: Named constants a formula may use (unless the user declares a constant of that name).

@@ -93,6 +93,8 @@ _GREEK = {
 #: Other names a Greek letter's constant may be declared by, tried in order where its
 #: own reading is not declared: ``lambda`` is a Python keyword, so ``lambda_`` or ``lam``.
 _ALIASES = {"lambda": ("lambda_", "lam", "lmbda")}
+#: What opens a function's argument (``\\Gamma(x)``, ``\\psi\\left(x\\right)``).
+_CALL_OPENERS = ("(", "\\left", "\\bigl", "\\Bigl", "\\big", "\\Big")
 #: Commands that are functions, by their formula name.
 _FUNCTIONS = {
     "exp": "exp",
@@ -410,11 +412,31 @@ class _Reader:
         self.skip_spacing()
         if name == "sigma" and self.peek() in ("(", "\\left", "[", "{"):
             return self.function("sigmoid")
+        gamma = self.gamma_family(name)
+        if gamma is not None:
+            return self.function(gamma)
         if name in _FUNCTIONS:
             return self.function(_FUNCTIONS[name])
         if name in _GREEK or name == "sigma" or name == "phi":
             return [("name", self.subscript(self.greek(name)))]
         raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
+
+    def gamma_family(self, name: str) -> str | None:
+        """``\\Gamma(x)``: tgamma, ``\\psi(x)``: digamma, ``\\ln\\Gamma(x)`` (or
+        ``\\log\\Gamma``): lgamma, where a bracket follows and the formula declares
+        no constant of that name (then ``\\psi(x)`` is psi times x, as before)."""
+        if name in ("ln", "log") and self.peek() == "\\Gamma":
+            save = self.i
+            self.take()
+            self.skip_spacing()
+            if "Gamma" not in self.declared and self.peek() in _CALL_OPENERS:
+                return "lgamma"
+            self.i = save
+            return None
+        letter = {"Gamma": "tgamma", "psi": "digamma"}.get(name)
+        if letter is None or name in self.declared:
+            return None
+        return letter if self.peek() in _CALL_OPENERS else None
 
     def greek(self, name: str) -> str:
         """The constant name a Greek letter reads as: ``\\varepsilon`` as epsilon,

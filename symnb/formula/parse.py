@@ -35,6 +35,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import mpmath
 import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.logic.boolalg import ITE, Boolean, BooleanAtom
@@ -288,6 +289,10 @@ _APPROX_BY_NAME: dict[str, Callable[..., float]] = {
     "log10": lambda u: _log_f(u) / math.log(10.0),
     "log2": lambda u: _log_f(u) / math.log(2.0),
     "sech": lambda u: 1.0 / math.cosh(u),
+    "lgamma": math.lgamma,
+    "tgamma": math.gamma,
+    "digamma": lambda u: float(mpmath.digamma(u)),
+    "trigamma": lambda u: float(mpmath.psi(1, u)),
     "clip": lambda u, lo, hi: min(max(u, lo), hi),
 }
 _APPROX_BY_CALLABLE: dict[int, Callable[..., float]] = {
@@ -1210,6 +1215,14 @@ class _Parser:
         shown = spellings.dotted(node.func) or name
         names = list(spellings.argument_names(name))
         defaults = spellings.KEYWORD_DEFAULTS.get(name)
+        # the input by keyword: PyTorch's input= (torch.logit(input=x, eps=1e-6))
+        aliases = {"input": names[0]}
+        if (
+            defaults is None
+            and node.keywords
+            and all(aliases.get(k.arg, k.arg) in names for k in node.keywords)
+        ):
+            defaults = {}  # every argument required, by position or name
         if defaults is None:
             if node.keywords:
                 raise self.node_error(
@@ -1224,7 +1237,7 @@ class _Parser:
                 )
             # a starred argument stays in the tree, where build refuses it by name
             return self.build(spellings.rewrite_call(name, node))
-        given = self.call_arguments(node, shown, names, {})
+        given = self.call_arguments(node, shown, names, aliases, first_by_keyword=True)
         args = []
         for arg in names:
             if arg in given:

@@ -87,6 +87,10 @@ _COMMON = {
     "soft_shrink": "softshrink",
     "hard_shrink": "hardshrink",
     "exponential": "exp",  # keras.activations
+    # the gamma family (symnb.formula.gamma): SciPy's, math's and SymPy's names
+    "gammaln": "lgamma",
+    "gamma": "tgamma",
+    "psi": "digamma",
 }
 
 #: (module, name) -> symnb function where a module's default differs from the others.
@@ -286,7 +290,21 @@ _REWRITTEN = {
     "subtract": ("x1", "x2", "alpha"),
     "sub": ("x1", "x2", "alpha"),
     "neg": ("x",),
+    # steps (floor and ceiling underneath: derivative 0 between the steps)
+    "trunc": ("x",),  # np.trunc, torch.trunc, math.trunc
+    "fix": ("x",),  # np.fix, torch.fix
+    "frac": ("x",),  # torch.frac: x - trunc(x)
+    "rint": ("x",),  # np.rint: round half to even
+    "round": ("x", "decimals"),  # np.round, torch.round(x, decimals=0)
+    "around": ("x", "decimals"),
+    "arctan2": ("x1", "x2"),  # np.arctan2(y, x), torch.atan2, math.atan2
+    "atan2": ("x1", "x2"),
 }
+
+#: Remainders: refused (formulas have no modulo; see :func:`function_name`).
+_REMAINDERS = frozenset(
+    {"fmod", "mod", "remainder", "floor_divide", "floormod", "truncatediv"}
+)
 
 _KERAS_ACTIVATIONS = ("tf.keras.activations", "keras.activations")
 
@@ -327,6 +345,8 @@ KEYWORD_DEFAULTS = {
     "add": {"alpha": 1},
     "subtract": {"alpha": 1},
     "sub": {"alpha": 1},
+    "round": {"decimals": 0},
+    "around": {"decimals": 0},
 }
 
 #: Bare names (no module) read as symnb functions; they never shadow a user's constant.
@@ -352,6 +372,16 @@ BARE = {
     "hardshrink": "hardshrink",
     "xlogy": "xlogy",
     "xlog1py": "xlog1py",
+    "trunc": "trunc",
+    "rint": "rint",
+    "round": "round",  # Python's round: half to even, as NumPy's
+    "atan2": "atan2",
+    "arctan2": "arctan2",
+    # SciPy's and math's names of the gamma family (a constant named gamma or psi
+    # stays the constant)
+    "gamma": "tgamma",
+    "gammaln": "lgamma",
+    "psi": "digamma",
 }
 
 #: Bare function names refused because libraries disagree on them: name -> (why, fix).
@@ -512,6 +542,14 @@ def function_name(module: str, name: str, functions) -> str:
             f"{module}.cdf(x) is the standard normal CDF ({module}.logcdf(x) its "
             "log); write the density as "
             "exp(-x**2/2)/sqrt(2*pi)",
+        )
+    if name in _REMAINDERS:
+        raise LookupError(
+            f"{module}.{name} has no symnb equivalent: formulas have no remainder "
+            "(C's fmod is exact; the same from floor/trunc rounds x/c, so near a "
+            "multiple of c it can be off by c)",
+            "where that rounding is acceptable, write x - c*trunc(x/c) (fmod, "
+            "the sign of x) or x - c*floor(x/c) (mod, the sign of c)",
         )
     if name in _REDUCTIONS:
         raise LookupError(
@@ -680,6 +718,10 @@ def _rewrite_more(name: str, args: list, call, num) -> ast.AST:
         return op(call("exp", op(u, ast.Pow(), num(2))), ast.Mult(), call("erfc", u))
     if name in ("negative", "neg"):
         return ast.UnaryOp(ast.USub(), u)
+    if name in ("trunc", "fix", "frac", "rint", "round", "around"):
+        return _steps(name, args, call, op, compare, num)
+    if name in ("arctan2", "atan2"):
+        return _atan2(u, args[1], call, op, compare, num)
     if name in ("multiply", "mul"):
         return op(u, ast.Mult(), args[1])
     if name in ("divide", "div", "true_divide"):
@@ -707,6 +749,83 @@ def _rewrite_more(name: str, args: list, call, num) -> ast.AST:
         return call("where", compare(u, ast.Eq(), num(0)), num(0), minus_u_log_u)
     # threshold
     return call("where", compare(u, ast.Gt(), args[1]), u, args[2])
+
+
+def _round_half_even(u, call, op, compare, num) -> ast.AST:
+    """NumPy's and PyTorch's round (``np.rint``): to the nearest integer, ties to the
+    even one. From f = floor(u) and d = u - f (exact in floating point; u + 0.5 is not:
+    floor(0.49999999999999994 + 0.5) is 1); |u| >= 2**52 is an integer already (and
+    inf stays inf)."""
+    f = call("floor", u)
+    d = op(u, ast.Sub(), f)
+    odd = op(
+        f, ast.Sub(), op(num(2), ast.Mult(), call("floor", op(f, ast.Div(), num(2))))
+    )
+    tie = call("where", compare(d, ast.Lt(), num(0.5)), f, op(f, ast.Add(), odd))
+    nearest = call(
+        "where", compare(d, ast.Gt(), num(0.5)), op(f, ast.Add(), num(1)), tie
+    )
+    big = compare(call("abs", u), ast.GtE(), num(2.0**52))
+    return call("where", big, u, nearest)
+
+
+def _steps(name: str, args: list, call, op, compare, num) -> ast.AST:
+    """trunc (toward 0), frac (u - trunc(u), PyTorch's), rint/round (half to even;
+    ``decimals`` d as NumPy computes it: rint(u*10**d)/10**d)."""
+    u = args[0]
+    if name in ("trunc", "fix", "frac"):
+        trunc = call(
+            "where", compare(u, ast.GtE(), num(0)), call("floor", u), call("ceil", u)
+        )
+        return op(u, ast.Sub(), trunc) if name == "frac" else trunc
+    decimals = args[1] if len(args) > 1 else num(0)
+    if isinstance(decimals, ast.Constant) and decimals.value == 0:
+        return _round_half_even(u, call, op, compare, num)
+    scale = op(num(10), ast.Pow(), decimals)
+    scaled = _round_half_even(op(u, ast.Mult(), scale), call, op, compare, num)
+    return op(scaled, ast.Div(), scale)
+
+
+def _atan2(y, x, call, op, compare, num) -> ast.AST:
+    """atan2(y, x), the angle of (x, y) in (-pi, pi]: atan(y/x) for x > 0, +-pi more
+    for x < 0 (by the sign of y), +-pi/2 or 0 on x = 0 (NumPy's values, signed zeros
+    aside: atan2(-0.0, -1) is pi here, -pi in NumPy)."""
+    pi = ast.Name("pi", ast.Load())
+    ratio = call("atan", op(y, ast.Div(), x))
+    left = call(
+        "where",
+        compare(y, ast.GtE(), num(0)),
+        op(ratio, ast.Add(), pi),
+        op(ratio, ast.Sub(), pi),
+    )
+    # x = 0: pi/2 - atan(x/y) (+-pi/2 there, and its derivative in x is -1/y, not
+    # the 0 of a constant branch); a literal 0 gets no quotient by it
+    half = op(pi, ast.Div(), num(2))
+
+    def zero(n: ast.AST) -> bool:
+        return isinstance(n, ast.Constant) and n.value == 0
+
+    def side(y_positive: ast.AST, y_negative: ast.AST) -> ast.AST:
+        return call(
+            "where",
+            compare(y, ast.Gt(), num(0)),
+            y_positive,
+            call("where", compare(y, ast.Lt(), num(0)), y_negative, num(0)),
+        )
+
+    if zero(x):
+        return side(half, ast.UnaryOp(ast.USub(), half))
+    turned = num(0) if zero(y) else call("atan", op(x, ast.Div(), y))
+    axis = side(
+        op(half, ast.Sub(), turned),
+        op(ast.UnaryOp(ast.USub(), half), ast.Sub(), turned),
+    )
+    return call(
+        "where",
+        compare(x, ast.Gt(), num(0)),
+        ratio,
+        call("where", compare(x, ast.Lt(), num(0)), left, axis),
+    )
 
 
 def _keras_relu(u, slope, cap, threshold, call, op, compare, num) -> ast.AST:

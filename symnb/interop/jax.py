@@ -59,6 +59,19 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
     def _print_expm1(self, expr: sp.Expr) -> str:
         return self._call("jax.numpy.expm1", expr)
 
+    # the gamma family (symnb.formula.gamma): JAX's lgamma is log|Gamma| too
+    def _print_lgamma(self, expr: sp.Expr) -> str:
+        return self._call("jax.lax.lgamma", expr)
+
+    def _print_tgamma(self, expr: sp.Expr) -> str:
+        return self._call("jax.scipy.special.gamma", expr)
+
+    def _print_digamma(self, expr: sp.Expr) -> str:
+        return self._call("jax.lax.digamma", expr)
+
+    def _print_trigamma(self, expr: sp.Expr) -> str:
+        return f"jax.scipy.special.polygamma(1, {self._print(expr.args[0])})"
+
     def _wide(self, expr: sp.Expr, name: str) -> str:
         # symnb.robust.widen's trig of a product: wide only where it overflows
         prod = "*".join(f"({self._print(a)})" for a in expr.args)

@@ -28,6 +28,7 @@ from sympy.printing.pycode import PythonCodePrinter
 from symnb.backends.kernel import check_constants
 from symnb.backends.numpy_ import floatify
 from symnb.codegen.printer import ProductsAsKernels
+from symnb.errors import FormulaError
 from symnb.interop import require
 from symnb.interop.literals import big_integer
 from symnb.interop.options import choose
@@ -159,6 +160,21 @@ class _Printer(ProductsAsKernels, PythonCodePrinter):
 
     def _print_erfc(self, expr):
         return self._call("math.erfc", expr)
+
+    def _print_lgamma(self, expr):
+        return self._call("math.lgamma", expr)
+
+    def _print_tgamma(self, expr):
+        return self._call("math.gamma", expr)
+
+    def _print_digamma(self, expr):
+        raise FormulaError(
+            "to_numba: digamma (the derivative of lgamma and gamma; trigamma is "
+            "digamma's) has no implementation in numba's math; use the cpp or numpy "
+            "backend, or symnb.interop.jax"
+        )
+
+    _print_trigamma = _print_digamma
 
     def _wide(self, expr, name: str) -> str:
         # the product; only where it is inf, the wide computation (as the C kernels)

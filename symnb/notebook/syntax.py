@@ -299,14 +299,14 @@ def _parse_value(
             value = number(node.args[0])
             per = None
             for kw in node.keywords:
-                if (
-                    kw.arg == "per"
-                    and isinstance(kw.value, ast.Constant)
+                if kw.arg != "per":
+                    raise ValueError("bad keyword")
+                if not (
+                    isinstance(kw.value, ast.Constant)
                     and kw.value.value in ("layer", "neuron")
                 ):
-                    per = kw.value.value
-                else:
-                    raise ValueError("bad keyword")
+                    raise ValueError("bad per")
+                per = kw.value.value
             return value, True, per
         return number(node), False, None
     except ValueError as exc:
@@ -317,6 +317,14 @@ def _parse_value(
             msg = (
                 f"constant {const!r} = {text.strip()!r} is too small for a float "
                 "(it would be 0); the smallest nonzero magnitude is about 5e-324"
+            )
+        elif why == "bad per":
+            per = next(k.value for k in node.keywords if k.arg == "per")
+            msg = (
+                f"learnable's per= of constant {const!r} is "
+                f"{_short(ast.get_source_segment(source, per) or '?')}; "
+                'per= takes "layer" (one value for the layer, the default) or '
+                '"neuron" (one value per neuron)'
             )
         else:
             msg = f"cannot read the value of constant {const!r}: {text.strip()!r}"

@@ -21,6 +21,7 @@ from sympy.core.relational import (
 )
 
 from symnb.formula.functions import erfc, expm1, log1p, logsigmoid, sigmoid, softplus
+from symnb.formula.gamma import GAMMA_FUNCTIONS
 from symnb.robust.hypot import hypot2
 from symnb.robust.literals import ldexp2
 from symnb.robust.widen import wide_cos, wide_sin, wide_tan
@@ -72,6 +73,7 @@ _NODES: dict[str, object] = {
     "wide_tan": wide_tan,
     "ldexp2": ldexp2,
     "hypot2": hypot2,
+    **GAMMA_FUNCTIONS,
 }
 #: Conditions rebuilt unevaluated (see :func:`decode`).
 _LOGIC = frozenset(

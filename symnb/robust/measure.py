@@ -38,6 +38,7 @@ from sympy.core.relational import Relational
 from sympy.printing.pycode import MpmathPrinter
 
 from symnb.codegen.printer import KEEP_ARGUMENT
+from symnb.formula import gamma
 
 DTYPES = ("float32", "float64")
 
@@ -633,6 +634,29 @@ def _mp_nan_or(args, pick):
     return pick(args)
 
 
+#: Working digits of the gamma family's references (see :func:`_mp_pole`).
+GAMMA_DIGITS = 100
+
+
+def _mp_pole(u, fn, at_pole, at_minus_inf):
+    """fn(u), with ``at_pole`` at 0 and the negative integers (digamma and tgamma:
+    +-inf at +-0) and ``at_minus_inf`` at -inf."""
+    if mpmath.isnan(u):
+        return u
+    if mpmath.isinf(u):
+        return at_minus_inf if u < 0 else fn(u)
+    if u <= 0 and u == mpmath.floor(u):
+        if u == 0 and fn in (gamma.mp_tgamma, gamma.mp_digamma):
+            return mpmath.inf if fn is gamma.mp_tgamma else -mpmath.inf
+        return at_pole
+    # at most GAMMA_DIGITS working digits: nothing cancels inside these but the
+    # reflection's two terms near a root of digamma, by at most the 17 digits of a
+    # double's distance to it (mpmath's digamma at the 340-1500 digits the
+    # references of tiny or huge points ask for took seconds per analysis)
+    with mpmath.workdps(min(mpmath.mp.dps, GAMMA_DIGITS)):
+        return fn(u)
+
+
 _MP_NAMESPACE = {
     "mpmath": _SizeGuardedMpmath(),
     "exp": _mp_exp,
@@ -657,6 +681,11 @@ _MP_NAMESPACE = {
         mpmath.tanh, lambda u: mpmath.sign(u) * (1 - 2 / (1 + _mp_exp(2 * abs(u))))
     ),
     "cosh": _large(mpmath.cosh, lambda u: (_mp_exp(u) + _mp_exp(-u)) / 2),
+    # the gamma family with symnb's values at the poles (symnb.formula.gamma)
+    "lgamma": lambda u: _mp_pole(u, gamma.mp_lgamma, mpmath.inf, mpmath.inf),
+    "tgamma": lambda u: _mp_pole(u, gamma.mp_tgamma, mpmath.nan, mpmath.nan),
+    "digamma": lambda u: _mp_pole(u, gamma.mp_digamma, mpmath.nan, mpmath.nan),
+    "trigamma": lambda u: _mp_pole(u, gamma.mp_trigamma, mpmath.inf, mpmath.nan),
     "sinh": _large(mpmath.sinh, lambda u: (_mp_exp(u) - _mp_exp(-u)) / 2),
 }
 
@@ -706,6 +735,10 @@ class _RefPrinter(MpmathPrinter):
     _print_tanh = _fn("tanh")
     _print_cosh = _fn("cosh")
     _print_sinh = _fn("sinh")
+    _print_lgamma = _fn("lgamma")
+    _print_tgamma = _fn("tgamma")
+    _print_digamma = _fn("digamma")
+    _print_trigamma = _fn("trigamma")
 
 
 @lru_cache(maxsize=256)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.special
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
@@ -34,6 +35,7 @@ from symnb.backends.cache import KernelCache
 from symnb.codegen.kernels import render_program
 from symnb.errors import BackendUnavailable, CompileError
 from symnb.formula.functions import logsigmoid, sigmoid, softplus
+from symnb.formula.gamma import digamma, lgamma, tgamma
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from tests.codegen.reference_forms import HUBER
 
@@ -147,6 +149,14 @@ def local_activations() -> dict[str, InternalForm]:
         ),
         _activation(
             "powers", sp.Abs(X) ** c0 + X**7 + X ** sp.Rational(1, 3), (c0,), (1.5,)
+        ),
+        # the gamma family: libm's lgamma/tgamma, symnb's digamma/trigamma helpers
+        # (f' has trigamma; d/dc0 has digamma of the constant)
+        _activation(
+            "gamma",
+            lgamma(X) + tgamma(X / 8) + digamma(X) + lgamma(c0) * X,
+            (c0,),
+            (2.5,),
         ),
     ]
     return {f.name: f for f in forms}
@@ -445,7 +455,16 @@ def _np_logsigmoid(u):
 
 
 _MODULES = [
-    {"sigmoid": _np_sigmoid, "softplus": _np_softplus, "logsigmoid": _np_logsigmoid},
+    {
+        "sigmoid": _np_sigmoid,
+        "softplus": _np_softplus,
+        "logsigmoid": _np_logsigmoid,
+        # the gamma family: SciPy's (symnb's C is libm's and its own digamma)
+        "lgamma": scipy.special.gammaln,
+        "tgamma": scipy.special.gamma,
+        "digamma": scipy.special.psi,
+        "trigamma": lambda u: scipy.special.polygamma(1, u),
+    },
     "scipy",
     "numpy",
 ]

@@ -229,3 +229,25 @@ def test_latex_loss_matches_pytorch(latex, reference):
     k = symnb.Loss(latex, **constants).compile(backend="numpy", dtype="float64")
     np.testing.assert_allclose(k.value(yp, yt), ref.item(), rtol=1e-12)
     np.testing.assert_allclose(k.gradient(yp, yt), grad.numpy(), rtol=1e-11)
+
+
+@pytest.mark.parametrize(
+    ("latex", "reference"),
+    [
+        (r"\Gamma(x)", "gamma"),
+        (r"\ln\Gamma\left(x\right)", "gammaln"),
+        (r"\log \Gamma(x)", "gammaln"),
+        (r"\psi(x)", "psi"),
+    ],
+)
+def test_latex_gamma_family_reads_as_scipys(latex, reference):
+    """\\Gamma(x), \\ln\\Gamma(x), \\psi(x) (were: \\Gamma and \\psi constants)."""
+    xs = np.array([-2.5, 0.5, 1.5, 4.0, 9.25])
+    k = symnb.Activation(latex).compile(backend="numpy", dtype="float64")
+    ref = getattr(scipy.special, reference)(xs)
+    np.testing.assert_allclose(k.forward(xs.copy()), ref, rtol=1e-13)
+
+
+def test_latex_psi_declared_stays_the_constant():
+    k = symnb.Activation(r"\psi(x)", psi=2.0).compile(backend="numpy", dtype="float64")
+    assert k.forward(np.array([3.0]))[0] == 6.0

@@ -728,6 +728,10 @@ def test_other_reductions_and_means_in_activations_stay_refused(text, message):
         ("torch.special.logit(x, 0.01)", 0.01),
         ("x.logit(eps=1e-6)", 1e-6),
         ("torch.logit(x, eps=None)", None),
+        # PyTorch's name of the input (was: 'torch.logit has no argument input')
+        ("torch.logit(input=x, eps=1e-3)", 1e-3),
+        ("torch.special.logit(eps=0.01, input=x)", 0.01),
+        ("torch.logit(input=x)", None),
     ],
 )
 def test_logit_with_its_eps_matches_pytorch(text, eps):

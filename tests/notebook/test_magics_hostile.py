@@ -256,3 +256,16 @@ def test_loss_names_of_the_inputs_are_not_read_when_the_inputs_are_renamed(shell
     # apply only to the canonical y_pred, y_true)
     message = refused(shell, "--loss -q", "lq(p, t) = (p - y)**2")
     assert "unknown symbol 'y'" in message and "lq" not in shell.user_ns
+
+
+@pytest.mark.parametrize("per", ['"everything"', "'Neuron'", "3", "neuron"])
+def test_learnable_per_names_the_bad_value_and_the_accepted_ones(shell, per) -> None:
+    message = refused(shell, "-q", f"fa(x; a=learnable(1.0, per={per})) = a*x")
+    assert f"per= of constant 'a' is {per!r}" in message
+    assert '"layer"' in message and '"neuron"' in message
+    assert "fa" not in shell.user_ns
+
+
+def test_learnable_per_neuron_is_still_read(shell) -> None:
+    cell(shell, "-q --backend numpy", 'fa(x; a=learnable(2.0, per="neuron")) = a*x')
+    assert value(shell, "fa", 3.0) == 6.0
