@@ -45,7 +45,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "81"
+ENGINE_VERSION = "83"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -776,6 +776,42 @@ def _harden(
     return expr, m
 
 
+#: Exact rewrites that remove a cancellation, applied first to f of an activation with
+#: constants wherever they fail no point more at the analysed values: the analysed
+#: values may keep the cancellation within the rule's absolute slack where moved ones
+#: do not (pseudo-Huber compiled at delta = 1 and moved to 1e3 gave 0.119 for 0.2048
+#: at x = 0.64 in float32; sqrt(x**2 + c**2) - c at c = 1 moved to 1e4, 0 for 5e-5).
+CANCELLATION_FIRST = ("root_cancellation", "cosine_as_half_angle")
+
+#: Operations such a rewrite may add (a division, a sum, and a branch on the sign of a
+#: constant that the kernel decides once per call).
+CANCELLATION_EXTRA_OPERATIONS = 10
+
+
+def _cancellation_first(
+    expr: sp.Expr,
+    problem: measure.Problem,
+    var: sp.Symbol,
+    dtype: str,
+    applied: list,
+) -> sp.Expr:
+    """``expr`` with each of :data:`CANCELLATION_FIRST` that fails no point more."""
+    m = None
+    for name in CANCELLATION_FIRST:
+        for _, note, cand in _named_rewrites(
+            rewrite.EXACT_REWRITES, (name,), expr, var
+        ):
+            ops = sp.count_ops(expr) + CANCELLATION_EXTRA_OPERATIONS
+            if cand == expr or sp.count_ops(cand) > ops:
+                continue
+            m = m or problem.measure(expr, dtype)
+            cm = problem.measure(cand, dtype)
+            if cm.n_bad <= m.n_bad and not (cm.bad & ~m.bad).any():
+                expr, m = cand, cm
+                applied.append((name, f"{note} (also for constants moved by training)"))
+    return expr
+
+
 def _analyse(
     form: InternalForm, dtype: str, t0: float, deadline: float
 ) -> tuple[InternalForm, FormReport]:
@@ -786,9 +822,13 @@ def _analyse(
     if True:
         pf, pd = _problems_for(form)  # memoised by _references
         pv = (form.params, form.param_values)
+        f_start, first = form.f, []
+        if form.params and form.kind != "loss":
+            f_start = _cancellation_first(form.f, pf, var, dtype, first)
         f_new, f_applied, f_m, f_exact = _improve(
-            form.f, pf, var, dtype, deadline, (form.f, form.df), *pv
+            f_start, pf, var, dtype, deadline, (form.f, form.df), *pv
         )
+        f_applied = first + f_applied
         extra = []
         # f' again from f's exact rewrites; regime branches of f (Taylor radius,
         # asymptote threshold) were measured for f, so f' finds its own
