@@ -47,7 +47,7 @@ CORPUS11: tuple[Published, ...] = (
     ),
     P(
         "xielu_latex_cases",
-        "\\begin{cases} \\alpha_p x^2 + \\beta x & x > 0 \\\\ \\alpha_n \\left(e^{x} - 1 - x\\right) + \\beta x & x \\le 0 \\end{cases}",
+        r"\begin{cases} \alpha_p x^2 + \beta x & x > 0 \\ \alpha_n \left(e^{x} - 1 - x\right) + \beta x & x \le 0 \end{cases}",
         "xIELU, LaTeX, alpha_p = 0.8, alpha_n = 0.8, beta = 0.5",
         {"alpha_p": 0.8, "alpha_n": 0.8, "beta": 0.5},
         kinks=(0.0,),
@@ -158,7 +158,7 @@ CORPUS11: tuple[Published, ...] = (
     ),
     P(
         "pade_tanh_latex",
-        "\\frac{x\\left(945 + 105 x^{2} + x^{4}\\right)}{945 + 420 x^{2} + 15 x^{4}}",
+        r"\frac{x\left(945 + 105 x^{2} + x^{4}\right)}{945 + 420 x^{2} + 15 x^{4}}",
         "Padé [5/4] of tanh, LaTeX",
     ),
     P(
@@ -198,7 +198,7 @@ CORPUS11: tuple[Published, ...] = (
     ),
     P(
         "stablemax_latex",
-        "\\begin{cases} x + 1 & x \\ge 0 \\\\ \\frac{1}{1 - x} & x < 0 \\end{cases}",
+        r"\begin{cases} x + 1 & x \ge 0 \\ \frac{1}{1 - x} & x < 0 \end{cases}",
         "StableMax s(x), LaTeX",
         kinks=(0.0,),
     ),
@@ -228,7 +228,7 @@ CORPUS11: tuple[Published, ...] = (
     ),
     P(
         "barron_latex_near_two",
-        "\\frac{|\\alpha - 2|}{\\alpha}\\left(\\left(\\frac{(x/c)^{2}}{|\\alpha - 2|} + 1\\right)^{\\alpha/2} - 1\\right)",
+        r"\frac{|\alpha - 2|}{\alpha}\left(\left(\frac{(x/c)^{2}}{|\alpha - 2|} + 1\right)^{\alpha/2} - 1\right)",
         "Barron 2019 general loss, LaTeX, alpha = 1.9999, c = 1e-3",
         {"alpha": 1.9999, "c": 0.001},
     ),
@@ -247,7 +247,7 @@ CORPUS11: tuple[Published, ...] = (
     ),
     P(
         "student_t_latex",
-        "\\frac{\\nu + 1}{2} \\log\\left(1 + \\frac{x^{2}}{\\nu \\sigma^{2}}\\right) + \\log \\sigma",
+        r"\frac{\nu + 1}{2} \log\left(1 + \frac{x^{2}}{\nu \sigma^{2}}\right) + \log \sigma",
         "Student-t NLL, LaTeX, nu = 3, sigma = 1e-4",
         {"nu": 3.0, "sigma": 0.0001},
     ),
@@ -314,7 +314,7 @@ CORPUS11: tuple[Published, ...] = (
     ),
     P(
         "logit_adjusted_latex",
-        "\\log\\left(1 + e^{-(x + \\tau \\log p)}\\right)",
+        r"\log\left(1 + e^{-(x + \tau \log p)}\right)",
         "logit adjustment, LaTeX, tau = 1.5, p = 1e-6",
         {"tau": 1.5, "p": 1e-06},
     ),
@@ -359,7 +359,7 @@ CORPUS11: tuple[Published, ...] = (
     ),
     P(
         "itakura_saito_latex",
-        "\\frac{y}{x} - \\ln\\frac{y}{x} - 1",
+        r"\frac{y}{x} - \ln\frac{y}{x} - 1",
         "Itakura-Saito, LaTeX, y = 2",
         {"y": 2.0},
         kinks=(0.0,),
