@@ -13,9 +13,11 @@ means what Python means. Read: assignments to names (``a = b = ...``, ``y: float
 ...``, ``y += ...``), helper functions and lambdas defined inside, an
 ``autograd.Function``'s ``ctx`` bookkeeping, ``pass`` and a docstring, branches on
 options at their values (``if inplace:``, ``if self.reduction == "mean":``), then one
-``return`` (what follows it never runs). Anything else (a branch on data, loops,
-tuple unpacking, ``del``) is refused, naming the statement and its line, since it is
-not one expression.
+``return`` (what follows it never runs). An ``if`` on data (``if x > 0: return a``
+then ``return b``; or branches that assign the same names) is the conditional
+expression ``a if x > 0 else b``, as Python means it for each element. Anything
+else (loops, tuple unpacking, ``del``) is refused, naming the statement and its
+line, since it is not one expression.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from symnb.formula.spellings import attribute_of, call_name
 MAX_INLINED_NODES = 20_000
 
 _WHAT = {
-    ast.If: "an 'if' statement",
     ast.For: "a 'for' loop",
     ast.While: "a 'while' loop",
     ast.With: "a 'with' block",
@@ -92,15 +93,21 @@ def returned_formula(
     flags = dict(flags or {})
     statements = _flag_branches(body_without_docstring(body), flags)
     if not statements or not (
-        isinstance(statements[-1], ast.Return) and statements[-1].value is not None
+        isinstance(statements[-1], ast.If)
+        or isinstance(statements[-1], ast.Return)
+        and statements[-1].value is not None
     ):
-        last = statements[-1] if statements else None
-        raise Unreadable(
-            f"function {name} does not end in 'return <expression>': a formula is "
-            "the one expression it returns",
-            getattr(last, "lineno", 1),
-            getattr(last, "col_offset", 0),
-        )
+        _no_return(name, statements)
+    if any(isinstance(s, ast.If) for s in statements):
+        values = {
+            k: ast.Constant(v)
+            for k, v in flags.items()
+            if "." not in k and isinstance(v, bool)
+        }
+        result = _run(name, statements, _Scope(values, {}, flags))
+        if result is None:
+            _no_return(name, statements)
+        return _bounded(name, result, statements[-1])
     returned = statements[-1].value
     used = {n.id for n in ast.walk(returned) if isinstance(n, ast.Name)}
     decided = any(
@@ -119,24 +126,94 @@ def returned_formula(
     scope = _Scope(values, {}, flags)
     for stmt in statements[:-1]:
         _assign(name, stmt, scope)
-    result = scope.put_in(returned)
+    return _bounded(name, scope.put_in(returned), statements[-1])
+
+
+def _no_return(name: str, statements: list[ast.stmt]) -> None:
+    last = statements[-1] if statements else None
+    raise Unreadable(
+        f"function {name} does not end in 'return <expression>': a formula is "
+        "the one expression it returns",
+        getattr(last, "lineno", 1),
+        getattr(last, "col_offset", 0),
+    )
+
+
+def _bounded(name: str, result: ast.expr, last: ast.stmt) -> ast.expr:
+    """``result``, refused when the assignments put in made it too large."""
     try:
         size = _size(result)
     except RecursionError:
         raise Unreadable(
             f"function {name}'s assignments nest its formula too deeply",
-            statements[-1].lineno,
-            statements[-1].col_offset,
+            last.lineno,
+            last.col_offset,
         ) from None
     if size > MAX_INLINED_NODES:
         raise Unreadable(
             f"function {name}'s assignments expand to a formula of {size:,} parts "
             f"(at most {MAX_INLINED_NODES:,}): each use of a name repeats its "
             "expression",
-            statements[-1].lineno,
-            statements[-1].col_offset,
+            last.lineno,
+            last.col_offset,
         )
     return result
+
+
+def _run(name: str, statements: list[ast.stmt], scope: _Scope) -> ast.expr | None:
+    """Put the assignments of ``statements`` into ``scope``, an ``if`` on data as
+    conditional values: the expression of the ``return`` reached, with the names
+    put in, or None when the statements end without one."""
+    for i, stmt in enumerate(statements):
+        if isinstance(stmt, ast.Return):
+            if stmt.value is None:
+                _no_return(name, [stmt])
+            return scope.put_in(stmt.value)
+        if isinstance(stmt, ast.If):
+            result = _branch(name, stmt, statements[i + 1 :], scope)
+            if result is not None:
+                return result
+            continue
+        _assign(name, stmt, scope)
+    return None
+
+
+def _branch(
+    name: str, stmt: ast.If, rest: list[ast.stmt], scope: _Scope
+) -> ast.expr | None:
+    """One ``if``: the returned conditional expression when a branch returns (the
+    other path goes on with ``rest``), else None with each name a branch assigns
+    made ``(value if test else other value)`` in ``scope``."""
+    taken = _flag_value(stmt.test, scope.flags)
+    if taken is not None:  # an option nested in a branch on data
+        return _run(name, list(stmt.body if taken else stmt.orelse) + rest, scope)
+    test = scope.put_in(stmt.test)
+    paths = []
+    for branch in (stmt.body, stmt.orelse):
+        path = _Scope(dict(scope.values), dict(scope.helpers), scope.flags)
+        paths.append((path, _run(name, list(branch), path)))
+    (yes, returned_yes), (no, returned_no) = paths
+    if returned_yes is None and returned_no is None:
+        if yes.helpers != scope.helpers or no.helpers != scope.helpers:
+            raise Unreadable(
+                f"function {name} defines a helper function inside an 'if': "
+                "define it before the 'if'",
+                stmt.lineno,
+                stmt.col_offset,
+            )
+        for key in {*yes.values, *no.values}:
+            a = yes.values.get(key, ast.Name(key, ast.Load()))
+            b = no.values.get(key, ast.Name(key, ast.Load()))
+            if a is not scope.values.get(key) or b is not scope.values.get(key):
+                scope.values[key] = ast.IfExp(test, a, b)
+        return None
+    if returned_yes is None:
+        returned_yes = _run(name, rest, yes)
+    if returned_no is None:
+        returned_no = _run(name, rest, no)
+    if returned_yes is None or returned_no is None:
+        _no_return(name, rest or [stmt])
+    return ast.IfExp(test, returned_yes, returned_no)
 
 
 _COMPARE = {
@@ -322,11 +399,7 @@ def _assign(name: str, stmt: ast.stmt, scope: _Scope) -> None:
         what = "an assignment to something other than a name (unpacking, an attribute)"
     else:
         what = _WHAT.get(type(stmt), f"a {type(stmt).__name__} statement")
-    fix = (
-        "write the branch as torch.where(condition, a, b)"
-        if isinstance(stmt, ast.If)
-        else "compute the value as one expression, with name assignments before it"
-    )
+    fix = "compute the value as one expression, with name assignments before it"
     raise Unreadable(
         f"function {name} has {what}: a formula is one returned expression; {fix}",
         stmt.lineno,

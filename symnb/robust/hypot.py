@@ -74,10 +74,19 @@ def _as_hypot(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     if not isinstance(a, sp.Add) or len(a.args) != 2 or var not in a.free_symbols:
         return e
     roots = [_square_root_of(t) for t in a.args]
+    # a named constant b (Squareplus's sqrt(x**2 + b)) is sqrt(b)**2 where b >= 0: with
+    # b = 0, x**2 underflowed to 0 and f' = x/sqrt(x**2 + b) was -inf for |x| < 1e-162
+    # (float64) where it is -1; as training may move b below 0, the root stays there
+    guard = None
+    for i, t in enumerate(a.args):
+        if roots[i] is None and var not in t.free_symbols and not t.is_number:
+            guard, roots[i] = t >= 0, sp.sqrt(t)
+            break
     if any(r is None for r in roots):
         return e
     h = hypot2(*roots)
-    return h if e.exp == sp.S.Half else 1 / h
+    h = h if e.exp == sp.S.Half else 1 / h
+    return h if guard is None else sp.Piecewise((h, guard), (e, True))
 
 
 def root_of_squares_as_hypot(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:

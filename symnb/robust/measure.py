@@ -39,6 +39,7 @@ from sympy.printing.pycode import MpmathPrinter
 
 from symnb.codegen.printer import KEEP_ARGUMENT
 from symnb.formula import gamma
+from symnb.formula.functions import sigmoid
 
 DTYPES = ("float32", "float64")
 
@@ -751,6 +752,13 @@ def _mp_function(expr: sp.Expr, args: tuple):
         from symnb.robust.rewrite import steps_to_branches
 
         expr = steps_to_branches(expr)
+    if expr.has(sigmoid):
+        # the same identity the kernels may use: sigmoid(t2 - x) - sigmoid(t1 - x)
+        # cancels 43,000 digits at x = -1e5 (t2 - t1 = 1e-4), beyond MAX_DIGITS, and
+        # the reference read the cumulative-link likelihood's log of it as inf
+        from symnb.robust.sigmoid_difference import sigmoid_difference
+
+        expr = sigmoid_difference(expr, args[0])
     return sp.lambdify(
         args, expr, modules=[_MP_NAMESPACE, "mpmath"], printer=_RefPrinter
     )

@@ -32,11 +32,13 @@ import sympy as sp
 from symnb.formula.budget import bounded_expand
 from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
+from symnb.robust.constant_into_power import constant_into_power
 from symnb.robust.half_angle import cosine_as_half_angle
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
 from symnb.robust.scaled_powers import log_of_power, split_scaled_power
 from symnb.robust.scaled_variable import scale_by_constant
+from symnb.robust.sigmoid_difference import sigmoid_difference
 from symnb.robust.traversal import bottom_up as _bottom_up
 from symnb.robust.widen import widen_trig
 
@@ -831,7 +833,7 @@ def _common_power(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
         return e
     split = [_power_of(t, var) for t in e.args]
     powers = {k for k, _ in split}
-    if len(powers) != 1 or min(powers) < 1:
+    if len(powers) != 1 or 0 in powers:
         # no common power, or powers left inside: x**2*(tanh(x) + x**2*exp(-x**2))
         # still overflows inside, and hides the vanishing term from the regimes
         return e
@@ -844,7 +846,10 @@ def factor_common_power(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """The power of x that every term of a sum has (the same in each), taken out:
     ``x + 2.5*x*sin(x)`` as ``x*(1 + 2.5*sin(x))``. 2.5*x*sin(x) overflows at the float maximum where the sum
     does not (f was -inf at x = 3.4e38 in float32 on NumPy, where it is -1.04e38;
-    g++ fused it into an fma). Sums that are polynomials are Horner's."""
+    g++ fused it into an fma). Sums that are polynomials are Horner's. A common
+    reciprocal too: the log-normal likelihood's f' ``1/x + (log(x) - m)/(s**2*x)``
+    was inf - inf = NaN at subnormal x (each term overflows, with opposite signs)
+    where ``(1 + (log(x) - m)/s**2)/x`` is -inf (float64 x < 1e-310)."""
     return _bottom_up(expr, lambda e: _common_power(e, var))
 
 
@@ -1380,6 +1385,24 @@ EXACT_REWRITES = (
         ),
         scale_by_constant,
     ),
+    (
+        "constant_into_power",
+        (
+            "a constant times a square, cube or fourth power is multiplied in one "
+            "factor at a time, so the power does not overflow where a zero or small "
+            "constant brings the term down (0*inf was NaN)"
+        ),
+        constant_into_power,
+    ),
+    (
+        "sigmoid_difference",
+        (
+            "a difference of two sigmoids is computed as a product of sigmoids and "
+            "expm1 of the difference of their arguments, so it does not cancel to 0 "
+            "where both round to 1 (and its log as a sum of log-sigmoids)"
+        ),
+        sigmoid_difference,
+    ),
 )
 
 #: Exact rewrites tried only on a form that already meets the accuracy rule (see
@@ -1402,6 +1425,7 @@ __all__ = [
     "collect_exponentials",
     "collect_linear_terms",
     "constant_factors_last",
+    "constant_into_power",
     "cosine_as_half_angle",
     "distribute_exponentials",
     "divide_by_constant_stepwise",
@@ -1427,6 +1451,7 @@ __all__ = [
     "scale_into_exponentials",
     "scale_out_of_range_literals",
     "scaled_linear_in_log",
+    "sigmoid_difference",
     "single_exponential",
     "split_scaled_power",
     "square_in_root",

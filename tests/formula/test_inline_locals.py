@@ -79,7 +79,7 @@ def test_a_loss_with_named_parts():
 @pytest.mark.parametrize(
     ("body", "what", "line"),
     [
-        ("    if x > 0:\n        return x\n    return 0.1 * x", "an 'if' statement", 2),
+        ("    while x > 0:\n        x = x - 1\n    return x", "a 'while' loop", 2),
         (
             "    y = x\n    for i in range(3):\n        y = y * x\n    return y",
             "'for'",

@@ -69,8 +69,8 @@ def test_several_functions_and_a_loss(shell):
     ("cell", "message", "position"),
     [
         (
-            "def pbad(x):\n    y = x\n    if y > 0:\n        return y\n    return 0 * y",
-            "has an 'if' statement",
+            "def pbad(x):\n    y = x\n    while y > 0:\n        y = y - 1\n    return y",
+            "has a 'while' loop",
             "line 4, column 5",
         ),
         (
