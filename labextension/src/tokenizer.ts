@@ -83,6 +83,17 @@ export const KNOWN_FUNCTIONS: ReadonlySet<string> = new Set([
   'atanh',
   'erf',
   'erfc',
+  'lgamma',
+  'tgamma',
+  'gamma',
+  'gammaln',
+  'digamma',
+  'psi',
+  'round',
+  'rint',
+  'trunc',
+  'atan2',
+  'arctan2',
   'abs',
   'Abs',
   'sign',
@@ -237,6 +248,9 @@ export const LAYER_CLASSES: ReadonlySet<string> = new Set([
 
 export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
   // arithmetic as functions and tensor methods (torch.mul(a, b), x.add(1, alpha=2))
+  'frac',
+  'fix',
+  'around',
   'multiply',
   'mul',
   'divide',

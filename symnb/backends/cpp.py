@@ -682,6 +682,20 @@ class CppProgram(Program):
         for logical, symbol in kernel_source.entry_points.items():
             if logical not in later:
                 setattr(self, "_c_" + logical, self._bind(self._lib, logical, symbol))
+        # optional: the plane-wise layer entry points (one-unit C++ layers only)
+        self.has_planes = False
+        if self.kind == "layer":
+            fns = {}
+            for logical, symbol in PLANE_ENTRY_POINTS.items():
+                fn = getattr(self._lib.cdll, symbol, None)
+                if fn is None:
+                    break
+                fn.argtypes = _PLANE_ARGTYPES[logical]
+                fn.restype = ctypes.c_int if logical.endswith("gradient") else None
+                fns["_c_" + logical] = fn
+            else:
+                self.__dict__.update(fns)
+                self.has_planes = True
 
     def _bind(self, lib: _Library, logical: str, symbol: str):
         try:
@@ -719,20 +733,6 @@ class CppProgram(Program):
                 self._c_constant_gradient = self._bind(lib, "constant_gradient", symbol)
                 self._whole_path = path
             return self._whole_path
-        # optional: the plane-wise layer entry points (one-unit C++ layers only)
-        self.has_planes = False
-        if self.kind == "layer":
-            fns = {}
-            for logical, symbol in PLANE_ENTRY_POINTS.items():
-                fn = getattr(self._lib.cdll, symbol, None)
-                if fn is None:
-                    break
-                fn.argtypes = _PLANE_ARGTYPES[logical]
-                fn.restype = ctypes.c_int if logical.endswith("gradient") else None
-                fns["_c_" + logical] = fn
-            else:
-                self.__dict__.update(fns)
-                self.has_planes = True
 
     def __repr__(self) -> str:
         hit = (
