@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symnb.robust.traversal import bottom_up as _bottom_up
-
 #: integer exponents multiplied in stepwise (higher ones are Horner's or pow's)
 POWERS = (2, 3, 4)
 
@@ -28,7 +26,9 @@ def _into_power(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
         if isinstance(f, sp.Pow) and f.exp in POWERS and var in f.base.free_symbols
     ]
     c = sp.Mul(*consts)
-    if len(powers) != 1 or c.is_number and abs(c) == 1 or not consts:
+    # numbers are left to the number rewrites (gelu_tanh's 0.044715*x**3 lost the
+    # sigmoid its f and f' share); named constants only
+    if len(powers) != 1 or c.is_number or not consts:
         return e
     (power,) = powers
     rest = [f for f in e.args if var in f.free_symbols and f is not power]
@@ -39,6 +39,21 @@ def _into_power(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     return q * sp.Mul(*rest) if rest else q
 
 
+def _outside_denominators(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """:func:`_into_power` bottom-up, except inside a negative power: a denominator
+    keeps its powers, which the rational regimes read (``(a0 + a1*x + a5*x**5)/(1 +
+    b2*x**2)`` lost its large-|x| tail: NaN from |x| = 1e23 in float32)."""
+    if not isinstance(e, sp.Basic) or not e.args:
+        return e
+    if isinstance(e, sp.Pow) and e.exp.is_negative:
+        return e
+    args = [_outside_denominators(a, var) for a in e.args]
+    if any(n is not o for n, o in zip(args, e.args)):
+        e = e.func(*args)
+    return _into_power(e, var)
+
+
 def constant_into_power(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
-    """``c*u**k*v`` (k = 2..4, c free of x) as ``(((c*u)*u)...)*v``: see the module."""
-    return _bottom_up(expr, lambda e: _into_power(e, var))
+    """``c*u**k*v`` (k = 2..4, c a named constant free of x) as
+    ``(((c*u)*u)...)*v``, outside denominators: see the module."""
+    return _outside_denominators(expr, var)
