@@ -332,7 +332,7 @@ describe('what symnb reads beyond definition lines', () => {
     assert.equal(typeOf(cell, 'beta', 1), 'constant');
     assert.equal(typeOf(cell, 'learnable'), 'function');
     // a name the function does not declare is still flagged
-    assert.deepEqual(unknowns('%%symact\ndef f(x):\n    return x * gamma\n'), ['gamma']);
+    assert.deepEqual(unknowns('%%symact\ndef f(x):\n    return x * zeta\n'), ['zeta']);
   });
   it('reads local assignments in a pasted function', () => {
     const cell =
@@ -343,8 +343,8 @@ describe('what symnb reads beyond definition lines', () => {
     assert.equal(typeOf(cell, 'gate'), 'variable');
     assert.equal(typeOf(cell, 'beta', 1), 'constant');
     // an undeclared name on the right of an assignment is still flagged
-    assert.deepEqual(unknowns('%%symact\ndef f(x):\n    y = x * gamma\n    return y\n'), [
-      'gamma'
+    assert.deepEqual(unknowns('%%symact\ndef f(x):\n    y = x * zeta\n    return y\n'), [
+      'zeta'
     ]);
   });
   it('reads tensor methods, arithmetic functions and layer objects', () => {
@@ -377,9 +377,9 @@ describe('what symnb reads beyond definition lines', () => {
     assert.equal(typeOf(cell, 'x', 1), 'variable');
     // a name the forward does not have is still flagged, after the class too
     const bad =
-      '%%symact\nclass P(nn.Module):\n    def forward(self, x):\n        return x * gamma\n' +
+      '%%symact\nclass P(nn.Module):\n    def forward(self, x):\n        return x * zeta\n' +
       'def g(x):\n    return x * delta\n';
-    assert.deepEqual(unknowns(bad), ['gamma', 'delta']);
+    assert.deepEqual(unknowns(bad), ['zeta', 'delta']);
   });
   it('reads LaTeX, self.beta and a batch mean', () => {
     const latex = '%%symact\nsw(x; beta=1.0) = x \\cdot \\sigma(\\beta x)';
