@@ -715,13 +715,9 @@ class CppProgram(Program):
         """The library with every entry point, the constants' gradients included.
 
         Elementwise kernels with constants are built first without them (most are
-        never learned); the first call that needs them builds (or fetches from the
-        cache) the whole source and binds them from it.
+        never learned); the first use builds (or fetches from the cache) the whole
+        source, loads it and binds the constants' gradient from it.
         """
-        return self._load_whole()
-
-    def _load_whole(self) -> Path:
-        """Build (or fetch) and load the whole library; bind the constants' gradient."""
         if not self.kernel_source.forward_text:
             return self.library_path
         with self._whole_lock:
@@ -795,7 +791,7 @@ class CppProgram(Program):
             px, pg, pc = p(0, x), p(2, g), p(4, params)
             po = out.__array_interface__["data"][0]
             if self._c_constant_gradient is None:
-                self._load_whole()
+                self.whole_library_path  # noqa: B018 - builds and binds it
             for s, m in _chunks(x.size):  # the kernel adds into out
                 self._c_constant_gradient(px + s * b, pg + s * b, po, m, pc)
         return out
@@ -1134,12 +1130,8 @@ def build(
         _warn_serial(status)
     ks = render_program(forms, kind, "cpp", dtype)
     started = time.perf_counter()
-
-    def _build(tmp_path: Path) -> None:
-        units = list(ks.units) or [ks.forward_text or ks.text]
-        compile_units(units, Path(tmp_path), status)
-
-    path, hit = _get_or_build(key_parts(ks, status, first=True), _build)
+    units = list(ks.units) or [ks.forward_text or ks.text]
+    path, hit = _library(ks, units, status, first=True)
     seconds = 0.0 if hit else time.perf_counter() - started
     return CppProgram(ks, path, hit, seconds, _flags(status))
 
@@ -1147,12 +1139,22 @@ def build(
 def whole_library(kernel_source: KernelSource) -> Path:
     """The library of the whole ``kernel_source.text`` (compiled or fetched from the
     cache): with the constants' gradient entry points that ``forward_text`` leaves out."""
-    status = probe()
+    return _library(kernel_source, [kernel_source.text], probe(), first=False)[0]
+
+
+def _library(
+    kernel_source: KernelSource,
+    units: list[str],
+    status: BackendStatus,
+    first: bool,
+) -> tuple[Path, bool]:
+    """(path, cache hit) of the shared object of ``units``, compiled or fetched from
+    the disk cache under ``key_parts(kernel_source, status, first)``."""
 
     def _build(tmp_path: Path) -> None:
-        compile_units([kernel_source.text], Path(tmp_path), status)
+        compile_units(units, Path(tmp_path), status)
 
-    return _get_or_build(key_parts(kernel_source, status), _build)[0]
+    return _get_or_build(key_parts(kernel_source, status, first=first), _build)
 
 
 __all__ = [

@@ -752,23 +752,27 @@ HARDENING_REWRITES = (
 )
 
 
-def _harden(
+def _keep_exact(
+    names: tuple[str, ...],
+    extra_operations: int,
     expr: sp.Expr,
     problem: measure.Problem,
-    m: measure.Measurement,
+    m: measure.Measurement | None,
     applied: list,
     var: sp.Symbol,
     dtype: str,
-) -> tuple[sp.Expr, measure.Measurement]:
-    """``expr`` with each of :data:`HARDENING_REWRITES` that fails no point more than it
-    does and adds no operation (it runs at every x, for constants that may never
-    move; ``applied`` gets their names and notes)."""
-    for name in HARDENING_REWRITES:
+) -> tuple[sp.Expr, measure.Measurement | None]:
+    """``expr`` with each exact rewrite in ``names`` that fails no point more than it
+    does and adds at most ``extra_operations`` (these run at every x, for constants
+    that may never move). ``m`` is ``expr``'s measurement, taken here when None and a
+    rewrite applies; ``applied`` gets the kept rewrites' names and notes."""
+    for name in names:
         for _, note, cand in _named_rewrites(
             rewrite.EXACT_REWRITES, (name,), expr, var
         ):
-            if sp.count_ops(cand) > sp.count_ops(expr):
+            if sp.count_ops(cand) > sp.count_ops(expr) + extra_operations:
                 continue  # a kernel slower at every x, for constants that may not move
+            m = m or problem.measure(expr, dtype)
             cm = problem.measure(cand, dtype)
             if cm.n_bad <= m.n_bad and not (cm.bad & ~m.bad).any():
                 expr, m = cand, cm
@@ -788,30 +792,6 @@ CANCELLATION_FIRST = ("root_cancellation", "cosine_as_half_angle")
 CANCELLATION_EXTRA_OPERATIONS = 10
 
 
-def _cancellation_first(
-    expr: sp.Expr,
-    problem: measure.Problem,
-    var: sp.Symbol,
-    dtype: str,
-    applied: list,
-) -> sp.Expr:
-    """``expr`` with each of :data:`CANCELLATION_FIRST` that fails no point more."""
-    m = None
-    for name in CANCELLATION_FIRST:
-        for _, note, cand in _named_rewrites(
-            rewrite.EXACT_REWRITES, (name,), expr, var
-        ):
-            ops = sp.count_ops(expr) + CANCELLATION_EXTRA_OPERATIONS
-            if cand == expr or sp.count_ops(cand) > ops:
-                continue
-            m = m or problem.measure(expr, dtype)
-            cm = problem.measure(cand, dtype)
-            if cm.n_bad <= m.n_bad and not (cm.bad & ~m.bad).any():
-                expr, m = cand, cm
-                applied.append((name, f"{note} (also for constants moved by training)"))
-    return expr
-
-
 def _analyse(
     form: InternalForm, dtype: str, t0: float, deadline: float
 ) -> tuple[InternalForm, FormReport]:
@@ -819,44 +799,56 @@ def _analyse(
     if one is not None:
         return _analyse_residual(form, one, dtype, t0, deadline)
     var = form.inputs[0]
-    if True:
-        pf, pd = _problems_for(form)  # memoised by _references
-        pv = (form.params, form.param_values)
-        f_start, first = form.f, []
-        if form.params and form.kind != "loss":
-            f_start = _cancellation_first(form.f, pf, var, dtype, first)
-        f_new, f_applied, f_m, f_exact = _improve(
-            f_start, pf, var, dtype, deadline, (form.f, form.df), *pv
-        )
-        f_applied = first + f_applied
-        extra = []
-        # f' again from f's exact rewrites; regime branches of f (Taylor radius,
-        # asymptote threshold) were measured for f, so f' finds its own
-        if f_exact != form.f:
-            d = _rederived(f_exact, var)
-            if d is not None:
-                extra.append(
-                    (
-                        "rederived",
-                        "the derivative is taken again from the rewritten function",
-                        d,
-                    )
-                )
-        d2 = _second_derivative(form.df, var)
-        df_new, d_applied, d_m, _ = _improve(
-            form.df,
-            pd,
+    pf, pd = _problems_for(form)  # memoised by _references
+    pv = (form.params, form.param_values)
+    f_start, first = form.f, []
+    if form.params and form.kind != "loss":
+        f_start, _ = _keep_exact(
+            CANCELLATION_FIRST,
+            CANCELLATION_EXTRA_OPERATIONS,
+            form.f,
+            pf,
+            None,
+            first,
             var,
             dtype,
-            deadline,
-            (form.df, d2),
-            *pv,
-            extra=extra,
-            antiderivative=form.f,
         )
+    f_new, f_applied, f_m, f_exact = _improve(
+        f_start, pf, var, dtype, deadline, (form.f, form.df), *pv
+    )
+    f_applied = first + f_applied
+    extra = []
+    # f' again from f's exact rewrites; regime branches of f (Taylor radius,
+    # asymptote threshold) were measured for f, so f' finds its own
+    if f_exact != form.f:
+        d = _rederived(f_exact, var)
+        if d is not None:
+            extra.append(
+                (
+                    "rederived",
+                    "the derivative is taken again from the rewritten function",
+                    d,
+                )
+            )
+    d2 = _second_derivative(form.df, var)
+    df_new, d_applied, d_m, _ = _improve(
+        form.df,
+        pd,
+        var,
+        dtype,
+        deadline,
+        (form.df, d2),
+        *pv,
+        extra=extra,
+        antiderivative=form.f,
+    )
     if form.params and form.kind != "loss":
-        f_new, f_m = _harden(f_new, pf, f_m, f_applied, var, dtype)
-        df_new, d_m = _harden(df_new, pd, d_m, d_applied, var, dtype)
+        f_new, f_m = _keep_exact(
+            HARDENING_REWRITES, 0, f_new, pf, f_m, f_applied, var, dtype
+        )
+        df_new, d_m = _keep_exact(
+            HARDENING_REWRITES, 0, df_new, pd, d_m, d_applied, var, dtype
+        )
     notes = []
     for what, applied in (("f", f_applied), ("f'", d_applied)):
         for name, note in applied:
