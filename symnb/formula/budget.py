@@ -88,11 +88,38 @@ class _Deadline(BaseException):
     """Raised inside the working thread when its budget runs out (one subclass per budget)."""
 
 
+class _Dropped(BaseException):
+    """Set in place of a pending interrupt and caught at once (see :func:`_drop_pending`)."""
+
+
 def _set_async_exc(thread_id: int, exc: type[BaseException] | None) -> None:
     # exc None clears a pending exception (passed as NULL)
     ctypes.pythonapi.PyThreadState_SetAsyncExc(
         ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc is not None else None
     )
+
+
+#: Backward jumps :func:`_drop_pending` waits for its own exception to land (one does).
+_DROP_STEPS = 100_000
+
+
+def _drop_pending() -> None:
+    """Clear an interrupt pending for the calling thread.
+
+    ``PyThreadState_SetAsyncExc(id, NULL)`` clears it but leaves the interpreter's eval
+    breaker set (CPython 3.11): every later check then takes the slow path, and under a
+    tracer (a debugger, coverage) the next Python call spun forever. So the pending
+    interrupt is replaced by :class:`_Dropped`, which lands at the next backward jump
+    and resets the breaker. Call it holding ``_lock`` (no other interrupt can come).
+    """
+    thread_id = threading.get_ident()
+    try:
+        _set_async_exc(thread_id, _Dropped)  # lands here (after the C call) ...
+        for _ in range(_DROP_STEPS):  # ... or at a backward jump
+            pass
+    except _Dropped:
+        return
+    _set_async_exc(thread_id, None)  # not landed (not CPython's eval loop): clear it
 
 
 def _watch() -> None:
@@ -181,7 +208,7 @@ class Budget:
                 with _lock:
                     _active.pop(id(self), None)
                     if self._fired:
-                        _set_async_exc(self._thread_id, None)
+                        _drop_pending()
                 return other
             except self._exc:  # ours, landing as the block ended: it finished
                 continue

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -131,6 +134,52 @@ def test_finished_block_leaves_no_pending_interrupt():
         pass
     time.sleep(0.2)  # a late timer must not raise here
     assert sum(range(10)) == 45
+
+
+def test_an_interrupted_block_leaves_a_traced_thread_working():
+    """Under a tracer (a debugger, coverage, a profiler) code after an interrupted
+    block runs. Before: the pending interrupt was cleared with
+    ``PyThreadState_SetAsyncExc(id, NULL)``, which leaves CPython 3.11's eval breaker
+    set, and the next Python call spun forever (a corpus test under cProfile hung in
+    ``FormulaError.__init__``). In a subprocess: a regression must not spin here."""
+    code = textwrap.dedent(
+        """
+        import sys
+        from symnb.errors import FormulaError
+        from symnb.formula import budget
+
+        def tracer(frame, event, arg):
+            return tracer
+
+        sys.settrace(tracer)
+        for _ in range(3):
+            try:
+                with budget.Budget("spin", 0.2):
+                    while True:
+                        pass
+            except FormulaError as exc:
+                message = str(exc)
+
+        def answer():
+            return 42
+
+        print(answer(), message)
+        """
+    )
+    root = Path(__file__).resolve().parents[2]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=root,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the traced process was still running after 60 s")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("42 could not spin"), done.stdout
 
 
 def _spin_cpu(seconds: float) -> None:
