@@ -1,0 +1,93 @@
+"""Boundary inputs found by the twelfth probe of the nn faces: ``set_flat_parameters``
+(and so ``nn.load``) wrote learnable library constants outside their domain, or
+nonzero constants that the network's dtype holds as 0, and the network then
+predicted inf or a constant without a word. Each is refused, naming the constant,
+and nothing is changed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symnb
+from symnb import datasets, nn
+
+X, Y = datasets.two_moons(20, seed=0)
+
+
+def softplus_per_neuron(backend: str = "numpy") -> nn.MLP:
+    act = symnb.activation("softplus", beta=symnb.learnable(1.0, per="neuron"))
+    return nn.MLP([2, 3, 1], activation=act, loss="bce_with_logits", backend=backend)
+
+
+def softplus_reference(model: nn.MLP, X: np.ndarray) -> np.ndarray:
+    """The network's output computed in float64 from its parameters (PyTorch's
+    Softplus: log(1 + exp(beta x)) / beta)."""
+    flat = model.get_flat_parameters().astype(np.float64)
+    W1 = flat[:6].reshape(2, 3)
+    W2 = flat[6:9].reshape(3, 1)
+    b1, b2, beta = flat[9:12], flat[12:13], flat[13:16]
+    z = X.astype(np.float64) @ W1 + b1
+    a = np.logaddexp(0.0, beta * z) / beta
+    return a @ W2 + b2
+
+
+@pytest.mark.parametrize("backend", ["numpy", "cpp"])
+def test_set_flat_parameters_refuses_a_constant_outside_its_domain(backend):
+    model = softplus_per_neuron(backend)
+    before = model.get_flat_parameters()
+    values = before.astype(np.float64)
+    values[-2] = 0.0  # beta of neuron 1: softplus divides by it
+    with pytest.raises(ValueError, match="beta must not be 0") as info:
+        model.set_flat_parameters(values)
+    assert "nothing was changed" in str(info.value)
+    np.testing.assert_array_equal(model.get_flat_parameters(), before)
+    out = model.decision_function(X)
+    np.testing.assert_allclose(out, softplus_reference(model, X), rtol=1e-5, atol=1e-6)
+
+
+def test_set_flat_parameters_refuses_crossed_hardtanh_bounds():
+    act = symnb.activation(
+        "hardtanh", min_val=symnb.learnable(-1.0), max_val=symnb.learnable(1.0)
+    )
+    model = nn.MLP([2, 3, 1], activation=act, loss="bce_with_logits", backend="cpp")
+    before = model.get_flat_parameters()
+    values = before.copy()
+    values[-2:] = [2.0, -2.0]  # min_val above max_val: a constant network
+    with pytest.raises(ValueError, match="min_val must not be greater"):
+        model.set_flat_parameters(values)
+    np.testing.assert_array_equal(model.get_flat_parameters(), before)
+    assert model.learned_constants()[0] == {"min_val": -1.0, "max_val": 1.0}
+
+
+def test_set_flat_parameters_refuses_a_constant_that_float32_holds_as_zero():
+    act = symnb.Activation("x / c", c=symnb.learnable(1.0, per="neuron"))
+    model = nn.MLP([2, 3, 1], activation=act, backend="numpy")
+    before = model.get_flat_parameters()
+    values = before.astype(np.float64)
+    values[-1] = 1e-50  # float32 rounds it to 0: x / c became inf
+    with pytest.raises(ValueError, match=r"'c\[2\]' of layer 0\) is 1e-50") as info:
+        model.set_flat_parameters(values)
+    assert "dtype='float64'" in str(info.value)
+    np.testing.assert_array_equal(model.get_flat_parameters(), before)
+
+
+def test_tiny_weights_still_round_as_numpy_rounds_them():
+    model = softplus_per_neuron()
+    values = model.get_flat_parameters().astype(np.float64)
+    values[0] = 1e-50  # a weight, not a constant
+    model.set_flat_parameters(values)
+    assert model.get_flat_parameters()[0] == 0.0
+
+
+def test_load_refuses_a_file_with_a_constant_outside_its_domain(tmp_path):
+    model = softplus_per_neuron()
+    path = tmp_path / "model.npz"
+    model.save(path)
+    with np.load(path, allow_pickle=False) as data:
+        arrays = dict(data)
+    arrays["parameters"] = arrays["parameters"].copy()
+    arrays["parameters"][-1] = 0.0
+    np.savez(path, **arrays)
+    with pytest.raises(symnb.ModelFileError, match="beta must not be 0"):
+        nn.load(path)
