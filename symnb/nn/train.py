@@ -305,6 +305,27 @@ class Callback:
         return None
 
 
+def _stop_asked(value: Any, callback: Any, method: str) -> bool:
+    """A callback's return value read as "stop training?"; a value without one
+    truth value (a NumPy array of several entries: NumPy's "truth value of an
+    array ... is ambiguous" named neither the callback nor the fix) is a
+    TypeError naming the callback."""
+    try:
+        return bool(value)
+    except (TypeError, ValueError):
+        hook = {"on_epoch_end": "_epoch", "on_step_end": "_step"}.get(method, "")
+        fn = (
+            getattr(callback, hook, None)
+            if isinstance(callback, LambdaCallback)
+            else None
+        )
+        name = getattr(fn, "__qualname__", None) or type(callback).__name__
+        raise TypeError(
+            f"callback {name} returned {value!r:.60} from {method}; return True "
+            "to stop training, or False or None to go on"
+        ) from None
+
+
 class LambdaCallback(Callback):
     """A callback from plain functions, e.g. ``LambdaCallback(on_epoch_end=lambda e,
     logs: print(e, logs["loss"]))``. A bare function in ``callbacks=[...]`` becomes one
@@ -906,7 +927,9 @@ def fit(
         stop = False
         for cb in step_cbs:
             try:
-                stop = bool(cb.on_step_end(step, logs)) or stop
+                stop = (
+                    _stop_asked(cb.on_step_end(step, logs), cb, "on_step_end") or stop
+                )
             except StopTraining:
                 stop = True
         return stop or bool(model.stop_training)
@@ -915,7 +938,7 @@ def fit(
         stop = False
         for cb in cbs:
             try:
-                stop = bool(getattr(cb, method)(*args)) or stop
+                stop = _stop_asked(getattr(cb, method)(*args), cb, method) or stop
             except StopTraining:
                 stop = True
         return stop or bool(model.stop_training)

@@ -2,7 +2,8 @@
 (and so ``nn.load``) wrote learnable library constants outside their domain, or
 nonzero constants that the network's dtype holds as 0, and the network then
 predicted inf or a constant without a word. Each is refused, naming the constant,
-and nothing is changed."""
+and nothing is changed. A callback returning a NumPy array raised NumPy's "truth
+value ... is ambiguous" from inside ``fit``; it is a TypeError naming the callback."""
 
 from __future__ import annotations
 
@@ -91,3 +92,27 @@ def test_load_refuses_a_file_with_a_constant_outside_its_domain(tmp_path):
     np.savez(path, **arrays)
     with pytest.raises(symnb.ModelFileError, match="beta must not be 0"):
         nn.load(path)
+
+
+def test_a_callback_returning_an_array_is_named_and_the_epoch_kept():
+    def stop_when(epoch, logs):
+        return np.array([epoch > 5, False])  # an array: no single truth value
+
+    model = nn.MLP([2, 4, 1], activation="tanh", loss="bce_with_logits", seed=3)
+    with pytest.raises(TypeError, match="callback .*stop_when returned array") as info:
+        model.fit(X, Y, epochs=3, callbacks=[stop_when])
+    assert "on_epoch_end" in str(info.value) and "return True" in str(info.value)
+    # the epoch before the callback stays trained and recorded
+    same = nn.MLP([2, 4, 1], activation="tanh", loss="bce_with_logits", seed=3)
+    same.fit(X, Y, epochs=1)
+    assert model.epochs_trained == 1 and len(model.history["loss"]) == 1
+    np.testing.assert_array_equal(
+        model.get_flat_parameters(), same.get_flat_parameters()
+    )
+
+
+def test_a_step_callback_returning_an_array_is_named():
+    callback = nn.LambdaCallback(on_step_end=lambda step, logs: np.ones(2))
+    model = nn.MLP([2, 4, 1], activation="tanh", loss="bce_with_logits")
+    with pytest.raises(TypeError, match="returned array.* from on_step_end"):
+        model.fit(X, Y, epochs=1, callbacks=[callback])
