@@ -171,6 +171,12 @@ class _MLPEstimator(_Base):
             raise ValueError(f"X must be 2-D (samples, features), got shape {X.shape}")
         if X.shape[0] == 0:
             raise ValueError("X is empty (0 samples)")
+        if X.shape[1] == 0:
+            # else MLP's "every size must be a positive integer, got [0, 16, 16, 1]",
+            # naming sizes the user never gave
+            raise ValueError(
+                f"X has shape {X.shape}: no features; give at least one column"
+            )
         return X
 
     def _check_fitted(self) -> None:

@@ -116,3 +116,11 @@ def test_a_step_callback_returning_an_array_is_named():
     model = nn.MLP([2, 4, 1], activation="tanh", loss="bce_with_logits")
     with pytest.raises(TypeError, match="returned array.* from on_step_end"):
         model.fit(X, Y, epochs=1, callbacks=[callback])
+
+
+@pytest.mark.parametrize("estimator", [nn.MLPClassifier, nn.MLPRegressor])
+def test_estimators_name_an_x_without_columns(estimator):
+    with pytest.raises(ValueError, match=r"X has shape \(20, 0\): no features"):
+        estimator(hidden_layer_sizes=(4,), epochs=1, backend="numpy").fit(
+            np.zeros((20, 0)), Y
+        )
