@@ -26,6 +26,7 @@ finite ones).
 from __future__ import annotations
 
 import _signal  # signal's C module: signal.signal's enum wrapping costs ~8 us a fit
+import copy
 import math
 import threading
 import time
@@ -614,6 +615,33 @@ def check_optimizer(model: Any, optimizer: Any, where: str) -> None:
         )
 
 
+def _optimizer_for(
+    model: Any, optimizer: Any, lr: Any, options: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
+    """The optimizer ``fit`` trains with, and the settings (``lr``, ``momentum``,
+    ``weight_decay``) that ``fit`` writes into a given instance once all its
+    arguments are checked. They are checked here on a copy: a refused ``fit`` kept
+    lr=0.1 written into the user's optimizer (an optimizer of another model, a
+    momentum out of range, a bad callback), and the next ``fit`` trained with it."""
+    from . import optim
+
+    if not isinstance(optimizer, optim.Optimizer):
+        opt = optim.get(optimizer, model.parameters(), lr=lr, **options)
+        check_optimizer(model, opt, "fit")
+        return opt, {}
+    check_optimizer(model, optimizer, "fit")
+    settings = dict(options) if lr is None else {"lr": lr, **options}
+    trial = copy.copy(optimizer)
+    for k, v in settings.items():
+        if not hasattr(optimizer, k):
+            raise ValueError(
+                f"{k} does not apply to {type(optimizer).__name__}; give it to the "
+                f"optimizer's constructor or use optimizer='sgd'"
+            )
+        setattr(trial, k, v)
+    return optimizer, settings
+
+
 def _wants_steps(cb: Callback) -> bool:
     if isinstance(cb, LambdaCallback):
         return cb.wants_steps
@@ -829,7 +857,6 @@ def fit(
     weight_decay: float | None = None,
 ) -> History:
     """Train ``model``; see :meth:`symnb.nn.MLP.fit`."""
-    from . import optim
     from .optim import check_number
 
     epochs = check_epochs(epochs)
@@ -870,16 +897,7 @@ def fit(
         opt_options["momentum"] = momentum
     if weight_decay is not None:
         opt_options["weight_decay"] = weight_decay
-    opt = optim.get(optimizer, model.parameters(), lr=lr, **opt_options)
-    if opt_options and isinstance(optimizer, optim.Optimizer):
-        for k, v in opt_options.items():
-            if not hasattr(opt, k):
-                raise ValueError(
-                    f"{k} does not apply to {type(opt).__name__}; give it to the "
-                    f"optimizer's constructor or use optimizer='sgd'"
-                )
-            setattr(opt, k, v)
-    check_optimizer(model, opt, "fit")
+    opt, settings = _optimizer_for(model, optimizer, lr, opt_options)
     cbs = as_callbacks(callbacks)
     _check_monitors(cbs, metric_names, val is not None)
     if live:
@@ -890,6 +908,8 @@ def fit(
         from .live import LiveProgress
 
         cbs.append(LiveProgress(plot=False))
+    for k, v in settings.items():  # every argument checked: now the instance's
+        setattr(opt, k, v)
     history = History()
     steps_per_epoch = -(-n // batch_size)
     history.params = {

@@ -124,3 +124,42 @@ def test_estimators_name_an_x_without_columns(estimator):
         estimator(hidden_layer_sizes=(4,), epochs=1, backend="numpy").fit(
             np.zeros((20, 0)), Y
         )
+
+
+def tanh_net(seed: int = 0) -> nn.MLP:
+    return nn.MLP([2, 4, 1], activation="tanh", loss="bce_with_logits", seed=seed)
+
+
+def settings_of(optimizer) -> tuple:
+    return repr(optimizer), optimizer.lr, optimizer.weight_decay
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["optimizer of another model", "momentum out of range", "unknown monitor"],
+)
+def test_a_refused_fit_leaves_the_given_optimizer_as_it_was(case):
+    model = tanh_net()
+    owner = model if case != "optimizer of another model" else tanh_net()
+    opt = nn.SGD(owner.parameters(), lr=0.01, momentum=0.9)
+    before = settings_of(opt)
+    options = {"lr": 0.5, "weight_decay": 0.1}
+    if case == "momentum out of range":
+        options["momentum"] = 1.5
+    if case == "unknown monitor":
+        options["callbacks"] = [nn.EarlyStopping(monitor="val_nothing")]
+    with pytest.raises(ValueError):
+        model.fit(X, Y, epochs=1, optimizer=opt, **options)
+    assert settings_of(opt) == before
+
+
+def test_fit_writes_the_settings_into_the_given_optimizer_when_it_trains():
+    model = tanh_net()
+    opt = nn.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    model.fit(X, Y, epochs=2, batch_size=None, optimizer=opt, lr=0.5, momentum=0.2)
+    assert (opt.lr, opt.momentum) == (0.5, 0.2)
+    same = tanh_net()
+    same.fit(X, Y, epochs=2, batch_size=None, optimizer="sgd", lr=0.5, momentum=0.2)
+    np.testing.assert_array_equal(
+        model.get_flat_parameters(), same.get_flat_parameters()
+    )
