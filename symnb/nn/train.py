@@ -908,6 +908,9 @@ def fit(
         from .live import LiveProgress
 
         cbs.append(LiveProgress(plot=False))
+    # checked before the model changes: seed=-1 replaced the last fit's history
+    # with an empty "running" one, then raised
+    rng = model._shuffle_rng(seed)
     for k, v in settings.items():  # every argument checked: now the instance's
         setattr(opt, k, v)
     history = History()
@@ -922,7 +925,6 @@ def fit(
     with model._state_lock:
         model.history = history
     model.stop_training = False
-    rng = model._shuffle_rng(seed)
     first_epoch = model.epochs_trained + 1
     for cb in cbs:
         cb.model, cb.history, cb.params = model, history, history.params

@@ -163,3 +163,13 @@ def test_fit_writes_the_settings_into_the_given_optimizer_when_it_trains():
     np.testing.assert_array_equal(
         model.get_flat_parameters(), same.get_flat_parameters()
     )
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "a"])
+def test_a_fit_refusing_its_seed_keeps_the_last_history(seed):
+    model = tanh_net()
+    history = model.fit(X, Y, epochs=2)
+    with pytest.raises((TypeError, ValueError), match="seed must be"):
+        model.fit(X, Y, epochs=1, seed=seed)
+    assert model.history is history and len(model.history["loss"]) == 2
+    assert model.history.stop_reason == "completed"
