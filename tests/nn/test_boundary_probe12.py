@@ -173,3 +173,18 @@ def test_a_fit_refusing_its_seed_keeps_the_last_history(seed):
         model.fit(X, Y, epochs=1, seed=seed)
     assert model.history is history and len(model.history["loss"]) == 2
     assert model.history.stop_reason == "completed"
+
+
+@pytest.mark.parametrize("new_labels", [["x", "y", "z"], ["p", "q"]])
+def test_a_failed_refit_keeps_the_classifier_consistent(new_labels):
+    Xs, ys = datasets.spiral(30, classes=3, seed=0)
+    clf = nn.MLPClassifier(hidden_layer_sizes=(8,), epochs=5, backend="numpy")
+    clf.fit(Xs, np.array(["a", "b", "c"])[ys])
+    before = clf.predict(Xs)
+    clf.set_params(lr=float("nan"))
+    with pytest.raises(ValueError, match="lr must be finite"):
+        clf.fit(Xs, np.array(new_labels)[ys % len(new_labels)])
+    # the classes stay those of the model that predicts: ['x', 'y', 'z'] named the
+    # old model's classes, ['p', 'q'] raised IndexError
+    assert clf.classes_.tolist() == ["a", "b", "c"]
+    np.testing.assert_array_equal(clf.predict(Xs), before)
