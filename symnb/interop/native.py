@@ -70,8 +70,8 @@ class NativeElementwise:
         self._params = kernel.params  # written in place by the checked setter
         self._params_address = self._params.__array_interface__["data"][0]
         # a library formula with domain tests on its constants (softplus's beta
-        # != 0): every new vector goes through the checked setter, which tests
-        # them (the quick test below only sees values the dtype cannot hold)
+        # != 0): every new vector is tested as the checked setter tests it (the
+        # quick test in constants_address only sees values the dtype cannot hold)
         self._domain_tested = bool(kernel._domain_slots())
         self._last: list[float] | None = None
         self._typecode = "f" if self.itemsize == 4 else "d"
@@ -184,10 +184,13 @@ class NativeElementwise:
         if not key:
             return self._params_address
         stored = array.array(self._typecode, key)
-        if self._domain_tested or any(
-            not math.isfinite(s) or (s == 0.0 and v != 0.0) for s, v in zip(stored, key)
-        ):
-            stored = self._refused(key)
+        for s, v in zip(stored, key):
+            if not math.isfinite(s) or (s == 0.0 and v != 0.0):
+                stored = self._refused(key)
+                break
+        if self._domain_tested:  # the setter's test, on the values as stored
+            held = np.frombuffer(stored, dtype=self.kernel.dtype).astype(np.float64)
+            self.kernel._check_domain(held, "params")
         address = stored.buffer_info()[0]
         with self._buffers_lock:
             while len(self._buffers) >= CONSTANT_BUFFERS:
