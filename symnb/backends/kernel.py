@@ -86,6 +86,9 @@ class _Checked:
         which cannot be pickled."""
         kind, source = self._compiled_from()
         params = self._params if self.xp is np else self._params.get()
+        # constants changed in place to NaN or out of their domain: refused now, as
+        # the next call refuses them (the pickle was written, and loading it failed)
+        self._check_in_place(np.asarray(params))
         return (
             _from_pickle,
             (
