@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from typing_extensions import Self
 
-from symnb.checks import check_epochs, check_flag, check_hook, warn_caller
+from symnb.checks import check_epochs, check_flag, check_hook, is_list_like, warn_caller
 
 from .optional import require
 
@@ -503,7 +503,7 @@ def as_callbacks(
         callable(callbacks) and not isinstance(callbacks, (list, tuple))
     ):
         callbacks = [callbacks]
-    if isinstance(callbacks, (str, bytes)) or not isinstance(callbacks, Iterable):
+    if isinstance(callbacks, (str, bytes)) or not is_list_like(callbacks):
         raise TypeError(
             "callbacks must be a symnb.nn.Callback, a function f(epoch, logs) or a "
             f"list of them, got {callbacks!r}"

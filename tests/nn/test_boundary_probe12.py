@@ -188,3 +188,38 @@ def test_a_failed_refit_keeps_the_classifier_consistent(new_labels):
     # old model's classes, ['p', 'q'] raised IndexError
     assert clf.classes_.tolist() == ["a", "b", "c"]
     np.testing.assert_array_equal(clf.predict(Xs), before)
+
+
+def test_a_0d_array_where_a_list_is_expected_is_named(tmp_path):
+    """A 0-d NumPy array claims to be iterable: these raised "iteration over a 0-d
+    array" or "len() of unsized object", naming neither the argument nor the fix."""
+    from symnb.nn.store import RunStore
+
+    model = tanh_net()
+    cases = [
+        (
+            "hidden must be a list",
+            lambda: nn.compare(["relu"], (X, Y), hidden=np.array(4), progress=False),
+        ),
+        (
+            "seeds must be a list",
+            lambda: nn.compare(["relu"], (X, Y), seeds=np.array(0), progress=False),
+        ),
+        ("Adam needs the parameters", lambda: nn.Adam(np.array(1.0))),
+        (
+            "betas must be a pair",
+            lambda: nn.Adam(model.parameters(), betas=np.array(0.9)),
+        ),
+        (
+            "callbacks must be",
+            lambda: model.fit(X, Y, epochs=1, callbacks=np.array(3)),
+        ),
+        (
+            "keys must be a list",
+            lambda: RunStore(tmp_path / "runs.sqlite").get_many(np.array("k")),
+        ),
+    ]
+    for message, call in cases:
+        with pytest.raises(TypeError, match=message):
+            call()
+    assert model.epochs_trained == 0
