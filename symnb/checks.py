@@ -12,11 +12,22 @@ import re
 import sys
 import unicodedata
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from symnb.errors import FormulaError
+
+
+def is_list_like(value: Any) -> bool:
+    """Whether ``list(value)`` reads entries: iterable, and not a 0-d NumPy array
+    (which claims to be iterable, and raised "iteration over a 0-d array" or
+    "len() of unsized object" where a list was expected, naming neither the
+    argument nor the fix)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return False
+    return isinstance(value, Iterable)
 
 
 def check_flag(value: Any, what: str) -> bool:

@@ -86,6 +86,9 @@ class _Checked:
         which cannot be pickled."""
         kind, source = self._compiled_from()
         params = self._params if self.xp is np else self._params.get()
+        # constants changed in place to NaN or out of their domain: refused now, as
+        # the next call refuses them (the pickle was written, and loading it failed)
+        self._check_in_place(np.asarray(params))
         return (
             _from_pickle,
             (
@@ -869,6 +872,8 @@ class LayerKernel(_Checked):
                     f"no neuron of this layer has all of the constants {sorted(values)}"
                 )
         else:
+            if isinstance(neuron, np.ndarray) and neuron.ndim == 0:
+                neuron = neuron.item()  # np.array(1) is the index 1, as np.int64(1)
             many = isinstance(neuron, (list, tuple, range, np.ndarray))
             targets = [self._neuron_index(j) for j in (neuron if many else [neuron])]
         host = self.params.get() if self.xp is not np else self.params.copy()

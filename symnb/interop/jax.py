@@ -226,6 +226,35 @@ def _fits(value: Any, name: str, dtype: Any) -> None:
         )
 
 
+def _check_domain(activation: Any, values: dict) -> None:
+    """A ``FormulaError`` when concrete constants leave a library formula's domain
+    (softplus's beta = 0 gave finite numbers, hardtanh's min_val > max_val a
+    constant, where the kernels refuse them); arrays entry by entry, with the
+    index of the first one out. Traced values pass (not known)."""
+    if not getattr(activation, "has_domain", False):
+        return
+    import numpy as np
+
+    try:
+        host = [np.asarray(v, dtype=np.float64) for v in values.values()]
+    except Exception:  # noqa: BLE001 - a tracer: not checked
+        return
+    merged = dict(zip(values, np.broadcast_arrays(*host)))
+    for test, _message in activation._library[activation.name].domain:
+        ok = np.asarray(test(merged), dtype=bool)
+        if ok.all():
+            continue
+        at = np.unravel_index(int(np.flatnonzero(~ok.ravel())[0]), ok.shape)
+        try:
+            activation.check_domain({n: float(a[at]) for n, a in merged.items()})
+        except FormulaError as err:
+            where = f" at index {tuple(map(int, at))} of the constants" if at else ""
+            raise FormulaError(
+                err.message + where,
+                suggestion=f"keep the constants of {activation.name!r} in its domain",
+            ) from None
+
+
 def to_jax(activation: Any) -> Any:
     """``f(x, **constants)``: the activation as a jit/grad/vmap-able JAX function.
 
@@ -331,6 +360,7 @@ def to_jax(activation: Any) -> Any:
                     "entry of x's last axis)"
                 ) from None
             cs.append(arr.astype(x.dtype))
+        _check_domain(activation, {n: constants.get(n, defaults[n]) for n in names})
         return x, cs, out
 
     def f(x: Any, **constants: Any) -> Any:

@@ -69,6 +69,10 @@ class NativeElementwise:
         self._backward = _bind(self._lib, "symnb_backward", [_P, _P, _P, _I64, _P])
         self._params = kernel.params  # written in place by the checked setter
         self._params_address = self._params.__array_interface__["data"][0]
+        # a library formula with domain tests on its constants (softplus's beta
+        # != 0): every new vector is tested as the checked setter tests it (the
+        # quick test in constants_address only sees values the dtype cannot hold)
+        self._domain_tested = bool(kernel._domain_slots())
         self._last: list[float] | None = None
         self._typecode = "f" if self.itemsize == 4 else "d"
         self._buffers: dict[tuple, tuple[array.array, int]] = {}
@@ -160,9 +164,10 @@ class NativeElementwise:
         """The address of ``values`` (one float per constant, in ``params`` order)
         stored in the kernel's dtype: the ``constants`` argument of the calls below.
 
-        Checked like the ``params`` setter (a value that is not finite or not
-        representable in the kernel's dtype is a ``FormulaError`` naming the
-        constant, and ``params`` is left as it was). Buffers are cached by value, so a
+        Checked like the ``params`` setter (a value that is not finite, not
+        representable in the kernel's dtype or outside a library formula's domain
+        is a ``FormulaError`` naming the constant, and ``params`` is left as it
+        was). Buffers are cached by value, so a
         module's forward and backward check once; an address stays valid until
         :data:`CONSTANT_BUFFERS` other vectors have been asked for, and in any case
         until the calling thread asks for another vector."""
@@ -183,6 +188,9 @@ class NativeElementwise:
             if not math.isfinite(s) or (s == 0.0 and v != 0.0):
                 stored = self._refused(key)
                 break
+        if self._domain_tested:  # the setter's test, on the values as stored
+            held = np.frombuffer(stored, dtype=self.kernel.dtype).astype(np.float64)
+            self.kernel._check_domain(held, "params")
         address = stored.buffer_info()[0]
         with self._buffers_lock:
             while len(self._buffers) >= CONSTANT_BUFFERS:

@@ -227,6 +227,7 @@ class NumbaActivation:
             values,
             np.dtype(np.float64),
         )
+        self._activation.check_domain(values)  # softplus's beta != 0, ...
         merged = {**self.constants, **values}
         bound = {n: float(merged[n]) for n in self.constant_names}
         return _build(self._activation, self.target, bound)

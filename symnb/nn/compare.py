@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_epochs, check_flag, check_name
+from symnb.checks import check_epochs, check_flag, check_name, is_list_like
 from symnb.memory import check_fits
 
 from .optional import require
@@ -132,7 +132,7 @@ def check_list(
             f"{what} must be a list, got the string {value!r}; "
             f"pass a list such as {what}={fix}"
         )
-    if not isinstance(value, Iterable):
+    if not is_list_like(value):
         raise TypeError(
             f"{what} must be a list such as {what}={example}, got {value!r}"
         )
@@ -789,7 +789,7 @@ def check_seeds(seeds: Iterable[int], runs_per_seed: int) -> list[int]:
     search); a clear error for anything else, and a MemoryError, before the list is
     built, for more runs than memory can describe (``seeds=range(10**9)``: a run's
     spec and row take ~2 KB)."""
-    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
+    if isinstance(seeds, (str, bytes)) or not is_list_like(seeds):
         raise TypeError(f"seeds must be a list of integers, got {seeds!r}")
     if hasattr(seeds, "__len__"):
         check_fits(

@@ -120,7 +120,12 @@ class _MLPEstimator(_Base):
         loss: Any,
         n_outputs: int,
         names: np.ndarray | None,
+        **fitted: Any,
     ):
+        """Build and train the network; the fitted attributes (``model_``, and
+        ``fitted`` such as ``classes_``) are set together once training ran: a refit
+        that failed left the new ``classes_`` beside the old ``model_``, whose
+        class indices then named the wrong labels (or were out of range)."""
         model = self._build(X.shape[1], n_outputs, loss)
         history = model.fit(
             X,
@@ -134,6 +139,7 @@ class _MLPEstimator(_Base):
             verbose=self.verbose,
             metrics=[],
         )
+        self.__dict__.update(fitted)
         self.model_ = model
         self.history_ = history
         self.n_features_in_ = X.shape[1]
@@ -171,6 +177,12 @@ class _MLPEstimator(_Base):
             raise ValueError(f"X must be 2-D (samples, features), got shape {X.shape}")
         if X.shape[0] == 0:
             raise ValueError("X is empty (0 samples)")
+        if X.shape[1] == 0:
+            # else MLP's "every size must be a positive integer, got [0, 16, 16, 1]",
+            # naming sizes the user never gave
+            raise ValueError(
+                f"X has shape {X.shape}: no features; give at least one column"
+            )
         return X
 
     def _check_fitted(self) -> None:
@@ -370,12 +382,13 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
                 "need at least two classes to train a classifier, got "
                 f"{classes.tolist()}"
             )
-        self.classes_ = classes
         if len(classes) == 2:
             loss, n_out = self._binary_loss(), 1
         else:
             loss, n_out = self._multiclass_loss(len(classes)), len(classes)
-        return self._fit_model(X, encoded.astype(np.int64), loss, n_out, names)
+        return self._fit_model(
+            X, encoded.astype(np.int64), loss, n_out, names, classes_=classes
+        )
 
     def _binary_loss(self) -> Any:
         """The loss for two classes: a loss name other than bce/bce_with_logits (say

@@ -835,9 +835,52 @@ class MLP:
                 f"set_flat_parameters: values[{i}] is {given!r}: {why} "
                 f"({int(bad.sum())} such values)"
             )
+        self._refuse_lost_constant(raw, values)
         with self._state_lock:
+            previous = self._flat.copy()
             self._flat[...] = self.xp.asarray(values)
-            self._sync_constants()
+            try:
+                self._sync_constants()
+            except ValueError:  # a FormulaError from a checked write
+                self._flat[...] = previous
+                self._sync_constants()
+                raise
+            # the constants' kernels take these writes unchecked (the trainer's
+            # path); a softplus beta of 0 or a hardtanh min_val above max_val then
+            # gave inf or a constant network without a word
+            problem = _left_domain(self, _domain_guarded(self), previous)
+        if problem is not None:
+            raise ValueError(
+                f"set_flat_parameters: a learnable constant would leave its domain "
+                f"({problem}); nothing was changed"
+            )
+
+    def _refuse_lost_constant(self, raw: np.ndarray, stored: np.ndarray) -> None:
+        """A ValueError naming the constant when a nonzero learnable constant of
+        ``raw`` became 0 in the network's dtype (1e-50 in float32): weights that
+        small are rounded as NumPy rounds them, but a constant of 0 changes the
+        formula (x/c, softplus's 1/beta)."""
+        start = self._flat.size - sum(
+            layer.constants.data.size for layer in self._learnable_layers
+        )
+        lost = np.flatnonzero((raw[start:] != 0) & (stored[start:] == 0))
+        if not lost.size:
+            return
+        i = start + int(lost[0])
+        offset = start
+        for index, layer in enumerate(self.layers):
+            k = 0 if layer.constants is None else layer.constants.data.size
+            if offset <= i < offset + k:
+                label = layer.activation.labels[i - offset]
+                info = np.finfo(self.dtype)
+                raise ValueError(
+                    f"set_flat_parameters: values[{i}] (learnable constant "
+                    f"{label!r} of layer {index}) is {raw[i].item()!r}, which the "
+                    f"network's {self.dtype.name} holds as 0 (nonzero values from "
+                    f"{info.smallest_subnormal:.3g} in magnitude); use a value in "
+                    "that range, or 0, or build the network with dtype='float64'"
+                )
+            offset += k
 
     def _sync_constants(self) -> None:
         for layer in self._learnable_layers:

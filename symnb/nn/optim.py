@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_flag
+from symnb.checks import check_flag, is_list_like
 
 __all__ = ["SGD", "Adam", "Optimizer", "Parameter", "Parameters", "get"]
 
@@ -133,7 +133,7 @@ def _check_params(params: Any, owner: str) -> Sequence[Any]:
         fix = f"build it as symnb.nn.{owner}(model.parameters())"
         if hasattr(params, "parameters") and callable(params.parameters):
             raise TypeError(f"{owner} got the model itself; {fix}")
-        if isinstance(params, (str, bytes)) or not isinstance(params, Iterable):
+        if isinstance(params, (str, bytes)) or not is_list_like(params):
             raise TypeError(
                 f"{owner} needs the parameters to train, got {params!r}; {fix}"
             )
@@ -386,7 +386,7 @@ class Adam(Optimizer):
 
     @betas.setter
     def betas(self, betas: Any) -> None:
-        if isinstance(betas, (str, bytes)) or not isinstance(betas, Iterable):
+        if isinstance(betas, (str, bytes)) or not is_list_like(betas):
             raise TypeError(
                 f"betas must be a pair (beta1, beta2) such as (0.9, 0.999), got "
                 f"{betas!r}"

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from typing_extensions import Self
 
-from symnb.checks import check_no_nul, real_value
+from symnb.checks import check_no_nul, is_list_like, real_value
 
 from .optional import require
 
@@ -120,7 +120,7 @@ _TEXT_FIELDS = ("activation", "formula", "dataset", "status", "error")
 def _checked_keys(keys: Any) -> list[str]:
     """``keys`` as a list of run keys (text): None raised "'NoneType' object is not
     iterable", and a single string was read as its characters."""
-    if isinstance(keys, (str, bytes)) or not isinstance(keys, Iterable):
+    if isinstance(keys, (str, bytes)) or not is_list_like(keys):
         raise TypeError(
             f"keys must be a list of run keys (text), got {keys!r:.60}; e.g. "
             "store.get_many([key])"
@@ -133,7 +133,7 @@ def _checked_keys(keys: Any) -> list[str]:
 
 
 def _checked_items(items: Any) -> list[Any]:
-    if not isinstance(items, Iterable) or isinstance(items, (str, bytes, dict)):
+    if not is_list_like(items) or isinstance(items, (str, bytes, dict)):
         raise TypeError(
             f"put_many takes a list of (key, record, settings) triples, got "
             f"{items!r:.60}"

@@ -26,6 +26,7 @@ finite ones).
 from __future__ import annotations
 
 import _signal  # signal's C module: signal.signal's enum wrapping costs ~8 us a fit
+import copy
 import math
 import threading
 import time
@@ -36,7 +37,7 @@ from typing import Any
 import numpy as np
 from typing_extensions import Self
 
-from symnb.checks import check_epochs, check_flag, check_hook, warn_caller
+from symnb.checks import check_epochs, check_flag, check_hook, is_list_like, warn_caller
 
 from .optional import require
 
@@ -305,6 +306,27 @@ class Callback:
         return None
 
 
+def _stop_asked(value: Any, callback: Any, method: str) -> bool:
+    """A callback's return value read as "stop training?"; a value without one
+    truth value (a NumPy array of several entries: NumPy's "truth value of an
+    array ... is ambiguous" named neither the callback nor the fix) is a
+    TypeError naming the callback."""
+    try:
+        return bool(value)
+    except (TypeError, ValueError):
+        hook = {"on_epoch_end": "_epoch", "on_step_end": "_step"}.get(method, "")
+        fn = (
+            getattr(callback, hook, None)
+            if isinstance(callback, LambdaCallback)
+            else None
+        )
+        name = getattr(fn, "__qualname__", None) or type(callback).__name__
+        raise TypeError(
+            f"callback {name} returned {value!r:.60} from {method}; return True "
+            "to stop training, or False or None to go on"
+        ) from None
+
+
 class LambdaCallback(Callback):
     """A callback from plain functions, e.g. ``LambdaCallback(on_epoch_end=lambda e,
     logs: print(e, logs["loss"]))``. A bare function in ``callbacks=[...]`` becomes one
@@ -481,7 +503,7 @@ def as_callbacks(
         callable(callbacks) and not isinstance(callbacks, (list, tuple))
     ):
         callbacks = [callbacks]
-    if isinstance(callbacks, (str, bytes)) or not isinstance(callbacks, Iterable):
+    if isinstance(callbacks, (str, bytes)) or not is_list_like(callbacks):
         raise TypeError(
             "callbacks must be a symnb.nn.Callback, a function f(epoch, logs) or a "
             f"list of them, got {callbacks!r}"
@@ -591,6 +613,33 @@ def check_optimizer(model: Any, optimizer: Any, where: str) -> None:
             "model: symnb.nn."
             f"{type(optimizer).__name__}(model.parameters())"
         )
+
+
+def _optimizer_for(
+    model: Any, optimizer: Any, lr: Any, options: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
+    """The optimizer ``fit`` trains with, and the settings (``lr``, ``momentum``,
+    ``weight_decay``) that ``fit`` writes into a given instance once all its
+    arguments are checked. They are checked here on a copy: a refused ``fit`` kept
+    lr=0.1 written into the user's optimizer (an optimizer of another model, a
+    momentum out of range, a bad callback), and the next ``fit`` trained with it."""
+    from . import optim
+
+    if not isinstance(optimizer, optim.Optimizer):
+        opt = optim.get(optimizer, model.parameters(), lr=lr, **options)
+        check_optimizer(model, opt, "fit")
+        return opt, {}
+    check_optimizer(model, optimizer, "fit")
+    settings = dict(options) if lr is None else {"lr": lr, **options}
+    trial = copy.copy(optimizer)
+    for k, v in settings.items():
+        if not hasattr(optimizer, k):
+            raise ValueError(
+                f"{k} does not apply to {type(optimizer).__name__}; give it to the "
+                f"optimizer's constructor or use optimizer='sgd'"
+            )
+        setattr(trial, k, v)
+    return optimizer, settings
 
 
 def _wants_steps(cb: Callback) -> bool:
@@ -808,7 +857,6 @@ def fit(
     weight_decay: float | None = None,
 ) -> History:
     """Train ``model``; see :meth:`symnb.nn.MLP.fit`."""
-    from . import optim
     from .optim import check_number
 
     epochs = check_epochs(epochs)
@@ -849,16 +897,7 @@ def fit(
         opt_options["momentum"] = momentum
     if weight_decay is not None:
         opt_options["weight_decay"] = weight_decay
-    opt = optim.get(optimizer, model.parameters(), lr=lr, **opt_options)
-    if opt_options and isinstance(optimizer, optim.Optimizer):
-        for k, v in opt_options.items():
-            if not hasattr(opt, k):
-                raise ValueError(
-                    f"{k} does not apply to {type(opt).__name__}; give it to the "
-                    f"optimizer's constructor or use optimizer='sgd'"
-                )
-            setattr(opt, k, v)
-    check_optimizer(model, opt, "fit")
+    opt, settings = _optimizer_for(model, optimizer, lr, opt_options)
     cbs = as_callbacks(callbacks)
     _check_monitors(cbs, metric_names, val is not None)
     if live:
@@ -869,6 +908,11 @@ def fit(
         from .live import LiveProgress
 
         cbs.append(LiveProgress(plot=False))
+    # checked before the model changes: seed=-1 replaced the last fit's history
+    # with an empty "running" one, then raised
+    rng = model._shuffle_rng(seed)
+    for k, v in settings.items():  # every argument checked: now the instance's
+        setattr(opt, k, v)
     history = History()
     steps_per_epoch = -(-n // batch_size)
     history.params = {
@@ -881,7 +925,6 @@ def fit(
     with model._state_lock:
         model.history = history
     model.stop_training = False
-    rng = model._shuffle_rng(seed)
     first_epoch = model.epochs_trained + 1
     for cb in cbs:
         cb.model, cb.history, cb.params = model, history, history.params
@@ -906,7 +949,9 @@ def fit(
         stop = False
         for cb in step_cbs:
             try:
-                stop = bool(cb.on_step_end(step, logs)) or stop
+                stop = (
+                    _stop_asked(cb.on_step_end(step, logs), cb, "on_step_end") or stop
+                )
             except StopTraining:
                 stop = True
         return stop or bool(model.stop_training)
@@ -915,7 +960,7 @@ def fit(
         stop = False
         for cb in cbs:
             try:
-                stop = bool(getattr(cb, method)(*args)) or stop
+                stop = _stop_asked(getattr(cb, method)(*args), cb, method) or stop
             except StopTraining:
                 stop = True
         return stop or bool(model.stop_training)
