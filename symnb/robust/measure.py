@@ -37,7 +37,7 @@ import sympy as sp
 from sympy.core.relational import Relational
 from sympy.printing.pycode import MpmathPrinter
 
-from symnb.codegen.printer import KEEP_ARGUMENT
+from symnb.codegen.printer import KEEP_ARGUMENT, _inline_reciprocals, _reduce_group
 from symnb.formula import gamma
 from symnb.formula.functions import sigmoid
 
@@ -345,15 +345,16 @@ def _numpy_function(expr: sp.Expr, args: tuple):
         return None
 
 
-def _printer_cse(expr: sp.Expr):
-    """The temporaries the C printer shares (``sympy.cse``, reciprocals inlined)."""
-    temps = sp.numbered_symbols("_symnb_t", real=True)
-    pairs, reduced = sp.cse([expr], symbols=temps, order="none")
-    try:
-        from symnb.codegen.printer import _inline_reciprocals
-    except ImportError:  # the printer changed: its own order is approximated
-        return pairs, reduced[0]
-    pairs, reduced = _inline_reciprocals(list(pairs), list(reduced))
+def _printer_cse(expr: sp.Expr, inputs: tuple):
+    """The temporaries and the reduced expression of the C printer for ``expr`` alone
+    (``printer._reduce_group``: its number folding, Horner schemes, ``sympy.cse``,
+    reciprocals inlined, power bases hoisted), so the measurement multiplies in the
+    kernel's order: a plain ``sympy.cse`` kept 1/2 apart from ``1/c**2`` where the
+    printer shared ``0.5/(c*c)`` between a Gaussian's exponent and its factor, and
+    ``w*(x - c)*exp(-(x - c)**2/(2*c**2))/c**2`` measured finite at x = 3e30
+    (float32) was NaN in the C kernel (``0.5/(c*c)*w*(2x)`` overflowed before the
+    exponential's 0)."""
+    pairs, reduced = _reduce_group([expr], list(inputs), "the measured form", False)
     return pairs, reduced[0]
 
 
@@ -398,23 +399,73 @@ def _floats(expr: sp.Basic) -> sp.Basic:
     return conv(expr)
 
 
-@lru_cache(maxsize=512)
-def _cse_function(expr: sp.Expr, args: tuple):
-    """``expr`` lambdified in the C kernels' operation order (None: same as NumPy's)."""
+def _tanh_softplus(u):
+    """tanh(softplus(u)) as the kernels compute it: a rational function of exp(-|u|)."""
+    u = np.asarray(u)
+    e = np.exp(-np.abs(u))
+    pos = (1 + 2 * e) / (1 + 2 * e + 2 * e * e)
+    neg = (e * e + 2 * e) / (e * e + 2 * e + 2)
+    return np.where(u >= 0, pos, neg)
+
+
+def _sech2_softplus(u):
+    """1/cosh(softplus(u))**2 = 1 - tanh(softplus(u))**2, without overflow."""
+    u = np.asarray(u)
+    e = np.exp(-np.abs(u))
+    pos = 4 * (1 + e) ** 2 * e * e / ((1 + e) ** 2 + e * e) ** 2
+    neg = 4 * (1 + e) ** 2 / ((1 + e) ** 2 + 1) ** 2
+    return np.where(u >= 0, pos, neg)
+
+
+def _printer_namespace() -> dict:
+    """The NumPy backend's namespace plus the functions only the C printer introduces
+    (``printer.prepare``), computed as the kernels compute them."""
     from symnb.backends import numpy_
 
+    return {
+        **numpy_.NAMESPACE,
+        "tanh_softplus": _tanh_softplus,
+        "sech2_softplus": _sech2_softplus,
+        "positive_root": lambda u: np.sqrt(u) + 0.0,  # +0 at -0, as in C
+        "sigmoid_mul": numpy_.NAMESPACE["sigmoid"],
+    }
+
+
+def _lambdified_cse(args: tuple, e: sp.Expr, pairs: list, reduced: sp.Expr):
+    from symnb.backends import numpy_
+
+    return sp.lambdify(
+        args,
+        e,
+        modules=[_printer_namespace(), "numpy"],
+        printer=numpy_._Printer,
+        cse=lambda _e: (pairs, reduced),
+    )
+
+
+@lru_cache(maxsize=512)
+def _cse_function(expr: sp.Expr, args: tuple, n_inputs: int):
+    """``expr`` lambdified in the C kernels' operation order (None: same as NumPy's).
+
+    The printer's own lowering (:func:`_printer_cse`); where that cannot be evaluated
+    with NumPy, a plain ``sympy.cse`` of the same expression (an approximation)."""
+    e = _floats(expr)
     try:
-        e = _floats(expr)
-        pairs, reduced = _printer_cse(e)
+        pairs, reduced = _printer_cse(expr, args[:n_inputs])
+        pairs = [(t, _floats(rhs)) for t, rhs in pairs]
+        reduced = _floats(reduced)
+        if not pairs and reduced == e:
+            return None
+        return _lambdified_cse(args, e, pairs, reduced)
+    except Exception:  # noqa: BLE001, S110 - the approximation below
+        pass
+    try:
+        temps = sp.numbered_symbols("_symnb_t", real=True)
+        pairs, reduced = sp.cse([e], symbols=temps, order="none")
+        pairs, reduced = _inline_reciprocals(list(pairs), list(reduced))
         if not pairs:
             return None
-        return sp.lambdify(
-            args,
-            e,
-            modules=[numpy_.NAMESPACE, "numpy"],
-            printer=numpy_._Printer,
-            cse=lambda _e: (pairs, reduced),
-        )
+        return _lambdified_cse(args, e, pairs, reduced[0])
     except Exception:  # noqa: BLE001 - not measurable in this order: NumPy's only
         return None
 
@@ -436,7 +487,7 @@ def evaluate(
     """
     args = tuple(inputs) + tuple(params)
     if order == "cse":
-        fn = _cse_function(expr, args)
+        fn = _cse_function(expr, args, len(inputs))
         if fn is None:
             return None
     else:
