@@ -160,6 +160,7 @@ export const KNOWN_FUNCTIONS: ReadonlySet<string> = new Set([
   'power',
   'pow',
   'logaddexp',
+  'logaddexp2',
   'hypot',
   'exp2',
   'reciprocal',
@@ -167,6 +168,7 @@ export const KNOWN_FUNCTIONS: ReadonlySet<string> = new Set([
   'logit',
   'squareplus',
   'sparse_plus',
+  'sparse_sigmoid',
   'hardshrink',
   'xlogy',
   'xlog1py'
@@ -264,6 +266,7 @@ export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
   'mean',
   'reduce_mean',
   'entr',
+  'rel_entr',
   'clamp_min',
   'clamp_max',
   'positive',

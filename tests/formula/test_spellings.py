@@ -205,6 +205,31 @@ CASES = {
     "torch.special.entr(1/(1 + x**2))": _torch_ref(
         lambda t: torch.special.entr(1 / (1 + t**2))
     ),
+    # refused before h91 ("has no symnb equivalent", "has no argument 'threshold'")
+    "scipy.special.rel_entr(1/(1 + x**2), 0.25)": _numpy_ref(
+        lambda x: scipy.special.rel_entr(1 / (1 + x**2), 0.25)
+    ),
+    "np.logaddexp2(0, x) + np.logaddexp2(x, -x/2)": _numpy_ref(
+        lambda x: np.logaddexp2(0, x) + np.logaddexp2(x, -x / 2)
+    ),
+    # JAX's documented formula (kinks at x/5 = +-1, away from XS)
+    "jax.nn.sparse_sigmoid(x/5)": _numpy_ref(lambda x: np.clip((x / 5 + 1) / 2, 0, 1)),
+    "keras.ops.soft_shrink(x, threshold=0.35)": _torch_ref(
+        lambda t: F.softshrink(t, 0.35)
+    ),
+    "keras.ops.hard_shrink(x, threshold=0.35)": _torch_ref(
+        lambda t: F.hardshrink(t, 0.35)
+    ),
+    # a cast comparison is a number wherever it stands (refused as a where branch)
+    "torch.where(x.abs() > 1, (x > 0).double(), x/2 + 0.5)": _torch_ref(
+        lambda t: torch.where(t.abs() > 1, (t > 0).double(), t / 2 + 0.5)
+    ),
+    "torch.sigmoid((x > 0).to(x.dtype) + x)": _torch_ref(
+        lambda t: torch.sigmoid((t > 0).to(t.dtype) + t)
+    ),
+    "torch.log1p(torch.special.exp2(x))": _torch_ref(
+        lambda t: torch.log1p(torch.special.exp2(t))
+    ),
 }
 
 
