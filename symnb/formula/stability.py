@@ -751,7 +751,8 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             if isinstance(a, sp.Abs) and isinstance(a.args[0], sp.sinh):
                 u = a.args[0].args[0]
                 note(
-                    f"rewrote log(|sinh({_fmt(u)})|) as |u| - log(2) + log1p(-exp(-2|u|)) "
+                    f"rewrote log(|sinh({_fmt(u)})|) as |u| - log(2) + "
+                    "log1p(-exp(-2|u|)) "
                     "for |u| >= 1 (sinh overflows in float32 past |u| = 89)"
                 )
                 au = sp.Abs(u)
