@@ -301,6 +301,7 @@ export const MODULE_FUNCTIONS: ReadonlySet<string> = new Set([
   'fmax',
   'fmin',
   'threshold',
+  'rrelu',
   'mse_loss',
   'l1_loss',
   'huber_loss',

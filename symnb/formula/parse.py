@@ -1250,6 +1250,17 @@ class _Parser:
             # a starred argument stays in the tree, where build refuses it by name
             return self.build(spellings.rewrite_call(name, node))
         given = self.call_arguments(node, shown, names, aliases, first_by_keyword=True)
+        training = given.get("training")
+        if training is not None and not (
+            isinstance(training, ast.Constant) and training.value is False
+        ):
+            raise self.node_error(
+                node,
+                f"{shown} with training=True draws a random slope for each element; "
+                "a formula is one function",
+                f"write {shown}(x, training=False) (the slope (lower + upper)/2 for "
+                "x < 0) or leaky_relu(x, negative_slope=...)",
+            )
         args = []
         for arg in names:
             if arg in given:

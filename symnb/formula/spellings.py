@@ -266,6 +266,7 @@ _REWRITTEN = {
     "sparse_sigmoid": ("x",),  # jax.nn.sparse_sigmoid: (x + 1)/2 clipped to [0, 1]
     "hardshrink": ("x", "lambd"),  # F.hardshrink
     "threshold": ("x", "threshold", "value"),  # F.threshold
+    "rrelu": ("x", "lower", "upper", "training"),  # F.rrelu, evaluation mode only
     "xlogy": ("x", "y"),  # torch, torch.special, scipy.special, jax.scipy.special
     "xlog1py": ("x", "y"),
     "entr": ("x",),  # torch.special, scipy.special, jax.scipy.special
@@ -340,6 +341,7 @@ KEYWORD_DEFAULTS = {
     "squareplus": {"b": 4},
     "hardshrink": {"lambd": 0.5},
     "threshold": {"threshold": None, "value": None},
+    "rrelu": {"lower": 1 / 8, "upper": 1 / 3, "training": False},
     "clamp_min": {"min": None},
     "clamp_max": {"max": None},
     # Keras's relu: max_value None (here "") is no cap
@@ -635,8 +637,9 @@ def rewrite_call(name: str, node: ast.Call, args: Sequence[ast.AST] = ()) -> ast
     2**u``, ``reciprocal(u) = 1/u``, ``rsqrt(u) = 1/sqrt(u)``, ``logit(u) = log(u) -
     log(1 - u)``, JAX's ``squareplus(x, b) = (x + sqrt(x**2 + b))/2``,
     ``sparse_plus`` (0, (x + 1)**2/4, x) and ``sparse_sigmoid`` ((x + 1)/2 clipped
-    to [0, 1]), PyTorch's ``hardshrink`` (x where |x| > lambd, else 0) and
-    ``threshold`` (x where x > threshold, else value), ``xlogy(a, b) = a*log(b)``
+    to [0, 1]), PyTorch's ``hardshrink`` (x where |x| > lambd, else 0),
+    ``threshold`` (x where x > threshold, else value) and ``rrelu`` in evaluation
+    mode (slope (lower + upper)/2 for x < 0), ``xlogy(a, b) = a*log(b)``
     and ``xlog1py(a, b) = a*log1p(b)`` (0 where a = 0, as in PyTorch, SciPy and
     JAX), ``entr(u) = -u*log(u)`` (0 at u = 0; NaN for u < 0, where the libraries
     give -inf), SciPy's ``rel_entr(a, b) = a*log(a/b)`` (0 where a = 0; NaN where
@@ -715,6 +718,9 @@ def _rewrite_more(name: str, args: list, call, num) -> ast.AST:
         middle = op(op(op(u, ast.Add(), num(1)), ast.Pow(), num(2)), ast.Div(), num(4))
         upper = call("where", compare(u, ast.GtE(), num(1)), u, middle)
         return call("where", compare(u, ast.LtE(), num(-1)), num(0), upper)
+    if name == "rrelu":  # evaluation mode: the mean slope (parse refuses training)
+        slope = op(op(args[1], ast.Add(), args[2]), ast.Div(), num(2))
+        return call("where", compare(u, ast.GtE(), num(0)), u, op(u, ast.Mult(), slope))
     if name == "sparse_sigmoid":
         half = op(op(u, ast.Add(), num(1)), ast.Div(), num(2))
         return call("min", call("max", half, num(0)), num(1))

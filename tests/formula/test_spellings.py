@@ -227,6 +227,10 @@ CASES = {
     "torch.sigmoid((x > 0).to(x.dtype) + x)": _torch_ref(
         lambda t: torch.sigmoid((t > 0).to(t.dtype) + t)
     ),
+    # F.rrelu in evaluation mode (PyTorch's default training=False): the mean slope
+    "F.rrelu(x) + F.rrelu(x/2, 0.1, 0.3, training=False)": _torch_ref(
+        lambda t: F.rrelu(t) + F.rrelu(t / 2, 0.1, 0.3, training=False)
+    ),
     "torch.log1p(torch.special.exp2(x))": _torch_ref(
         lambda t: torch.log1p(torch.special.exp2(t))
     ),
@@ -495,6 +499,12 @@ def test_comparison_times_a_value_reads_as_numpy_does(text):
     f, df = k.forward_with_derivative(xs.copy())
     np.testing.assert_allclose(f, ref_f, rtol=1e-13, atol=1e-15, err_msg=text)
     np.testing.assert_allclose(df, ref_df, rtol=1e-6, atol=1e-8, err_msg=text)
+
+
+def test_rrelu_in_training_mode_is_refused_with_the_fix():
+    with pytest.raises(FormulaError, match="training=True") as info:
+        symnb.Activation("F.rrelu(x, training=True)")
+    assert "training=False" in str(info.value)
 
 
 @pytest.mark.parametrize("text", ["x > 0", "Heaviside(x > 0)", "(x > 0) & (x < 1)"])
