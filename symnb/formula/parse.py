@@ -210,6 +210,10 @@ _NODE_DESCRIPTION = {
 }
 
 
+#: Other libraries' keyword for a library activation's constant (PyTorch's name).
+_CONSTANT_ALIASES = {"negative_slope": "alpha", "threshold": "lambd"}
+
+
 class _Val:
     """A built SymPy object plus a float estimate of it when it is a plain number."""
 
@@ -925,7 +929,12 @@ class _Parser:
         """``elu(x, alpha=0.5)``, ``leaky_relu(x, 0.2)``: the library formula's syntax
         tree with the arguments in place of x and its constants (defaults for the rest)."""
         names = ["x", *entry.constants]
-        given = self.call_arguments(node, name, names, {"negative_slope": "alpha"})
+        # other libraries' names of a constant: Keras's soft_shrink(x, threshold=0.5)
+        # is PyTorch's softshrink lambd (softplus's own threshold stays its own)
+        aliases = {
+            k: v for k, v in _CONSTANT_ALIASES.items() if k not in entry.constants
+        }
+        given = self.call_arguments(node, name, names, aliases)
         if "x" not in given:
             raise self.node_error(node, f"{name}() needs the input as first argument")
         self.check_domain(entry, given, node)
@@ -1217,6 +1226,9 @@ class _Parser:
         defaults = spellings.KEYWORD_DEFAULTS.get(name)
         # the input by keyword: PyTorch's input= (torch.logit(input=x, eps=1e-6))
         aliases = {"input": names[0]}
+        aliases |= {
+            k: v for k, v in _CONSTANT_ALIASES.items() if k not in names and v in names
+        }
         if (
             defaults is None
             and node.keywords
@@ -1238,6 +1250,17 @@ class _Parser:
             # a starred argument stays in the tree, where build refuses it by name
             return self.build(spellings.rewrite_call(name, node))
         given = self.call_arguments(node, shown, names, aliases, first_by_keyword=True)
+        training = given.get("training")
+        if training is not None and not (
+            isinstance(training, ast.Constant) and training.value is False
+        ):
+            raise self.node_error(
+                node,
+                f"{shown} with training=True draws a random slope for each element; "
+                "a formula is one function",
+                f"write {shown}(x, training=False) (the slope (lower + upper)/2 for "
+                "x < 0) or leaky_relu(x, negative_slope=...)",
+            )
         args = []
         for arg in names:
             if arg in given:

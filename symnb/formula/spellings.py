@@ -252,6 +252,7 @@ _REWRITTEN = {
     "power": ("x1", "x2"),
     "pow": ("x1", "x2"),
     "logaddexp": ("x1", "x2"),
+    "logaddexp2": ("x1", "x2"),  # NumPy: log2(2**x1 + 2**x2)
     "sinc": ("x",),
     "ndtr": ("x",),
     "log_ndtr": ("x",),  # torch.special, scipy.special, jax.scipy.special
@@ -262,11 +263,14 @@ _REWRITTEN = {
     "logit": ("x", "eps"),  # torch.logit(x, eps): x clamped to [eps, 1 - eps] first
     "squareplus": ("x", "b"),  # jax.nn.squareplus
     "sparse_plus": ("x",),  # jax.nn.sparse_plus
+    "sparse_sigmoid": ("x",),  # jax.nn.sparse_sigmoid: (x + 1)/2 clipped to [0, 1]
     "hardshrink": ("x", "lambd"),  # F.hardshrink
     "threshold": ("x", "threshold", "value"),  # F.threshold
+    "rrelu": ("x", "lower", "upper", "training"),  # F.rrelu, evaluation mode only
     "xlogy": ("x", "y"),  # torch, torch.special, scipy.special, jax.scipy.special
     "xlog1py": ("x", "y"),
     "entr": ("x",),  # torch.special, scipy.special, jax.scipy.special
+    "rel_entr": ("x", "y"),  # scipy.special, jax.scipy.special
     "clamp_min": ("x", "min"),  # torch.clamp_min(x, 0)
     "clamp_max": ("x", "max"),
     "positive": ("x",),  # np.positive, np.negative
@@ -337,6 +341,7 @@ KEYWORD_DEFAULTS = {
     "squareplus": {"b": 4},
     "hardshrink": {"lambd": 0.5},
     "threshold": {"threshold": None, "value": None},
+    "rrelu": {"lower": 1 / 8, "upper": 1 / 3, "training": False},
     "clamp_min": {"min": None},
     "clamp_max": {"max": None},
     # Keras's relu: max_value None (here "") is no cap
@@ -362,6 +367,7 @@ BARE = {
     "power": "power",
     "pow": "pow",
     "logaddexp": "logaddexp",
+    "logaddexp2": "logaddexp2",
     "hypot": "hypot",
     "exp2": "exp2",
     "reciprocal": "reciprocal",
@@ -369,6 +375,7 @@ BARE = {
     "logit": "logit",
     "squareplus": "squareplus",
     "sparse_plus": "sparse_plus",
+    "sparse_sigmoid": "sparse_sigmoid",
     "hardshrink": "hardshrink",
     "xlogy": "xlogy",
     "xlog1py": "xlog1py",
@@ -622,17 +629,21 @@ def rewrite_call(name: str, node: ast.Call, args: Sequence[ast.AST] = ()) -> ast
     """The formula syntax tree of a rewritten spelling applied to ``args`` (by
     default ``node.args``; ``node`` gives the source position).
 
-    ``square(u) = u**2``, ``power(a, b) = a**b``, ``logaddexp(a, b) = a + softplus(b - a)``
-    (exact, and stable for any a, b), NumPy's and PyTorch's normalised
-    ``sinc(u) = sin(pi u)/(pi u)``, ``ndtr(u) = (1 + erf(u/sqrt(2)))/2``,
-    ``log_ndtr(u) = log(ndtr(u))`` (stable: :mod:`symnb.formula.log_erfc`),
-    ``hypot(a, b) = sqrt(a**2 + b**2)``, ``exp2(u) = 2**u``, ``reciprocal(u) = 1/u``,
-    ``rsqrt(u) = 1/sqrt(u)``, ``logit(u) = log(u) - log(1 - u)``, JAX's
-    ``squareplus(x, b) = (x + sqrt(x**2 + b))/2`` and ``sparse_plus`` (0, (x + 1)**2/4,
-    x), PyTorch's ``hardshrink`` (x where |x| > lambd, else 0) and ``threshold`` (x
-    where x > threshold, else value), ``xlogy(a, b) = a*log(b)`` and ``xlog1py(a, b) =
-    a*log1p(b)`` (0 where a = 0, as in PyTorch, SciPy and JAX), ``entr(u) = -u*log(u)``
-    (0 at u = 0; NaN for u < 0, where the libraries give -inf).
+    ``square(u) = u**2``, ``power(a, b) = a**b``, ``logaddexp(a, b) = a + softplus(b
+    - a)`` (exact, and stable for any a, b; ``logaddexp2`` the same in base 2),
+    NumPy's and PyTorch's normalised ``sinc(u) = sin(pi u)/(pi u)``, ``ndtr(u) = (1
+    + erf(u/sqrt(2)))/2``, ``log_ndtr(u) = log(ndtr(u))`` (stable:
+    :mod:`symnb.formula.log_erfc`), ``hypot(a, b) = sqrt(a**2 + b**2)``, ``exp2(u) =
+    2**u``, ``reciprocal(u) = 1/u``, ``rsqrt(u) = 1/sqrt(u)``, ``logit(u) = log(u) -
+    log(1 - u)``, JAX's ``squareplus(x, b) = (x + sqrt(x**2 + b))/2``,
+    ``sparse_plus`` (0, (x + 1)**2/4, x) and ``sparse_sigmoid`` ((x + 1)/2 clipped
+    to [0, 1]), PyTorch's ``hardshrink`` (x where |x| > lambd, else 0),
+    ``threshold`` (x where x > threshold, else value) and ``rrelu`` in evaluation
+    mode (slope (lower + upper)/2 for x < 0), ``xlogy(a, b) = a*log(b)``
+    and ``xlog1py(a, b) = a*log1p(b)`` (0 where a = 0, as in PyTorch, SciPy and
+    JAX), ``entr(u) = -u*log(u)`` (0 at u = 0; NaN for u < 0, where the libraries
+    give -inf), SciPy's ``rel_entr(a, b) = a*log(a/b)`` (0 where a = 0; NaN where
+    a/b < 0, where SciPy gives inf).
     """
     args = list(args) or node.args
 
@@ -649,6 +660,12 @@ def rewrite_call(name: str, node: ast.Call, args: Sequence[ast.AST] = ()) -> ast
     elif name == "logaddexp":
         tree = ast.BinOp(
             args[0], ast.Add(), call("softplus", ast.BinOp(args[1], ast.Sub(), args[0]))
+        )
+    elif name == "logaddexp2":  # a + softplus((b - a) log 2)/log 2
+        ln2 = call("log", num(2))
+        scaled = ast.BinOp(ast.BinOp(args[1], ast.Sub(), args[0]), ast.Mult(), ln2)
+        tree = ast.BinOp(
+            args[0], ast.Add(), ast.BinOp(call("softplus", scaled), ast.Div(), ln2)
         )
     elif name == "sinc":
         pu = ast.BinOp(ast.Name("pi", ast.Load()), ast.Mult(), args[0])
@@ -701,6 +718,12 @@ def _rewrite_more(name: str, args: list, call, num) -> ast.AST:
         middle = op(op(op(u, ast.Add(), num(1)), ast.Pow(), num(2)), ast.Div(), num(4))
         upper = call("where", compare(u, ast.GtE(), num(1)), u, middle)
         return call("where", compare(u, ast.LtE(), num(-1)), num(0), upper)
+    if name == "rrelu":  # evaluation mode: the mean slope (parse refuses training)
+        slope = op(op(args[1], ast.Add(), args[2]), ast.Div(), num(2))
+        return call("where", compare(u, ast.GtE(), num(0)), u, op(u, ast.Mult(), slope))
+    if name == "sparse_sigmoid":
+        half = op(op(u, ast.Add(), num(1)), ast.Div(), num(2))
+        return call("min", call("max", half, num(0)), num(1))
     if name == "hardshrink":
         return call("where", compare(call("abs", u), ast.Gt(), args[1]), u, num(0))
     if name in ("xlogy", "xlog1py"):
@@ -747,6 +770,9 @@ def _rewrite_more(name: str, args: list, call, num) -> ast.AST:
     if name == "entr":
         minus_u_log_u = op(ast.UnaryOp(ast.USub(), u), ast.Mult(), call("log", u))
         return call("where", compare(u, ast.Eq(), num(0)), num(0), minus_u_log_u)
+    if name == "rel_entr":
+        u_log = op(u, ast.Mult(), call("log", op(u, ast.Div(), args[1])))
+        return call("where", compare(u, ast.Eq(), num(0)), num(0), u_log)
     # threshold
     return call("where", compare(u, ast.Gt(), args[1]), u, args[2])
 

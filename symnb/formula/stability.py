@@ -18,9 +18,18 @@ from symnb.formula.scaled_softplus import scaled_softplus_forms
 
 
 def _exp_arg(e: sp.Expr) -> sp.Expr | None:
-    """u if e is exp(u), else None."""
+    """u if e is exp(u) (u*log(b) for b**u, b a positive number: 2**x overflows as
+    exp(x) does, and log1p(2**x) was inf from x = 1024 in float64), else None."""
     if isinstance(e, sp.exp):
         return e.args[0]
+    if (
+        isinstance(e, sp.Pow)
+        and e.base.is_number
+        and e.base.is_positive
+        and e.base != 1
+        and e.exp.has(sp.Symbol)
+    ):
+        return e.exp * sp.log(e.base)
     return None
 
 
@@ -166,11 +175,35 @@ def _log_of_quotient(a: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]] | None:
     factors = [f.as_base_exp() for f in sp.Mul.make_args(a)]
     if not any(n.is_number and n.is_negative for _, n in factors):
         return None
-    if not all(b.is_positive and n.is_number and n.is_real for b, n in factors):
+    if not all(n.is_number and n.is_real for _, n in factors):
         return None
     if not any(b.has(sp.Symbol) for b, _ in factors):
         return None
-    return factors
+    if all(b.is_positive for b, _ in factors):
+        return factors
+    return _signed_like_argument(factors)
+
+
+#: Functions with the sign of their argument (odd and increasing through 0).
+_SIGN_OF_ARGUMENT = (sp.sinh, sp.tanh, sp.asinh, sp.atan, sp.erf)
+
+
+def _signed_like_argument(factors: list) -> list | None:
+    """``factors`` with bases |b| where the quotient is positive because its other
+    bases share one argument's sign an even number of times: sinh(u)/u, tanh(u)/u,
+    atan(u)/u... (log(sinh(x)/x) was inf from |x| = 89 in float32 where it is about
+    |x| - log(2|x|)). None when some base's sign is unknown or the count is odd."""
+    count: dict[sp.Expr, sp.Expr] = {}
+    for b, n in factors:
+        if b.is_positive:
+            continue
+        u = b.args[0] if isinstance(b, _SIGN_OF_ARGUMENT) else b
+        if not (u.has(sp.Symbol) and n.is_integer):
+            return None
+        count[u] = count.get(u, 0) + n
+    if not count or any(not n.is_even for n in count.values()):
+        return None
+    return [(b if b.is_positive else sp.Abs(b), n) for b, n in factors]
 
 
 def _sigmoid_power_unit(e: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
@@ -581,6 +614,22 @@ def _log_one_minus_clamp(rest: sp.Expr, note) -> sp.Expr | None:
     return sp.log(flipped)
 
 
+def _log_one_minus(a: sp.Expr, note) -> sp.Expr | None:
+    """log1p(a) for a = -tanh(u)**2 or -exp(u), as a log that does not round: tanh(u)**2
+    and exp(u) round to 1 near the log's pole. A flow's tanh log-determinant ``log(1 -
+    tanh(x)**2)`` was -inf from |x| = 9 in float32 (19 in float64) where it is about
+    2 log 2 - 2|x|; log1mexp typed ``log1p(-exp(-x))`` -inf at x = 1e-8 in float32
+    instead of log(1e-8)."""
+    m = -a
+    if isinstance(m, sp.Pow) and m.exp == 2 and isinstance(m.base, sp.tanh):
+        note("rewrote log(1 - tanh(u)**2) as -2*log(cosh(u)) (tanh(u)**2 rounds to 1)")
+        return -2 * sp.log(sp.cosh(m.base.args[0]))
+    if isinstance(m, sp.exp):
+        note("rewrote log(1 - exp(u)) as log(-expm1(u)) (exp(u) rounds to 1)")
+        return sp.log(-expm1(m.args[0]))
+    return None
+
+
 def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
     """Rewrite naive spellings of softplus, sigmoid, logsigmoid, log1p, expm1, log-cosh.
 
@@ -699,6 +748,18 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             if isinstance(core, sp.cosh) and k.is_positive and k != 1:
                 # log(2*cosh(u)), as log(exp(u) + exp(-u)) becomes
                 return sp.log(k) + rewrite(sp.log(core))
+            if isinstance(a, sp.Abs) and isinstance(a.args[0], sp.sinh):
+                u = a.args[0].args[0]
+                note(
+                    f"rewrote log(|sinh({_fmt(u)})|) as |u| - log(2) + "
+                    "log1p(-exp(-2|u|)) "
+                    "for |u| >= 1 (sinh overflows in float32 past |u| = 89)"
+                )
+                au = sp.Abs(u)
+                return sp.Piecewise(
+                    (sp.log(a), au < 1),
+                    (au - sp.log(2) + log1p(-sp.exp(-2 * au)), True),
+                )
             if isinstance(a, sp.cosh):
                 u = a.args[0]
                 note(
@@ -719,6 +780,9 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 if rest.has(sp.Symbol):
                     if _scaled_exp(rest) is not None:
                         return rewrite(log1p(rest))  # softplus, below
+                    one_minus = _log_one_minus(rest, note)
+                    if one_minus is not None:
+                        return rewrite(one_minus)
                     note(f"rewrote log(1 + {_fmt(rest)}) as log1p({_fmt(rest)})")
                     return log1p(rest)
         # log1p(exp(u)) -> softplus(u): exp(u) overflows long before the value does
@@ -726,6 +790,9 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
             clamped = _log_one_minus_clamp(e.args[0], note)
             if clamped is not None:
                 return clamped
+            one_minus = _log_one_minus(e.args[0], note)
+            if one_minus is not None:
+                return rewrite(one_minus)
             u = _exp_arg(e.args[0])
             if u is not None:
                 note(f"rewrote log1p(exp({_fmt(u)})) as softplus({_fmt(u)})")

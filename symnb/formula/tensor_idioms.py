@@ -72,10 +72,24 @@ def _replacement(node: ast.Call) -> ast.AST | None:
     if parts is not None or node.keywords:
         return None
     if func.attr in _FLOAT_CASTS and not node.args:
-        return func.value
+        return _as_number(func.value)
     if func.attr in _CASTS_TO and len(node.args) == 1 and _float_type(node.args[0]):
-        return func.value
+        return _as_number(func.value)
     return None
+
+
+def _as_number(value: ast.AST) -> ast.AST:
+    """The cast value; a cast comparison (``(x > 0).float()``) is the number 1 where
+    it holds and 0 elsewhere, a value wherever it stands (a ``where`` branch, a
+    function's argument), not only as an operand of + - * / as a bare comparison."""
+    logical = isinstance(value, (ast.Compare, ast.BoolOp)) or (
+        isinstance(value, ast.BinOp) and isinstance(value.op, (ast.BitAnd, ast.BitOr))
+    )
+    if not logical:
+        return value
+    return ast.Call(
+        ast.Name("where", ast.Load()), [value, ast.Constant(1), ast.Constant(0)], []
+    )
 
 
 def located(new: ast.AST, node: ast.AST) -> ast.AST:

@@ -92,6 +92,11 @@ def log_of(f: sp.Expr) -> sp.Expr | None:
         inner = log_of(f.base)
         if inner is not None:
             return f.exp * inner
+        if isinstance(f.base, sp.Symbol) and not f.exp.is_number:
+            # x**p with a named exponent: real only for x > 0 unless p is an integer,
+            # which a named constant may not stay (the engine measures the candidate);
+            # x**(-a - 1)*exp(-x**-a), the Frechet CDF's f', was inf*0 = NaN at tiny x
+            return f.exp * sp.log(f.base)
         return None
     cu = _one_plus_exp(f)
     if cu is not None:

@@ -205,6 +205,35 @@ CASES = {
     "torch.special.entr(1/(1 + x**2))": _torch_ref(
         lambda t: torch.special.entr(1 / (1 + t**2))
     ),
+    # refused before h91 ("has no symnb equivalent", "has no argument 'threshold'")
+    "scipy.special.rel_entr(1/(1 + x**2), 0.25)": _numpy_ref(
+        lambda x: scipy.special.rel_entr(1 / (1 + x**2), 0.25)
+    ),
+    "np.logaddexp2(0, x) + np.logaddexp2(x, -x/2)": _numpy_ref(
+        lambda x: np.logaddexp2(0, x) + np.logaddexp2(x, -x / 2)
+    ),
+    # JAX's documented formula (kinks at x/5 = +-1, away from XS)
+    "jax.nn.sparse_sigmoid(x/5)": _numpy_ref(lambda x: np.clip((x / 5 + 1) / 2, 0, 1)),
+    "keras.ops.soft_shrink(x, threshold=0.35)": _torch_ref(
+        lambda t: F.softshrink(t, 0.35)
+    ),
+    "keras.ops.hard_shrink(x, threshold=0.35)": _torch_ref(
+        lambda t: F.hardshrink(t, 0.35)
+    ),
+    # a cast comparison is a number wherever it stands (refused as a where branch)
+    "torch.where(x.abs() > 1, (x > 0).double(), x/2 + 0.5)": _torch_ref(
+        lambda t: torch.where(t.abs() > 1, (t > 0).double(), t / 2 + 0.5)
+    ),
+    "torch.sigmoid((x > 0).to(x.dtype) + x)": _torch_ref(
+        lambda t: torch.sigmoid((t > 0).to(t.dtype) + t)
+    ),
+    # F.rrelu in evaluation mode (PyTorch's default training=False): the mean slope
+    "F.rrelu(x) + F.rrelu(x/2, 0.1, 0.3, training=False)": _torch_ref(
+        lambda t: F.rrelu(t) + F.rrelu(t / 2, 0.1, 0.3, training=False)
+    ),
+    "torch.log1p(torch.special.exp2(x))": _torch_ref(
+        lambda t: torch.log1p(torch.special.exp2(t))
+    ),
 }
 
 
@@ -470,6 +499,12 @@ def test_comparison_times_a_value_reads_as_numpy_does(text):
     f, df = k.forward_with_derivative(xs.copy())
     np.testing.assert_allclose(f, ref_f, rtol=1e-13, atol=1e-15, err_msg=text)
     np.testing.assert_allclose(df, ref_df, rtol=1e-6, atol=1e-8, err_msg=text)
+
+
+def test_rrelu_in_training_mode_is_refused_with_the_fix():
+    with pytest.raises(FormulaError, match="training=True") as info:
+        symnb.Activation("F.rrelu(x, training=True)")
+    assert "training=False" in str(info.value)
 
 
 @pytest.mark.parametrize("text", ["x > 0", "Heaviside(x > 0)", "(x > 0) & (x < 1)"])
