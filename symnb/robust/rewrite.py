@@ -33,6 +33,7 @@ from symnb.formula.budget import bounded_expand
 from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
 from symnb.robust.constant_into_power import constant_into_power
+from symnb.robust.factored_polynomial import factored_polynomials
 from symnb.robust.half_angle import cosine_as_half_angle
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
@@ -1110,7 +1111,18 @@ def horner_reciprocal(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
 
 
 #: The exact rewrites tried, in order: (name, plain-words note, function of (expr, var)).
+#: Factoring comes first: after ``steps_to_branches`` a polynomial in ``clip(x, 0, 1)``
+#: is a sum of branches, no longer a polynomial (the seventh-order smoothstep's f').
 EXACT_REWRITES = (
+    (
+        "factored_polynomials",
+        (
+            "a polynomial with rational roots is evaluated as the product of its "
+            "factors (30t^2 (t - 1)^2 for 30t^4 - 60t^3 + 30t^2), so its terms do not "
+            "cancel near a root"
+        ),
+        factored_polynomials,
+    ),
     (
         "steps_to_branches",
         (
@@ -1439,6 +1451,7 @@ __all__ = [
     "factor_common_power",
     "factor_dominant_exp",
     "factor_lowest_power",
+    "factored_polynomials",
     "group_constant_factors",
     "horner_polynomials",
     "horner_reciprocal",
