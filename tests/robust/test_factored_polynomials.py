@@ -61,8 +61,16 @@ def test_factoring_is_exact_and_leaves_irreducible_sums():
     got = factored_polynomials(e, x)
     assert got != e and sp.expand(got - e) == 0
     assert set(sp.Mul.make_args(got)) >= {t**2, (t - 1) ** 2}
-    # irreducible over the rationals, or with a float coefficient: unchanged
-    for same in (x**2 + 1, 6 * x**2 - 15 * x + 10, x**2 - 2, 0.5 * x**2 - x):
+    # irreducible over the rationals, a float coefficient, no root but 0 (a power
+    # of x alone), a polynomial in 1/x (Horner in 1/x keeps its signed zeros): unchanged
+    for same in (
+        x**2 + 1,
+        6 * x**2 - 15 * x + 10,
+        x**2 - 2,
+        0.5 * x**2 - x,
+        x**2 + x**4,
+        x**-3 + x**-2,
+    ):
         assert factored_polynomials(same, x) == same
     # a constant is a generator like any other: c*x**2 - c -> c (x - 1)(x + 1)
     got = factored_polynomials(c * x**2 - c, x)
