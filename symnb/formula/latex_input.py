@@ -94,7 +94,9 @@ _GREEK = {
 #: own reading is not declared: ``lambda`` is a Python keyword, so ``lambda_`` or ``lam``.
 _ALIASES = {"lambda": ("lambda_", "lam", "lmbda")}
 #: What opens a function's argument (``\\Gamma(x)``, ``\\psi\\left(x\\right)``).
-_CALL_OPENERS = ("(", "\\left", "\\bigl", "\\Bigl", "\\big", "\\Big")
+_SIZES = ("\\left", "\\bigl", "\\Bigl", "\\biggl", "\\Biggl")
+_SIZES += ("\\big", "\\Big", "\\bigg", "\\Bigg")
+_CALL_OPENERS = ("(", *_SIZES)
 #: Commands that are functions, by their formula name.
 _FUNCTIONS = {
     "exp": "exp",
@@ -115,9 +117,26 @@ _FUNCTIONS = {
     "Phi": "ndtr",
     "sgn": "sign",
 }
+#: Reciprocal functions, by the function they are 1 over.
+_RECIPROCALS = {
+    "sec": "cos",
+    "csc": "sin",
+    "cot": "tan",
+    "sech": "cosh",
+    "csch": "sinh",
+    "coth": "tanh",
+}
 #: Brackets that round: the opener -> (the function, the closer).
 _FLOORS = {"lfloor": ("floor", "rfloor"), "lceil": ("ceiling", "rceil")}
-_OPERATORS = {"cdot": "*", "times": "*", "ast": "*", "odot": "*", "div": "/"}
+_OPERATORS = {
+    "cdot": "*",
+    "cdotp": "*",
+    "bullet": "*",
+    "times": "*",
+    "ast": "*",
+    "odot": "*",
+    "div": "/",
+}
 _COMPARISONS = {
     "geq": ">=",
     "ge": ">=",
@@ -159,6 +178,8 @@ _IGNORED = frozenset(
     ]
 )
 _BARS = frozenset({"lvert", "rvert", "vert", "|", "lVert", "rVert"})
+#: The tokens of absolute value bars.
+_BAR_TOKENS = frozenset({"|", "\\|"} | {"\\" + b for b in _BARS})
 #: Spacing commands, skipped before a function's bracket (``\\sigma\\!\\left(x\\right)``).
 _SPACING = frozenset({"\\,", "\\;", "\\:", "\\!", "\\ ", "\\quad", "\\qquad"})
 #: ``\\mathbb{1}``, ``\\mathbf{1}``, ``\\mathbb{I}``: the indicator of a condition.
@@ -180,9 +201,23 @@ def _known_function(word: str) -> bool:
 
 class _Reader:
     def __init__(self, text: str, declared: Container[str] = ()) -> None:
-        self.tokens = _TOKEN.findall(text)
+        found = list(_TOKEN.finditer(text))
+        self.tokens = [m.group() for m in found]
+        self.starts = [m.start() for m in found]
+        self.text = text
         self.i = 0
         self.declared = declared
+
+    def where(self) -> str:
+        """Where the reading stopped: `` (at '...\\approx 0.5x')``, the text around the
+        last token taken (the LaTeX after its wrappers, ``f(x) =``, were dropped)."""
+        if not self.tokens:
+            return ""
+        k = min(max(self.i - 1, 0), len(self.tokens) - 1)
+        start = self.starts[k]
+        left = max(0, start - 20)
+        excerpt = self.text[left : start + len(self.tokens[k]) + 20]
+        return f" (at '{'...' if left else ''}{excerpt.strip()}')"
 
     def peek(self, k: int = 0) -> str | None:
         j = self.i + k
@@ -245,8 +280,14 @@ class _Reader:
         if self.peek() == "{":
             self.take()
             return [("(", "("), *self.closed("{", ("}",)), (")", ")")]
-        if self.peek() is None:
+        tok = self.peek()
+        if tok is None:
             raise LatexProblem("an argument is missing at the end")
+        if tok[0].isdigit() and len(tok) > 1:
+            # TeX takes one token: \frac12 is 1/2, x^{\frac12} its square root
+            self.tokens[self.i] = tok[1:]
+            self.starts[self.i] += 1
+            return [("(", "("), ("num", tok[0]), (")", ")")]
         return [("(", "("), *self.item(), (")", ")")]
 
     def skip_spacing(self) -> None:
@@ -294,6 +335,8 @@ class _Reader:
             return self.command(tok[1:])
         if tok in "+-*/,":
             return [("op", tok)]
+        if tok == ";":  # a sentence's separator (a case's "x > 0;"), as ','
+            return [("op", ",")]
         if tok in ("<", ">", "<=", ">=", "!=", "="):
             return [("cmp", "==" if tok == "=" else tok)]
         raise LatexProblem(f"'{tok}' has no formula reading")
@@ -331,7 +374,7 @@ class _Reader:
             if name in ("left", "right") and self.peek() == ".":
                 self.take()
             return []
-        if name == "frac" or name in ("dfrac", "tfrac"):
+        if name in ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"):
             top, bottom = self.braced(), self.braced()
             return [("(", "("), *top, ("op", "/"), *bottom, (")", ")")]
         if name == "sqrt":
@@ -339,6 +382,25 @@ class _Reader:
                 self.take()
                 degree = self.closed("[", ("]",))
                 body = self.braced()
+                odd = _odd_degree(degree)
+                if odd == 3:  # the real cube root, as printed: \sqrt[3]{-8} is -2
+                    return [("func", "cbrt"), *body]
+                if odd is not None:  # an odd root of a negative number is negative
+                    return [
+                        ("(", "("),
+                        ("func", "sign"),
+                        *body,
+                        ("op", "*"),
+                        ("func", "abs"),
+                        *body,
+                        ("op", "**"),
+                        ("(", "("),
+                        ("num", "1"),
+                        ("op", "/"),
+                        ("num", str(odd)),
+                        (")", ")"),
+                        (")", ")"),
+                    ]
                 return [
                     ("(", "("),
                     *body,
@@ -410,15 +472,38 @@ class _Reader:
         if name == "pi":
             return [("name", "pi")]
         self.skip_spacing()
-        if name == "sigma" and self.peek() in ("(", "\\left", "[", "{"):
+        if name == "sigma" and self.peek() in (*_CALL_OPENERS, "[", "{"):
             return self.function("sigmoid")
         gamma = self.gamma_family(name)
         if gamma is not None:
             return self.function(gamma)
         if name in _FUNCTIONS:
             return self.function(_FUNCTIONS[name])
+        if name in _RECIPROCALS:  # \sec x is 1/cos(x), \cot^2 x is 1/tan(x)**2
+            if self.peek() == "^" and self.tokens[self.i : self.i + 5] == [
+                "^",
+                "{",
+                "-",
+                "1",
+                "}",
+            ]:
+                raise LatexProblem(
+                    f"\\{name}^{{-1}} (the inverse) has no formula reading; type it "
+                    f"through atan, asin, acos (\\cot^{{-1}}(x) as atan(1/x))"
+                )
+            return [
+                ("(", "("),
+                ("num", "1"),
+                ("op", "/"),
+                *self.function(_RECIPROCALS[name]),
+                (")", ")"),
+            ]
         if name in _GREEK or name == "sigma" or name == "phi":
-            return [("name", self.subscript(self.greek(name)))]
+            return [("name", self.greek_subscripted(name))]
+        if name == "over":
+            raise LatexProblem(
+                "\\over has no formula reading; type {a \\over b} as \\frac{a}{b}"
+            )
         raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
 
     def gamma_family(self, name: str) -> str | None:
@@ -437,6 +522,19 @@ class _Reader:
         if letter is None or name in self.declared:
             return None
         return letter if self.peek() in _CALL_OPENERS else None
+
+    def greek_subscripted(self, name: str) -> str:
+        """A Greek letter with its subscript (``\\lambda_1``): the reading the formula
+        declares, of ``lambd_1``, ``lambda_1``, ``lambda__1``..., else ``lambd_1``."""
+        plain = self.greek(name)
+        full = self.subscript(plain)
+        if full == plain or full in self.declared:
+            return full
+        tail = full[len(plain) :]
+        for spelling in (name, _GREEK.get(name, name), *_ALIASES.get(name, ())):
+            if spelling + tail in self.declared:
+                return spelling + tail
+        return full
 
     def greek(self, name: str) -> str:
         """The constant name a Greek letter reads as: ``\\varepsilon`` as epsilon,
@@ -494,9 +592,12 @@ class _Reader:
             power = self.braced()
             if power == _MINUS_ONE and name in _INVERSES:
                 name, power = _INVERSES[name], []  # tan^{-1}: the inverse
-        while self.peek() in ("\\left", "\\bigl", "\\Bigl", "\\big", "\\Big"):
+        while self.peek() in _SIZES:
             self.take()
-        if self.peek() in ("(", "[", "\\{"):
+        bars = self.bar_argument()
+        if bars is not None:
+            argument = bars
+        elif self.peek() in ("(", "[", "\\{"):
             argument = self.item()
         elif self.peek() == "{":
             argument = self.braced()
@@ -525,6 +626,8 @@ class _Reader:
             ):
                 if self.peek()[1:] in _COMPARISONS or self.peek()[1:] in _OPERATORS:
                     break
+                if factors and self.starts_function():
+                    break  # \sin x \cos x is sin(x)*cos(x), as printed
                 factors += self.item()
             if not factors:
                 raise LatexProblem(f"{name} has no argument")
@@ -533,6 +636,30 @@ class _Reader:
         if power:
             return [("(", "("), *call, (")", ")"), ("op", "**"), *power]
         return call
+
+    def starts_function(self) -> bool:
+        """Whether the next token is a function's command (``\\cos``, ``\\ln``,
+        ``\\operatorname``, ``\\sigma(``): it ends an unbracketed argument."""
+        tok = self.peek() or ""
+        name = tok[1:]
+        if not tok.startswith("\\"):
+            return False
+        if name in _FUNCTIONS or name == "operatorname":
+            return True
+        if name in ("sigma", "Gamma", "psi") and name not in self.declared:
+            return self.peek(1) in _CALL_OPENERS or self.peek(1) in ("[", "{")
+        return False
+
+    def bar_argument(self) -> list[tuple[str, str]] | None:
+        """``\\ln|x|``, ``\\log\\left|x\\right|``: the absolute value as the argument."""
+        if self.peek() not in _BAR_TOKENS:
+            return None
+        opener = self.take()
+        inner = self.items(_BAR_TOKENS)
+        if self.peek() not in _BAR_TOKENS:
+            raise LatexProblem(f"an absolute value bar '{opener}' is not closed")
+        self.take()
+        return [("(", "("), ("func", "abs"), ("(", "("), *inner, (")", ")"), (")", ")")]
 
     def cases(self) -> list[tuple[str, str]]:
         """``\\begin{cases} a & \\text{if } c \\\\ b & \\text{otherwise}\\end{cases}``."""
@@ -571,6 +698,15 @@ class _Reader:
 
 _WORDS = ("if", "for", "when", "where")
 _OTHERWISE = ("otherwise", "else")
+
+
+def _odd_degree(degree: list) -> int | None:
+    """The degree of ``\\sqrt[n]`` where it is an odd whole number (its root is real
+    for every real number), else None."""
+    if len(degree) == 1 and degree[0][0] == "num" and degree[0][1].isdigit():
+        n = int(degree[0][1])
+        return n if n % 2 == 1 and n > 1 else None
+    return None
 
 
 def _condition(items: list) -> list | None:
@@ -612,7 +748,10 @@ def _joined(items: list[tuple[str, str]]) -> str:
 
 
 #: ``=`` and the definition signs of papers (``\\doteq``, ``:=``), not ``<=``/``==``.
-_DEFINES = r"(?<![<>!=:])(?::=|=)(?!=)|\\(?:doteq|coloneqq|triangleq|equiv)(?![A-Za-z])"
+_DEFINES = (
+    r"(?<![<>!=:])(?::=|=)(?!=)"
+    r"|\\(?:doteq|coloneqq|triangleq|equiv|approx|mapsto)(?![A-Za-z])"
+)
 #: A ``\\text{...}`` (or ``\\operatorname``, ``\\mathrm``) alone in braces, as
 #: Wikipedia writes them: ``{\\text{erf}}(x)``, ``{\\text{if }}``.
 _BRACED_WORD = re.compile(
@@ -630,8 +769,28 @@ _BATCH_MEAN = re.compile(
     r"^\s*\\[dt]?frac\s*\{\s*1\s*\}\s*\{\s*[NnMm]\s*\}\s*\\sum"
     r"(?:\s*_\s*(?:\{[^{}]*\}|[A-Za-z]))?(?:\s*\^\s*(?:\{[^{}]*\}|[A-Za-z0-9]))?"
 )
-_ARRAY_OPEN = re.compile(r"(?:\\left\s*)?\\\{\s*\\begin\{array\}\s*\{[^{}]*\}")
-_ARRAY_CLOSE = re.compile(r"\\end\{array\}(?:\s*\\right\s*\.)?")
+_ARRAY_OPEN = re.compile(
+    r"(?:\\left\s*)?\\\{\s*\\begin\{(?:array\}\s*\{[^{}]*\}|matrix\})"
+)
+_ARRAY_CLOSE = re.compile(r"\\end\{(?:array|matrix)\}(?:\s*\\right\s*\.)?")
+
+
+#: A trailing domain, as papers state it: ``\\text{ for } x \\in \\mathbb{R}``,
+#: ``\\quad (x \\in \\mathbb{R})``: no part of the formula.
+_DOMAIN = re.compile(
+    r"(?:\s|,|\\[,;:!]|\\q?quad|\\text\{\s*(?:for|where)\s*\})*"
+    r"\(?\s*x\s*\\in\s*\\(?:mathbb|mathbf)\s*\{\s*R\s*\}\s*\)?\s*[.,]?\s*$"
+)
+
+
+#: What typesets a display, not the formula: its environment, label, tag.
+_DISPLAY = re.compile(
+    r"\\(?:begin|end)\s*\{(?:equation|align|gather|multline|displaymath|math)\*?\}"
+    r"|\\(?:begin|end)\s*\{(?:aligned|split|gathered)\}"
+    r"|\\(?:label|tag\*?)\s*\{[^{}]*\}|\\(?:nonumber|notag)(?![A-Za-z])"
+)
+#: An equation's number after a space: ``x\\sigma(x) \\qquad (2)`` (not a factor 2).
+_EQUATION_NUMBER = re.compile(r"\\q?quad\s*\(\s*\d+[a-z]?\s*\)\s*[.,]?\s*$")
 
 
 def _right_side(body: str) -> str:
@@ -660,7 +819,11 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     Raises :class:`LatexProblem`."""
     body = text.strip().strip("$").strip()
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
-    body = re.sub(r"[.,;]\s*$", "", body)
+    body = re.sub(r"(?<!\\)[.,;]\s*$", "", body)  # not the spacing \, or \;
+    body = re.sub(r"\\\\\s*$", "", _DISPLAY.sub(" ", body).strip())  # a line's end
+    body = _EQUATION_NUMBER.sub("", body)
+    body = re.sub(r"(?<!\\)[.,;]\s*$", "", body).strip()
+    body = _DOMAIN.sub("", body)
     body = _BRACED_WORD.sub(r"\1", body)
     # \left\{ \begin{array}{ll} ... \end{array} \right.: the classic piecewise
     body = _ARRAY_OPEN.sub(r"\\begin{cases}", body)
@@ -672,6 +835,8 @@ def translate(text: str, declared: Container[str] = ()) -> str:
         items = reader.items(frozenset())
     except IndexError:  # a construct cut off at the end of the text
         raise LatexProblem("the LaTeX ends in the middle of a construct") from None
+    except LatexProblem as problem:
+        raise LatexProblem(f"{problem}{reader.where()}") from None
     if not items:
         raise LatexProblem("the LaTeX has no formula")
     return _joined(items)
