@@ -7,6 +7,8 @@ written in NumPy/SciPy, at points of both signs.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import scipy.special
@@ -114,3 +116,32 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
 def test_latex_refusal_names_the_construct_and_where(latex, message):
     with pytest.raises(FormulaError, match=message):
         symnb.Activation(latex)
+
+
+def _katex_safe(latex: str) -> None:
+    """No Python syntax leaks into the LaTeX, and its braces balance."""
+    assert "**" not in latex and "Piecewise(" not in latex and "_symnb" not in latex
+    depth = 0
+    for ch in latex.replace(r"\{", "").replace(r"\}", ""):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        assert depth >= 0, latex
+    assert depth == 0, latex
+
+
+def test_latex_of_a_huge_constant_prints_its_power_of_ten():
+    """1e30 (read as a 100-bit Float) printed as 31 digits, 1000...0.0."""
+    act = symnb.Activation("1e30*x - 2.5e-40 + 1e16*x**2")
+    for latex in (act.latex, act.derivative_latex):
+        _katex_safe(latex)
+        assert not re.search(r"\d{12,}", latex), latex
+    assert "10^{30}" in act.latex and "10^{-40}" in act.latex
+    assert "10^{16}" in act.latex
+
+
+def test_latex_of_a_keyword_escaped_constant_is_its_letter():
+    """lambda_ printed as \\lambda_{} (an empty subscript)."""
+    act = symnb.Activation("lambda_*x + alpha_*x**2", lambda_=1.05, alpha_=1.67)
+    for latex in (act.latex, act.derivative_latex):
+        _katex_safe(latex)
+        assert "_{}" not in latex, latex
+    assert r"\lambda x" in act.latex and r"\alpha x^{2}" in act.latex
