@@ -275,16 +275,18 @@ class _Reader:
         self.take()
         return inner
 
-    def braced(self) -> list[tuple[str, str]]:
-        """A ``{...}`` group (or one atom) as bracketed items."""
+    def braced(self, digit: bool = False) -> list[tuple[str, str]]:
+        """A ``{...}`` group (or one atom) as bracketed items; ``digit``: an unbraced
+        number gives its first digit only (a fraction's argument)."""
         if self.peek() == "{":
             self.take()
             return [("(", "("), *self.closed("{", ("}",)), (")", ")")]
         tok = self.peek()
         if tok is None:
             raise LatexProblem("an argument is missing at the end")
-        if tok[0].isdigit() and len(tok) > 1:
-            # TeX takes one token: \frac12 is 1/2, x^{\frac12} its square root
+        if digit and tok[0].isdigit() and len(tok) > 1:
+            # a fraction's unbraced argument is one digit, as in TeX: \frac12 is 1/2
+            # (x^12, \sqrt12 keep their number: typed so, they mean x^{12}, not x^1 2)
             self.tokens[self.i] = tok[1:]
             self.starts[self.i] += 1
             return [("(", "("), ("num", tok[0]), (")", ")")]
@@ -375,7 +377,7 @@ class _Reader:
                 self.take()
             return []
         if name in ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"):
-            top, bottom = self.braced(), self.braced()
+            top, bottom = self.braced(digit=True), self.braced(digit=True)
             return [("(", "("), *top, ("op", "/"), *bottom, (")", ")")]
         if name == "sqrt":
             if self.peek() == "[":

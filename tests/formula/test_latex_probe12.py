@@ -145,3 +145,11 @@ def test_latex_of_a_keyword_escaped_constant_is_its_letter():
         _katex_safe(latex)
         assert "_{}" not in latex, latex
     assert r"\lambda x" in act.latex and r"\alpha x^{2}" in act.latex
+
+
+def test_a_power_keeps_its_number():
+    """Only a fraction's argument is one digit (\\frac12): x^12 typed so is x^{12}."""
+    k = symnb.Activation(r"x^12 \cdot \alpha", alpha=0.5).compile(
+        backend="numpy", dtype="float64"
+    )
+    np.testing.assert_allclose(k.forward(XS.copy()), 0.5 * XS**12, rtol=1e-12)
