@@ -149,6 +149,8 @@ _COMPARISONS = {
     "lt": "<",
     "gt": ">",
 }
+#: The connectives of conditions (``\\land``, ``\\text{ or }``) -> the formula's.
+_LOGIC = {"land": "&", "wedge": "&", "and": "&", "lor": "|", "vee": "|", "or": "|"}
 #: Commands that only size or space what follows.
 _IGNORED = frozenset(
     [
@@ -436,6 +438,8 @@ class _Reader:
                 return self.function(
                     word.lower() if word not in ALLOWED_FUNCTIONS else word
                 )
+            if word in ("and", "or"):  # \text{ and } between conditions
+                return [("logic", _LOGIC[word])]
             if re.fullmatch(r"[A-Za-z]\w*", word):
                 return [("name", self.subscript(word))]
             raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
@@ -471,6 +475,8 @@ class _Reader:
             return [("op", _OPERATORS[name])]
         if name in _COMPARISONS:
             return [("cmp", _COMPARISONS[name])]
+        if name in _LOGIC:  # x > 0 \land x < 1
+            return [("logic", _LOGIC[name])]
         if name == "pi":
             return [("name", "pi")]
         self.skip_spacing()
@@ -570,7 +576,7 @@ class _Reader:
         return [
             ("func", "where"),
             ("(", "("),
-            *condition,
+            *_connected(condition),
             ("op", ","),
             ("num", "1"),
             ("op", ","),
@@ -611,6 +617,8 @@ class _Reader:
                 not in (
                     "+",
                     "-",
+                    "/",
+                    "*",
                     "=",
                     "<",
                     ">",
@@ -690,7 +698,12 @@ class _Reader:
                 value = value[:-1]
             condition = _condition([(kd, t) for kd, t in raw if (kd, t) != ("op", ",")])
             last = k == len(rows) - 1
-            if last or not condition:  # the last case is the otherwise
+            if not last and not condition:
+                raise LatexProblem(
+                    f"case {k + 1} of {len(rows)} has no condition (only the last "
+                    "case may be the otherwise): give it one, or put it last"
+                )
+            if last:  # the last case is the otherwise
                 condition = [("name", "True")]
             out += [("(", "("), *value, ("op", ","), *condition, (")", ")")]
             if not last:
@@ -723,7 +736,44 @@ def _condition(items: list) -> list | None:
         spelled = [("name", ch) for ch in word]
         if out[: len(word)] == spelled:
             out = out[len(word) :]
-    return _without_empty_groups(out)
+    return _connected(_without_empty_groups(out))
+
+
+def _connected(items: list) -> list:
+    """Conditions joined by ``&``/``|`` with each side bracketed (``x > 0 & x < 1``
+    would compare 0 & x); the items unchanged where no connective is at their top."""
+    if items and items[0][0] == "(" and _closing(items) == len(items) - 1:
+        return [items[0], *_connected(items[1:-1]), items[-1]]  # (x > 0 & x < 1)
+    parts: list[list] = [[]]
+    ops: list[tuple[str, str]] = []
+    depth = 0
+    for item in items:
+        depth += item[0] == "("
+        depth -= item[0] == ")"
+        if item[0] == "logic" and depth == 0:
+            parts.append([])
+            ops.append(("op", item[1]))
+        else:
+            parts[-1].append(item)
+    if not ops:
+        return items
+    if any(not part for part in parts):
+        raise LatexProblem("a condition's 'and'/'or' lacks a side")
+    out = [("(", "("), *parts[0], (")", ")")]
+    for op, part in zip(ops, parts[1:]):
+        out += [op, ("(", "("), *part, (")", ")")]
+    return out
+
+
+def _closing(items: list) -> int:
+    """The index of the bracket that closes the one opening ``items``."""
+    depth = 0
+    for k, item in enumerate(items):
+        depth += item[0] == "("
+        depth -= item[0] == ")"
+        if depth == 0:
+            return k
+    return -1
 
 
 def _without_empty_groups(items: list) -> list:

@@ -89,6 +89,24 @@ CASES = [
         {},
         lambda x: 1 / np.cos(x) + 1 / np.sin(x) - 1 / np.tan(x),
     ),
+    # an unbracketed argument ends at '/' as at \div (was tanh(x/2))
+    (r"\tanh x / 2 + \ln x/4", {}, lambda x: np.tanh(x) / 2 + np.log(x) / 4),
+    # conditions joined by and/or (were refused: \land, or 'x>0*and*x<1')
+    (
+        r"\begin{cases} x & x > 0 \land x < 1 \\ 0 & \text{otherwise}\end{cases}",
+        {},
+        lambda x: np.where((x > 0) & (x < 1), x, 0.0),
+    ),
+    (
+        r"\begin{cases} x & x < -1 \text{ or } x > 1 \\ 0 & \text{otherwise}\end{cases}",
+        {},
+        lambda x: np.where((x < -1) | (x > 1), x, 0.0),
+    ),
+    (
+        r"x\,\mathbb{1}_{x > -1 \wedge x \le 1} + \mathbb{1}\{x < 0 \vee x > 2\}",
+        {},
+        lambda x: np.where((x > -1) & (x <= 1), x, 0.0) + ((x < 0) | (x > 2)),
+    ),
 ]
 
 
@@ -110,6 +128,12 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
         (
             r"x\sigma(x) + \infty",
             r"\\infty has no formula reading \(at '.*\+ \\infty'\)",
+        ),
+        # only the last case may lack a condition (was: the first row, everywhere)
+        (r"\begin{cases} x \\ 0 \end{cases}", "case 1 of 2 has no condition"),
+        (
+            r"\begin{cases} 0 & \text{otherwise} \\ x & x > 0 \end{cases}",
+            "case 1 of 2 has no condition",
         ),
     ],
 )
