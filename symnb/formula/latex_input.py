@@ -260,6 +260,9 @@ class _Reader:
                 if bars and ends:
                     out.append((")", ")"))
                     bars -= 1
+                    if tok in ("\\|", "\\rVert") and self.peek() == "_":
+                        self.take()  # a norm's index: \|u\|_2 of a number is |u|
+                        self.group_text()
                 else:
                     out += [("func", "abs"), ("(", "(")]
                     bars += 1
@@ -350,7 +353,11 @@ class _Reader:
         if self.peek() != "_":
             return name
         self.take()
-        sub = re.sub(r"[^A-Za-z0-9]", "", self.group_text())
+        if (self.peek() or "")[1:] in _WORD_COMMANDS:  # y_\text{true}
+            self.take()
+        # y_{\text{pred}}: the word, not the command's letters
+        raw = re.sub(r"\\[A-Za-z]+", "", self.group_text())
+        sub = re.sub(r"[^A-Za-z0-9]", "", raw)
         if not sub:
             raise LatexProblem(f"the subscript of {name} has no letters or digits")
         if sub in _INDICES and (name in _INDEXED or name.endswith("_hat")):
@@ -818,7 +825,7 @@ _INDEXED = frozenset({"x", "y", "z"})
 #: A loss's mean over the batch, written out: ``\\frac{1}{N}\\sum_{i=1}^{N}`` (symnb
 #: takes that mean itself).
 _BATCH_MEAN = re.compile(
-    r"^\s*\\[dt]?frac\s*\{\s*1\s*\}\s*\{\s*[NnMm]\s*\}\s*\\sum"
+    r"^\s*(-?)\s*\\[dt]?frac\s*\{\s*1\s*\}\s*\{\s*[NnMm]\s*\}\s*\\sum"
     r"(?:\s*_\s*(?:\{[^{}]*\}|[A-Za-z]))?(?:\s*\^\s*(?:\{[^{}]*\}|[A-Za-z0-9]))?"
 )
 _ARRAY_OPEN = re.compile(
@@ -881,7 +888,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = _ARRAY_OPEN.sub(r"\\begin{cases}", body)
     body = _ARRAY_CLOSE.sub(r"\\end{cases}", body)
     body = _right_side(body)
-    body = _BATCH_MEAN.sub("", body)
+    body = _BATCH_MEAN.sub(r"\1", body)  # -\frac{1}{N}\sum: the minus stays
     reader = _Reader(body, declared)
     try:
         items = reader.items(frozenset())

@@ -177,3 +177,25 @@ def test_a_power_keeps_its_number():
         backend="numpy", dtype="float64"
     )
     np.testing.assert_allclose(k.forward(XS.copy()), 0.5 * XS**12, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("latex", "reference"),
+    [
+        # a norm's index (was "a subscript '_' follows no name")
+        (r"\frac{1}{2}\|y-\hat y\|_2^2", lambda p, t: (t - p) ** 2 / 2),
+        (r"\left\|y - \hat{y}\right\|_{1}", lambda p, t: np.abs(t - p)),
+        # a subscript in \text (was y_text times t*r*u*e)
+        (r"(y_{\text{true}} - y_{\mathrm{pred}})^2", lambda p, t: (t - p) ** 2),
+        # the batch mean with its minus (was "\sum has no formula reading")
+        (
+            r"-\frac{1}{N}\sum_{i=1}^N \left[y_i\log\hat{y}_i + (1-y_i)\log(1-\hat{y}_i)\right]",
+            lambda p, t: -t * np.log(p) - (1 - t) * np.log(1 - p),
+        ),
+    ],
+)
+def test_latex_loss_reads_as_typeset(latex, reference):
+    yp = np.array([0.05, 0.3, 0.5, 0.7, 0.95])
+    yt = np.array([1.0, 0.0, 0.5, 0.25, 1.0])
+    k = symnb.Loss(latex).compile(backend="numpy", dtype="float64")
+    np.testing.assert_allclose(k.value(yp, yt), reference(yp, yt).mean(), rtol=1e-12)
