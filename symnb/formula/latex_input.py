@@ -346,6 +346,11 @@ class _Reader:
             return [("op", ",")]
         if tok in ("<", ">", "<=", ">=", "!=", "="):
             return [("cmp", "==" if tok == "=" else tok)]
+        if tok == "'":
+            raise LatexProblem(
+                "a prime ' (a derivative) has no formula reading: type the function "
+                "itself, symnb derives f' (or type the derivative's formula)"
+            )
         raise LatexProblem(f"'{tok}' has no formula reading")
 
     def subscript(self, name: str) -> str:
@@ -513,6 +518,16 @@ class _Reader:
                 *self.function(_RECIPROCALS[name]),
                 (")", ")"),
             ]
+        if (
+            name in ("phi", "varphi")
+            and self.greek(name) not in self.declared
+            and self.peek() in (*_CALL_OPENERS, "[")
+        ):
+            raise LatexProblem(
+                f"\\{name}(x) is the normal density or a function the paper defines: "
+                "type the density as exp(-x**2/2)/sqrt(2*pi) (\\Phi(x) is the normal "
+                f"CDF), or declare the constant {self.greek(name)} for a product"
+            )
         if name in _GREEK or name == "sigma" or name == "phi":
             return [("name", self.greek_subscripted(name))]
         if name == "over":

@@ -129,6 +129,10 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
             r"x\sigma(x) + \infty",
             r"\\infty has no formula reading \(at '.*\+ \\infty'\)",
         ),
+        # a prime, \phi(x): what they are and what to type (were "''' has no
+        # formula reading", "unknown symbol 'phi' (did you mean 'pi'?)")
+        (r"x\sigma'(x)", r"a prime ' \(a derivative\).*symnb derives f'"),
+        (r"x\phi(x)", r"normal density.*exp\(-x\*\*2/2\)/sqrt\(2\*pi\)"),
         # only the last case may lack a condition (was: the first row, everywhere)
         (r"\begin{cases} x \\ 0 \end{cases}", "case 1 of 2 has no condition"),
         (
