@@ -11,12 +11,18 @@ edits of printed strings):
 - every power of these and of ``sigmoid``, ``softplus``, ``logsigmoid`` prints (SymPy
   passes ``exp=`` when it prints a power of a function call);
 - ``sigmoid`` prints as ``\sigma(u)``, or as ``\operatorname{sigmoid}(u)`` when a symbol
-  of the formula (a constant named sigma) prints as ``\sigma`` itself.
+  of the formula (a constant named sigma) prints as ``\sigma`` itself;
+- a constant typed with many digits' precision but few digits (``1e30`` is a 100-bit
+  Float) prints with its significant digits, ``10^{30}``, not 31 digits of ``1000...0.0``;
+- a name's trailing ``_`` (``lambda_``: Python's keyword escaped) prints as the letter,
+  ``\lambda``, not with an empty subscript ``\lambda_{}``.
 """
 
 from __future__ import annotations
 
 import sympy as sp
+from mpmath.libmp import prec_to_dps
+from mpmath.libmp import to_str as mpf_to_str
 from sympy.codegen.cfunctions import expm1
 from sympy.core.function import AppliedUndef
 from sympy.printing.latex import LatexPrinter
@@ -31,6 +37,23 @@ class FormulaLatexPrinter(LatexPrinter):
         sub = "" if h0 == 0 else f"_{{{self._print(h0)}}}"
         text = rf"H{sub}\left({arg}\right)"
         return text if exp is None else rf"{text}^{{{exp}}}"
+
+    def _print_Float(self, expr):
+        # the digits it has, at least float64's 15: a longer mantissa prints as typed
+        digits = mpf_to_str(
+            expr._mpf_, prec_to_dps(expr._prec), min_fixed=1, max_fixed=0
+        )
+        mantissa = digits.split("e")[0].lstrip("-+").replace(".", "").strip("0")
+        dps = max(15, len(mantissa))
+        if dps < prec_to_dps(expr._prec):
+            expr = sp.Float(expr, dps)
+        return super()._print_Float(expr)
+
+    def _deal_with_super_sub(self, string: str, style: str = "plain") -> str:
+        # lambda_, alpha_: the keyword escape, not an empty subscript
+        if string.endswith("_") and string.rstrip("_"):
+            string = string.rstrip("_")
+        return super()._deal_with_super_sub(string, style=style)
 
     def _print_Function(self, expr, exp=None):
         if not isinstance(expr, AppliedUndef):

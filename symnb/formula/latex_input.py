@@ -94,7 +94,9 @@ _GREEK = {
 #: own reading is not declared: ``lambda`` is a Python keyword, so ``lambda_`` or ``lam``.
 _ALIASES = {"lambda": ("lambda_", "lam", "lmbda")}
 #: What opens a function's argument (``\\Gamma(x)``, ``\\psi\\left(x\\right)``).
-_CALL_OPENERS = ("(", "\\left", "\\bigl", "\\Bigl", "\\big", "\\Big")
+_SIZES = ("\\left", "\\bigl", "\\Bigl", "\\biggl", "\\Biggl")
+_SIZES += ("\\big", "\\Big", "\\bigg", "\\Bigg")
+_CALL_OPENERS = ("(", *_SIZES)
 #: Commands that are functions, by their formula name.
 _FUNCTIONS = {
     "exp": "exp",
@@ -115,9 +117,26 @@ _FUNCTIONS = {
     "Phi": "ndtr",
     "sgn": "sign",
 }
+#: Reciprocal functions, by the function they are 1 over.
+_RECIPROCALS = {
+    "sec": "cos",
+    "csc": "sin",
+    "cot": "tan",
+    "sech": "cosh",
+    "csch": "sinh",
+    "coth": "tanh",
+}
 #: Brackets that round: the opener -> (the function, the closer).
 _FLOORS = {"lfloor": ("floor", "rfloor"), "lceil": ("ceiling", "rceil")}
-_OPERATORS = {"cdot": "*", "times": "*", "ast": "*", "odot": "*", "div": "/"}
+_OPERATORS = {
+    "cdot": "*",
+    "cdotp": "*",
+    "bullet": "*",
+    "times": "*",
+    "ast": "*",
+    "odot": "*",
+    "div": "/",
+}
 _COMPARISONS = {
     "geq": ">=",
     "ge": ">=",
@@ -130,6 +149,8 @@ _COMPARISONS = {
     "lt": "<",
     "gt": ">",
 }
+#: The connectives of conditions (``\\land``, ``\\text{ or }``) -> the formula's.
+_LOGIC = {"land": "&", "wedge": "&", "and": "&", "lor": "|", "vee": "|", "or": "|"}
 #: Commands that only size or space what follows.
 _IGNORED = frozenset(
     [
@@ -159,6 +180,8 @@ _IGNORED = frozenset(
     ]
 )
 _BARS = frozenset({"lvert", "rvert", "vert", "|", "lVert", "rVert"})
+#: The tokens of absolute value bars.
+_BAR_TOKENS = frozenset({"|", "\\|"} | {"\\" + b for b in _BARS})
 #: Spacing commands, skipped before a function's bracket (``\\sigma\\!\\left(x\\right)``).
 _SPACING = frozenset({"\\,", "\\;", "\\:", "\\!", "\\ ", "\\quad", "\\qquad"})
 #: ``\\mathbb{1}``, ``\\mathbf{1}``, ``\\mathbb{I}``: the indicator of a condition.
@@ -180,9 +203,23 @@ def _known_function(word: str) -> bool:
 
 class _Reader:
     def __init__(self, text: str, declared: Container[str] = ()) -> None:
-        self.tokens = _TOKEN.findall(text)
+        found = list(_TOKEN.finditer(text))
+        self.tokens = [m.group() for m in found]
+        self.starts = [m.start() for m in found]
+        self.text = text
         self.i = 0
         self.declared = declared
+
+    def where(self) -> str:
+        """Where the reading stopped: `` (at '...\\approx 0.5x')``, the text around the
+        last token taken (the LaTeX after its wrappers, ``f(x) =``, were dropped)."""
+        if not self.tokens:
+            return ""
+        k = min(max(self.i - 1, 0), len(self.tokens) - 1)
+        start = self.starts[k]
+        left = max(0, start - 20)
+        excerpt = self.text[left : start + len(self.tokens[k]) + 20]
+        return f" (at '{'...' if left else ''}{excerpt.strip()}')"
 
     def peek(self, k: int = 0) -> str | None:
         j = self.i + k
@@ -223,6 +260,9 @@ class _Reader:
                 if bars and ends:
                     out.append((")", ")"))
                     bars -= 1
+                    if tok in ("\\|", "\\rVert") and self.peek() == "_":
+                        self.take()  # a norm's index: \|u\|_2 of a number is |u|
+                        self.group_text()
                 else:
                     out += [("func", "abs"), ("(", "(")]
                     bars += 1
@@ -240,13 +280,21 @@ class _Reader:
         self.take()
         return inner
 
-    def braced(self) -> list[tuple[str, str]]:
-        """A ``{...}`` group (or one atom) as bracketed items."""
+    def braced(self, digit: bool = False) -> list[tuple[str, str]]:
+        """A ``{...}`` group (or one atom) as bracketed items; ``digit``: an unbraced
+        number gives its first digit only (a fraction's argument)."""
         if self.peek() == "{":
             self.take()
             return [("(", "("), *self.closed("{", ("}",)), (")", ")")]
-        if self.peek() is None:
+        tok = self.peek()
+        if tok is None:
             raise LatexProblem("an argument is missing at the end")
+        if digit and tok[0].isdigit() and len(tok) > 1:
+            # a fraction's unbraced argument is one digit, as in TeX: \frac12 is 1/2
+            # (x^12, \sqrt12 keep their number: typed so, they mean x^{12}, not x^1 2)
+            self.tokens[self.i] = tok[1:]
+            self.starts[self.i] += 1
+            return [("(", "("), ("num", tok[0]), (")", ")")]
         return [("(", "("), *self.item(), (")", ")")]
 
     def skip_spacing(self) -> None:
@@ -294,8 +342,15 @@ class _Reader:
             return self.command(tok[1:])
         if tok in "+-*/,":
             return [("op", tok)]
+        if tok == ";":  # a sentence's separator (a case's "x > 0;"), as ','
+            return [("op", ",")]
         if tok in ("<", ">", "<=", ">=", "!=", "="):
             return [("cmp", "==" if tok == "=" else tok)]
+        if tok == "'":
+            raise LatexProblem(
+                "a prime ' (a derivative) has no formula reading: type the function "
+                "itself, symnb derives f' (or type the derivative's formula)"
+            )
         raise LatexProblem(f"'{tok}' has no formula reading")
 
     def subscript(self, name: str) -> str:
@@ -303,7 +358,11 @@ class _Reader:
         if self.peek() != "_":
             return name
         self.take()
-        sub = re.sub(r"[^A-Za-z0-9]", "", self.group_text())
+        if (self.peek() or "")[1:] in _WORD_COMMANDS:  # y_\text{true}
+            self.take()
+        # y_{\text{pred}}: the word, not the command's letters
+        raw = re.sub(r"\\[A-Za-z]+", "", self.group_text())
+        sub = re.sub(r"[^A-Za-z0-9]", "", raw)
         if not sub:
             raise LatexProblem(f"the subscript of {name} has no letters or digits")
         if sub in _INDICES and (name in _INDEXED or name.endswith("_hat")):
@@ -331,14 +390,33 @@ class _Reader:
             if name in ("left", "right") and self.peek() == ".":
                 self.take()
             return []
-        if name == "frac" or name in ("dfrac", "tfrac"):
-            top, bottom = self.braced(), self.braced()
+        if name in ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"):
+            top, bottom = self.braced(digit=True), self.braced(digit=True)
             return [("(", "("), *top, ("op", "/"), *bottom, (")", ")")]
         if name == "sqrt":
             if self.peek() == "[":
                 self.take()
                 degree = self.closed("[", ("]",))
                 body = self.braced()
+                odd = _odd_degree(degree)
+                if odd == 3:  # the real cube root, as printed: \sqrt[3]{-8} is -2
+                    return [("func", "cbrt"), *body]
+                if odd is not None:  # an odd root of a negative number is negative
+                    return [
+                        ("(", "("),
+                        ("func", "sign"),
+                        *body,
+                        ("op", "*"),
+                        ("func", "abs"),
+                        *body,
+                        ("op", "**"),
+                        ("(", "("),
+                        ("num", "1"),
+                        ("op", "/"),
+                        ("num", str(odd)),
+                        (")", ")"),
+                        (")", ")"),
+                    ]
                 return [
                     ("(", "("),
                     *body,
@@ -372,6 +450,8 @@ class _Reader:
                 return self.function(
                     word.lower() if word not in ALLOWED_FUNCTIONS else word
                 )
+            if word in ("and", "or"):  # \text{ and } between conditions
+                return [("logic", _LOGIC[word])]
             if re.fullmatch(r"[A-Za-z]\w*", word):
                 return [("name", self.subscript(word))]
             raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
@@ -407,18 +487,53 @@ class _Reader:
             return [("op", _OPERATORS[name])]
         if name in _COMPARISONS:
             return [("cmp", _COMPARISONS[name])]
+        if name in _LOGIC:  # x > 0 \land x < 1
+            return [("logic", _LOGIC[name])]
         if name == "pi":
             return [("name", "pi")]
         self.skip_spacing()
-        if name == "sigma" and self.peek() in ("(", "\\left", "[", "{"):
+        if name == "sigma" and self.peek() in (*_CALL_OPENERS, "[", "{"):
             return self.function("sigmoid")
         gamma = self.gamma_family(name)
         if gamma is not None:
             return self.function(gamma)
         if name in _FUNCTIONS:
             return self.function(_FUNCTIONS[name])
+        if name in _RECIPROCALS:  # \sec x is 1/cos(x), \cot^2 x is 1/tan(x)**2
+            if self.peek() == "^" and self.tokens[self.i : self.i + 5] == [
+                "^",
+                "{",
+                "-",
+                "1",
+                "}",
+            ]:
+                raise LatexProblem(
+                    f"\\{name}^{{-1}} (the inverse) has no formula reading; type it "
+                    f"through atan, asin, acos (\\cot^{{-1}}(x) as atan(1/x))"
+                )
+            return [
+                ("(", "("),
+                ("num", "1"),
+                ("op", "/"),
+                *self.function(_RECIPROCALS[name]),
+                (")", ")"),
+            ]
+        if (
+            name in ("phi", "varphi")
+            and self.greek(name) not in self.declared
+            and self.peek() in (*_CALL_OPENERS, "[")
+        ):
+            raise LatexProblem(
+                f"\\{name}(x) is the normal density or a function the paper defines: "
+                "type the density as exp(-x**2/2)/sqrt(2*pi) (\\Phi(x) is the normal "
+                f"CDF), or declare the constant {self.greek(name)} for a product"
+            )
         if name in _GREEK or name == "sigma" or name == "phi":
-            return [("name", self.subscript(self.greek(name)))]
+            return [("name", self.greek_subscripted(name))]
+        if name == "over":
+            raise LatexProblem(
+                "\\over has no formula reading; type {a \\over b} as \\frac{a}{b}"
+            )
         raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
 
     def gamma_family(self, name: str) -> str | None:
@@ -437,6 +552,19 @@ class _Reader:
         if letter is None or name in self.declared:
             return None
         return letter if self.peek() in _CALL_OPENERS else None
+
+    def greek_subscripted(self, name: str) -> str:
+        """A Greek letter with its subscript (``\\lambda_1``): the reading the formula
+        declares, of ``lambd_1``, ``lambda_1``, ``lambda__1``..., else ``lambd_1``."""
+        plain = self.greek(name)
+        full = self.subscript(plain)
+        if full == plain or full in self.declared:
+            return full
+        tail = full[len(plain) :]
+        for spelling in (name, _GREEK.get(name, name), *_ALIASES.get(name, ())):
+            if spelling + tail in self.declared:
+                return spelling + tail
+        return full
 
     def greek(self, name: str) -> str:
         """The constant name a Greek letter reads as: ``\\varepsilon`` as epsilon,
@@ -470,7 +598,7 @@ class _Reader:
         return [
             ("func", "where"),
             ("(", "("),
-            *condition,
+            *_connected(condition),
             ("op", ","),
             ("num", "1"),
             ("op", ","),
@@ -494,9 +622,12 @@ class _Reader:
             power = self.braced()
             if power == _MINUS_ONE and name in _INVERSES:
                 name, power = _INVERSES[name], []  # tan^{-1}: the inverse
-        while self.peek() in ("\\left", "\\bigl", "\\Bigl", "\\big", "\\Big"):
+        while self.peek() in _SIZES:
             self.take()
-        if self.peek() in ("(", "[", "\\{"):
+        bars = self.bar_argument()
+        if bars is not None:
+            argument = bars
+        elif self.peek() in ("(", "[", "\\{"):
             argument = self.item()
         elif self.peek() == "{":
             argument = self.braced()
@@ -508,6 +639,8 @@ class _Reader:
                 not in (
                     "+",
                     "-",
+                    "/",
+                    "*",
                     "=",
                     "<",
                     ">",
@@ -525,6 +658,8 @@ class _Reader:
             ):
                 if self.peek()[1:] in _COMPARISONS or self.peek()[1:] in _OPERATORS:
                     break
+                if factors and self.starts_function():
+                    break  # \sin x \cos x is sin(x)*cos(x), as printed
                 factors += self.item()
             if not factors:
                 raise LatexProblem(f"{name} has no argument")
@@ -533,6 +668,30 @@ class _Reader:
         if power:
             return [("(", "("), *call, (")", ")"), ("op", "**"), *power]
         return call
+
+    def starts_function(self) -> bool:
+        """Whether the next token is a function's command (``\\cos``, ``\\ln``,
+        ``\\operatorname``, ``\\sigma(``): it ends an unbracketed argument."""
+        tok = self.peek() or ""
+        name = tok[1:]
+        if not tok.startswith("\\"):
+            return False
+        if name in _FUNCTIONS or name == "operatorname":
+            return True
+        if name in ("sigma", "Gamma", "psi") and name not in self.declared:
+            return self.peek(1) in _CALL_OPENERS or self.peek(1) in ("[", "{")
+        return False
+
+    def bar_argument(self) -> list[tuple[str, str]] | None:
+        """``\\ln|x|``, ``\\log\\left|x\\right|``: the absolute value as the argument."""
+        if self.peek() not in _BAR_TOKENS:
+            return None
+        opener = self.take()
+        inner = self.items(_BAR_TOKENS)
+        if self.peek() not in _BAR_TOKENS:
+            raise LatexProblem(f"an absolute value bar '{opener}' is not closed")
+        self.take()
+        return [("(", "("), ("func", "abs"), ("(", "("), *inner, (")", ")"), (")", ")")]
 
     def cases(self) -> list[tuple[str, str]]:
         """``\\begin{cases} a & \\text{if } c \\\\ b & \\text{otherwise}\\end{cases}``."""
@@ -561,7 +720,12 @@ class _Reader:
                 value = value[:-1]
             condition = _condition([(kd, t) for kd, t in raw if (kd, t) != ("op", ",")])
             last = k == len(rows) - 1
-            if last or not condition:  # the last case is the otherwise
+            if not last and not condition:
+                raise LatexProblem(
+                    f"case {k + 1} of {len(rows)} has no condition (only the last "
+                    "case may be the otherwise): give it one, or put it last"
+                )
+            if last:  # the last case is the otherwise
                 condition = [("name", "True")]
             out += [("(", "("), *value, ("op", ","), *condition, (")", ")")]
             if not last:
@@ -571,6 +735,15 @@ class _Reader:
 
 _WORDS = ("if", "for", "when", "where")
 _OTHERWISE = ("otherwise", "else")
+
+
+def _odd_degree(degree: list) -> int | None:
+    """The degree of ``\\sqrt[n]`` where it is an odd whole number (its root is real
+    for every real number), else None."""
+    if len(degree) == 1 and degree[0][0] == "num" and degree[0][1].isdigit():
+        n = int(degree[0][1])
+        return n if n % 2 == 1 and n > 1 else None
+    return None
 
 
 def _condition(items: list) -> list | None:
@@ -585,7 +758,44 @@ def _condition(items: list) -> list | None:
         spelled = [("name", ch) for ch in word]
         if out[: len(word)] == spelled:
             out = out[len(word) :]
-    return _without_empty_groups(out)
+    return _connected(_without_empty_groups(out))
+
+
+def _connected(items: list) -> list:
+    """Conditions joined by ``&``/``|`` with each side bracketed (``x > 0 & x < 1``
+    would compare 0 & x); the items unchanged where no connective is at their top."""
+    if items and items[0][0] == "(" and _closing(items) == len(items) - 1:
+        return [items[0], *_connected(items[1:-1]), items[-1]]  # (x > 0 & x < 1)
+    parts: list[list] = [[]]
+    ops: list[tuple[str, str]] = []
+    depth = 0
+    for item in items:
+        depth += item[0] == "("
+        depth -= item[0] == ")"
+        if item[0] == "logic" and depth == 0:
+            parts.append([])
+            ops.append(("op", item[1]))
+        else:
+            parts[-1].append(item)
+    if not ops:
+        return items
+    if any(not part for part in parts):
+        raise LatexProblem("a condition's 'and'/'or' lacks a side")
+    out = [("(", "("), *parts[0], (")", ")")]
+    for op, part in zip(ops, parts[1:]):
+        out += [op, ("(", "("), *part, (")", ")")]
+    return out
+
+
+def _closing(items: list) -> int:
+    """The index of the bracket that closes the one opening ``items``."""
+    depth = 0
+    for k, item in enumerate(items):
+        depth += item[0] == "("
+        depth -= item[0] == ")"
+        if depth == 0:
+            return k
+    return -1
 
 
 def _without_empty_groups(items: list) -> list:
@@ -612,7 +822,10 @@ def _joined(items: list[tuple[str, str]]) -> str:
 
 
 #: ``=`` and the definition signs of papers (``\\doteq``, ``:=``), not ``<=``/``==``.
-_DEFINES = r"(?<![<>!=:])(?::=|=)(?!=)|\\(?:doteq|coloneqq|triangleq|equiv)(?![A-Za-z])"
+_DEFINES = (
+    r"(?<![<>!=:])(?::=|=)(?!=)"
+    r"|\\(?:doteq|coloneqq|triangleq|equiv|approx|mapsto)(?![A-Za-z])"
+)
 #: A ``\\text{...}`` (or ``\\operatorname``, ``\\mathrm``) alone in braces, as
 #: Wikipedia writes them: ``{\\text{erf}}(x)``, ``{\\text{if }}``.
 _BRACED_WORD = re.compile(
@@ -627,11 +840,31 @@ _INDEXED = frozenset({"x", "y", "z"})
 #: A loss's mean over the batch, written out: ``\\frac{1}{N}\\sum_{i=1}^{N}`` (symnb
 #: takes that mean itself).
 _BATCH_MEAN = re.compile(
-    r"^\s*\\[dt]?frac\s*\{\s*1\s*\}\s*\{\s*[NnMm]\s*\}\s*\\sum"
+    r"^\s*(-?)\s*\\[dt]?frac\s*\{\s*1\s*\}\s*\{\s*[NnMm]\s*\}\s*\\sum"
     r"(?:\s*_\s*(?:\{[^{}]*\}|[A-Za-z]))?(?:\s*\^\s*(?:\{[^{}]*\}|[A-Za-z0-9]))?"
 )
-_ARRAY_OPEN = re.compile(r"(?:\\left\s*)?\\\{\s*\\begin\{array\}\s*\{[^{}]*\}")
-_ARRAY_CLOSE = re.compile(r"\\end\{array\}(?:\s*\\right\s*\.)?")
+_ARRAY_OPEN = re.compile(
+    r"(?:\\left\s*)?\\\{\s*\\begin\{(?:array\}\s*\{[^{}]*\}|matrix\})"
+)
+_ARRAY_CLOSE = re.compile(r"\\end\{(?:array|matrix)\}(?:\s*\\right\s*\.)?")
+
+
+#: A trailing domain, as papers state it: ``\\text{ for } x \\in \\mathbb{R}``,
+#: ``\\quad (x \\in \\mathbb{R})``: no part of the formula.
+_DOMAIN = re.compile(
+    r"(?:\s|,|\\[,;:!]|\\q?quad|\\text\{\s*(?:for|where)\s*\})*"
+    r"\(?\s*x\s*\\in\s*\\(?:mathbb|mathbf)\s*\{\s*R\s*\}\s*\)?\s*[.,]?\s*$"
+)
+
+
+#: What typesets a display, not the formula: its environment, label, tag.
+_DISPLAY = re.compile(
+    r"\\(?:begin|end)\s*\{(?:equation|align|gather|multline|displaymath|math)\*?\}"
+    r"|\\(?:begin|end)\s*\{(?:aligned|split|gathered)\}"
+    r"|\\(?:label|tag\*?)\s*\{[^{}]*\}|\\(?:nonumber|notag)(?![A-Za-z])"
+)
+#: An equation's number after a space: ``x\\sigma(x) \\qquad (2)`` (not a factor 2).
+_EQUATION_NUMBER = re.compile(r"\\q?quad\s*\(\s*\d+[a-z]?\s*\)\s*[.,]?\s*$")
 
 
 def _right_side(body: str) -> str:
@@ -660,18 +893,24 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     Raises :class:`LatexProblem`."""
     body = text.strip().strip("$").strip()
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
-    body = re.sub(r"[.,;]\s*$", "", body)
+    body = re.sub(r"(?<!\\)[.,;]\s*$", "", body)  # not the spacing \, or \;
+    body = re.sub(r"\\\\\s*$", "", _DISPLAY.sub(" ", body).strip())  # a line's end
+    body = _EQUATION_NUMBER.sub("", body)
+    body = re.sub(r"(?<!\\)[.,;]\s*$", "", body).strip()
+    body = _DOMAIN.sub("", body)
     body = _BRACED_WORD.sub(r"\1", body)
     # \left\{ \begin{array}{ll} ... \end{array} \right.: the classic piecewise
     body = _ARRAY_OPEN.sub(r"\\begin{cases}", body)
     body = _ARRAY_CLOSE.sub(r"\\end{cases}", body)
     body = _right_side(body)
-    body = _BATCH_MEAN.sub("", body)
+    body = _BATCH_MEAN.sub(r"\1", body)  # -\frac{1}{N}\sum: the minus stays
     reader = _Reader(body, declared)
     try:
         items = reader.items(frozenset())
     except IndexError:  # a construct cut off at the end of the text
         raise LatexProblem("the LaTeX ends in the middle of a construct") from None
+    except LatexProblem as problem:
+        raise LatexProblem(f"{problem}{reader.where()}") from None
     if not items:
         raise LatexProblem("the LaTeX has no formula")
     return _joined(items)

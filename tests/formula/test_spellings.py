@@ -300,7 +300,7 @@ def test_library_spelling_matches_that_library(text):
         # LaTeX from a paper is read (tests/formula/test_latex_input.py), except
         # what has no formula reading
         ("\\int_0^x e^{-t^2} dt", "LaTeX command \\int has no formula reading"),
-        ("\\begin{aligned} x \\end{aligned}", "type that part as code"),
+        ("\\begin{pmatrix} x \\end{pmatrix}", "type that part as code"),
         # a reduction over the batch (symnb averages a loss itself)
         ("exp(x)/np.sum(np.exp(x))", "np.sum reduces over the batch"),
         ("torch.mean(x**2)", "write the per-element formula"),
