@@ -42,6 +42,7 @@ import time
 import warnings
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -653,9 +654,13 @@ class CppProgram(Program):
         cache_hit: bool,
         compile_seconds: float,
         flags: list[str],
+        whole: Callable[[], KernelSource] | None = None,
     ) -> None:
         self.kernel_source = kernel_source
-        self.source = kernel_source.text
+        #: the whole source's maker, where the constants' gradients are lowered only
+        #: when first asked for (``kernel_source`` then holds them as derived)
+        self._whole_maker = whole
+        self._whole_source: KernelSource | None = None
         self.kind = kernel_source.kind
         self.dtype = kernel_source.dtype
         self.cache_hit = cache_hit
@@ -670,7 +675,7 @@ class CppProgram(Program):
                 f"the compiled library cannot be loaded: {exc}",
                 compiler=" ".join(_compiler_command()[:1]) or "c++",
                 log=str(exc),
-                source=self.source,
+                source=self._first_text,
             ) from None
         self._finalizer = weakref.finalize(self, _release, str(self.library_path))
         self._ptr = _PointerCache()
@@ -704,11 +709,32 @@ class CppProgram(Program):
             raise CompileError(
                 f"the compiled library has no entry point {symbol!r}",
                 compiler=" ".join(_compiler_command()[:1]) or "c++",
-                source=self.source,
+                source=self._first_text,
             ) from None
         fn.argtypes = _ARGTYPES[logical]
         fn.restype = None
         return fn
+
+    @property
+    def _first_text(self) -> str:
+        """The text of the library built first."""
+        return self.kernel_source.forward_text or self.kernel_source.text
+
+    @property
+    def whole_source(self) -> KernelSource:
+        """The source with every entry point, the constants' gradients as lowered for
+        them (made on first use where the program was built with ``whole``)."""
+        if not self.kernel_source.forward_text or self._whole_maker is None:
+            return self.kernel_source
+        with self._whole_lock:
+            if self._whole_source is None:
+                self._whole_source = self._whole_maker()
+            return self._whole_source
+
+    @property
+    def source(self) -> str:
+        """The whole C++ source (what ``whole_library_path`` compiles)."""
+        return self.whole_source.text
 
     @property
     def whole_library_path(self) -> Path:
@@ -720,15 +746,22 @@ class CppProgram(Program):
         """
         if not self.kernel_source.forward_text:
             return self.library_path
+        whole = self.whole_source
         with self._whole_lock:
             if self._whole_path is None:
-                path = whole_library(self.kernel_source)
+                path = whole_library(whole)
                 lib = _acquire(path)
                 weakref.finalize(self, _release, str(path))
-                symbol = self.kernel_source.entry_points["constant_gradient"]
+                symbol = whole.entry_points["constant_gradient"]
                 self._c_constant_gradient = self._bind(lib, "constant_gradient", symbol)
                 self._whole_path = path
             return self._whole_path
+
+    def _whole_constant_gradient(self):
+        """The constants' gradient entry point, from the whole library (built or
+        fetched from the cache on first use)."""
+        _ = self.whole_library_path  # builds the whole library and binds the entry
+        return self._c_constant_gradient
 
     def __repr__(self) -> str:
         hit = (
@@ -790,10 +823,9 @@ class CppProgram(Program):
             p, b = self._ptr, x.itemsize
             px, pg, pc = p(0, x), p(2, g), p(4, params)
             po = out.__array_interface__["data"][0]
-            if self._c_constant_gradient is None:
-                self.whole_library_path  # noqa: B018 - builds and binds it
+            fn = self._c_constant_gradient or self._whole_constant_gradient()
             for s, m in _chunks(x.size):  # the kernel adds into out
-                self._c_constant_gradient(px + s * b, pg + s * b, po, m, pc)
+                fn(px + s * b, pg + s * b, po, m, pc)
         return out
 
     # -- layer ----------------------------------------------------------------------
@@ -1111,8 +1143,13 @@ def build(
     kind: str,
     dtype: str = "float32",
     device: Any = None,
+    whole: Callable[[], tuple] | None = None,
 ) -> CppProgram:
     """Generate, compile (or fetch from the cache) and load the kernels for ``forms``.
+
+    ``whole``: the forms with the constants' gradients lowered, made when one is first
+    asked for (``forms`` then hold them as derived; only their f and f' are compiled
+    first).
 
     Raises
     ------
@@ -1133,7 +1170,13 @@ def build(
     units = list(ks.units) or [ks.forward_text or ks.text]
     path, hit = _library(ks, units, status, first=True)
     seconds = 0.0 if hit else time.perf_counter() - started
-    return CppProgram(ks, path, hit, seconds, _flags(status))
+    maker = None
+    if whole is not None and ks.forward_text:
+
+        def maker() -> KernelSource:
+            return render_program(whole(), kind, "cpp", dtype)
+
+    return CppProgram(ks, path, hit, seconds, _flags(status), maker)
 
 
 def whole_library(kernel_source: KernelSource) -> Path:

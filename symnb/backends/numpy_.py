@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 import time
 from functools import lru_cache
 from typing import Any
@@ -287,18 +288,49 @@ def _lambdify_rare(expr: sp.Expr, inputs: tuple, args: tuple) -> Any:
 
 
 class _Compiled:
-    """Lambdified f, df and dc_k of one form, with the NaN guard where needed."""
+    """Lambdified f, df and dc_k of one form, with the NaN guard where needed.
 
-    def __init__(self, form: InternalForm) -> None:
+    ``gradients``: makes the form whose constants' gradients to compute (lowered for
+    them), called when dc is first asked for; None: ``form``'s own."""
+
+    def __init__(self, form: InternalForm, gradients=None) -> None:
         args = tuple(form.inputs) + tuple(form.params)
         ins = tuple(form.inputs)
         self.form = form
+        self.n_constants = len(form.params)
         self.f = _lambdify_rare(form.f, ins, args)
         self.df = _lambdify_rare(form.df, ins, args)
-        self.dc = [_lambdify_rare(d, ins, args) for d in form.dparams]
         self.guard_f = _needs_nan_guard(form.f, ins)
         self.guard_df = _needs_nan_guard(form.df, ins)
-        self.guard_dc = [_needs_nan_guard(d, ins) for d in form.dparams]
+        self._gradients = gradients
+        self._dc: tuple[list, list] | None = None
+        self._dc_lock = threading.Lock()
+
+    @property
+    def gradient_form(self) -> InternalForm:
+        """The form whose dparams dc computes."""
+        return self.form if self._gradients is None else self._gradients()
+
+    def _dc_pair(self) -> tuple[list, list]:
+        with self._dc_lock:
+            if self._dc is None:
+                form = self.gradient_form
+                args = tuple(form.inputs) + tuple(form.params)
+                ins = tuple(form.inputs)
+                self._dc = (
+                    [_lambdify_rare(d, ins, args) for d in form.dparams],
+                    [_needs_nan_guard(d, ins) for d in form.dparams],
+                )
+            return self._dc
+
+    @property
+    def dc(self) -> list:
+        """The constants' gradients, lambdified on first use."""
+        return self._dc_pair()[0]
+
+    @property
+    def guard_dc(self) -> list:
+        return self._dc_pair()[1]
 
     @staticmethod
     def run(fn, guard: bool, inputs: tuple, consts: list, out: np.ndarray) -> None:
@@ -380,16 +412,25 @@ class NumpyProgram(Program):
 
     backend = "numpy"
 
-    def __init__(self, forms: tuple[InternalForm, ...], kind: str, dtype: str) -> None:
+    def __init__(
+        self, forms: tuple[InternalForm, ...], kind: str, dtype: str, whole=None
+    ) -> None:
         t0 = time.perf_counter()
         self.kind = kind
         self.dtype = np.dtype(dtype)
-        self.compiled = [_Compiled(f) for f in forms]
-        self.source = _listing(forms)
+        makers = [None] * len(forms)
+        if whole is not None:  # the forms with their constants' gradients lowered
+            makers = [functools.partial(_nth, whole, i) for i in range(len(forms))]
+        self.compiled = [_Compiled(f, m) for f, m in zip(forms, makers)]
         self.compile_seconds = time.perf_counter() - t0
         self.cache_hit = False
         self.device = None
         self._group_cache: dict[bytes, list] = {}
+
+    @property
+    def source(self) -> str:
+        """The lambdified expressions (the constants' gradients as dc computes them)."""
+        return _listing(tuple(c.gradient_form for c in self.compiled))
 
     # -- elementwise --------------------------------------------------------------
     def _consts(self, params: np.ndarray) -> list:
@@ -433,7 +474,7 @@ class NumpyProgram(Program):
     def constant_gradient(self, x, g, params):
         c = self.compiled[0]
         consts = self._consts(params)
-        out = np.zeros(len(c.dc), dtype=np.float64)
+        out = np.zeros(c.n_constants, dtype=np.float64)
         tmp = np.empty_like(x)
         for k, (fn, guard) in enumerate(zip(c.dc, c.guard_dc)):
             c.run(fn, guard, (x,), consts, tmp)
@@ -461,7 +502,7 @@ class NumpyProgram(Program):
         for form_id, cols, offs, whole in self._groups(ids, offsets):
             c = self.compiled[form_id]
             fn, guard = (c.f, c.guard_f) if which == "f" else (c.df, c.guard_df)
-            consts = [params[offs + k] for k in range(len(c.dc))]
+            consts = [params[offs + k] for k in range(c.n_constants)]
             if whole:
                 c.run(fn, guard, (x,), consts, out)
             else:
@@ -488,7 +529,7 @@ class NumpyProgram(Program):
         out = np.zeros(len(params), dtype=np.float64)
         for form_id, cols, offs, _whole in self._groups(ids, offsets):
             c = self.compiled[form_id]
-            consts = [params[offs + k] for k in range(len(c.dc))]
+            consts = [params[offs + k] for k in range(c.n_constants)]
             xs = x[:, cols]
             gs = g[:, cols].astype(np.float64)
             tmp = np.empty_like(xs)
@@ -521,6 +562,11 @@ def probe() -> BackendStatus:
     return BackendStatus("numpy", True, details={"numpy": np.__version__, "erf": erf})
 
 
-def build(forms, kind: str, dtype: str, device=None) -> NumpyProgram:
-    """Build the numpy Program for ``forms``."""
-    return NumpyProgram(tuple(forms), kind, dtype)
+def _nth(make, i: int) -> InternalForm:
+    return make()[i]
+
+
+def build(forms, kind: str, dtype: str, device=None, whole=None) -> NumpyProgram:
+    """Build the numpy Program for ``forms``; ``whole``: makes the forms with the
+    constants' gradients lowered, called when one is first asked for."""
+    return NumpyProgram(tuple(forms), kind, dtype, whole)

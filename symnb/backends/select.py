@@ -261,9 +261,7 @@ def _build(
             _programs.move_to_end(key)
             return prog, backend
     try:
-        from symnb.robust import lower_all  # numerical robustness (issue 8)
-
-        prog = _module(backend).build(lower_all(forms, dtype), kind, dtype, device)
+        prog = _built(forms, kind, backend, dtype, device)
     except (CompileError, BackendUnavailable) as exc:
         if strict or backend == "numpy" or getattr(exc, "timed_out", False):
             raise  # a compile timeout is reported, never silently replaced
@@ -280,6 +278,28 @@ def _build(
         while len(_programs) > _MAX_PROGRAMS:
             _programs.popitem(last=False)
     return prog, backend
+
+
+#: Backends whose elementwise programs compute the constants' gradients only when
+#: first asked for (``build(..., whole=...)``): their analysis waits until then.
+_LAZY_GRADIENTS = ("cpp", "numpy")
+
+
+def _built(forms: tuple, kind: str, backend: str, dtype: str, device: int | None):
+    """The backend's Program of the forms lowered for ``dtype`` (numerical robustness,
+    issue 8). An elementwise kernel with constants on a CPU backend is built from f
+    and f' analysed alone, and given the lowering with the constants' gradients to
+    use when one is first asked for: most constants are never learned, and that
+    analysis took about twice as long as f's and f''s."""
+    from symnb.robust import engine
+
+    module = _module(backend)
+    if kind != "elementwise" or backend not in _LAZY_GRADIENTS:
+        return module.build(engine.lower_all(forms, dtype), kind, dtype, device)
+    values = engine.lower_all(forms, dtype, gradients=False)
+    return module.build(
+        values, kind, dtype, device, whole=lambda: engine.lower_all(forms, dtype)
+    )
 
 
 def _prepare(

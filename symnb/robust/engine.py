@@ -16,7 +16,10 @@ The result is cached in memory and on disk (JSON, structural encoding, see ``cod
 by expression, constants and dtype. The analysis has a time budget (``BUDGET_SECONDS``);
 past it, the form is compiled as it is and the report says "not analysed".
 The constants' gradients (dparams) are measured and rewritten as f' is, within their
-own time budget (``DPARAM_BUDGET_SECONDS``).
+own time budget (``DPARAM_BUDGET_SECONDS``), as a second step cached on its own:
+``lower(form, dtype, gradients=False)`` leaves them as they are, for kernels that
+compute them only when a constant's gradient is first asked for (most constants are
+never learned, and their analysis took twice as long as f's and f''s).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "93"
+ENGINE_VERSION = "97"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -61,9 +64,10 @@ STOPPED = "analysed until the time budget ran out: the rewrites found so far are
 #: Seconds all forms of one compile (a layer) may spend in analysis together.
 TOTAL_BUDGET_SECONDS = 10.0
 
-_memo: dict[str, tuple[InternalForm, FormReport]] = {}
+# analyses by (key, whether the constants' gradients are analysed too)
+_memo: dict[tuple[str, bool], tuple[InternalForm, FormReport]] = {}
 # lowered forms by identity: lowering one again needs no key (its srepr is slow)
-_lowered: dict[tuple[int, str], tuple[InternalForm, FormReport]] = {}
+_lowered: dict[tuple[int, str, bool], tuple[InternalForm, FormReport]] = {}
 _problems: dict[str, tuple] = {}
 _lock = threading.RLock()
 
@@ -461,9 +465,36 @@ def _references(form: InternalForm, seconds: float) -> None:
 
 
 def analyse(
-    form: InternalForm, dtype: str, budget: float | None = None
+    form: InternalForm, dtype: str, budget: float | None = None, gradients: bool = True
 ) -> tuple[InternalForm, FormReport]:
-    """Measure and rewrite one form for one dtype (no caching; see :func:`lower`)."""
+    """Measure and rewrite one form for one dtype (no caching; see :func:`lower`);
+    ``gradients=False``: f and f' only (the constants' gradients as they are)."""
+    result = _analyse_values(form, dtype, budget)
+    return with_constant_gradients(form, result, dtype) if gradients else result
+
+
+def _learnable(form: InternalForm) -> bool:
+    """Whether the form has constants' gradients to analyse (a loss's are not learned)."""
+    return bool(form.dparams) and form.kind != "loss"
+
+
+def with_constant_gradients(
+    form: InternalForm, result: tuple[InternalForm, FormReport], dtype: str
+) -> tuple[InternalForm, FormReport]:
+    """``result`` (f and f' of ``form`` analysed) with the constants' gradients
+    analysed too; unchanged without learnable constants or when f and f' were not
+    analysed (out of time)."""
+    new, report = result
+    if not report.analysed or not _learnable(form):
+        return result
+    t0 = time.perf_counter() - report.seconds
+    return _with_constant_gradients(form, new, report, dtype, t0)
+
+
+def _analyse_values(
+    form: InternalForm, dtype: str, budget: float | None
+) -> tuple[InternalForm, FormReport]:
+    """f and f' of one form measured and rewritten for one dtype."""
     t0 = time.perf_counter()
     seconds = BUDGET_SECONDS if budget is None else budget
     deadline = cpu_clock() + seconds  # CPU time: the same result on a busy machine
@@ -495,8 +526,6 @@ def analyse(
             targets=[TargetReport("f", dtype, False), TargetReport("df", dtype, False)],
         )
         return form, report
-    if form.dparams and form.kind != "loss":  # a loss's constants are not learned
-        result = _with_constant_gradients(form, *result, dtype, t0)
     return _with_limits_at_infinity(form, *result, dtype)
 
 
@@ -916,92 +945,143 @@ def _load(form: InternalForm, raw: bytes) -> tuple[InternalForm, FormReport]:
     return replace(form, f=f, df=df, dparams=dparams), report
 
 
-class _Done(Exception):
-    pass
-
-
 class _NotStored(Exception):
     def __init__(self, result) -> None:
         self.result = result
 
 
 def lower_with_report(
-    form: InternalForm, dtype: str, budget: float | None = None
+    form: InternalForm,
+    dtype: str,
+    budget: float | None = None,
+    gradients: bool = True,
 ) -> tuple[InternalForm, FormReport]:
-    """:func:`lower` and its report (memoised in process and on disk)."""
+    """:func:`lower` and its report (memoised in process and on disk).
+
+    ``gradients=False``: f and f' analysed, the constants' gradients as they are (an
+    analysis with them serves too). With ``gradients``, that analysis is made (or
+    found) first and the gradients' step is added and cached on its own."""
     if dtype not in measure.DTYPES:
         raise ValueError(f"dtype must be one of {measure.DTYPES}, not {dtype!r}")
-    with _lock:
-        hit = _lowered.get((id(form), dtype))
-    if hit is not None and hit[0] is form:
-        return hit
-    key = _key(form, dtype)
-    with _lock:
-        hit = _memo.get(key)
+    hit = _remembered(form, dtype, gradients)
     if hit is not None:
         return hit
+    key = _key(form, dtype)
     t0 = time.perf_counter()
     result: tuple[InternalForm, FormReport] | None = None
-    shipped = prebuilt.table().get(key)
+    shipped = prebuilt.table().get(key)  # the library's: analysed with the gradients
     if shipped is not None:
         try:
             result = _load(form, shipped.encode())
             result[1].seconds = time.perf_counter() - t0
         except (ValueError, KeyError, TypeError, codec.DecodeError):
             result = None
-    try:
-        if result is not None:
-            raise _Done
-        from symnb.backends.cache import default_cache
-
-        cache = default_cache()
-
-        def build(tmp_path) -> None:
-            nonlocal result
-            result = analyse(form, dtype, budget)
-            if not result[1].analysed or result[1].reason == STOPPED:
-                raise _NotStored(result)
-            tmp_path.write_bytes(_store(form, *result))
-
-        path = cache.get_or_build({"robust": key}, ".json", build)
-        if result is None:  # from the disk cache
-            try:
-                result = _load(form, path.read_bytes())
-            except (ValueError, KeyError, TypeError, codec.DecodeError, OSError):
-                result = analyse(form, dtype, budget)
-            result[1].seconds = time.perf_counter() - t0
-    except _Done:
-        pass
-    except _NotStored as exc:
-        result = exc.result
-    except Exception:  # noqa: BLE001 - a cache failure must not stop a compile
-        if result is None:
-            result = analyse(form, dtype, budget)
+    if result is not None:
+        full = True
+    elif gradients and _learnable(form):
+        values = lower_with_report(form, dtype, budget, gradients=False)
+        if values[1].analysed:
+            result = _cached(
+                form,
+                {"robust": key, "part": "constant gradients"},
+                lambda: with_constant_gradients(form, values, dtype),
+                values[1].reason != STOPPED,
+            )
+        else:
+            result = values
+        full = True
+    else:
+        result = _cached(
+            form,
+            {"robust": key},
+            lambda: analyse(form, dtype, budget, gradients=False),
+            None,
+        )
+        full = not _learnable(form)
     with _lock:
         if len(_memo) > 1024:
             _memo.clear()
             _lowered.clear()
-        _memo[key] = result
+        _memo[(key, full)] = result
         # lowering the lowered form again changes nothing (the result holds the form,
         # so its id stays its own while it is stored)
-        _lowered[(id(result[0]), dtype)] = result
+        _lowered[(id(result[0]), dtype, full)] = result
     return result
 
 
-def lower(form: InternalForm, dtype: str, budget: float | None = None) -> InternalForm:
-    """The form to compile for ``dtype``: f and f' rewritten where that measurably helps.
+def _cached(form: InternalForm, key_parts: dict, make, keep: bool | None):
+    """``make()``'s (form, report), from the disk cache under ``key_parts`` or made
+    and stored there; ``keep``: whether to store it (None: when it was analysed to
+    the end). A cache failure never stops a compile."""
+    result = None
+
+    def build(tmp_path) -> None:
+        nonlocal result
+        result = make()
+        store = keep
+        if store is None:
+            store = result[1].analysed and result[1].reason != STOPPED
+        if not store:
+            raise _NotStored(result)
+        tmp_path.write_bytes(_store(form, *result))
+
+    t0 = time.perf_counter()
+    try:
+        from symnb.backends.cache import default_cache
+
+        path = default_cache().get_or_build(key_parts, ".json", build)
+        if result is None:  # from the disk cache
+            try:
+                result = _load(form, path.read_bytes())
+            except (ValueError, KeyError, TypeError, codec.DecodeError, OSError):
+                result = make()
+            result[1].seconds = time.perf_counter() - t0
+    except _NotStored as exc:
+        result = exc.result
+    except Exception:  # noqa: BLE001 - a cache failure must not stop a compile
+        if result is None:
+            result = make()
+    return result
+
+
+def _remembered(form: InternalForm, dtype: str, gradients: bool):
+    """An analysis made in this process: of ``form`` itself when it is a lowered form,
+    or under its key; with ``gradients``, only one with the constants' gradients."""
+    modes = (True,) if gradients else (True, False)
+    with _lock:
+        for full in modes:
+            hit = _lowered.get((id(form), dtype, full))
+            if hit is not None and hit[0] is form:
+                return hit
+    key = _key(form, dtype)
+    with _lock:
+        for full in modes:
+            hit = _memo.get((key, full))
+            if hit is not None:
+                return hit
+    return None
+
+
+def lower(
+    form: InternalForm,
+    dtype: str,
+    budget: float | None = None,
+    gradients: bool = True,
+) -> InternalForm:
+    """The form to compile for ``dtype``: f and f' rewritten where that measurably helps
+    (and the constants' gradients, unless ``gradients=False``).
 
     Analyses are shared by forms of the same structure and constant values, so the one
     returned carries ``form``'s own name and constant names (to_numba of swish with
     ``beta`` reported ``my_beta`` after another test's ``x*sigmoid(my_beta*x)``)."""
-    lowered = lower_with_report(form, dtype, budget)[0]
+    lowered = lower_with_report(form, dtype, budget, gradients)[0]
     if (lowered.name, lowered.param_names) != (form.name, form.param_names):
         lowered = replace(lowered, name=form.name, param_names=form.param_names)
     return lowered
 
 
 def lower_all(
-    forms, dtype: str, total_budget: float | None = None
+    forms, dtype: str, total_budget: float | None = None, gradients: bool = True
 ) -> tuple[InternalForm, ...]:
     """:func:`lower` for several forms (a layer) within one total time budget.
 
@@ -1014,27 +1094,20 @@ def lower_all(
     out = []
     for form in forms:
         left = end - cpu_clock()
-        hit = _memo_hit(form, dtype)
+        hit = _remembered(form, dtype, gradients)
         if hit is not None:
             out.append(hit[0])
         elif left <= 0:
             out.append(form)
         else:
-            out.append(lower(form, dtype, min(BUDGET_SECONDS, left)))
+            out.append(lower(form, dtype, min(BUDGET_SECONDS, left), gradients))
     return tuple(out)
 
 
-def _memo_hit(form: InternalForm, dtype: str):
-    with _lock:
-        hit = _lowered.get((id(form), dtype))
-        if hit is not None and hit[0] is form:
-            return hit
-        return _memo.get(_key(form, dtype))
-
-
 def cached_report(form: InternalForm, dtype: str) -> FormReport | None:
-    """The report of an analysis already made in this process (None: not made)."""
-    hit = _memo_hit(form, dtype)
+    """The report of an analysis already made in this process (None: not made); the
+    one with the constants' gradients where both were made."""
+    hit = _remembered(form, dtype, gradients=False)
     return None if hit is None else hit[1]
 
 
@@ -1061,4 +1134,5 @@ __all__ = [
     "lower_all",
     "lower_with_report",
     "report_for",
+    "with_constant_gradients",
 ]

@@ -1,4 +1,5 @@
-"""Polynomials with rational roots, factored: no cancellation near a repeated root.
+"""Polynomials with a rational root other than 0, factored: no cancellation near a
+repeated root.
 
 A derivative that SymPy writes as a sum of products is often a polynomial whose
 roots are rational, and near a root its terms cancel. Smootherstep

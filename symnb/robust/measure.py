@@ -417,9 +417,11 @@ def _sech2_softplus(u):
     return np.where(u >= 0, pos, neg)
 
 
+@lru_cache(maxsize=1)
 def _printer_namespace() -> dict:
     """The NumPy backend's namespace plus the functions only the C printer introduces
-    (``printer.prepare``), computed as the kernels compute them."""
+    (``printer.prepare``), computed as the kernels compute them (built once; lambdify
+    only reads it)."""
     from symnb.backends import numpy_
 
     return {
