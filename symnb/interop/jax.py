@@ -27,6 +27,7 @@ from symnb.checks import check_no_underflow, real_value
 from symnb.codegen.printer import ProductsAsKernels
 from symnb.errors import FormulaError
 from symnb.interop import require
+from symnb.interop.jax_gamma import digamma, trigamma
 from symnb.interop.jax_zero import FLIPPED, compare_zero, sign
 from symnb.interop.literals import big_integer
 from symnb.interop.wide import jax_wide, wide_factors
@@ -67,10 +68,10 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
         return self._call("jax.scipy.special.gamma", expr)
 
     def _print_digamma(self, expr: sp.Expr) -> str:
-        return self._call("jax.lax.digamma", expr)
+        return self._call("symnb_digamma", expr)  # -inf at +0 (jax.lax: NaN)
 
     def _print_trigamma(self, expr: sp.Expr) -> str:
-        return f"jax.scipy.special.polygamma(1, {self._print(expr.args[0])})"
+        return self._call("symnb_trigamma", expr)  # 0 at +inf (polygamma: NaN)
 
     def _wide(self, expr: sp.Expr, name: str) -> str:
         # symnb.robust.widen's trig of a product: wide only where it overflows
@@ -147,6 +148,8 @@ def _lambdify(expr: sp.Expr, args: tuple) -> Any:
         "symnb_wide": jax_wide,
         "symnb_cmp0": compare_zero,
         "symnb_sign": sign,
+        "symnb_digamma": digamma,
+        "symnb_trigamma": trigamma,
     }
     return sp.lambdify(
         args, floatify(expr), modules=[namespace, "jax"], printer=_Printer

@@ -59,6 +59,16 @@ def symnb_sign(u):
 def symnb_heaviside(u, at0):
     return 1.0 if u > 0 else (at0 if u == 0 else 0.0)
 
+def symnb_floor(u):
+    if abs(u) < 4503599627370496.0:
+        return math.copysign(float(math.floor(u)), u)
+    return u
+
+def symnb_ceil(u):
+    if abs(u) < 4503599627370496.0:
+        return math.copysign(float(math.ceil(u)), u)
+    return u
+
 """
 
 
@@ -151,6 +161,15 @@ class _Printer(ProductsAsKernels, PythonCodePrinter):
 
     def _print_Min(self, expr):
         return self._nest("symnb_min", expr.args)
+
+    # numba's math.floor/ceil return int64: floor(1e300) was -9.2e18 and floor(inf)
+    # garbage; from 2**52 on every float is an integer already (and inf, NaN stay);
+    # the sign of u kept as C's floor keeps it (floor(-0.0), ceil(-0.5): -0.0)
+    def _print_floor(self, expr):
+        return self._call("symnb_floor", expr)
+
+    def _print_ceiling(self, expr):
+        return self._call("symnb_ceil", expr)
 
     def _print_log1p(self, expr):
         return self._call("math.log1p", expr)
@@ -255,7 +274,9 @@ def _source(form: Any, bound: dict | None) -> str:
         helpers = textwrap.indent(_HELPERS + wide, "    ")
         lines.append(
             f"def {name}({args}):\n{helpers}\n"
-            f"    return x if x != x else ({body}) + 0.0 * x\n"
+            # 1.0 * makes an integer result a float; the former + 0.0 * x made
+            # every value at x = +-inf NaN (0 * inf), even f(x) = x
+            f"    return x if x != x else 1.0 * ({body})\n"
         )
     return "\n".join(lines)
 
