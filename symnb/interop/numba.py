@@ -265,6 +265,12 @@ def _source(form: Any, bound: dict | None) -> str:
     else:
         defaults = [repr(float(v)) for v in form.param_values]
         args = ", ".join(["x"] + [f"{p}={d}" for p, d in zip(params, defaults)])
+    # integer and boolean arguments computed in numba's integer types: x*x was 0.0
+    # at x = 2**40 (int64 wrapped), -x was 253.0 at np.uint8(3); 1.0 * makes every
+    # argument a float first (and keeps -0.0, inf and NaN as they are)
+    floats = "".join(
+        f"    {a} = 1.0 * {a}\n" for a in ["x"] + ([] if bound is not None else params)
+    )
     lines = []
     exprs = [("symnb_f", form.f), ("symnb_df", form.df)]
     exprs += [(f"symnb_dc{k}", d) for k, d in enumerate(form.dparams)]
@@ -273,7 +279,7 @@ def _source(form: Any, bound: dict | None) -> str:
         wide = _WIDE_HELPER if "symnb_wide(" in body else ""
         helpers = textwrap.indent(_HELPERS + wide, "    ")
         lines.append(
-            f"def {name}({args}):\n{helpers}\n"
+            f"def {name}({args}):\n{helpers}\n{floats}"
             # 1.0 * makes an integer result a float; the former + 0.0 * x made
             # every value at x = +-inf NaN (0 * inf), even f(x) = x
             f"    return x if x != x else 1.0 * ({body})\n"
@@ -345,6 +351,13 @@ def _scalars_only(dispatcher: Any, what: str, names: tuple) -> None:
                 raise TypeError(
                     f"{what}: {name} is an integer beyond 64 bits ({value:.3e}); "
                     f"pass it as a float, e.g. float({name})"
+                )
+            if isinstance(value, np.float16):
+                # numba has no float16 arithmetic on the CPU: NotImplementedError
+                # ("float16") from deep inside its lowering
+                raise TypeError(
+                    f"{what}: {name} is a float16 number, which numba cannot compute "
+                    f"with; pass float({name}) (or a float32/float64 number)"
                 )
             if isinstance(value, (omitted, int, float, np.integer, np.floating)):
                 continue

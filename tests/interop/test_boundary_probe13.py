@@ -113,3 +113,46 @@ def test_jax_gamma_family_slope_at_zero(jax64, text):
         assert math.copysign(1.0, got) == math.copysign(1.0, slope)
         grad = float(jax64.grad(fj)(jnp.asarray(zero)))
         assert grad == got
+
+
+@pytest.mark.parametrize(
+    "text, x, want",
+    [
+        ("x*x", 2**40, 2.0**80),  # int64 wrapped: 0.0
+        ("-x", np.uint8(3), -3.0),  # uint8 wrapped: 253.0
+        ("-x", np.uint64(3), -3.0),
+        ("-x", 2**63, -(2.0**63)),  # typed uint64 by numba: +9.2e18
+        ("x**3 + 1", 3_000_000, 2.7e19),
+        ("relu(x)", True, 1.0),
+    ],
+)
+def test_numba_integer_arguments_compute_as_floats(numba_, text, x, want):
+    # the reference: the same formula on float(x) in Python's float64
+    fns = symnb.Activation(text).to_numba()
+    assert fns.f(x) == want
+    assert fns.f(x) == fns.f(float(x))
+
+
+def test_numba_integer_arguments_inside_njit_and_for_constants(numba_):
+    numba = numba_
+    square = symnb.Activation("x*x").to_numba().f
+    swish = symnb.Activation("x*sigmoid(beta*x)", beta=1.0).to_numba()
+
+    @numba.njit
+    def total(n):
+        s = 0.0
+        for i in range(n):
+            s += square(i * 2**40)
+        return s
+
+    assert total(3) == sum(float(i * 2**40) ** 2 for i in range(3))
+    # a constant given as an integer: beta*x with beta = 2**62 and x = 4 wrapped
+    assert swish.f(4.0, 2**62) == 4.0
+    assert swish.df(-3, 2) == swish.df(-3.0, 2.0)
+
+
+def test_numba_float16_argument_is_named(numba_):
+    fns = symnb.Activation("x*x").to_numba()
+    with pytest.raises(TypeError, match=r"float16 .*float\(x\)"):
+        fns.f(np.float16(2.0))
+    assert fns.f(np.float32(3.0)) == 9.0
