@@ -175,7 +175,28 @@ def _real(
         number = real_value(value)
         check_no_underflow(name, value, number)
         value = number
+    if isinstance(value, int) and not isinstance(value, bool):
+        # 2**40: JAX's OverflowError "too large to convert to int32"
+        if abs(value) >= 2**1024:
+            raise ValueError(
+                f"{name} is an integer of {value.bit_length()} bits, beyond the "
+                f"float range (about 1.8e308); {fix}"
+            )
+        value = float(value)
+    elif isinstance(value, (list, tuple)):
+        try:
+            host = np.asarray(value)
+        except (TypeError, ValueError, OverflowError):
+            host = None  # ragged, or not numbers: JAX's reason below
+        if host is not None and host.dtype.kind in "iu":
+            value = host  # [2**40]: JAX's OverflowError; [2**31]: 32-bit wrap
     dtype = getattr(value, "dtype", None)
+    if isinstance(value, (np.ndarray, np.generic)) and dtype.kind in "iu":
+        # without jax_enable_x64 JAX truncates int64/uint64 to 32 bits: x*x was 0
+        # at x = 2**40 (the kernels give 1.2e24); as floats of JAX's default width,
+        # as the kernels take integers in their float dtype
+        value = np.asarray(value, dtype=jnp.asarray(0.0).dtype)
+        dtype = value.dtype
     if isinstance(value, (np.ndarray, np.generic)) and not dtype.isnative:
         # JAX refuses non-native byte order ("Error interpreting argument"): the
         # values are fine, only their bytes are swapped

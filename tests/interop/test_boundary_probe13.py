@@ -31,11 +31,11 @@ def torch_():
     return pytest.importorskip("torch")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def jax64():
     jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
-    return jax
+    with jax.enable_x64(True):
+        yield jax
 
 
 @pytest.mark.parametrize("name", ["tanh", "sigmoid", "softplus", "relu", "silu"])
@@ -156,3 +156,25 @@ def test_numba_float16_argument_is_named(numba_):
     with pytest.raises(TypeError, match=r"float16 .*float\(x\)"):
         fns.f(np.float16(2.0))
     assert fns.f(np.float32(3.0)) == 9.0
+
+
+@pytest.mark.parametrize(
+    "x",
+    [np.array([2**40, 3]), np.int64(2**40), [2**40, 3], 2**40, np.array([2**63], "u8")],
+)
+def test_jax_integer_inputs_are_not_cut_to_32_bits(x):
+    # JAX's default 32-bit mode cut int64 to int32 (2**40 -> 0) or refused 2**40
+    jax = pytest.importorskip("jax")
+    fj = symnb.Activation("x*x").to_jax()
+    want = np.float32(np.asarray(x, dtype=np.float64) ** 2)  # 2**40 squared: 1.2e24
+    slope = np.float32(2 * np.asarray(x, dtype=np.float64))
+    with jax.enable_x64(False):
+        assert np.asarray(fj(x)).tolist() == np.asarray(want).tolist()
+        assert np.asarray(fj.derivative(x)).tolist() == np.asarray(slope).tolist()
+
+
+def test_jax_integer_beyond_the_float_range_is_named():
+    pytest.importorskip("jax")
+    fj = symnb.Activation("x*x").to_jax()
+    with pytest.raises(ValueError, match="x is an integer of 1101 bits"):
+        fj(2**1100)
