@@ -27,6 +27,7 @@ from symnb.checks import check_no_underflow, real_value
 from symnb.codegen.printer import ProductsAsKernels
 from symnb.errors import FormulaError
 from symnb.interop import require
+from symnb.interop.jax_gamma import digamma, trigamma
 from symnb.interop.jax_zero import FLIPPED, compare_zero, sign
 from symnb.interop.literals import big_integer
 from symnb.interop.wide import jax_wide, wide_factors
@@ -67,10 +68,10 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
         return self._call("jax.scipy.special.gamma", expr)
 
     def _print_digamma(self, expr: sp.Expr) -> str:
-        return self._call("jax.lax.digamma", expr)
+        return self._call("symnb_digamma", expr)  # -inf at +0 (jax.lax: NaN)
 
     def _print_trigamma(self, expr: sp.Expr) -> str:
-        return f"jax.scipy.special.polygamma(1, {self._print(expr.args[0])})"
+        return self._call("symnb_trigamma", expr)  # 0 at +inf (polygamma: NaN)
 
     def _wide(self, expr: sp.Expr, name: str) -> str:
         # symnb.robust.widen's trig of a product: wide only where it overflows
@@ -147,6 +148,8 @@ def _lambdify(expr: sp.Expr, args: tuple) -> Any:
         "symnb_wide": jax_wide,
         "symnb_cmp0": compare_zero,
         "symnb_sign": sign,
+        "symnb_digamma": digamma,
+        "symnb_trigamma": trigamma,
     }
     return sp.lambdify(
         args, floatify(expr), modules=[namespace, "jax"], printer=_Printer
@@ -172,7 +175,28 @@ def _real(
         number = real_value(value)
         check_no_underflow(name, value, number)
         value = number
+    if isinstance(value, int) and not isinstance(value, bool):
+        # 2**40: JAX's OverflowError "too large to convert to int32"
+        if abs(value) >= 2**1024:
+            raise ValueError(
+                f"{name} is an integer of {value.bit_length()} bits, beyond the "
+                f"float range (about 1.8e308); {fix}"
+            )
+        value = float(value)
+    elif isinstance(value, (list, tuple)):
+        try:
+            host = np.asarray(value)
+        except (TypeError, ValueError, OverflowError):
+            host = None  # ragged, or not numbers: JAX's reason below
+        if host is not None and host.dtype.kind in "iu":
+            value = host  # [2**40]: JAX's OverflowError; [2**31]: 32-bit wrap
     dtype = getattr(value, "dtype", None)
+    if isinstance(value, (np.ndarray, np.generic)) and dtype.kind in "iu":
+        # without jax_enable_x64 JAX truncates int64/uint64 to 32 bits: x*x was 0
+        # at x = 2**40 (the kernels give 1.2e24); as floats of JAX's default width,
+        # as the kernels take integers in their float dtype
+        value = np.asarray(value, dtype=jnp.asarray(0.0).dtype)
+        dtype = value.dtype
     if isinstance(value, (np.ndarray, np.generic)) and not dtype.isnative:
         # JAX refuses non-native byte order ("Error interpreting argument"): the
         # values are fine, only their bytes are swapped

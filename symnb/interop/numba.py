@@ -59,6 +59,16 @@ def symnb_sign(u):
 def symnb_heaviside(u, at0):
     return 1.0 if u > 0 else (at0 if u == 0 else 0.0)
 
+def symnb_floor(u):
+    if abs(u) < 4503599627370496.0:
+        return math.copysign(float(math.floor(u)), u)
+    return u
+
+def symnb_ceil(u):
+    if abs(u) < 4503599627370496.0:
+        return math.copysign(float(math.ceil(u)), u)
+    return u
+
 """
 
 
@@ -151,6 +161,15 @@ class _Printer(ProductsAsKernels, PythonCodePrinter):
 
     def _print_Min(self, expr):
         return self._nest("symnb_min", expr.args)
+
+    # numba's math.floor/ceil return int64: floor(1e300) was -9.2e18 and floor(inf)
+    # garbage; from 2**52 on every float is an integer already (and inf, NaN stay);
+    # the sign of u kept as C's floor keeps it (floor(-0.0), ceil(-0.5): -0.0)
+    def _print_floor(self, expr):
+        return self._call("symnb_floor", expr)
+
+    def _print_ceiling(self, expr):
+        return self._call("symnb_ceil", expr)
 
     def _print_log1p(self, expr):
         return self._call("math.log1p", expr)
@@ -246,6 +265,12 @@ def _source(form: Any, bound: dict | None) -> str:
     else:
         defaults = [repr(float(v)) for v in form.param_values]
         args = ", ".join(["x"] + [f"{p}={d}" for p, d in zip(params, defaults)])
+    # integer and boolean arguments computed in numba's integer types: x*x was 0.0
+    # at x = 2**40 (int64 wrapped), -x was 253.0 at np.uint8(3); 1.0 * makes every
+    # argument a float first (and keeps -0.0, inf and NaN as they are)
+    floats = "".join(
+        f"    {a} = 1.0 * {a}\n" for a in ["x"] + ([] if bound is not None else params)
+    )
     lines = []
     exprs = [("symnb_f", form.f), ("symnb_df", form.df)]
     exprs += [(f"symnb_dc{k}", d) for k, d in enumerate(form.dparams)]
@@ -254,8 +279,10 @@ def _source(form: Any, bound: dict | None) -> str:
         wide = _WIDE_HELPER if "symnb_wide(" in body else ""
         helpers = textwrap.indent(_HELPERS + wide, "    ")
         lines.append(
-            f"def {name}({args}):\n{helpers}\n"
-            f"    return x if x != x else ({body}) + 0.0 * x\n"
+            f"def {name}({args}):\n{helpers}\n{floats}"
+            # 1.0 * makes an integer result a float; the former + 0.0 * x made
+            # every value at x = +-inf NaN (0 * inf), even f(x) = x
+            f"    return x if x != x else 1.0 * ({body})\n"
         )
     return "\n".join(lines)
 
@@ -324,6 +351,13 @@ def _scalars_only(dispatcher: Any, what: str, names: tuple) -> None:
                 raise TypeError(
                     f"{what}: {name} is an integer beyond 64 bits ({value:.3e}); "
                     f"pass it as a float, e.g. float({name})"
+                )
+            if isinstance(value, np.float16):
+                # numba has no float16 arithmetic on the CPU: NotImplementedError
+                # ("float16") from deep inside its lowering
+                raise TypeError(
+                    f"{what}: {name} is a float16 number, which numba cannot compute "
+                    f"with; pass float({name}) (or a float32/float64 number)"
                 )
             if isinstance(value, (omitted, int, float, np.integer, np.floating)):
                 continue
