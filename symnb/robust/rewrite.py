@@ -37,7 +37,10 @@ from symnb.robust.factored_polynomial import factored_polynomials
 from symnb.robust.half_angle import cosine_as_half_angle
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
+from symnb.robust.log1p_cancellation import log1p_difference, reciprocal_complement
+from symnb.robust.power_and_complement import power_and_complement
 from symnb.robust.scaled_powers import log_of_power, split_scaled_power
+from symnb.robust.scaled_rational import scaled_rational_products
 from symnb.robust.scaled_variable import scale_by_constant
 from symnb.robust.sigmoid_difference import sigmoid_difference
 from symnb.robust.traversal import bottom_up as _bottom_up
@@ -1113,6 +1116,7 @@ def horner_reciprocal(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
 #: The exact rewrites tried, in order: (name, plain-words note, function of (expr, var)).
 #: Factoring comes first: after ``steps_to_branches`` a polynomial in ``clip(x, 0, 1)``
 #: is a sum of branches, no longer a polynomial (the seventh-order smoothstep's f').
+#: The log1p cancellations next: other rewrites regroup the terms they match.
 EXACT_REWRITES = (
     (
         "factored_polynomials",
@@ -1122,6 +1126,22 @@ EXACT_REWRITES = (
             "cancel near a root"
         ),
         factored_polynomials,
+    ),
+    (
+        "log1p_difference",
+        (
+            "u - log1p(u) is computed from a series in u/(2 + u) where |u| < 1/4, "
+            "which does not cancel where u is small"
+        ),
+        log1p_difference,
+    ),
+    (
+        "reciprocal_complement",
+        (
+            "t - t*a/(a + u) is computed as t*u/(a + u), which does not cancel where "
+            "u is small"
+        ),
+        reciprocal_complement,
     ),
     (
         "steps_to_branches",
@@ -1269,6 +1289,24 @@ EXACT_REWRITES = (
             "denominator's highest power of x where |x| is large, so neither overflows"
         ),
         rational_terms,
+    ),
+    (
+        "scaled_rational_products",
+        (
+            "a product of polynomials with named coefficients, their absolute values "
+            "and 1 + |P| is computed in powers of 1/x where |x| is large, so no "
+            "polynomial overflows where the product does not"
+        ),
+        scaled_rational_products,
+    ),
+    (
+        "power_and_complement",
+        (
+            "a power z times a power of 1 + z is computed as a product of sums with 1 "
+            "(z/(1 + z)^2 as 1/((1 + z)(1 + 1/z))), so an underflowing z never "
+            "multiplies its overflowing reciprocal (0*inf)"
+        ),
+        power_and_complement,
     ),
     (
         "root_cancellation",
@@ -1455,20 +1493,24 @@ __all__ = [
     "group_constant_factors",
     "horner_polynomials",
     "horner_reciprocal",
+    "log1p_difference",
     "log_forms",
     "log_of",
     "log_of_polynomial",
     "log_of_power",
     "multiply_stepwise",
     "number_factors_last",
+    "power_and_complement",
     "power_over_variable",
     "rational_terms",
+    "reciprocal_complement",
     "root_cancellation",
     "root_of_squares_as_hypot",
     "scale_by_constant",
     "scale_into_exponentials",
     "scale_out_of_range_literals",
     "scaled_linear_in_log",
+    "scaled_rational_products",
     "sigmoid_difference",
     "single_exponential",
     "split_scaled_power",
