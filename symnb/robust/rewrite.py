@@ -43,6 +43,7 @@ from symnb.robust.scaled_powers import log_of_power, split_scaled_power
 from symnb.robust.scaled_rational import scaled_rational_products
 from symnb.robust.scaled_variable import scale_by_constant
 from symnb.robust.sigmoid_difference import sigmoid_difference
+from symnb.robust.small_number_last import small_number_factors_last
 from symnb.robust.traversal import bottom_up as _bottom_up
 from symnb.robust.widen import widen_trig
 
@@ -586,13 +587,22 @@ def _root_cancellation(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
         d = bounded_expand(square - u**2)
         if d is None or not _cancelled(d, square, u**2, var):
             return e
-        alt = d / (k * root - u)
+        # a number k divides d, not each term of the sum: squareplus's
+        # (x + sqrt(x**2 + b))/2 as (b/2)/(sqrt(x**2 + b) - x), where x/2 of a
+        # subnormal x rounded to 0 (0/0 = NaN at b = 0)
+        alt = d / (k * root - u) if not k.is_Number else (d / k) / (root - u / k)
     else:  # u + k / sqrt(v) = (u^2 v - k^2) / ((u sqrt(v) - k) sqrt(v))
         square = u**2 * v
         d = bounded_expand(square - k**2)
         if d is None or not _cancelled(d, square, k**2, var):
             return e
-        alt = d / ((u * root - k) * root)
+        # d/sqrt(v) first: the product of the two small factors underflowed (0/0 for
+        # squareplus's f' at b = 0 and subnormal x)
+        # (and a number u divides both: u*sqrt(v) - k halved subnormals to 0)
+        if u.is_Number:
+            alt = sp.UnevaluatedExpr(d / u / root) / (root - k / u)
+        else:
+            alt = sp.UnevaluatedExpr(d / root) / (u * root - k)
     return sp.Piecewise((alt, k * u < 0), (e, True))
 
 
@@ -1401,6 +1411,14 @@ EXACT_REWRITES = (
         number_factors_last,
     ),
     (
+        "small_number_factors_last",
+        (
+            "a number below 1 multiplies a quotient by a function of x last, so it "
+            "does not round a subnormal numerator to 0 before the division"
+        ),
+        small_number_factors_last,
+    ),
+    (
         "root_of_squares_as_hypot",
         (
             "a square root of a sum of two squares is computed as hypot, so neither "
@@ -1513,6 +1531,7 @@ __all__ = [
     "scaled_rational_products",
     "sigmoid_difference",
     "single_exponential",
+    "small_number_factors_last",
     "split_scaled_power",
     "square_in_root",
     "steps_to_branches",

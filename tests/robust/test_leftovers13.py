@@ -10,7 +10,10 @@ against SymPy + mpmath references at the corpus sample points
 - the log-logistic CDF's f' is 0*inf = NaN at the smallest subnormals
   (``symnb/robust/power_and_complement.py``);
 - the "safe" rational unit with named coefficients has f' inf/inf = NaN from
-  x = 1e23 in float32 (``symnb/robust/scaled_rational.py``).
+  x = 1e23 in float32 (``symnb/robust/scaled_rational.py``);
+- squareplus at b = 0 was NaN or 0.5 for 0 and 1 at subnormal x (halved subnormals
+  round; ``rewrite.root_cancellation``, ``symnb/robust/small_number_last.py``, and the
+  analysis now samples the smallest subnormals).
 
 Each family is checked at two sets of constants and, for u - log1p(u), in both the
 ``log1p`` and the ``log(1 + u)`` spelling.
@@ -84,6 +87,22 @@ CASES = (
         {"a0": 0.1, "a1": 0.5, "a2": -0.3, "b1": -1.25, "b2": 0.25},
         (0.0, 5.0),
         (1e20, -1e20, 1e23, -1e23, 1e30),
+    ),
+    _case(
+        "squareplus_b0",
+        "(x + sqrt(x**2 + b))/2",
+        "squareplus (So 2021), b = 0",
+        {"b": 0.0},
+        (0.0,),
+        _SUBNORMALS + tuple(-x for x in _SUBNORMALS),
+    ),
+    _case(
+        "squareplus_b0_half",
+        "0.5*(x + sqrt(b + x*x))",
+        "squareplus, b = 0, 0.5*(...) spelling",
+        {"b": 0.0},
+        (0.0,),
+        _SUBNORMALS + tuple(-x for x in _SUBNORMALS),
     ),
 )
 
