@@ -757,6 +757,7 @@ HARDENING_REWRITES = (
     "widen_trig",
     "divide_by_constant_stepwise",
     "constant_factors_last",
+    "square_over_root",
 )
 
 

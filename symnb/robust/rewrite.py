@@ -44,6 +44,7 @@ from symnb.robust.scaled_rational import scaled_rational_products
 from symnb.robust.scaled_variable import scale_by_constant
 from symnb.robust.sigmoid_difference import sigmoid_difference
 from symnb.robust.small_number_last import small_number_factors_last
+from symnb.robust.square_over_root import square_over_root
 from symnb.robust.traversal import bottom_up as _bottom_up
 from symnb.robust.widen import widen_trig
 
@@ -1419,6 +1420,15 @@ EXACT_REWRITES = (
         small_number_factors_last,
     ),
     (
+        "square_over_root",
+        (
+            "x^2 over a sum with the root of a square is computed as x (x/(...)) with "
+            "the root as hypot, so x^2 does not overflow where the quotient does not "
+            "(for every value of the constants)"
+        ),
+        square_over_root,
+    ),
+    (
         "root_of_squares_as_hypot",
         (
             "a square root of a sum of two squares is computed as hypot, so neither "
@@ -1534,6 +1544,7 @@ __all__ = [
     "small_number_factors_last",
     "split_scaled_power",
     "square_in_root",
+    "square_over_root",
     "steps_to_branches",
     "sum_numbers_with_variable",
     "tanh_square_as_sech",

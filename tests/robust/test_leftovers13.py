@@ -13,7 +13,10 @@ against SymPy + mpmath references at the corpus sample points
   x = 1e23 in float32 (``symnb/robust/scaled_rational.py``);
 - squareplus at b = 0 was NaN or 0.5 for 0 and 1 at subnormal x (halved subnormals
   round; ``rewrite.root_cancellation``, ``symnb/robust/small_number_last.py``, and the
-  analysis now samples the smallest subnormals).
+  analysis now samples the smallest subnormals);
+- ``torch.logit(x, eps=1e-6)``'s f' was 1e-6 relative off one ulp above eps in float64
+  (its 1 - clip flipped the inner clip too, moving a kink by 0.999999's rounding:
+  ``symnb/formula/stability.py``).
 
 Each family is checked at two sets of constants and, for u - log1p(u), in both the
 ``log1p`` and the ``log(1 + u)`` spelling.
@@ -104,7 +107,20 @@ CASES = (
         (0.0,),
         _SUBNORMALS + tuple(-x for x in _SUBNORMALS),
     ),
+    _case(
+        "torch_logit_eps",
+        "torch.logit(x, eps=1e-6)",
+        "torch.logit with eps = 1e-6",
+        {},
+        (1e-6, 1 - 1e-6),
+        (),
+    ),
 )
+
+#: the same functions where mpmath cannot read the typed text
+_REFERENCE_TEXT = {
+    "torch_logit_eps": "log(clip(x, 1e-6, 1 - 1e-6)/(1 - clip(x, 1e-6, 1 - 1e-6)))"
+}
 
 
 #: entries judged in float32 only: the probe's safe rational unit has its kink at the
@@ -124,8 +140,36 @@ def test_meets_the_rule_where_the_probe_failed(entry, extra, dtype):
     xs = np.unique(np.concatenate([xs, more[more != 0]]))
     kinks = np.array(entry.kinks, dtype=dtype).astype(np.float64)
     check_df = ~np.isin(xs.astype(np.float64), kinks)
-    ref = reference(entry, xs.astype(np.float64))
+    judged = entry
+    if entry.name in _REFERENCE_TEXT:
+        judged = Published(
+            entry.name, _REFERENCE_TEXT[entry.name], "", kinks=entry.kinks
+        )
+    ref = reference(judged, xs.astype(np.float64))
     act = symnb.Activation(entry.text, **entry.constants)
     kernel = act.compile(backend="numpy", dtype=dtype)
     problems = rule_problems(kernel, xs, check_df, ref, dtype)
     assert not problems, f"{entry.name} {dtype}:\n" + "\n".join(problems)
+
+
+#: (text, analysed constants, moved constants, kinks): compiled at the first, set to
+#: the second (training, ``set_constants``), judged at the second
+MOVED = (
+    ("d**2*(sqrt(1 + (x/d)**2) - 1)", {"d": 1.0}, {"d": 1e3}, ()),
+    ("sqrt(x**2 + c**2) - c", {"c": 1.0}, {"c": 1e4}, ()),
+)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("text,analysed,moved,kinks", MOVED)
+def test_meets_the_rule_with_constants_moved(text, analysed, moved, kinks, dtype):
+    """Pseudo-Huber compiled at d = 1 and moved to 1e3 was NaN for inf from |x| = 1e20
+    in float32 (1e160 in float64): its large-|x| branch is pinned to the analysed d,
+    and x**2/(sqrt(1 + x**2/d**2) + 1) overflowed (``square_over_root.py``)."""
+    entry = Published("moved", text, "", moved, kinks=kinks)
+    xs, check_df = sample_points(entry, dtype)
+    ref = reference(entry, xs.astype(np.float64))
+    kernel = symnb.Activation(text, **analysed).compile(backend="numpy", dtype=dtype)
+    kernel.set_constants(**moved)
+    problems = rule_problems(kernel, xs, check_df, ref, dtype)
+    assert not problems, f"{text} moved to {moved} {dtype}:\n" + "\n".join(problems)
