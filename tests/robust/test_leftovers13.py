@@ -179,3 +179,23 @@ def test_meets_the_rule_with_constants_moved(text, analysed, moved, kinks, dtype
     kernel.set_constants(**moved)
     problems = rule_problems(kernel, xs, check_df, ref, dtype)
     assert not problems, f"{text} moved to {moved} {dtype}:\n" + "\n".join(problems)
+
+
+def test_series_of_u_minus_log1p_is_accurate_to_float64():
+    """The |u| < 1/4 branch of ``u - log1p(u)`` against mpmath: within 4 ulps at the
+    branch edges, near 0, and for negative u (where v = u/(2 + u) is largest)."""
+    import mpmath
+    import sympy as sp
+
+    from symnb.robust.log1p_cancellation import u_minus_log1p
+
+    u = sp.Symbol("u", real=True)
+    series = u_minus_log1p(u).args[0][0]
+    fn = sp.lambdify(u, series, "numpy")
+    pts = np.array([-0.2499, -0.1, -1e-3, -1e-8, 1e-300, 1e-8, 2e-3, 0.1, 0.2499])
+    got = fn(pts)
+    with mpmath.workdps(60):
+        want = np.array(
+            [float(mpmath.mpf(p) - mpmath.log1p(mpmath.mpf(p))) for p in pts]
+        )
+    assert np.all(np.abs(got - want) <= 4 * np.spacing(want)), (got, want)
