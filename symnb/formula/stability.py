@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import sympy as sp
 
 from symnb.formula.budget import bounded_expand
@@ -586,17 +587,32 @@ def _inverse_of_inner(e: sp.Expr) -> tuple[sp.Expr, str] | None:
 
 
 def _one_minus_clamp(m: sp.Expr) -> sp.Expr | None:
-    """1 - m for m a max/min (a clip) of terms, the 1 - taken into every term:
-    ``1 - min(1 - eps, max(eps, p))`` is ``max(eps, min(1 - eps, 1 - p))``, else None.
+    """1 - m for m a max/min (a clip) of terms, the 1 - taken into its terms:
+    ``1 - min(1 - eps, max(eps, p))`` is ``max(eps, 1 - max(eps, p))``, else None.
+    An inner clip keeps its own bounds: flipped too (``min(1 - eps, 1 - p)``), its
+    kink moved to p = 1 - (1 - eps) in binary, one ulp from the outer one's eps, and
+    torch.logit(x, eps=1e-6)'s f' lost its 1/(1 - x) term just above eps.
     """
     if not isinstance(m, (sp.Min, sp.Max)):
         return None
     flip = sp.Max if isinstance(m, sp.Min) else sp.Min
-    parts = []
-    for a in m.args:
-        inner = _one_minus_clamp(a)
-        parts.append(inner if inner is not None else 1 - a)
-    return flip(*parts)
+    return flip(*(_one_minus(a) for a in m.args))
+
+
+def _one_minus(a: sp.Expr) -> sp.Expr:
+    """1 - a; for a float a, the shortest decimal within a's rounding error of it:
+    ``1 - (1 - eps)`` with eps = 1e-6 was 1.0000000000287557e-6 (0.999999's binary
+    error), so torch.logit(x, eps=1e-6)'s two clamps disagreed and its f' missed the
+    1/(1 - x) term one ulp above eps (1e-6 relative off in float64)."""
+    if not isinstance(a, sp.Float):
+        return 1 - a
+    v = 1 - float(a)
+    tol = float(np.spacing(float(a)))
+    for digits in range(1, 18):
+        c = float(f"{v:.{digits}g}")
+        if abs(c - v) <= tol:
+            return sp.Float(c)
+    return 1 - a
 
 
 def _log_one_minus_clamp(rest: sp.Expr, note) -> sp.Expr | None:

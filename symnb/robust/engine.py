@@ -48,7 +48,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "97"
+ENGINE_VERSION = "98"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -285,6 +285,7 @@ def _improve(
     values: tuple,
     extra: list | None = None,
     antiderivative: sp.Expr | None = None,
+    late_extra: list | None = None,
 ) -> tuple[sp.Expr, list[tuple[str, str]], measure.Measurement, sp.Expr]:
     """Greedy search: keep candidates that help until none does or the rule holds.
 
@@ -320,7 +321,8 @@ def _improve(
             break
         progress = False
         pool = list(extra or []) if round_ == 0 else []
-        for name, note, cand in [*pool, *exact_candidates(cur)]:
+        late = list(late_extra or []) if round_ == 0 else []
+        for name, note, cand in [*pool, *exact_candidates(cur), *late]:
             if out_of_time():
                 break
             if cand is None or cand == cur:
@@ -406,6 +408,12 @@ def _improve(
         starts = [cur]
     cur, cm = within_rule(cur, cm)
     return cur, applied, cm, exact
+
+
+#: A re-derived f' with more than this many times the operations of f' as typed is
+#: tried after f''s own exact rewrites (``u - log1p(u)``'s series branch, each term
+#: differentiated, was 20 times larger than the ``t*u/(1 + u)`` that fixes f' alone).
+REDERIVED_OPERATIONS = 4
 
 
 #: The regime generators in the order _improve tries them.
@@ -778,6 +786,7 @@ HARDENING_REWRITES = (
     "widen_trig",
     "divide_by_constant_stepwise",
     "constant_factors_last",
+    "square_over_root",
 )
 
 
@@ -846,13 +855,16 @@ def _analyse(
         f_start, pf, var, dtype, deadline, (form.f, form.df), *pv
     )
     f_applied = first + f_applied
-    extra = []
+    extra, late = [], []
     # f' again from f's exact rewrites; regime branches of f (Taylor radius,
     # asymptote threshold) were measured for f, so f' finds its own
     if f_exact != form.f:
         d = _rederived(f_exact, var)
         if d is not None:
-            extra.append(
+            # a derivative far larger than f' as typed (a series branch of f, each
+            # term differentiated) comes after f''s own rewrites
+            big = sp.count_ops(d) > REDERIVED_OPERATIONS * (sp.count_ops(form.df) + 1)
+            (late if big else extra).append(
                 (
                     "rederived",
                     "the derivative is taken again from the rewritten function",
@@ -870,6 +882,7 @@ def _analyse(
         *pv,
         extra=extra,
         antiderivative=form.f,
+        late_extra=late,
     )
     if form.params and form.kind != "loss":
         f_new, f_m = _keep_exact(

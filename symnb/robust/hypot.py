@@ -94,7 +94,25 @@ def root_of_squares_as_hypot(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     reciprocal as ``hypot(u, v)`` (see the module's docstring)."""
     from symnb.robust.traversal import bottom_up as _bottom_up
 
-    return _bottom_up(expr, lambda e: _as_hypot(e, var))
+    out = _bottom_up(expr, lambda e: _as_hypot(e, var))
+    return out if out == expr else _bottom_up(out, lambda e: _guard_outside(e, var))
+
+
+def _guard_outside(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    """A product with a branch on a constant's sign (the guard of a hypot) as the
+    branch of products: x*(1/hypot(b, x)) divides, x/hypot(b, x), as the printer
+    writes a quotient (1/hypot(0, x) overflowed at subnormal x, x*inf = inf where
+    squareplus's f' at b = 0 is 1)."""
+    if not isinstance(e, sp.Mul):
+        return e
+    for f in e.args:
+        if (
+            isinstance(f, sp.Piecewise)
+            and f.has(hypot2)
+            and not any(var in c.free_symbols for _, c in f.args)
+        ):
+            return sp.piecewise_fold(e)
+    return e
 
 
 __all__ = ["hypot2", "root_of_squares_as_hypot"]

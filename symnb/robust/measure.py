@@ -74,6 +74,14 @@ _POW_EXPONENT_MAG = 8192
 # ------------------------------------------------------------------ the sample points
 
 
+#: 1 and 3 units of the smallest subnormal of float32 and of float64
+_SUBNORMALS = [
+    k * float(np.finfo(t).smallest_subnormal)
+    for t in (np.float32, np.float64)
+    for k in (1, 3)
+]
+
+
 def _grid() -> np.ndarray:
     """Exponent-uniform magnitudes of both signs, up to float64's overflow edge."""
     dense = 10.0 ** np.arange(-8.0, 8.001, 1.0 / 3.0)
@@ -87,6 +95,9 @@ def _grid() -> np.ndarray:
             # float64's own tiny magnitudes (squares and cubes underflow there)
             10.0 ** np.arange(-300.0, -38.5, 25.0),
             [1e-310],
+            # the smallest subnormals (1 and 3 units) of both dtypes: halving x or
+            # squaring it rounds there (squareplus's f' at b = 0 was 0.5 for 1)
+            _SUBNORMALS,
         ]
     )
     # a deterministic jitter moves points off round decimal values (bit-pattern spread)

@@ -37,9 +37,14 @@ from symnb.robust.factored_polynomial import factored_polynomials
 from symnb.robust.half_angle import cosine_as_half_angle
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
+from symnb.robust.log1p_cancellation import log1p_difference, reciprocal_complement
+from symnb.robust.power_and_complement import power_and_complement
 from symnb.robust.scaled_powers import log_of_power, split_scaled_power
+from symnb.robust.scaled_rational import scaled_rational_products
 from symnb.robust.scaled_variable import scale_by_constant
 from symnb.robust.sigmoid_difference import sigmoid_difference
+from symnb.robust.small_number_last import small_number_factors_last
+from symnb.robust.square_over_root import square_over_root
 from symnb.robust.traversal import bottom_up as _bottom_up
 from symnb.robust.widen import widen_trig
 
@@ -583,13 +588,22 @@ def _root_cancellation(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
         d = bounded_expand(square - u**2)
         if d is None or not _cancelled(d, square, u**2, var):
             return e
-        alt = d / (k * root - u)
+        # a number k divides d, not each term of the sum: squareplus's
+        # (x + sqrt(x**2 + b))/2 as (b/2)/(sqrt(x**2 + b) - x), where x/2 of a
+        # subnormal x rounded to 0 (0/0 = NaN at b = 0)
+        alt = d / (k * root - u) if not k.is_Number else (d / k) / (root - u / k)
     else:  # u + k / sqrt(v) = (u^2 v - k^2) / ((u sqrt(v) - k) sqrt(v))
         square = u**2 * v
         d = bounded_expand(square - k**2)
         if d is None or not _cancelled(d, square, k**2, var):
             return e
-        alt = d / ((u * root - k) * root)
+        # d/sqrt(v) first: the product of the two small factors underflowed (0/0 for
+        # squareplus's f' at b = 0 and subnormal x)
+        # (and a number u divides both: u*sqrt(v) - k halved subnormals to 0)
+        if u.is_Number:
+            alt = sp.UnevaluatedExpr(d / u / root) / (root - k / u)
+        else:
+            alt = sp.UnevaluatedExpr(d / root) / (u * root - k)
     return sp.Piecewise((alt, k * u < 0), (e, True))
 
 
@@ -1113,6 +1127,7 @@ def horner_reciprocal(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
 #: The exact rewrites tried, in order: (name, plain-words note, function of (expr, var)).
 #: Factoring comes first: after ``steps_to_branches`` a polynomial in ``clip(x, 0, 1)``
 #: is a sum of branches, no longer a polynomial (the seventh-order smoothstep's f').
+#: The log1p cancellations next: other rewrites regroup the terms they match.
 EXACT_REWRITES = (
     (
         "factored_polynomials",
@@ -1122,6 +1137,22 @@ EXACT_REWRITES = (
             "cancel near a root"
         ),
         factored_polynomials,
+    ),
+    (
+        "log1p_difference",
+        (
+            "u - log1p(u) is computed from a series in u/(2 + u) where |u| < 1/4, "
+            "which does not cancel where u is small"
+        ),
+        log1p_difference,
+    ),
+    (
+        "reciprocal_complement",
+        (
+            "t - t*a/(a + u) is computed as t*u/(a + u), which does not cancel where "
+            "u is small"
+        ),
+        reciprocal_complement,
     ),
     (
         "steps_to_branches",
@@ -1271,6 +1302,24 @@ EXACT_REWRITES = (
         rational_terms,
     ),
     (
+        "scaled_rational_products",
+        (
+            "a product of polynomials with named coefficients, their absolute values "
+            "and 1 + |P| is computed in powers of 1/x where |x| is large, so no "
+            "polynomial overflows where the product does not"
+        ),
+        scaled_rational_products,
+    ),
+    (
+        "power_and_complement",
+        (
+            "a power z times a power of 1 + z is computed as a product of sums with 1 "
+            "(z/(1 + z)^2 as 1/((1 + z)(1 + 1/z))), so an underflowing z never "
+            "multiplies its overflowing reciprocal (0*inf)"
+        ),
+        power_and_complement,
+    ),
+    (
         "root_cancellation",
         (
             "a sum of a square root and terms that cancel it (x + sqrt(x^2 + 1) for x < 0) "
@@ -1361,6 +1410,23 @@ EXACT_REWRITES = (
             "does not overflow the numerator that the division brings back down"
         ),
         number_factors_last,
+    ),
+    (
+        "small_number_factors_last",
+        (
+            "a number below 1 multiplies a quotient by a function of x last, so it "
+            "does not round a subnormal numerator to 0 before the division"
+        ),
+        small_number_factors_last,
+    ),
+    (
+        "square_over_root",
+        (
+            "x^2 over a sum with the root of a square is computed as x (x/(...)) with "
+            "the root as hypot, so x^2 does not overflow where the quotient does not "
+            "(for every value of the constants)"
+        ),
+        square_over_root,
     ),
     (
         "root_of_squares_as_hypot",
@@ -1455,24 +1521,30 @@ __all__ = [
     "group_constant_factors",
     "horner_polynomials",
     "horner_reciprocal",
+    "log1p_difference",
     "log_forms",
     "log_of",
     "log_of_polynomial",
     "log_of_power",
     "multiply_stepwise",
     "number_factors_last",
+    "power_and_complement",
     "power_over_variable",
     "rational_terms",
+    "reciprocal_complement",
     "root_cancellation",
     "root_of_squares_as_hypot",
     "scale_by_constant",
     "scale_into_exponentials",
     "scale_out_of_range_literals",
     "scaled_linear_in_log",
+    "scaled_rational_products",
     "sigmoid_difference",
     "single_exponential",
+    "small_number_factors_last",
     "split_scaled_power",
     "square_in_root",
+    "square_over_root",
     "steps_to_branches",
     "sum_numbers_with_variable",
     "tanh_square_as_sech",
