@@ -37,6 +37,7 @@ from symnb.robust.factored_polynomial import factored_polynomials
 from symnb.robust.half_angle import cosine_as_half_angle
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
+from symnb.robust.power_of_one_plus import power_of_one_plus
 from symnb.robust.scaled_powers import log_of_power, split_scaled_power
 from symnb.robust.scaled_variable import scale_by_constant
 from symnb.robust.sigmoid_difference import sigmoid_difference
@@ -1214,6 +1215,14 @@ EXACT_REWRITES = (
         divide_exponential_stepwise,
     ),
     (
+        "power_of_one_plus",
+        (
+            "(1 + w)^q is evaluated as exp(q log1p(w)) where 1 + w > 0, so the "
+            "rounding of 1 + w is not raised to the power q"
+        ),
+        power_of_one_plus,
+    ),
+    (
         "widen_trig",
         (
             "sin/cos/tan of a product are evaluated in a wider type where the product "
@@ -1461,6 +1470,7 @@ __all__ = [
     "log_of_power",
     "multiply_stepwise",
     "number_factors_last",
+    "power_of_one_plus",
     "power_over_variable",
     "rational_terms",
     "root_cancellation",
