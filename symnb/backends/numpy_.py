@@ -55,8 +55,10 @@ def _softplus(u: Any) -> Any:
 
 
 def _logsigmoid(u: Any) -> Any:
+    """-|min(u, 0) - log1p(exp(-|u|))|: logsigmoid is negative, also where it
+    underflows (-0.0, not 0.0, so x/logsigmoid(u) keeps the sign of its infinity)."""
     u = np.asarray(u)
-    return np.minimum(u, 0) - np.log1p(np.exp(-np.abs(u)))
+    return -np.abs(np.minimum(u, 0) - np.log1p(np.exp(-np.abs(u))))
 
 
 def _heaviside(u: Any, h0: Any = 0.0) -> Any:

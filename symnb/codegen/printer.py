@@ -1477,15 +1477,18 @@ _HELPERS = {
 }""",
     },
     "symnb_logsigmoid": {
+        # -|...|: negative also where it underflows (-0.0, so x/logsigmoid(u) keeps
+        # the sign of its infinity: log(sigmoid(x))/log(sigmoid(-x)) was -inf at
+        # x = -800 in float64 where it is +inf)
         "float32": """SYMNB_FN symnb_real symnb_logsigmoid(symnb_real u) {
 #ifdef __CUDACC__
-    return (u < 0.0F ? u : 0.0F) - symnb_log1p_unit(symnb_exp_neg(-fabsf(u)));
+    return -fabsf((u < 0.0F ? u : 0.0F) - symnb_log1p_unit(symnb_exp_neg(-fabsf(u))));
 #else
-    return symnb_vm_log1p_exp_f(u, u < 0.0F ? u : 0.0F, -1.0F);
+    return -fabsf(symnb_vm_log1p_exp_f(u, u < 0.0F ? u : 0.0F, -1.0F));
 #endif
 }""",
         "float64": """SYMNB_FN symnb_real symnb_logsigmoid(symnb_real u) {
-    return (u < 0.0 ? u : 0.0) - symnb_log1p_unit(symnb_exp_neg(-fabs(u)));
+    return -fabs((u < 0.0 ? u : 0.0) - symnb_log1p_unit(symnb_exp_neg(-fabs(u))));
 }""",
     },
     "symnb_tanh_softplus": """SYMNB_FN symnb_real symnb_tanh_softplus(symnb_real u) {

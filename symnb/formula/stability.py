@@ -11,6 +11,7 @@ import math
 import numpy as np
 import sympy as sp
 
+from symnb.formula.branch_signs import Signs, branch_signs, sign_where_defined
 from symnb.formula.budget import bounded_expand
 from symnb.formula.erfcx import erfcx_forms
 from symnb.formula.functions import erfc, expm1, log1p, logsigmoid, sigmoid, softplus
@@ -222,9 +223,12 @@ def _sigmoid_power_unit(e: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
     return m, core.base.args[0], core.exp
 
 
-def _power_minus_one(e: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
-    """(m, q, w) when e = c + m*(1 + w)**q with c = -m, w >= 0 for every real x and
-    every value of the constants, and q not an integer (Barron's general robust loss
+def _power_minus_one(
+    e: sp.Expr, known: Signs | None = None
+) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
+    """(m, q, w) when e = c + m*(1 + w)**q with c = -m, w >= 0 for every real x (with
+    the signs ``known`` in the enclosing Piecewise branch) and every value of the
+    constants, and q not an integer (Barron's general robust loss
     as typed, |a - 2|/a*(((x/c)**2/|a - 2| + 1)**(a/2) - 1): (1 + w)**q rounds
     towards 1 for a small exponent or a small w, and 1 - it cancels (with a = 0.01,
     0.5% off at x = 0.1 in float32; Barron's own code uses expm1 and log1p)."""
@@ -244,7 +248,7 @@ def _power_minus_one(e: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:
     w = base - 1
     # a number q is no integer: (1 + w)**q is NaN for 1 + w < 0 as log1p(w) is, and
     # both are -1 or inf at w = -1; a constant q may be an integer as it trains
-    if not (q.is_number or _nonnegative_where_defined(w)):
+    if not (q.is_number or sign_where_defined(w, known or {}) == 1):
         return None
     return m, q, w
 
@@ -269,20 +273,6 @@ def _exp_log1p_power(e: sp.Expr) -> sp.Expr | None:
                 q = a.args[0] / logs[0]
                 return sp.Mul(*rest, sp.exp((q + b.exp) * logs[0]))
     return None
-
-
-def _nonnegative_where_defined(e: sp.Expr) -> bool:
-    """Whether e >= 0 for every real x and constants where it is defined (x**2/c**2
-    is, though SymPy cannot say so: c may be 0)."""
-    if e.is_nonnegative:
-        return True
-    if isinstance(e, (sp.Add, sp.Mul)):
-        return all(_nonnegative_where_defined(a) for a in e.args)
-    if isinstance(e, sp.Pow):
-        base, k = e.args
-        even = k.is_integer and k.is_even
-        return bool(even) or _nonnegative_where_defined(base)
-    return False
 
 
 def _tidy(k: sp.Expr) -> sp.Expr:
@@ -658,11 +648,16 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
         if text not in notes:
             notes.append(text)
 
+    known: list[Signs] = [{}]  # the variable's signs in the enclosing branch
+
     def rewrite(e: sp.Expr) -> sp.Expr:
         if not e.args:
             return e
-        args = [rewrite(a) for a in e.args]
-        e = e.func(*args) if tuple(args) != e.args else e
+        if isinstance(e, sp.Piecewise):
+            e = _rewrite_branches(e)
+        else:
+            args = [rewrite(a) for a in e.args]
+            e = e.func(*args) if tuple(args) != e.args else e
         if isinstance(e, sp.Pow) and _exact_exponent(e.exp) is not None:
             e = e.base ** _exact_exponent(e.exp)
         # exp(u) / (1 + exp(u)): its denominator was already rewritten to sigmoid(-u)
@@ -863,7 +858,7 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                 "where sigmoid(u)**q is near 1)"
             )
             return m * expm1(q * logsigmoid(u))
-        raised = _power_minus_one(e)
+        raised = _power_minus_one(e, known[-1])
         if raised is not None:  # m*((1 + w)**q - 1) = m*expm1(q*log1p(w))
             m, q, w = raised
             note(
@@ -907,6 +902,22 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
                     rest = others[:i] + others[i + 1 :]
                     return sp.Add(*rest, k * expm1(u))
         return e
+
+    def _rewrite_branches(pw: sp.Piecewise) -> sp.Expr:
+        """Each branch rewritten knowing the signs its condition (and the earlier
+        conditions' failing) gives the variable."""
+        pairs = []
+        for (branch, cond), signs in zip(pw.args, branch_signs(pw, known[-1])):
+            known.append(signs)
+            try:
+                branch = rewrite(branch)
+            finally:
+                known.pop()
+            pairs.append((branch, rewrite(cond)))
+        pairs += [(b, c) for b, c in pw.args[len(pairs) :]]
+        if all(b is a.expr and c is a.cond for (b, c), a in zip(pairs, pw.args)):
+            return pw
+        return sp.Piecewise(*pairs)
 
     expr = log_erfc_forms(rewrite(expr), note)  # symnb.formula.log_erfc
     expr = erfcx_forms(expr, note)  # symnb.formula.erfcx

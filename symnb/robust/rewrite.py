@@ -39,6 +39,7 @@ from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
 from symnb.robust.log1p_cancellation import log1p_difference, reciprocal_complement
 from symnb.robust.power_and_complement import power_and_complement
+from symnb.robust.power_of_one_plus import power_of_one_plus
 from symnb.robust.scaled_powers import log_of_power, split_scaled_power
 from symnb.robust.scaled_rational import scaled_rational_products
 from symnb.robust.scaled_variable import scale_by_constant
@@ -1245,6 +1246,14 @@ EXACT_REWRITES = (
         divide_exponential_stepwise,
     ),
     (
+        "power_of_one_plus",
+        (
+            "(1 + w)^q is evaluated as exp(q log1p(w)) where 1 + w > 0, so the "
+            "rounding of 1 + w is not raised to the power q"
+        ),
+        power_of_one_plus,
+    ),
+    (
         "widen_trig",
         (
             "sin/cos/tan of a product are evaluated in a wider type where the product "
@@ -1529,6 +1538,7 @@ __all__ = [
     "multiply_stepwise",
     "number_factors_last",
     "power_and_complement",
+    "power_of_one_plus",
     "power_over_variable",
     "rational_terms",
     "reciprocal_complement",
