@@ -386,8 +386,10 @@ def _improve(
                     antiderivative,
                 )
                 if params and not out_of_time():
+                    # first: it holds for every value of the constants (training
+                    # moves them), the branches in x only for the analysed ones
                     more = _scaled_taylor(start, expr, var, params, dtype)
-                    cands = [*cands, *more]
+                    cands = [*more, *cands]
             else:
                 tail = (start, var, params, values, problem.x, cm.bad, probe.ok_at)
                 samples = lambda e: _ok_or_undefined(problem.measure(e, dtype))

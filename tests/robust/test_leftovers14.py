@@ -6,7 +6,8 @@ plus the points where the probe saw it fail:
 
 - ``tanh(k*x)/(k*x)`` at k = 1e6: f' 66140 for 66136.55 near |x| = 1e-7 in float32
   (the Taylor polynomial in x has coefficients k**j, k**8 = inf in float32, so no
-  branch near 0 was made; now a branch in u = k*x, ``engine._scaled_taylor``);
+  branch near 0 was made; now a branch in u = k*x, ``engine._scaled_taylor``, which
+  also holds when training moves k);
 - ``bce_with_logits`` at infinite logits: NaN at (inf, 0), (inf, 1) and (-inf, 0)
   (inf - inf and inf*0), where the loss tends to inf, 0 and 0
   (``infinity.linear_limit``: the limit a*|p| + b in the target);
@@ -57,6 +58,21 @@ def test_meets_the_rule_where_the_probe_failed(entry, extra, dtype):
     kernel = act.compile(backend="numpy", dtype=dtype)
     problems = rule_problems(kernel, xs, check_df, ref, dtype)
     assert not problems, f"{entry.name} {dtype}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("text", ["tanh(k*x)/(k*x)", "sin(k*x)/(k*x)"])
+def test_removable_point_holds_with_the_constant_moved(text):
+    """Compiled at k = 1 and moved to k = 1e6 (training): the Taylor branch is in
+    u = k*x, not pinned to the analysed k (a branch in x guarded by k == 1 left the
+    moved kernel with f' 512 for 666.67 at x = -1e-9 in float32)."""
+    entry = Published("moved", text, "", {"k": 1e6}, removable=(0.0,))
+    xs, _ = sample_points(entry, "float32")
+    xs = np.unique(np.concatenate([xs, np.array(_NEAR_ZERO, "float32")]))
+    ref = reference(entry, xs.astype(np.float64))
+    kernel = symnb.Activation(text, k=1.0).compile(backend="numpy", dtype="float32")
+    kernel.set_constants(k=1e6)
+    problems = rule_problems(kernel, xs, np.ones(xs.shape, bool), ref, "float32")
+    assert not problems, f"{text} moved to k = 1e6:\n" + "\n".join(problems)
 
 
 #: (y_pred, y_true) at infinite logits, the labels and between
