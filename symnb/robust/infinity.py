@@ -13,6 +13,12 @@ The limit is taken at the analysed constant values, and the branch applies while
 constants keep them (as the regimes' branches do). NaN input still gives NaN (no
 branch condition holds for it), and a form that gives a number at +-inf is returned
 unchanged (no extra branch in the kernel).
+
+A loss (y_pred, y_true) gets the same at y_pred = +-inf for every target: where the
+lowered form is NaN there for a target in :data:`TARGETS`, and SymPy finds the loss
+as ``a(t)*|y_pred| + b(t) + o(1)`` (checked against mpmath at those targets), the
+branch gives b(t) where a(t) = 0 and a(t)*inf elsewhere (bce_with_logits: 0 at
+(inf, 1) and (-inf, 0), inf at (inf, 0), where PyTorch gives NaN for the first two).
 """
 
 from __future__ import annotations
