@@ -48,7 +48,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "99"
+ENGINE_VERSION = "100"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -385,6 +385,11 @@ def _improve(
                     expr,
                     antiderivative,
                 )
+                if params and not out_of_time():
+                    # first: it holds for every value of the constants (training
+                    # moves them), the branches in x only for the analysed ones
+                    more = _scaled_taylor(start, expr, var, params, dtype)
+                    cands = [*more, *cands]
             else:
                 tail = (start, var, params, values, problem.x, cm.bad, probe.ok_at)
                 samples = lambda e: _ok_or_undefined(problem.measure(e, dtype))
@@ -408,6 +413,36 @@ def _improve(
         starts = [cur]
     cur, cm = within_rule(cur, cm)
     return cur, applied, cm, exact
+
+
+def _scaled_taylor(
+    start: sp.Expr,
+    expr: sp.Expr,
+    var: sp.Symbol,
+    params: tuple,
+    dtype: str,
+) -> list[tuple[str, str, sp.Expr]]:
+    """A Taylor branch in u = c*x (or x/c) before ``start`` where ``expr`` (the form as
+    typed, whose series is cheap) is ``c**k * g(u)`` and g is 0/0 or cancels near
+    u = 0 (``scaled_argument``), as a regime candidate.
+
+    The Taylor polynomial in x has coefficients c**j: tanh(k*x)/(k*x)'s f' at
+    k = 1e6 has k**8 = inf in float32, so no branch in x was good and f' lost 4
+    digits near |x| = 1e-7; in u the coefficients are plain numbers, and the branch
+    holds for every value of k (no guard on the analysed values)."""
+    body = regimes._main_branch(expr)
+    if body.has(sp.Piecewise):
+        return []
+    try:
+        got = scaled_argument.branch_in_scaled_argument(
+            body, var, params, dtype, removable=True
+        )
+    except Exception:  # noqa: BLE001 - no series this way: no candidate
+        return []
+    if got is None:
+        return []
+    branch, cond, note = got
+    return [("taylor", note, sp.Piecewise((branch, cond), (start, True)))]
 
 
 #: A re-derived f' with more than this many times the operations of f' as typed is

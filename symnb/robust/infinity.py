@@ -13,6 +13,12 @@ The limit is taken at the analysed constant values, and the branch applies while
 constants keep them (as the regimes' branches do). NaN input still gives NaN (no
 branch condition holds for it), and a form that gives a number at +-inf is returned
 unchanged (no extra branch in the kernel).
+
+A loss (y_pred, y_true) gets the same at y_pred = +-inf for every target: where the
+lowered form is NaN there for a target in :data:`TARGETS`, and SymPy finds the loss
+as ``a(t)*|y_pred| + b(t) + o(1)`` (checked against mpmath at those targets), the
+branch gives b(t) where a(t) = 0 and a(t)*inf elsewhere (bce_with_logits: 0 at
+(inf, 1) and (-inf, 0), inf at (inf, 0), where PyTorch gives NaN for the first two).
 """
 
 from __future__ import annotations
@@ -168,7 +174,7 @@ def _huge_exponent(e: sp.Expr) -> bool:
 #: values): f and f' are analysed once per dtype, and the limit does not depend on it
 #: (a second SymPy limit cost 0.3-0.9 s per formula). A limit cut by its time limit is
 #: not kept: a later, less loaded try may find it.
-_KNOWN: dict[tuple, float | None] = {}
+_KNOWN: dict[tuple, object] = {}
 _KNOWN_MAX = 1024
 
 
@@ -258,11 +264,139 @@ def _branch_value(want: float, var: sp.Symbol, side: int, dtype: str) -> sp.Expr
     return sp.Float(rounded, 17)
 
 
+#: values of a loss's target at which its lowered form is tried at y_pred = +-inf
+#: (and its limit checked against mpmath): the labels of a binary loss and between
+TARGETS = (0.0, 0.25, 0.5, 1.0)
+
+_BAD = (sp.Limit, sp.AccumBounds, sp.nan, sp.zoo, sp.oo, -sp.oo)
+
+
+def linear_limit(
+    expr: sp.Expr,
+    var: sp.Symbol,
+    other: sp.Symbol,
+    side: int,
+    params: tuple[sp.Symbol, ...] = (),
+    values: tuple[float, ...] = (),
+) -> tuple[sp.Expr, sp.Expr] | None:
+    """(a, b) with ``expr ~ a*|var| + b`` as var -> side*oo, a and b expressions of
+    ``other`` (a loss's target) at the constants' values, or None when SymPy finds
+    none in time or the result is not finite (bce_with_logits ``-p*t + softplus(p)``:
+    (1 - t, 0) at +oo, (t, 0) at -oo)."""
+    key = ("linear", expr, var, other, side, tuple(params), tuple(values))
+    if key in _KNOWN:
+        return _KNOWN[key]
+    t = sp.Dummy("t", positive=True)
+    o = sp.Dummy("o", real=True)
+    e = expr.xreplace(
+        {p: sp.nsimplify(v, rational=True) for p, v in zip(params, values)}
+    ).xreplace({other: o})
+    if sp.count_ops(e) > MAX_LIMIT_OPS or _huge_exponent(e):
+        return None
+    if e.has(*_STABLE):
+        e = e.rewrite(list(_STABLE), sp.exp)
+    found = None
+    try:
+        with time_limit(LIMIT_SECONDS, "find the limit at infinity"):
+            e = e.subs(var, side * t)
+            a = sp.limit(e / t, t, sp.oo)
+            if not a.has(*_BAD) and a.free_symbols <= {o}:
+                b = sp.limit(sp.expand(e - a * t), t, sp.oo)
+                if not b.has(*_BAD) and b.free_symbols <= {o}:
+                    found = (a.xreplace({o: other}), b.xreplace({o: other}))
+    except OutOfTime:
+        return None
+    except Exception:  # noqa: BLE001 - SymPy found no limit: the form stays as it is
+        found = None
+    if len(_KNOWN) >= _KNOWN_MAX:
+        _KNOWN.clear()
+    _KNOWN[key] = found
+    return found
+
+
+def _linear_limit_holds(form, original, a, b, side: int, dtype: str) -> bool:
+    """Whether (a, b) of :func:`linear_limit` agree with mpmath's value of
+    ``original`` at y_pred = side*1e300 for each of :data:`TARGETS` (SymPy's limit
+    with a symbolic target can miss a case split on its sign)."""
+    other = form.inputs[1]
+    consts = {p: sp.Float(v) for p, v in zip(form.params, form.param_values)}
+    cols = (np.full(len(TARGETS), side * _FAR), np.array(TARGETS))
+    got = measure.reference_values(
+        original, form.inputs, form.params, form.param_values, cols
+    )
+    if not got:
+        return False
+    for target, v in zip(TARGETS, got):
+        try:
+            at = {other: sp.Float(target), **consts}
+            av, bv = float(a.xreplace(at)), float(b.xreplace(at))
+            v = float(mpmath.re(v)) if mpmath.im(v) == 0 else float("nan")
+        except (TypeError, ValueError):
+            return False
+        if np.isnan(v):
+            return False
+        if av != 0:
+            if np.sign(v) != np.sign(av) or abs(v) < 1e250:
+                return False
+        elif abs(v - bv) > _RTOL["float64"] * abs(bv) + 1e-250:
+            return False
+    return True
+
+
+def _with_loss_limits(
+    form: InternalForm, lowered: sp.Expr, original: sp.Expr, dtype: str
+) -> tuple[sp.Expr, list[str]]:
+    """:func:`with_limits` of a loss (y_pred, y_true): at y_pred = +-inf the limit
+    ``a*|y_pred| + b`` in the target, as a branch ``b`` where a = 0 and ``a*|y_pred|``
+    (+-inf) elsewhere; bce_with_logits ``-p*t + softplus(p)`` was inf*0 = NaN at
+    (inf, 1) and (-inf, 0), where the loss tends to 0, and inf - inf = NaN at
+    (inf, 0), where it tends to inf."""
+    var, other = form.inputs
+    if not lowered.has(var):
+        return lowered, []
+    n = len(TARGETS)
+    cols = (np.array([np.inf] * n + [-np.inf] * n), np.array(TARGETS * 2))
+    args = (form.inputs, form.params, form.param_values, cols, dtype)
+    computed = [measure.evaluate(lowered, *args, order) for order in ("numpy", "cse")]
+    computed = [c for c in computed if c is not None]
+    big = sp.Float(float(np.finfo(dtype).max), 17)
+    branches, notes = [], []
+    for i, (side, cond) in enumerate(((1, var > big), (-1, var < -big))):
+        if not any(np.isnan(c[i * n : (i + 1) * n]).any() for c in computed):
+            continue
+        found = linear_limit(original, var, other, side, form.params, form.param_values)
+        if found is None:
+            continue
+        a, b = found
+        if not _linear_limit_holds(form, original, a, b, side, dtype):
+            continue
+        far = side * var  # +inf in the branch
+        if a == 0:
+            value = b
+        elif a.is_number:
+            value = a * far
+        else:
+            value = sp.Piecewise((b, sp.Eq(a, 0)), (a * far, True))
+        where = "inf" if side > 0 else "-inf"
+        notes.append(
+            f"at {var} = {where} the limit in the target: {sp.sstr(b)} where "
+            f"{sp.sstr(a)} = 0, else {sp.sstr(a)} times inf"
+        )
+        branches.append((value, cond))
+    out = lowered
+    for value, cond in reversed(branches):
+        out = regimes._branch(value, cond, out, form.params, form.param_values)
+    return out, notes
+
+
 def with_limits(
     form: InternalForm, lowered: sp.Expr, original: sp.Expr, dtype: str
 ) -> tuple[sp.Expr, list[str]]:
     """``lowered`` with branches at +-inf where it misses ``original``'s limit there,
-    and a note for each branch added (none: ``lowered`` itself is returned)."""
+    and a note for each branch added (none: ``lowered`` itself is returned); for a
+    loss, at y_pred = +-inf, for every target (:func:`_with_loss_limits`)."""
+    if form.kind == "loss" and len(form.inputs) == 2:
+        return _with_loss_limits(form, lowered, original, dtype)
     if len(form.inputs) != 1 or not lowered.has(form.inputs[0]):
         return lowered, []
     var = form.inputs[0]
@@ -290,4 +424,11 @@ def with_limits(
     return out, notes
 
 
-__all__ = ["LIMIT_SECONDS", "MAX_LIMIT_EXPONENT", "limit_at_infinity", "with_limits"]
+__all__ = [
+    "LIMIT_SECONDS",
+    "MAX_LIMIT_EXPONENT",
+    "TARGETS",
+    "limit_at_infinity",
+    "linear_limit",
+    "with_limits",
+]

@@ -121,6 +121,18 @@ def _vanishing_sum(g: sp.Expr, u: sp.Symbol) -> bool:
     return False
 
 
+def _removable_at_zero(g: sp.Expr, u: sp.Symbol) -> bool:
+    """Whether g is 0/0 or inf - inf at u = 0 as written (``tanh(u)/u`` and its
+    derivative ``1/(u*cosh(u)**2) - tanh(u)/u**2``): near 0 its direct form divides
+    tiny differences by tiny numbers; whether the limit is finite is for the Taylor
+    polynomial to tell (:func:`_taylor` gives none with negative powers)."""
+    try:
+        at0 = g.xreplace({u: sp.Integer(0)})
+    except Exception:  # noqa: BLE001 - cannot tell: not removable
+        return False
+    return at0.has(sp.nan, sp.zoo, sp.oo, -sp.oo)
+
+
 def _taylor(g: sp.Expr, u: sp.Symbol, order: int):
     """(m, h): g's Taylor polynomial of ``order`` at 0 as u**m * h(u), h(0) != 0."""
     try:
@@ -183,8 +195,11 @@ def _stepwise(e: sp.Expr, c: sp.Symbol, k: int) -> sp.Expr:
     return e * c if k > 0 else e / c if k < 0 else e
 
 
-def _mend(d: sp.Expr, var: sp.Symbol, params: tuple, dtype: str):
-    """(branch, condition, note): d's Taylor branch in u, or None."""
+def _mend(
+    d: sp.Expr, var: sp.Symbol, params: tuple, dtype: str, removable: bool = False
+):
+    """(branch, condition, note): d's Taylor branch in u, or None; with
+    ``removable``, also where g is 0/0 at u = 0 (:func:`_removable_at_zero`)."""
     u = _U
     for c in params:
         if c not in d.free_symbols or var not in d.free_symbols:
@@ -194,7 +209,7 @@ def _mend(d: sp.Expr, var: sp.Symbol, params: tuple, dtype: str):
         if split is None:
             continue
         s, k, g = split
-        if not _vanishing_sum(g, u):
+        if not (_vanishing_sum(g, u) or (removable and _removable_at_zero(g, u))):
             continue
         found = _radius(g, u, dtype)
         if found is None:
@@ -230,6 +245,29 @@ def _other_constants_factored(d: sp.Expr, var: sp.Symbol, c: sp.Symbol):
     return coef, rest
 
 
+def branch_in_scaled_argument(
+    d: sp.Expr,
+    var: sp.Symbol,
+    params: tuple,
+    dtype: str,
+    removable: bool = False,
+):
+    """(branch, condition, note): ``d``'s Taylor branch in u = c*x or x/c where ``d``
+    (no Piecewise) is ``c**k * g(u)`` (plus terms free of x) and g cancels near u = 0
+    in ``dtype``, else None. With ``removable`` (f and f' of ``tanh(k*x)/(k*x)``),
+    a g that is 0/0 at u = 0 counts as cancelling too."""
+    free, part = (d, sp.Integer(0))
+    if isinstance(d, sp.Add):  # (exp(a*x) - 1)/a + a: d/da has a 1 beside g(u)/a**2
+        free, part = d.as_independent(var, as_Add=True)
+    got = _mend(part if isinstance(d, sp.Add) else d, var, params, dtype, removable)
+    if got is None:
+        return None
+    branch, cond, note = got
+    if isinstance(d, sp.Add):
+        branch = free + branch
+    return branch, cond, note
+
+
 def taylor_in_scaled_argument(
     d: sp.Expr,
     var: sp.Symbol,
@@ -246,13 +284,8 @@ def taylor_in_scaled_argument(
             pieces.append((new, cond))
             notes += n
         return (sp.Piecewise(*pieces), notes) if notes else (d, [])
-    free, part = (d, sp.Integer(0))
-    if isinstance(d, sp.Add):  # (exp(a*x) - 1)/a + a: d/da has a 1 beside g(u)/a**2
-        free, part = d.as_independent(var, as_Add=True)
-    got = _mend(part if isinstance(d, sp.Add) else d, var, params, dtype)
+    got = branch_in_scaled_argument(d, var, params, dtype)
     if got is None:
         return d, []
     branch, cond, note = got
-    if isinstance(d, sp.Add):
-        branch = free + branch
     return sp.Piecewise((branch, cond), (d, True)), [note]
