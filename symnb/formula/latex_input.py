@@ -47,7 +47,14 @@ _INVERSES = {
     "sinh": "asinh",
     "cosh": "acosh",
     "tanh": "atanh",
+    "sigmoid": "logit",
 }
+
+
+#: An interval's comparisons, by whether its bracket is open: x > a or x >= a...
+_INTERVAL_LOWER = {True: ">", False: ">="}
+_INTERVAL_UPPER = {True: "<", False: "<="}
+_OPPOSITE = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
 
 
 class LatexProblem(ValueError):
@@ -267,10 +274,77 @@ class _Reader:
                     out += [("func", "abs"), ("(", "(")]
                     bars += 1
                 continue
+            if tok in ("\\in", "\\notin"):
+                self.take()
+                out = self.membership(out, negated=tok == "\\notin")
+                continue
             out += self.item()
         if bars:
             raise LatexProblem("an absolute value bar '|' is not closed")
         return out
+
+    def membership(self, out: list, negated: bool) -> list[tuple[str, str]]:
+        """``x \\in [0, 1)``, ``x \\notin (-\\infty, 0]``: the comparisons with the
+        interval's ends (a bracket turned outward, ``]0, 1[``, is open)."""
+        start = len(out)
+        depth = 0
+        while start > 0:  # the operand before \in: back to a comparison or bracket
+            kind, text = out[start - 1]
+            depth += kind == ")"
+            depth -= kind == "("
+            if depth < 0 or (depth == 0 and (kind in ("cmp", "logic") or text == ",")):
+                break
+            start -= 1
+        for word in _WORDS:  # "if x \\in ...": the word is no part of the operand
+            for spelled in ([("name", word)], [("name", ch) for ch in word]):
+                if out[start : start + len(spelled)] == spelled:
+                    start += len(spelled)
+        left = out[start:]
+        opener = self.peek()
+        if not left or opener not in ("[", "(", "]"):
+            raise LatexProblem(
+                "\\in has a reading only as an interval's bounds: type "
+                "x \\in [a, b] (or (a, b), [a, b)), or the comparisons a <= x <= b"
+            )
+        self.take()
+        ends = []
+        for stop in (",", ("]", ")", "[")):
+            stops = frozenset((stop,) if isinstance(stop, str) else stop)
+            if (self.peek(), self.peek(1)) in (("-", "\\infty"), ("+", "\\infty")):
+                self.take()
+            infinite = self.peek() == "\\infty"
+            if infinite:
+                self.take()
+            bound = self.items(stops)
+            if self.peek() not in stops:
+                raise LatexProblem(f"the interval after \\in is not closed by {stop}")
+            closer = self.take()
+            if infinite and bound:
+                raise LatexProblem("an interval's bound \\infty has more after it")
+            if not infinite and not bound:
+                raise LatexProblem("an interval after \\in lacks a bound")
+            ends.append(None if infinite else bound)
+        # (lower end, its bracket is open) and the comparison x <cmp> end that holds
+        # inside; outside (\\notin) is the opposite comparison
+        ends_open = ((ends[0], opener != "["), (ends[1], closer != "]"))
+        inside = (_INTERVAL_LOWER, _INTERVAL_UPPER)
+        sides = [
+            [
+                *left,
+                ("cmp", table[is_open] if not negated else _OPPOSITE[table[is_open]]),
+                *end,
+            ]
+            for (end, is_open), table in zip(ends_open, inside)
+            if end is not None
+        ]
+        if not sides:
+            raise LatexProblem("an interval (-\\infty, \\infty) holds every x: drop it")
+        joined: list[tuple[str, str]] = [("(", "(")]
+        for k, side in enumerate(sides):
+            if k:
+                joined.append(("op", "|" if negated else "&"))
+            joined += [("(", "("), *side, (")", ")")]
+        return [*out[:start], *joined, (")", ")")]
 
     def closed(self, opener: str, closers: tuple[str, ...]) -> list[tuple[str, str]]:
         """The items up to the bracket that closes ``opener`` (taken already)."""
@@ -295,6 +369,9 @@ class _Reader:
             self.tokens[self.i] = tok[1:]
             self.starts[self.i] += 1
             return [("(", "("), ("num", tok[0]), (")", ")")]
+        if tok.isalpha():  # one letter, as in TeX: e^x y is e^{x} y, \frac ab is a/b
+            self.take()
+            return [("(", "("), ("name", tok), (")", ")")]
         return [("(", "("), *self.item(), (")", ")")]
 
     def skip_spacing(self) -> None:
@@ -331,7 +408,13 @@ class _Reader:
         if tok in (")", "]", "}"):
             raise LatexProblem(f"a '{tok}' closes nothing")
         if tok == "^":
-            return [("op", "**"), *self.braced()]
+            power = self.braced()
+            if self.peek() == "^":  # TeX's "Double superscript" error, not a tower
+                raise LatexProblem(
+                    "a double superscript a^b^c has no reading: brace it as "
+                    "{a^b}^c or a^{b^c}"
+                )
+            return [("op", "**"), *power]
         if tok == "_":
             raise LatexProblem("a subscript '_' follows no name")
         if tok[0].isdigit() or tok[0] == ".":
@@ -493,6 +576,12 @@ class _Reader:
             return [("name", "pi")]
         self.skip_spacing()
         if name == "sigma" and self.peek() in (*_CALL_OPENERS, "[", "{"):
+            return self.function("sigmoid")
+        if (
+            name == "sigma"
+            and "sigma" not in self.declared
+            and self.tokens[self.i : self.i + 5] == ["^", "{", "-", "1", "}"]
+        ):  # \sigma^{-1}(p): the sigmoid's inverse, the logit
             return self.function("sigmoid")
         gamma = self.gamma_family(name)
         if gamma is not None:

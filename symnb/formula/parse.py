@@ -154,7 +154,7 @@ _NOT_FINITE_NAMES = {"inf", "infinity", "Infinity", "oo", "nan", "NaN", "zoo"}
 _COMPLEX_NAMES = {"I", "j", "J"}
 
 _COMMENT = re.compile(r"#[^\n\r]*")
-_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+_LATEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:!])")  # \, \; too: no code has them
 _POSITIVE_PART = re.compile(r"[)\]]_\+")
 # 'f(x) =', 'y =' at the start (not '==')
 _DEFINITION = re.compile(r"\s*[A-Za-z_]\w*\s*(?:\([^()=]*\))?\s*=(?!=)")

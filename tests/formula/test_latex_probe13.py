@@ -1,0 +1,119 @@
+"""LaTeX as researchers paste it (probe 13): each text reads as the formula it typesets.
+
+Each case failed before (a silently different function, or a refusal of LaTeX that
+has a reading): the compiled f is judged in float64 against the published formula
+written in NumPy/SciPy, at points of both signs and at the kinks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.special
+
+import symnb
+from symnb.errors import FormulaError
+
+XS = np.array([-2.3, -1.0, -0.7, -0.1, 0.0, 0.35, 0.5, 1.0, 1.2, 2.0, 3.1])
+UNIT = np.array([0.02, 0.1, 0.35, 0.5, 0.8, 0.97])
+sigmoid = scipy.special.expit
+
+
+def _on(x, lo_ok, hi_ok, lo, hi):
+    above = x >= lo if lo_ok else x > lo
+    below = x <= hi if hi_ok else x < hi
+    return above & below
+
+
+#: (LaTeX, constants, points, reference in NumPy)
+CASES = [
+    # an unbraced superscript is one token, as TeX sets it (was e^{x y}, e^{a x})
+    (r"e^x y\,", {"y": 0.5}, XS, lambda x: np.exp(x) * 0.5),
+    (r"\beta e^ax", {"beta": 2.0, "a": 0.5}, XS, lambda x: 2 * np.exp(0.5) * x),
+    (r"\frac ab x", {"a": 3.0, "b": 2.0}, XS, lambda x: 1.5 * x),
+    # a spacing command marks LaTeX (was read as code: "syntax error")
+    (r"|x|\,|x-1|", {}, XS, lambda x: np.abs(x) * np.abs(x - 1)),
+    # \sigma^{-1}: the logit (was "unknown symbol 'sigma'")
+    (r"\sigma^{-1}(x)", {}, UNIT, scipy.special.logit),
+    (
+        r"\sigma^{-1}\left(\frac{1+x}{2}\right)",
+        {},
+        UNIT,
+        lambda x: scipy.special.logit((1 + x) / 2),
+    ),
+    # a condition x \in an interval (was "\in has no formula reading")
+    (
+        r"\begin{cases} x & x \in [0, 1] \\ 0 & \text{otherwise} \end{cases}",
+        {},
+        XS,
+        lambda x: np.where(_on(x, True, True, 0, 1), x, 0),
+    ),
+    (
+        r"\begin{cases} x & \text{if } x \in (0, 1) \\ -1 & \text{else} \end{cases}",
+        {},
+        XS,
+        lambda x: np.where(_on(x, False, False, 0, 1), x, -1),
+    ),
+    (
+        r"\begin{cases} x & if\ x \in [-1, 1) \\ 2 & \text{otherwise} \end{cases}",
+        {},
+        XS,
+        lambda x: np.where(_on(x, True, False, -1, 1), x, 2),
+    ),
+    (
+        r"\begin{cases} x^2 & x \in [0, \infty) \\ 0 & \text{otherwise} \end{cases}",
+        {},
+        XS,
+        lambda x: np.where(x >= 0, x**2, 0),
+    ),
+    (
+        r"x\,\mathbb{1}[x \notin (-\infty, -1]]",
+        {},
+        XS,
+        lambda x: np.where(x > -1, x, 0),
+    ),
+    (
+        r"\mathbb{1}\{|x| \in ]0.5, 2[\}",
+        {},
+        XS,
+        lambda x: _on(np.abs(x), False, False, 0.5, 2).astype(float),
+    ),
+]
+
+
+@pytest.mark.parametrize(("latex", "constants", "points", "reference"), CASES)
+def test_latex_reads_as_the_typeset_formula(latex, constants, points, reference):
+    """The values are the reference's; the derivative's display renders."""
+    act = symnb.Activation(latex, **constants)
+    assert act.derivative_latex.strip()
+    got = act.compile(backend="numpy", dtype="float64").forward(points.copy())
+    np.testing.assert_allclose(
+        got, reference(points.copy()), rtol=1e-12, atol=1e-14, err_msg=latex
+    )
+
+
+@pytest.mark.parametrize(
+    ("latex", "message"),
+    [
+        # TeX's "Double superscript" (was e**((-x)**2): exp(x**2), silently)
+        (
+            r"e^{-x}^2",
+            r"double superscript .*\{a\^b\}\^c or a\^\{b\^c\} \(at 'e\^\{-x\}\^2'\)",
+        ),
+        (r"\sin(x^2^3)", r"double superscript"),
+        (
+            r"\begin{cases} x & x \in \mathbb{R} \\ 0 \end{cases}",
+            r"\\in .*x \\in \[a, b\]",
+        ),
+    ],
+)
+def test_latex_refusal_names_the_construct_and_where(latex, message):
+    with pytest.raises(FormulaError, match=message):
+        symnb.Activation(latex)
+
+
+def test_a_declared_sigma_to_the_minus_one_is_its_reciprocal():
+    k = symnb.Activation(r"\sigma^{-1} x", sigma=4.0).compile(
+        backend="numpy", dtype="float64"
+    )
+    np.testing.assert_allclose(k.forward(XS.copy()), XS / 4, rtol=1e-15)
