@@ -12,6 +12,7 @@ is the otherwise). A command without a reading raises :class:`LatexProblem` nami
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Container
 
@@ -55,6 +56,14 @@ _INVERSES = {
 _INTERVAL_LOWER = {True: ">", False: ">="}
 _INTERVAL_UPPER = {True: "<", False: "<="}
 _OPPOSITE = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
+
+
+_DERIVATIVE = (
+    "a derivative has no formula reading: type the function itself, symnb "
+    "derives f' (or type the derivative's formula)"
+)
+#: The largest n of n! and \\binom{n}{k} read as a number (20! still fits 64 bits).
+_MAX_FACTORIAL = 20
 
 
 class LatexProblem(ValueError):
@@ -124,6 +133,8 @@ _FUNCTIONS = {
     "Phi": "ndtr",
     "sgn": "sign",
 }
+#: The inverse hyperbolic functions as ISO 80000 names them (``\\operatorname{arsinh}``).
+_AREA_FUNCTIONS = {"arsinh": "asinh", "arcosh": "acosh", "artanh": "atanh"}
 #: Reciprocal functions, by the function they are 1 over.
 _RECIPROCALS = {
     "sec": "cos",
@@ -274,6 +285,15 @@ class _Reader:
                     out += [("func", "abs"), ("(", "(")]
                     bars += 1
                 continue
+            if tok == "^" and self.positive_part(mark="^"):  # x^+, (1 - x)^{+}
+                start = _operand_start(out)
+                if start is None:
+                    raise LatexProblem("a positive part ^+ follows no operand")
+                out = [
+                    *out[:start],
+                    *_maximum_with_zero(out[start:]),
+                ]
+                continue
             if tok in ("\\in", "\\notin"):
                 self.take()
                 out = self.membership(out, negated=tok == "\\notin")
@@ -378,9 +398,10 @@ class _Reader:
         while self.peek() in _SPACING:
             self.take()
 
-    def positive_part(self) -> bool:
-        """Whether ``_+`` (or ``_{+}``) follows: ``(x)_+`` is max(x, 0)."""
-        if self.peek() != "_":
+    def positive_part(self, mark: str = "_") -> bool:
+        """Whether ``_+`` (or ``_{+}``; ``^+`` with ``mark`` '^') follows, and takes
+        it: ``(x)_+`` is max(x, 0)."""
+        if self.peek() != mark:
             return False
         if self.peek(1) == "+":
             self.i += 2
@@ -396,14 +417,7 @@ class _Reader:
             closers = {"{": ("}",), "\\{": ("\\}",)}.get(tok, (")", "]"))
             group = [("(", "("), *self.closed(tok, closers), (")", ")")]
             if tok in ("(", "[") and self.positive_part():
-                return [
-                    ("func", "max"),
-                    ("(", "("),
-                    *group,
-                    ("op", ","),
-                    ("num", "0"),
-                    (")", ")"),
-                ]
+                return _maximum_with_zero(group)
             return group
         if tok in (")", "]", "}"):
             raise LatexProblem(f"a '{tok}' closes nothing")
@@ -418,6 +432,14 @@ class _Reader:
         if tok == "_":
             raise LatexProblem("a subscript '_' follows no name")
         if tok[0].isdigit() or tok[0] == ".":
+            if self.peek() == "!":  # 3!: the factorial of a whole number
+                self.take()
+                if not tok.isdigit() or int(tok) > _MAX_FACTORIAL:
+                    raise LatexProblem(
+                        f"{tok}! has a reading only for a whole number up to "
+                        f"{_MAX_FACTORIAL}: type its value"
+                    )
+                return [("num", str(math.factorial(int(tok))))]
             return [("num", tok)]
         if tok.isalpha():
             return self.letters(tok)
@@ -431,8 +453,7 @@ class _Reader:
             return [("cmp", "==" if tok == "=" else tok)]
         if tok == "'":
             raise LatexProblem(
-                "a prime ' (a derivative) has no formula reading: type the function "
-                "itself, symnb derives f' (or type the derivative's formula)"
+                _DERIVATIVE.replace("a derivative", "a prime ' (a derivative)")
             )
         raise LatexProblem(f"'{tok}' has no formula reading")
 
@@ -475,6 +496,9 @@ class _Reader:
             return []
         if name in ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"):
             top, bottom = self.braced(digit=True), self.braced(digit=True)
+            d = ("name", "d")
+            if "d" not in self.declared and top[1:2] == [d] and bottom[1:2] == [d]:
+                raise LatexProblem(_DERIVATIVE)  # \frac{d}{dx}, \frac{\mathrm{d}f}{dx}
             return [("(", "("), *top, ("op", "/"), *bottom, (")", ")")]
         if name == "sqrt":
             if self.peek() == "[":
@@ -527,8 +551,12 @@ class _Reader:
             self.i += 3
             return self.indicator()
         if name in _WORD_COMMANDS:
+            if name == "operatorname" and self.peek() == "*":
+                self.take()  # \operatorname*{max}: its limits go below, nothing else
             # \text{otherwise.}, \text{if }: a sentence's punctuation is no name
             word = re.sub(r"[\s.,;:]+", "", self.group_text())
+            if word in _AREA_FUNCTIONS:  # \operatorname{arsinh}: ISO's asinh
+                return self.function(_AREA_FUNCTIONS[word])
             if _known_function(word):
                 return self.function(
                     word.lower() if word not in ALLOWED_FUNCTIONS else word
@@ -574,6 +602,8 @@ class _Reader:
             return [("logic", _LOGIC[name])]
         if name == "pi":
             return [("name", "pi")]
+        if name == "partial":
+            raise LatexProblem(_DERIVATIVE)
         self.skip_spacing()
         if name == "sigma" and self.peek() in (*_CALL_OPENERS, "[", "{"):
             return self.function("sigmoid")
@@ -588,6 +618,10 @@ class _Reader:
             return self.function(gamma)
         if name in _FUNCTIONS:
             return self.function(_FUNCTIONS[name])
+        if name in _AREA_FUNCTIONS:  # \arsinh as a paper's macro
+            return self.function(_AREA_FUNCTIONS[name])
+        if name == "binom":
+            return self.binomial()
         if name in _RECIPROCALS:  # \sec x is 1/cos(x), \cot^2 x is 1/tan(x)**2
             if self.peek() == "^" and self.tokens[self.i : self.i + 5] == [
                 "^",
@@ -624,6 +658,16 @@ class _Reader:
                 "\\over has no formula reading; type {a \\over b} as \\frac{a}{b}"
             )
         raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
+
+    def binomial(self) -> list[tuple[str, str]]:
+        """``\\binom{4}{2}``: the binomial coefficient of whole numbers, as a number."""
+        n, k = (re.sub(r"\s+", "", self.group_text()) for _ in range(2))
+        if not (n.isdigit() and k.isdigit()) or int(n) > _MAX_FACTORIAL:
+            raise LatexProblem(
+                f"\\binom{{{n}}}{{{k}}} has a reading only for whole numbers up to "
+                f"{_MAX_FACTORIAL}: type its value"
+            )
+        return [("num", str(math.comb(int(n), int(k))))]
 
     def gamma_family(self, name: str) -> str | None:
         """``\\Gamma(x)``: tgamma, ``\\psi(x)``: digamma, ``\\ln\\Gamma(x)`` (or
@@ -824,6 +868,37 @@ class _Reader:
 
 _WORDS = ("if", "for", "when", "where")
 _OTHERWISE = ("otherwise", "else")
+
+
+def _maximum_with_zero(operand: list) -> list[tuple[str, str]]:
+    """The positive part max(operand, 0)."""
+    return [
+        ("func", "max"),
+        ("(", "("),
+        *operand,
+        ("op", ","),
+        ("num", "0"),
+        (")", ")"),
+    ]
+
+
+def _operand_start(items: list) -> int | None:
+    """Where the last operand of ``items`` starts (a name, a number, a bracket with
+    its function), for a postfix ``^+``; None where none ends them."""
+    if not items or items[-1][0] not in ("name", "num", ")"):
+        return None
+    k = len(items) - 1
+    if items[k][0] == ")":
+        depth = 0
+        while k >= 0:
+            depth += items[k][0] == ")"
+            depth -= items[k][0] == "("
+            if depth == 0:
+                break
+            k -= 1
+        if k > 0 and items[k - 1][0] == "func":
+            k -= 1
+    return k
 
 
 def _odd_degree(degree: list) -> int | None:

@@ -33,6 +33,32 @@ CASES = [
     (r"\frac ab x", {"a": 3.0, "b": 2.0}, XS, lambda x: 1.5 * x),
     # a spacing command marks LaTeX (was read as code: "syntax error")
     (r"|x|\,|x-1|", {}, XS, lambda x: np.abs(x) * np.abs(x - 1)),
+    # \operatorname* (limits below), ISO's area functions (were refused, or arsinh*x)
+    (r"\operatorname*{max}(0, x)", {}, XS, lambda x: np.maximum(x, 0)),
+    (r"\operatorname{arsinh}(x)", {}, XS, np.arcsinh),
+    (
+        r"\operatorname{artanh}(x/4) + \operatorname{arcosh}(2 + x^2)",
+        {},
+        XS,
+        lambda x: np.arctanh(x / 4) + np.arccosh(2 + x**2),
+    ),
+    # a whole number's factorial, a binomial coefficient of numbers (were refused)
+    (
+        r"x + \frac{x^3}{3!} + \frac{x^5}{5!}",
+        {},
+        XS,
+        lambda x: x + x**3 / 6 + x**5 / 120,
+    ),
+    (r"\binom{4}{2} x^2", {}, XS, lambda x: 6 * x**2),
+    # the positive part as a superscript (was x**(+): "syntax error")
+    (r"x^+", {}, XS, lambda x: np.maximum(x, 0)),
+    (
+        r"(1 - x)^{+} + 2x^+",
+        {},
+        XS,
+        lambda x: np.maximum(1 - x, 0) + 2 * np.maximum(x, 0),
+    ),
+    (r"\tanh(x)^+", {}, XS, lambda x: np.maximum(np.tanh(x), 0)),
     # \sigma^{-1}: the logit (was "unknown symbol 'sigma'")
     (r"\sigma^{-1}(x)", {}, UNIT, scipy.special.logit),
     (
@@ -101,6 +127,14 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, points, reference)
             r"double superscript .*\{a\^b\}\^c or a\^\{b\^c\} \(at 'e\^\{-x\}\^2'\)",
         ),
         (r"\sin(x^2^3)", r"double superscript"),
+        # a derivative, a factorial or binomial without a number: what to type
+        (
+            r"\frac{d}{dx}\,x\sigma(x)",
+            r"derivative .*symnb derives f' .*\(at '\\frac\{d\}",
+        ),
+        (r"\frac{\partial}{\partial x}\tanh(x)", r"derivative .*symnb derives"),
+        (r"\frac{x^{21}}{21!}", r"21! .*whole number up to 20: type its value"),
+        (r"\binom{n}{2} x", r"\\binom\{n\}\{2\} .*whole numbers"),
         (
             r"\begin{cases} x & x \in \mathbb{R} \\ 0 \end{cases}",
             r"\\in .*x \\in \[a, b\]",
@@ -110,6 +144,12 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, points, reference)
 def test_latex_refusal_names_the_construct_and_where(latex, message):
     with pytest.raises(FormulaError, match=message):
         symnb.Activation(latex)
+
+
+def test_x_to_the_plus_two_is_still_a_power():
+    """Only a ^+ that ends its superscript is the positive part."""
+    k = symnb.Activation("x^+2").compile(backend="numpy", dtype="float64")
+    np.testing.assert_allclose(k.forward(XS.copy()), XS**2, rtol=1e-15)
 
 
 def test_a_declared_sigma_to_the_minus_one_is_its_reciprocal():
