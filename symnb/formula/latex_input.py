@@ -210,13 +210,25 @@ _TOKEN = re.compile(
 )
 
 
+#: The library's activations by their names without case or '_' (LeakyReLU).
+_SQUEEZED = {name.replace("_", ""): name for name in ACTIVATIONS}
+
+
 def _known_function(word: str) -> bool:
     return (
         word in ALLOWED_FUNCTIONS
         or word in ACTIVATIONS
         or word in spellings.BARE
-        or word.lower() in ACTIVATIONS
+        or word.lower() in _SQUEEZED
     )
+
+
+def _function_name(word: str) -> str:
+    """The formula's name of a known function as papers capitalise it (``ReLU``,
+    ``LeakyReLU``: leaky_relu)."""
+    if word in ALLOWED_FUNCTIONS or word in ACTIVATIONS or word in spellings.BARE:
+        return word
+    return _SQUEEZED[word.lower()]
 
 
 class _Reader:
@@ -482,7 +494,7 @@ class _Reader:
         ):
             word += self.take()
         if len(word) > 1 and _known_function(word):
-            return self.function(word)
+            return self.function(_function_name(word))
         out: list[tuple[str, str]] = []
         for k, ch in enumerate(word):
             name = self.subscript(ch) if k == len(word) - 1 else ch
@@ -555,12 +567,13 @@ class _Reader:
                 self.take()  # \operatorname*{max}: its limits go below, nothing else
             # \text{otherwise.}, \text{if }: a sentence's punctuation is no name
             word = re.sub(r"[\s.,;:]+", "", self.group_text())
+            if name == "rm" and word.isalpha():  # {\rm ReLU}: the letters that follow
+                while (self.peek() or "").isalpha():
+                    word += self.take()
             if word in _AREA_FUNCTIONS:  # \operatorname{arsinh}: ISO's asinh
                 return self.function(_AREA_FUNCTIONS[word])
             if _known_function(word):
-                return self.function(
-                    word.lower() if word not in ALLOWED_FUNCTIONS else word
-                )
+                return self.function(_function_name(word))
             if word in ("and", "or"):  # \text{ and } between conditions
                 return [("logic", _LOGIC[word])]
             if re.fullmatch(r"[A-Za-z]\w*", word):
@@ -604,15 +617,25 @@ class _Reader:
             return [("name", "pi")]
         if name == "partial":
             raise LatexProblem(_DERIVATIVE)
+        if name in ("sum", "prod"):
+            raise LatexProblem(
+                f"\\{name} has no formula reading: a loss is typed per sample and "
+                "symnb takes the batch mean itself; type the summand (or the mean "
+                "\\frac{1}{N}\\sum_i ...)"
+            )
         self.skip_spacing()
         if name == "sigma" and self.peek() in (*_CALL_OPENERS, "[", "{"):
             return self.function("sigmoid")
-        if (
-            name == "sigma"
-            and "sigma" not in self.declared
-            and self.tokens[self.i : self.i + 5] == ["^", "{", "-", "1", "}"]
-        ):  # \sigma^{-1}(p): the sigmoid's inverse, the logit
-            return self.function("sigmoid")
+        if name == "sigma" and "sigma" not in self.declared and self.peek() == "^":
+            # \sigma^{-1}(p): the logit; \sigma^2(x), as \sin^2(x), the sigmoid's square
+            save = self.i
+            self.take()
+            minus_one = self.braced() == _MINUS_ONE
+            self.skip_spacing()
+            called = self.peek() in (*_CALL_OPENERS, "[")
+            self.i = save
+            if minus_one or called:
+                return self.function("sigmoid")
         gamma = self.gamma_family(name)
         if gamma is not None:
             return self.function(gamma)
@@ -764,6 +787,11 @@ class _Reader:
             argument = self.item()
         elif self.peek() == "{":
             argument = self.braced()
+            if (
+                argument[1:2] == [("(", "(")]
+                and _closing(argument[1:]) == len(argument) - 3
+            ):
+                argument = argument[1:-1]  # \max{(0, x)}: the braces only group
         else:
             factors: list[tuple[str, str]] = []
             while (
@@ -993,7 +1021,8 @@ _DEFINES = (
 #: A ``\\text{...}`` (or ``\\operatorname``, ``\\mathrm``) alone in braces, as
 #: Wikipedia writes them: ``{\\text{erf}}(x)``, ``{\\text{if }}``.
 _BRACED_WORD = re.compile(
-    r"\{(\\(?:text|textrm|mathrm|operatorname|mbox)\s*\{[^{}]*\})\}"
+    r"(?:\\mathop\s*)?\{(\\(?:text|textrm|mathrm|operatorname|mbox)\s*\{[^{}]*\}"
+    r"|\\rm(?![A-Za-z])\s*[A-Za-z]+)\s*\}"
 )
 
 
@@ -1007,6 +1036,37 @@ _BATCH_MEAN = re.compile(
     r"^\s*(-?)\s*\\[dt]?frac\s*\{\s*1\s*\}\s*\{\s*[NnMm]\s*\}\s*\\sum"
     r"(?:\s*_\s*(?:\{[^{}]*\}|[A-Za-z]))?(?:\s*\^\s*(?:\{[^{}]*\}|[A-Za-z0-9]))?"
 )
+#: A loss's expectation, ``\\mathbb{E}_{x}[...]``: the batch mean symnb takes itself.
+_EXPECTATION = re.compile(
+    r"^\s*(-?)\s*\\mathbb\s*\{\s*E\s*\}(?:\s*_\s*(?:\{[^{}]*\}|[A-Za-z]))?\s*"
+)
+
+
+def _without_expectation(body: str) -> str:
+    """``-\\mathbb{E}[\\log \\hat{y}]`` as ``-[\\log \\hat{y}]``: the expectation of
+    the whole loss is the mean symnb takes (of a part, it has no reading here)."""
+    m = _EXPECTATION.match(body)
+    if m is None:
+        return body
+    rest = body[m.end() :]
+    depth, k = 0, -1
+    for k, ch in enumerate(rest):
+        depth += ch in "[("
+        depth -= ch in ")]"
+        if depth == 0 and ch in ")]":
+            break
+    closed_at_end = (
+        depth == 0 and not rest[k + 1 :].strip() and rest.lstrip()[:1] in "[(\\"
+    )
+    if not rest or not closed_at_end:
+        raise LatexProblem(
+            "\\mathbb{E} has a reading only around the whole loss, "
+            "\\mathbb{E}[...] (symnb takes the batch mean itself): type the loss per "
+            "sample"
+        )
+    return m.group(1) + rest
+
+
 _ARRAY_OPEN = re.compile(
     r"(?:\\left\s*)?\\\{\s*\\begin\{(?:array\}\s*\{[^{}]*\}|matrix\})"
 )
@@ -1068,6 +1128,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = _ARRAY_CLOSE.sub(r"\\end{cases}", body)
     body = _right_side(body)
     body = _BATCH_MEAN.sub(r"\1", body)  # -\frac{1}{N}\sum: the minus stays
+    body = _without_expectation(body)
     reader = _Reader(body, declared)
     try:
         items = reader.items(frozenset())

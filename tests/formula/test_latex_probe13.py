@@ -59,6 +59,30 @@ CASES = [
         lambda x: np.maximum(1 - x, 0) + 2 * np.maximum(x, 0),
     ),
     (r"\tanh(x)^+", {}, XS, lambda x: np.maximum(np.tanh(x), 0)),
+    # braces around a function's bracket only group (was max((0, x)): "a maximum
+    # over the batch")
+    (
+        r"\max{(0, x)} + \exp{(-x^2)}",
+        {},
+        XS,
+        lambda x: np.maximum(x, 0) + np.exp(-x * x),
+    ),
+    # old-style \rm, \mathop, the library's names as papers capitalise them (were
+    # "eLU has no argument", "\mathop has no formula reading", "unknown LeakyReLU")
+    (
+        r"{\rm ReLU}(x) + \mathop{\rm softplus}(x)",
+        {},
+        XS,
+        lambda x: np.maximum(x, 0) + np.logaddexp(0, x),
+    ),
+    (r"\mathrm{LeakyReLU}(x)", {}, XS, lambda x: np.where(x > 0, x, 0.01 * x)),
+    # \sigma^2(x), as \sin^2(x): the sigmoid squared (was "unknown symbol 'sigma'")
+    (
+        r"\sigma^2(x) + \sigma^{2}\left(-x\right)",
+        {},
+        XS,
+        lambda x: sigmoid(x) ** 2 + sigmoid(-x) ** 2,
+    ),
     # \sigma^{-1}: the logit (was "unknown symbol 'sigma'")
     (r"\sigma^{-1}(x)", {}, UNIT, scipy.special.logit),
     (
@@ -127,6 +151,7 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, points, reference)
             r"double superscript .*\{a\^b\}\^c or a\^\{b\^c\} \(at 'e\^\{-x\}\^2'\)",
         ),
         (r"\sin(x^2^3)", r"double superscript"),
+        (r"\sum_i (x - 1)^2", r"\\sum .*symnb takes the batch mean itself"),
         # a derivative, a factorial or binomial without a number: what to type
         (
             r"\frac{d}{dx}\,x\sigma(x)",
@@ -157,3 +182,34 @@ def test_a_declared_sigma_to_the_minus_one_is_its_reciprocal():
         backend="numpy", dtype="float64"
     )
     np.testing.assert_allclose(k.forward(XS.copy()), XS / 4, rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("latex", "reference"),
+    [
+        # the expectation of the whole loss is the batch mean (was "\mathbb has no
+        # formula reading")
+        (r"\mathbb{E}[(y-\hat y)^2]", lambda p, t: (t - p) ** 2),
+        (
+            r"-\mathbb{E}_{x}\left[y\log\hat{y} + (1-y)\log(1-\hat{y})\right]",
+            lambda p, t: -t * np.log(p) - (1 - t) * np.log(1 - p),
+        ),
+    ],
+)
+def test_latex_loss_is_the_batch_mean_of_its_summand(latex, reference):
+    """The value is the reference's mean; the gradient its central difference."""
+    pred = np.array([0.05, 0.3, 0.5, 0.7, 0.95])
+    true = np.array([1.0, 0.0, 0.5, 0.25, 1.0])
+    kernel = symnb.Loss(latex).compile(backend="numpy", dtype="float64")
+    expected = reference(pred, true).mean()
+    np.testing.assert_allclose(kernel.value(pred, true), expected, rtol=1e-12)
+    h = 1e-6
+    slope = (reference(pred + h, true) - reference(pred - h, true)) / (2 * h)
+    np.testing.assert_allclose(
+        kernel.gradient(pred, true), slope / pred.size, rtol=1e-6, atol=1e-9
+    )
+
+
+def test_an_expectation_of_a_part_is_refused():
+    with pytest.raises(FormulaError, match=r"\\mathbb\{E\} .*whole loss"):
+        symnb.Loss(r"\mathbb{E}[y] - \hat{y}")
