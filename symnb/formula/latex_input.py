@@ -572,6 +572,8 @@ class _Reader:
                     word += self.take()
             if word in _AREA_FUNCTIONS:  # \operatorname{arsinh}: ISO's asinh
                 return self.function(_AREA_FUNCTIONS[word])
+            if word in _WORDS:  # \text{ where }: a condition's word, not where()
+                return [("name", word)]
             if _known_function(word):
                 return self.function(_function_name(word))
             if word in ("and", "or"):  # \text{ and } between conditions
@@ -1138,4 +1140,49 @@ def translate(text: str, declared: Container[str] = ()) -> str:
         raise LatexProblem(f"{problem}{reader.where()}") from None
     if not items:
         raise LatexProblem("the LaTeX has no formula")
-    return _joined(items)
+    return _joined(_conditional(items))
+
+
+def _conditional(items: list) -> list:
+    """``a \\text{ if } c \\text{ else } b`` (Python's order, as some papers write
+    it) as Piecewise((a, c), (b, True)); a trailing ``\\text{for } x > 0`` without
+    an else has no value elsewhere, so it is refused."""
+    depth, marks = 0, {}
+    for k, (kind, text) in enumerate(items):
+        depth += kind == "("
+        depth -= kind == ")"
+        if depth == 0 and kind == "name" and text in (*_WORDS, "else"):
+            marks.setdefault(text, k)
+    if not marks:
+        return items
+    word, at = min(marks.items(), key=lambda mark: mark[1])
+    otherwise = marks.get("else")
+    if word != "if" or otherwise is None or otherwise < at:
+        raise LatexProblem(
+            f"'{word}' outside \\begin{{cases}} has no reading: give every case a "
+            "value, \\begin{cases} a & x > 0 \\\\ b & \\text{otherwise} "
+            "\\end{cases} (or a \\text{ if } c \\text{ else } b)"
+        )
+    value, condition, other = (
+        items[:at],
+        items[at + 1 : otherwise],
+        items[otherwise + 1 :],
+    )
+    if not (value and condition and other):
+        raise LatexProblem("a \\text{ if } c \\text{ else } b lacks a part")
+    return [
+        ("func", "Piecewise"),
+        ("(", "("),
+        ("(", "("),
+        *value,
+        ("op", ","),
+        *_connected(condition),
+        (")", ")"),
+        ("op", ","),
+        ("(", "("),
+        *_conditional(other),
+        ("op", ","),
+        ("name", "True"),
+        (")", ")"),
+        (")", ")"),
+    ]

@@ -83,6 +83,26 @@ CASES = [
         XS,
         lambda x: sigmoid(x) ** 2 + sigmoid(-x) ** 2,
     ),
+    # a if c else b, in Python's order (was "syntax error" in a*if*c*else*b), and
+    # \text{where} as a condition's word (was the function where(x))
+    (
+        r"e^{x}-1 \text{ if } x<0 \text{ else } x",
+        {},
+        XS,
+        lambda x: np.where(x < 0, np.expm1(x), x),
+    ),
+    (
+        r"0 \text{ if } x < -1 \text{ else } x^3 \text{ if } x \le 1 \text{ else } 1",
+        {},
+        XS,
+        lambda x: np.where(x < -1, 0, np.where(x <= 1, x**3, 1)),
+    ),
+    (
+        r"\begin{cases} x & \text{where } x > 0 \\ 0 & \text{else}\end{cases}",
+        {},
+        XS,
+        lambda x: np.maximum(x, 0),
+    ),
     # \sigma^{-1}: the logit (was "unknown symbol 'sigma'")
     (r"\sigma^{-1}(x)", {}, UNIT, scipy.special.logit),
     (
@@ -151,6 +171,10 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, points, reference)
             r"double superscript .*\{a\^b\}\^c or a\^\{b\^c\} \(at 'e\^\{-x\}\^2'\)",
         ),
         (r"\sin(x^2^3)", r"double superscript"),
+        # a value for part of the line only (were "'for' is a Python keyword", and
+        # tanh(x)*where(x) > 0)
+        (r"x^2 \ \text{for}\ x>0", r"'for' outside \\begin\{cases\} .*otherwise"),
+        (r"\tanh(x) \text{ where } x > 0", r"'where' outside \\begin\{cases\}"),
         (r"\sum_i (x - 1)^2", r"\\sum .*symnb takes the batch mean itself"),
         # a derivative, a factorial or binomial without a number: what to type
         (
