@@ -415,7 +415,7 @@ class _Reader:
         it: ``(x)_+`` is max(x, 0)."""
         if self.peek() != mark:
             return False
-        if self.peek(1) == "+":
+        if self.peek(1) == "+" and (mark == "_" or _ends_operand(self.peek(2))):
             self.i += 2
             return True
         if (self.peek(1), self.peek(2), self.peek(3)) == ("{", "+", "}"):
@@ -434,6 +434,11 @@ class _Reader:
         if tok in (")", "]", "}"):
             raise LatexProblem(f"a '{tok}' closes nothing")
         if tok == "^":
+            if self.peek() in ("-", "+") and self.peek(1) not in (None, "}"):
+                raise LatexProblem(  # TeX sets e^-x as e^{-}x
+                    f"a superscript is one token, its sign '{self.peek()}' alone: brace "
+                    f"it, e^{{{self.peek()}x}} (not e^{self.peek()}x)"
+                )
             power = self.braced()
             if self.peek() == "^":  # TeX's "Double superscript" error, not a tower
                 raise LatexProblem(
@@ -780,6 +785,11 @@ class _Reader:
             power = self.braced()
             if power == _MINUS_ONE and name in _INVERSES:
                 name, power = _INVERSES[name], []  # tan^{-1}: the inverse
+            elif power == _MINUS_ONE:  # \erf^{-1}, \Phi^{-1}: the inverse, not 1/f
+                raise LatexProblem(
+                    f"{name}^{{-1}} (the inverse function) has no formula reading; "
+                    f"for the reciprocal type 1/{name}(x) or {name}(x)^{{-1}}"
+                )
         while self.peek() in _SIZES:
             self.take()
         bars = self.bar_argument()
@@ -898,6 +908,32 @@ class _Reader:
 
 _WORDS = ("if", "for", "when", "where")
 _OTHERWISE = ("otherwise", "else")
+
+
+def _ends_operand(tok: str | None) -> bool:
+    """Whether ``tok`` may follow an operand's end (``x^+`` then ``+ 1``, ``)``, the
+    end): ``x^+y`` is no positive part but a sign without its operand."""
+    if tok is None or tok in "+-*/=,)]}&<>|" or tok in ("<=", ">=", "!=", "\\\\"):
+        return True
+    name = tok[1:]
+    return (
+        tok in _SPACING
+        or name in _COMPARISONS
+        or name in _OPERATORS
+        or name
+        in (
+            "right",
+            "end",
+            "bigr",
+            "Bigr",
+            "biggr",
+            "Biggr",
+            "big",
+            "Big",
+            "bigg",
+            "Bigg",
+        )
+    )
 
 
 def _maximum_with_zero(operand: list) -> list[tuple[str, str]]:

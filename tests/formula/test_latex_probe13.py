@@ -171,6 +171,13 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, points, reference)
             r"double superscript .*\{a\^b\}\^c or a\^\{b\^c\} \(at 'e\^\{-x\}\^2'\)",
         ),
         (r"\sin(x^2^3)", r"double superscript"),
+        # f^{-1} of a function without an inverse here (was 1/erf(x), 1/ndtr(x):
+        # silently the reciprocal)
+        (r"\operatorname{erf}^{-1}(x)", r"erf\^\{-1\} \(the inverse function\).*1/erf"),
+        (r"\Phi^{-1}(x)\,", r"\^\{-1\} \(the inverse function\)"),
+        # a superscript's lone sign (was e**(-)*x: "syntax error")
+        (r"e^-x\,", r"superscript is one token.*e\^\{-x\} \(not e\^-x\)"),
+        (r"x^+x\,", r"superscript is one token, its sign '\+'"),
         # a value for part of the line only (were "'for' is a Python keyword", and
         # tanh(x)*where(x) > 0)
         (r"x^2 \ \text{for}\ x>0", r"'for' outside \\begin\{cases\} .*otherwise"),
