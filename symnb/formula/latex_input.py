@@ -626,9 +626,9 @@ class _Reader:
             raise LatexProblem(_DERIVATIVE)
         if name in ("sum", "prod"):
             raise LatexProblem(
-                f"\\{name} has no formula reading: a loss is typed per sample and "
-                "symnb takes the batch mean itself; type the summand (or the mean "
-                "\\frac{1}{N}\\sum_i ...)"
+                f"\\{name} has no formula reading: a formula is elementwise, and of a "
+                "loss symnb takes the batch mean itself; type the summand (or the "
+                "mean \\frac{1}{N}\\sum_i ...)"
             )
         self.skip_spacing()
         if name == "sigma" and self.peek() in (*_CALL_OPENERS, "[", "{"):
@@ -676,6 +676,8 @@ class _Reader:
             and self.greek(name) not in self.declared
             and self.peek() in (*_CALL_OPENERS, "[")
         ):
+            if re.search(r"\\Phi(?![A-Za-z])", self.text):
+                return self.normal_density()  # beside \Phi (the CDF), the density
             raise LatexProblem(
                 f"\\{name}(x) is the normal density or a function the paper defines: "
                 "type the density as exp(-x**2/2)/sqrt(2*pi) (\\Phi(x) is the normal "
@@ -698,6 +700,34 @@ class _Reader:
                 f"{_MAX_FACTORIAL}: type its value"
             )
         return [("num", str(math.comb(int(n), int(k))))]
+
+    def normal_density(self) -> list[tuple[str, str]]:
+        """``\\phi(u)`` where the formula has ``\\Phi``: exp(-u**2/2)/sqrt(2*pi)."""
+        while self.peek() in _SIZES:
+            self.take()
+        u = self.item()
+        return [
+            ("(", "("),
+            ("func", "exp"),
+            ("(", "("),
+            ("op", "-"),
+            ("(", "("),
+            *u,
+            (")", ")"),
+            ("op", "**"),
+            ("num", "2"),
+            ("op", "/"),
+            ("num", "2"),
+            (")", ")"),
+            ("op", "/"),
+            ("func", "sqrt"),
+            ("(", "("),
+            ("num", "2"),
+            ("op", "*"),
+            ("name", "pi"),
+            (")", ")"),
+            (")", ")"),
+        ]
 
     def gamma_family(self, name: str) -> str | None:
         """``\\Gamma(x)``: tgamma, ``\\psi(x)``: digamma, ``\\ln\\Gamma(x)`` (or

@@ -103,6 +103,22 @@ CASES = [
         XS,
         lambda x: np.maximum(x, 0),
     ),
+    # \phi beside \Phi is the normal density (was refused as ambiguous)
+    (
+        r"\Phi(x) + x\phi(x)",
+        {},
+        XS,
+        lambda x: scipy.special.ndtr(x) + x * np.exp(-x * x / 2) / np.sqrt(2 * np.pi),
+    ),
+    (
+        r"\Phi(\beta x) - \beta\,\varphi\left(\beta x\right)",
+        {"beta": 1.5},
+        XS,
+        lambda x: (
+            scipy.special.ndtr(1.5 * x)
+            - 1.5 * np.exp(-((1.5 * x) ** 2) / 2) / np.sqrt(2 * np.pi)
+        ),
+    ),
     # \sigma^{-1}: the logit (was "unknown symbol 'sigma'")
     (r"\sigma^{-1}(x)", {}, UNIT, scipy.special.logit),
     (
