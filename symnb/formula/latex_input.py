@@ -401,6 +401,11 @@ class _Reader:
             self.tokens[self.i] = tok[1:]
             self.starts[self.i] += 1
             return [("(", "("), ("num", tok[0]), (")", ")")]
+        if tok in ("-", "+"):  # TeX sets e^-x as e^{-}x
+            raise LatexProblem(
+                f"an unbraced argument is one token, here the sign '{tok}' alone: "
+                f"brace it, e^{{{tok}x}} (not e^{tok}x)"
+            )
         if tok.isalpha():  # one letter, as in TeX: e^x y is e^{x} y, \frac ab is a/b
             self.take()
             return [("(", "("), ("name", tok), (")", ")")]
@@ -434,11 +439,6 @@ class _Reader:
         if tok in (")", "]", "}"):
             raise LatexProblem(f"a '{tok}' closes nothing")
         if tok == "^":
-            if self.peek() in ("-", "+") and self.peek(1) not in (None, "}"):
-                raise LatexProblem(  # TeX sets e^-x as e^{-}x
-                    f"a superscript is one token, its sign '{self.peek()}' alone: brace "
-                    f"it, e^{{{self.peek()}x}} (not e^{self.peek()}x)"
-                )
             power = self.braced()
             if self.peek() == "^":  # TeX's "Double superscript" error, not a tower
                 raise LatexProblem(

@@ -192,8 +192,9 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, points, reference)
         (r"\operatorname{erf}^{-1}(x)", r"erf\^\{-1\} \(the inverse function\).*1/erf"),
         (r"\Phi^{-1}(x)\,", r"\^\{-1\} \(the inverse function\)"),
         # a superscript's lone sign (was e**(-)*x: "syntax error")
-        (r"e^-x\,", r"superscript is one token.*e\^\{-x\} \(not e\^-x\)"),
-        (r"x^+x\,", r"superscript is one token, its sign '\+'"),
+        (r"e^-x\,", r"one token, here the sign '-' alone.*e\^\{-x\} \(not e\^-x\)"),
+        (r"\sin^-1 x", r"one token, here the sign '-' alone"),
+        (r"x^+x\,", r"one token, here the sign '\+' alone"),
         # a value for part of the line only (were "'for' is a Python keyword", and
         # tanh(x)*where(x) > 0)
         (r"x^2 \ \text{for}\ x>0", r"'for' outside \\begin\{cases\} .*otherwise"),
