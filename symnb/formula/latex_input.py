@@ -12,6 +12,7 @@ is the otherwise). A command without a reading raises :class:`LatexProblem` nami
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Container
 
@@ -47,7 +48,22 @@ _INVERSES = {
     "sinh": "asinh",
     "cosh": "acosh",
     "tanh": "atanh",
+    "sigmoid": "logit",
 }
+
+
+#: An interval's comparisons, by whether its bracket is open: x > a or x >= a...
+_INTERVAL_LOWER = {True: ">", False: ">="}
+_INTERVAL_UPPER = {True: "<", False: "<="}
+_OPPOSITE = {">": "<=", ">=": "<", "<": ">=", "<=": ">"}
+
+
+_DERIVATIVE = (
+    "a derivative has no formula reading: type the function itself, symnb "
+    "derives f' (or type the derivative's formula)"
+)
+#: The largest n of n! and \\binom{n}{k} read as a number (20! still fits 64 bits).
+_MAX_FACTORIAL = 20
 
 
 class LatexProblem(ValueError):
@@ -117,6 +133,8 @@ _FUNCTIONS = {
     "Phi": "ndtr",
     "sgn": "sign",
 }
+#: The inverse hyperbolic functions as ISO 80000 names them (``\\operatorname{arsinh}``).
+_AREA_FUNCTIONS = {"arsinh": "asinh", "arcosh": "acosh", "artanh": "atanh"}
 #: Reciprocal functions, by the function they are 1 over.
 _RECIPROCALS = {
     "sec": "cos",
@@ -192,13 +210,25 @@ _TOKEN = re.compile(
 )
 
 
+#: The library's activations by their names without case or '_' (LeakyReLU).
+_SQUEEZED = {name.replace("_", ""): name for name in ACTIVATIONS}
+
+
 def _known_function(word: str) -> bool:
     return (
         word in ALLOWED_FUNCTIONS
         or word in ACTIVATIONS
         or word in spellings.BARE
-        or word.lower() in ACTIVATIONS
+        or word.lower() in _SQUEEZED
     )
+
+
+def _function_name(word: str) -> str:
+    """The formula's name of a known function as papers capitalise it (``ReLU``,
+    ``LeakyReLU``: leaky_relu)."""
+    if word in ALLOWED_FUNCTIONS or word in ACTIVATIONS or word in spellings.BARE:
+        return word
+    return _SQUEEZED[word.lower()]
 
 
 class _Reader:
@@ -267,10 +297,86 @@ class _Reader:
                     out += [("func", "abs"), ("(", "(")]
                     bars += 1
                 continue
+            if tok == "^" and self.positive_part(mark="^"):  # x^+, (1 - x)^{+}
+                start = _operand_start(out)
+                if start is None:
+                    raise LatexProblem("a positive part ^+ follows no operand")
+                out = [
+                    *out[:start],
+                    *_maximum_with_zero(out[start:]),
+                ]
+                continue
+            if tok in ("\\in", "\\notin"):
+                self.take()
+                out = self.membership(out, negated=tok == "\\notin")
+                continue
             out += self.item()
         if bars:
             raise LatexProblem("an absolute value bar '|' is not closed")
         return out
+
+    def membership(self, out: list, negated: bool) -> list[tuple[str, str]]:
+        """``x \\in [0, 1)``, ``x \\notin (-\\infty, 0]``: the comparisons with the
+        interval's ends (a bracket turned outward, ``]0, 1[``, is open)."""
+        start = len(out)
+        depth = 0
+        while start > 0:  # the operand before \in: back to a comparison or bracket
+            kind, text = out[start - 1]
+            depth += kind == ")"
+            depth -= kind == "("
+            if depth < 0 or (depth == 0 and (kind in ("cmp", "logic") or text == ",")):
+                break
+            start -= 1
+        for word in _WORDS:  # "if x \\in ...": the word is no part of the operand
+            for spelled in ([("name", word)], [("name", ch) for ch in word]):
+                if out[start : start + len(spelled)] == spelled:
+                    start += len(spelled)
+        left = out[start:]
+        opener = self.peek()
+        if not left or opener not in ("[", "(", "]"):
+            raise LatexProblem(
+                "\\in has a reading only as an interval's bounds: type "
+                "x \\in [a, b] (or (a, b), [a, b)), or the comparisons a <= x <= b"
+            )
+        self.take()
+        ends = []
+        for stop in (",", ("]", ")", "[")):
+            stops = frozenset((stop,) if isinstance(stop, str) else stop)
+            if (self.peek(), self.peek(1)) in (("-", "\\infty"), ("+", "\\infty")):
+                self.take()
+            infinite = self.peek() == "\\infty"
+            if infinite:
+                self.take()
+            bound = self.items(stops)
+            if self.peek() not in stops:
+                raise LatexProblem(f"the interval after \\in is not closed by {stop}")
+            closer = self.take()
+            if infinite and bound:
+                raise LatexProblem("an interval's bound \\infty has more after it")
+            if not infinite and not bound:
+                raise LatexProblem("an interval after \\in lacks a bound")
+            ends.append(None if infinite else bound)
+        # (lower end, its bracket is open) and the comparison x <cmp> end that holds
+        # inside; outside (\\notin) is the opposite comparison
+        ends_open = ((ends[0], opener != "["), (ends[1], closer != "]"))
+        inside = (_INTERVAL_LOWER, _INTERVAL_UPPER)
+        sides = [
+            [
+                *left,
+                ("cmp", table[is_open] if not negated else _OPPOSITE[table[is_open]]),
+                *end,
+            ]
+            for (end, is_open), table in zip(ends_open, inside)
+            if end is not None
+        ]
+        if not sides:
+            raise LatexProblem("an interval (-\\infty, \\infty) holds every x: drop it")
+        joined: list[tuple[str, str]] = [("(", "(")]
+        for k, side in enumerate(sides):
+            if k:
+                joined.append(("op", "|" if negated else "&"))
+            joined += [("(", "("), *side, (")", ")")]
+        return [*out[:start], *joined, (")", ")")]
 
     def closed(self, opener: str, closers: tuple[str, ...]) -> list[tuple[str, str]]:
         """The items up to the bracket that closes ``opener`` (taken already)."""
@@ -295,17 +401,26 @@ class _Reader:
             self.tokens[self.i] = tok[1:]
             self.starts[self.i] += 1
             return [("(", "("), ("num", tok[0]), (")", ")")]
+        if tok in ("-", "+"):  # TeX sets e^-x as e^{-}x
+            raise LatexProblem(
+                f"an unbraced argument is one token, here the sign '{tok}' alone: "
+                f"brace it, e^{{{tok}x}} (not e^{tok}x)"
+            )
+        if tok.isalpha():  # one letter, as in TeX: e^x y is e^{x} y, \frac ab is a/b
+            self.take()
+            return [("(", "("), ("name", tok), (")", ")")]
         return [("(", "("), *self.item(), (")", ")")]
 
     def skip_spacing(self) -> None:
         while self.peek() in _SPACING:
             self.take()
 
-    def positive_part(self) -> bool:
-        """Whether ``_+`` (or ``_{+}``) follows: ``(x)_+`` is max(x, 0)."""
-        if self.peek() != "_":
+    def positive_part(self, mark: str = "_") -> bool:
+        """Whether ``_+`` (or ``_{+}``; ``^+`` with ``mark`` '^') follows, and takes
+        it: ``(x)_+`` is max(x, 0)."""
+        if self.peek() != mark:
             return False
-        if self.peek(1) == "+":
+        if self.peek(1) == "+" and (mark == "_" or _ends_operand(self.peek(2))):
             self.i += 2
             return True
         if (self.peek(1), self.peek(2), self.peek(3)) == ("{", "+", "}"):
@@ -319,22 +434,29 @@ class _Reader:
             closers = {"{": ("}",), "\\{": ("\\}",)}.get(tok, (")", "]"))
             group = [("(", "("), *self.closed(tok, closers), (")", ")")]
             if tok in ("(", "[") and self.positive_part():
-                return [
-                    ("func", "max"),
-                    ("(", "("),
-                    *group,
-                    ("op", ","),
-                    ("num", "0"),
-                    (")", ")"),
-                ]
+                return _maximum_with_zero(group)
             return group
         if tok in (")", "]", "}"):
             raise LatexProblem(f"a '{tok}' closes nothing")
         if tok == "^":
-            return [("op", "**"), *self.braced()]
+            power = self.braced()
+            if self.peek() == "^":  # TeX's "Double superscript" error, not a tower
+                raise LatexProblem(
+                    "a double superscript a^b^c has no reading: brace it as "
+                    "{a^b}^c or a^{b^c}"
+                )
+            return [("op", "**"), *power]
         if tok == "_":
             raise LatexProblem("a subscript '_' follows no name")
         if tok[0].isdigit() or tok[0] == ".":
+            if self.peek() == "!":  # 3!: the factorial of a whole number
+                self.take()
+                if not tok.isdigit() or int(tok) > _MAX_FACTORIAL:
+                    raise LatexProblem(
+                        f"{tok}! has a reading only for a whole number up to "
+                        f"{_MAX_FACTORIAL}: type its value"
+                    )
+                return [("num", str(math.factorial(int(tok))))]
             return [("num", tok)]
         if tok.isalpha():
             return self.letters(tok)
@@ -348,8 +470,7 @@ class _Reader:
             return [("cmp", "==" if tok == "=" else tok)]
         if tok == "'":
             raise LatexProblem(
-                "a prime ' (a derivative) has no formula reading: type the function "
-                "itself, symnb derives f' (or type the derivative's formula)"
+                _DERIVATIVE.replace("a derivative", "a prime ' (a derivative)")
             )
         raise LatexProblem(f"'{tok}' has no formula reading")
 
@@ -378,7 +499,7 @@ class _Reader:
         ):
             word += self.take()
         if len(word) > 1 and _known_function(word):
-            return self.function(word)
+            return self.function(_function_name(word))
         out: list[tuple[str, str]] = []
         for k, ch in enumerate(word):
             name = self.subscript(ch) if k == len(word) - 1 else ch
@@ -392,6 +513,9 @@ class _Reader:
             return []
         if name in ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"):
             top, bottom = self.braced(digit=True), self.braced(digit=True)
+            d = ("name", "d")
+            if "d" not in self.declared and top[1:2] == [d] and bottom[1:2] == [d]:
+                raise LatexProblem(_DERIVATIVE)  # \frac{d}{dx}, \frac{\mathrm{d}f}{dx}
             return [("(", "("), *top, ("op", "/"), *bottom, (")", ")")]
         if name == "sqrt":
             if self.peek() == "[":
@@ -444,12 +568,19 @@ class _Reader:
             self.i += 3
             return self.indicator()
         if name in _WORD_COMMANDS:
+            if name == "operatorname" and self.peek() == "*":
+                self.take()  # \operatorname*{max}: its limits go below, nothing else
             # \text{otherwise.}, \text{if }: a sentence's punctuation is no name
             word = re.sub(r"[\s.,;:]+", "", self.group_text())
+            if name == "rm" and word.isalpha():  # {\rm ReLU}: the letters that follow
+                while (self.peek() or "").isalpha():
+                    word += self.take()
+            if word in _AREA_FUNCTIONS:  # \operatorname{arsinh}: ISO's asinh
+                return self.function(_AREA_FUNCTIONS[word])
+            if word in _WORDS:  # \text{ where }: a condition's word, not where()
+                return [("name", word)]
             if _known_function(word):
-                return self.function(
-                    word.lower() if word not in ALLOWED_FUNCTIONS else word
-                )
+                return self.function(_function_name(word))
             if word in ("and", "or"):  # \text{ and } between conditions
                 return [("logic", _LOGIC[word])]
             if re.fullmatch(r"[A-Za-z]\w*", word):
@@ -491,14 +622,36 @@ class _Reader:
             return [("logic", _LOGIC[name])]
         if name == "pi":
             return [("name", "pi")]
+        if name == "partial":
+            raise LatexProblem(_DERIVATIVE)
+        if name in ("sum", "prod"):
+            raise LatexProblem(
+                f"\\{name} has no formula reading: a formula is elementwise, and of a "
+                "loss symnb takes the batch mean itself; type the summand (or the "
+                "mean \\frac{1}{N}\\sum_i ...)"
+            )
         self.skip_spacing()
         if name == "sigma" and self.peek() in (*_CALL_OPENERS, "[", "{"):
             return self.function("sigmoid")
+        if name == "sigma" and "sigma" not in self.declared and self.peek() == "^":
+            # \sigma^{-1}(p): the logit; \sigma^2(x), as \sin^2(x), the sigmoid's square
+            save = self.i
+            self.take()
+            minus_one = self.braced() == _MINUS_ONE
+            self.skip_spacing()
+            called = self.peek() in (*_CALL_OPENERS, "[")
+            self.i = save
+            if minus_one or called:
+                return self.function("sigmoid")
         gamma = self.gamma_family(name)
         if gamma is not None:
             return self.function(gamma)
         if name in _FUNCTIONS:
             return self.function(_FUNCTIONS[name])
+        if name in _AREA_FUNCTIONS:  # \arsinh as a paper's macro
+            return self.function(_AREA_FUNCTIONS[name])
+        if name == "binom":
+            return self.binomial()
         if name in _RECIPROCALS:  # \sec x is 1/cos(x), \cot^2 x is 1/tan(x)**2
             if self.peek() == "^" and self.tokens[self.i : self.i + 5] == [
                 "^",
@@ -523,6 +676,8 @@ class _Reader:
             and self.greek(name) not in self.declared
             and self.peek() in (*_CALL_OPENERS, "[")
         ):
+            if re.search(r"\\Phi(?![A-Za-z])", self.text):
+                return self.normal_density()  # beside \Phi (the CDF), the density
             raise LatexProblem(
                 f"\\{name}(x) is the normal density or a function the paper defines: "
                 "type the density as exp(-x**2/2)/sqrt(2*pi) (\\Phi(x) is the normal "
@@ -535,6 +690,44 @@ class _Reader:
                 "\\over has no formula reading; type {a \\over b} as \\frac{a}{b}"
             )
         raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
+
+    def binomial(self) -> list[tuple[str, str]]:
+        """``\\binom{4}{2}``: the binomial coefficient of whole numbers, as a number."""
+        n, k = (re.sub(r"\s+", "", self.group_text()) for _ in range(2))
+        if not (n.isdigit() and k.isdigit()) or int(n) > _MAX_FACTORIAL:
+            raise LatexProblem(
+                f"\\binom{{{n}}}{{{k}}} has a reading only for whole numbers up to "
+                f"{_MAX_FACTORIAL}: type its value"
+            )
+        return [("num", str(math.comb(int(n), int(k))))]
+
+    def normal_density(self) -> list[tuple[str, str]]:
+        """``\\phi(u)`` where the formula has ``\\Phi``: exp(-u**2/2)/sqrt(2*pi)."""
+        while self.peek() in _SIZES:
+            self.take()
+        u = self.item()
+        return [
+            ("(", "("),
+            ("func", "exp"),
+            ("(", "("),
+            ("op", "-"),
+            ("(", "("),
+            *u,
+            (")", ")"),
+            ("op", "**"),
+            ("num", "2"),
+            ("op", "/"),
+            ("num", "2"),
+            (")", ")"),
+            ("op", "/"),
+            ("func", "sqrt"),
+            ("(", "("),
+            ("num", "2"),
+            ("op", "*"),
+            ("name", "pi"),
+            (")", ")"),
+            (")", ")"),
+        ]
 
     def gamma_family(self, name: str) -> str | None:
         """``\\Gamma(x)``: tgamma, ``\\psi(x)``: digamma, ``\\ln\\Gamma(x)`` (or
@@ -622,6 +815,11 @@ class _Reader:
             power = self.braced()
             if power == _MINUS_ONE and name in _INVERSES:
                 name, power = _INVERSES[name], []  # tan^{-1}: the inverse
+            elif power == _MINUS_ONE:  # \erf^{-1}, \Phi^{-1}: the inverse, not 1/f
+                raise LatexProblem(
+                    f"{name}^{{-1}} (the inverse function) has no formula reading; "
+                    f"for the reciprocal type 1/{name}(x) or {name}(x)^{{-1}}"
+                )
         while self.peek() in _SIZES:
             self.take()
         bars = self.bar_argument()
@@ -631,6 +829,11 @@ class _Reader:
             argument = self.item()
         elif self.peek() == "{":
             argument = self.braced()
+            if (
+                argument[1:2] == [("(", "(")]
+                and _closing(argument[1:]) == len(argument) - 3
+            ):
+                argument = argument[1:-1]  # \max{(0, x)}: the braces only group
         else:
             factors: list[tuple[str, str]] = []
             while (
@@ -737,6 +940,63 @@ _WORDS = ("if", "for", "when", "where")
 _OTHERWISE = ("otherwise", "else")
 
 
+def _ends_operand(tok: str | None) -> bool:
+    """Whether ``tok`` may follow an operand's end (``x^+`` then ``+ 1``, ``)``, the
+    end): ``x^+y`` is no positive part but a sign without its operand."""
+    if tok is None or tok in "+-*/=,)]}&<>|" or tok in ("<=", ">=", "!=", "\\\\"):
+        return True
+    name = tok[1:]
+    return (
+        tok in _SPACING
+        or name in _COMPARISONS
+        or name in _OPERATORS
+        or name
+        in (
+            "right",
+            "end",
+            "bigr",
+            "Bigr",
+            "biggr",
+            "Biggr",
+            "big",
+            "Big",
+            "bigg",
+            "Bigg",
+        )
+    )
+
+
+def _maximum_with_zero(operand: list) -> list[tuple[str, str]]:
+    """The positive part max(operand, 0)."""
+    return [
+        ("func", "max"),
+        ("(", "("),
+        *operand,
+        ("op", ","),
+        ("num", "0"),
+        (")", ")"),
+    ]
+
+
+def _operand_start(items: list) -> int | None:
+    """Where the last operand of ``items`` starts (a name, a number, a bracket with
+    its function), for a postfix ``^+``; None where none ends them."""
+    if not items or items[-1][0] not in ("name", "num", ")"):
+        return None
+    k = len(items) - 1
+    if items[k][0] == ")":
+        depth = 0
+        while k >= 0:
+            depth += items[k][0] == ")"
+            depth -= items[k][0] == "("
+            if depth == 0:
+                break
+            k -= 1
+        if k > 0 and items[k - 1][0] == "func":
+            k -= 1
+    return k
+
+
 def _odd_degree(degree: list) -> int | None:
     """The degree of ``\\sqrt[n]`` where it is an odd whole number (its root is real
     for every real number), else None."""
@@ -829,7 +1089,8 @@ _DEFINES = (
 #: A ``\\text{...}`` (or ``\\operatorname``, ``\\mathrm``) alone in braces, as
 #: Wikipedia writes them: ``{\\text{erf}}(x)``, ``{\\text{if }}``.
 _BRACED_WORD = re.compile(
-    r"\{(\\(?:text|textrm|mathrm|operatorname|mbox)\s*\{[^{}]*\})\}"
+    r"(?:\\mathop\s*)?\{(\\(?:text|textrm|mathrm|operatorname|mbox)\s*\{[^{}]*\}"
+    r"|\\rm(?![A-Za-z])\s*[A-Za-z]+)\s*\}"
 )
 
 
@@ -843,6 +1104,37 @@ _BATCH_MEAN = re.compile(
     r"^\s*(-?)\s*\\[dt]?frac\s*\{\s*1\s*\}\s*\{\s*[NnMm]\s*\}\s*\\sum"
     r"(?:\s*_\s*(?:\{[^{}]*\}|[A-Za-z]))?(?:\s*\^\s*(?:\{[^{}]*\}|[A-Za-z0-9]))?"
 )
+#: A loss's expectation, ``\\mathbb{E}_{x}[...]``: the batch mean symnb takes itself.
+_EXPECTATION = re.compile(
+    r"^\s*(-?)\s*\\mathbb\s*\{\s*E\s*\}(?:\s*_\s*(?:\{[^{}]*\}|[A-Za-z]))?\s*"
+)
+
+
+def _without_expectation(body: str) -> str:
+    """``-\\mathbb{E}[\\log \\hat{y}]`` as ``-[\\log \\hat{y}]``: the expectation of
+    the whole loss is the mean symnb takes (of a part, it has no reading here)."""
+    m = _EXPECTATION.match(body)
+    if m is None:
+        return body
+    rest = body[m.end() :]
+    depth, k = 0, -1
+    for k, ch in enumerate(rest):
+        depth += ch in "[("
+        depth -= ch in ")]"
+        if depth == 0 and ch in ")]":
+            break
+    closed_at_end = (
+        depth == 0 and not rest[k + 1 :].strip() and rest.lstrip()[:1] in "[(\\"
+    )
+    if not rest or not closed_at_end:
+        raise LatexProblem(
+            "\\mathbb{E} has a reading only around the whole loss, "
+            "\\mathbb{E}[...] (symnb takes the batch mean itself): type the loss per "
+            "sample"
+        )
+    return m.group(1) + rest
+
+
 _ARRAY_OPEN = re.compile(
     r"(?:\\left\s*)?\\\{\s*\\begin\{(?:array\}\s*\{[^{}]*\}|matrix\})"
 )
@@ -904,6 +1196,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = _ARRAY_CLOSE.sub(r"\\end{cases}", body)
     body = _right_side(body)
     body = _BATCH_MEAN.sub(r"\1", body)  # -\frac{1}{N}\sum: the minus stays
+    body = _without_expectation(body)
     reader = _Reader(body, declared)
     try:
         items = reader.items(frozenset())
@@ -913,4 +1206,49 @@ def translate(text: str, declared: Container[str] = ()) -> str:
         raise LatexProblem(f"{problem}{reader.where()}") from None
     if not items:
         raise LatexProblem("the LaTeX has no formula")
-    return _joined(items)
+    return _joined(_conditional(items))
+
+
+def _conditional(items: list) -> list:
+    """``a \\text{ if } c \\text{ else } b`` (Python's order, as some papers write
+    it) as Piecewise((a, c), (b, True)); a trailing ``\\text{for } x > 0`` without
+    an else has no value elsewhere, so it is refused."""
+    depth, marks = 0, {}
+    for k, (kind, text) in enumerate(items):
+        depth += kind == "("
+        depth -= kind == ")"
+        if depth == 0 and kind == "name" and text in (*_WORDS, "else"):
+            marks.setdefault(text, k)
+    if not marks:
+        return items
+    word, at = min(marks.items(), key=lambda mark: mark[1])
+    otherwise = marks.get("else")
+    if word != "if" or otherwise is None or otherwise < at:
+        raise LatexProblem(
+            f"'{word}' outside \\begin{{cases}} has no reading: give every case a "
+            "value, \\begin{cases} a & x > 0 \\\\ b & \\text{otherwise} "
+            "\\end{cases} (or a \\text{ if } c \\text{ else } b)"
+        )
+    value, condition, other = (
+        items[:at],
+        items[at + 1 : otherwise],
+        items[otherwise + 1 :],
+    )
+    if not (value and condition and other):
+        raise LatexProblem("a \\text{ if } c \\text{ else } b lacks a part")
+    return [
+        ("func", "Piecewise"),
+        ("(", "("),
+        ("(", "("),
+        *value,
+        ("op", ","),
+        *_connected(condition),
+        (")", ")"),
+        ("op", ","),
+        ("(", "("),
+        *_conditional(other),
+        ("op", ","),
+        ("name", "True"),
+        (")", ")"),
+        (")", ")"),
+    ]

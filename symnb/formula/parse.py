@@ -154,8 +154,8 @@ _NOT_FINITE_NAMES = {"inf", "infinity", "Infinity", "oo", "nan", "NaN", "zoo"}
 _COMPLEX_NAMES = {"I", "j", "J"}
 
 _COMMENT = re.compile(r"#[^\n\r]*")
-_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
-_POSITIVE_PART = re.compile(r"[)\]]_\+")
+_LATEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:!])")  # \, \; too: no code has them
+_POSITIVE_PART = re.compile(r"[)\]]_\+|\^\{\+\}|\^\+(?!\s*[\w(.\\])")
 # 'f(x) =', 'y =' at the start (not '==')
 _DEFINITION = re.compile(r"\s*[A-Za-z_]\w*\s*(?:\([^()=]*\))?\s*=(?!=)")
 _SIGN_RUN = re.compile(rf"[-+~](?:\s*[-+~]){{{MAX_SIGN_RUN},}}")
