@@ -48,7 +48,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "100"
+ENGINE_VERSION = "101"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -684,9 +684,13 @@ def _with_constant_gradients(
     # every gradient divided by a power of a constant one factor at a time, whether it
     # fails at the analysed values or not: training moves the constants, and
     # softplus(-|beta x|)/beta**2 (d/dbeta of log(1 + exp(beta x))/beta) compiled at
-    # beta = 1 was 0/0 = NaN in float32 once beta reached 1e-30 (an exact rewrite)
+    # beta = 1 was 0/0 = NaN in float32 once beta reached 1e-30 (an exact rewrite).
+    # "Not rewritten by f's analysis" is equality, not identity: that analysis may be
+    # another form object's of the same key (the in-process memo), whose equal
+    # gradients are other objects once SymPy's cache dropped them; by identity they
+    # were taken as rewritten and kept undivided (NaN again at beta = 1e-30)
     dparams = [
-        rewrite.divide_by_constant_stepwise(m, var) if d is o or m is not o else d
+        rewrite.divide_by_constant_stepwise(m, var) if d == o or m is not o else d
         for d, o, m in zip(new_form.dparams, form.dparams, mended)
     ]
     targets = []

@@ -67,3 +67,31 @@ def test_a_learned_swish_trains_through_the_lazy_gradient():
     (x * torch.sigmoid(beta * x)).sum().backward()
     got = next(p for n, p in module.named_parameters() if n.endswith("beta")).grad
     assert float(got) == pytest.approx(float(beta.grad), rel=1e-12)
+
+
+def test_the_gradient_of_a_formula_analysed_for_another_object():
+    """Two activations of one formula share f's analysis (the in-process memo). The
+    second's gradients were analysed on top of the first's, whose gradients are other
+    SymPy objects once SymPy's cache dropped them: taken (by identity) as rewritten,
+    softplus(-|beta x|)/beta**2 stayed undivided, 0/0 = NaN once training moved beta
+    to 1e-30 (found by the full suite, where other tests ran first)."""
+    from sympy.core.cache import clear_cache
+
+    engine.clear_memory_cache()
+    text = "softplus(beta*x)/beta"
+    symnb.Activation(text, beta=2.0).compile(backend="numpy", dtype="float32")
+    clear_cache()
+    act = symnb.Activation(text, beta=2.0)
+    kernel = act.compile(backend="cpp", dtype="float32", strict=True)
+    kernel.set_constants(beta=1e-30)
+    xs = np.array([-1e35, -3.4e38, -1e36], dtype=np.float32)
+    got = kernel.constant_gradient(xs, np.ones_like(xs))["beta"]
+    # d/dbeta = x sigmoid(beta x)/beta - softplus(beta x)/beta^2, in mpmath
+    mp.mp.dps = 60
+    b = mp.mpf(1e-30)
+    want = 0
+    for x in map(mp.mpf, xs.astype(float)):
+        sp_ = mp.log1p(mp.exp(b * x))
+        want += x / (1 + mp.exp(-b * x)) / b - sp_ / b**2
+    assert np.isfinite(got)
+    assert got == pytest.approx(float(want), rel=1e-5, abs=1e-30)
