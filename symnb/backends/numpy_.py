@@ -292,36 +292,35 @@ def _lambdify_rare(expr: sp.Expr, inputs: tuple, args: tuple) -> Any:
 class _Compiled:
     """Lambdified f, df and dc_k of one form, with the NaN guard where needed.
 
-    ``gradients``: makes the form whose constants' gradients to compute (lowered for
-    them), called when dc is first asked for; None: ``form``'s own."""
+    ``whole``: makes the forms of the whole program with their constants' gradients
+    lowered, called when dc is first asked for; this form is number ``index`` there.
+    None: ``form``'s own dparams."""
 
-    def __init__(self, form: InternalForm, gradients=None) -> None:
-        args = tuple(form.inputs) + tuple(form.params)
-        ins = tuple(form.inputs)
+    def __init__(self, form: InternalForm, whole=None, index: int = 0) -> None:
+        self._ins = tuple(form.inputs)
+        self._args = self._ins + tuple(form.params)
         self.form = form
         self.n_constants = len(form.params)
-        self.f = _lambdify_rare(form.f, ins, args)
-        self.df = _lambdify_rare(form.df, ins, args)
-        self.guard_f = _needs_nan_guard(form.f, ins)
-        self.guard_df = _needs_nan_guard(form.df, ins)
-        self._gradients = gradients
+        self.f = _lambdify_rare(form.f, self._ins, self._args)
+        self.df = _lambdify_rare(form.df, self._ins, self._args)
+        self.guard_f = _needs_nan_guard(form.f, self._ins)
+        self.guard_df = _needs_nan_guard(form.df, self._ins)
+        self._whole, self._index = whole, index
         self._dc: tuple[list, list] | None = None
         self._dc_lock = threading.Lock()
 
     @property
     def gradient_form(self) -> InternalForm:
-        """The form whose dparams dc computes."""
-        return self.form if self._gradients is None else self._gradients()
+        """The form whose dparams dc computes (same inputs and constants as ``form``)."""
+        return self.form if self._whole is None else self._whole()[self._index]
 
     def _dc_pair(self) -> tuple[list, list]:
         with self._dc_lock:
             if self._dc is None:
-                form = self.gradient_form
-                args = tuple(form.inputs) + tuple(form.params)
-                ins = tuple(form.inputs)
+                dparams = self.gradient_form.dparams
                 self._dc = (
-                    [_lambdify_rare(d, ins, args) for d in form.dparams],
-                    [_needs_nan_guard(d, ins) for d in form.dparams],
+                    [_lambdify_rare(d, self._ins, self._args) for d in dparams],
+                    [_needs_nan_guard(d, self._ins) for d in dparams],
                 )
             return self._dc
 
@@ -420,10 +419,7 @@ class NumpyProgram(Program):
         t0 = time.perf_counter()
         self.kind = kind
         self.dtype = np.dtype(dtype)
-        makers = [None] * len(forms)
-        if whole is not None:  # the forms with their constants' gradients lowered
-            makers = [functools.partial(_nth, whole, i) for i in range(len(forms))]
-        self.compiled = [_Compiled(f, m) for f, m in zip(forms, makers)]
+        self.compiled = [_Compiled(f, whole, i) for i, f in enumerate(forms)]
         self.compile_seconds = time.perf_counter() - t0
         self.cache_hit = False
         self.device = None
@@ -562,10 +558,6 @@ def probe() -> BackendStatus:
     except ImportError:
         erf = "built-in float32 approximation (install scipy for exact erf)"
     return BackendStatus("numpy", True, details={"numpy": np.__version__, "erf": erf})
-
-
-def _nth(make, i: int) -> InternalForm:
-    return make()[i]
 
 
 def build(forms, kind: str, dtype: str, device=None, whole=None) -> NumpyProgram:
