@@ -1097,6 +1097,11 @@ def _from_library(cls: type, name: str, constants: dict) -> _Formula:
         name = name.strip().lower()  # activation(' ReLU '), as backend names
     if name not in table:
         hint = did_you_mean(str(name), list(table))
+        if not name.strip().isidentifier():  # activation("x*sigmoid(x)"): a formula
+            hint = (
+                f"a formula text goes to symnb.{kind.title()}({name!r:.60}, ...) "
+                f"with its constants; symnb.{kind}() takes a library name; "
+            )
         raise FormulaError(
             f"unknown {kind} {name!r}",
             suggestion=f"{hint}known: {', '.join(table)}",

@@ -62,6 +62,18 @@ def test_library_unknown_names_and_constants():
         symnb.loss("msee")
 
 
+def test_library_lookup_of_a_formula_points_to_the_formula_class():
+    """symnb.activation("x*sigmoid(beta*x)", beta=1) listed the library's names only;
+    the hint now says that a formula goes to symnb.Activation (and Loss the same)."""
+    with pytest.raises(FormulaError, match=r"formula text goes to symnb\.Activation"):
+        symnb.activation("x*sigmoid(beta*x)", beta=1.0)
+    with pytest.raises(FormulaError, match=r"formula text goes to symnb\.Loss"):
+        symnb.loss("(y_pred - y_true)**2")
+    # the formula itself reads as typed through the class the hint names
+    act = symnb.Activation("x*sigmoid(beta*x)", beta=1.0)
+    assert act.constants == {"beta": 1.0}
+
+
 def test_library_defaults_match_pytorch_docs():
     assert symnb.activation("leaky_relu").constants == {"alpha": 0.01}
     assert symnb.activation("elu").constants == {"alpha": 1.0}
