@@ -355,10 +355,17 @@ def resolve_loss(
         except (KeyError, ValueError) as exc:
             from .layers import _did_you_mean
 
+            text = spec.strip()
+            if "y_pred" in text and not text.isidentifier():
+                # a formula text, as activation= takes one in x ('(y_pred-y_true)**4'
+                # was "unknown loss")
+                formula = symnb.Loss(text, name=text)
+                return resolve_loss(formula, task, has_output_activation)
             names = [*symnb.library_losses(), "cross_entropy"]
             raise ValueError(
                 f"unknown loss {spec!r}: {_did_you_mean(key, names)}use 'cross_entropy' (softmax, "
-                f"multi-class), a library loss ({', '.join(names[:-1])}) or a "
+                f"multi-class), a library loss ({', '.join(names[:-1])}), a formula "
+                "text in y_pred and y_true such as '(y_pred - y_true)**4', or a "
                 "symnb.Loss"
             ) from exc
         if key in _LOGIT_NAMES:
