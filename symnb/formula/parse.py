@@ -161,8 +161,9 @@ _PRIME = re.compile(r"(?<![\w'\"])[A-Za-z]\w*'+\s*(?:[(=]|$)")
 _POSITIVE_PART = re.compile(
     r"[)\]]_\+|\^\{\+\}|\^\+(?!\s*[\w(.\\])|\b[A-Za-z]_\+(?=\s*(?:\^|\)|$))"
 )
-# pasted Python (a docstring may say f'(x)): no LaTeX marked by a prime or a star
-_PYTHON_CODE = re.compile(r"\"|\b(?:def|return|lambda|import)\b")
+# pasted Python (a docstring may say f'(x)), a string's opening quote ('a'): no
+# LaTeX marked by a prime or a star
+_PYTHON_CODE = re.compile(r"\"|\b(?:def|return|lambda|import)\b|(?:^|[\s=(,\[])'")
 # a^*, a^{*} (a_star), 0{,}5 (a decimal comma): LaTeX, no code has them
 _STAR_OR_COMMA = re.compile(r"\^\s*\*|\{,\}")
 # 'f(x) =', 'y =' at the start (not '==')
