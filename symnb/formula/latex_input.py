@@ -144,6 +144,16 @@ _RECIPROCALS = {
     "csch": "sinh",
     "coth": "tanh",
 }
+#: Accents over a name -> the suffix of the constant's name they read as
+#: (``\\bar{a}`` is a_bar, declared as any constant; ``\\hat{y}`` is the prediction).
+_ACCENTS = {
+    "hat": "hat",
+    "widehat": "hat",
+    "bar": "bar",
+    "overline": "bar",
+    "tilde": "tilde",
+    "widetilde": "tilde",
+}
 #: Brackets that round: the opener -> (the function, the closer).
 _FLOORS = {"lfloor": ("floor", "rfloor"), "lceil": ("ceiling", "rceil")}
 _OPERATORS = {
@@ -188,6 +198,13 @@ _IGNORED = frozenset(
         "textstyle",
         "quad",
         "qquad",
+        "thinspace",
+        "medspace",
+        "thickspace",
+        "enspace",
+        "negthinspace",
+        "negmedspace",
+        "negthickspace",
         ",",
         ";",
         "!",
@@ -202,6 +219,7 @@ _BARS = frozenset({"lvert", "rvert", "vert", "|", "lVert", "rVert"})
 _BAR_TOKENS = frozenset({"|", "\\|"} | {"\\" + b for b in _BARS})
 #: Spacing commands, skipped before a function's bracket (``\\sigma\\!\\left(x\\right)``).
 _SPACING = frozenset({"\\,", "\\;", "\\:", "\\!", "\\ ", "\\quad", "\\qquad"})
+_SPACING |= {"\\thinspace", "\\medspace", "\\thickspace", "\\enspace"}
 #: ``\\mathbb{1}``, ``\\mathbf{1}``, ``\\mathbb{I}``: the indicator of a condition.
 _INDICATOR_FONTS = frozenset({"mathbb", "mathbf", "mathds", "mathbbm", "mathrm"})
 
@@ -310,6 +328,21 @@ class _Reader:
                 self.take()
                 out = self.membership(out, negated=tok == "\\notin")
                 continue
+            if tok[1:] in _MODULO:  # x \bmod 1
+                self.take()
+                out = self.modulo(out)
+                continue
+            if tok == "'" and out and out[-1][0] == "name":  # a', \alpha': a_prime
+                out[-1] = ("name", self.primed(out[-1][1]))
+                continue
+            if tok == "^" and self.starred():  # a^*, \alpha^{\star}: a_star
+                if not (out and out[-1][0] == "name"):
+                    raise LatexProblem(
+                        "a star ^* reads as a constant's name only after a name "
+                        "(a^* is a_star): type the formula it stands for"
+                    )
+                out[-1] = ("name", f"{out[-1][1]}_star")
+                continue
             out += self.item()
         if bars:
             raise LatexProblem("an absolute value bar '|' is not closed")
@@ -378,6 +411,71 @@ class _Reader:
             joined += [("(", "("), *side, (")", ")")]
         return [*out[:start], *joined, (")", ")")]
 
+    def modulo(self, out: list) -> list[tuple[str, str]]:
+        """``a \\bmod m`` (``\\mod``), with Python's precedence for the left operand
+        (back to a '+' or '-' that is no sign): a - m*floor(a/m), the remainder with
+        the sign of m, as Python's %; m is the product that follows (``2\\pi``)."""
+        start, depth = len(out), 0
+        while start > 0:
+            kind, text = out[start - 1]
+            depth += kind == ")"
+            depth -= kind == "("
+            if depth < 0:
+                break
+            if depth == 0 and (kind in ("cmp", "logic") or text in ("+", "-", ",")):
+                sign = kind == "op" and text in ("+", "-")
+                if sign and (start == 1 or out[start - 2][0] in ("op", "cmp", "(")):
+                    start -= 1  # -x \bmod 1 is (-x) mod 1, as in Python
+                break
+            start -= 1
+        left = out[start:]
+        self.skip_spacing()
+        right = self.product()
+        if not left or not right:
+            raise LatexProblem("\\bmod lacks an operand: type a \\bmod m")
+        a = [("(", "("), *left, (")", ")")]
+        m = [("(", "("), *right, (")", ")")]
+        return [
+            *out[:start],
+            ("(", "("),
+            *a,
+            ("op", "-"),
+            *m,
+            ("op", "*"),
+            ("func", "floor"),
+            ("(", "("),
+            *a,
+            ("op", "/"),
+            *m,
+            (")", ")"),
+            (")", ")"),
+        ]
+
+    def primed(self, name: str) -> str:
+        """``a'`` as the constant a_prime; ``f'(x)``, a derivative, is refused."""
+        self.take()
+        if self.peek() == "'":
+            raise LatexProblem(
+                f"{name}'' has no formula reading: a derivative is symnb's to take "
+                "(type f itself), a constant needs a name of its own"
+            )
+        self.skip_spacing()
+        if self.peek() in _CALL_OPENERS:
+            raise LatexProblem(
+                f"{name}'(...) has a prime ' (a derivative): type the function "
+                "itself, symnb derives f' (or type the derivative's formula)"
+            )
+        return f"{name}_prime"
+
+    def starred(self) -> bool:
+        """Whether ``^*`` (``^{*}``, ``^\\ast``, ``^{\\star}``) follows, and takes it."""
+        for star in ("*", "\\ast", "\\star"):
+            for spelled in (["^", star], ["^", "{", star, "}"]):
+                if self.tokens[self.i : self.i + len(spelled)] == spelled:
+                    self.i += len(spelled)
+                    return True
+        return False
+
     def closed(self, opener: str, closers: tuple[str, ...]) -> list[tuple[str, str]]:
         """The items up to the bracket that closes ``opener`` (taken already)."""
         inner = self.items(frozenset(closers))
@@ -432,7 +530,10 @@ class _Reader:
         tok = self.take()
         if tok in ("{", "(", "[", "\\{"):
             closers = {"{": ("}",), "\\{": ("\\}",)}.get(tok, (")", "]"))
-            group = [("(", "("), *self.closed(tok, closers), (")", ")")]
+            inner = self.closed(tok, closers)
+            if tok == "{" and len(inner) == 1 and inner[0][0] in ("op", "cmp"):
+                return inner  # x{\cdot}y, {=}: braces only space an operator
+            group = [("(", "("), *inner, (")", ")")]
             if tok in ("(", "[") and self.positive_part():
                 return _maximum_with_zero(group)
             return group
@@ -447,6 +548,11 @@ class _Reader:
                 )
             return [("op", "**"), *power]
         if tok == "_":
+            if self.i > 1 and self.tokens[self.i - 2] in _BAR_TOKENS:
+                raise LatexProblem(
+                    "an evaluation bar |_{...} has no formula reading: type the "
+                    "formula with the value put in"
+                )
             raise LatexProblem("a subscript '_' follows no name")
         if tok[0].isdigit() or tok[0] == ".":
             if self.peek() == "!":  # 3!: the factorial of a whole number
@@ -457,6 +563,11 @@ class _Reader:
                         f"{_MAX_FACTORIAL}: type its value"
                     )
                 return [("num", str(math.factorial(int(tok))))]
+            after = self.tokens[self.i : self.i + 4]
+            digits = after[3] if len(after) == 4 else ""
+            if tok.isdigit() and after[:3] == ["{", ",", "}"] and digits.isdigit():
+                self.i += 4  # 0{,}5: a decimal comma, as TeX sets it
+                return [("num", f"{tok}.{digits}")]
             return [("num", tok)]
         if tok.isalpha():
             return self.letters(tok)
@@ -502,14 +613,21 @@ class _Reader:
             return self.function(_function_name(word))
         out: list[tuple[str, str]] = []
         for k, ch in enumerate(word):
-            name = self.subscript(ch) if k == len(word) - 1 else ch
-            out.append(("name", name))
+            last = k == len(word) - 1
+            if last and self.positive_part():  # x_+, x_{+}: max(x, 0)
+                return [*out, *_maximum_with_zero([("name", ch)])]
+            out.append(("name", self.subscript(ch) if last else ch))
         return out
 
     def command(self, name: str) -> list[tuple[str, str]]:
         if name in _IGNORED or name in ("left", "right"):
             if name in ("left", "right") and self.peek() == ".":
                 self.take()
+            return []
+        if name in ("hspace", "mspace"):  # \hspace{1em}, \hspace*{2pt}: a space
+            if self.peek() == "*":
+                self.take()
+            self.group_text()
             return []
         if name in ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"):
             top, bottom = self.braced(digit=True), self.braced(digit=True)
@@ -579,6 +697,8 @@ class _Reader:
                 return self.function(_AREA_FUNCTIONS[word])
             if word in _WORDS:  # \text{ where }: a condition's word, not where()
                 return [("name", word)]
+            if _known_function(word) and self.peek() == "_":  # \mathrm{ELU}_\alpha
+                return self.parametrised(_function_name(word), f"\\{name}{{{word}}}")
             if _known_function(word):
                 return self.function(_function_name(word))
             if word in ("and", "or"):  # \text{ and } between conditions
@@ -593,11 +713,19 @@ class _Reader:
                     f"\\begin{{{env}}} has no formula reading (cases do)"
                 )
             return self.cases()
-        if name in ("hat", "widehat"):  # \hat{y}: the prediction (y_hat)
+        if name in _ACCENTS:  # \hat{y}: the prediction (y_hat); \bar{a}: a_bar
             word = re.sub(r"\s+", "", self.group_text())
+            if word[1:] in _GREEK or word[1:] in ("sigma", "phi"):  # \bar{\alpha}
+                word = self.greek(word[1:])
             if not re.fullmatch(r"[A-Za-z]\w*", word):
                 raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
-            return [("name", self.subscript(f"{word}_hat"))]
+            suffix = _ACCENTS[name]
+            if (
+                f"{word}{suffix}" in self.declared
+                and f"{word}_{suffix}" not in self.declared
+            ):
+                return [("name", self.subscript(f"{word}{suffix}"))]  # declared abar
+            return [("name", self.subscript(f"{word}_{suffix}"))]
         if name in _FLOORS:  # \lfloor x \rfloor, \lceil x \rceil
             inner = self.closed("\\" + name, ("\\" + _FLOORS[name][1],))
             return [("func", _FLOORS[name][0]), ("(", "("), *inner, (")", ")")]
@@ -685,11 +813,77 @@ class _Reader:
             )
         if name in _GREEK or name == "sigma" or name == "phi":
             return [("name", self.greek_subscripted(name))]
+        if name in ("mathcal", "mathscr"):
+            letter = re.sub(r"\s+", "", self.group_text())
+            if letter == "N":
+                return self.normal_law()
+            raise LatexProblem(
+                f"\\{name}{{{letter}}} (a set's, a distribution's or a loss's name) "
+                "has no formula reading: type the formula it stands for"
+            )
+        if name in _NAMED_REFUSALS:
+            raise LatexProblem(f"\\{name} {_NAMED_REFUSALS[name]}")
         if name == "over":
             raise LatexProblem(
                 "\\over has no formula reading; type {a \\over b} as \\frac{a}{b}"
             )
         raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
+
+    def parametrised(self, name: str, shown: str) -> list[tuple[str, str]]:
+        """``\\mathrm{ELU}_\\alpha(x)``, ``\\operatorname{LeakyReLU}_{0.2}(x)``: the
+        subscript is the library function's one parameter, elu(x, alpha)."""
+        self.take()
+        parameter = self.braced()
+        entry = ACTIVATIONS.get(name)
+        if entry is None or len(entry.constants) != 1:
+            takes = ", ".join(entry.constants) if entry else ""
+            raise LatexProblem(
+                f"{shown}_{{...}} has no reading: {name} takes "
+                + (f"the parameters {takes}" if takes else "no parameter")
+                + f"; type them after the argument, {name}(x"
+                + (f", {takes})" if takes else ")")
+            )
+        call = self.function(name)
+        if call[0] != ("func", name):
+            raise LatexProblem(f"{shown}_{{...}} with a power has no reading")
+        return [
+            ("func", name),
+            ("(", "("),
+            *call[1:],
+            ("op", ","),
+            *parameter,
+            (")", ")"),
+        ]
+
+    def normal_law(self) -> list[tuple[str, str]]:
+        """``\\mathcal{N}(u; \\mu, \\sigma^2)`` (or ``u \\mid \\mu, \\sigma^2``): the
+        normal density of u with mean mu and variance sigma^2."""
+        while self.peek() in _SIZES:
+            self.take()
+        if self.peek() != "(":
+            raise LatexProblem(_NORMAL_LAW)
+        depth = 0
+        for j in range(self.i, len(self.tokens)):  # \mid, |: the density's ';'
+            depth += self.tokens[j] == "("
+            depth -= self.tokens[j] == ")"
+            if depth == 0:
+                break
+            if depth == 1 and self.tokens[j] in ("\\mid", "|", "\\vert"):
+                self.tokens[j] = ";"
+        self.take()
+        parts: list[list] = [[]]
+        depth = 0
+        for item in self.closed("(", (")",)):
+            depth += item[0] == "("
+            depth -= item[0] == ")"
+            if item == ("op", ",") and depth == 0:
+                parts.append([])
+            else:
+                parts[-1].append(item)
+        if len(parts) != 3 or not all(parts):
+            raise LatexProblem(_NORMAL_LAW)
+        u, mean, variance = ([("(", "("), *p, (")", ")")] for p in parts)
+        return _normal_density(u, mean, variance)
 
     def binomial(self) -> list[tuple[str, str]]:
         """``\\binom{4}{2}``: the binomial coefficient of whole numbers, as a number."""
@@ -705,29 +899,7 @@ class _Reader:
         """``\\phi(u)`` where the formula has ``\\Phi``: exp(-u**2/2)/sqrt(2*pi)."""
         while self.peek() in _SIZES:
             self.take()
-        u = self.item()
-        return [
-            ("(", "("),
-            ("func", "exp"),
-            ("(", "("),
-            ("op", "-"),
-            ("(", "("),
-            *u,
-            (")", ")"),
-            ("op", "**"),
-            ("num", "2"),
-            ("op", "/"),
-            ("num", "2"),
-            (")", ")"),
-            ("op", "/"),
-            ("func", "sqrt"),
-            ("(", "("),
-            ("num", "2"),
-            ("op", "*"),
-            ("name", "pi"),
-            (")", ")"),
-            (")", ")"),
-        ]
+        return _normal_density(self.item())
 
     def gamma_family(self, name: str) -> str | None:
         """``\\Gamma(x)``: tgamma, ``\\psi(x)``: digamma, ``\\ln\\Gamma(x)`` (or
@@ -835,35 +1007,7 @@ class _Reader:
             ):
                 argument = argument[1:-1]  # \max{(0, x)}: the braces only group
         else:
-            factors: list[tuple[str, str]] = []
-            while (
-                self.peek() is not None
-                and self.peek()
-                not in (
-                    "+",
-                    "-",
-                    "/",
-                    "*",
-                    "=",
-                    "<",
-                    ">",
-                    "<=",
-                    ">=",
-                    ",",
-                    ")",
-                    "]",
-                    "}",
-                    "&",
-                    "\\\\",
-                    "|",
-                )
-                and not (self.peek() or "").startswith(("\\right", "\\end"))
-            ):
-                if self.peek()[1:] in _COMPARISONS or self.peek()[1:] in _OPERATORS:
-                    break
-                if factors and self.starts_function():
-                    break  # \sin x \cos x is sin(x)*cos(x), as printed
-                factors += self.item()
+            factors = self.product()
             if not factors:
                 raise LatexProblem(f"{name} has no argument")
             argument = [("(", "("), *factors, (")", ")")]
@@ -871,6 +1015,40 @@ class _Reader:
         if power:
             return [("(", "("), *call, (")", ")"), ("op", "**"), *power]
         return call
+
+    def product(self) -> list[tuple[str, str]]:
+        """The factors that follow, up to the next operator, comparison or closing
+        bracket: an unbracketed argument (``\\ln 2x``), a modulus (``x \\bmod 2\\pi``)."""
+        factors: list[tuple[str, str]] = []
+        while (
+            self.peek() is not None
+            and self.peek()
+            not in (
+                "+",
+                "-",
+                "/",
+                "*",
+                "=",
+                "<",
+                ">",
+                "<=",
+                ">=",
+                ",",
+                ")",
+                "]",
+                "}",
+                "&",
+                "\\\\",
+                "|",
+            )
+            and not (self.peek() or "").startswith(("\\right", "\\end"))
+        ):
+            if self.peek()[1:] in (*_COMPARISONS, *_OPERATORS, *_MODULO):
+                break
+            if factors and self.starts_function():
+                break  # \sin x \cos x is sin(x)*cos(x), as printed
+            factors += self.item()
+        return factors
 
     def starts_function(self) -> bool:
         """Whether the next token is a function's command (``\\cos``, ``\\ln``,
@@ -937,6 +1115,34 @@ class _Reader:
 
 
 _WORDS = ("if", "for", "when", "where")
+#: The modulo operators (``x \\bmod 1``).
+_MODULO = ("bmod", "mod")
+_NORMAL_LAW = (
+    "\\mathcal{N} reads only as the normal density with its mean and variance, "
+    "\\mathcal{N}(x; \\mu, \\sigma^2) (the standard one \\mathcal{N}(x; 0, 1)); "
+    "for the CDF type \\Phi(x)"
+)
+#: Commands with no formula reading, and why (what to type instead).
+_NAMED_REFUSALS = {
+    "infty": (
+        "has no formula reading outside an interval's bound (x \\in [0, \\infty)): "
+        "a formula's values are finite; type the value the limit gives, or a bound "
+        "as its comparison (x > 0)"
+    ),
+    "lim": (
+        "has no formula reading (symnb takes no limits): type the formula the limit "
+        "gives"
+    ),
+    "lg": (
+        "is log base 10 (ISO 80000-2) or base 2 (computer science): type "
+        "\\log_{10} or \\log_2"
+    ),
+    "circ": (
+        "is a composition (f \\circ g) or an elementwise product: type f(g(x)), or "
+        "\\cdot for the product"
+    ),
+    "pmod": "states a congruence, not a value: type the remainder as x \\bmod m",
+}
 _OTHERWISE = ("otherwise", "else")
 
 
@@ -964,6 +1170,41 @@ def _ends_operand(tok: str | None) -> bool:
             "Bigg",
         )
     )
+
+
+def _normal_density(
+    u: list, mean: list | None = None, variance: list | None = None
+) -> list[tuple[str, str]]:
+    """The normal density of u, exp(-(u - mean)**2/(2*variance))/sqrt(2*pi*variance)
+    (the standard one without mean and variance)."""
+    times_variance = [("op", "*"), *variance] if variance else []
+    return [
+        ("(", "("),
+        ("func", "exp"),
+        ("(", "("),
+        ("op", "-"),
+        ("(", "("),
+        *u,
+        *([("op", "-"), *mean] if mean else []),
+        (")", ")"),
+        ("op", "**"),
+        ("num", "2"),
+        ("op", "/"),
+        ("(", "("),
+        ("num", "2"),
+        *times_variance,
+        (")", ")"),
+        (")", ")"),
+        ("op", "/"),
+        ("func", "sqrt"),
+        ("(", "("),
+        ("num", "2"),
+        ("op", "*"),
+        ("name", "pi"),
+        *times_variance,
+        (")", ")"),
+        (")", ")"),
+    ]
 
 
 def _maximum_with_zero(operand: list) -> list[tuple[str, str]]:
@@ -1175,6 +1416,11 @@ def _right_side(body: str) -> str:
             depth -= 100
         elif depth == 0:
             cut = m.end()
+    if cut is not None and "'" in body[:cut]:  # f'(x) = ...: a derivative's formula
+        raise LatexProblem(
+            f"the left side '{body[:cut].strip()}' defines a derivative (a prime): "
+            "type the function itself, symnb derives f'"
+        )
     return body[cut:] if cut is not None else body
 
 
@@ -1185,6 +1431,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     Raises :class:`LatexProblem`."""
     body = text.strip().strip("$").strip()
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
+    body = re.sub(r"(?<!\\)\\$", "", body).strip()  # a control space "\ " at the end
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body)  # not the spacing \, or \;
     body = re.sub(r"\\\\\s*$", "", _DISPLAY.sub(" ", body).strip())  # a line's end
     body = _EQUATION_NUMBER.sub("", body)

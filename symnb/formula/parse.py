@@ -154,8 +154,18 @@ _NOT_FINITE_NAMES = {"inf", "infinity", "Infinity", "oo", "nan", "NaN", "zoo"}
 _COMPLEX_NAMES = {"I", "j", "J"}
 
 _COMMENT = re.compile(r"#[^\n\r]*")
-_LATEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:!])")  # \, \; too: no code has them
-_POSITIVE_PART = re.compile(r"[)\]]_\+|\^\{\+\}|\^\+(?!\s*[\w(.\\])")
+# \, \; \| too: no code has them
+_LATEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:!|])")
+# f'(x), f' = ...: a prime after a name (no code has one: a string opens after '=', '(')
+_PRIME = re.compile(r"(?<![\w'\"])[A-Za-z]\w*'+\s*(?:[(=]|$)")
+_POSITIVE_PART = re.compile(
+    r"[)\]]_\+|\^\{\+\}|\^\+(?!\s*[\w(.\\])|\b[A-Za-z]_\+(?=\s*(?:\^|\)|$))"
+)
+# pasted Python (a docstring may say f'(x)), a string's opening quote ('a'): no
+# LaTeX marked by a prime or a star
+_PYTHON_CODE = re.compile(r"\"|\b(?:def|return|lambda|import)\b|(?:^|[\s=(,\[])'")
+# a^*, a^{*} (a_star), 0{,}5 (a decimal comma): LaTeX, no code has them
+_STAR_OR_COMMA = re.compile(r"\^\s*\*|\{,\}")
 # 'f(x) =', 'y =' at the start (not '==')
 _DEFINITION = re.compile(r"\s*[A-Za-z_]\w*\s*(?:\([^()=]*\))?\s*=(?!=)")
 _SIGN_RUN = re.compile(rf"[-+~](?:\s*[-+~]){{{MAX_SIGN_RUN},}}")
@@ -626,6 +636,8 @@ class _Parser:
             or "^{" in code
             or "_{" in code
             or _POSITIVE_PART.search(code)  # (x)_+, [x]_+: the positive part
+            or (_PRIME.search(code) and not _PYTHON_CODE.search(code))
+            or (_STAR_OR_COMMA.search(code) and not _PYTHON_CODE.search(code))
             or code.lstrip().startswith(("\\(", "\\["))  # \( ... \), \[ ... \]
         ):
             return None
