@@ -89,6 +89,8 @@ class _Checked:
         # constants changed in place to NaN or out of their domain: refused now, as
         # the next call refuses them (the pickle was written, and loading it failed)
         self._check_in_place(np.asarray(params))
+        if self.__dict__.get("_given") is not None:  # the float64 values as given
+            params = np.array(self._given_constants())
         return (
             _from_pickle,
             (
@@ -140,6 +142,7 @@ class _Checked:
             self._params = self.xp.asarray(host)
         else:
             current[...] = self.xp.asarray(host)
+        self._remember_given(None, value)
 
     def write_params(
         self, values: Any, positions: Any = None, *, domain: bool = True
@@ -185,6 +188,7 @@ class _Checked:
             self._params[...] = stored
         else:
             self._params[positions] = stored
+        self._remember_given(positions, vals)
         if not domain and xp is np:  # finite, checked above: no check at the call
             self.__dict__["_checked_bytes"] = self._params.tobytes()
 
@@ -293,7 +297,59 @@ class _Checked:
             if key != self.__dict__.get("_checked_bytes"):
                 self._check_in_place(params)
                 self.__dict__["_checked_bytes"] = key
-        return params
+        parts = getattr(self._program, "constant_parts", None)
+        return self._with_parts(params, parts) if parts else params
+
+    def _remember_given(self, positions: Any, values: Any) -> None:
+        """Keep the float64 values written (all, or those at ``positions``): the
+        parts of the formula that depend only on its constants are computed from
+        them (``constant_parts``: 1 - t at t = 0.99999999 is 1e-8, not 1 - 1.0 = 0
+        as a float32 ``params`` holds it). Only kernels with such parts keep them."""
+        if not getattr(self._program, "constant_parts", None):
+            return
+        self.__dict__.pop("_parts_cache", None)
+        if type(values).__module__.startswith("cupy"):
+            values = values.get()
+        vals = np.asarray(values, dtype=np.float64).reshape(-1)
+        given = self.__dict__.get("_given")
+        if positions is None or given is None:
+            if positions is not None or vals.size != self._params.size:
+                return  # (cannot happen: checked before)
+            self.__dict__["_given"] = vals.copy()
+            return
+        if type(positions).__module__.startswith("cupy"):
+            positions = positions.get()
+        given[np.asarray(positions).reshape(-1)] = vals
+
+    def _given_constants(self) -> list[float]:
+        """The constants as last given (float64) where ``params`` still holds their
+        rounding, else as ``params`` holds them (changed in place)."""
+        held = np.asarray(self._host_params()).astype(np.float64)
+        given = self.__dict__.get("_given")
+        if given is None or given.shape != held.shape:
+            return held.tolist()
+        with np.errstate(over="ignore", under="ignore"):
+            same = given.astype(self.dtype).astype(np.float64) == held
+        return np.where(same, given, held).tolist()
+
+    def _with_parts(self, params: Any, parts: Any) -> Any:
+        """``params`` followed by the formula's constant parts, computed in float64
+        from the constants as given (where ``params`` still holds their rounding;
+        an entry changed in place counts as its new value) and rounded once to the
+        kernel's dtype. Recomputed when the constants change: on the host when
+        ``params``' bytes differ, on a GPU when set through ``set_constants``,
+        ``params = ...`` or ``write_params`` (a change in place in device memory is
+        not seen, as the checks there do not see it)."""
+        key = params.tobytes() if self.xp is np else None
+        cached = self.__dict__.get("_parts_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        host = np.asarray(self._host_params())
+        with np.errstate(all="ignore"):
+            extra = parts.values(np.array(self._given_constants())).astype(self.dtype)
+        full = self.xp.asarray(np.concatenate([host, extra]))
+        self.__dict__["_parts_cache"] = (key, full)
+        return full
 
     def _check_in_place(self, host: np.ndarray) -> None:
         """A FormulaError naming the constant when ``host`` (all of ``params``,
@@ -716,8 +772,9 @@ class _SingleFormula(_Checked):
         check_domain = getattr(self._formula, "check_domain", None)
         if check_domain is not None:
             check_domain({**self.constants, **values})
+        current = self._given_constants()
         self.params = np.array(
-            [float(values.get(n, v)) for n, v in self.constants.items()],
+            [float(values.get(n, v)) for n, v in zip(self._names, current)],
             dtype=np.float64,
         )
 
