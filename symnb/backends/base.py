@@ -47,3 +47,5 @@ class Program:
     #: the parts of the form that depend only on its constants, passed after the
     #: constants (:mod:`symnb.codegen.constant_parts`); None: none
     constant_parts: Any = None
+    #: a layer's: one ConstantParts (or None) per form
+    layer_parts: Any = None

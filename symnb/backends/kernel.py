@@ -305,7 +305,8 @@ class _Checked:
         parts of the formula that depend only on its constants are computed from
         them (``constant_parts``: 1 - t at t = 0.99999999 is 1e-8, not 1 - 1.0 = 0
         as a float32 ``params`` holds it). Only kernels with such parts keep them."""
-        if not getattr(self._program, "constant_parts", None):
+        program = self._program
+        if not (program.constant_parts or getattr(program, "layer_parts", None)):
             return
         self.__dict__.pop("_parts_cache", None)
         if type(values).__module__.startswith("cupy"):
@@ -905,6 +906,68 @@ class LayerKernel(_Checked):
     def _compiled_from(self) -> tuple[str, Any]:
         return "layer", self.activations
 
+    def _layer_args(self) -> tuple[Any, Any, Any]:
+        """(ids, offsets, params) for a call into the program: with the forms'
+        constant parts (``constant_parts``), each neuron's constants followed by
+        its parts, computed in float64 from the constants as given."""
+        params = self._call_params()
+        parts = getattr(self._program, "layer_parts", None)
+        if not parts:
+            return self.ids, self.offsets, params
+        key = params.tobytes() if self.xp is np else None
+        cached = self.__dict__.get("_parts_cache")
+        if cached is None or cached[0] != key:
+            cached = (key, *self._layer_with_parts(parts))
+            self.__dict__["_parts_cache"] = cached
+        return self.ids, cached[1], cached[2]
+
+    def _layer_with_parts(self, parts: tuple) -> tuple[Any, Any]:
+        """(offsets, params) of the program's layout: neuron j's constants at
+        ``offsets[j]``, then the parts of its form (rounded to the dtype)."""
+        ids = self._ids_host
+        given = np.array(self._given_constants(), dtype=np.float64)
+        counts = np.array([len(a.internal.param_names) for a in self.activations])
+        extra = np.array([p.exprs.__len__() if p else 0 for p in parts])[ids]
+        offsets = np.zeros(self.n, dtype=np.int64)
+        if self.n > 1:
+            offsets[1:] = np.cumsum((counts + extra)[:-1])
+        full = np.zeros(int((counts + extra).sum()), dtype=self.dtype)
+        own = self._own_positions()
+        full[own] = np.asarray(self._host_params())
+        for i, p in enumerate(parts):
+            cols = np.flatnonzero(ids == i)
+            if not p or not cols.size:
+                continue
+            start = self._offsets_host[cols]
+            values = [given[start + k] for k in range(p.n_constants)]
+            with np.errstate(all="ignore"):
+                out = p.values_of_columns(values)
+            for j, v in enumerate(out):
+                full[offsets[cols] + p.n_constants + j] = v.astype(self.dtype)
+        xp = self.xp
+        return xp.asarray(offsets.astype(np.int32)), xp.asarray(full)
+
+    def _own_positions(self) -> np.ndarray:
+        """Where each entry of ``params`` sits in the program's layout (with parts)."""
+        pos = self.__dict__.get("_own_positions_cache")
+        if pos is None:
+            parts = self._program.layer_parts
+            counts = [len(a.internal.param_names) for a in self.activations]
+            extra = [len(parts[i].exprs) if parts[i] else 0 for i in self._ids_host]
+            pos, at = [], 0
+            for k, m in zip(counts, extra):
+                pos += range(at, at + k)
+                at += k + m
+            pos = np.array(pos, dtype=np.int64)
+            self.__dict__["_own_positions_cache"] = pos
+        return pos
+
+    def _own_slots(self, out: np.ndarray) -> np.ndarray:
+        """The constants' gradient in ``params``' layout (without the parts)."""
+        if not getattr(self._program, "layer_parts", None):
+            return out
+        return np.asarray(out)[self._own_positions()]
+
     def __repr__(self) -> str:
         names = sorted({a.name for a in self.activations})
         return (
@@ -933,7 +996,7 @@ class LayerKernel(_Checked):
                 neuron = neuron.item()  # np.array(1) is the index 1, as np.int64(1)
             many = isinstance(neuron, (list, tuple, range, np.ndarray))
             targets = [self._neuron_index(j) for j in (neuron if many else [neuron])]
-        host = self.params.get() if self.xp is not np else self.params.copy()
+        host = np.array(self._given_constants())  # (float64, as given)
         for j in targets:
             names = self.constant_names(j)
             check_constants(
@@ -1034,7 +1097,7 @@ class LayerKernel(_Checked):
         if not x.size:
             return y
         planes, inner = self._layout(x.shape, ax)
-        args = (self.ids, self.offsets, self._call_params())
+        args = self._layer_args()
         if inner > 1 and self._program.has_planes:
             self._program.layer_planes_forward(x, y, planes, inner, *args)
             return y
@@ -1052,7 +1115,7 @@ class LayerKernel(_Checked):
         if not x.size:
             return dx
         planes, inner = self._layout(x.shape, ax)
-        args = (self.ids, self.offsets, self._call_params())
+        args = self._layer_args()
         if inner > 1 and self._program.has_planes:
             self._program.layer_planes_backward(x, grad, dx, planes, inner, *args)
             return dx
@@ -1070,7 +1133,7 @@ class LayerKernel(_Checked):
         if self.params.size == 0 or x.size == 0:
             return np.zeros(self.params.size, dtype=np.float64)
         planes, inner = self._layout(x.shape, ax)
-        args = (self.ids, self.offsets, self._call_params())
+        args = self._layer_args()
         out = None
         if inner > 1 and self._program.has_planes:
             out = self._program.layer_planes_constant_gradient(
@@ -1080,7 +1143,7 @@ class LayerKernel(_Checked):
             out = self._program.layer_constant_gradient(
                 self._rows(x, ax), self._rows(grad, ax), *args
             )
-        return out if isinstance(out, np.ndarray) else out.get()
+        return self._own_slots(out if isinstance(out, np.ndarray) else out.get())
 
     def forward(self, x: Any, out: Any = None, *, axis: Any = None) -> Any:
         """Column-wise activations of a (batch, n) array; with ``axis``, of an array
@@ -1092,9 +1155,7 @@ class LayerKernel(_Checked):
         x = self._input2d(x, "x")
         y = self._output(out, x.shape, "out", (x,))
         if x.size:
-            self._program.layer_forward(
-                x, y, self.ids, self.offsets, self._call_params()
-            )
+            self._program.layer_forward(x, y, *self._layer_args())
         return y
 
     def backward(self, x: Any, grad: Any, out: Any = None, *, axis: Any = None) -> Any:
@@ -1106,9 +1167,7 @@ class LayerKernel(_Checked):
         _check_grad_shape(grad, x)
         dx = self._output(out, x.shape, "out", (x, grad))
         if x.size:
-            self._program.layer_backward(
-                x, grad, dx, self.ids, self.offsets, self._call_params()
-            )
+            self._program.layer_backward(x, grad, dx, *self._layer_args())
         return dx
 
     def forward_with_derivative(
@@ -1128,7 +1187,7 @@ class LayerKernel(_Checked):
             y_rows = y.reshape(-1, self.n) if last else self.xp.empty_like(rows)
             d_rows = dy.reshape(-1, self.n) if last else self.xp.empty_like(rows)
             self._program.layer_forward_derivative(
-                rows, y_rows, d_rows, self.ids, self.offsets, self._call_params()
+                rows, y_rows, d_rows, *self._layer_args()
             )
             self._unrows(y_rows, x, ax, y)
             self._unrows(d_rows, x, ax, dy)
@@ -1164,9 +1223,7 @@ class LayerKernel(_Checked):
             # an output that is grad is written last: grad is read by the product
             y_t = xp.empty_like(x) if _overlaps(y, grad) else y
             d_t = xp.empty_like(x) if _overlaps(dx, grad) else dx
-            self._program.layer_forward_derivative(
-                x, y_t, d_t, self.ids, self.offsets, self._call_params()
-            )
+            self._program.layer_forward_derivative(x, y_t, d_t, *self._layer_args())
             xp.multiply(d_t, grad, out=d_t)
             if d_t is not dx:
                 dx[...] = d_t
@@ -1184,10 +1241,8 @@ class LayerKernel(_Checked):
         _check_grad_shape(grad, x)
         if self.params.size == 0 or x.size == 0:
             return np.zeros(self.params.size, dtype=np.float64)
-        out = self._program.layer_constant_gradient(
-            x, grad, self.ids, self.offsets, self._call_params()
-        )
-        return out if isinstance(out, np.ndarray) else out.get()
+        out = self._program.layer_constant_gradient(x, grad, *self._layer_args())
+        return self._own_slots(out if isinstance(out, np.ndarray) else out.get())
 
     __call__ = forward
 

@@ -314,16 +314,25 @@ def _built(forms: tuple, kind: str, backend: str, dtype: str, device: int | None
 def _hoisted(lowered: tuple, kind: str, dtype: str) -> tuple[tuple, Any]:
     """The lowered forms with their input-free parts as extra constants
     (:mod:`symnb.codegen.constant_parts`: computed in float64 once per call), and
-    those parts; None where none are hoisted (layers keep theirs in the kernel)."""
-    if kind == "layer" or dtype not in constant_parts.DTYPES or len(lowered) != 1:
+    those parts (a layer: a tuple, one per form); None where none are hoisted."""
+    if dtype not in constant_parts.DTYPES:
         return lowered, None
-    form, parts = constant_parts.hoist(lowered[0])
-    return ((form,), parts) if parts else (lowered, None)
+    hoisted = [constant_parts.hoist(form) for form in lowered]
+    if not any(parts for _, parts in hoisted):
+        return lowered, None
+    forms = tuple(form for form, _ in hoisted)
+    if kind == "layer":
+        return forms, tuple(parts or None for _, parts in hoisted)
+    return forms, hoisted[0][1]
 
 
 def _with_parts(prog: Any, parts: Any) -> Any:
-    """``prog`` with its hoisted constant parts, for the kernels that call it."""
-    prog.constant_parts = parts
+    """``prog`` with its hoisted constant parts, for the kernels that call it (a
+    layer's: one per form)."""
+    if isinstance(parts, tuple):
+        prog.layer_parts = parts
+    else:
+        prog.constant_parts = parts
     return prog
 
 

@@ -54,6 +54,17 @@ class ConstantParts:
             out = [float(v) for v in fn(*[float(c) for c in constants])]
         return np.array(out, dtype=np.float64)
 
+    def values_of_columns(self, constants: list) -> list[np.ndarray]:
+        """:meth:`values` for many sets of constants at once: ``constants[k]`` is an
+        array of constant k's values (a layer's neurons of one form)."""
+        fn = _evaluator(self)
+        size = np.shape(constants[0])
+        with np.errstate(all="ignore"):
+            return [
+                np.broadcast_to(np.asarray(v, dtype=np.float64), size)
+                for v in fn(*constants)
+            ]
+
 
 def _evaluator(parts: ConstantParts) -> Any:
     cached = _EVALUATORS.get(parts)

@@ -150,3 +150,43 @@ def test_cuda_translation_unit_on_the_host(entry, tmp_path):
 
     problems = rule_problems(_Host(), xs, check_df, ref, "float32")
     assert not problems, f"{entry.name} CUDA on the host:\n" + "\n".join(problems)
+
+
+class _Column:
+    """Neuron ``j`` of a layer kernel as an elementwise kernel (for rule_problems)."""
+
+    def __init__(self, layer, j):
+        self.layer, self.j = layer, j
+
+    def forward_with_derivative(self, xs):
+        x = np.repeat(xs[:, None], self.layer.n, axis=1)
+        y, dy = self.layer.forward_with_derivative(x)
+        return y[:, self.j], dy[:, self.j]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "cpp"])
+def test_layer_neurons_get_their_parts(backend):
+    """A layer of neurons with constant parts (and one without: relu), each with
+    its own constants, and one neuron's constant moved after compile."""
+    near = CASES[0]
+    root = CASES[1]
+    acts = [
+        symnb.Activation(near.text, **near.constants),
+        "relu",
+        symnb.Activation(root.text, a=0.5),
+        symnb.Activation(near.text, t=0.5),
+    ]
+    layer = select.compile_layer(acts, backend=backend, dtype="float32")
+    layer.set_constants(2, a=_NEAR_ONE)
+    for j, entry in (
+        (0, near),
+        (2, root),
+        (3, Published("", near.text, "", {"t": 0.5})),
+    ):
+        problems = _problems(entry, _Column(layer, j), "float32")
+        assert not problems, f"neuron {j}:\n" + "\n".join(problems)
+    x = np.array([[0.5, -1.0, 2.0, 1.0], [2.0, 3.0, 4.0, 5.0]], dtype=np.float32)
+    grad = layer.constant_gradient(x, np.ones_like(x))
+    # d/da sqrt(1 - a)*x = -x/(2 sqrt(1 - a)): -(2 + 4)/(2e-4) at a = 0.99999999
+    assert grad.shape == layer.params.shape
+    assert grad[1] == pytest.approx(-6.0 / (2 * np.sqrt(1 - _NEAR_ONE)), rel=1e-4)
