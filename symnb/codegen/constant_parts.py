@@ -10,10 +10,16 @@ passes them after the constants, rounded to the kernel's dtype once. The per-ele
 code reads them like constants: also one computation per call, not one per element.
 
 Not hoisted: reciprocals ``c**-n`` (their bases are: ``x/c`` stays a division, as
-``x*(1/c)`` overflows where 1/c does and x/c does not), a negated constant (exact
-anyway), and parts the float64 evaluator cannot compute (they stay in the kernel).
-Parts inside conditions are hoisted too, so a condition and its branch see the same
-``1 - t``.
+``x*(1/c)`` overflows where 1/c does and x/c does not), a number times a constant
+(``-c``, ``0.5*c``: one rounding of the constant as the kernel holds it), and
+parts the float64 evaluator cannot compute (they stay in the kernel). Parts inside
+conditions are hoisted too, so a condition and its branch see the same ``1 - t``.
+
+Where the parts do not reach: the constants' gradients keep the cancellation of
+their own forms (d/dt of the formula above is 0, not -x**2/2, in float32), the fused
+training step (``codegen.train_step``), ``to_source`` headers (constants are
+parameters of the header's real type) and ``to_jax`` (traced constants) compute
+them in the dtype; ``interop.native`` leaves such kernels to the Kernel API.
 """
 
 from __future__ import annotations
@@ -91,8 +97,8 @@ def _hoistable(e: sp.Basic, params: frozenset) -> bool:
         return False
     if e.is_Pow and e.exp.is_Number and e.exp < 0:
         return False
-    if e.is_Mul and len(e.args) == 2 and e.args[0] == -1 and e.args[1].is_Atom:
-        return False  # -c: exact in any dtype
+    if e.is_Mul and len(e.args) == 2 and e.args[0].is_Number and e.args[1].is_Atom:
+        return False  # -c, 0.5*c: one rounding of the constant as held
     return _evaluates(e, params)
 
 
