@@ -9,9 +9,10 @@ kernel (``backends.kernel``) computes these parts from the constants' float64 va
 passes them after the constants, rounded to the kernel's dtype once. The per-element
 code reads them like constants: also one computation per call, not one per element.
 
-Not hoisted: reciprocals ``c**-n`` (their bases are: ``x/c`` stays a division, as
-``x*(1/c)`` overflows where 1/c does and x/c does not), a number times a constant
-(``-c``, ``0.5*c``: one rounding of the constant as the kernel holds it), and
+Hoisted: parts with a number plus a constant term or a function of constants
+(:func:`_sensitive`); products, powers and ``|c|`` stay in the kernel (within a few
+ulps either way). Not hoisted: reciprocals ``c**-n`` (their bases are: ``x/c``
+stays a division, as ``x*(1/c)`` overflows where 1/c does and x/c does not), and
 parts the float64 evaluator cannot compute (they stay in the kernel). Parts inside
 conditions are hoisted too, so a condition and its branch see the same ``1 - t``.
 
@@ -92,14 +93,32 @@ def _constant_only(e: sp.Basic, params: frozenset) -> bool:
     return bool(free) and free <= params
 
 
+#: functions whose value the constant's rounding cannot move by more than the
+#: rounding itself (or not at all): a part made of these, products and powers is
+#: left to the kernel
+_TAME = (sp.Abs, sp.sign, sp.Heaviside, sp.Min, sp.Max, sp.Piecewise)
+
+
+def _sensitive(e: sp.Basic) -> bool:
+    """Whether ``e`` has a step where the constants' rounding to float32 can cost
+    more than a few ulps: a number plus a constant term (``1 - t``: all of it at
+    t = 0.99999999) or a function such as ``log(t)`` (0 at t = 1.0, -1e-8 at t).
+    Products, powers and ``|c|`` of constants are within a few ulps either way, and
+    hoisting them would only add constants (a PAU 5/4 had 70 such parts)."""
+    for node in sp.preorder_traversal(e):
+        if node.is_Add and any(a.is_Number for a in node.args):
+            return True
+        if isinstance(node, sp.Function) and not isinstance(node, _TAME):
+            return True
+    return False
+
+
 def _hoistable(e: sp.Basic, params: frozenset) -> bool:
     if not isinstance(e, sp.Expr) or e.is_Atom or not _constant_only(e, params):
         return False
     if e.is_Pow and e.exp.is_Number and e.exp < 0:
         return False
-    if e.is_Mul and len(e.args) == 2 and e.args[0].is_Number and e.args[1].is_Atom:
-        return False  # -c, 0.5*c: one rounding of the constant as held
-    return _evaluates(e, params)
+    return _sensitive(e) and _evaluates(e, params)
 
 
 def _evaluates(e: sp.Expr, params: frozenset) -> bool:

@@ -34,6 +34,8 @@ CASES = [
     # the reciprocal stays a division (x*(1/c) overflows where x/c does not); its
     # base 1 - t is the part computed in float64
     Published("x_over_1mt", "x/(1 - t)", "", {"t": _NEAR_ONE}),
+    # a function of a constant: log(t) is -1e-8, log(1.0) = 0 in float32
+    Published("x_log_t", "x*log(t)", "", {"t": _NEAR_ONE}),
 ]
 
 
