@@ -112,6 +112,28 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
             return f"symnb_cmp0({self._print(rhs)}, {FLIPPED[op]!r})"
         return super()._print_Relational(expr)
 
+    def _print_Piecewise(self, expr: sp.Piecewise) -> str:
+        # XLA on the CPU flushes subnormal results to 0, so a regime the engine
+        # measured with IEEE gradual underflow fails earlier here: log(sigmoid(x))/
+        # log(sigmoid(-x))'s f' in float32 is sigmoid(-x)/logsigmoid(-x) (one term)
+        # from x = -103.97, where logsigmoid(-x) underflows to 0, and both terms
+        # above, whose second term was 0/0 = NaN on -103.97 < x < -87.3 (the
+        # subnormal logsigmoid(-x) read as 0). Where the value is NaN at a non-NaN
+        # input, the branch of a threshold regime (``x <= t``: x against a number)
+        # is taken instead, the form meant for where those quantities are 0
+        text = super()._print_Piecewise(expr)
+        where = self._module_format(self._module + ".where")
+        isnan = self._module_format(self._module + ".isnan")
+        for value, cond in expr.args:
+            if not _threshold(cond):
+                continue
+            u = self._print(cond.lhs if cond.rhs.is_number else cond.rhs)
+            text = (
+                f"{where}({isnan}({text}) & ~{isnan}({u}), {self._print(value)}, "
+                f"{text})"
+            )
+        return text
+
     def _print_Integer(self, expr: sp.Expr) -> str:
         return big_integer(expr, 31) or super()._print_Integer(expr)
 
@@ -123,6 +145,19 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
         if any(a is not b for a, b in zip(factors, expr.args)):
             expr = sp.Mul(*factors, evaluate=False)
         return super()._print_Mul(expr)
+
+
+def _threshold(cond: Any) -> bool:
+    """Whether a Piecewise condition is a regime threshold: a symbol against a
+    number (``x <= -103.97``), not a condition on the constants' values."""
+    if not isinstance(
+        cond, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)
+    ):
+        return False
+    sides = (cond.lhs, cond.rhs)
+    return any(isinstance(a, sp.Symbol) for a in sides) and any(
+        a.is_number for a in sides
+    )
 
 
 def _reciprocal_piecewise(e: sp.Expr) -> sp.Expr:
