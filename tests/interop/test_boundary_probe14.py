@@ -118,3 +118,18 @@ def test_jax_float32_derivative_where_xla_flushes_subnormals():
     band = np.float32([-103.0, -95.0, -88.0])
     grads = np.asarray(jax.vmap(jax.grad(fn))(band))
     np.testing.assert_array_equal(grads, np.float32(-np.inf))
+
+
+def test_mlp_torch_module_names_a_wrong_device():
+    # before: PyTorch's "Tensor on device cpu is not on the expected device meta!"
+    # from inside the first nn.Linear, naming neither x nor the fix
+    torch = pytest.importorskip("torch")
+    model = symnb.nn.MLP([3, 4, 2], activation="tanh", seed=1)
+    net = model.to_torch()
+    with pytest.raises(ValueError, match=r"weights on cpu but x is on meta.*x\.to"):
+        net(torch.ones(5, 3, device="meta"))
+    # the same batch on the weights' device matches the model (float32 reference:
+    # the model's own forward, a NumPy computation independent of PyTorch)
+    X = np.random.default_rng(0).normal(size=(5, 3)).astype(np.float32)
+    got = net(torch.from_numpy(X)).detach().numpy()
+    np.testing.assert_allclose(got, np.asarray(model(X)), rtol=1e-5, atol=1e-6)
