@@ -437,7 +437,6 @@ def to_jax(activation: Any) -> Any:
         derivative, activation, "derivative", f"{name}_derivative", f"f' of {doc}"
     )
     face.constant_names = names
-    face.constants = dict(defaults)
     return face
 
 
@@ -456,6 +455,14 @@ class JaxFunction:
         self.__name__ = self.__qualname__ = name
         self.__doc__ = doc
         self.__wrapped__ = call  # inspect.signature: (x, **constants)
+
+    @property
+    def constants(self) -> dict:
+        """The constants' defaults (a copy, as ``Activation.constants``): a dict of
+        the function's own took ``f.constants["beta"] = 5.0`` and showed it, while
+        f kept computing with the activation's value."""
+        form = self._activation.internal
+        return dict(zip(form.param_names, form.param_values))
 
     def __call__(self, x: Any, *more: Any, **constants: Any) -> Any:
         if more:

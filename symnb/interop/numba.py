@@ -235,10 +235,18 @@ class NumbaActivation:
     df: Any
     dconstants: tuple
     constant_names: tuple
-    constants: dict
+    _constants: dict  # the defaults f and df were compiled with: see constants
     target: str
     source: str
     _activation: Any = field(repr=False, default=None)
+
+    @property
+    def constants(self) -> dict:
+        """The constants' default values (a copy, as ``Activation.constants``): a
+        dict of the object's own let ``fns.constants["beta"] = 5.0`` change what
+        ``bind()`` compiled, unchecked (NaN passed), while ``f``, compiled with
+        the old value, kept it."""
+        return dict(self._constants)
 
     def bind(self, **values: float) -> NumbaActivation:
         """Functions ``f(x)``/``df(x)`` with the constants fixed (default: current)."""
@@ -251,7 +259,7 @@ class NumbaActivation:
             np.dtype(np.float64),
         )
         self._activation.check_domain(values)  # softplus's beta != 0, ...
-        merged = {**self.constants, **values}
+        merged = {**self._constants, **values}
         bound = {n: float(merged[n]) for n in self.constant_names}
         return _build(self._activation, self.target, bound)
 
@@ -347,7 +355,7 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
         df=fns["symnb_df"],
         dconstants=tuple(fns[f"symnb_dc{q}"] for q in range(k)),
         constant_names=tuple(form.param_names) if bound is None else (),
-        constants=dict(zip(form.param_names, form.param_values))
+        _constants=dict(zip(form.param_names, form.param_values))
         if bound is None
         else {},
         target=target,

@@ -133,3 +133,25 @@ def test_mlp_torch_module_names_a_wrong_device():
     X = np.random.default_rng(0).normal(size=(5, 3)).astype(np.float32)
     got = net(torch.from_numpy(X)).detach().numpy()
     np.testing.assert_allclose(got, np.asarray(model(X)), rtol=1e-5, atol=1e-6)
+
+
+def test_numba_constants_are_a_copy(numba_):
+    # before: fns.constants was the dict bind() read, so a write there reached
+    # bind()'s compiled functions unchecked (NaN, or 5.0 while fns.f kept 1.3)
+    fns = _swish().to_numba()
+    fns.constants["beta"] = float("nan")
+    assert fns.constants == {"beta": 1.3}
+    bound = fns.bind()
+    assert bound.f(0.8) == pytest.approx(_swish_ref(0.8, 1.3), rel=1e-13)
+    assert fns.bind(beta=2.0).f(0.8) == pytest.approx(_swish_ref(0.8, 2.0), rel=1e-13)
+
+
+def test_jax_constants_are_a_copy():
+    # before: f.constants was a dict of the function's own, which took a new value
+    # and showed it while f kept computing with the activation's
+    pytest.importorskip("jax")
+    fn = _swish().to_jax()
+    fn.constants["beta"] = 5.0
+    assert fn.constants == {"beta": 1.3}
+    assert fn.derivative.constants == {"beta": 1.3}
+    assert float(fn(0.8)) == pytest.approx(_swish_ref(0.8, 1.3), rel=1e-6)
