@@ -118,6 +118,13 @@ def test_jax_float32_derivative_where_xla_flushes_subnormals():
     band = np.float32([-103.0, -95.0, -88.0])
     grads = np.asarray(jax.vmap(jax.grad(fn))(band))
     np.testing.assert_array_equal(grads, np.float32(-np.inf))
+    # outside the domain f' stays NaN (float64 NumPy: x**x*(log(x) + 1) at x < 0),
+    # not the value of x**x's x < -3.4e38 regime
+    neg = np.array([-3.0, -2.5, -40.0])
+    with np.errstate(invalid="ignore"):
+        want_neg = neg**neg * (np.log(neg) + 1)
+    got_neg = np.asarray(symnb.Activation("x**x").to_jax().derivative(neg))
+    np.testing.assert_array_equal(np.isnan(got_neg), np.isnan(want_neg))
 
 
 def test_mlp_torch_module_names_a_wrong_device():
