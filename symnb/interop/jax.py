@@ -17,6 +17,7 @@ takes its side's branch; what XLA computes from a subnormal x stays as at 0 (log
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import sympy as sp
@@ -132,7 +133,11 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
             # (an exponent's or a power's flushed range); x**x's f' is NaN at
             # x = -3 (log(-3)), not the 0 of its x < -3.4e38 regime
             lo, hi = sorted((t * 2.0**-self._binades, t * 2.0**self._binades))
-            near = f"({u} >= {lo!r}) & ({u} <= {hi!r})"
+            lo, hi = (
+                repr(b) if math.isfinite(b) else self._print(sp.oo if b > 0 else -sp.oo)
+                for b in (lo, hi)
+            )  # a threshold near the float64 limit: t*2**52 is inf
+            near = f"({u} >= {lo}) & ({u} <= {hi})"
             text = (
                 f"{where}({isnan}({text}) & {near} & {FOK}, "
                 f"{self._print(value)}, {text})"
