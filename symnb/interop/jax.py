@@ -17,6 +17,7 @@ takes its side's branch; what XLA computes from a subnormal x stays as at 0 (log
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import sympy as sp
@@ -112,6 +113,37 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
             return f"symnb_cmp0({self._print(rhs)}, {FLIPPED[op]!r})"
         return super()._print_Relational(expr)
 
+    #: derivatives only (_FlushedRegimes): where the printed value is NaN at a
+    #: non-NaN x and f is not NaN there, a threshold regime's branch is taken
+    _fallback = False
+    _binades = 52
+
+    def _print_Piecewise(self, expr: sp.Piecewise) -> str:
+        text = super()._print_Piecewise(expr)
+        if not self._fallback:
+            return text
+        where = self._module_format(self._module + ".where")
+        isnan = self._module_format(self._module + ".isnan")
+        for value, cond in expr.args:
+            if not _threshold(cond):
+                continue
+            u, t = (cond.lhs, cond.rhs) if cond.rhs.is_number else cond.args[::-1]
+            u, t = self._print(u), float(t)
+            # near t: of its sign, within the binades of the dtype's subnormals
+            # (an exponent's or a power's flushed range); x**x's f' is NaN at
+            # x = -3 (log(-3)), not the 0 of its x < -3.4e38 regime
+            lo, hi = sorted((t * 2.0**-self._binades, t * 2.0**self._binades))
+            lo, hi = (
+                repr(b) if math.isfinite(b) else self._print(sp.oo if b > 0 else -sp.oo)
+                for b in (lo, hi)
+            )  # a threshold near the float64 limit: t*2**52 is inf
+            near = f"({u} >= {lo}) & ({u} <= {hi})"
+            text = (
+                f"{where}({isnan}({text}) & {near} & {FOK}, "
+                f"{self._print(value)}, {text})"
+            )
+        return text
+
     def _print_Integer(self, expr: sp.Expr) -> str:
         return big_integer(expr, 31) or super()._print_Integer(expr)
 
@@ -123,6 +155,45 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
         if any(a is not b for a, b in zip(factors, expr.args)):
             expr = sp.Mul(*factors, evaluate=False)
         return super()._print_Mul(expr)
+
+
+#: the name of the derivatives' last argument: where f is not NaN
+FOK = "symnb_f_ok"
+
+
+class _FlushedRegimes(_Printer):
+    """The printer of f' and df/dc. XLA on the CPU flushes subnormal results to 0,
+    so a regime the engine measured with IEEE gradual underflow fails earlier:
+    log(sigmoid(x))/log(sigmoid(-x))'s f' in float32 is sigmoid(-x)/logsigmoid(-x)
+    from x = -103.97, where logsigmoid(-x) underflows to 0, and two terms above,
+    whose second was 0/0 = NaN on -103.97 < x < -87.3 (the subnormal
+    logsigmoid(-x) read as 0). Where the value is NaN at a non-NaN x and f is
+    not NaN (a NaN f is outside the domain: log(x) at x < 0 stays NaN), the branch
+    of a threshold regime (``x <= t``, x against a number) is taken instead, if x
+    is near t (of its sign, within as many binades as the dtype has subnormal
+    ones: 23 in float32, 52 in float64): the form meant for where those
+    quantities are 0."""
+
+    _fallback = True
+
+
+class _FlushedRegimes32(_FlushedRegimes):
+    """_FlushedRegimes for float32: 23 binades of subnormals."""
+
+    _binades = 23
+
+
+def _threshold(cond: Any) -> bool:
+    """Whether a Piecewise condition is a regime threshold: a symbol against a
+    number (``x <= -103.97``), not a condition on the constants' values."""
+    if not isinstance(
+        cond, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)
+    ):
+        return False
+    sides = (cond.lhs, cond.rhs)
+    return any(isinstance(a, sp.Symbol) for a in sides) and any(
+        a.is_number for a in sides
+    )
 
 
 def _reciprocal_piecewise(e: sp.Expr) -> sp.Expr:
@@ -139,7 +210,9 @@ def _reciprocal_piecewise(e: sp.Expr) -> sp.Expr:
     return sp.Pow(sp.Piecewise(*denominators, evaluate=False), -1, evaluate=False)
 
 
-def _lambdify(expr: sp.Expr, args: tuple) -> Any:
+def _lambdify(expr: sp.Expr, args: tuple, derivative: str | None = None) -> Any:
+    """``expr`` as a JAX function of ``args``; ``derivative`` (the dtype's name) for
+    f' and df/dc, which take one more argument (_FlushedRegimes)."""
     jax = require("jax")
     require("jax.scipy.special")
     namespace = {
@@ -151,8 +224,18 @@ def _lambdify(expr: sp.Expr, args: tuple) -> Any:
         "symnb_digamma": digamma,
         "symnb_trigamma": trigamma,
     }
+    if derivative:
+        # the last argument: where f is not NaN (_FlushedRegimes)
+        args = (*args, sp.Symbol(FOK))
     return sp.lambdify(
-        args, floatify(expr), modules=[namespace, "jax"], printer=_Printer
+        args,
+        floatify(expr),
+        modules=[namespace, "jax"],
+        printer=_FlushedRegimes32
+        if derivative == "float32"
+        else _FlushedRegimes
+        if derivative
+        else _Printer,
     )
 
 
@@ -315,8 +398,8 @@ def to_jax(activation: Any) -> Any:
             args = (lf.inputs[0], *lf.params)
             lowered[key] = (
                 _lambdify(lf.f, args),
-                _lambdify(lf.df, args),
-                [_lambdify(d, args) for d in lf.dparams],
+                _lambdify(lf.df, args, derivative=key),
+                [_lambdify(d, args, derivative=key) for d in lf.dparams],
             )
         return lowered[key]
 
@@ -334,9 +417,10 @@ def to_jax(activation: Any) -> Any:
         tx, *tc = tangents
         _, df_raw, dc_raw = raw(x.dtype)
         y = core(x, *c)
-        t = guard(x, df_raw(x, *c)) * tx
+        ok = ~jnp.isnan(y)
+        t = guard(x, df_raw(x, *c, ok)) * tx
         for dck, tck in zip(dc_raw, tc):
-            t = t + guard(x, dck(x, *c)) * tck
+            t = t + guard(x, dck(x, *c, ok)) * tck
         return y, t
 
     def _args(x: Any, constants: dict) -> tuple:
@@ -393,7 +477,9 @@ def to_jax(activation: Any) -> Any:
 
     def derivative(x: Any, **constants: Any) -> Any:
         x, cs, out = _args(x, constants)
-        return guard(x, raw(x.dtype)[1](x, *cs)).astype(out)
+        f_raw, df_raw, _ = raw(x.dtype)
+        ok = ~jnp.isnan(guard(x, f_raw(x, *cs)))
+        return guard(x, df_raw(x, *cs, ok)).astype(out)
 
     name = activation.name if activation.name.isidentifier() else "f"
     doc = f"symnb activation {activation.name!r}: {activation.text}"
@@ -402,7 +488,6 @@ def to_jax(activation: Any) -> Any:
         derivative, activation, "derivative", f"{name}_derivative", f"f' of {doc}"
     )
     face.constant_names = names
-    face.constants = dict(defaults)
     return face
 
 
@@ -421,6 +506,14 @@ class JaxFunction:
         self.__name__ = self.__qualname__ = name
         self.__doc__ = doc
         self.__wrapped__ = call  # inspect.signature: (x, **constants)
+
+    @property
+    def constants(self) -> dict:
+        """The constants' defaults (a copy, as ``Activation.constants``): a dict of
+        the function's own took ``f.constants["beta"] = 5.0`` and showed it, while
+        f kept computing with the activation's value."""
+        form = self._activation.internal
+        return dict(zip(form.param_names, form.param_values))
 
     def __call__(self, x: Any, *more: Any, **constants: Any) -> Any:
         if more:

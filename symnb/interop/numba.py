@@ -9,13 +9,17 @@ surrogate gradients as on every backend); NaN in gives NaN out. Each function ca
 its helpers as inner functions, so it is self-contained: ``numba.cuda.compile_ptx`` can
 compile a dispatcher's ``py_func`` without a GPU.
 
-Constants are trailing parameters: ``f(x, c0, c1, ...)`` in the order of
-``constant_names``, defaulting to the activation's values (``f(x)`` works too);
-``bind(**values)`` gives ``f(x)``/``df(x)`` with other values baked in.
+Constants are trailing parameters named as the constants: ``f(x, beta, ...)`` in the
+order of ``constant_names``, defaulting to the activation's values (``f(x)`` and
+``f(x, beta=2.0)`` work too, from Python and inside ``njit`` code); a constant whose
+name would shadow what the functions use (``x``, ``math``, a builtin such as ``float``,
+``symnb_*``) is the parameter ``c<k>`` instead. ``bind(**values)`` gives
+``f(x)``/``df(x)`` with other values baked in.
 """
 
 from __future__ import annotations
 
+import builtins
 import math
 import textwrap
 from dataclasses import dataclass, field
@@ -231,10 +235,18 @@ class NumbaActivation:
     df: Any
     dconstants: tuple
     constant_names: tuple
-    constants: dict
+    _constants: dict  # the defaults f and df were compiled with: see constants
     target: str
     source: str
     _activation: Any = field(repr=False, default=None)
+
+    @property
+    def constants(self) -> dict:
+        """The constants' default values (a copy, as ``Activation.constants``): a
+        dict of the object's own let ``fns.constants["beta"] = 5.0`` change what
+        ``bind()`` compiled, unchecked (NaN passed), while ``f``, compiled with
+        the old value, kept it."""
+        return dict(self._constants)
 
     def bind(self, **values: float) -> NumbaActivation:
         """Functions ``f(x)``/``df(x)`` with the constants fixed (default: current)."""
@@ -247,15 +259,29 @@ class NumbaActivation:
             np.dtype(np.float64),
         )
         self._activation.check_domain(values)  # softplus's beta != 0, ...
-        merged = {**self.constants, **values}
+        merged = {**self._constants, **values}
         bound = {n: float(merged[n]) for n in self.constant_names}
         return _build(self._activation, self.target, bound)
+
+
+def parameter_names(names: tuple) -> tuple:
+    """The functions' parameter for each constant: its own name, so that
+    ``f(x, beta=2.0)`` works (before, the parameters were c0, c1, ... and the call
+    failed with numba's bare "some keyword arguments unexpected"), or ``c<k>`` where
+    the name would shadow what the generated code uses (x, math, builtins such as
+    abs and float, the symnb_* helpers). Constant names are identifiers and not
+    Python keywords (the formula parser's rule)."""
+    taken = {"x", "math", *dir(builtins)}
+    return tuple(
+        f"c{k}" if n in taken or n.startswith("symnb_") or not n.isidentifier() else n
+        for k, n in enumerate(names)
+    )
 
 
 def _source(form: Any, bound: dict | None) -> str:
     printer = _Printer({"fully_qualified_modules": True})
     x = sp.Symbol("x", real=True)
-    params = [sp.Symbol(f"c{k}", real=True) for k in range(len(form.params))]
+    params = [sp.Symbol(n, real=True) for n in parameter_names(tuple(form.param_names))]
     mapping = {form.inputs[0]: x, **dict(zip(form.params, params))}
     if bound is not None:
         mapping.update(
@@ -307,8 +333,9 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
     form = lower(activation.internal, "float64")
     namespace: dict[str, Any] = {"math": math}
     source = _source(form, bound)
-    # the text comes from SymPy's printer over internal symbols only (x, c0, ...):
-    # no user text reaches it
+    # the text comes from SymPy's printer over internal symbols (x, c0, ...) and
+    # the constants' names, which are identifiers (parameter_names): no other user
+    # text reaches it
     exec(compile(source, f"<symnb {target} activation>", "exec"), namespace)  # noqa: S102
     k = len(form.params)
     fns = {
@@ -317,15 +344,18 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
     }
     if target == "cpu":
         names = ("x",) if bound is not None else ("x", *form.param_names)
+        params = ("x",) + parameter_names(names[1:])
         for n, fn in fns.items():
             label = {"symnb_f": "f", "symnb_df": "df"}.get(n, f"dconstants[{n[8:]}]")
-            _scalars_only(fn, f"{label} of activation {activation.name!r}", names)
+            what = f"{label} of activation {activation.name!r}"
+            _scalars_only(fn, what, names)
+            _keywords_by_name(fn, what, dict(zip(names, params)))
     return NumbaActivation(
         f=fns["symnb_f"],
         df=fns["symnb_df"],
         dconstants=tuple(fns[f"symnb_dc{q}"] for q in range(k)),
         constant_names=tuple(form.param_names) if bound is None else (),
-        constants=dict(zip(form.param_names, form.param_values))
+        _constants=dict(zip(form.param_names, form.param_values))
         if bound is None
         else {},
         target=target,
@@ -375,8 +405,45 @@ def _scalars_only(dispatcher: Any, what: str, names: tuple) -> None:
     dispatcher._compile_for_args = check_then_compile
 
 
+_KEYWORDS_CHECKED: dict = {}
+
+
+def _keywords_by_name(dispatcher: Any, what: str, params: dict) -> None:
+    """Keyword arguments from Python by the constants' names: numba folds keywords
+    into positions in C and answered a misspelt one (or a constant whose parameter
+    is c<k>, see parameter_names) with a bare "some keyword arguments unexpected".
+    The dispatcher becomes an instance of a subclass whose ``__call__`` renames the
+    keywords or names the unknown one and the known ones; numba types it as its
+    base class inside ``njit`` code."""
+    base = type(dispatcher)
+    cls = _KEYWORDS_CHECKED.get(base)
+    if cls is None:
+
+        def __call__(*args: Any, **kws: Any) -> Any:
+            # no named self: a constant may be called self
+            if kws:
+                kws = args[0]._symnb_keywords(kws)
+            return base.__call__(*args, **kws)
+
+        cls = type(base.__name__, (base,), {"__call__": __call__})
+        _KEYWORDS_CHECKED[base] = cls
+    accepted = {**params, **{p: p for p in params.values()}}
+
+    def rename(kws: dict) -> dict:
+        unknown = [k for k in kws if k not in accepted]
+        if unknown:
+            raise TypeError(
+                f"{what}: unknown keyword argument {unknown[0]!r}; the arguments are "
+                f"{', '.join(params)} (by position or by these names)"
+            )
+        return {accepted[k]: v for k, v in kws.items()}
+
+    dispatcher._symnb_keywords = rename
+    dispatcher.__class__ = cls
+
+
 def to_numba(activation: Any, target: str = "cpu") -> NumbaActivation:
-    """Scalar ``f(x, c0, ...)``, ``df(x, c0, ...)`` and ``dconstants`` compiled with
+    """Scalar ``f(x, beta, ...)``, ``df(x, beta, ...)`` and ``dconstants`` compiled with
     numba for ``target`` ``"cpu"`` (``numba.njit``) or ``"cuda"`` (device functions)."""
     from symnb.formula.formula import as_activation
 

@@ -4,7 +4,8 @@ A plain Sequential handed a wrong ``x`` to its first ``nn.Linear``, and PyTorch
 answered from inside it: "mat1 and mat2 shapes cannot be multiplied (4x3 and 2x3)"
 for a feature count the model was not trained on, "mat1 and mat2 must have the same
 dtype, but got Double and Float" for a float64 batch, "linear(): argument 'input'
-must be Tensor, not numpy.ndarray". Each now says what ``x`` was and what to pass.
+must be Tensor, not numpy.ndarray", "Tensor on device cpu is not on the expected
+device meta!" for x on another device than the weights. Each now says what ``x`` was and what to pass.
 """
 
 from __future__ import annotations
@@ -54,6 +55,12 @@ def _check_x(x: Any, first: nn.Linear) -> None:
             f"{what} takes {first.in_features} input feature(s) in x's last "
             f"dimension, got x of shape {tuple(x.shape)}; pass the model's "
             f"{first.in_features} features, in the order it was trained on"
+        )
+    if x.device != first.weight.device:
+        raise ValueError(
+            f"{what} has its weights on {first.weight.device} but x is on "
+            f"{x.device}; pass x.to('{first.weight.device}'), or move the module "
+            f"with module.to('{x.device}')"
         )
     if x.dtype != want and not _autocast(x):
         fix = f"pass x.to({want})"
