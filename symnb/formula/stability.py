@@ -621,8 +621,8 @@ def _log_one_minus_clamp(rest: sp.Expr, note) -> sp.Expr | None:
 
 
 def _log_one_minus(a: sp.Expr, note) -> sp.Expr | None:
-    """log1p(a) for a = -tanh(u)**2 or -exp(u), as a log that does not round: tanh(u)**2
-    and exp(u) round to 1 near the log's pole. A flow's tanh log-determinant ``log(1 -
+    """log1p(a) for a = -tanh(u)**2, -exp(u) or -sigmoid(u), as a log that does not
+    round: tanh(u)**2, exp(u) and sigmoid(u) round to 1 near the log's pole. A flow's tanh log-determinant ``log(1 -
     tanh(x)**2)`` was -inf from |x| = 9 in float32 (19 in float64) where it is about
     2 log 2 - 2|x|; log1mexp typed ``log1p(-exp(-x))`` -inf at x = 1e-8 in float32
     instead of log(1e-8)."""
@@ -633,6 +633,11 @@ def _log_one_minus(a: sp.Expr, note) -> sp.Expr | None:
     if isinstance(m, sp.exp):
         note("rewrote log(1 - exp(u)) as log(-expm1(u)) (exp(u) rounds to 1)")
         return sp.log(-expm1(m.args[0]))
+    if isinstance(m, sigmoid):
+        # the log-odds log(p) - log1p(-p) at p = sigmoid(x) was inf from x = 20 in
+        # float32 (40 in float64) where it is x: sigmoid(x) rounds to 1
+        note("rewrote log(1 - sigmoid(u)) as logsigmoid(-u) (sigmoid(u) rounds to 1)")
+        return logsigmoid(-m.args[0])
     return None
 
 

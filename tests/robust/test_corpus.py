@@ -115,6 +115,20 @@ def judged_references(entry, reference_text: dict[str, str]) -> dict:
     return references_by_dtype(entry, judged)
 
 
+def assert_judged_meets_rule(
+    entry, reference_text: dict[str, str], backend: str, dtype: str
+) -> None:
+    """:func:`assert_published_meets_rule` against the references of
+    :func:`judged_references` (the text in ``reference_text`` where it names the
+    entry)."""
+    xs, check_df, ref = judged_references(entry, reference_text)[dtype]
+    kernel = symnb.Activation(entry.text, **entry.constants).compile(
+        backend=backend, dtype=dtype
+    )
+    problems = rule_problems(kernel, xs, check_df, ref, dtype)
+    assert not problems, f"{entry.text} on {backend} {dtype}:\n" + "\n".join(problems)
+
+
 def build_seconds(entry) -> float:
     """CPU seconds (this thread's, as the symbolic budget counts them) to parse,
     differentiate and render f and f' of ``entry`` as LaTeX (both non-empty)."""
