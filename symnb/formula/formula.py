@@ -37,6 +37,7 @@ from symnb.formula.budget import SYMBOLIC_TIME_BUDGET, Budget
 from symnb.formula.code_constants import declared
 from symnb.formula.compose import expand_composed
 from symnb.formula.display import fold_equal_branches
+from symnb.formula.expanded_edge import expand_edge_arguments
 from symnb.formula.functions import (
     ALLOWED_CONSTANTS,
     ALLOWED_FUNCTIONS,
@@ -868,6 +869,7 @@ class _Formula:
         def show(e: sp.Expr) -> str:
             return sp.sstr(self._user(e))
 
+        f, df = (expand_edge_arguments(e, var) for e in (f, df))
         f, n2 = _remove_removable_singularities(f, var, what, show)
         df, n3 = _remove_removable_singularities(
             df, var, f"the derivative of {what}", show
