@@ -395,17 +395,23 @@ def _remove_removable_singularities(
     return expr, notes
 
 
+def _undefined_at(expr: sp.Expr, var: sp.Symbol, point: sp.Expr) -> bool:
+    """Whether SymPy finds expr NaN or complex infinity at the point (False where it
+    cannot substitute: the expression is left alone)."""
+    try:
+        at = expr.subs(var, point)
+    except Exception:  # noqa: BLE001 - any SymPy failure: leave the expression alone
+        return False
+    return at.has(sp.nan) or at.has(sp.zoo)
+
+
 def _one_sided_limit_at(
     expr: sp.Expr, var: sp.Symbol, what: str, point: sp.Expr, side: str, shown: str
 ) -> tuple[sp.Expr, list[str]]:
     """expr at a logarithm's domain edge ``point`` (``log_edges``) as its limit from
     the domain's ``side``, where expr is undefined there (0*log(0), 0/0 - inf) and the
     limit is a number or +-oo that IEEE's value there is not; otherwise expr."""
-    try:
-        at = expr.subs(var, point)
-    except Exception:  # noqa: BLE001 - any SymPy failure: leave the expression alone
-        return expr, []
-    if not (at.has(sp.nan) or at.has(sp.zoo)):
+    if not _undefined_at(expr, var, point):
         return expr, []
     try:
         with Budget(f"find the limit of {what} at {shown}", seconds=3.0):
@@ -506,11 +512,7 @@ def _one_sided_branches(
 def _remove_singularity_at(
     expr: sp.Expr, var: sp.Symbol, what: str, point: sp.Expr, shown: str
 ) -> tuple[sp.Expr, list[str]]:
-    try:
-        at0 = expr.subs(var, point)
-    except Exception:  # noqa: BLE001 - any SymPy failure: leave the expression alone
-        return expr, []
-    if not (at0.has(sp.nan) or at0.has(sp.zoo)):
+    if not _undefined_at(expr, var, point):
         return expr, []
     try:
         with Budget(f"find the limit of {what} at {shown}", seconds=3.0):
