@@ -395,14 +395,16 @@ def _remove_removable_singularities(
     return expr, notes
 
 
-def _undefined_at(expr: sp.Expr, var: sp.Symbol, point: sp.Expr) -> bool:
-    """Whether SymPy finds expr NaN or complex infinity at the point (False where it
-    cannot substitute: the expression is left alone)."""
+def _undefined_at(
+    expr: sp.Expr, var: sp.Symbol, point: sp.Expr, infinite: bool = True
+) -> bool:
+    """Whether SymPy finds expr NaN (or, with ``infinite``, complex infinity) at the
+    point; False where it cannot substitute (the expression is left alone)."""
     try:
         at = expr.subs(var, point)
     except Exception:  # noqa: BLE001 - any SymPy failure: leave the expression alone
         return False
-    return at.has(sp.nan) or at.has(sp.zoo)
+    return at.has(sp.nan) or (infinite and at.has(sp.zoo))
 
 
 def _one_sided_limit_at(
@@ -410,8 +412,10 @@ def _one_sided_limit_at(
 ) -> tuple[sp.Expr, list[str]]:
     """expr at a logarithm's domain edge ``point`` (``log_edges``) as its limit from
     the domain's ``side``, where expr is undefined there (0*log(0), 0/0 - inf) and the
-    limit is a number or +-oo that IEEE's value there is not; otherwise expr."""
-    if not _undefined_at(expr, var, point):
+    limit is a number or +-oo that IEEE's value there is not; otherwise expr. Only
+    where SymPy finds NaN (0*zoo): a complex infinity alone (log(0) + 1, log(0)**2)
+    is IEEE's signed inf, right as it is."""
+    if not _undefined_at(expr, var, point, infinite=False):
         return expr, []
     try:
         with Budget(f"find the limit of {what} at {shown}", seconds=3.0):
