@@ -37,6 +37,7 @@ from symnb.formula.budget import SYMBOLIC_TIME_BUDGET, Budget
 from symnb.formula.code_constants import declared
 from symnb.formula.compose import expand_composed
 from symnb.formula.display import fold_equal_branches
+from symnb.formula.expanded_edge import expand_edge_arguments
 from symnb.formula.functions import (
     ALLOWED_CONSTANTS,
     ALLOWED_FUNCTIONS,
@@ -46,6 +47,7 @@ from symnb.formula.functions import (
 )
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
 from symnb.formula.latex import formula_latex
+from symnb.formula.log_edges import log_edge_points
 from symnb.formula.parse import adopt_sympy, check_length
 from symnb.formula.powers import power_limits_at_zero
 from symnb.formula.realdiff import real_diff
@@ -387,7 +389,49 @@ def _remove_removable_singularities(
     for point in (sp.Integer(0), *_denominator_points(expr, var)):
         expr, more = _remove_singularity_at(expr, var, what, point, show(point))
         notes += more
+    for point, side in log_edge_points(expr, var):
+        expr, more = _one_sided_limit_at(expr, var, what, point, side, show(point))
+        notes += more
     return expr, notes
+
+
+def _undefined_at(
+    expr: sp.Expr, var: sp.Symbol, point: sp.Expr, infinite: bool = True
+) -> bool:
+    """Whether SymPy finds expr NaN (or, with ``infinite``, complex infinity) at the
+    point; False where it cannot substitute (the expression is left alone)."""
+    try:
+        at = expr.subs(var, point)
+    except Exception:  # noqa: BLE001 - any SymPy failure: leave the expression alone
+        return False
+    return at.has(sp.nan) or (infinite and at.has(sp.zoo))
+
+
+def _one_sided_limit_at(
+    expr: sp.Expr, var: sp.Symbol, what: str, point: sp.Expr, side: str, shown: str
+) -> tuple[sp.Expr, list[str]]:
+    """expr at a logarithm's domain edge ``point`` (``log_edges``) as its limit from
+    the domain's ``side``, where expr is undefined there (0*log(0), 0/0 - inf) and the
+    limit is a number or +-oo that IEEE's value there is not; otherwise expr. Only
+    where SymPy finds NaN (0*zoo): a complex infinity alone (log(0) + 1, log(0)**2)
+    is IEEE's signed inf, right as it is."""
+    if not _undefined_at(expr, var, point, infinite=False):
+        return expr, []
+    try:
+        with Budget(f"find the limit of {what} at {shown}", seconds=3.0):
+            body = local_branches(expr, var, float(point))
+            lim = sp.limit(body, var, point, side)
+    except Exception:  # noqa: BLE001 - SymPy could not (or too slowly): IEEE's value
+        return expr, []
+    if not _signed_number(lim) or lim.free_symbols:
+        return expr, []
+    if _ieee_at(expr, var, float(point)) == float(lim):  # IEEE's value is right
+        return expr, []
+    word = "right" if side == "+" else "left"
+    return (
+        sp.Piecewise((lim, sp.Eq(var, point)), (expr, True)),
+        [f"{what} at {shown} is its limit from the {word}, {sp.sstr(lim)}"],
+    )
 
 
 #: symnb's stable functions with an exp spelling SymPy can take limits of
@@ -472,11 +516,7 @@ def _one_sided_branches(
 def _remove_singularity_at(
     expr: sp.Expr, var: sp.Symbol, what: str, point: sp.Expr, shown: str
 ) -> tuple[sp.Expr, list[str]]:
-    try:
-        at0 = expr.subs(var, point)
-    except Exception:  # noqa: BLE001 - any SymPy failure: leave the expression alone
-        return expr, []
-    if not (at0.has(sp.nan) or at0.has(sp.zoo)):
+    if not _undefined_at(expr, var, point):
         return expr, []
     try:
         with Budget(f"find the limit of {what} at {shown}", seconds=3.0):
@@ -835,6 +875,7 @@ class _Formula:
         def show(e: sp.Expr) -> str:
             return sp.sstr(self._user(e))
 
+        f, df = (expand_edge_arguments(e, var) for e in (f, df))
         f, n2 = _remove_removable_singularities(f, var, what, show)
         df, n3 = _remove_removable_singularities(
             df, var, f"the derivative of {what}", show

@@ -8,7 +8,9 @@ float32 (1.3e154 in float64) where the value is about d|x|. Here the root of the
 square is a hypot (``sqrt(p + q*x**2)`` with q a product of even powers: ``hypot(
 sqrt(p), x*sqrt(q))``, rewrite.root_of_squares_as_hypot takes numbers only) and
 ``x**2/D`` multiplies one x at a time, ``x*(x/D)``: x/D stays near |d| where D grows
-like |x|/|d|. Both are exact for every x and d.
+like |x|/|d|. Both are exact for every x and d. Where |x| > 1 that quotient is
+``sign(x)/(a/|x| + hypot(p/x, q))`` (``_quotient``): with d moved to 1e-3, x/d
+overflowed at the float maximum, hypot was inf and f 0 where it is about d|x|.
 """
 
 from __future__ import annotations
@@ -56,19 +58,41 @@ def _grows_like_x(d: sp.Expr, var: sp.Symbol) -> bool:
     return len(roots) == 1 and isinstance(roots[0], hypot2)
 
 
+def _quotient(var: sp.Symbol, d: sp.Expr) -> sp.Expr:
+    """x/d for d = a + hypot(p, q*x) (p, q free of x) with no q*x to overflow where
+    |x| > 1: sign(x)/(a/|x| + hypot(p/x, q)), each term at most max(|a|, |p|, |q|);
+    x/d as it is for other d and where |x| <= 1."""
+    plain = var / d
+    root = next(t for t in d.args if var in t.free_symbols)
+    a = d - root
+    inner = [u for u in root.args if var in u.free_symbols]
+    if len(inner) != 1:
+        return plain
+    q = sp.simplify(inner[0] / var)
+    if var in q.free_symbols:
+        return plain
+    p = next(u for u in root.args if u is not inner[0])
+    far = sp.sign(var) / (a / sp.Abs(var) + hypot2(p / var, q))
+    return sp.Piecewise((far, sp.Abs(var) > 1), (plain, True))
+
+
 def _stepwise(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     if not isinstance(e, sp.Mul):
         return e
     factors = list(e.args)
     if var**2 not in factors:
         return e
-    if not any(
-        isinstance(f, sp.Pow) and f.exp == -1 and _grows_like_x(f.base, var)
+    grows = [
+        f
         for f in factors
-    ):
+        if isinstance(f, sp.Pow) and f.exp == -1 and _grows_like_x(f.base, var)
+    ]
+    if not grows:
         return e
     factors.remove(var**2)
-    return var * sp.UnevaluatedExpr(var * sp.Mul(*factors))
+    factors.remove(grows[0])
+    rest = sp.Mul(*factors)
+    return var * sp.UnevaluatedExpr(rest * _quotient(var, grows[0].base))
 
 
 def square_over_root(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
