@@ -20,7 +20,6 @@ from symnb import config
 from symnb.backends.base import BackendStatus
 from symnb.backends.kernel import Kernel, LayerKernel, LossKernel
 from symnb.checks import check_flag
-from symnb.codegen import constant_parts
 from symnb.errors import BackendUnavailable, CompileError, FormulaError
 
 _MODULES = {
@@ -296,44 +295,11 @@ def _built(forms: tuple, kind: str, backend: str, dtype: str, device: int | None
 
     module = _module(backend)
     if kind != "elementwise" or backend not in _LAZY_GRADIENTS:
-        lowered, parts = _hoisted(engine.lower_all(forms, dtype), kind, dtype)
-        return _with_parts(module.build(lowered, kind, dtype, device), parts)
-    values, parts = _hoisted(
-        engine.lower_all(forms, dtype, gradients=False), kind, dtype
+        return module.build(engine.lower_all(forms, dtype), kind, dtype, device)
+    values = engine.lower_all(forms, dtype, gradients=False)
+    return module.build(
+        values, kind, dtype, device, whole=lambda: engine.lower_all(forms, dtype)
     )
-
-    def whole() -> tuple:
-        lowered = engine.lower_all(forms, dtype)
-        if parts is None:
-            return lowered
-        return (constant_parts.apply(lowered[0], parts),)
-
-    return _with_parts(module.build(values, kind, dtype, device, whole=whole), parts)
-
-
-def _hoisted(lowered: tuple, kind: str, dtype: str) -> tuple[tuple, Any]:
-    """The lowered forms with their input-free parts as extra constants
-    (:mod:`symnb.codegen.constant_parts`: computed in float64 once per call), and
-    those parts (a layer: a tuple, one per form); None where none are hoisted."""
-    if dtype not in constant_parts.DTYPES:
-        return lowered, None
-    hoisted = [constant_parts.hoist(form) for form in lowered]
-    if not any(parts for _, parts in hoisted):
-        return lowered, None
-    forms = tuple(form for form, _ in hoisted)
-    if kind == "layer":
-        return forms, tuple(parts or None for _, parts in hoisted)
-    return forms, hoisted[0][1]
-
-
-def _with_parts(prog: Any, parts: Any) -> Any:
-    """``prog`` with its hoisted constant parts, for the kernels that call it (a
-    layer's: one per form)."""
-    if isinstance(parts, tuple):
-        prog.layer_parts = parts
-    else:
-        prog.constant_parts = parts
-    return prog
 
 
 def _prepare(
