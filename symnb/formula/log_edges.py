@@ -35,7 +35,7 @@ def log_edge_points(expr: sp.Expr, var: sp.Symbol) -> list[tuple[sp.Rational, st
     found: list[tuple[sp.Rational, str]] = []
     for node in sp.preorder_traversal(expr):
         arg = _argument(node)
-        if arg is None or var not in arg.free_symbols or arg.free_symbols != {var}:
+        if arg is None or arg.free_symbols != {var}:
             continue
         try:
             poly = sp.Poly(sp.expand(arg), var)

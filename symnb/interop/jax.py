@@ -183,6 +183,10 @@ class _FlushedRegimes32(_FlushedRegimes):
     _binades = 23
 
 
+#: the printer of f (None) and of the derivatives by dtype name
+_PRINTERS = {None: _Printer, "float32": _FlushedRegimes32, "float64": _FlushedRegimes}
+
+
 def _threshold(cond: Any) -> bool:
     """Whether a Piecewise condition is a regime threshold: a symbol against a
     number (``x <= -103.97``), not a condition on the constants' values."""
@@ -231,11 +235,7 @@ def _lambdify(expr: sp.Expr, args: tuple, derivative: str | None = None) -> Any:
         args,
         floatify(expr),
         modules=[namespace, "jax"],
-        printer=_FlushedRegimes32
-        if derivative == "float32"
-        else _FlushedRegimes
-        if derivative
-        else _Printer,
+        printer=_PRINTERS[derivative],
     )
 
 
