@@ -117,28 +117,37 @@ _STAND_INS = {
 }
 _BACK = {v: k for k, v in _STAND_INS.items()}
 
-#: The note on a formula whose floor/ceiling depends on the variable.
+#: The note on a formula whose floor/ceiling depends on the variable and whose
+#: derivative is then 0 (``floor(x)``, ``ceiling(2*x)/2``).
 STEP_NOTE = (
     "floor/ceiling have derivative 0 almost everywhere: weights before them will "
     "not learn"
+)
+#: The note when the rest of the formula still carries a derivative (``x - floor(x)``,
+#: LaTeX's ``x \bmod 1``): the steps only add nothing to it, so training does learn.
+STEP_PART_NOTE = (
+    "floor/ceiling add 0 to the derivative almost everywhere (their jumps are not "
+    "differentiated); f' comes from the rest of the formula"
 )
 
 
 def real_diff(expr: sp.Expr, var: sp.Symbol) -> tuple[sp.Expr, list[str]]:
     """d expr / d var with the real rules above, and notes for the user."""
-    notes: list[str] = []
     steps = [e for e in expr.atoms(sp.floor, sp.ceiling) if var in e.free_symbols]
-    if steps:
-        notes.append(STEP_NOTE)
+    d = _diff(expr, var)
+    if not steps:
+        return d, []
+    return d, [STEP_NOTE if d == 0 else STEP_PART_NOTE]
+
+
+def _diff(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     ties = expr.find(lambda e: _both_vary(e, var))
     if not expr.has(*_STAND_INS) and not ties:
-        return sp.diff(expr, var), notes
+        return sp.diff(expr, var)
     stand_in = expr.replace(
         lambda e: _both_vary(e, var),
         lambda e: (_RealMax2 if isinstance(e, sp.Max) else _RealMin2)(var, *e.args),
     ).replace(lambda e: type(e) in _STAND_INS, lambda e: _STAND_INS[type(e)](*e.args))
     d = sp.diff(stand_in, var)
     d = d.replace(lambda e: isinstance(e, _RealMax2), lambda e: e.original(*e.args[1:]))
-    return d.replace(
-        lambda e: type(e) in _BACK, lambda e: _BACK[type(e)](*e.args)
-    ), notes
+    return d.replace(lambda e: type(e) in _BACK, lambda e: _BACK[type(e)](*e.args))

@@ -175,6 +175,36 @@ def test_floor_derivative_is_zero_with_warning():
     assert a.derivative == 0
 
 
+@pytest.mark.parametrize(
+    "text, learns",
+    [
+        ("floor(x)", False),
+        ("ceiling(2*x)/2", False),
+        ("x - floor(x)", True),
+        (r"x \bmod 1", True),
+        ("x*floor(x)", True),
+    ],
+)
+def test_the_step_note_says_will_not_learn_only_when_f_prime_is_zero(text, learns):
+    """``x - floor(x)`` (LaTeX ``x \bmod 1``) has slope 1 between its jumps, yet it was
+    told "weights before them will not learn". The note follows the derivative, read
+    here by central differences at points away from the jumps."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        act = symnb.Activation(text)
+    warned = any("will not learn" in str(w.message) for w in caught)
+    kernel = act.compile("numpy", dtype="float64")
+    xs = np.array([-2.7, -1.3, 0.25, 1.6, 3.3])
+    h = 1e-6
+    slope = (kernel(xs + h) - kernel(xs - h)) / (2 * h)
+    assert bool(np.any(np.abs(slope) > 1e-3)) is learns
+    assert warned is not learns
+    assert any("floor/ceiling" in n for n in act.notes)
+    np.testing.assert_allclose(kernel.forward_with_derivative(xs)[1], slope, atol=1e-6)
+
+
 def test_user_given_derivative_is_used():
     a = symnb.Activation("x**3", derivative="3*x**2 + 1")
     k = a.compile("numpy", dtype="float64")
