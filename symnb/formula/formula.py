@@ -859,6 +859,7 @@ class _Formula:
                     dexpr = derivative  # adopted in __init__
                 df = expand_composed(stabilize(dexpr)[0].xreplace(to_internal))
                 self.notes.append("the derivative is the one given (derivative=...)")
+                self._note_a_given_derivative_that_differs(f, df, params, what)
             df, n1 = _fix_kinks(stabilize_derivative(df), self.surrogate, what, var)
             dparams = []
             for c in params:
@@ -908,6 +909,25 @@ class _Formula:
         for n in self.notes:
             if "will not learn" in n or n.endswith(_NO_EFFECT):
                 warnings.warn(f"{what}: {n}", UserWarning, stacklevel=4)
+
+    def _note_a_given_derivative_that_differs(
+        self, f: sp.Expr, df: sp.Expr, params: tuple, what: str
+    ) -> None:
+        from symnb.formula.given_derivative import differs_note
+
+        values = {p: self._constants[n] for p, n in zip(params, self.param_names)}
+        note, warn = differs_note(
+            expand_composed(f),
+            df,
+            self._internal_inputs[0],
+            values,
+            tuple(self._internal_inputs[1:]),
+            self.variables[0],
+        )
+        if note is not None:
+            self.notes.append(note)
+            if warn:
+                warnings.warn(f"{what}: {note}", UserWarning, stacklevel=5)
 
     # -- public properties ----------------------------------------------------------
 
