@@ -54,7 +54,7 @@ def test_a_slip_in_a_smooth_formula_s_derivative_warns(
 ):
     obj, warned, notes = _build(cls, text, derivative, constants)
     assert warned and notes, obj.notes
-    name, at, given, exact = _AT.search(notes[0]).groups()
+    _name, at, given, exact = _AT.search(notes[0]).groups()
     kernel = obj.compile("numpy", dtype="float64")
     y_true = 0.7 if cls is symnb.Loss else None
     fd = _central(kernel, float(at), y_true)
