@@ -236,6 +236,30 @@ def check_no_booleans(given: Any, arr: np.ndarray, what: str, kind: str) -> None
         )
 
 
+def masked_entries(given: Any) -> tuple[int, str] | None:
+    """(how many entries are masked, the first one's index as "i, j") when
+    ``given`` is a masked array with masked entries, else None: ``np.asarray``
+    drops the mask, so the values hidden under it would be used."""
+    if not isinstance(given, np.ma.MaskedArray):
+        return None
+    mask = np.ma.getmaskarray(given)
+    if not mask.any():
+        return None
+    return int(mask.sum()), ", ".join(str(int(i)) for i in np.argwhere(mask)[0])
+
+
+def check_not_masked(given: Any, what: str) -> None:
+    """A ``ValueError`` when ``given`` has masked entries (``what`` names the
+    argument): their hidden values were written as parameters without a word."""
+    masked = masked_entries(given)
+    if masked:
+        raise ValueError(
+            f"{what} is a masked array with {masked[0]} masked entries (the first "
+            f"at [{masked[1]}]); the values hidden under the mask would be "
+            "written: fill them first (values.filled(value))"
+        )
+
+
 def check_hook(fn: Any, where: str, args: tuple[str, ...], kinds: str) -> None:
     """A TypeError naming ``where`` unless ``fn`` can be called with ``args``
     (``kinds`` says what it may be): fit called a hook only after the first epoch's

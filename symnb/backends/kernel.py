@@ -219,6 +219,15 @@ class _Checked:
                 f"write_params: positions must be in [0, {size}) (params has {size} "
                 f"entries); got {int(pos.min())}..{int(pos.max())}"
             )
+        if pos.size > 1:
+            seen = np.unique(pos if self.xp is np else pos.get(), return_counts=True)
+            if (seen[1] > 1).any():
+                # positions=[0, 0] with two values kept the last one without a word
+                twice = int(seen[0][np.argmax(seen[1] > 1)])
+                raise ValueError(
+                    f"write_params: positions holds {twice} more than once; give "
+                    "each position once, with its one value"
+                )
         self._known_positions = (positions, shape, pos)
         return pos
 

@@ -288,6 +288,21 @@ def _to_numpy(array: Any) -> np.ndarray:
     return np.asarray(array)
 
 
+#: what a Dense layer is built from: read-only afterwards (Dense.__setattr__)
+_DENSE_FIELDS = frozenset(
+    {
+        "fan_in",
+        "fan_out",
+        "activation",
+        "weight",
+        "bias",
+        "constants",
+        "mask",
+        "mask_host",
+    }
+)
+
+
 class Dense:
     """One fully connected layer ``f(x @ W + b)`` of an :class:`~symnb.nn.MLP`.
 
@@ -324,6 +339,25 @@ class Dense:
         self.constants = constants
         self.mask = mask
         self.mask_host = mask_host
+        self._built = True  # from here on, see __setattr__
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # layer.weight = array was kept and predict failed inside NumPy ("output
+        # array is not acceptable"); layer.activation = None or layer.mask = ...
+        # changed predict (or nothing) while the fused step and the saved file
+        # kept the network built: these describe the layer, not settings
+        if name in _DENSE_FIELDS and self.__dict__.get("_built"):
+            fix = (
+                "write the values in place instead: "
+                f"layer.{name}.data = values (or model.set_flat_parameters)"
+                if name in ("weight", "bias", "constants")
+                else "build a new network for another layer, e.g. "
+                "symnb.nn.MLP(sizes, activation=..., masks=...)"
+            )
+            raise AttributeError(
+                f"Dense.{name} is fixed when the network is built; {fix}"
+            )
+        super().__setattr__(name, value)
 
     @property
     def activations(self) -> list[Any]:

@@ -34,7 +34,9 @@ from symnb.checks import (
     check_flag,
     check_no_booleans,
     check_no_nul,
+    check_not_masked,
     check_seed,
+    masked_entries,
     warn_caller,
 )
 from symnb.datasets import rng_from_seed
@@ -110,15 +112,12 @@ def _warn_flushed(Xh: np.ndarray, Xd: np.ndarray, what: str, dtype: np.dtype) ->
 def _refuse_masked(array: Any, name: str, what: str) -> None:
     """A masked array with masked entries: ``np.asarray`` drops the mask, so the
     hidden values under it would be trained on (or predicted) as ordinary data."""
-    if not isinstance(array, np.ma.MaskedArray):
-        return
-    mask = np.ma.getmaskarray(array)
-    if mask.any():
-        where = ", ".join(str(int(i)) for i in np.argwhere(mask)[0])
+    masked = masked_entries(array)
+    if masked:
         raise ValueError(
             f"{what + ': ' if what else ''}{name} is a masked array with "
-            f"{int(mask.sum())} masked "
-            f"entries (the first at [{where}]); their hidden values would be used "
+            f"{masked[0]} masked "
+            f"entries (the first at [{masked[1]}]); their hidden values would be used "
             f"as data: fill them ({name.rsplit(': ', 1)[-1]}.filled(value)) or drop "
             "those rows first"
         )
@@ -504,12 +503,14 @@ class MLP:
                 self._flat[wo : wo + fi * fo].reshape(fi, fo),
                 self._flat_grad[wo : wo + fi * fo].reshape(fi, fo),
                 "weight",
+                views=True,
             )
             b = Parameter(
                 f"layers.{i}.bias",
                 self._flat[bo : bo + fo],
                 self._flat_grad[bo : bo + fo],
                 "bias",
+                views=True,
             )
             c = None
             if k:
@@ -518,6 +519,7 @@ class MLP:
                     self._flat[co : co + k],
                     self._flat_grad[co : co + k],
                     "constant",
+                    views=True,
                 )
             mask_host = masks_list[i]
             mask = (
@@ -804,6 +806,7 @@ class MLP:
     def set_flat_parameters(self, values: Any) -> None:
         """Overwrite every parameter from a flat array (as returned by
         :meth:`get_flat_parameters`)."""
+        check_not_masked(values, "set_flat_parameters: values")
         raw = np.asarray(_to_host(values))
         check_no_booleans(values, raw, "set_flat_parameters: values", "parameters")
         if raw.dtype.kind not in "biuf":

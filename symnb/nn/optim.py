@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from symnb.checks import check_flag, is_list_like
+from symnb.checks import check_flag, check_not_masked, is_list_like
 
 __all__ = ["SGD", "Adam", "Optimizer", "Parameter", "Parameters", "get"]
 
@@ -35,17 +35,79 @@ class Parameter:
     name:
         e.g. ``"layers.0.weight"``, ``"layers.1.constants"``.
     data, grad:
-        arrays (NumPy, or CuPy on the GPU) of the same shape; write in place to keep the
-        views (``p.data[...] = value``).
+        arrays (NumPy, or CuPy on the GPU) of the same shape. A model's parameters
+        are views of its flat buffers: ``p.data = values`` writes into the view
+        (values of its shape, finite), as ``p.data[...] = values`` does.
     """
 
-    __slots__ = ("data", "grad", "kind", "name")
+    __slots__ = ("_data", "_grad", "_views", "kind", "name")
 
-    def __init__(self, name: str, data: Any, grad: Any, kind: str = "weight") -> None:
+    def __init__(
+        self,
+        name: str,
+        data: Any,
+        grad: Any,
+        kind: str = "weight",
+        *,
+        views: bool = False,
+    ) -> None:
         self.name = name
+        self._views = False
         self.data = data
         self.grad = grad
         self.kind = kind  # "weight" | "bias" | "constant"
+        # a model's parameters are views of its flat buffers (what the fused step,
+        # get_flat_parameters and the optimizers' pairs read): assigning one of them
+        # writes into the view (see _assign)
+        self._views = bool(views)
+
+    @property
+    def data(self) -> Any:
+        return self._data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        self._data = self._assign("data", self._data, value) if self._views else value
+
+    @property
+    def grad(self) -> Any:
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        self._grad = self._assign("grad", self._grad, value) if self._views else value
+
+    def _assign(self, what: str, view: Any, value: Any) -> Any:
+        """``p.data = values`` on a model's parameter, written into its view. Rebinding
+        it detached the layer from the model's flat buffer: another shape broke
+        ``predict`` with NumPy's bare "shapes (4,2) and (3,) not aligned", and the
+        fused C++ step went on training the old weights while ``predict`` read the
+        new array."""
+        check_not_masked(value, f"{self.name}.{what}")
+        on_gpu = type(value).__module__.startswith("cupy")
+        values = np.asarray(value.get() if on_gpu else value)
+        if values.dtype.kind not in "iuf":  # booleans too, as set_flat_parameters
+            raise TypeError(
+                f"{self.name}.{what}: cannot assign values of dtype {values.dtype}; "
+                f"pass real numbers of shape {tuple(view.shape)}"
+            )
+        if values.shape != tuple(view.shape):
+            raise ValueError(
+                f"{self.name}.{what} has shape {tuple(view.shape)} (a view of the "
+                f"model's {what} buffer), got values of shape {values.shape}; assign "
+                f"values of its shape (written in place, as p.{what}[...] = values), "
+                "or build a new network for another shape"
+            )
+        with np.errstate(over="ignore", invalid="ignore"):  # 1e39 -> inf, refused
+            cast = values.astype(view.dtype)
+        if what == "data" and not np.isfinite(cast).all():
+            raise ValueError(
+                f"{self.name}.data: every value must be finite in the model's "
+                f"{view.dtype} (got {values.flat[np.argmin(np.isfinite(cast))].item()!r}); "
+                "nothing was written"
+            )
+        view[...] = cast if isinstance(view, np.ndarray) else _xp_of(view).asarray(cast)
+        return view
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -493,6 +493,32 @@ class EarlyStopping(Callback):
             self.model.set_flat_parameters(self._best_params)
 
 
+#: the hooks fit calls and the arguments it passes (after self)
+_HOOK_ARGUMENTS = {
+    "on_train_begin": ("logs",),
+    "on_epoch_begin": ("epoch", "logs"),
+    "on_step_end": ("step", "logs"),
+    "on_epoch_end": ("epoch", "logs"),
+    "on_train_end": ("logs",),
+}
+
+
+def _check_hook_methods(cb: Callback) -> None:
+    """A TypeError naming the class and method when a Callback subclass overrides
+    a hook with other arguments than fit passes: ``def on_epoch_end(self)`` failed
+    after the first epoch's work with Python's bare "takes 1 positional argument
+    but 3 were given", naming neither the callback nor the fix."""
+    for method, args in _HOOK_ARGUMENTS.items():
+        if getattr(type(cb), method, None) is getattr(Callback, method):
+            continue
+        check_hook(
+            getattr(cb, method, None),
+            f"callback {type(cb).__name__}.{method}",
+            args,
+            f"a method {method}(self, {', '.join(args)})",
+        )
+
+
 def as_callbacks(
     callbacks: Iterable[Any] | Callback | Callable | None,
 ) -> list[Callback]:
@@ -511,6 +537,7 @@ def as_callbacks(
     result: list[Callback] = []
     for cb in callbacks:
         if isinstance(cb, Callback):
+            _check_hook_methods(cb)
             result.append(cb)
         else:
             check_hook(
