@@ -62,6 +62,8 @@ _DERIVATIVE = (
     "a derivative has no formula reading: type the function itself, symnb "
     "derives f' (or type the derivative's formula)"
 )
+#: A decimal number, with its exponent as code writes it (siunitx's \\num{1e-8}).
+_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 #: The largest n of n! and \\binom{n}{k} read as a number (20! still fits 64 bits).
 _MAX_FACTORIAL = 20
 
@@ -108,7 +110,11 @@ _GREEK = {
 }
 #: Other names a Greek letter's constant may be declared by, tried in order where its
 #: own reading is not declared: ``lambda`` is a Python keyword, so ``lambda_`` or ``lam``.
-_ALIASES = {"lambda": ("lambda_", "lam", "lmbda")}
+_ALIASES = {
+    "lambda": ("lambda_", "lam", "lmbda"),
+    "epsilon": ("eps",),
+    "varepsilon": ("eps",),
+}
 #: What opens a function's argument (``\\Gamma(x)``, ``\\psi\\left(x\\right)``).
 _SIZES = ("\\left", "\\bigl", "\\Bigl", "\\biggl", "\\Biggl")
 _SIZES += ("\\big", "\\Big", "\\bigg", "\\Bigg")
@@ -228,6 +234,20 @@ _TOKEN = re.compile(
 )
 
 
+#: Brackets typed by name (``\\max\\lbrace 0, x\\rbrace``) -> the bracket they set.
+_BRACKET_NAMES = {
+    "\\lbrace": "\\{",
+    "\\rbrace": "\\}",
+    "\\lbrack": "[",
+    "\\rbrack": "]",
+    "\\lparen": "(",
+    "\\rparen": ")",
+}
+#: A row's end with extra space (``\\\\[2pt]``, ``\\\\[0.5em]`` in cases): the end.
+_ROW_SPACE = re.compile(
+    r"\\\\\s*\[\s*-?(?:\d+\.?\d*|\.\d+)\s*(?:pt|em|ex|mm|cm|in|mu|bp|pc|dd|sp)\s*\]"
+)
+
 #: The library's activations by their names without case or '_' (LeakyReLU).
 _SQUEEZED = {name.replace("_", ""): name for name in ACTIVATIONS}
 
@@ -252,7 +272,7 @@ def _function_name(word: str) -> str:
 class _Reader:
     def __init__(self, text: str, declared: Container[str] = ()) -> None:
         found = list(_TOKEN.finditer(text))
-        self.tokens = [m.group() for m in found]
+        self.tokens = [_BRACKET_NAMES.get(m.group(), m.group()) for m in found]
         self.starts = [m.start() for m in found]
         self.text = text
         self.i = 0
@@ -324,6 +344,11 @@ class _Reader:
                     *_maximum_with_zero(out[start:]),
                 ]
                 continue
+            if tok == "^" and self.negative_part():
+                raise LatexProblem(
+                    "a negative part x^- is max(-x, 0) (measure theory) or min(x, 0) "
+                    "(some papers): type the one meant"
+                )
             if tok in ("\\in", "\\notin"):
                 self.take()
                 out = self.membership(out, negated=tok == "\\notin")
@@ -526,6 +551,12 @@ class _Reader:
             return True
         return False
 
+    def negative_part(self) -> bool:
+        """Whether ``^-`` (or ``^{-}``) follows with no operand after the sign."""
+        if self.peek(1) == "-" and _ends_operand(self.peek(2)):
+            return True
+        return (self.peek(1), self.peek(2), self.peek(3)) == ("{", "-", "}")
+
     def item(self) -> list[tuple[str, str]]:
         tok = self.take()
         if tok in ("{", "(", "[", "\\{"):
@@ -565,10 +596,11 @@ class _Reader:
                 return [("num", str(math.factorial(int(tok))))]
             after = self.tokens[self.i : self.i + 4]
             digits = after[3] if len(after) == 4 else ""
-            if tok.isdigit() and after[:3] == ["{", ",", "}"] and digits.isdigit():
-                self.i += 4  # 0{,}5: a decimal comma, as TeX sets it
-                return [("num", f"{tok}.{digits}")]
-            return [("num", tok)]
+            point = after[:3] in (["{", ",", "}"], ["{", ".", "}"])
+            if tok.isdigit() and point and digits.isdigit():
+                self.i += 4  # 0{,}5, 1{.}0507: a decimal mark, as TeX sets it
+                tok = f"{tok}.{digits}"
+            return [("num", tok + self.exponent())]
         if tok.isalpha():
             return self.letters(tok)
         if tok.startswith("\\"):
@@ -584,6 +616,19 @@ class _Reader:
                 _DERIVATIVE.replace("a derivative", "a prime ' (a derivative)")
             )
         raise LatexProblem(f"'{tok}' has no formula reading")
+
+    def exponent(self) -> str:
+        """A number's decimal exponent written as code, ``1e-8``, ``2.5E3`` (taken;
+        else ''): scientific notation, as Python reads it, not 1*e - 8. An unbraced
+        superscript is its one token, as in TeX: x^2e-3 is x^{2} e - 3."""
+        if self.i >= 2 and self.tokens[self.i - 2] in ("^", "_"):
+            return ""
+        sign = self.peek(1) in ("-", "+")
+        digits = self.peek(2 if sign else 1) or ""
+        if self.peek() not in ("e", "E") or not digits.isdigit():
+            return ""
+        self.take()
+        return "e" + (self.take() if sign else "") + self.take()
 
     def subscript(self, name: str) -> str:
         """``\\beta_1``, ``x_{0}``: the name with its subscript (``beta_1``)."""
@@ -689,7 +734,10 @@ class _Reader:
             if name == "operatorname" and self.peek() == "*":
                 self.take()  # \operatorname*{max}: its limits go below, nothing else
             # \text{otherwise.}, \text{if }: a sentence's punctuation is no name
-            word = re.sub(r"[\s.,;:]+", "", self.group_text())
+            raw = self.group_text()
+            word = re.sub(r"[\s.,;:]+", "", raw)
+            if not word:  # \text{,} after a case's condition: a separator, or space
+                return [("op", ",")] if re.search("[,;]", raw) else []
             if name == "rm" and word.isalpha():  # {\rm ReLU}: the letters that follow
                 while (self.peek() or "").isalpha():
                     word += self.take()
@@ -703,6 +751,13 @@ class _Reader:
                 return self.function(_function_name(word))
             if word in ("and", "or"):  # \text{ and } between conditions
                 return [("logic", _LOGIC[word])]
+            if (
+                len(word) > 1
+                and word not in self.declared
+                and self.peek() in _CALL_OPENERS
+                and re.fullmatch(r"[A-Za-z]\w*", word)
+            ):  # \operatorname{sinc}(x): a function, named as the parser knows it
+                return [("func", word)]
             if re.fullmatch(r"[A-Za-z]\w*", word):
                 return [("name", self.subscript(word))]
             raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
@@ -727,7 +782,13 @@ class _Reader:
                 return [("name", self.subscript(f"{word}{suffix}"))]  # declared abar
             return [("name", self.subscript(f"{word}_{suffix}"))]
         if name in _FLOORS:  # \lfloor x \rfloor, \lceil x \rceil
-            inner = self.closed("\\" + name, ("\\" + _FLOORS[name][1],))
+            inner = self.closed("\\" + name, ("\\rfloor", "\\rceil"))
+            if self.tokens[self.i - 1] != "\\" + _FLOORS[name][1]:
+                raise LatexProblem(
+                    f"\\{name} ... {self.tokens[self.i - 1]} (the nearest integer) has "
+                    "no reading, as ties round either way: type "
+                    "\\lfloor x + \\frac{1}{2} \\rfloor, or round(x) (ties to even)"
+                )
             return [("func", _FLOORS[name][0]), ("(", "("), *inner, (")", ")")]
         if name == "log" and self.peek() == "_":  # \log_2 x, \log_{10}(x)
             self.take()
@@ -780,6 +841,14 @@ class _Reader:
             return self.function(_AREA_FUNCTIONS[name])
         if name == "binom":
             return self.binomial()
+        if name == "num":  # siunitx's \num{1e-8}, \num{1.0507}: the number
+            number = re.sub(r"\s+", "", self.group_text())
+            if not _NUMBER.fullmatch(number):
+                raise LatexProblem(
+                    f"\\num{{{number}}} has a reading only for a decimal number "
+                    "(\\num{1.5e-3}): type its value"
+                )
+            return [("num", number)]
         if name in _RECIPROCALS:  # \sec x is 1/cos(x), \cot^2 x is 1/tan(x)**2
             if self.peek() == "^" and self.tokens[self.i : self.i + 5] == [
                 "^",
@@ -956,7 +1025,9 @@ class _Reader:
                 self.take()
             else:
                 condition = self.braced()
-        elif self.peek() in ("(", "[", "\\{"):
+        elif self.peek() in ("(", "[", "\\{", *_SIZES):
+            while self.peek() in _SIZES:  # \mathbf{1}\left[x > 0\right]
+                self.take()
             condition = self.item()
         else:
             raise LatexProblem("an indicator \\mathbb{1} needs its condition")
@@ -1435,6 +1506,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body)  # not the spacing \, or \;
     body = re.sub(r"\\\\\s*$", "", _DISPLAY.sub(" ", body).strip())  # a line's end
     body = _EQUATION_NUMBER.sub("", body)
+    body = _ROW_SPACE.sub(r"\\\\\\\\", body)
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body).strip()
     body = _DOMAIN.sub("", body)
     body = _BRACED_WORD.sub(r"\1", body)
