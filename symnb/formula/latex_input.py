@@ -64,6 +64,8 @@ _DERIVATIVE = (
 )
 #: A decimal number, with its exponent as code writes it (siunitx's \\num{1e-8}).
 _NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+#: The upright e of ``1\\mathrm{e}{-6}`` (a number's exponent when braced).
+_UPRIGHT = ("mathrm", "text", "textrm", "rm")
 #: The largest n of n! and \\binom{n}{k} read as a number (20! still fits 64 bits).
 _MAX_FACTORIAL = 20
 
@@ -623,6 +625,14 @@ class _Reader:
         superscript is its one token, as in TeX: x^2e-3 is x^{2} e - 3."""
         if self.i >= 2 and self.tokens[self.i - 2] in ("^", "_"):
             return ""
+        head = self.tokens[self.i : self.i + 5]  # 1\mathrm{e}{-6}: braced, as code
+        if head and head[0][1:] in _UPRIGHT and head[1:] == ["{", "e", "}", "{"]:
+            for size in (2, 3):  # {6}, {-6}
+                inner = self.tokens[self.i + 5 : self.i + 5 + size]
+                power = "".join(inner[:-1])
+                if inner[-1:] == ["}"] and re.fullmatch(r"[-+]?\d+", power):
+                    self.i += 5 + size
+                    return "e" + power
         sign = self.peek(1) in ("-", "+")
         digits = self.peek(2 if sign else 1) or ""
         if self.peek() not in ("e", "E") or not digits.isdigit():

@@ -28,6 +28,9 @@ CASES = [
     (r"x \cdot 1e3 + \sigma(x)", {}, lambda x: 1e3 * x + sigmoid(x)),
     (r"\frac{x}{1e-2 + |x|}", {}, lambda x: x / (1e-2 + np.abs(x))),
     (r"2.5e-1\,x + e^{x}", {}, lambda x: 0.25 * x + np.exp(x)),
+    # ... and with an upright e and a braced exponent (was 1*e*(-8))
+    (r"\sqrt{x^2 + 1\mathrm{e}{-8}}", {}, lambda x: np.sqrt(x * x + 1e-8)),
+    (r"2.5\text{e}{2}\,x - \mathrm{e}^{x}", {}, lambda x: 250 * x - np.exp(x)),
     # siunitx's \num (was "\num has no formula reading")
     (r"\sqrt{x^2+\num{1e-8}} - \num{1.5}", {}, lambda x: np.sqrt(x * x + 1e-8) - 1.5),
     # a decimal point set as {.} (was read as code: "leading zeros ... 0507")
@@ -88,13 +91,15 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
 
 
 def test_a_loss_with_a_guard_in_scientific_notation():
-    """-y log(y_hat + 1e-8) was -y log(y_hat + e - 8): NaN for every prediction."""
+    """-y log(y_hat + 1e-7) was -y log(y_hat + e - 7): NaN for every prediction."""
     pred = np.array([0.05, 0.3, 0.5, 0.7, 0.95])
     true = np.array([1.0, 0.0, 0.5, 0.25, 1.0])
-    kernel = symnb.Loss(r"-y\log(\hat y + 1e-8)").compile(
-        backend="numpy", dtype="float64"
-    )
-    expected = (-true * np.log(pred + 1e-8)).mean()
+    kernel = symnb.Loss(
+        r"-y\log(\hat y + 1e-7) - (1-y)\log(1 - \hat{y} + 1e-7)"
+    ).compile(backend="numpy", dtype="float64")
+    expected = (
+        -true * np.log(pred + 1e-7) - (1 - true) * np.log(1 - pred + 1e-7)
+    ).mean()
     np.testing.assert_allclose(kernel.value(pred, true), expected, rtol=1e-12)
 
 
