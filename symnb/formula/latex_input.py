@@ -1407,6 +1407,20 @@ def _joined(items: list[tuple[str, str]]) -> str:
 _DEFINES = (
     r"(?<![<>!=:])(?::=|=)(?!=)"
     r"|\\(?:doteq|coloneqq|triangleq|equiv|approx|mapsto)(?![A-Za-z])"
+    # \stackrel{\text{def}}{=}, \overset{\mathrm{def}}{=} (its braces dropped or not)
+    r"|\\(?:stackrel|overset)\s*(?:\{[^{}]*(?:\{[^{}]*\})?[^{}]*\}|\\\w+\s*\{[^{}]*\})"
+    r"\s*\{\s*=\s*\}"
+)
+#: A constant's value stated after its formula: ``, \\beta = 1.702``, ``\\text{ where }
+#: a = 2`` (the text before the last ``=``, ending in the constant's name).
+_STATED_CONSTANT = re.compile(
+    r"(?:,|\\text\s*\{\s*(?:where|with)\s*\})\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
+    r"(\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?)\s*$"
+)
+#: A definition's head, ``\\operatorname{GELU}(x)``, ``f(x)``, ``\\mathrm{ELU}_\\alpha(x)``.
+_DEFINED_HEAD = re.compile(
+    r"(?:\\(?:operatorname|mathrm|text|textrm|mathit)\s*\{\s*\w+\s*\}|\\?[A-Za-z]+)"
+    r"(?:_\{?\\?\w+\}?)?\s*(?:\\left\s*)?\(\s*[A-Za-z]\s*(?:\\right\s*)?\)"
 )
 #: A ``\\text{...}`` (or ``\\operatorname``, ``\\mathrm``) alone in braces, as
 #: Wikipedia writes them: ``{\\text{erf}}(x)``, ``{\\text{if }}``.
@@ -1484,7 +1498,7 @@ _EQUATION_NUMBER = re.compile(r"\\q?quad\s*\(\s*\d+[a-z]?\s*\)\s*[.,]?\s*$")
 def _right_side(body: str) -> str:
     """The formula of ``sigma(x) = frac{1}{1 + e^{-x}}``: what follows the last
     definition sign outside groups and cases (a leading ``f(x) =``, ``doteq``)."""
-    depth, cut = 0, None
+    depth, cut, signs = 0, None, []
     for m in re.finditer(r"[{}]|\\begin|\\end|" + _DEFINES, body):
         text = m.group()
         if text == "{":
@@ -1497,12 +1511,41 @@ def _right_side(body: str) -> str:
             depth -= 100
         elif depth == 0:
             cut = m.end()
+            signs.append(m)
+    if signs:
+        _refuse_two_readings(body, signs)
     if cut is not None and "'" in body[:cut]:  # f'(x) = ...: a derivative's formula
         raise LatexProblem(
             f"the left side '{body[:cut].strip()}' defines a derivative (a prime): "
             "type the function itself, symnb derives f'"
         )
     return body[cut:] if cut is not None else body
+
+
+def _refuse_two_readings(body: str, signs: list) -> None:
+    """Refuse what the right side of the last definition sign would misread: a
+    constant's value stated after the formula (``x\\sigma(\\beta x),\\ \\beta = 1.702``
+    is no formula 1.702), and an approximation of a formula typed beside it
+    (``x\\Phi(x) \\approx 0.5x(...)``, ``f(x) = x\\Phi(x) \\approx ...``: two functions)."""
+    last = signs[-1]
+    before = body[: last.start()]
+    stated = _STATED_CONSTANT.search(before)
+    if stated and before[: stated.start()].strip():
+        name = stated.group(1).lstrip("\\")
+        raise LatexProblem(
+            f"'{body[stated.start(1) :].strip()}' after the formula states a "
+            f"constant's value: declare the constant ({_GREEK.get(name, name)}=...) "
+            "and type the formula alone"
+        )
+    if last.group() != "\\approx":
+        return
+    start = signs[-2].end() if len(signs) > 1 else 0
+    left = body[start : last.start()].strip()
+    if len(signs) > 1 or not _DEFINED_HEAD.fullmatch(left):
+        raise LatexProblem(
+            f"'{left}' and the approximation after \\approx are two functions: "
+            "type the one meant alone"
+        )
 
 
 def translate(text: str, declared: Container[str] = ()) -> str:
@@ -1513,6 +1556,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = text.strip().strip("$").strip()
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
     body = re.sub(r"(?<!\\)\\$", "", body).strip()  # a control space "\ " at the end
+    body = re.sub(r"\\text\s*\{\s*[.,;]?\s*\}\s*$", "", body)  # \text{, } at the end
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body)  # not the spacing \, or \;
     body = re.sub(r"\\\\\s*$", "", _DISPLAY.sub(" ", body).strip())  # a line's end
     body = _EQUATION_NUMBER.sub("", body)

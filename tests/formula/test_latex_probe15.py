@@ -66,6 +66,15 @@ CASES = [
         {},
         lambda x: np.maximum(x, 0),
     ),
+    # a definition sign with "def" over it (was "\stackrel has no formula reading"),
+    # a sentence's \text{, } at the end (was a tuple)
+    (
+        r"\operatorname{ReLU}(x) \stackrel{\text{def}}{=} \max(0,x) - x",
+        {},
+        lambda x: np.maximum(x, 0) - x,
+    ),
+    (r"f(x) \overset{\mathrm{def}}{=} x\sigma(x)", {}, lambda x: x * sigmoid(x)),
+    (r"x\sigma(1.702x)\text{, }", {}, lambda x: x * sigmoid(1.702 * x)),
     # \epsilon for a declared eps, as \lambda for lam (was "unknown symbol 'epsilon'")
     (r"\frac{x}{\epsilon + |x|}", {"eps": 0.1}, lambda x: x / (0.1 + np.abs(x))),
     (r"\varepsilon x + x^2", {"eps": 0.5}, lambda x: 0.5 * x + x * x),
@@ -129,6 +138,19 @@ def test_euler_e_next_to_a_number_is_still_e():
         # the nearest integer (was "\rceil has no formula reading")
         (r"\lfloor x \rceil", r"nearest integer\) has no reading.*\\lfloor x \+"),
         (r"\num{1x10^-8}", r"\\num\{1x10\^-8\} has a reading only for a decimal"),
+        # a constant's value stated after the formula (was read as the function
+        # 1.702, the right side of the last '=')
+        (
+            r"x\sigma(\beta x), \quad \beta = 1.702",
+            r"'\\beta = 1.702' after the formula states a constant's value: .*\(beta=",
+        ),
+        (r"x + a \text{ where } a = 2", r"'a = 2' after the formula states"),
+        # a formula and its approximation (was the approximation alone)
+        (
+            r"x\cdot\Phi(x)\approx 0.5x(1+\tanh(\sqrt{2/\pi}(x+0.044715x^3)))",
+            r"'x\\cdot\\Phi\(x\)' and the approximation after \\approx are two",
+        ),
+        (r"f(x) = x\Phi(x) \approx x\sigma(1.702x)", r"approximation after \\approx"),
     ],
 )
 def test_latex_refusal_names_the_construct_and_the_fix(latex, message):
