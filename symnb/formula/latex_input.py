@@ -1414,7 +1414,7 @@ _DEFINES = (
 #: A constant's value stated after its formula: ``, \\beta = 1.702``, ``\\text{ where }
 #: a = 2`` (the text before the last ``=``, ending in the constant's name).
 _STATED_CONSTANT = re.compile(
-    r"(?:,|\\text\s*\{\s*(?:where|with)\s*\})\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
+    r"(?:,|\\text\s*\{[\s,]*(?:where|with)\s*\})\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
     r"(\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?)\s*$"
 )
 #: A definition's head, ``\\operatorname{GELU}(x)``, ``f(x)``, ``\\mathrm{ELU}_\\alpha(x)``.

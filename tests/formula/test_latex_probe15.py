@@ -145,6 +145,7 @@ def test_euler_e_next_to_a_number_is_still_e():
             r"'\\beta = 1.702' after the formula states a constant's value: .*\(beta=",
         ),
         (r"x + a \text{ where } a = 2", r"'a = 2' after the formula states"),
+        (r"x\sigma(\beta x)\text{, with }\beta=2", r"'\\beta=2' after the formula"),
         # a formula and its approximation (was the approximation alone)
         (
             r"x\cdot\Phi(x)\approx 0.5x(1+\tanh(\sqrt{2/\pi}(x+0.044715x^3)))",
