@@ -62,6 +62,10 @@ _DERIVATIVE = (
     "a derivative has no formula reading: type the function itself, symnb "
     "derives f' (or type the derivative's formula)"
 )
+#: A decimal number, with its exponent as code writes it (siunitx's \\num{1e-8}).
+_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+#: The upright e of ``1\\mathrm{e}{-6}`` (a number's exponent when braced).
+_UPRIGHT = ("mathrm", "text", "textrm", "rm")
 #: The largest n of n! and \\binom{n}{k} read as a number (20! still fits 64 bits).
 _MAX_FACTORIAL = 20
 
@@ -108,7 +112,11 @@ _GREEK = {
 }
 #: Other names a Greek letter's constant may be declared by, tried in order where its
 #: own reading is not declared: ``lambda`` is a Python keyword, so ``lambda_`` or ``lam``.
-_ALIASES = {"lambda": ("lambda_", "lam", "lmbda")}
+_ALIASES = {
+    "lambda": ("lambda_", "lam", "lmbda"),
+    "epsilon": ("eps",),
+    "varepsilon": ("eps",),
+}
 #: What opens a function's argument (``\\Gamma(x)``, ``\\psi\\left(x\\right)``).
 _SIZES = ("\\left", "\\bigl", "\\Bigl", "\\biggl", "\\Biggl")
 _SIZES += ("\\big", "\\Big", "\\bigg", "\\Bigg")
@@ -228,6 +236,20 @@ _TOKEN = re.compile(
 )
 
 
+#: Brackets typed by name (``\\max\\lbrace 0, x\\rbrace``) -> the bracket they set.
+_BRACKET_NAMES = {
+    "\\lbrace": "\\{",
+    "\\rbrace": "\\}",
+    "\\lbrack": "[",
+    "\\rbrack": "]",
+    "\\lparen": "(",
+    "\\rparen": ")",
+}
+#: A row's end with extra space (``\\\\[2pt]``, ``\\\\[0.5em]`` in cases): the end.
+_ROW_SPACE = re.compile(
+    r"\\\\\s*\[\s*-?(?:\d+\.?\d*|\.\d+)\s*(?:pt|em|ex|mm|cm|in|mu|bp|pc|dd|sp)\s*\]"
+)
+
 #: The library's activations by their names without case or '_' (LeakyReLU).
 _SQUEEZED = {name.replace("_", ""): name for name in ACTIVATIONS}
 
@@ -252,7 +274,7 @@ def _function_name(word: str) -> str:
 class _Reader:
     def __init__(self, text: str, declared: Container[str] = ()) -> None:
         found = list(_TOKEN.finditer(text))
-        self.tokens = [m.group() for m in found]
+        self.tokens = [_BRACKET_NAMES.get(m.group(), m.group()) for m in found]
         self.starts = [m.start() for m in found]
         self.text = text
         self.i = 0
@@ -324,6 +346,11 @@ class _Reader:
                     *_maximum_with_zero(out[start:]),
                 ]
                 continue
+            if tok == "^" and self.negative_part():
+                raise LatexProblem(
+                    "a negative part x^- is max(-x, 0) (measure theory) or min(x, 0) "
+                    "(some papers): type the one meant"
+                )
             if tok in ("\\in", "\\notin"):
                 self.take()
                 out = self.membership(out, negated=tok == "\\notin")
@@ -526,6 +553,12 @@ class _Reader:
             return True
         return False
 
+    def negative_part(self) -> bool:
+        """Whether ``^-`` (or ``^{-}``) follows with no operand after the sign."""
+        if self.peek(1) == "-" and _ends_operand(self.peek(2)):
+            return True
+        return (self.peek(1), self.peek(2), self.peek(3)) == ("{", "-", "}")
+
     def item(self) -> list[tuple[str, str]]:
         tok = self.take()
         if tok in ("{", "(", "[", "\\{"):
@@ -565,10 +598,11 @@ class _Reader:
                 return [("num", str(math.factorial(int(tok))))]
             after = self.tokens[self.i : self.i + 4]
             digits = after[3] if len(after) == 4 else ""
-            if tok.isdigit() and after[:3] == ["{", ",", "}"] and digits.isdigit():
-                self.i += 4  # 0{,}5: a decimal comma, as TeX sets it
-                return [("num", f"{tok}.{digits}")]
-            return [("num", tok)]
+            point = after[:3] in (["{", ",", "}"], ["{", ".", "}"])
+            if tok.isdigit() and point and digits.isdigit():
+                self.i += 4  # 0{,}5, 1{.}0507: a decimal mark, as TeX sets it
+                tok = f"{tok}.{digits}"
+            return [("num", tok + self.exponent())]
         if tok.isalpha():
             return self.letters(tok)
         if tok.startswith("\\"):
@@ -584,6 +618,27 @@ class _Reader:
                 _DERIVATIVE.replace("a derivative", "a prime ' (a derivative)")
             )
         raise LatexProblem(f"'{tok}' has no formula reading")
+
+    def exponent(self) -> str:
+        """A number's decimal exponent written as code, ``1e-8``, ``2.5E3`` (taken;
+        else ''): scientific notation, as Python reads it, not 1*e - 8. An unbraced
+        superscript is its one token, as in TeX: x^2e-3 is x^{2} e - 3."""
+        if self.i >= 2 and self.tokens[self.i - 2] in ("^", "_"):
+            return ""
+        head = self.tokens[self.i : self.i + 5]  # 1\mathrm{e}{-6}: braced, as code
+        if head and head[0][1:] in _UPRIGHT and head[1:] == ["{", "e", "}", "{"]:
+            for size in (2, 3):  # {6}, {-6}
+                inner = self.tokens[self.i + 5 : self.i + 5 + size]
+                power = "".join(inner[:-1])
+                if inner[-1:] == ["}"] and re.fullmatch(r"[-+]?\d+", power):
+                    self.i += 5 + size
+                    return "e" + power
+        sign = self.peek(1) in ("-", "+")
+        digits = self.peek(2 if sign else 1) or ""
+        if self.peek() not in ("e", "E") or not digits.isdigit():
+            return ""
+        self.take()
+        return "e" + (self.take() if sign else "") + self.take()
 
     def subscript(self, name: str) -> str:
         """``\\beta_1``, ``x_{0}``: the name with its subscript (``beta_1``)."""
@@ -689,7 +744,10 @@ class _Reader:
             if name == "operatorname" and self.peek() == "*":
                 self.take()  # \operatorname*{max}: its limits go below, nothing else
             # \text{otherwise.}, \text{if }: a sentence's punctuation is no name
-            word = re.sub(r"[\s.,;:]+", "", self.group_text())
+            raw = self.group_text()
+            word = re.sub(r"[\s.,;:]+", "", raw)
+            if not word:  # \text{,} after a case's condition: a separator, or space
+                return [("op", ",")] if re.search("[,;]", raw) else []
             if name == "rm" and word.isalpha():  # {\rm ReLU}: the letters that follow
                 while (self.peek() or "").isalpha():
                     word += self.take()
@@ -703,6 +761,13 @@ class _Reader:
                 return self.function(_function_name(word))
             if word in ("and", "or"):  # \text{ and } between conditions
                 return [("logic", _LOGIC[word])]
+            if (
+                len(word) > 1
+                and word not in self.declared
+                and self.peek() in _CALL_OPENERS
+                and re.fullmatch(r"[A-Za-z]\w*", word)
+            ):  # \operatorname{sinc}(x): a function, named as the parser knows it
+                return [("func", word)]
             if re.fullmatch(r"[A-Za-z]\w*", word):
                 return [("name", self.subscript(word))]
             raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
@@ -727,7 +792,13 @@ class _Reader:
                 return [("name", self.subscript(f"{word}{suffix}"))]  # declared abar
             return [("name", self.subscript(f"{word}_{suffix}"))]
         if name in _FLOORS:  # \lfloor x \rfloor, \lceil x \rceil
-            inner = self.closed("\\" + name, ("\\" + _FLOORS[name][1],))
+            inner = self.closed("\\" + name, ("\\rfloor", "\\rceil"))
+            if self.tokens[self.i - 1] != "\\" + _FLOORS[name][1]:
+                raise LatexProblem(
+                    f"\\{name} ... {self.tokens[self.i - 1]} (the nearest integer) has "
+                    "no reading, as ties round either way: type "
+                    "\\lfloor x + \\frac{1}{2} \\rfloor, or round(x) (ties to even)"
+                )
             return [("func", _FLOORS[name][0]), ("(", "("), *inner, (")", ")")]
         if name == "log" and self.peek() == "_":  # \log_2 x, \log_{10}(x)
             self.take()
@@ -780,6 +851,14 @@ class _Reader:
             return self.function(_AREA_FUNCTIONS[name])
         if name == "binom":
             return self.binomial()
+        if name == "num":  # siunitx's \num{1e-8}, \num{1.0507}: the number
+            number = re.sub(r"\s+", "", self.group_text())
+            if not _NUMBER.fullmatch(number):
+                raise LatexProblem(
+                    f"\\num{{{number}}} has a reading only for a decimal number "
+                    "(\\num{1.5e-3}): type its value"
+                )
+            return [("num", number)]
         if name in _RECIPROCALS:  # \sec x is 1/cos(x), \cot^2 x is 1/tan(x)**2
             if self.peek() == "^" and self.tokens[self.i : self.i + 5] == [
                 "^",
@@ -956,7 +1035,9 @@ class _Reader:
                 self.take()
             else:
                 condition = self.braced()
-        elif self.peek() in ("(", "[", "\\{"):
+        elif self.peek() in ("(", "[", "\\{", *_SIZES):
+            while self.peek() in _SIZES:  # \mathbf{1}\left[x > 0\right]
+                self.take()
             condition = self.item()
         else:
             raise LatexProblem("an indicator \\mathbb{1} needs its condition")
@@ -1326,6 +1407,20 @@ def _joined(items: list[tuple[str, str]]) -> str:
 _DEFINES = (
     r"(?<![<>!=:])(?::=|=)(?!=)"
     r"|\\(?:doteq|coloneqq|triangleq|equiv|approx|mapsto)(?![A-Za-z])"
+    # \stackrel{\text{def}}{=}, \overset{\mathrm{def}}{=} (its braces dropped or not)
+    r"|\\(?:stackrel|overset)\s*(?:\{[^{}]*(?:\{[^{}]*\})?[^{}]*\}|\\\w+\s*\{[^{}]*\})"
+    r"\s*\{\s*=\s*\}"
+)
+#: A constant's value stated after its formula: ``, \\beta = 1.702``, ``\\text{ where }
+#: a = 2`` (the text before the last ``=``, ending in the constant's name).
+_STATED_CONSTANT = re.compile(
+    r"(?:,|\\text\s*\{[\s,]*(?:where|with)\s*\})\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
+    r"(\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?)\s*$"
+)
+#: A definition's head, ``\\operatorname{GELU}(x)``, ``f(x)``, ``\\mathrm{ELU}_\\alpha(x)``.
+_DEFINED_HEAD = re.compile(
+    r"(?:\\(?:operatorname|mathrm|text|textrm|mathit)\s*\{\s*\w+\s*\}|\\?[A-Za-z]+)"
+    r"(?:_\{?\\?\w+\}?)?\s*(?:\\left\s*)?\(\s*[A-Za-z]\s*(?:\\right\s*)?\)"
 )
 #: A ``\\text{...}`` (or ``\\operatorname``, ``\\mathrm``) alone in braces, as
 #: Wikipedia writes them: ``{\\text{erf}}(x)``, ``{\\text{if }}``.
@@ -1403,7 +1498,7 @@ _EQUATION_NUMBER = re.compile(r"\\q?quad\s*\(\s*\d+[a-z]?\s*\)\s*[.,]?\s*$")
 def _right_side(body: str) -> str:
     """The formula of ``sigma(x) = frac{1}{1 + e^{-x}}``: what follows the last
     definition sign outside groups and cases (a leading ``f(x) =``, ``doteq``)."""
-    depth, cut = 0, None
+    depth, cut, signs = 0, None, []
     for m in re.finditer(r"[{}]|\\begin|\\end|" + _DEFINES, body):
         text = m.group()
         if text == "{":
@@ -1416,12 +1511,41 @@ def _right_side(body: str) -> str:
             depth -= 100
         elif depth == 0:
             cut = m.end()
+            signs.append(m)
+    if signs:
+        _refuse_two_readings(body, signs)
     if cut is not None and "'" in body[:cut]:  # f'(x) = ...: a derivative's formula
         raise LatexProblem(
             f"the left side '{body[:cut].strip()}' defines a derivative (a prime): "
             "type the function itself, symnb derives f'"
         )
     return body[cut:] if cut is not None else body
+
+
+def _refuse_two_readings(body: str, signs: list) -> None:
+    """Refuse what the right side of the last definition sign would misread: a
+    constant's value stated after the formula (``x\\sigma(\\beta x),\\ \\beta = 1.702``
+    is no formula 1.702), and an approximation of a formula typed beside it
+    (``x\\Phi(x) \\approx 0.5x(...)``, ``f(x) = x\\Phi(x) \\approx ...``: two functions)."""
+    last = signs[-1]
+    before = body[: last.start()]
+    stated = _STATED_CONSTANT.search(before)
+    if stated and before[: stated.start()].strip():
+        name = stated.group(1).lstrip("\\")
+        raise LatexProblem(
+            f"'{body[stated.start(1) :].strip()}' after the formula states a "
+            f"constant's value: declare the constant ({_GREEK.get(name, name)}=...) "
+            "and type the formula alone"
+        )
+    if last.group() != "\\approx":
+        return
+    start = signs[-2].end() if len(signs) > 1 else 0
+    left = body[start : last.start()].strip()
+    if len(signs) > 1 or not _DEFINED_HEAD.fullmatch(left):
+        raise LatexProblem(
+            f"'{left}' and the approximation after \\approx are two functions: "
+            "type the one meant alone"
+        )
 
 
 def translate(text: str, declared: Container[str] = ()) -> str:
@@ -1432,9 +1556,11 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = text.strip().strip("$").strip()
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
     body = re.sub(r"(?<!\\)\\$", "", body).strip()  # a control space "\ " at the end
+    body = re.sub(r"\\text\s*\{\s*[.,;]?\s*\}\s*$", "", body)  # \text{, } at the end
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body)  # not the spacing \, or \;
     body = re.sub(r"\\\\\s*$", "", _DISPLAY.sub(" ", body).strip())  # a line's end
     body = _EQUATION_NUMBER.sub("", body)
+    body = _ROW_SPACE.sub(r"\\\\\\\\", body)
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body).strip()
     body = _DOMAIN.sub("", body)
     body = _BRACED_WORD.sub(r"\1", body)

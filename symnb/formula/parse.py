@@ -158,14 +158,15 @@ _COMMENT = re.compile(r"#[^\n\r]*")
 _LATEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:!|])")
 # f'(x), f' = ...: a prime after a name (no code has one: a string opens after '=', '(')
 _PRIME = re.compile(r"(?<![\w'\"])[A-Za-z]\w*'+\s*(?:[(=]|$)")
+# (x)_+, x^+ (and x^-, the negative part, refused as LaTeX: no code types x**(-+x))
 _POSITIVE_PART = re.compile(
-    r"[)\]]_\+|\^\{\+\}|\^\+(?!\s*[\w(.\\])|\b[A-Za-z]_\+(?=\s*(?:\^|\)|$))"
+    r"[)\]]_\+|\^\{\+\}|\^[-+](?!\s*[\w(.\\])|\b[A-Za-z]_\+(?=\s*(?:\^|\)|$))"
 )
 # pasted Python (a docstring may say f'(x)), a string's opening quote ('a'): no
 # LaTeX marked by a prime or a star
 _PYTHON_CODE = re.compile(r"\"|\b(?:def|return|lambda|import)\b|(?:^|[\s=(,\[])'")
-# a^*, a^{*} (a_star), 0{,}5 (a decimal comma): LaTeX, no code has them
-_STAR_OR_COMMA = re.compile(r"\^\s*\*|\{,\}")
+# a^*, a^{*} (a_star), 0{,}5, 1{.}05 (a decimal mark): LaTeX, no code has them
+_STAR_OR_COMMA = re.compile(r"\^\s*\*|\{[,.]\}")
 # 'f(x) =', 'y =' at the start (not '==')
 _DEFINITION = re.compile(r"\s*[A-Za-z_]\w*\s*(?:\([^()=]*\))?\s*=(?!=)")
 _SIGN_RUN = re.compile(rf"[-+~](?:\s*[-+~]){{{MAX_SIGN_RUN},}}")
@@ -635,7 +636,7 @@ class _Parser:
             _LATEX_COMMAND.search(code)
             or "^{" in code
             or "_{" in code
-            or _POSITIVE_PART.search(code)  # (x)_+, [x]_+: the positive part
+            or _POSITIVE_PART.search(code)  # (x)_+, [x]_+: the positive part, x^-
             or (_PRIME.search(code) and not _PYTHON_CODE.search(code))
             or (_STAR_OR_COMMA.search(code) and not _PYTHON_CODE.search(code))
             or code.lstrip().startswith(("\\(", "\\["))  # \( ... \), \[ ... \]
