@@ -330,6 +330,8 @@ def _strata(
     scikit-learn refuses a class of fewer than 2 members."""
     if stratify is False:
         return None
+    if y.dtype.kind == "O" and all(isinstance(v, str) for v in y.ravel()):
+        y = y.astype(str)  # text labels as Python objects (a pandas column)
     labels = y.dtype.kind in "iubUS"  # integers, bools and text are class labels
     if stratify and not labels:
         values = y.reshape(len(y), -1)

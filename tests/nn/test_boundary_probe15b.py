@@ -182,3 +182,15 @@ def test_compare_refuses_keys_that_are_not_text(counted, activations, dataset, w
     assert words in str(info.value)
     assert "give text" in str(info.value)
     assert counted == []
+
+
+def test_stratify_true_takes_text_labels_held_as_objects():
+    """A pandas column of strings is an object array: its labels keep their share
+    (20 "a" and 4 "b": the test quarter of 6 rows holds 5 and 1)."""
+    y = np.array(["a"] * 20 + ["b"] * 4, dtype=object)
+    for seed in range(3):
+        _, _, y_train, y_test = train_test_split(
+            np.arange(24.0)[:, None], y, seed=seed, stratify=True
+        )
+        assert np.sum(y_test == "a") == 5 and np.sum(y_test == "b") == 1
+        assert np.sum(y_test == "a") + np.sum(y_train == "a") == 20
