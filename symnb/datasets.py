@@ -316,17 +316,80 @@ def _stratified_counts(counts: np.ndarray, test_size: float) -> np.ndarray:
     return out
 
 
+def _strata(
+    y: np.ndarray, stratify: bool | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(class index per row, rows per class)`` to stratify by, or None for a plain
+    split. Each row of y is one label (one-hot or multi-label rows: the row is the
+    class); np.unique of a 2-D y counted its entries, and their flat indices reached
+    past the last row (IndexError), or marked the wrong rows.
+
+    ``stratify=True`` of continuous targets made every distinct value a class: float
+    y was split without a word, and integer targets seen once each put the smallest
+    values in the test set (equal remainders, lowest classes first). Refused, as
+    scikit-learn refuses a class of fewer than 2 members."""
+    if stratify is False:
+        return None
+    if y.dtype.kind == "O" and all(isinstance(v, str) for v in y.ravel()):
+        y = y.astype(str)  # text labels as Python objects (a pandas column)
+    labels = y.dtype.kind in "iubUS"  # integers, bools and text are class labels
+    if stratify and not labels:
+        values = y.reshape(len(y), -1)
+        whole = y.dtype.kind == "f" and bool(
+            np.all(np.isfinite(values)) and np.all(values == np.round(values))
+        )
+        if not whole:
+            bad = (
+                np.flatnonzero(np.any(values != np.round(values), axis=1))
+                if y.dtype.kind == "f"
+                else np.array([], int)
+            )
+            where = (
+                f" (row {int(bad[0])} is {values[bad[0]].tolist()!r:.60})"
+                if bad.size
+                else ""
+            )
+            raise ValueError(
+                f"stratify=True needs class labels, but y (dtype {y.dtype}) holds "
+                f"continuous or non-numeric values{where}; bin y into classes first "
+                "(e.g. np.digitize(y, np.quantile(y, [0.25, 0.5, 0.75]))) and split "
+                "by those, or pass stratify=None for a plain random split"
+            )
+        labels = True
+    if not labels:
+        return None
+    _, classes, counts = np.unique(
+        y.reshape(len(y), -1), axis=0, return_inverse=True, return_counts=True
+    )
+    if counts.min() < 2:
+        if stratify is None:
+            return None  # not labels to keep proportions of: a plain split
+        rare = int(np.sum(counts < 2))
+        raise ValueError(
+            f"stratify=True: {rare} of the {len(counts)} classes in y have only 1 "
+            f"row ({len(y)} rows, {len(counts)} distinct values), and each class "
+            "needs at least 2 to be in both parts (scikit-learn refuses it too); "
+            "if y is a continuous target, bin it into fewer classes first, else "
+            "merge the rare classes or pass stratify=None for a plain random split"
+        )
+    return classes.reshape(-1), counts
+
+
 def train_test_split(
     X: np.ndarray,
     y: np.ndarray,
     test_size: float = 0.25,
     seed: int | None = 0,
-    stratify: bool = True,
+    stratify: bool | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Split into ``X_train, X_test, y_train, y_test`` (scikit-learn's order), seeded.
 
-    With ``stratify`` (and integer labels) every class keeps its proportion in both
-    parts.
+    ``stratify=None`` (the default): integer, bool or text labels of at least 2 rows per
+    class keep each class's proportion in both parts; other targets (regression
+    values, labels seen once) get a plain random split. ``stratify=True`` requires
+    class labels (integers, or floats holding whole numbers) with at least 2 rows per
+    class, as scikit-learn's ``stratify=y``, and refuses continuous targets.
+    ``stratify=False``: a plain random split.
     """
     X = np.asarray(X)
     y = np.asarray(y)
@@ -336,7 +399,8 @@ def train_test_split(
                 f"{name} must be an array with one row per sample, got a single "
                 f"value {a!r:.60}"
             )
-    stratify = check_flag(stratify, "stratify")
+    if stratify is not None:
+        stratify = check_flag(stratify, "stratify (True, False or None)")
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
     if len(X) < 2:  # 0 rows with integer labels: NumPy's "cannot reshape array"
@@ -352,15 +416,9 @@ def train_test_split(
     if not 0 < test_size < 1:
         raise ValueError(f"test_size must be between 0 and 1, got {test_size!r}")
     rng = rng_from_seed(seed)
-    if stratify and y.dtype.kind in "iub":
-        # each row of y is one label (one-hot or multi-label rows: the row is the
-        # class); np.unique of a 2-D y counted its entries, and their flat indices
-        # reached past the last row (IndexError), or marked the wrong rows
-        rows = y.reshape(len(y), -1)
-        _, classes, counts = np.unique(
-            rows, axis=0, return_inverse=True, return_counts=True
-        )
-        classes = classes.reshape(-1)
+    strata = _strata(y, stratify)
+    if strata is not None:
+        classes, counts = strata
         test = []
         for c, k in enumerate(_stratified_counts(counts, test_size)):
             idx = np.flatnonzero(classes == c)

@@ -108,7 +108,9 @@ def test_split_refuses_an_empty_part(stratify):
     with pytest.raises(ValueError, match="the test set would be empty"):
         datasets.train_test_split(X, y, test_size=0.001, stratify=stratify)
     with pytest.raises(ValueError, match="the train set would be empty"):
-        datasets.train_test_split(X[:2], y[:2], test_size=0.9, stratify=stratify)
+        # one class of two rows (two classes of one row each cannot be stratified)
+        two = np.full(2, y[0])
+        datasets.train_test_split(X[:2], two, test_size=0.9, stratify=stratify)
     with pytest.raises(TypeError, match="test_size must be a fraction"):
         datasets.train_test_split(X, y, test_size="half")
     with pytest.raises(TypeError, match="seed must be"):

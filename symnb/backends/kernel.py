@@ -582,6 +582,8 @@ def _real_array(xp: Any, a: Any, name: str, numbers_only: bool = False) -> Any:
         raise TypeError(f"{name} must be an array of numbers: {exc}") from None
     if numbers_only:
         check_no_booleans(a, arr, name, "constants")
+    if arr.dtype.kind == "O" and isinstance(arr, np.ndarray):
+        _refuse_huge_integers(arr, name)
     if arr.dtype.kind not in "fiub":
         fix = (
             "pass the real part (.real) or the magnitude (abs)"
@@ -593,6 +595,34 @@ def _real_array(xp: Any, a: Any, name: str, numbers_only: bool = False) -> Any:
             f"{name} has dtype {arr.dtype}; it must hold real numbers ({kinds}): {fix}"
         )
     return arr
+
+
+def _refuse_huge_integers(arr: np.ndarray, name: str) -> None:
+    """A ``TypeError`` naming the problem when an object array holds a Python int
+    that no integer dtype holds (``[10**400]`` was refused as "dtype object", not
+    as a number too large): beyond the float64 range it cannot be computed at all;
+    within it, converting to floats first works."""
+    largest = np.finfo(np.float64).max
+    for at, v in enumerate(arr.ravel()):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            continue
+        if -(2**63) <= v < 2**64:
+            continue
+        where = tuple(int(i) for i in np.unravel_index(at, arr.shape))
+        where = where if arr.ndim > 1 else at
+        digits = len(str(abs(int(v))))
+        shown = f"{v}" if digits <= 30 else f"an integer of {digits} digits"
+        if abs(int(v)) > int(largest):
+            raise TypeError(
+                f"{name} holds {shown} at index {where}, beyond the float range "
+                f"(largest float64 {largest:.4g}): no kernel dtype can hold it; "
+                "scale the values first (e.g. divide them as Python ints)"
+            )
+        raise TypeError(
+            f"{name} holds {shown} at index {where}, too large for an integer "
+            "dtype (NumPy kept it as Python objects): convert to floats first, "
+            f"e.g. np.asarray({name}, dtype=float)"
+        )
 
 
 def _overlaps(a: Any, b: Any) -> bool:

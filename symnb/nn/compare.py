@@ -298,12 +298,30 @@ def _check_label(label: str, what: str) -> None:
         )
 
 
+def _refuse_keys_that_are_no_text(
+    given: dict[Any, Any], argument: str, what: str, example: str
+) -> None:
+    """A ``TypeError`` for a dict key that is not a string. Keys name the table's
+    rows, the DataFrame's index and the store's runs as text: ``{1: "relu"}`` gave
+    a row named '1' that ``result[1]`` did not find, and ``{1: A, "1": B}`` two
+    names that read the same."""
+    for key in given:
+        if not isinstance(key, str):
+            raise TypeError(
+                f"compare: {argument} has the {what} {key!r:.60} "
+                f"({type(key).__name__}); names are the table's rows, the "
+                f"DataFrame's index and the store's keys, so give text, e.g. "
+                f"{str(key)!r:.60} or {example}"
+            )
+
+
 def _split_datasets(dataset: Any) -> tuple[list[tuple[str, Any]], bool]:
     """``[(label, dataset)]`` and whether several data sets were given (a dict
     label -> data set, or a list of names / tuples of arrays)."""
     if isinstance(dataset, dict):
         if not dataset:
             raise ValueError("dataset: the dict of data sets is empty")
+        _refuse_keys_that_are_no_text(dataset, "dataset", "data set label", "'moons'")
         labels = [str(k) for k in dataset]
         for label in labels:  # shown in plots, messages and the store, as names
             _check_label(label, "compare: data set label")
@@ -1008,9 +1026,11 @@ def compare(
     )
 
     if isinstance(activations, dict):
-        # names as text, as the data set labels: a tuple or object key trained its
-        # first run, then the store could not write it (sqlite3's ProgrammingError
-        # ended the sweep)
+        # names are text: a tuple or object key trained its first run, then the
+        # store could not write it (sqlite3's ProgrammingError ended the sweep)
+        _refuse_keys_that_are_no_text(
+            activations, "activations", "activation name", "'relu'"
+        )
         named = [(str(k), v) for k, v in activations.items()]
         for name, _ in named:
             # a 10,000-character name took a minute to draw in plot_spread; a

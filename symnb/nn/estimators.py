@@ -67,6 +67,10 @@ def _estimator_option_names(message: str) -> str:
     it, ``output_activation``: a refused sigmoid output told the user to change
     ``output=``, which the estimators do not take."""
     message = re.sub(r"\boutput=", "output_activation=", message)
+    # an activation with no hidden layer: the estimators take the hidden widths
+    message = re.sub(
+        r"\(e\.g\. sizes \[\d+, 16, \d+\]\)", "(e.g. hidden_layer_sizes=(16,))", message
+    )
     return message.replace("leave output out", "leave output_activation out")
 
 
@@ -452,17 +456,11 @@ class MLPClassifier(_ClassifierMixin, _MLPEstimator):
             )
         correct = (pred == y).astype(np.float64)
         if sample_weight is not None:
-            w = np.asarray(sample_weight, dtype=np.float64)
-            if w.shape != correct.shape:
-                raise ValueError(
-                    f"score: sample_weight has shape {w.shape}; give one weight per "
-                    f"row of X ({len(correct)})"
-                )
-            if not (np.all(np.isfinite(w)) and np.all(w >= 0) and np.sum(w) > 0):
-                raise ValueError(
-                    "score: sample_weight must be finite, >= 0 and not all zero "
-                    "(the accuracy was NaN)"
-                )
+            from .metrics import check_sample_weight
+
+            w = check_sample_weight(
+                sample_weight, len(correct), "score", "the accuracy"
+            )
             return float(np.sum(correct * w) / np.sum(w))
         return float(np.mean(correct))
 
@@ -515,13 +513,10 @@ class MLPRegressor(_RegressorMixin, _MLPEstimator):
         return out if self._y_2d else out[:, 0]
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """R^2 of the predictions."""
-        from .metrics import r2
+        """R^2 of the predictions (weighted by ``sample_weight``, one weight per row,
+        as scikit-learn's ``r2_score(y, pred, sample_weight=w)``)."""
+        from .metrics import check_sample_weight, r2
 
-        if sample_weight is not None:
-            raise NotImplementedError(
-                "sample_weight is not supported by MLPRegressor.score"
-            )
         y = _targets(y, "score: y")
         bad = np.argwhere(~np.isfinite(y))
         if bad.size:  # as fit refuses them; R^2 of NaN targets was 0.0
@@ -529,4 +524,14 @@ class MLPRegressor(_RegressorMixin, _MLPEstimator):
                 f"score: y is not finite at row {int(bad[0][0])} "
                 f"({y[tuple(bad[0])]!r}); drop or impute those rows"
             )
-        return r2(y, self.predict(X))
+        pred = self.predict(X)
+        if sample_weight is not None:
+            if len(y) != len(pred):  # before the weights' length is compared with X
+                raise ValueError(
+                    f"score: y has {len(y)} rows but X has {len(pred)}; give one "
+                    "target per row"
+                )
+            sample_weight = check_sample_weight(
+                sample_weight, len(pred), "score", "R^2"
+            )
+        return r2(y, pred, sample_weight=sample_weight)

@@ -209,14 +209,37 @@ def mae(y_true, y_pred) -> float:
     return total / a.size
 
 
-def r2(y_true, y_pred) -> float:
+def check_sample_weight(sample_weight, n: int, what: str, result: str) -> np.ndarray:
+    """``sample_weight`` as float64 (n,), or a ``ValueError`` naming ``what``: one
+    weight per row, finite, >= 0 and not all zero (else ``result`` was NaN or
+    meaningless)."""
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(
+            f"{what}: sample_weight has shape {w.shape}; give one weight per row of "
+            f"X ({n})"
+        )
+    if not (np.all(np.isfinite(w)) and np.all(w >= 0) and np.sum(w) > 0):
+        raise ValueError(
+            f"{what}: sample_weight must be finite, >= 0 and not all zero "
+            f"({result} was NaN)"
+        )
+    return w
+
+
+def r2(y_true, y_pred, sample_weight=None) -> float:
     """Coefficient of determination 1 - SS_res / SS_tot (averaged over outputs);
     1.0 is perfect, 0.0 predicts the mean; constant targets give 0.0 unless perfect.
+    ``sample_weight`` (one per row) weights both sums and the mean, as scikit-learn's
+    ``r2_score(y_true, y_pred, sample_weight=w)``.
 
     As scikit-learn's ``r2_score``: one sample gives NaN with a warning (R^2 is not
     defined for fewer than two samples; it was 0.0 or 1.0, a score that looked
     measured), and NaN or infinite values give NaN."""
     a, b = _pair(y_true, y_pred)
+    w = None
+    if sample_weight is not None:
+        w = check_sample_weight(sample_weight, a.shape[0], "r2", "R^2")
     if a.shape[0] < 2:
         warnings.warn(
             "R^2 is not defined for fewer than two samples (y_true has one): the "
@@ -227,19 +250,31 @@ def r2(y_true, y_pred) -> float:
         )
         return math.nan
     column_sums = np.zeros(a.shape[1])
+    start = 0
     for ab, bb in _blocks(a, b):
         ab, bb = _f64(ab), _f64(bb)
         if not (np.isfinite(ab).all() and np.isfinite(bb).all()):
             # NaN made ss_tot > 0 False: the score was 0.0, "predicts the mean"
             return math.nan
-        column_sums += ab.sum(axis=0)
-    mean = column_sums / a.shape[0]
+        if w is None:
+            column_sums += ab.sum(axis=0)
+        else:
+            column_sums += w[start : start + len(ab)] @ ab
+        start += len(ab)
+    mean = column_sums / (a.shape[0] if w is None else np.sum(w))
     ss_res = np.zeros(a.shape[1])
     ss_tot = np.zeros(a.shape[1])
+    start = 0
     for ab, bb in _blocks(a, b):
         ab = _f64(ab)
-        ss_res += np.sum((ab - bb) ** 2, axis=0)
-        ss_tot += np.sum((ab - mean) ** 2, axis=0)
+        if w is None:
+            ss_res += np.sum((ab - bb) ** 2, axis=0)
+            ss_tot += np.sum((ab - mean) ** 2, axis=0)
+        else:
+            wb = w[start : start + len(ab)]
+            ss_res += wb @ (ab - bb) ** 2
+            ss_tot += wb @ (ab - mean) ** 2
+        start += len(ab)
     scores = np.where(
         ss_tot > 0,
         1 - ss_res / np.where(ss_tot > 0, ss_tot, 1),

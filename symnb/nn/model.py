@@ -67,6 +67,27 @@ FORMAT_VERSION = 1
 _FORMAT_TAG = "symnb.nn.MLP"
 
 
+def _refuse_unused_activation(activation: Any, sizes: list[int]) -> None:
+    """A ``ValueError`` for an activation given to a network without hidden layers:
+    ``activation`` applies to hidden layers only, so ``MLP([2, 1],
+    activation="tanh")`` built a linear model without a word (``compare`` refuses
+    ``hidden=()`` for the same reason). The default ("relu"), None and an empty
+    list (what ``repr`` and ``load`` write for such a network) name no activation
+    and are kept."""
+    if activation is None or (isinstance(activation, str) and activation == "relu"):
+        return
+    if isinstance(activation, (list, tuple)) and len(activation) == 0:
+        return
+    shown = getattr(activation, "name", None) or activation
+    raise ValueError(
+        f"activation={shown!r:.60} is used by no layer: sizes {sizes} has no hidden "
+        "layer, and activation applies to hidden layers only; add a hidden layer "
+        f"(e.g. sizes [{sizes[0]}, 16, {sizes[-1]}]), give the output's activation "
+        "as output=... (e.g. output='sigmoid'), or leave activation out for a "
+        "linear model"
+    )
+
+
 def _is_atom(spec: Any) -> bool:
     """One activation (not a list of them): None, a name or formula text, an
     Activation, or a function/module object (``nn.SiLU()``, ``my_swish``)."""
@@ -696,6 +717,7 @@ class MLP:
     def _hidden_specs(self, activation: Any, sizes: list[int]) -> list[list[Any]]:
         widths = sizes[1:-1]
         if not widths:
+            _refuse_unused_activation(activation, sizes)
             return []
         if _is_atom(activation):
             return [
