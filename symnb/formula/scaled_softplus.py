@@ -59,8 +59,10 @@ def scaled_softplus_forms(expr: sp.Expr, note) -> sp.Expr:
         rest.remove(1 / c)
         w = sp_factor.args[0]
         # sign(c) as a Piecewise: sp.sign's derivative in c is a DiracDelta, which
-        # the constants' gradients would turn into a surrogate (d/dc is 0 off c = 0)
-        sign_c = sp.Piecewise((1, c > 0), (-1, True))
+        # the constants' gradients would turn into a surrogate (d/dc is 0 off c = 0).
+        # It is 0 at c = 0 like sign(c): with -1 there, f' at c = 0 was 1 for x < 0
+        # and 0 for x > 0 where softplus(0*x)' is 1/2 everywhere.
+        sign_c = sp.Piecewise((1, c > 0), (-1, c < 0), (0, True))
         stable = (u + sign_c * sp.Abs(u)) / 2 + softplus(-sp.Abs(w)) / c
         return sp.Mul(*rest) * stable
 

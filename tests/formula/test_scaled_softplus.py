@@ -57,3 +57,20 @@ def test_derivative_at_zero_is_one_half():
     kernel = symnb.Activation("softplus(beta*x)/beta", beta=1.5).compile("numpy")
     _, dy = kernel.forward_with_derivative(np.zeros(1, np.float32))
     assert dy[0] == 0.5
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("text", ["softplus(beta*x)/beta", "log(1 + exp(beta*x))/beta"])
+def test_beta_moved_to_zero_gives_the_slope_one_half(text, dtype, backend):
+    """beta = 0 (a learnable beta passing through it): f' = sigmoid(beta*x) is 1/2 at
+    every x (sigmoid(0) from mpmath). The
+    rewrite's sign(beta) was -1 there, and f' was 1 for x < 0 and 0 for x > 0."""
+    kernel = symnb.Activation(text, beta=1.0).compile(backend, dtype=dtype)
+    kernel.set_constants(beta=0.0)
+    xs = [-1e30, -30.0, -1.0, -1e-3, 0.0, 1e-3, 1.0, 30.0, 1e30]
+    with mpmath.workdps(30):  # d/dx log(1 + exp(b*x))/b = sigmoid(b*x), at b = 0
+        b = mpmath.mpf(0)
+        exact = [float(1 / (1 + mpmath.exp(-b * mpmath.mpf(x)))) for x in xs]
+    d = kernel.forward_with_derivative(np.array(xs, dtype=dtype))[1]
+    np.testing.assert_array_equal(d, np.array(exact, dtype=dtype))
