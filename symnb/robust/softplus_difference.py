@@ -89,6 +89,8 @@ def _difference(u: sp.Expr, v: sp.Expr, d: sp.Expr) -> sp.Expr:
 
 
 def _rewrite(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
+    if not isinstance(e, (sp.Add, sp.Mul, sp.log)):
+        return e  # a branch's (expression, condition) pair, a condition, a leaf
     terms = e.args if isinstance(e, sp.Add) else (e,)
     parts, kept = [], []
     for t in terms:
@@ -118,8 +120,5 @@ def _rewrite(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
 def softplus_difference(expr: sp.Expr, var: sp.Symbol) -> sp.Expr:
     """``k*softplus(u) - k*softplus(v)`` with ``u - v`` free of x as ``k`` times a
     log1p of expm1 and a sigmoid (see the module); ``expr`` itself where there is no
-    such pair, or where the rewrite was made already (its branch keeps the written
-    difference)."""
-    if any(g.args[0].has(expm1, sigmoid) for g in expr.atoms(log1p)):
-        return expr
-    return _bottom_up(expr, lambda e: _rewrite(e, var))
+    such pair (as after this rewrite: its branches hold no softplus pair)."""
+    return _bottom_up(expr, lambda e: _rewrite(e, var), conditions=False)

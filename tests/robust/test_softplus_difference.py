@@ -55,3 +55,16 @@ def test_soft_clipping_with_a_gap_beyond_the_branch(dtype):
     xs, y, _ = kernel_values(_SPELLINGS[1], "numpy", dtype, _POINTS[dtype], a=100.0)
     for x, got in zip(xs.tolist(), y.tolist()):
         assert_value(got, _soft_clip(x, 100.0), dtype, x)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_soft_clipping_inside_a_branch(dtype):
+    # the difference inside torch.where: the rewrite first stopped at the branch's
+    # (expression, condition) pair, and f stayed 0 for 0.4999975 at x = -1000 in float32
+    text = (
+        "torch.where(x > 1e30, 0.5 + 0*x, (F.softplus(a*x) - F.softplus(a*(x - 1)))/a)"
+    )
+    points = [-1e9, -1000.0, -1.0, 0.0, 0.5, 2.0, 1e6, 1e9]
+    xs, y, _ = kernel_values(text, "numpy", dtype, points, a=1e-8)
+    for x, got in zip(xs.tolist(), y.tolist()):
+        assert_value(got, _soft_clip(x, 1e-8), dtype, x)
