@@ -45,6 +45,7 @@ from symnb.robust.scaled_rational import scaled_rational_products
 from symnb.robust.scaled_variable import scale_by_constant
 from symnb.robust.sigmoid_difference import sigmoid_difference
 from symnb.robust.small_number_last import small_number_factors_last
+from symnb.robust.softplus_difference import softplus_difference
 from symnb.robust.square_over_root import square_over_root
 from symnb.robust.traversal import bottom_up as _bottom_up
 from symnb.robust.widen import widen_trig
@@ -1495,6 +1496,15 @@ EXACT_REWRITES = (
         ),
         sigmoid_difference,
     ),
+    (
+        "softplus_difference",
+        (
+            "a difference of two softplus terms whose arguments differ by a constant "
+            "is computed as log1p of expm1 of the gap times a sigmoid, so it does not "
+            "cancel where both terms are about the same"
+        ),
+        softplus_difference,
+    ),
 )
 
 #: Exact rewrites tried only on a form that already meets the accuracy rule (see
@@ -1552,6 +1562,7 @@ __all__ = [
     "sigmoid_difference",
     "single_exponential",
     "small_number_factors_last",
+    "softplus_difference",
     "split_scaled_power",
     "square_in_root",
     "square_over_root",
