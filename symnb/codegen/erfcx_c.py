@@ -25,9 +25,9 @@ from __future__ import annotations
 from symnb.codegen.gamma_c import _horner, _lit
 from symnb.formula.log_erfc import TAIL, _tail_coefficients
 
-#: 1/sqrt(pi) and sqrt(pi), rounded to double.
+#: 1/sqrt(pi), rounded to double (divided by u, not sqrt(pi)*u: that overflows for u
+#: past 1e308, and erfcx(u) there is subnormal, not 0).
 _RSQRTPI = 0.5641895835477563
-_SQRTPI = 1.7724538509055159
 
 
 def _tail_quotient(dtype: str, real: str) -> str:
@@ -49,7 +49,7 @@ SYMNB_FN double symnb_erfcx_d(double u) {{
         return erfc(u) * (exp(h) * (1.0 + l));
     }}
     {_tail_quotient("float64", "double")}
-    return q / ({_SQRTPI!r} * u * (q + tp));
+    return q / (q + tp) * ({_RSQRTPI!r} / u);
 }}
 
 SYMNB_FN double symnb_ierfcx_d(double u) {{
