@@ -33,6 +33,8 @@ _PASS_THROUGH = frozenset(
         "atan",
         "erf",
         "erfc",
+        "erfcx",
+        "ierfcx",
         "Abs",
         "sign",
         "sigmoid",

@@ -37,7 +37,7 @@ from sympy.codegen.ast import float32, float64, real
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.precedence import PRECEDENCE
 
-from symnb.codegen import gamma_c, vecmath
+from symnb.codegen import erfcx_c, gamma_c, vecmath
 from symnb.errors import FormulaError
 from symnb.formula.functions import expm1, sigmoid, softplus
 from symnb.formula.gamma import GAMMA_FUNCTIONS
@@ -90,6 +90,8 @@ _ALLOWED_FUNCS = (
         "tanh_softplus",
         "sech2_softplus",
         "sigmoid_mul",
+        "erfcx",
+        "ierfcx",
     }
     | frozenset(GAMMA_FUNCTIONS)
 )
@@ -318,6 +320,12 @@ class KernelPrinter(ProductsAsKernels, C99CodePrinter):
 
     def _print_sigmoid(self, expr: sp.Expr) -> str:
         return f"symnb_sigmoid({self._print(expr.args[0])})"
+
+    def _print_erfcx(self, expr: sp.Expr) -> str:
+        return f"symnb_erfcx({self._print(expr.args[0])})"  # symnb.codegen.erfcx_c
+
+    def _print_ierfcx(self, expr: sp.Expr) -> str:
+        return f"symnb_ierfcx({self._print(expr.args[0])})"
 
     def _print_sigmoid_mul(self, expr: sp.Expr) -> str:
         return f"symnb_sigmoid_mul({self._print(expr.args[0])})"
@@ -1414,6 +1422,10 @@ _HELPERS = {
         name: {d: gamma_c.definitions(d)[name] for d in DTYPES}
         for name in gamma_c.NAMES
     },
+    **{
+        name: {d: erfcx_c.definitions(d)[name] for d in DTYPES}
+        for name in erfcx_c.NAMES
+    },
     "symnb_log1p_unit": {
         "float32": _LOG1P_UNIT_FLOAT32,
         "float64": """SYMNB_FN symnb_real symnb_log1p_unit(symnb_real e) {
@@ -1551,6 +1563,7 @@ def prelude(dtype: str = "float32", used: frozenset | None = None) -> str:
 
 _HELPER_NEEDS = {
     **vecmath.NEEDS,
+    **erfcx_c.NEEDS,
     "symnb_sigmoid": ("symnb_exp_neg", "symnb_vm_sigmoid_f"),
     "symnb_sigmoid_mul": ("symnb_exp_neg", "symnb_vm_sigmoid_f"),
     "symnb_tanh_softplus": ("symnb_exp_neg",),

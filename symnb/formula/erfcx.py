@@ -6,13 +6,11 @@ erfc(x/sqrt(2))``, Mills' ratio), the product is inf*0 = NaN once exp(u^2) overf
 and erfc(u) underflows (u = 9.2 in float32, 26.5 in float64), though erfcx(u) tends to
 1/(sqrt(pi) u). Its derivative 2u exp(u^2) erfc(u) - 2/sqrt(pi) fails with it.
 
-``exp(r + u^2)*erfc(u)`` (r a number) is rewritten as exp(r) times
-
-* u <= TAIL: ``exp(u**2)*erfc(u)`` (as typed: exact there; it overflows to inf only
-  where the value does, for u very negative);
-* u > TAIL: ``Q(t)/(sqrt(pi) u (Q(t) + t P(t)))``, t = 1/u^2, the continued fraction
-  of :mod:`symnb.formula.log_erfc` (relative error below 2^-60 from u = 4 on, value
-  and derivative; its derivative is rational in u, finite for every u > 0).
+``exp(r + u^2)*erfc(u)`` (r a number) is rewritten as exp(r)*erfcx(u), the primitive
+:class:`symnb.formula.functions.erfcx` with its own derivative and kernels (since
+ENGINE 110; before, a Piecewise with the continued fraction of
+:mod:`symnb.formula.log_erfc` past u = 4, whose analysis took 7 s per compile).
+:func:`piecewise_erfcx` keeps that form for printers without an erfcx (JAX, Numba).
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from __future__ import annotations
 import sympy as sp
 
 from symnb.formula.budget import bounded_expand
-from symnb.formula.functions import erfc
+from symnb.formula.functions import erfc, erfcx
 from symnb.formula.log_erfc import TAIL, _horner, _tail_coefficients
 
 
@@ -32,19 +30,25 @@ def _tail(u: sp.Expr) -> sp.Expr:
     return (1 / sp.sqrt(sp.pi)) / u * (qt / (qt + t * _horner(p, t)))
 
 
-def stable_erfcx(u: sp.Expr) -> sp.Piecewise:
-    """exp(u**2)*erfc(u), finite wherever the value is (see the module)."""
+def piecewise_erfcx(u: sp.Expr) -> sp.Piecewise:
+    """exp(u**2)*erfc(u) written with exp and erfc only, finite wherever the value is:
+    as typed up to u = 4, the continued fraction past it (for printers with no erfcx)."""
     return sp.Piecewise((sp.exp(u**2) * erfc(u), u <= TAIL), (_tail(u), True))
 
 
-def _is_ours(e: sp.Basic) -> bool:
-    """Whether e is a :func:`stable_erfcx` Piecewise (a second pass leaves it alone)."""
-    if not (isinstance(e, sp.Piecewise) and len(e.args) == 2):
-        return False
-    for f in sp.Mul.make_args(e.args[0].expr):
-        if isinstance(f, sp.erfc):
-            return e == stable_erfcx(f.args[0])
-    return False
+def piecewise_ierfcx(u: sp.Expr) -> sp.Piecewise:
+    """1/sqrt(pi) - u*erfcx(u) (erfcx's derivative over -2) with exp and erfc only: as
+    written up to u = 4, past it (1/sqrt(pi)) t P(t)/(Q(t) + t P(t)), t = 1/u^2."""
+    t = u**-2
+    p, q = _tail_coefficients()
+    qt, tp = _horner(q, t), t * _horner(p, t)
+    near = 1 / sp.sqrt(sp.pi) - u * sp.exp(u**2) * erfc(u)
+    return sp.Piecewise((near, u <= TAIL), (tp / (sp.sqrt(sp.pi) * (qt + tp)), True))
+
+
+def stable_erfcx(u: sp.Expr) -> sp.Expr:
+    """exp(u**2)*erfc(u), finite wherever the value is: the erfcx primitive."""
+    return erfcx(u)
 
 
 def _erfc_power(f: sp.Expr) -> tuple[sp.Expr, int] | None:
@@ -80,7 +84,7 @@ def erfcx_forms(expr: sp.Expr, note) -> sp.Expr:
     """expr with every exp(r + u^2)*erfc(u) as exp(r)*:func:`stable_erfcx`(u)."""
 
     def walk(e: sp.Basic) -> sp.Basic:
-        if not e.args or _is_ours(e):
+        if not e.args or isinstance(e, erfcx):
             return e
         args = [walk(a) for a in e.args]
         e = e.func(*args) if tuple(args) != e.args else e
@@ -91,9 +95,9 @@ def erfcx_forms(expr: sp.Expr, note) -> sp.Expr:
             return e
         xf, ef, r, n = found
         note(
-            "rewrote exp(u^2)*erfc(u) (erfcx) with a continued fraction past u = 4 "
-            "(exp(u^2) overflows where erfc(u) underflows: inf*0 = NaN from u = 9.2 "
-            "in float32, 26.5 in float64)"
+            "rewrote exp(u^2)*erfc(u) as erfcx(u), the scaled complementary error "
+            "function (exp(u^2) overflows where erfc(u) underflows: inf*0 = NaN from "
+            "u = 9.2 in float32, 26.5 in float64)"
         )
         rest = list(e.args)
         rest.remove(xf)

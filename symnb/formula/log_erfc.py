@@ -13,13 +13,14 @@ log(ndtr(10)) was 0 instead of -7.6e-24 in float64).
   value tends to 0, as log(ndtr(x)) does for large x, c = 1/2);
 * -1/2 <= u < 1/2: ``log(c) + log1p(-erf(u))`` (exact near u = 0, where erfc(u) = 1);
 * 1/2 <= u <= 4: ``log(c) + log(erfc(u))``;
-* u > 4: ``log(c) - u**2 - log(pi)/2 - log(u) - log1p(t*P(t)/Q(t))``, t = 1/u^2, from
-  erfc(u) = exp(-u^2)/(sqrt(pi) u) / (1 + t P/Q): Laplace's continued fraction,
-  12 levels of its even part, as one quotient of two polynomials with positive
-  coefficients (relative error below 2^-60 in the value and the derivative from u = 4
-  on; tests/formula/test_log_erfc.py checks it against mpmath). Its derivative is
-  rational in u: no exp/erfc ratio, finite for every u (about -2u where the exact
-  one is).
+* u > 4: ``log(c) - u**2 + log(erfcx(u))``, erfcx the primitive of
+  :class:`symnb.formula.functions.erfcx` (since ENGINE 110), whose kernels past 4 use
+  erfc(u) = exp(-u^2)/(sqrt(pi) u) / (1 + t P/Q), t = 1/u^2: Laplace's continued
+  fraction, 12 levels of its even part, as one quotient of two polynomials with
+  positive coefficients (:func:`_tail_coefficients`; relative error below 2^-60 from
+  u = 4 on; tests/formula/test_log_erfc.py checks the forms against mpmath). Its
+  derivative -2u - 2 ierfcx(u)/erfcx(u) has no exp/erfc ratio: finite for every u
+  (about -2u where the exact one is).
 
 Also read so: ``log1p(-+erf(u))`` (as log(erfc(+-u))) and number terms added to the
 log (``log(1 + erf(x/sqrt(2))) - log(2)`` is log(ndtr(x)): a separate -log(2) would
@@ -35,7 +36,7 @@ import functools
 
 import sympy as sp
 
-from symnb.formula.functions import erfc, log1p
+from symnb.formula.functions import erfc, erfcx, log1p
 
 #: The tail form from here (u > TAIL).
 TAIL = 4
@@ -85,12 +86,10 @@ def _horner(coeffs: tuple, t: sp.Expr) -> sp.Expr:
 
 
 def _tail(u: sp.Expr) -> sp.Expr:
-    """log(erfc(u)) for u > 0: -u^2 - log(sqrt(pi) u) - log1p(t P(t)/Q(t)), t = 1/u^2
-    (relative error below 2^-60 from u = 4 on, value and derivative)."""
-    t = u**-2
-    p, q = _tail_coefficients()
-    ratio = t * _horner(p, t) / _horner(q, t)
-    return -(u**2) - sp.log(sp.pi) / 2 - sp.log(u) - log1p(ratio)
+    """log(erfc(u)) for u > TAIL: -u^2 + log(erfcx(u)) (two negative terms; erfcx is
+    the primitive whose kernels hold the continued fraction below; written here in
+    full before ENGINE 110, its analysis took 4-5 CPU seconds per compile)."""
+    return -(u**2) + sp.log(erfcx(u))
 
 
 def stable_log_erfc(c: sp.Expr, u: sp.Expr) -> sp.Piecewise:

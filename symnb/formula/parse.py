@@ -56,7 +56,7 @@ from symnb.formula import (
     unicode_math,
 )
 from symnb.formula.budget import check_minmax_arity, cpu_clock
-from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
+from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS, erfcx, ierfcx
 
 #: Longest formula text accepted, in characters.
 MAX_LENGTH = 20_000
@@ -2266,7 +2266,7 @@ def _allowed_classes() -> tuple[type, ...]:
         return _ALLOWED_CLASSES[0]
     u, a, b = sp.symbols("u a b", real=True)
     # SymPy's erfc: symnb's erfc evaluates numbers to it, the stable rewrites use it
-    found: set[type] = {sp.erfc, compose.ComposedFunction}
+    found: set[type] = {sp.erfc, erfcx, ierfcx, compose.ComposedFunction}
     for fn in ALLOWED_FUNCTIONS.values():
         if isinstance(fn, type):
             found.add(fn)

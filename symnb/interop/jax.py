@@ -52,6 +52,17 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
     def _print_erf(self, expr: sp.Expr) -> str:
         return self._call("jax.scipy.special.erf", expr)
 
+    def _print_erfcx(self, expr):
+        # no erfcx here: exp and erfc as typed up to 4, a continued fraction past it
+        from symnb.formula.erfcx import piecewise_erfcx
+
+        return self._print(piecewise_erfcx(expr.args[0]))
+
+    def _print_ierfcx(self, expr):
+        from symnb.formula.erfcx import piecewise_ierfcx
+
+        return self._print(piecewise_ierfcx(expr.args[0]))
+
     def _print_erfc(self, expr: sp.Expr) -> str:
         return self._call("jax.scipy.special.erfc", expr)
 

@@ -181,6 +181,17 @@ class _Printer(ProductsAsKernels, PythonCodePrinter):
     def _print_expm1(self, expr):
         return self._call("math.expm1", expr)
 
+    def _print_erfcx(self, expr):
+        # no erfcx here: exp and erfc as typed up to 4, a continued fraction past it
+        from symnb.formula.erfcx import piecewise_erfcx
+
+        return self._print(piecewise_erfcx(expr.args[0]))
+
+    def _print_ierfcx(self, expr):
+        from symnb.formula.erfcx import piecewise_ierfcx
+
+        return self._print(piecewise_ierfcx(expr.args[0]))
+
     def _print_erfc(self, expr):
         return self._call("math.erfc", expr)
 

@@ -20,7 +20,16 @@ from sympy.core.relational import (
     Unequality,
 )
 
-from symnb.formula.functions import erfc, expm1, log1p, logsigmoid, sigmoid, softplus
+from symnb.formula.functions import (
+    erfc,
+    erfcx,
+    expm1,
+    ierfcx,
+    log1p,
+    logsigmoid,
+    sigmoid,
+    softplus,
+)
 from symnb.formula.gamma import GAMMA_FUNCTIONS
 from symnb.robust.hypot import hypot2
 from symnb.robust.literals import ldexp2
@@ -46,6 +55,8 @@ _NODES: dict[str, object] = {
     "atanh": sp.atanh,
     "erf": sp.erf,
     "erfc": erfc,
+    "erfcx": erfcx,
+    "ierfcx": ierfcx,
     "Abs": sp.Abs,
     "sign": sp.sign,
     "Max": sp.Max,
