@@ -288,6 +288,7 @@ ALLOWED_FUNCTIONS: dict[str, object] = {
     "atanh": sp.atanh,
     "erf": sp.erf,
     "erfc": erfc,
+    "erfcx": erfcx,  # exp(u**2)*erfc(u), scipy.special.erfcx / torch.special.erfcx
     "abs": sp.Abs,
     "Abs": sp.Abs,
     "sign": sp.sign,
