@@ -44,3 +44,8 @@ class Program:
     #: layer programs with ``layer_planes_*`` entry points (a feature axis followed by
     #: more axes, computed in place of a transposed copy)
     has_planes: bool = False
+    #: the parts of the form that depend only on its constants, passed after the
+    #: constants (:mod:`symnb.codegen.constant_parts`); None: none
+    constant_parts: Any = None
+    #: a layer's: one ConstantParts (or None) per form
+    layer_parts: Any = None

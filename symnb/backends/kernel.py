@@ -89,6 +89,8 @@ class _Checked:
         # constants changed in place to NaN or out of their domain: refused now, as
         # the next call refuses them (the pickle was written, and loading it failed)
         self._check_in_place(np.asarray(params))
+        if self.__dict__.get("_given") is not None:  # the float64 values as given
+            params = np.array(self._given_constants())
         return (
             _from_pickle,
             (
@@ -140,6 +142,7 @@ class _Checked:
             self._params = self.xp.asarray(host)
         else:
             current[...] = self.xp.asarray(host)
+        self._remember_given(None, value)
 
     def write_params(
         self, values: Any, positions: Any = None, *, domain: bool = True
@@ -185,6 +188,7 @@ class _Checked:
             self._params[...] = stored
         else:
             self._params[positions] = stored
+        self._remember_given(positions, vals)
         if not domain and xp is np:  # finite, checked above: no check at the call
             self.__dict__["_checked_bytes"] = self._params.tobytes()
 
@@ -302,7 +306,60 @@ class _Checked:
             if key != self.__dict__.get("_checked_bytes"):
                 self._check_in_place(params)
                 self.__dict__["_checked_bytes"] = key
-        return params
+        parts = getattr(self._program, "constant_parts", None)
+        return self._with_parts(params, parts) if parts else params
+
+    def _remember_given(self, positions: Any, values: Any) -> None:
+        """Keep the float64 values written (all, or those at ``positions``): the
+        parts of the formula that depend only on its constants are computed from
+        them (``constant_parts``: 1 - t at t = 0.99999999 is 1e-8, not 1 - 1.0 = 0
+        as a float32 ``params`` holds it). Only kernels with such parts keep them."""
+        program = self._program
+        if not (program.constant_parts or getattr(program, "layer_parts", None)):
+            return
+        self.__dict__.pop("_parts_cache", None)
+        if type(values).__module__.startswith("cupy"):
+            values = values.get()
+        vals = np.asarray(values, dtype=np.float64).reshape(-1)
+        given = self.__dict__.get("_given")
+        if positions is None or given is None:
+            if positions is not None or vals.size != self._params.size:
+                return  # (cannot happen: checked before)
+            self.__dict__["_given"] = vals.copy()
+            return
+        if type(positions).__module__.startswith("cupy"):
+            positions = positions.get()
+        given[np.asarray(positions).reshape(-1)] = vals
+
+    def _given_constants(self) -> list[float]:
+        """The constants as last given (float64) where ``params`` still holds their
+        rounding, else as ``params`` holds them (changed in place)."""
+        held = np.asarray(self._host_params()).astype(np.float64)
+        given = self.__dict__.get("_given")
+        if given is None or given.shape != held.shape:
+            return held.tolist()
+        with np.errstate(over="ignore", under="ignore"):
+            same = given.astype(self.dtype).astype(np.float64) == held
+        return np.where(same, given, held).tolist()
+
+    def _with_parts(self, params: Any, parts: Any) -> Any:
+        """``params`` followed by the formula's constant parts, computed in float64
+        from the constants as given (where ``params`` still holds their rounding;
+        an entry changed in place counts as its new value) and rounded once to the
+        kernel's dtype. Recomputed when the constants change: on the host when
+        ``params``' bytes differ, on a GPU when set through ``set_constants``,
+        ``params = ...`` or ``write_params`` (a change in place in device memory is
+        not seen, as the checks there do not see it)."""
+        key = params.tobytes() if self.xp is np else None
+        cached = self.__dict__.get("_parts_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        host = np.asarray(self._host_params())
+        with np.errstate(all="ignore"):
+            extra = parts.values(np.array(self._given_constants())).astype(self.dtype)
+        full = self.xp.asarray(np.concatenate([host, extra]))
+        self.__dict__["_parts_cache"] = (key, full)
+        return full
 
     def _check_in_place(self, host: np.ndarray) -> None:
         """A FormulaError naming the constant when ``host`` (all of ``params``,
@@ -755,8 +812,9 @@ class _SingleFormula(_Checked):
         check_domain = getattr(self._formula, "check_domain", None)
         if check_domain is not None:
             check_domain({**self.constants, **values})
+        current = self._given_constants()
         self.params = np.array(
-            [float(values.get(n, v)) for n, v in self.constants.items()],
+            [float(values.get(n, v)) for n, v in zip(self._names, current)],
             dtype=np.float64,
         )
 
@@ -887,6 +945,68 @@ class LayerKernel(_Checked):
     def _compiled_from(self) -> tuple[str, Any]:
         return "layer", self.activations
 
+    def _layer_args(self) -> tuple[Any, Any, Any]:
+        """(ids, offsets, params) for a call into the program: with the forms'
+        constant parts (``constant_parts``), each neuron's constants followed by
+        its parts, computed in float64 from the constants as given."""
+        params = self._call_params()
+        parts = getattr(self._program, "layer_parts", None)
+        if not parts:
+            return self.ids, self.offsets, params
+        key = params.tobytes() if self.xp is np else None
+        cached = self.__dict__.get("_parts_cache")
+        if cached is None or cached[0] != key:
+            cached = (key, *self._layer_with_parts(parts))
+            self.__dict__["_parts_cache"] = cached
+        return self.ids, cached[1], cached[2]
+
+    def _layer_with_parts(self, parts: tuple) -> tuple[Any, Any]:
+        """(offsets, params) of the program's layout: neuron j's constants at
+        ``offsets[j]``, then the parts of its form (rounded to the dtype)."""
+        ids = self._ids_host
+        given = np.array(self._given_constants(), dtype=np.float64)
+        counts = np.array([len(a.internal.param_names) for a in self.activations])
+        extra = np.array([p.exprs.__len__() if p else 0 for p in parts])[ids]
+        offsets = np.zeros(self.n, dtype=np.int64)
+        if self.n > 1:
+            offsets[1:] = np.cumsum((counts + extra)[:-1])
+        full = np.zeros(int((counts + extra).sum()), dtype=self.dtype)
+        own = self._own_positions()
+        full[own] = np.asarray(self._host_params())
+        for i, p in enumerate(parts):
+            cols = np.flatnonzero(ids == i)
+            if not p or not cols.size:
+                continue
+            start = self._offsets_host[cols]
+            values = [given[start + k] for k in range(p.n_constants)]
+            with np.errstate(all="ignore"):
+                out = p.values_of_columns(values)
+            for j, v in enumerate(out):
+                full[offsets[cols] + p.n_constants + j] = v.astype(self.dtype)
+        xp = self.xp
+        return xp.asarray(offsets.astype(np.int32)), xp.asarray(full)
+
+    def _own_positions(self) -> np.ndarray:
+        """Where each entry of ``params`` sits in the program's layout (with parts)."""
+        pos = self.__dict__.get("_own_positions_cache")
+        if pos is None:
+            parts = self._program.layer_parts
+            counts = [len(a.internal.param_names) for a in self.activations]
+            extra = [len(parts[i].exprs) if parts[i] else 0 for i in self._ids_host]
+            pos, at = [], 0
+            for k, m in zip(counts, extra):
+                pos += range(at, at + k)
+                at += k + m
+            pos = np.array(pos, dtype=np.int64)
+            self.__dict__["_own_positions_cache"] = pos
+        return pos
+
+    def _own_slots(self, out: np.ndarray) -> np.ndarray:
+        """The constants' gradient in ``params``' layout (without the parts)."""
+        if not getattr(self._program, "layer_parts", None):
+            return out
+        return np.asarray(out)[self._own_positions()]
+
     def __repr__(self) -> str:
         names = sorted({a.name for a in self.activations})
         return (
@@ -915,7 +1035,7 @@ class LayerKernel(_Checked):
                 neuron = neuron.item()  # np.array(1) is the index 1, as np.int64(1)
             many = isinstance(neuron, (list, tuple, range, np.ndarray))
             targets = [self._neuron_index(j) for j in (neuron if many else [neuron])]
-        host = self.params.get() if self.xp is not np else self.params.copy()
+        host = np.array(self._given_constants())  # (float64, as given)
         for j in targets:
             names = self.constant_names(j)
             check_constants(
@@ -1016,7 +1136,7 @@ class LayerKernel(_Checked):
         if not x.size:
             return y
         planes, inner = self._layout(x.shape, ax)
-        args = (self.ids, self.offsets, self._call_params())
+        args = self._layer_args()
         if inner > 1 and self._program.has_planes:
             self._program.layer_planes_forward(x, y, planes, inner, *args)
             return y
@@ -1034,7 +1154,7 @@ class LayerKernel(_Checked):
         if not x.size:
             return dx
         planes, inner = self._layout(x.shape, ax)
-        args = (self.ids, self.offsets, self._call_params())
+        args = self._layer_args()
         if inner > 1 and self._program.has_planes:
             self._program.layer_planes_backward(x, grad, dx, planes, inner, *args)
             return dx
@@ -1052,7 +1172,7 @@ class LayerKernel(_Checked):
         if self.params.size == 0 or x.size == 0:
             return np.zeros(self.params.size, dtype=np.float64)
         planes, inner = self._layout(x.shape, ax)
-        args = (self.ids, self.offsets, self._call_params())
+        args = self._layer_args()
         out = None
         if inner > 1 and self._program.has_planes:
             out = self._program.layer_planes_constant_gradient(
@@ -1062,7 +1182,7 @@ class LayerKernel(_Checked):
             out = self._program.layer_constant_gradient(
                 self._rows(x, ax), self._rows(grad, ax), *args
             )
-        return out if isinstance(out, np.ndarray) else out.get()
+        return self._own_slots(out if isinstance(out, np.ndarray) else out.get())
 
     def forward(self, x: Any, out: Any = None, *, axis: Any = None) -> Any:
         """Column-wise activations of a (batch, n) array; with ``axis``, of an array
@@ -1074,9 +1194,7 @@ class LayerKernel(_Checked):
         x = self._input2d(x, "x")
         y = self._output(out, x.shape, "out", (x,))
         if x.size:
-            self._program.layer_forward(
-                x, y, self.ids, self.offsets, self._call_params()
-            )
+            self._program.layer_forward(x, y, *self._layer_args())
         return y
 
     def backward(self, x: Any, grad: Any, out: Any = None, *, axis: Any = None) -> Any:
@@ -1088,9 +1206,7 @@ class LayerKernel(_Checked):
         _check_grad_shape(grad, x)
         dx = self._output(out, x.shape, "out", (x, grad))
         if x.size:
-            self._program.layer_backward(
-                x, grad, dx, self.ids, self.offsets, self._call_params()
-            )
+            self._program.layer_backward(x, grad, dx, *self._layer_args())
         return dx
 
     def forward_with_derivative(
@@ -1110,7 +1226,7 @@ class LayerKernel(_Checked):
             y_rows = y.reshape(-1, self.n) if last else self.xp.empty_like(rows)
             d_rows = dy.reshape(-1, self.n) if last else self.xp.empty_like(rows)
             self._program.layer_forward_derivative(
-                rows, y_rows, d_rows, self.ids, self.offsets, self._call_params()
+                rows, y_rows, d_rows, *self._layer_args()
             )
             self._unrows(y_rows, x, ax, y)
             self._unrows(d_rows, x, ax, dy)
@@ -1146,9 +1262,7 @@ class LayerKernel(_Checked):
             # an output that is grad is written last: grad is read by the product
             y_t = xp.empty_like(x) if _overlaps(y, grad) else y
             d_t = xp.empty_like(x) if _overlaps(dx, grad) else dx
-            self._program.layer_forward_derivative(
-                x, y_t, d_t, self.ids, self.offsets, self._call_params()
-            )
+            self._program.layer_forward_derivative(x, y_t, d_t, *self._layer_args())
             xp.multiply(d_t, grad, out=d_t)
             if d_t is not dx:
                 dx[...] = d_t
@@ -1166,10 +1280,8 @@ class LayerKernel(_Checked):
         _check_grad_shape(grad, x)
         if self.params.size == 0 or x.size == 0:
             return np.zeros(self.params.size, dtype=np.float64)
-        out = self._program.layer_constant_gradient(
-            x, grad, self.ids, self.offsets, self._call_params()
-        )
-        return out if isinstance(out, np.ndarray) else out.get()
+        out = self._program.layer_constant_gradient(x, grad, *self._layer_args())
+        return self._own_slots(out if isinstance(out, np.ndarray) else out.get())
 
     __call__ = forward
 

@@ -20,6 +20,7 @@ from symnb import config
 from symnb.backends.base import BackendStatus
 from symnb.backends.kernel import Kernel, LayerKernel, LossKernel
 from symnb.checks import check_flag
+from symnb.codegen import constant_parts
 from symnb.errors import BackendUnavailable, CompileError, FormulaError
 
 _MODULES = {
@@ -294,12 +295,44 @@ def _built(forms: tuple, kind: str, backend: str, dtype: str, device: int | None
     from symnb.robust import engine
 
     module = _module(backend)
+    # the parts that cancel in float32 are hoisted before the analysis, so the form
+    # analysed is the one compiled (after it, the kernels' common subexpressions
+    # changed from the analysed form's: the Charbonnier loss's f' overflowed)
+    forms, parts = _hoisted(forms, kind, dtype)
     if kind != "elementwise" or backend not in _LAZY_GRADIENTS:
-        return module.build(engine.lower_all(forms, dtype), kind, dtype, device)
+        prog = module.build(engine.lower_all(forms, dtype), kind, dtype, device)
+        return _with_parts(prog, parts)
     values = engine.lower_all(forms, dtype, gradients=False)
-    return module.build(
+    prog = module.build(
         values, kind, dtype, device, whole=lambda: engine.lower_all(forms, dtype)
     )
+    return _with_parts(prog, parts)
+
+
+def _hoisted(forms: tuple, kind: str, dtype: str) -> tuple[tuple, Any]:
+    """The forms (not yet analysed) with their input-free parts that cancel in
+    ``dtype`` as extra constants (:mod:`symnb.codegen.constant_parts`: computed in
+    float64 once per change of the constants), and those parts (a layer: a tuple,
+    one per form); the forms themselves and None where none are hoisted."""
+    if dtype not in constant_parts.DTYPES:
+        return forms, None
+    hoisted = [constant_parts.hoist(form) for form in forms]
+    if not any(parts for _, parts in hoisted):
+        return forms, None
+    new = tuple(form for form, _ in hoisted)
+    if kind == "layer":
+        return new, tuple(parts or None for _, parts in hoisted)
+    return new, hoisted[0][1]
+
+
+def _with_parts(prog: Any, parts: Any) -> Any:
+    """``prog`` with its hoisted constant parts, for the kernels that call it (a
+    layer's: one per form)."""
+    if isinstance(parts, tuple):
+        prog.layer_parts = parts
+    else:
+        prog.constant_parts = parts
+    return prog
 
 
 def _prepare(

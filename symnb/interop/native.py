@@ -148,6 +148,12 @@ class NativeElementwise:
             return None
         if getattr(program, "kind", "elementwise") != "elementwise":
             return None
+        if getattr(program, "constant_parts", None):
+            # the program reads the constants' parts after the constants
+            # (codegen.constant_parts), which a caller's buffer of the constants
+            # lacks, and adds their (zero) gradients past ``n_constants``: the
+            # Kernel API passes them
+            return None
         return cls(kernel, str(path))
 
     def set_constants(self, values: np.ndarray) -> None:
