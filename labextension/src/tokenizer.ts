@@ -83,6 +83,7 @@ export const KNOWN_FUNCTIONS: ReadonlySet<string> = new Set([
   'atanh',
   'erf',
   'erfc',
+  'erfcx',
   'lgamma',
   'tgamma',
   'gamma',
