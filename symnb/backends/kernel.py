@@ -966,7 +966,7 @@ class LayerKernel(_Checked):
         ids = self._ids_host
         given = np.array(self._given_constants(), dtype=np.float64)
         counts = np.array([len(a.internal.param_names) for a in self.activations])
-        extra = np.array([p.exprs.__len__() if p else 0 for p in parts])[ids]
+        extra = np.array([len(p.exprs) if p else 0 for p in parts])[ids]
         offsets = np.zeros(self.n, dtype=np.int64)
         if self.n > 1:
             offsets[1:] = np.cumsum((counts + extra)[:-1])

@@ -166,16 +166,20 @@ def _tail_polynomials() -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+#: 1/sqrt(pi), erfcx's limit of u*erfcx(u) at +inf
+_RSQRTPI = 1 / math.sqrt(math.pi)
+
+
 def _ierfcx(u: Any) -> Any:
     """1/sqrt(pi) - u*erfcx(u) (erfcx' = -2 ierfcx) in float64: as written up to u = 4,
     past it (1/sqrt(pi)) t P(t)/(Q(t) + t P(t)), t = 1/u^2 (no cancellation)."""
     v = np.asarray(u, dtype=np.float64)
     p, q = _tail_polynomials()
     with np.errstate(all="ignore"):
-        near = 0.5641895835477563 - v * _ERFCX(v)
+        near = _RSQRTPI - v * _ERFCX(v)
         t = 1.0 / (v * v)
         tp = t * np.polyval(p, t)
-        far = 0.5641895835477563 * tp / (np.polyval(q, t) + tp)
+        far = _RSQRTPI * tp / (np.polyval(q, t) + tp)
         out = np.where(v <= 4.0, near, far)
     return out.astype(np.result_type(u, np.float32), copy=False)
 
