@@ -902,6 +902,30 @@ def reference(
     return hi, lo
 
 
+def log2_magnitudes(
+    expr: sp.Expr,
+    var: sp.Symbol,
+    params: tuple[sp.Symbol, ...],
+    values: Sequence[float],
+    xs: np.ndarray,
+) -> np.ndarray | None:
+    """log2 |expr| at the points (-inf where it is 0), from high-precision values
+    beyond the float64 range too (x**2 at x = -1.8e308); None where a value is
+    undefined or not settled."""
+    try:
+        fn = _mp_function(expr, (var, *params))
+    except Exception:  # noqa: BLE001 - not translatable: no magnitudes
+        return None
+    consts = [float(v) for v in values]
+    out = np.empty(len(xs))
+    for i, x in enumerate(xs):
+        v = _settled(fn, [float(x)], consts, REFERENCE_DIGITS)
+        if v is None or mpmath.isnan(v):
+            return None
+        out[i] = float(mpmath.log(abs(v), 2)) if v != 0 else -np.inf
+    return out
+
+
 #: Most working digits a reference value may take (x + sqrt(x**2 + 1) at x = -1e300
 #: cancels 600 digits).
 MAX_DIGITS = 1500

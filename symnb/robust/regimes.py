@@ -45,6 +45,15 @@ BISECTION_STEPS = 12
 
 #: Samples below a split tried for one where the direct formula holds.
 _STEPS_DOWN = 8
+#: factors of 4 below |x| = 1 searched for where a direct formula that fails at every
+#: sample from 1 on still holds (4**-40: 1e-24)
+_STEPS_BELOW_ONE = 40
+#: inner sums (largest first) tried for terms that vanish at large |x|
+_INNER_SUMS = 4
+#: farthest failing points at which the terms of a sum are compared by size
+_DOMINANCE_POINTS = 6
+#: a term this many binary orders below the largest at every one of them is negligible
+_NEGLIGIBLE_BITS = 80
 
 
 def _branch(
@@ -513,6 +522,36 @@ def _tail_regime(
         found = _tail_trial(alt, expr, sign, var, params, values, ok_at, lo, exact)
         if found[0] is not None:
             return found
+    if i == 0 and direct_bad(lo):
+        return _tail_below_one(alt, expr, sign, var, params, values, ok_at, exact)
+    return None
+
+
+def _tail_below_one(alt, expr, sign, var, params, values, ok_at, exact):
+    """The tail regime of :func:`_tail_regime` when the direct formula fails at every
+    sample from |x| = 1 on: its failures start below 1, where a large constant scales
+    x (``x*sigmoid(cosh(1000*x))``' is 0*inf = NaN from |x| = 0.71, where cosh(1000 x)
+    overflows; its asymptote 1 holds from there). The threshold is found below 1 (down
+    by factors of 4 to the last point where the direct formula holds, then bisected),
+    and the same dense-grid trial decides."""
+
+    def direct_bad(t: float) -> bool:
+        return not bool(ok_at(expr, np.array([sign * t])).all())
+
+    good = 1.0
+    for _ in range(_STEPS_BELOW_ONE):
+        good /= 4.0
+        if not direct_bad(good):
+            break
+    else:
+        return None
+    t = _bisect(direct_bad, good, 4.0 * good)
+    if not bool(ok_at(alt, np.array([sign * t])).all()):
+        return None
+    for t_try in (t, 2 * t, 8 * t):
+        found = _tail_trial(alt, expr, sign, var, params, values, ok_at, t_try, exact)
+        if found[0] is not None:
+            return found
     return None
 
 
@@ -622,19 +661,70 @@ def vanishing_term_candidates(
         except _NoLogForm:
             return None
         terms = sp.Add.make_args(branch)
+        keep = _terms_without_nan(terms, pts)
+        if len(keep) == len(terms):
+            inner = _inner_sum_without_nan(branch, pts)
+            return inner if inner is not None else _dominant_terms(terms, pts)
+        if not keep:
+            # every term NaN: a sum inside them may be what goes (a chain rule's
+            # factor), else the value 0
+            inner = _inner_sum_without_nan(branch, pts)
+            if inner is not None:
+                return inner
+        note = (
+            "the terms that vanish there are left out (each is inf*0 or inf/inf "
+            "before the result overflows)"
+            if keep
+            else "its value 0 is used (the direct formula is inf*0 or inf/inf there)"
+        )
+        return sp.Add(*keep), note
+
+    def _terms_without_nan(terms, pts):
         keep = []
         for t in terms:
             got = measure.evaluate(t, (var,), params, values, [pts], dtype)
             # NaN only: a term that is inf there may be the result overflowing
             if got is not None and not np.isnan(got).any():
                 keep.append(t)
+        return keep
+
+    def _inner_sum_without_nan(branch, pts):
+        # a sum inside a product (sigmoid(u)' * (A + B), the chain rule's factor):
+        # the largest inner sum with NaN-only terms loses them
+        sums = sorted(
+            (a for a in sp.preorder_traversal(branch) if a.is_Add and a.has(var)),
+            key=sp.count_ops,
+            reverse=True,
+        )
+        for node in sums[:_INNER_SUMS]:
+            terms = node.args
+            keep = _terms_without_nan(terms, pts)
+            if keep and len(keep) < len(terms):
+                note = (
+                    "the terms of an inner sum that vanish there are left out (each "
+                    "is inf*0 or inf/inf before the result overflows)"
+                )
+                return branch.xreplace({node: sp.Add(*keep)}), note
+        return None
+
+    def _dominant_terms(terms, pts):
+        # inf - inf: terms that overflow with opposite signs where one of them is
+        # negligible (1e6*x + logsigmoid(x)**2 at x = -3.4e38 in float32: -inf + inf,
+        # where x**2 = 1.2e77 is the value); the negligible ones, by their mpmath
+        # values at the farthest failing points, are left out
+        if len(terms) < 2:
+            return None
+        far = pts[np.argsort(-np.abs(pts))][:_DOMINANCE_POINTS]
+        mags = [measure.log2_magnitudes(t, var, params, values, far) for t in terms]
+        if any(m is None for m in mags):
+            return None
+        top = np.max(mags, axis=0)
+        keep = [t for t, m in zip(terms, mags) if (m > top - _NEGLIGIBLE_BITS).any()]
         if len(keep) == len(terms):
             return None
         note = (
-            "the terms that vanish there are left out (each is inf*0 or inf/inf "
-            "before the result overflows)"
-            if keep
-            else "its value 0 is used (the direct formula is inf*0 or inf/inf there)"
+            "the terms negligible there are left out (below 2**-80 of the largest; "
+            "they overflowed with the opposite sign, inf - inf)"
         )
         return sp.Add(*keep), note
 
