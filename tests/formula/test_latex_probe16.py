@@ -10,6 +10,8 @@ difference of it.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import scipy.special
@@ -127,3 +129,27 @@ def test_sum_and_aligned_formula_render():
     act = symnb.Activation(r"\sum_{k=1}^{3}\frac{x^k}{k}")
     assert 0 < len(act.latex) < 200
     assert 0 < len(act.derivative_latex) < 200
+
+
+@pytest.mark.parametrize(
+    ("latex", "value"),
+    [
+        (r"x\cdot 10^{300}", 1e300),
+        (r"\frac{x}{10^{250}}", 1e-250),
+        (r"2^{100}x", 2.0**100),
+        (r"x/3^{40}", 3.0**-40),
+    ],
+)
+def test_a_long_whole_number_prints_as_a_power_of_ten(latex, value):
+    """f and f' of a huge or tiny exact constant render as mantissa and power of ten
+    (was all its digits: 10^300 printed with 301), and read back as the constant."""
+    for text in (
+        symnb.Activation(latex).latex,
+        symnb.Activation(latex).derivative_latex,
+    ):
+        assert len(text) < 80, text
+        m = re.search(r"(?:([\d.]+) \\cdot )?10\^\{(\d+)\}", text)
+        assert m is not None, text
+        shown = float(m.group(1) or 1) * 10.0 ** int(m.group(2))
+        shown = 1 / shown if value < 1 else shown
+        assert shown == pytest.approx(value, rel=1e-13), text
