@@ -227,7 +227,7 @@ _BARS = frozenset({"lvert", "rvert", "vert", "|", "lVert", "rVert"})
 _BAR_TOKENS = frozenset({"|", "\\|"} | {"\\" + b for b in _BARS})
 #: Spacing commands, skipped before a function's bracket (``\\sigma\\!\\left(x\\right)``).
 _SPACING = frozenset({"\\,", "\\;", "\\:", "\\!", "\\ ", "\\quad", "\\qquad"})
-_SPACING |= {"\\thinspace", "\\medspace", "\\thickspace", "\\enspace"}
+_SPACING |= {"\\thinspace", "\\medspace", "\\thickspace", "\\enspace", "~"}
 #: ``\\mathbb{1}``, ``\\mathbf{1}``, ``\\mathbb{I}``: the indicator of a condition.
 _INDICATOR_FONTS = frozenset({"mathbb", "mathbf", "mathds", "mathbbm", "mathrm"})
 
@@ -614,6 +614,8 @@ class _Reader:
             return self.command(tok[1:])
         if tok in "+-*/,":
             return [("op", tok)]
+        if tok == "~":  # a space that does not break a line
+            return []
         if tok == ";":  # a sentence's separator (a case's "x > 0;"), as ','
             return [("op", ",")]
         if tok in ("<", ">", "<=", ">=", "!=", "="):
@@ -782,10 +784,16 @@ class _Reader:
             raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
         if name == "begin":
             env = self.group_text()
-            if env not in ("cases", "dcases"):
+            if env not in ("cases", "dcases", "cases*", "dcases*"):
                 raise LatexProblem(
                     f"\\begin{{{env}}} has no formula reading (cases do)"
                 )
+            if env.endswith("*"):  # mathtools: conditions in text, "if $x > 0$"
+                for j in range(self.i, len(self.tokens)):
+                    if self.tokens[j] == "\\end":
+                        break
+                    if self.tokens[j] == "$":
+                        self.tokens[j] = "\\,"
             return self.cases()
         if name in _ACCENTS:  # \hat{y}: the prediction (y_hat); \bar{a}: a_bar
             word = re.sub(r"\s+", "", self.group_text())
@@ -1295,7 +1303,7 @@ class _Reader:
         for k, (value, raw) in enumerate(rows):
             while value and value[-1] == ("op", ","):  # "x, & x > 0"
                 value = value[:-1]
-            condition = _condition([(kd, t) for kd, t in raw if (kd, t) != ("op", ",")])
+            condition = _condition(_comma_joined(raw))
             last = k == len(rows) - 1
             if not last and not condition:
                 raise LatexProblem(
@@ -1460,6 +1468,33 @@ def _condition(items: list) -> list | None:
         if out[: len(word)] == spelled:
             out = out[len(word) :]
     return _connected(_without_empty_groups(out))
+
+
+def _comma_joined(items: list) -> list:
+    """A case's condition without the commas of its sentence (``x > 0,``) and with
+    a comma between comparisons read as 'and' (``x > 0, x < 1``); commas inside
+    brackets (``\\max(0, x) > 1``) stay."""
+    parts: list[list] = [[]]
+    depth = 0
+    for item in items:
+        depth += item[0] == "("
+        depth -= item[0] == ")"
+        if item == ("op", ",") and depth == 0:
+            parts.append([])
+        else:
+            parts[-1].append(item)
+    parts = [part for part in parts if part]
+    if len(parts) < 2:
+        return parts[0] if parts else []
+    if not all(any(kind == "cmp" for kind, _ in part) for part in parts):
+        raise LatexProblem(
+            "a case's condition has parts after a comma that compare nothing: type "
+            "the conditions joined by \\land (x > 0 \\land x < 1)"
+        )
+    out: list = []
+    for part in parts:
+        out += [("logic", "&"), *part] if out else part
+    return out
 
 
 def _connected(items: list) -> list:

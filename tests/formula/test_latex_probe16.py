@@ -90,6 +90,25 @@ CASES = [
         {},
         lambda x: np.where(x > 0, x, 0.1 * x),
     ),
+    # a comma between a case's comparisons is "and" (was x > 0*x < 1: x > 0), a
+    # comma inside its brackets stays (was max(0*x), refused as a batch maximum)
+    (
+        r"\begin{cases} x & x > 0, x < 1.1 \\ 0 & \text{otherwise} \end{cases}",
+        {},
+        lambda x: np.where((x > 0) & (x < 1.1), x, 0.0),
+    ),
+    (
+        r"\begin{cases} x^2 & \max(0, x) > 0.6, \\ 0 & \text{otherwise}\end{cases}",
+        {},
+        lambda x: np.where(x > 0.6, x * x, 0.0),
+    ),
+    # a tie ~ (a space), mathtools' cases* with its conditions in text (were refused)
+    (r"x~\sigma(x)", {}, lambda x: x * sigmoid(x)),
+    (
+        r"\begin{cases*} x & if $x > 0$ \\ 0.2x & otherwise \end{cases*}",
+        {},
+        lambda x: np.where(x > 0, x, 0.2 * x),
+    ),
 ]
 
 
@@ -111,6 +130,10 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
         # one case with a condition (was read as its value everywhere)
         (r"\begin{cases} x & x > 0 \end{cases}", "one case with a condition"),
         (r"x^{} + 1", r"an argument \{\} is empty"),  # was "tuples are not allowed"
+        (
+            r"\begin{cases} x & x > 0, \text{ all } \\ 0 & \text{otherwise} \end{cases}",
+            "parts after a comma that compare nothing",
+        ),
         # a sum without whole-number bounds, or too long to write out
         (r"\sum_{k=1}^{N} x^k", r"without whole-number bounds"),
         (r"\sum_{k=1}^{100} x^k", "more than 50 terms"),
