@@ -1052,15 +1052,7 @@ class _Reader:
             if depth == 1 and self.tokens[j] in ("\\mid", "|", "\\vert"):
                 self.tokens[j] = ";"
         self.take()
-        parts: list[list] = [[]]
-        depth = 0
-        for item in self.closed("(", (")",)):
-            depth += item[0] == "("
-            depth -= item[0] == ")"
-            if item == ("op", ",") and depth == 0:
-                parts.append([])
-            else:
-                parts[-1].append(item)
+        parts, _ = _top_parts(self.closed("(", (")",)), _is_comma)
         if len(parts) != 3 or not all(parts):
             raise LatexProblem(_NORMAL_LAW)
         u, mean, variance = ([("(", "("), *p, (")", ")")] for p in parts)
@@ -1470,20 +1462,32 @@ def _condition(items: list) -> list | None:
     return _connected(_without_empty_groups(out))
 
 
-def _comma_joined(items: list) -> list:
-    """A case's condition without the commas of its sentence (``x > 0,``) and with
-    a comma between comparisons read as 'and' (``x > 0, x < 1``); commas inside
-    brackets (``\\max(0, x) > 1``) stay."""
+def _is_comma(item: tuple[str, str]) -> bool:
+    return item == ("op", ",")
+
+
+def _top_parts(items: list, separates) -> tuple[list[list], list]:
+    """``items`` split at the items outside brackets that ``separates``: the parts
+    and the separators."""
     parts: list[list] = [[]]
+    separators: list = []
     depth = 0
     for item in items:
         depth += item[0] == "("
         depth -= item[0] == ")"
-        if item == ("op", ",") and depth == 0:
+        if depth == 0 and separates(item):
             parts.append([])
+            separators.append(item)
         else:
             parts[-1].append(item)
-    parts = [part for part in parts if part]
+    return parts, separators
+
+
+def _comma_joined(items: list) -> list:
+    """A case's condition without the commas of its sentence (``x > 0,``) and with
+    a comma between comparisons read as 'and' (``x > 0, x < 1``); commas inside
+    brackets (``\\max(0, x) > 1``) stay."""
+    parts = [part for part in _top_parts(items, _is_comma)[0] if part]
     if len(parts) < 2:
         return parts[0] if parts else []
     if not all(any(kind == "cmp" for kind, _ in part) for part in parts):
@@ -1502,17 +1506,8 @@ def _connected(items: list) -> list:
     would compare 0 & x); the items unchanged where no connective is at their top."""
     if items and items[0][0] == "(" and _closing(items) == len(items) - 1:
         return [items[0], *_connected(items[1:-1]), items[-1]]  # (x > 0 & x < 1)
-    parts: list[list] = [[]]
-    ops: list[tuple[str, str]] = []
-    depth = 0
-    for item in items:
-        depth += item[0] == "("
-        depth -= item[0] == ")"
-        if item[0] == "logic" and depth == 0:
-            parts.append([])
-            ops.append(("op", item[1]))
-        else:
-            parts[-1].append(item)
+    parts, logic = _top_parts(items, lambda item: item[0] == "logic")
+    ops = [("op", text) for _, text in logic]
     if not ops:
         return items
     if any(not part for part in parts):
