@@ -926,21 +926,21 @@ class _Reader:
     def finite(self, name: str) -> list[tuple[str, str]]:
         """``\\sum_{k=1}^{3} x^k``, ``\\prod_{k=1}^{3}(1 + x/k)``: with whole-number
         bounds, the terms written out (x + x**2 + x**3); the summand is the product
-        that follows, up to a '+' or '-' (``\\sum_k x^k + 1`` adds 1 once)."""
-        while self.peek() in ("\\limits", "\\nolimits", *_SPACING):
-            self.take()
+        and quotient that follow, up to a '+' or '-' (``\\sum_k x^k/k + 1`` adds 1
+        once)."""
         lower = upper = ""
-        if self.peek() == "_":
-            self.take()
-            lower = re.sub(r"\s+", "", self.group_text())
-        while self.peek() in ("\\limits", "\\nolimits"):
-            self.take()
-        if self.peek() == "^":
-            self.take()
-            braced = self.peek() == "{"
-            upper = re.sub(r"\s+", "", self.group_text())
-            if not braced and len(upper) > 1:  # TeX's ^10 is ^{1} 0
-                raise LatexProblem(f"brace the bound of \\{name}: ^{{{upper}}}")
+        for _ in range(3):  # _{k=1}^{3} or ^{3}_{k=1}, \limits between
+            while self.peek() in ("\\limits", "\\nolimits", *_SPACING):
+                self.take()
+            if self.peek() == "_" and not lower:
+                self.take()
+                lower = re.sub(r"\s+", "", self.group_text())
+            elif self.peek() == "^" and not upper:
+                self.take()
+                braced = self.peek() == "{"
+                upper = re.sub(r"\s+", "", self.group_text())
+                if not braced and len(upper) > 1:  # TeX's ^10 is ^{1} 0
+                    raise LatexProblem(f"brace the bound of \\{name}: ^{{{upper}}}")
         start = latex_sums.INDEX_START.fullmatch(lower)
         if start is None or not latex_sums.WHOLE.fullmatch(upper):
             raise LatexProblem(
@@ -1205,16 +1205,15 @@ class _Reader:
     def product(self, whole: bool = False) -> list[tuple[str, str]]:
         """The factors that follow, up to the next operator, comparison or closing
         bracket: an unbracketed argument (``\\ln 2x``), a modulus (``x \\bmod 2\\pi``).
-        ``whole``: a summand, which a function's command does not end."""
+        ``whole``: a summand, which a function's command, a '*' or '/' does not end."""
         factors: list[tuple[str, str]] = []
         while (
             self.peek() is not None
+            and (whole or self.peek() not in ("/", "*"))
             and self.peek()
             not in (
                 "+",
                 "-",
-                "/",
-                "*",
                 "=",
                 "<",
                 ">",
@@ -1230,7 +1229,9 @@ class _Reader:
             )
             and not (self.peek() or "").startswith(("\\right", "\\end"))
         ):
-            if self.peek()[1:] in (*_COMPARISONS, *_OPERATORS, *_MODULO):
+            if self.peek()[1:] in (*_COMPARISONS, *_MODULO):
+                break
+            if self.peek()[1:] in _OPERATORS and not whole:
                 break
             if factors and not whole and self.starts_function():
                 break  # \sin x \cos x is sin(x)*cos(x), as printed

@@ -46,6 +46,9 @@ CASES = [
     ),
     (r"\prod_{k=1}^{3}(1+x/k)", {}, lambda x: (1 + x) * (1 + x / 2) * (1 + x / 3)),
     (r"\sum_{k=1}^{2} x^k + 1", {}, lambda x: x + x**2 + 1),  # the 1 is added once
+    # the summand goes on over '/' and '\cdot' (TeX's order), bounds in either order
+    (r"\sum_{k=1}^{3} x^k/k - 1", {}, lambda x: x + x**2 / 2 + x**3 / 3 - 1),
+    (r"\sum^{2}_{k=1} k \cdot x^k", {}, lambda x: x + 2 * x**2),
     (
         r"\sum_{s=1}^{2}\operatorname{softplus}(sx)",  # the s of softplus is no index
         {},
