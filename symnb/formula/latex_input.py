@@ -279,6 +279,7 @@ class _Reader:
         self.text = text
         self.i = 0
         self.declared = declared
+        self.written = 0  # the terms of sums written out so far
 
     def where(self) -> str:
         """Where the reading stopped: `` (at '...\\approx 0.5x')``, the text around the
@@ -956,6 +957,12 @@ class _Reader:
                 f"{latex_sums.MAX_TERMS} terms: type a closed form"
             )
         self.skip_spacing()
+        self.written += max(last - first + 1, 1)
+        if self.written > latex_sums.MAX_WRITTEN:  # nested sums multiply their terms
+            raise LatexProblem(
+                f"the sums write out more than {latex_sums.MAX_WRITTEN} terms: type "
+                "a closed form"
+            )
         body, tokens, end = self.i, self.tokens, None
         terms: list[list[tuple[str, str]]] = []
         values = range(first, last + 1)
@@ -972,6 +979,11 @@ class _Reader:
                 raise LatexProblem(f"\\{name} has no term after its bounds")
             end = self.i
             terms.append([("(", "("), *term, (")", ")")])
+            if sum(map(len, terms)) > latex_sums.MAX_ITEMS:
+                raise LatexProblem(
+                    f"\\{name} written out is too long (a formula has at most "
+                    f"{latex_sums.MAX_ITEMS} parts): type a closed form"
+                )
         self.i = end
         if not values:  # an empty sum is 0, an empty product 1
             return [("num", "0" if name == "sum" else "1")]

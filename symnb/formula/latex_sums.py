@@ -19,6 +19,12 @@ INDEX_START = re.compile(r"([A-Za-z])=(\d+)")
 WHOLE = re.compile(r"\d+")
 #: The most terms one sum or product is expanded into.
 MAX_TERMS = 50
+#: The most terms all sums of a formula write out, nested ones counted each time
+#: (two nested sums of 2 terms write out 2 + 2*2): nesting multiplies the work.
+MAX_WRITTEN = 200
+#: The most parts (names, numbers, operators) a sum written out has: more makes a
+#: formula longer than the parser takes (20,000 characters).
+MAX_ITEMS = 20_000
 #: Commands whose braced group is a word (a name, a unit), never an index.
 WORD_GROUPS = frozenset(
     {

@@ -11,6 +11,7 @@ difference of it.
 from __future__ import annotations
 
 import re
+import time
 
 import numpy as np
 import pytest
@@ -148,6 +149,29 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
 def test_latex_without_a_reading_is_refused_naming_the_part(latex, message):
     with pytest.raises(FormulaError, match=message):
         symnb.Activation(latex, **({"N": 3.0} if "N" in latex else {}))
+
+
+@pytest.mark.parametrize(
+    ("latex", "message"),
+    [
+        # 30 nested sums of 2 terms: 2**30 terms (was a parse exponential in depth)
+        (
+            "".join(rf"\sum_{{{c}=1}}^{{2}}" for c in "abcdfghjlmnopqrstuvwABCDEFGHIJ")
+            + "x",
+            "more than 200 terms",
+        ),
+        # a long summand written out 50 times: refused as it is written
+        (
+            r"\sum_{k=1}^{50}\left(" + "+".join([r"\tanh(kx)"] * 1500) + r"\right)",
+            "written out is too long",
+        ),
+    ],
+)
+def test_sums_too_large_to_write_out_are_refused_quickly(latex, message):
+    start = time.perf_counter()
+    with pytest.raises(FormulaError, match=message):
+        symnb.Activation(latex)
+    assert time.perf_counter() - start < 3.0
 
 
 def test_sum_and_aligned_formula_render():
