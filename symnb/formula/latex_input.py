@@ -1702,7 +1702,7 @@ def _aligned_rows(body: str) -> str:
     rows.append(body[start:])
     if len(rows) == 1 or not rows[0].strip():
         return body  # one line; or a line's end first, which has no reading
-    rows = [row for row in rows if row.strip()]
+    rows = [row for row in rows if row.replace("&", "").strip()]  # "& \\\\" is empty
     for row in rows[1:]:
         if not _CONTINUED.match(row):
             first, other = (r.replace("&", "").strip()[:40] for r in (rows[0], row))
