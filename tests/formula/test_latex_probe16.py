@@ -71,7 +71,7 @@ CASES = [
         {},
         lambda x: x + x * x,
     ),
-    (r"f(x) &= x \\ & \\ &+ 1", {}, lambda x: x + 1),  # a line of only '&'
+    (r"f(x) &= \tanh x \\ & \\ &+ 1", {}, lambda x: np.tanh(x) + 1),  # '&' only
     (
         r"\begin{align*} f(x) &= 1.0507 \\ &\times x\,\sigma(x) \end{align*}",
         {},
