@@ -14,6 +14,8 @@ edits of printed strings):
   of the formula (a constant named sigma) prints as ``\sigma`` itself;
 - a constant typed with many digits' precision but few digits (``1e30`` is a 100-bit
   Float) prints with its significant digits, ``10^{30}``, not 31 digits of ``1000...0.0``;
+- a whole number of more than 16 digits prints as a power of ten (``10^{300}``, typed
+  as such) or with float64's 15 significant digits, not with its 301 digits;
 - a name's trailing ``_`` (``lambda_``: Python's keyword escaped) prints as the letter,
   ``\lambda``, not with an empty subscript ``\lambda_{}``.
 """
@@ -25,7 +27,11 @@ from mpmath.libmp import prec_to_dps
 from mpmath.libmp import to_str as mpf_to_str
 from sympy.codegen.cfunctions import expm1
 from sympy.core.function import AppliedUndef
+from sympy.core.intfunc import integer_log
 from sympy.printing.latex import LatexPrinter
+
+#: The most digits a whole number prints with (10**20 prints as 10^{20}).
+_MAX_DIGITS = 16
 
 
 class FormulaLatexPrinter(LatexPrinter):
@@ -48,6 +54,23 @@ class FormulaLatexPrinter(LatexPrinter):
         if dps < prec_to_dps(expr._prec):
             expr = sp.Float(expr, dps)
         return super()._print_Float(expr)
+
+    def _print_Integer(self, expr):
+        # 10**300 typed as 10^{300}: its power, not 301 digits; another long whole
+        # number with float64's 15 significant digits (the kernels' value)
+        n = abs(int(expr))
+        if n < 10**_MAX_DIGITS:
+            return str(expr)
+        power, exact = integer_log(n, 10)  # no str(n): Python limits its digits
+        if exact:
+            return f"{'-' if expr < 0 else ''}10^{{{power}}}"
+        return self._print(sp.Float(expr, 15))
+
+    def _print_Rational(self, expr):
+        if max(abs(expr.p), expr.q) < 10**_MAX_DIGITS:
+            return super()._print_Rational(expr)
+        top, bottom = (self._print(sp.Integer(n)) for n in (abs(expr.p), expr.q))
+        return rf"{'-' if expr < 0 else ''}\frac{{{top}}}{{{bottom}}}"
 
     def _deal_with_super_sub(self, string: str, style: str = "plain") -> str:
         # lambda_, alpha_: the keyword escape, not an empty subscript

@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Container
 
-from symnb.formula import spellings
+from symnb.formula import latex_sums, spellings
 from symnb.formula.functions import ALLOWED_FUNCTIONS
 from symnb.formula.library import ACTIVATIONS
 
@@ -227,7 +227,7 @@ _BARS = frozenset({"lvert", "rvert", "vert", "|", "lVert", "rVert"})
 _BAR_TOKENS = frozenset({"|", "\\|"} | {"\\" + b for b in _BARS})
 #: Spacing commands, skipped before a function's bracket (``\\sigma\\!\\left(x\\right)``).
 _SPACING = frozenset({"\\,", "\\;", "\\:", "\\!", "\\ ", "\\quad", "\\qquad"})
-_SPACING |= {"\\thinspace", "\\medspace", "\\thickspace", "\\enspace"}
+_SPACING |= {"\\thinspace", "\\medspace", "\\thickspace", "\\enspace", "~"}
 #: ``\\mathbb{1}``, ``\\mathbf{1}``, ``\\mathbb{I}``: the indicator of a condition.
 _INDICATOR_FONTS = frozenset({"mathbb", "mathbf", "mathds", "mathbbm", "mathrm"})
 
@@ -279,6 +279,7 @@ class _Reader:
         self.text = text
         self.i = 0
         self.declared = declared
+        self.written = 0  # the terms of sums written out so far
 
     def where(self) -> str:
         """Where the reading stopped: `` (at '...\\approx 0.5x')``, the text around the
@@ -516,7 +517,10 @@ class _Reader:
         number gives its first digit only (a fraction's argument)."""
         if self.peek() == "{":
             self.take()
-            return [("(", "("), *self.closed("{", ("}",)), (")", ")")]
+            inner = self.closed("{", ("}",))
+            if not inner:
+                raise LatexProblem("an argument {} is empty: type its value")
+            return [("(", "("), *inner, (")", ")")]
         tok = self.peek()
         if tok is None:
             raise LatexProblem("an argument is missing at the end")
@@ -564,6 +568,8 @@ class _Reader:
         if tok in ("{", "(", "[", "\\{"):
             closers = {"{": ("}",), "\\{": ("\\}",)}.get(tok, (")", "]"))
             inner = self.closed(tok, closers)
+            if tok == "{" and not inner:
+                return []  # x^{2}{}: an empty group sets nothing
             if tok == "{" and len(inner) == 1 and inner[0][0] in ("op", "cmp"):
                 return inner  # x{\cdot}y, {=}: braces only space an operator
             group = [("(", "("), *inner, (")", ")")]
@@ -609,6 +615,8 @@ class _Reader:
             return self.command(tok[1:])
         if tok in "+-*/,":
             return [("op", tok)]
+        if tok == "~":  # a space that does not break a line
+            return []
         if tok == ";":  # a sentence's separator (a case's "x > 0;"), as ','
             return [("op", ",")]
         if tok in ("<", ">", "<=", ">=", "!=", "="):
@@ -678,6 +686,9 @@ class _Reader:
         if name in _IGNORED or name in ("left", "right"):
             if name in ("left", "right") and self.peek() == ".":
                 self.take()
+            return []
+        if name in _KERNS:  # \kern1pt, \mkern-2mu, \hskip 0.5em: a space
+            self.dimension()
             return []
         if name in ("hspace", "mspace"):  # \hspace{1em}, \hspace*{2pt}: a space
             if self.peek() == "*":
@@ -755,6 +766,7 @@ class _Reader:
                 return self.function(_AREA_FUNCTIONS[word])
             if word in _WORDS:  # \text{ where }: a condition's word, not where()
                 return [("name", word)]
+            self.skip_empty_limits()  # \operatorname*{max}_{}(0, x)
             if _known_function(word) and self.peek() == "_":  # \mathrm{ELU}_\alpha
                 return self.parametrised(_function_name(word), f"\\{name}{{{word}}}")
             if _known_function(word):
@@ -773,10 +785,16 @@ class _Reader:
             raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
         if name == "begin":
             env = self.group_text()
-            if env not in ("cases", "dcases"):
+            if env not in ("cases", "dcases", "cases*", "dcases*"):
                 raise LatexProblem(
                     f"\\begin{{{env}}} has no formula reading (cases do)"
                 )
+            if env.endswith("*"):  # mathtools: conditions in text, "if $x > 0$"
+                for j in range(self.i, len(self.tokens)):
+                    if self.tokens[j] == "\\end":
+                        break
+                    if self.tokens[j] == "$":
+                        self.tokens[j] = "\\,"
             return self.cases()
         if name in _ACCENTS:  # \hat{y}: the prediction (y_hat); \bar{a}: a_bar
             word = re.sub(r"\s+", "", self.group_text())
@@ -824,11 +842,8 @@ class _Reader:
         if name == "partial":
             raise LatexProblem(_DERIVATIVE)
         if name in ("sum", "prod"):
-            raise LatexProblem(
-                f"\\{name} has no formula reading: a formula is elementwise, and of a "
-                "loss symnb takes the batch mean itself; type the summand (or the "
-                "mean \\frac{1}{N}\\sum_i ...)"
-            )
+            return self.finite(name)
+        unspaced = self.i  # \theta\, x: the space stays, ending an argument
         self.skip_spacing()
         if name == "sigma" and self.peek() in (*_CALL_OPENERS, "[", "{"):
             return self.function("sigmoid")
@@ -891,6 +906,7 @@ class _Reader:
                 f"CDF), or declare the constant {self.greek(name)} for a product"
             )
         if name in _GREEK or name == "sigma" or name == "phi":
+            self.i = unspaced
             return [("name", self.greek_subscripted(name))]
         if name in ("mathcal", "mathscr"):
             letter = re.sub(r"\s+", "", self.group_text())
@@ -907,6 +923,104 @@ class _Reader:
                 "\\over has no formula reading; type {a \\over b} as \\frac{a}{b}"
             )
         raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
+
+    def finite(self, name: str) -> list[tuple[str, str]]:
+        """``\\sum_{k=1}^{3} x^k``, ``\\prod_{k=1}^{3}(1 + x/k)``: with whole-number
+        bounds, the terms written out (x + x**2 + x**3); the summand is the product
+        and quotient that follow, up to a '+' or '-' (``\\sum_k x^k/k + 1`` adds 1
+        once)."""
+        lower = upper = ""
+        for _ in range(3):  # _{k=1}^{3} or ^{3}_{k=1}, \limits between
+            while self.peek() in ("\\limits", "\\nolimits", *_SPACING):
+                self.take()
+            if self.peek() == "_" and not lower:
+                self.take()
+                lower = re.sub(r"\s+", "", self.group_text())
+            elif self.peek() == "^" and not upper:
+                self.take()
+                braced = self.peek() == "{"
+                upper = re.sub(r"\s+", "", self.group_text())
+                if not braced and len(upper) > 1:  # TeX's ^10 is ^{1} 0
+                    raise LatexProblem(f"brace the bound of \\{name}: ^{{{upper}}}")
+        start = latex_sums.INDEX_START.fullmatch(lower)
+        if start is None or not latex_sums.WHOLE.fullmatch(upper):
+            raise LatexProblem(
+                f"\\{name} has no formula reading without whole-number bounds "
+                f"(\\{name}_{{k=1}}^{{3}} is its terms written out): a formula is "
+                "elementwise, and of a loss symnb takes the batch mean itself; type "
+                "the terms, or the summand (the mean \\frac{1}{N}\\sum_i ...)"
+            )
+        letter, first, last = start.group(1), int(start.group(2)), int(upper)
+        if last - first + 1 > latex_sums.MAX_TERMS:
+            raise LatexProblem(
+                f"\\{name}_{{{letter}={first}}}^{{{last}}} has more than "
+                f"{latex_sums.MAX_TERMS} terms: type a closed form"
+            )
+        self.skip_spacing()
+        self.written += max(last - first + 1, 1)
+        if self.written > latex_sums.MAX_WRITTEN:  # nested sums multiply their terms
+            raise LatexProblem(
+                f"the sums write out more than {latex_sums.MAX_WRITTEN} terms: type "
+                "a closed form"
+            )
+        body, tokens, end = self.i, self.tokens, None
+        terms: list[list[tuple[str, str]]] = []
+        values = range(first, last + 1)
+        for value in values or [first]:  # an empty range: the summand read, dropped
+            self.tokens = latex_sums.with_index(
+                tokens, body, letter, value, _known_function
+            )
+            self.i = body
+            try:
+                term = self.product(whole=True)
+            finally:
+                self.tokens = tokens
+            if not term:
+                raise LatexProblem(f"\\{name} has no term after its bounds")
+            end = self.i
+            terms.append([("(", "("), *term, (")", ")")])
+            if sum(map(len, terms)) > latex_sums.MAX_ITEMS:
+                raise LatexProblem(
+                    f"\\{name} written out is too long (a formula has at most "
+                    f"{latex_sums.MAX_ITEMS} parts): type a closed form"
+                )
+        self.i = end
+        if not values:  # an empty sum is 0, an empty product 1
+            return [("num", "0" if name == "sum" else "1")]
+        joiner = ("op", "+" if name == "sum" else "*")
+        out: list[tuple[str, str]] = [("(", "(")]
+        for k, term in enumerate(terms):
+            out += [joiner, *term] if k else term
+        return [*out, (")", ")")]
+
+    def dimension(self) -> None:
+        """Take a kern's length, ``2mu``, ``-0.5em``, ``{1pt}``."""
+        if self.peek() == "{":
+            self.group_text()
+            return
+        if self.peek() in ("-", "+"):
+            self.take()
+        number = self.peek() or ""
+        units = "".join(self.tokens[self.i + 1 : self.i + 3])
+        if not _NUMBER.fullmatch(number) or units not in _UNITS:
+            raise LatexProblem(
+                "a kern's length is a number and a unit (\\kern 1pt, \\mkern 2mu)"
+            )
+        self.i += 3
+
+    def skip_empty_limits(self) -> None:
+        """Take what sets a function's limits and nothing else: ``\\limits``,
+        ``\\nolimits``, an empty ``_{}`` (``\\max\\limits(0, x)``)."""
+        while True:
+            if self.peek() in ("\\limits", "\\nolimits"):
+                self.take()
+            elif self.peek() in ("_", "^") and self.tokens[self.i + 1 : self.i + 3] == [
+                "{",
+                "}",
+            ]:
+                self.i += 3
+            else:
+                return
 
     def parametrised(self, name: str, shown: str) -> list[tuple[str, str]]:
         """``\\mathrm{ELU}_\\alpha(x)``, ``\\operatorname{LeakyReLU}_{0.2}(x)``: the
@@ -950,23 +1064,25 @@ class _Reader:
             if depth == 1 and self.tokens[j] in ("\\mid", "|", "\\vert"):
                 self.tokens[j] = ";"
         self.take()
-        parts: list[list] = [[]]
-        depth = 0
-        for item in self.closed("(", (")",)):
-            depth += item[0] == "("
-            depth -= item[0] == ")"
-            if item == ("op", ",") and depth == 0:
-                parts.append([])
-            else:
-                parts[-1].append(item)
+        parts, _ = _top_parts(self.closed("(", (")",)), _is_comma)
         if len(parts) != 3 or not all(parts):
             raise LatexProblem(_NORMAL_LAW)
         u, mean, variance = ([("(", "("), *p, (")", ")")] for p in parts)
         return _normal_density(u, mean, variance)
 
+    def digit_text(self) -> str:
+        """A group's text; unbraced, one token, of a number its first digit (TeX's
+        ``\\binom 42`` is \\binom{4}{2})."""
+        tok = self.peek() or ""
+        if tok != "{" and tok[:1].isdigit() and len(tok) > 1:
+            self.tokens[self.i] = tok[1:]
+            self.starts[self.i] += 1
+            return tok[0]
+        return self.group_text()
+
     def binomial(self) -> list[tuple[str, str]]:
         """``\\binom{4}{2}``: the binomial coefficient of whole numbers, as a number."""
-        n, k = (re.sub(r"\s+", "", self.group_text()) for _ in range(2))
+        n, k = (re.sub(r"\s+", "", self.digit_text()) for _ in range(2))
         if not (n.isdigit() and k.isdigit()) or int(n) > _MAX_FACTORIAL:
             raise LatexProblem(
                 f"\\binom{{{n}}}{{{k}}} has a reading only for whole numbers up to "
@@ -1063,6 +1179,7 @@ class _Reader:
         ``\\sin^2(x)`` is sin(x)**2."""
         power: list[tuple[str, str]] = []
         self.skip_spacing()
+        self.skip_empty_limits()
         if self.peek() == "^":
             self.take()
             power = self.braced()
@@ -1097,18 +1214,18 @@ class _Reader:
             return [("(", "("), *call, (")", ")"), ("op", "**"), *power]
         return call
 
-    def product(self) -> list[tuple[str, str]]:
+    def product(self, whole: bool = False) -> list[tuple[str, str]]:
         """The factors that follow, up to the next operator, comparison or closing
-        bracket: an unbracketed argument (``\\ln 2x``), a modulus (``x \\bmod 2\\pi``)."""
+        bracket: an unbracketed argument (``\\ln 2x``), a modulus (``x \\bmod 2\\pi``).
+        ``whole``: a summand, which a function's command, a '*' or '/' does not end."""
         factors: list[tuple[str, str]] = []
         while (
             self.peek() is not None
+            and (whole or self.peek() not in ("/", "*"))
             and self.peek()
             not in (
                 "+",
                 "-",
-                "/",
-                "*",
                 "=",
                 "<",
                 ">",
@@ -1124,10 +1241,14 @@ class _Reader:
             )
             and not (self.peek() or "").startswith(("\\right", "\\end"))
         ):
-            if self.peek()[1:] in (*_COMPARISONS, *_OPERATORS, *_MODULO):
+            if self.peek()[1:] in (*_COMPARISONS, *_MODULO):
                 break
-            if factors and self.starts_function():
+            if self.peek()[1:] in _OPERATORS and not whole:
+                break
+            if factors and not whole and self.starts_function():
                 break  # \sin x \cos x is sin(x)*cos(x), as printed
+            if factors and not whole and self.peek() in _SPACING:
+                break  # \log 2\, x: a space ends the argument, log(2)*x
             factors += self.item()
         return factors
 
@@ -1163,6 +1284,8 @@ class _Reader:
             condition: list = []
             if self.peek() == "&":
                 self.take()
+                if self.peek() in (":", "\\colon"):  # x &: x > 0
+                    self.take()
                 condition = self.items(frozenset({"\\\\", "\\end"}))
             rows.append((value, condition))
             if self.peek() == "\\\\":
@@ -1176,11 +1299,16 @@ class _Reader:
         rows = [(v, c) for v, c in rows if v or c]
         if not rows:
             raise LatexProblem("\\begin{cases} has no cases")
+        if len(rows) == 1 and rows[0][1] and _condition(rows[0][1]) is not None:
+            raise LatexProblem(  # the one case's condition would be dropped
+                "\\begin{cases} has one case with a condition and no value "
+                "elsewhere: add the other case (0 & \\text{otherwise})"
+            )
         out = [("func", "Piecewise"), ("(", "(")]
         for k, (value, raw) in enumerate(rows):
             while value and value[-1] == ("op", ","):  # "x, & x > 0"
                 value = value[:-1]
-            condition = _condition([(kd, t) for kd, t in raw if (kd, t) != ("op", ",")])
+            condition = _condition(_comma_joined(raw))
             last = k == len(rows) - 1
             if not last and not condition:
                 raise LatexProblem(
@@ -1196,6 +1324,9 @@ class _Reader:
 
 
 _WORDS = ("if", "for", "when", "where")
+#: Commands that set a space of a length typed after them (``\\mkern 2mu``).
+_KERNS = frozenset({"kern", "mkern", "hskip", "mskip"})
+_UNITS = frozenset({"pt", "em", "ex", "mm", "cm", "in", "mu", "bp", "pc", "dd", "sp"})
 #: The modulo operators (``x \\bmod 1``).
 _MODULO = ("bmod", "mod")
 _NORMAL_LAW = (
@@ -1223,6 +1354,7 @@ _NAMED_REFUSALS = {
         "\\cdot for the product"
     ),
     "pmod": "states a congruence, not a value: type the remainder as x \\bmod m",
+    "choose": "has a reading only as {n \\choose k} of whole numbers: type \\binom{n}{k}",
 }
 _OTHERWISE = ("otherwise", "else")
 
@@ -1343,22 +1475,52 @@ def _condition(items: list) -> list | None:
     return _connected(_without_empty_groups(out))
 
 
+def _is_comma(item: tuple[str, str]) -> bool:
+    return item == ("op", ",")
+
+
+def _top_parts(items: list, separates) -> tuple[list[list], list]:
+    """``items`` split at the items outside brackets that ``separates``: the parts
+    and the separators."""
+    parts: list[list] = [[]]
+    separators: list = []
+    depth = 0
+    for item in items:
+        depth += item[0] == "("
+        depth -= item[0] == ")"
+        if depth == 0 and separates(item):
+            parts.append([])
+            separators.append(item)
+        else:
+            parts[-1].append(item)
+    return parts, separators
+
+
+def _comma_joined(items: list) -> list:
+    """A case's condition without the commas of its sentence (``x > 0,``) and with
+    a comma between comparisons read as 'and' (``x > 0, x < 1``); commas inside
+    brackets (``\\max(0, x) > 1``) stay."""
+    parts = [part for part in _top_parts(items, _is_comma)[0] if part]
+    if len(parts) < 2:
+        return parts[0] if parts else []
+    if not all(any(kind == "cmp" for kind, _ in part) for part in parts):
+        raise LatexProblem(
+            "a case's condition has parts after a comma that compare nothing: type "
+            "the conditions joined by \\land (x > 0 \\land x < 1)"
+        )
+    out: list = []
+    for part in parts:
+        out += [("logic", "&"), *part] if out else part
+    return out
+
+
 def _connected(items: list) -> list:
     """Conditions joined by ``&``/``|`` with each side bracketed (``x > 0 & x < 1``
     would compare 0 & x); the items unchanged where no connective is at their top."""
     if items and items[0][0] == "(" and _closing(items) == len(items) - 1:
         return [items[0], *_connected(items[1:-1]), items[-1]]  # (x > 0 & x < 1)
-    parts: list[list] = [[]]
-    ops: list[tuple[str, str]] = []
-    depth = 0
-    for item in items:
-        depth += item[0] == "("
-        depth -= item[0] == ")"
-        if item[0] == "logic" and depth == 0:
-            parts.append([])
-            ops.append(("op", item[1]))
-        else:
-            parts[-1].append(item)
+    parts, logic = _top_parts(items, lambda item: item[0] == "logic")
+    ops = [("op", text) for _, text in logic]
     if not ops:
         return items
     if any(not part for part in parts):
@@ -1485,6 +1647,8 @@ _DOMAIN = re.compile(
 )
 
 
+#: Plain TeX's binomial coefficient ``{n \\choose k}``, read as ``\\binom{n}{k}``.
+_CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*?)\}")
 #: What typesets a display, not the formula: its environment, label, tag.
 _DISPLAY = re.compile(
     r"\\(?:begin|end)\s*\{(?:equation|align|gather|multline|displaymath|math)\*?\}"
@@ -1492,26 +1656,76 @@ _DISPLAY = re.compile(
     r"|\\(?:label|tag\*?)\s*\{[^{}]*\}|\\(?:nonumber|notag)(?![A-Za-z])"
 )
 #: An equation's number after a space: ``x\\sigma(x) \\qquad (2)`` (not a factor 2).
-_EQUATION_NUMBER = re.compile(r"\\q?quad\s*\(\s*\d+[a-z]?\s*\)\s*[.,]?\s*$")
+_EQUATION_NUMBER = re.compile(
+    r"\\q?quad\s*\(\s*\d+[a-z]?\s*\)\s*[.,]?\s*$"
+    r"|\\l?eqno(?![A-Za-z]).*$"  # plain TeX's \eqno(3): the rest is the number
+)
+
+
+#: What may open an aligned display's continued line (``&\\quad + x^2``,
+#: ``&= x \\cdot x``): an operator or a definition sign, after '&' and spacing.
+_CONTINUED = re.compile(
+    r"(?:&|\s|\\[,;:! ]|\\q?quad(?![A-Za-z])|\\displaystyle(?![A-Za-z]))*"
+    r"(?:[-+=<>/*]|:=|\\(?:cdot|times|approx|leq?|geq?|doteq|coloneqq)(?![A-Za-z]))"
+)
+
+
+def _top_level(pattern: str, body: str):
+    """The matches of ``pattern`` in ``body`` outside groups ``{...}`` and
+    environments ``\\begin ... \\end``."""
+    depth = 0
+    for m in re.finditer(r"[{}]|\\begin|\\end|" + pattern, body):
+        text = m.group()
+        if text in ("{", "}"):
+            depth += 1 if text == "{" else -1
+        elif text in ("\\begin", "\\end"):
+            depth += 100 if text == "\\begin" else -100
+        elif depth == 0:
+            yield m
+
+
+def _aligned_rows(body: str) -> str:
+    """An aligned display's lines as one formula: ``f(x) &= x \\\\ &\\quad + x^2``
+    continues a line (x + x^2), ``&= x\\cdot x`` extends an equality chain; a line
+    that starts anew (``g(x) &= ...``) is a second formula, refused. The alignment
+    marks '&' outside cases go (cases keep theirs)."""
+    rows, start = [], 0
+    for m in _top_level(r"\\\\", body):
+        if body[m.end() : m.end() + 1].isalpha():  # \\sigma: a doubled backslash
+            word = re.match(r"[A-Za-z]+", body[m.end() :]).group()
+            raise LatexProblem(
+                f"'\\\\{word}' has a doubled backslash (a Python string without "
+                f"r'...'?): type \\{word}"
+            )
+        rows.append(body[start : m.start()])
+        start = m.end()
+    rows.append(body[start:])
+    if len(rows) == 1 or not rows[0].strip():
+        return body  # one line; or a line's end first, which has no reading
+    rows = [row for row in rows if row.replace("&", "").strip()]  # "& \\\\" is empty
+    for row in rows[1:]:
+        if not _CONTINUED.match(row):
+            first, other = (r.replace("&", "").strip()[:40] for r in (rows[0], row))
+            raise LatexProblem(
+                f"the lines '{first}' and '{other}' are two formulas: type the one "
+                "meant alone (a continued line starts with its operator, & + ...)"
+            )
+    joined = " ".join(rows)
+    out, depth = [], 0
+    for m in re.finditer(r"\\begin|\\end|\\&|&|[^&\\]+|\\", joined):
+        text = m.group()
+        depth += 100 * (text == "\\begin") - 100 * (text == "\\end")
+        out.append(" " if text == "&" and depth == 0 else text)
+    return "".join(out)
 
 
 def _right_side(body: str) -> str:
     """The formula of ``sigma(x) = frac{1}{1 + e^{-x}}``: what follows the last
     definition sign outside groups and cases (a leading ``f(x) =``, ``doteq``)."""
-    depth, cut, signs = 0, None, []
-    for m in re.finditer(r"[{}]|\\begin|\\end|" + _DEFINES, body):
-        text = m.group()
-        if text == "{":
-            depth += 1
-        elif text == "}":
-            depth -= 1
-        elif text == "\\begin":
-            depth += 100
-        elif text == "\\end":
-            depth -= 100
-        elif depth == 0:
-            cut = m.end()
-            signs.append(m)
+    cut, signs = None, []
+    for m in _top_level(_DEFINES, body):
+        cut = m.end()
+        signs.append(m)
     if signs:
         _refuse_two_readings(body, signs)
     if cut is not None and "'" in body[:cut]:  # f'(x) = ...: a derivative's formula
@@ -1553,7 +1767,8 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     dropped; a trailing '.' or ',' of a sentence too). ``declared``: the constant
     names the formula declares (``\\varepsilon`` reads as a declared varepsilon).
     Raises :class:`LatexProblem`."""
-    body = text.strip().strip("$").strip()
+    body = re.sub(r"(\$|\\\]|\\\))\s*[.,;]\s*$", r"\1", text.strip())  # $x$.
+    body = body.strip("$").strip()
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
     body = re.sub(r"(?<!\\)\\$", "", body).strip()  # a control space "\ " at the end
     body = re.sub(r"\\text\s*\{\s*[.,;]?\s*\}\s*$", "", body)  # \text{, } at the end
@@ -1564,10 +1779,11 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body).strip()
     body = _DOMAIN.sub("", body)
     body = _BRACED_WORD.sub(r"\1", body)
+    body = _CHOOSE.sub(r"\\binom{\1}{\2}", body)  # {4 \choose 2}
     # \left\{ \begin{array}{ll} ... \end{array} \right.: the classic piecewise
     body = _ARRAY_OPEN.sub(r"\\begin{cases}", body)
     body = _ARRAY_CLOSE.sub(r"\\end{cases}", body)
-    body = _right_side(body)
+    body = _right_side(_aligned_rows(body))
     body = _BATCH_MEAN.sub(r"\1", body)  # -\frac{1}{N}\sum: the minus stays
     body = _without_expectation(body)
     reader = _Reader(body, declared)

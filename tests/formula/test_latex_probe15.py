@@ -14,6 +14,7 @@ import scipy.special
 
 import symnb
 from symnb.errors import FormulaError
+from tests.formula.latex_judge import assert_reads_as
 
 XS = np.array([-2.3, -1.0, -0.7, -0.1, 0.0, 0.35, 0.5, 1.0, 1.2, 2.0, 3.1])
 sigmoid = scipy.special.expit
@@ -84,19 +85,7 @@ CASES = [
 @pytest.mark.parametrize(("latex", "constants", "reference"), CASES)
 def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
     """f is the reference; f' its central difference (off the kinks at 0)."""
-    k = symnb.Activation(latex, **constants).compile(backend="numpy", dtype="float64")
-    np.testing.assert_allclose(
-        k.forward(XS.copy()),
-        reference(XS.copy()),
-        rtol=1e-12,
-        atol=1e-14,
-        err_msg=latex,
-    )
-    h = 1e-6
-    smooth = XS[np.abs(XS) > 0.05]
-    slope = (reference(smooth + h) - reference(smooth - h)) / (2 * h)
-    got = k.backward(smooth.copy(), np.ones_like(smooth))
-    np.testing.assert_allclose(got, slope, rtol=1e-5, atol=1e-6, err_msg=latex)
+    assert_reads_as(latex, constants, reference, XS)
 
 
 def test_a_loss_with_a_guard_in_scientific_notation():
