@@ -1299,6 +1299,16 @@ class Playground(W.VBox):
         t.join(timeout)
         return not t.is_alive()
 
+    def _no_network(self, what: str) -> ValueError:
+        """The error of a call that needs a network when none could be built (an
+        unknown activation or a formula that fails in the setup), naming why."""
+        errors = self._sink.exceptions
+        why = f": {type(errors[-1]).__name__}: {errors[-1]}" if errors else ""
+        return ValueError(
+            f"{what}: the Playground has no network to train, its setup could not be "
+            f"built{why}; fix the setting (set_config, set_activation) and train again"
+        )
+
     def _report(self, exc: BaseException) -> None:
         self.status.value = error_html(exc)
         self._sink.report(exc)
@@ -1401,11 +1411,16 @@ class Playground(W.VBox):
         self._check_open("train")
         self.pause()
         self.wait_for_build()
+        missing = None
         try:
             for _ in range(epochs):
                 with self._lock:
                     self._rebuild_if_asked()
                     if self._model is None:
+                        # it stopped without a word: a script or an executed
+                        # notebook went on as if the epochs were trained (the
+                        # widget already shows why the network is missing)
+                        missing = self._no_network("train")
                         break
                     self._train_one()
                 self._send_frame()
@@ -1416,6 +1431,8 @@ class Playground(W.VBox):
             raise
         finally:
             self.render()
+        if missing is not None:
+            raise missing
 
     @property
     def is_running(self) -> bool:
