@@ -419,6 +419,25 @@ def _check_baselines(baselines: Any) -> list[Any]:
     return acts
 
 
+def _baseline_identities(baselines: list[Any]) -> dict[str, str]:
+    """Canonical key (:func:`_identity`) -> the baseline's name, for the baselines
+    without constants (a formula with constants is another function for other
+    values; it is left out, so it never hides a candidate)."""
+    from .layers import _learnable_of, resolve_activation
+
+    out: dict[str, str] = {}
+    for act in baselines:
+        resolved = resolve_activation(act)
+        if resolved is None or resolved.constants or _learnable_of(resolved):
+            continue
+        try:
+            key = _identity(canonical(resolved.text))
+        except FormulaError:  # a text only the Activation reads (kept apart)
+            continue
+        out.setdefault(key, f"the baseline {getattr(act, 'name', act)!r}")
+    return out
+
+
 def _not_trained(text: str, formula: str, problem: str) -> str:
     """The warning for an included formula that the search's checks reject: it is
     not trained (by design: the leaderboard ranks what passes the checks the drawn
@@ -562,7 +581,11 @@ def search(
     rng = np.random.default_rng(seed)
     started = time.perf_counter()
 
-    seen: dict[str, str] = {}  # canonical key -> formula
+    # canonical key -> what it is, as messages name it; the baselines first: an
+    # included or drawn formula equal to one (``max(x, 0)`` and the baseline relu)
+    # trained a second time under another name, and the board listed the same
+    # function twice without a word
+    seen: dict[str, str] = _baseline_identities(baselines)
     rejected: list[tuple[str, str]] = []
     trees: dict[str, tuple] = {}  # formula -> tree (for mutation)
     duplicates = 0
@@ -586,11 +609,11 @@ def search(
             if included:
                 not_trained.append(
                     f"search: include={text!r} is the same function as "
-                    f"{seen[key]!r}, trained once"
+                    f"{seen[key]}, trained once"
                 )
             return None
         formula = sp.sstr(expr)
-        seen[key] = formula
+        seen[key] = repr(formula)
         problem = _structural_problem(expr)
         if problem is not None:
             rejected.append((formula, problem))
