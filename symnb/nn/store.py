@@ -477,6 +477,37 @@ class RunStore:
             )
         return found
 
+    def versions(self) -> list[str]:
+        """The symnb versions that wrote the stored runs (each run's ``settings``
+        holds its key's description, with ``symnb``), newest write first; empty when
+        SQLite cannot read them (a build without its JSON functions)."""
+        self.check_open()
+        with self._lock:
+            try:
+                rows = self._db.execute(
+                    "SELECT json_extract(settings, '$.symnb') AS v FROM runs "
+                    "WHERE json_valid(settings) GROUP BY v ORDER BY MAX(finished) DESC"
+                ).fetchall()
+            except sqlite3.OperationalError:
+                return []
+        return [str(v) for (v,) in rows if isinstance(v, str)]
+
+    def count(self, keys: Iterable[str]) -> int:
+        """How many of ``keys`` the store holds."""
+        self.check_open()
+        keys = _checked_keys(keys)
+        total = 0
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            with self._lock:
+                total += int(
+                    self._db.execute(
+                        f"SELECT COUNT(*) FROM runs WHERE key IN ({marks})", chunk
+                    ).fetchone()[0]
+                )
+        return total
+
     def put(self, key: str, record: dict[str, Any], settings: dict[str, Any]) -> None:
         """Write one finished run (committed at once; a rewrite replaces it)."""
         self.put_many([(key, record, settings)])

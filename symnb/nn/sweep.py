@@ -598,6 +598,8 @@ def execute(
     try:
         found = store.get_many(r.key for r in runs) if store is not None else {}
         todo = [r for r in runs if r.key not in found]
+        if store is not None and todo:
+            _warn_other_versions(store, todo)
         results: dict[str, dict[str, Any]] = dict(found)
         if isinstance(progress, _Progress):
             bar, own_bar = progress, False  # a search's bar over all its batches
@@ -658,6 +660,35 @@ def execute(
     finally:
         if owned_store:
             store.close()
+
+
+def _warn_other_versions(store: Any, todo: list[Run]) -> None:
+    """A warning when the store holds runs of ``todo`` finished by another symnb
+    version: a run's key covers the version (its results may differ), so a sweep
+    resumed after an upgrade trained every run again without a word, and a user
+    waiting for the resume saw the whole sweep start over."""
+    import symnb
+
+    from .store import run_key
+
+    now = symnb.__version__
+    for version in store.versions()[:5]:
+        if version == now:
+            continue
+        keys = [run_key(dict(r.spec, symnb=version)) for r in todo if "symnb" in r.spec]
+        held = store.count(keys) if keys else 0
+        if held:
+            warnings.warn(
+                f"store={store.path!r} holds {held} of these {len(todo)} runs "
+                f"finished by symnb {version}; this is symnb {now}, and a run's key "
+                "includes the version (results may differ between versions), so "
+                "they are trained again and kept beside the old ones. To reuse "
+                f"them, run with symnb {version}; to compare, read both with "
+                "RunStore(...).to_pandas()",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            return
 
 
 def _interrupted(run: Run, finished: int, total: int, store: Any) -> str:

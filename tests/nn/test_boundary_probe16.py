@@ -8,6 +8,8 @@ did the same. The baselines now take part in the canonical-form dedup."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -79,3 +81,62 @@ def test_a_baseline_with_constants_hides_no_candidate(counted):
     )
     trained = [c[0] for c in counted]
     assert len(trained) == 2 and "leaky_relu" in trained
+
+
+def test_a_store_of_another_symnb_version_says_why_it_trains_again(
+    tmp_path, monkeypatch, counted
+):
+    """A run's key includes the symnb version: after an upgrade the same sweep on
+    the same store trained every run again without a word (a resume that started
+    over). The runs still train (results may differ), with a warning that counts
+    them and names both versions."""
+    import symnb
+    from symnb import datasets
+
+    data = datasets.two_moons(40, seed=0)
+    options = dict(OPTIONS, seeds=(0, 1), store=tmp_path / "runs.db")
+    nn.compare(["relu", "tanh"], data, **options)
+    assert len(counted) == 4
+    old = symnb.__version__
+    monkeypatch.setattr(symnb, "__version__", old + ".post1")
+    with pytest.warns(RuntimeWarning) as caught:
+        nn.compare(["relu", "tanh", "sin"], data, **options)
+    text = " ".join(str(w.message) for w in caught)
+    assert "holds 4 of these 6 runs" in text and f"symnb {old}" in text
+    assert len(counted) == 4 + 6
+    assert len(nn.RunStore(tmp_path / "runs.db")) == 4 + 6
+    with warnings.catch_warnings():  # the same version again: all found, no word
+        warnings.simplefilter("error")
+        nn.compare(["relu", "tanh", "sin"], data, **options)
+    assert len(counted) == 10
+
+
+def _mixed_tasks():
+    from symnb import datasets
+
+    X, y = datasets.two_moons(40, seed=0)
+    return {"moons": (X, y), "line": (X, 2.0 * X[:, 0] - X[:, 1])}
+
+
+def test_compare_of_both_kinds_ranks_by_loss_and_names_what_lacks_accuracy():
+    """A classification and a regression data set: every default score was NaN
+    (accuracy averaged over a data set without accuracy), best() said "no values of
+    'accuracy' to rank". The default is the loss both record; asking for accuracy
+    names the data set that lacks it."""
+    result = nn.compare(["relu", "tanh"], _mixed_tasks(), **OPTIONS)
+    runs = result.runs_to_pandas()
+    want = runs.groupby(["activation", "dataset"])["final_loss"].mean()
+    want = want.groupby("activation").mean()  # loss averaged over the data sets
+    scores = result.scores()
+    for name in ("relu", "tanh"):
+        assert scores[name] == pytest.approx(want[name], rel=1e-12)
+    assert result.best() == min(want.index, key=lambda n: want[n])
+    with pytest.raises(ValueError, match=r"not recorded on data set\(s\) \['line'\]"):
+        result.best("accuracy")
+
+
+def test_search_refuses_data_sets_of_both_kinds_before_any_run(counted):
+    """It trained the first batch, then failed with a bare KeyError: 'accuracy_mean'."""
+    with pytest.raises(ValueError, match=r"mix classification \(\['moons'\]\)"):
+        nn.search(_mixed_tasks(), budget=2, **OPTIONS)
+    assert counted == []
