@@ -646,7 +646,16 @@ def execute(
                         )
                     finish([(run, record)])
             elif todo:
-                _execute_dask(todo, client, finish, runs_per_task)
+                try:
+                    _execute_dask(todo, client, finish, runs_per_task)
+                except KeyboardInterrupt as exc:
+                    if str(exc):
+                        raise
+                    # a bare KeyboardInterrupt from inside Dask's gather loop,
+                    # saying nothing of the runs kept (the serial path does)
+                    raise KeyboardInterrupt(
+                        _interrupted(None, len(results) - len(found), len(runs), store)
+                    ) from None
         finally:
             if own_bar:
                 bar.close()
@@ -691,11 +700,19 @@ def _warn_other_versions(store: Any, todo: list[Run]) -> None:
             return
 
 
-def _interrupted(run: Run, finished: int, total: int, store: Any) -> str:
-    """What a Ctrl-C during a serial sweep leaves. ``fit`` takes Ctrl-C at a step
-    boundary and returns: its run, cut short, was recorded as finished ("ok", and
-    written to the store, so a resumed sweep kept it) and the sweep went on."""
-    where = f"{run.activation_name} on {run.dataset_name}, seed {run.seed}"
+def _interrupted(run: Run | None, finished: int, total: int, store: Any) -> str:
+    """What a Ctrl-C during a sweep leaves. Serially (``run``: the one cut short),
+    ``fit`` takes Ctrl-C at a step boundary and returns: its run, cut short, was
+    recorded as finished ("ok", and written to the store, so a resumed sweep kept
+    it) and the sweep went on. On a cluster (``run`` None) the runs not gathered yet
+    are cancelled."""
+    if run is None:
+        where = "on the cluster (its unfinished runs are cancelled)"
+    else:
+        where = (
+            f"while training {run.activation_name} on {run.dataset_name}, seed "
+            f"{run.seed} (not recorded)"
+        )
     kept = (
         f"finished runs are in store={store.path!r}; the same call with that store "
         "trains the rest"
@@ -703,8 +720,7 @@ def _interrupted(run: Run, finished: int, total: int, store: Any) -> str:
         else "pass store='runs.db' to keep finished runs across an interrupt"
     )
     return (
-        f"interrupted while training {where} (not recorded); {finished} of {total} "
-        f"runs finished in this call: {kept}"
+        f"interrupted {where}; {finished} of {total} runs finished in this call: {kept}"
     )
 
 

@@ -8,6 +8,10 @@ did the same. The baselines now take part in the canonical-form dedup."""
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import threading
 import warnings
 
 import numpy as np
@@ -140,3 +144,56 @@ def test_search_refuses_data_sets_of_both_kinds_before_any_run(counted):
     with pytest.raises(ValueError, match=r"mix classification \(\['moons'\]\)"):
         nn.search(_mixed_tasks(), budget=2, **OPTIONS)
     assert counted == []
+
+
+class _CtrlCOnce(nn.Callback):
+    """Sends SIGINT (as Ctrl-C does) to this process at the ``at``-th epoch end,
+    once; keeps its argument, so the store can key the runs that use it."""
+
+    count = 0
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+
+    def on_epoch_end(self, epoch, logs):
+        type(self).count += 1
+        if type(self).count == self.at:
+            os.kill(os.getpid(), signal.SIGINT)
+
+
+@pytest.mark.skipif(
+    threading.current_thread() is not threading.main_thread(),
+    reason="SIGINT reaches only the main thread",
+)
+def test_ctrl_c_on_a_cluster_says_what_the_store_kept(tmp_path, monkeypatch):
+    """With a client, Ctrl-C raised a bare KeyboardInterrupt from Dask's gather
+    loop; the serial path says how many runs finished and where they are. Both do
+    now, and the count is the store's."""
+    from dask.distributed import Client, LocalCluster
+
+    monkeypatch.setattr(_CtrlCOnce, "count", 0)
+    path = tmp_path / "runs.db"
+    options = dict(
+        OPTIONS,
+        epochs=4,
+        seeds=(0, 1, 2),
+        store=path,
+        runs_per_task=1,
+        callbacks=[_CtrlCOnce(at=7)],  # in the second run
+    )
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        with pytest.raises(KeyboardInterrupt) as info:
+            nn.compare(["relu", "tanh"], "xor", client=client, **options)
+        text = str(info.value)
+        match = re.search(r"(\d) of 6 runs finished in this call", text)
+        assert match and str(path) in text and "cancelled" in text
+        with nn.RunStore(path) as store:
+            assert len(store) == int(match.group(1)) < 6
+        resumed = nn.compare(["relu", "tanh"], "xor", client=client, **options)
+    assert len(resumed.runs) == 6
+    assert all(r["status"] == "ok" for r in resumed.runs)

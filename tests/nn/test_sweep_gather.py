@@ -61,6 +61,10 @@ def test_a_failed_connection_leaves_no_half_built_client(address):
     """Its __del__, run by a later garbage collection inside the next Client's start,
     took Dask's non-reentrant LoopRunner lock a second time: the test process hung."""
     dask = pytest.importorskip("dask", reason="the dask extra is not installed")
+    # distributed's defaults enter dask.config when it is imported: imported inside
+    # the config.set below, they left with it (a later LocalCluster in this process
+    # failed with KeyError: 'distributed')
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
     gc.collect()
     before = _clients()
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
