@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-import symnb.nn.sweep as sweep
+from symnb.nn import sweep
 
 
 class _Future:
@@ -67,7 +67,9 @@ def test_a_failed_connection_leaves_no_half_built_client(address):
     pytest.importorskip("distributed", reason="the dask extra is not installed")
     gc.collect()
     before = _clients()
-    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
-        with pytest.raises((OSError, ValueError), match=address):
-            sweep.open_client(address)
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises((OSError, ValueError), match=address),
+    ):
+        sweep.open_client(address)
     assert _clients() <= before
