@@ -197,3 +197,15 @@ def test_ctrl_c_on_a_cluster_says_what_the_store_kept(tmp_path, monkeypatch):
         resumed = nn.compare(["relu", "tanh"], "xor", client=client, **options)
     assert len(resumed.runs) == 6
     assert all(r["status"] == "ok" for r in resumed.runs)
+
+
+@pytest.mark.parametrize("plot", ["plot_spread", "plot_curves"])
+def test_plots_of_both_kinds_name_the_data_set_without_accuracy(plot):
+    """plot_curves('accuracy') failed inside History with a KeyError naming no data
+    set; plot_spread('accuracy') drew an empty panel for the regression one."""
+    pytest.importorskip("matplotlib")
+    result = nn.compare(["relu"], _mixed_tasks(), **OPTIONS)
+    with pytest.raises(ValueError, match=r"not recorded on data set\(s\) \['line'\]"):
+        getattr(result, plot)("accuracy")
+    figure = getattr(result, plot)()  # the default: the loss both record
+    assert len(figure.axes) == 2
