@@ -48,3 +48,44 @@ def test_train_after_the_setup_is_fixed_trains():
         assert pg.epoch == 2 and len(pg.history["train"]) == 2
     finally:
         pg.close()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda p: p.reset(),
+        lambda p: p.regenerate(),
+        lambda p: p.set_config({"hidden": [3], "activations": ["relu"]}),
+        lambda p: p.add_layer(),
+        lambda p: p.remove_layer(),
+        lambda p: p.add_neuron(0),
+        lambda p: p.remove_neuron(0),
+        lambda p: p.set_activation("relu"),
+        lambda p: p.set_weight(0, 0, 0, 0.5),
+    ],
+    ids=[
+        "reset",
+        "regenerate",
+        "set_config",
+        "add_layer",
+        "remove_layer",
+        "add_neuron",
+        "remove_neuron",
+        "set_activation",
+        "set_weight",
+    ],
+)
+def test_a_closed_playground_refuses_changes(call):
+    """After close(), these built new networks (in background threads) for a widget
+    nobody sees, as train() did before it was refused; the setup is kept readable."""
+    pg = Playground(
+        {"hidden": [2, 2], "activations": ["tanh", "tanh"], "backend": "numpy"}
+    )
+    assert pg.wait_for_build(60)
+    before = pg.config
+    model = pg.model
+    pg.close()
+    with pytest.raises(ValueError, match="this Playground is closed"):
+        call(pg)
+    assert pg.config == before and pg.model is model
+    assert pg.snapshot() is not None
