@@ -566,8 +566,9 @@ def search(
     baselines = _check_baselines(baselines)
     if isinstance(store, RunStore):
         store.check_open()  # before check_options' trial fit
-    check_options(dataset, hidden, epochs, options)
-    n_data = len(_split_datasets(dataset)[0])
+    classify = check_options(dataset, hidden, epochs, options)
+    labels = [label for label, _ in _split_datasets(dataset)[0]]
+    n_data = len(labels)
     per_candidate = n_data * len(seeds)
     if budget is None:
         budget = 24 * per_candidate
@@ -723,7 +724,7 @@ def search(
         )
         trained = 0
         batch: list[tuple[str, Any, str]] = first
-        higher = True
+        higher = classify
         while True:
             candidates = sum(1 for b in batch if b[2] != "baseline")
             if batch:
@@ -761,8 +762,16 @@ def search(
                     min(population, max_candidates - trained), scores, higher
                 )
             ]
-            if not batch:
-                break  # the space is exhausted
+            if not batch:  # the space is exhausted: said, not only counted
+                warnings.warn(
+                    f"search: the building blocks give no new candidate (200 draws "
+                    f"in a row were duplicates or failed the checks), so "
+                    f"{trained} of the {max_candidates} candidates the budget allows "
+                    "were trained; widen unary=, binary= or units= for more",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                break
     finally:
         if bar is not None:
             bar.close()
@@ -770,7 +779,7 @@ def search(
         if run_store is not None and run_store is not store:
             run_store.close()
     merged = _merge(results)
-    return Leaderboard(
+    board = Leaderboard(
         entries,
         rejected,
         merged,
@@ -778,6 +787,8 @@ def search(
         duplicates,
         time.perf_counter() - started,
     )
+    board.datasets = board.datasets or labels  # nothing trained: still named
+    return board
 
 
 def _nan_low(value: float, higher: bool) -> float:

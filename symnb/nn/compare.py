@@ -937,12 +937,12 @@ def _check_fit_values(X: np.ndarray, y: Any, val: Any, plan: dict[str, Any]) -> 
     model.fit(X, y, epochs=0, validation_data=val, seed=0, **options)
 
 
-def check_options(dataset: Any, hidden: Any, epochs: int, options: dict) -> None:
+def check_options(dataset: Any, hidden: Any, epochs: int, options: dict) -> bool:
     """Check, before any cluster or training work, what a ``search`` will pass to
     :func:`compare`: ``options`` holds its keyword arguments and ``MLP.fit``'s. A
     search ranks every candidate by one score (mean accuracy, or mean loss): data
     sets of both kinds are refused (it trained the first batch, then failed with a
-    bare ``KeyError: 'accuracy_mean'``)."""
+    bare ``KeyError: 'accuracy_mean'``). Returns whether the data sets classify."""
     import inspect
 
     from .sweep import check_runs_per_task
@@ -966,6 +966,7 @@ def check_options(dataset: Any, hidden: Any, epochs: int, options: dict) -> None
             f"({regress}); a search ranks candidates by one score (mean accuracy, "
             "or mean loss), which these do not share: search each kind separately"
         )
+    return bool(next(iter(kinds.values())))
 
 
 def compare(

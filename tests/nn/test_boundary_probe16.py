@@ -62,16 +62,17 @@ def test_drawn_candidates_equal_to_a_baseline_are_duplicates(counted):
     """The space b(u1(x), u2(x)) with u in {x, relu} and b = max holds max(x, x) =
     x (linear, rejected), max(x, relu(x)) = relu(x) and max(relu(x), relu(x)) =
     relu(x): with the baseline relu, nothing new is left to train."""
-    board = nn.search(
-        "xor",
-        budget=4,
-        unary=("x", "relu"),
-        binary=("max",),
-        units=(1,),
-        baselines=["relu"],
-        strategy="random",
-        **OPTIONS,
-    )
+    with pytest.warns(UserWarning, match="no new candidate"):
+        board = nn.search(
+            "xor",
+            budget=4,
+            unary=("x", "relu"),
+            binary=("max",),
+            units=(1,),
+            baselines=["relu"],
+            strategy="random",
+            **OPTIONS,
+        )
     trained = [c[0] for c in counted]
     assert trained == ["relu"]
     assert board.duplicates >= 1
@@ -209,3 +210,20 @@ def test_plots_of_both_kinds_name_the_data_set_without_accuracy(plot):
         getattr(result, plot)("accuracy")
     figure = getattr(result, plot)()  # the default: the loss both record
     assert len(figure.axes) == 2
+
+
+def test_an_exhausted_search_space_is_said_and_the_empty_board_names_its_data(counted):
+    """unary=('x',), binary=('+',) holds only x + x and x + x + ... (linear, all
+    rejected): the search stopped with 0 candidates of the 4 asked, said only by a
+    count, and the empty board read "mean accuracy over  and seeds"."""
+    from symnb import datasets
+
+    X, _ = datasets.two_moons(40, seed=0)
+    target = {"line": (X, 2.0 * X[:, 0] - X[:, 1])}  # regression: scored by loss
+    with pytest.warns(UserWarning, match=r"no new candidate.*0 of the 4 candidates"):
+        board = nn.search(
+            target, budget=4, unary=("x",), binary=("+",), baselines=(), **OPTIONS
+        )
+    assert len(board) == 0 and counted == []
+    assert board.datasets == ["line"] and board.metric == "loss"
+    assert "mean loss over line and seeds" in repr(board)
