@@ -238,7 +238,8 @@ class RunStore:
     Parameters
     ----------
     path:
-        the file (``.db``/``.sqlite`` by convention); its folder must exist.
+        the file (``.db``/``.sqlite`` by convention); its folder must exist. A
+        leading ``~`` is the home folder, as in pandas.
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
@@ -249,6 +250,9 @@ class RunStore:
             )
         self.path = os.fspath(path)
         check_no_nul(self.path, "store")
+        # '~/runs.db' as pandas and the shell read it (it was a folder named '~'
+        # in the working directory: "the folder '/work/~' does not exist")
+        self.path = os.path.expanduser(self.path)
         # one connection, usable from any thread (a store opened in one thread and
         # used by a compare in another raised SQLite's "objects created in a thread
         # can only be used in that same thread"); the lock keeps one use at a time

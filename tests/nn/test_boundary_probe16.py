@@ -227,3 +227,20 @@ def test_an_exhausted_search_space_is_said_and_the_empty_board_names_its_data(co
     assert len(board) == 0 and counted == []
     assert board.datasets == ["line"] and board.metric == "loss"
     assert "mean loss over line and seeds" in repr(board)
+
+
+def test_a_store_path_under_the_home_folder(tmp_path, monkeypatch, counted):
+    """store='~/runs.db' looked for a folder named '~' in the working directory
+    ("the folder '/work/~' does not exist"); pandas and the shell read it as the
+    home folder, and so does the store now."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    nn.compare(["relu"], "xor", store="~/runs.db", **OPTIONS)
+    assert (tmp_path / "runs.db").is_file()
+    assert not (tmp_path / "work" / "~").exists()
+    nn.compare(["relu"], "xor", store="~/runs.db", **OPTIONS)
+    assert len(counted) == 1  # the second call found the run in the same file
+    with nn.RunStore("~/runs.db") as store:
+        assert store.path == str(tmp_path / "runs.db") and len(store) == 1
