@@ -1070,9 +1070,14 @@ def compare(
     if not named:
         raise ValueError("compare needs at least one activation")
     names = [n for n, _ in named]
-    if _repeated(names):
+    repeated = _repeated(names)
+    if repeated:
+        # the whole list was in the message: a million names, megabytes of text
+        shown = ", ".join(repr(n) for n in repeated[:5])
+        more = f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""
         raise ValueError(
-            f"compare: two activations share a name ({names}, written as text); "
+            f"compare: activations share a name ({shown}{more}, each given more "
+            "than once, names written as text); give each activation once, or "
             "pass a dict with a distinct name -> activation"
         )
     check_runs_per_task(runs_per_task)

@@ -244,3 +244,13 @@ def test_a_store_path_under_the_home_folder(tmp_path, monkeypatch, counted):
     assert len(counted) == 1  # the second call found the run in the same file
     with nn.RunStore("~/runs.db") as store:
         assert store.path == str(tmp_path / "runs.db") and len(store) == 1
+
+
+def test_repeated_activations_are_named_once_not_the_whole_list(counted):
+    """The message held the whole list: 200,000 names gave 1.8 MB of text."""
+    names = ["relu", "tanh"] * 100_000
+    with pytest.raises(ValueError) as info:
+        nn.compare(names, "xor", **OPTIONS)
+    text = str(info.value)
+    assert len(text) < 400 and "'relu', 'tanh'" in text and "dict" in text
+    assert counted == []
