@@ -413,7 +413,17 @@ class SymnbMagics(Magics):
         cls = symnb.Loss if loss else symnb.Activation
         built: list[tuple[Any, Any, list[str]]] = []
         errors: list[str] = []
+        calls = _cell_calls(definitions)
+        failed: set[str] = set()
         for d in _in_build_order(definitions):
+            broken = [n for n in calls[d.name] if n in failed]
+            if broken:  # not "unknown function": the callee's own error says why
+                failed.add(d.name)
+                errors.append(
+                    f"{d.name} (line {d.line}): not built, it calls "
+                    f"{', '.join(broken)}, which has an error (above)"
+                )
+                continue
             text, moves = d.canonical_formula()
             try:
                 constants = {c.name: c.as_value() for c in d.constants}
@@ -421,9 +431,11 @@ class SymnbMagics(Magics):
                     warnings.simplefilter("always")
                     obj = cls(text, name=d.name, replace=replace, **constants)
             except FormulaError as exc:
+                failed.add(d.name)
                 errors.append(_format_formula_error(exc, d, moves, cell_lines))
                 continue
             except (ValueError, TypeError) as exc:
+                failed.add(d.name)
                 errors.append(f"{d.name} (line {d.line}): {exc}")
                 continue
             messages = list(d.warnings)
@@ -598,19 +610,25 @@ class SymnbMagics(Magics):
             )
 
 
+def _cell_calls(definitions: list[Any]) -> dict[str, list[str]]:
+    """Name -> the other definitions of the cell its formula calls."""
+    from symnb.formula.compose import used_names
+
+    names = {d.name: d for d in definitions}
+    return {
+        d.name: [n for n in used_names(d.canonical_formula()[0], names) if n != d.name]
+        for d in definitions
+    }
+
+
 def _in_build_order(definitions: list[Any]) -> list[Any]:
     """The cell's definitions ordered so that each comes after those of the cell it
     calls (``n1(x) = n2(x) + 1`` above ``n2(x) = x*x`` failed with "unknown function
     'n2'" and a list of sixty allowed functions). A definition calling its own name
     means the earlier one of the notebook (``h(x) = h(x)*2``), as before. Definitions
     that call each other in a circle are a ``UsageError`` naming them."""
-    from symnb.formula.compose import used_names
-
     index = {d.name: i for i, d in enumerate(definitions)}
-    calls = {
-        d.name: [n for n in used_names(d.canonical_formula()[0], index) if n != d.name]
-        for d in definitions
-    }
+    calls = _cell_calls(definitions)
     ordered: list[Any] = []
     done: set[str] = set()
     for d in definitions:  # depth first, without recursion (a long chain)

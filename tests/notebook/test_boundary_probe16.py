@@ -72,3 +72,23 @@ def test_a_long_chain_written_backwards_is_ordered_without_recursion():
     lines = [f"k{i}(x) = k{i + 1}(x) + 1" for i in range(n)] + [f"k{n}(x) = x"]
     ordered = _in_build_order(parse_cell("\n".join(lines)))
     assert [d.name for d in ordered] == [f"k{i}" for i in range(n, -1, -1)]
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "b16_za(x) = b16_zb(x) + 1\nb16_zb(x) = sigmod(x)\n",
+        "b16_zb(x) = sigmod(x)\nb16_za(x) = b16_zb(x) + 1\n",
+    ],
+    ids=["caller-above", "caller-below"],
+)
+def test_a_caller_of_a_failed_definition_points_to_its_error(shell, cell):
+    """Not a second "unknown function 'b16_zb'" with sixty allowed functions (and,
+    had an earlier cell defined b16_zb, a caller built on the old one)."""
+    with pytest.raises(UsageError) as info:
+        shell.run_cell_magic("symact", "-q --no-compile", cell)
+    text = str(info.value)
+    assert "did you mean 'sigmoid'" in text
+    assert "b16_za (line " in text and "calls b16_zb, which has an error" in text
+    assert "unknown function 'b16_zb'" not in text
+    assert "b16_za" not in shell.user_ns and "b16_zb" not in shell.user_ns
