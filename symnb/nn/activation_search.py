@@ -419,6 +419,25 @@ def _check_baselines(baselines: Any) -> list[Any]:
     return acts
 
 
+def _baseline_identities(baselines: list[Any]) -> dict[str, str]:
+    """Canonical key (:func:`_identity`) -> the baseline's name, for the baselines
+    without constants (a formula with constants is another function for other
+    values; it is left out, so it never hides a candidate)."""
+    from .layers import _learnable_of, resolve_activation
+
+    out: dict[str, str] = {}
+    for act in baselines:
+        resolved = resolve_activation(act)
+        if resolved is None or resolved.constants or _learnable_of(resolved):
+            continue
+        try:
+            key = _identity(canonical(resolved.text))
+        except FormulaError:  # a text only the Activation reads (kept apart)
+            continue
+        out.setdefault(key, f"the baseline {getattr(act, 'name', act)!r}")
+    return out
+
+
 def _not_trained(text: str, formula: str, problem: str) -> str:
     """The warning for an included formula that the search's checks reject: it is
     not trained (by design: the leaderboard ranks what passes the checks the drawn
@@ -547,8 +566,9 @@ def search(
     baselines = _check_baselines(baselines)
     if isinstance(store, RunStore):
         store.check_open()  # before check_options' trial fit
-    check_options(dataset, hidden, epochs, options)
-    n_data = len(_split_datasets(dataset)[0])
+    classify = check_options(dataset, hidden, epochs, options)
+    labels = [label for label, _ in _split_datasets(dataset)[0]]
+    n_data = len(labels)
     per_candidate = n_data * len(seeds)
     if budget is None:
         budget = 24 * per_candidate
@@ -562,7 +582,11 @@ def search(
     rng = np.random.default_rng(seed)
     started = time.perf_counter()
 
-    seen: dict[str, str] = {}  # canonical key -> formula
+    # canonical key -> what it is, as messages name it; the baselines first: an
+    # included or drawn formula equal to one (``max(x, 0)`` and the baseline relu)
+    # trained a second time under another name, and the board listed the same
+    # function twice without a word
+    seen: dict[str, str] = _baseline_identities(baselines)
     rejected: list[tuple[str, str]] = []
     trees: dict[str, tuple] = {}  # formula -> tree (for mutation)
     duplicates = 0
@@ -586,11 +610,11 @@ def search(
             if included:
                 not_trained.append(
                     f"search: include={text!r} is the same function as "
-                    f"{seen[key]!r}, trained once"
+                    f"{seen[key]}, trained once"
                 )
             return None
         formula = sp.sstr(expr)
-        seen[key] = formula
+        seen[key] = repr(formula)
         problem = _structural_problem(expr)
         if problem is not None:
             rejected.append((formula, problem))
@@ -700,7 +724,7 @@ def search(
         )
         trained = 0
         batch: list[tuple[str, Any, str]] = first
-        higher = True
+        higher = classify
         while True:
             candidates = sum(1 for b in batch if b[2] != "baseline")
             if batch:
@@ -738,8 +762,16 @@ def search(
                     min(population, max_candidates - trained), scores, higher
                 )
             ]
-            if not batch:
-                break  # the space is exhausted
+            if not batch:  # the space is exhausted: said, not only counted
+                warnings.warn(
+                    f"search: the building blocks give no new candidate (200 draws "
+                    f"in a row were duplicates or failed the checks), so "
+                    f"{trained} of the {max_candidates} candidates the budget allows "
+                    "were trained; widen unary=, binary= or units= for more",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                break
     finally:
         if bar is not None:
             bar.close()
@@ -747,7 +779,7 @@ def search(
         if run_store is not None and run_store is not store:
             run_store.close()
     merged = _merge(results)
-    return Leaderboard(
+    board = Leaderboard(
         entries,
         rejected,
         merged,
@@ -755,6 +787,8 @@ def search(
         duplicates,
         time.perf_counter() - started,
     )
+    board.datasets = board.datasets or labels  # nothing trained: still named
+    return board
 
 
 def _nan_low(value: float, higher: bool) -> float:

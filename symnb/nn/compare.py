@@ -635,18 +635,30 @@ class CompareResult:
         return list(dict.fromkeys(row["activation"] for row in self.rows))
 
     def _default_by(self) -> str:
-        """``accuracy`` where the runs classify, else ``loss``."""
-        return "accuracy" if "accuracy_mean" in self.rows[0] else "loss"
+        """``accuracy`` where every data set's runs classify, else ``loss`` (data sets
+        of both kinds: the first one's accuracy was the default, and every score was
+        NaN for want of accuracy on the regression ones)."""
+        return "accuracy" if all("accuracy_mean" in r for r in self.rows) else "loss"
 
     def scores(self, by: str | None = None) -> dict[str, float]:
         """Mean of ``by`` (``accuracy``, ``loss``, ``time``...; default ``accuracy``
         for classification, ``loss`` otherwise) per activation, averaged over the data
         sets (NaN where no run gave a value)."""
         by = self._default_by() if by is None else by
-        key = f"{by}_mean" if f"{by}_mean" in self.rows[0] else by
-        if key not in self.rows[0]:
+        key = f"{by}_mean" if any(f"{by}_mean" in r for r in self.rows) else by
+        if not any(key in r for r in self.rows):
+            have = dict.fromkeys(k for r in self.rows for k in r)
+            raise ValueError(f"no column {by!r} to rank by; have {', '.join(have)}")
+        lacking = list(
+            dict.fromkeys(r.get("dataset", "data") for r in self.rows if key not in r)
+        )
+        if lacking:
+            # every score was NaN, and best() said "no values of 'accuracy' to rank"
             raise ValueError(
-                f"no column {by!r} to rank by; have {', '.join(self.rows[0])}"
+                f"{by!r} is not recorded on data set(s) {lacking} (regression has no "
+                "accuracy), so no activation has a score averaged over all data "
+                "sets; rank by a value every data set records (by='loss'), or "
+                "compare those data sets separately"
             )
         out = {}
         for act in self.activations:
@@ -925,9 +937,12 @@ def _check_fit_values(X: np.ndarray, y: Any, val: Any, plan: dict[str, Any]) -> 
     model.fit(X, y, epochs=0, validation_data=val, seed=0, **options)
 
 
-def check_options(dataset: Any, hidden: Any, epochs: int, options: dict) -> None:
+def check_options(dataset: Any, hidden: Any, epochs: int, options: dict) -> bool:
     """Check, before any cluster or training work, what a ``search`` will pass to
-    :func:`compare`: ``options`` holds its keyword arguments and ``MLP.fit``'s."""
+    :func:`compare`: ``options`` holds its keyword arguments and ``MLP.fit``'s. A
+    search ranks every candidate by one score (mean accuracy, or mean loss): data
+    sets of both kinds are refused (it trained the first batch, then failed with a
+    bare ``KeyError: 'accuracy_mean'``). Returns whether the data sets classify."""
     import inspect
 
     from .sweep import check_runs_per_task
@@ -939,7 +954,19 @@ def check_options(dataset: Any, hidden: Any, epochs: int, options: dict) -> None
         for name in ("loss", "target", "target_metric", "backend", "dtype")
     }
     fit_options = {k: v for k, v in options.items() if k not in own}
-    _prepare(dataset, hidden, fit_options, dict(settings, epochs=epochs))
+    _, _, plans, _, _ = _prepare(
+        dataset, hidden, fit_options, dict(settings, epochs=epochs)
+    )
+    kinds = {label: plan["classify"] for label, plan in plans.items()}
+    if len(set(kinds.values())) > 1:
+        classify = [label for label, c in kinds.items() if c]
+        regress = [label for label, c in kinds.items() if not c]
+        raise ValueError(
+            f"search: the data sets mix classification ({classify}) and regression "
+            f"({regress}); a search ranks candidates by one score (mean accuracy, "
+            "or mean loss), which these do not share: search each kind separately"
+        )
+    return bool(next(iter(kinds.values())))
 
 
 def compare(
@@ -1043,9 +1070,14 @@ def compare(
     if not named:
         raise ValueError("compare needs at least one activation")
     names = [n for n, _ in named]
-    if _repeated(names):
+    repeated = _repeated(names)
+    if repeated:
+        # the whole list was in the message: a million names, megabytes of text
+        shown = ", ".join(repr(n) for n in repeated[:5])
+        more = f" and {len(repeated) - 5} more" if len(repeated) > 5 else ""
         raise ValueError(
-            f"compare: two activations share a name ({names}, written as text); "
+            f"compare: activations share a name ({shown}{more}, each given more "
+            "than once, names written as text); give each activation once, or "
             "pass a dict with a distinct name -> activation"
         )
     check_runs_per_task(runs_per_task)

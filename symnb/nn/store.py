@@ -238,7 +238,8 @@ class RunStore:
     Parameters
     ----------
     path:
-        the file (``.db``/``.sqlite`` by convention); its folder must exist.
+        the file (``.db``/``.sqlite`` by convention); its folder must exist. A
+        leading ``~`` is the home folder, as in pandas.
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
@@ -249,6 +250,9 @@ class RunStore:
             )
         self.path = os.fspath(path)
         check_no_nul(self.path, "store")
+        # '~/runs.db' as pandas and the shell read it (it was a folder named '~'
+        # in the working directory: "the folder '/work/~' does not exist")
+        self.path = os.path.expanduser(self.path)
         # one connection, usable from any thread (a store opened in one thread and
         # used by a compare in another raised SQLite's "objects created in a thread
         # can only be used in that same thread"); the lock keeps one use at a time
@@ -476,6 +480,37 @@ class RunStore:
                 stacklevel=3,
             )
         return found
+
+    def versions(self) -> list[str]:
+        """The symnb versions that wrote the stored runs (each run's ``settings``
+        holds its key's description, with ``symnb``), newest write first; empty when
+        SQLite cannot read them (a build without its JSON functions)."""
+        self.check_open()
+        with self._lock:
+            try:
+                rows = self._db.execute(
+                    "SELECT json_extract(settings, '$.symnb') AS v FROM runs "
+                    "WHERE json_valid(settings) GROUP BY v ORDER BY MAX(finished) DESC"
+                ).fetchall()
+            except sqlite3.OperationalError:
+                return []
+        return [str(v) for (v,) in rows if isinstance(v, str)]
+
+    def count(self, keys: Iterable[str]) -> int:
+        """How many of ``keys`` the store holds."""
+        self.check_open()
+        keys = _checked_keys(keys)
+        total = 0
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            with self._lock:
+                total += int(
+                    self._db.execute(
+                        f"SELECT COUNT(*) FROM runs WHERE key IN ({marks})", chunk
+                    ).fetchone()[0]
+                )
+        return total
 
     def put(self, key: str, record: dict[str, Any], settings: dict[str, Any]) -> None:
         """Write one finished run (committed at once; a rewrite replaces it)."""

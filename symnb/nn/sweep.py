@@ -598,6 +598,8 @@ def execute(
     try:
         found = store.get_many(r.key for r in runs) if store is not None else {}
         todo = [r for r in runs if r.key not in found]
+        if store is not None and todo:
+            _warn_other_versions(store, todo)
         results: dict[str, dict[str, Any]] = dict(found)
         if isinstance(progress, _Progress):
             bar, own_bar = progress, False  # a search's bar over all its batches
@@ -644,7 +646,16 @@ def execute(
                         )
                     finish([(run, record)])
             elif todo:
-                _execute_dask(todo, client, finish, runs_per_task)
+                try:
+                    _execute_dask(todo, client, finish, runs_per_task)
+                except KeyboardInterrupt as exc:
+                    if str(exc):
+                        raise
+                    # a bare KeyboardInterrupt from inside Dask's gather loop,
+                    # saying nothing of the runs kept (the serial path does)
+                    raise KeyboardInterrupt(
+                        _interrupted(None, len(results) - len(found), len(runs), store)
+                    ) from None
         finally:
             if own_bar:
                 bar.close()
@@ -660,11 +671,48 @@ def execute(
             store.close()
 
 
-def _interrupted(run: Run, finished: int, total: int, store: Any) -> str:
-    """What a Ctrl-C during a serial sweep leaves. ``fit`` takes Ctrl-C at a step
-    boundary and returns: its run, cut short, was recorded as finished ("ok", and
-    written to the store, so a resumed sweep kept it) and the sweep went on."""
-    where = f"{run.activation_name} on {run.dataset_name}, seed {run.seed}"
+def _warn_other_versions(store: Any, todo: list[Run]) -> None:
+    """A warning when the store holds runs of ``todo`` finished by another symnb
+    version: a run's key covers the version (its results may differ), so a sweep
+    resumed after an upgrade trained every run again without a word, and a user
+    waiting for the resume saw the whole sweep start over."""
+    import symnb
+
+    from .store import run_key
+
+    now = symnb.__version__
+    for version in store.versions()[:5]:
+        if version == now:
+            continue
+        keys = [run_key(dict(r.spec, symnb=version)) for r in todo if "symnb" in r.spec]
+        held = store.count(keys) if keys else 0
+        if held:
+            warnings.warn(
+                f"store={store.path!r} holds {held} of these {len(todo)} runs "
+                f"finished by symnb {version}; this is symnb {now}, and a run's key "
+                "includes the version (results may differ between versions), so "
+                "they are trained again and kept beside the old ones. To reuse "
+                f"them, run with symnb {version}; to compare, read both with "
+                "RunStore(...).to_pandas()",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            return
+
+
+def _interrupted(run: Run | None, finished: int, total: int, store: Any) -> str:
+    """What a Ctrl-C during a sweep leaves. Serially (``run``: the one cut short),
+    ``fit`` takes Ctrl-C at a step boundary and returns: its run, cut short, was
+    recorded as finished ("ok", and written to the store, so a resumed sweep kept
+    it) and the sweep went on. On a cluster (``run`` None) the runs not gathered yet
+    are cancelled."""
+    if run is None:
+        where = "on the cluster (its unfinished runs are cancelled)"
+    else:
+        where = (
+            f"while training {run.activation_name} on {run.dataset_name}, seed "
+            f"{run.seed} (not recorded)"
+        )
     kept = (
         f"finished runs are in store={store.path!r}; the same call with that store "
         "trains the rest"
@@ -672,8 +720,7 @@ def _interrupted(run: Run, finished: int, total: int, store: Any) -> str:
         else "pass store='runs.db' to keep finished runs across an interrupt"
     )
     return (
-        f"interrupted while training {where} (not recorded); {finished} of {total} "
-        f"runs finished in this call: {kept}"
+        f"interrupted {where}; {finished} of {total} runs finished in this call: {kept}"
     )
 
 

@@ -53,6 +53,18 @@ def _check_spread_metric(result: Any, metric: Any) -> None:
             f"plot_spread: metric={metric!r} is not a value of these runs; choose one "
             f"of {', '.join(valid)}"
         )
+    lacking = list(
+        dict.fromkeys(
+            r.get("dataset", "data")
+            for r in result.rows
+            if metric == "accuracy" and "accuracy_mean" not in r
+        )
+    )
+    if lacking:  # data sets of both kinds: their panels were empty, without a word
+        raise ValueError(
+            f"plot_spread: metric='accuracy' is not recorded on data set(s) "
+            f"{lacking} (regression); use metric='loss', or leave metric=None"
+        )
 
 
 def plot_spread(
@@ -109,13 +121,25 @@ def plot_best_curves(
     from ..plotting import plot_curves
 
     top = check_integer(top, "top", 1, "3")
-    recorded = {
-        key for run in result.runs for key in getattr(run.get("history"), "history", ())
-    }
-    if metric is not None and recorded and metric not in recorded:
+    recorded: dict[str, set[str]] = {}  # data set -> metrics its runs recorded
+    for run in result.runs:
+        keys = getattr(run.get("history"), "history", ())
+        recorded.setdefault(run.get("dataset"), set()).update(keys)
+    every = set.union(*recorded.values()) if recorded else set()
+    if metric is not None and every and metric not in every:
         raise ValueError(
             f"plot_curves: metric={metric!r} was not recorded by these runs; choose "
-            f"one of {', '.join(sorted(recorded))}"
+            f"one of {', '.join(sorted(every))}"
+        )
+    lacking = [label for label, keys in recorded.items() if keys and metric not in keys]
+    if metric is not None and lacking:
+        # data sets of both kinds: History's KeyError "no metric 'accuracy' in
+        # this History" came from inside the loop, naming no data set
+        shared = set.intersection(*(k for k in recorded.values() if k))
+        raise ValueError(
+            f"plot_curves: metric={metric!r} was not recorded on data set(s) "
+            f"{lacking}; choose one that every data set records "
+            f"({', '.join(sorted(shared))}), or leave metric=None"
         )
     fig, panels = _panels(result)
     for label, ax in panels:

@@ -240,7 +240,8 @@ class SymnbMagics(Magics):
             my_mse(y_pred, y_true) = (y_pred - y_true)**2
 
         One definition per line, ``name(x; k=v, ...) = formula``; blank lines and ``\\``
-        line continuations are allowed (see ``symnb.notebook.syntax``). A name that
+        line continuations are allowed (see ``symnb.notebook.syntax``). A definition
+        may call another of the cell written below it (not in a circle). A name that
         shadows a library activation with a different function (``gelu(x) = 2*x``) is
         refused unless ``--replace`` is given; then later formulas use yours. Each name is
         bound in the notebook as a ``symnb.Activation`` (``--loss``: ``symnb.Loss``)
@@ -412,7 +413,17 @@ class SymnbMagics(Magics):
         cls = symnb.Loss if loss else symnb.Activation
         built: list[tuple[Any, Any, list[str]]] = []
         errors: list[str] = []
-        for d in definitions:
+        calls = _cell_calls(definitions)
+        failed: set[str] = set()
+        for d in _in_build_order(definitions):
+            broken = [n for n in calls[d.name] if n in failed]
+            if broken:  # not "unknown function": the callee's own error says why
+                failed.add(d.name)
+                errors.append(
+                    f"{d.name} (line {d.line}): not built, it calls "
+                    f"{', '.join(broken)}, which has an error (above)"
+                )
+                continue
             text, moves = d.canonical_formula()
             try:
                 constants = {c.name: c.as_value() for c in d.constants}
@@ -420,9 +431,11 @@ class SymnbMagics(Magics):
                     warnings.simplefilter("always")
                     obj = cls(text, name=d.name, replace=replace, **constants)
             except FormulaError as exc:
+                failed.add(d.name)
                 errors.append(_format_formula_error(exc, d, moves, cell_lines))
                 continue
             except (ValueError, TypeError) as exc:
+                failed.add(d.name)
                 errors.append(f"{d.name} (line {d.line}): {exc}")
                 continue
             messages = list(d.warnings)
@@ -434,6 +447,8 @@ class SymnbMagics(Magics):
                 if not any(note in m for m in messages):
                     messages.append(note)
             built.append((d, obj, messages))
+        order = {d.name: i for i, d in enumerate(definitions)}
+        built.sort(key=lambda item: order[item[0].name])  # shown as written
         if errors:
             names = sorted({d.name for d in definitions})
             if len(names) > 8:  # a cell of 50 definitions listed all 50 here
@@ -593,6 +608,57 @@ class SymnbMagics(Magics):
                 f"%symnb {command}: expected {'at most ' if allow_fewer else ''}{n} "
                 f"argument(s), got {len(values)}; see %symnb --help"
             )
+
+
+def _cell_calls(definitions: list[Any]) -> dict[str, list[str]]:
+    """Name -> the other definitions of the cell its formula calls."""
+    from symnb.formula.compose import used_names
+
+    names = {d.name: d for d in definitions}
+    return {
+        d.name: [n for n in used_names(d.canonical_formula()[0], names) if n != d.name]
+        for d in definitions
+    }
+
+
+def _in_build_order(definitions: list[Any]) -> list[Any]:
+    """The cell's definitions ordered so that each comes after those of the cell it
+    calls (``n1(x) = n2(x) + 1`` above ``n2(x) = x*x`` failed with "unknown function
+    'n2'" and a list of sixty allowed functions). A definition calling its own name
+    means the earlier one of the notebook (``h(x) = h(x)*2``), as before. Definitions
+    that call each other in a circle are a ``UsageError`` naming them."""
+    index = {d.name: i for i, d in enumerate(definitions)}
+    calls = _cell_calls(definitions)
+    ordered: list[Any] = []
+    done: set[str] = set()
+    for d in definitions:  # depth first, without recursion (a long chain)
+        if d.name in done:
+            continue
+        path, on_path = [d.name], {d.name}
+        stack = [(d.name, iter(calls[d.name]))]
+        while stack:
+            name, pending = stack[-1]
+            callee = next((c for c in pending if c not in done), None)
+            if callee is None:
+                stack.pop()
+                on_path.discard(path.pop())
+                done.add(name)
+                ordered.append(definitions[index[name]])
+            elif callee in on_path:
+                circle = path[path.index(callee) :] + [callee]
+                lines = ", ".join(
+                    f"{n} (line {definitions[index[n]].line})" for n in circle[:-1]
+                )
+                raise UsageError(
+                    f"{' -> '.join(circle)}: these definitions call each other in a "
+                    f"circle ({lines}), so none of them can be built; write one of "
+                    "them without the others\n(nothing was bound)"
+                )
+            else:
+                path.append(callee)
+                on_path.add(callee)
+                stack.append((callee, iter(calls[callee])))
+    return ordered
 
 
 def _is_formula(value: Any) -> bool:

@@ -762,6 +762,7 @@ class Playground(W.VBox):
 
     def add_activation(self, activation: Any, name: str | None = None) -> str:
         """Offer ``activation`` (a ``symnb.Activation``) in this playground's menus."""
+        self._check_open("add_activation")
         key = str(name or getattr(activation, "name", None) or "custom")
         self._custom.update(_checked_activations({key: activation}))
         self._refresh_activation_options()
@@ -849,6 +850,7 @@ class Playground(W.VBox):
         The Playground holds at most :data:`MAX_LAYERS` hidden layers: one more raises
         ``ValueError`` (it was ignored without a word); a click in the view beyond it
         shows the message in the status line."""
+        self._check_open("add_layer")
         if len(self._hidden) >= MAX_LAYERS:
             raise ValueError(
                 f"add_layer: the Playground holds at most {MAX_LAYERS} hidden layers "
@@ -863,6 +865,7 @@ class Playground(W.VBox):
 
     def remove_layer(self) -> None:
         """Remove the last hidden layer (``ValueError`` when there is none)."""
+        self._check_open("remove_layer")
         if not self._hidden:
             raise ValueError(
                 "remove_layer: the network has no hidden layer left to remove "
@@ -875,10 +878,12 @@ class Playground(W.VBox):
 
     def add_neuron(self, layer: int) -> None:
         """Add a neuron to hidden layer ``layer`` (0-based)."""
+        self._check_open("add_neuron")
         self._change_neurons(layer, +1)
 
     def remove_neuron(self, layer: int) -> None:
         """Remove the last neuron of hidden layer ``layer`` (0-based)."""
+        self._check_open("remove_neuron")
         self._change_neurons(layer, -1)
 
     def _layer_index(self, layer: Any) -> int:
@@ -915,6 +920,7 @@ class Playground(W.VBox):
     ) -> None:
         """Set the activation of every layer (``layer=None``), of one layer, or of one
         neuron (``neuron``; ``name=""`` returns it to its layer's). Training goes on."""
+        self._check_open("set_activation")
         if not isinstance(name, str):
             raise TypeError(f"an activation is given by its name, not {name!r}")
         if name and name not in self.activation_names():
@@ -957,6 +963,7 @@ class Playground(W.VBox):
         neuron ``target`` of the next layer; applied between epochs (while a long
         epoch runs, by the training thread before the next one: the call returns
         after at most :data:`REBUILD_WAIT` seconds)."""
+        self._check_open("set_weight")
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise TypeError(f"set_weight: value must be a number, not {value!r}")
         value = float(value)
@@ -1117,12 +1124,14 @@ class Playground(W.VBox):
 
     def regenerate(self) -> None:
         """New random points (next data seed), then reset."""
+        self._check_open("regenerate")
         self._data_seed += 1
         self.reset()
 
     def reset(self) -> None:
         """Pause, clear the errors, new data for the current settings, fresh weights
         for the chosen backend (built now), epoch 0."""
+        self._check_open("reset")
         self.pause()
         self._refresh_activation_options()  # activations defined since are offered
         self._sink.clear()
@@ -1299,6 +1308,16 @@ class Playground(W.VBox):
         t.join(timeout)
         return not t.is_alive()
 
+    def _no_network(self, what: str) -> ValueError:
+        """The error of a call that needs a network when none could be built (an
+        unknown activation or a formula that fails in the setup), naming why."""
+        errors = self._sink.exceptions
+        why = f": {type(errors[-1]).__name__}: {errors[-1]}" if errors else ""
+        return ValueError(
+            f"{what}: the Playground has no network to train, its setup could not be "
+            f"built{why}; fix the setting (set_config, set_activation) and train again"
+        )
+
     def _report(self, exc: BaseException) -> None:
         self.status.value = error_html(exc)
         self._sink.report(exc)
@@ -1401,11 +1420,16 @@ class Playground(W.VBox):
         self._check_open("train")
         self.pause()
         self.wait_for_build()
+        missing = None
         try:
             for _ in range(epochs):
                 with self._lock:
                     self._rebuild_if_asked()
                     if self._model is None:
+                        # it stopped without a word: a script or an executed
+                        # notebook went on as if the epochs were trained (the
+                        # widget already shows why the network is missing)
+                        missing = self._no_network("train")
                         break
                     self._train_one()
                 self._send_frame()
@@ -1416,6 +1440,8 @@ class Playground(W.VBox):
             raise
         finally:
             self.render()
+        if missing is not None:
+            raise missing
 
     @property
     def is_running(self) -> bool:
@@ -1939,6 +1965,7 @@ class Playground(W.VBox):
 
     def set_config(self, config: dict[str, Any]) -> None:
         """Apply a setup (see :attr:`config`): pauses, rebuilds, resets to epoch 0."""
+        self._check_open("set_config")
         cfg = normalize_config(config)
         if cfg["dataset"] == "formula":
             source = DataSource.from_formula(cfg["data_formula"])

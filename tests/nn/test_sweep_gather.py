@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-import symnb.nn.sweep as sweep
+from symnb.nn import sweep
 
 
 class _Future:
@@ -61,9 +61,15 @@ def test_a_failed_connection_leaves_no_half_built_client(address):
     """Its __del__, run by a later garbage collection inside the next Client's start,
     took Dask's non-reentrant LoopRunner lock a second time: the test process hung."""
     dask = pytest.importorskip("dask", reason="the dask extra is not installed")
+    # distributed's defaults enter dask.config when it is imported: imported inside
+    # the config.set below, they left with it (a later LocalCluster in this process
+    # failed with KeyError: 'distributed')
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
     gc.collect()
     before = _clients()
-    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
-        with pytest.raises((OSError, ValueError), match=address):
-            sweep.open_client(address)
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises((OSError, ValueError), match=address),
+    ):
+        sweep.open_client(address)
     assert _clients() <= before
