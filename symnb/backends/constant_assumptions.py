@@ -1,0 +1,122 @@
+"""What a compiled program assumes of its constants, and whether new values keep it.
+
+A program is lowered (``robust.engine``) and, in float32, has its cancelling
+constant-only parts hoisted (``codegen.constant_parts``) at the constants it is
+compiled with. Constants then change without a recompile (``set_constants``,
+``params``, ``write_params``, sliders, training, ``to_torch``), and some forms are
+only right for constants like the compiled ones:
+
+- the sign of each constant: rewrites chosen for c != 0 divide by c or multiply
+  ``inf*0`` at c = 0 (``x*exp(-c*x**2)`` compiled at c = 1 was NaN at c = 0 from
+  |x| = 1e20 in float32, where it is x; ``log(1 + c*x**2)`` gave -inf), and forms
+  analysed at c = 0 or c > 0 do not hold their accuracy for c < 0;
+- float32 parts left in the kernel because they did not cancel at the compiled
+  constants: ``(exp((1 - t)*x) - 1)/(1 - t)`` compiled at t = 0.5 computed
+  ``1 - t`` in float32 and was NaN at t = 0.99999999.
+
+:func:`of` records these (:class:`Assumptions`) for a program; ``backends.kernel``
+asks :meth:`Assumptions.broken` at each change of the constants (a few
+microseconds) and, where one breaks, runs a program built for the new constants
+(``backends.select.rebuild``: through the in-process and disk caches), keeping
+the programs it built, so a slider that crosses 0 back and forth compiles once per
+side.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from symnb.codegen import constant_parts
+from symnb.formula.internal import param_symbol
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """``signs[k]``: the sign (-1, 0, 1) of constant k the forms were lowered at;
+    ``watched``: constant-only parts computed in the kernel's dtype that did not
+    cancel there (they are hoisted, into float64, where they cancel)."""
+
+    signs: tuple[int, ...]
+    watched: tuple[sp.Expr, ...] = ()
+
+    def broken(self, values: Any) -> str | None:
+        """Why the forms do not hold at ``values`` (the formula's constants as
+        given, float64), or None where they do (about 2 us, plus about 10 us per
+        watched part)."""
+        vals = [float(v) for v in values[: len(self.signs)]]
+        signs = tuple((v > 0) - (v < 0) for v in vals)
+        if signs != self.signs:
+            return f"constant signs {self.signs} -> {signs}"
+        if self.watched:
+            wide = [np.float64(v) for v in vals]
+            narrow = [np.float32(v) for v in vals]
+            with np.errstate(all="ignore"):
+                for part, fn in zip(self.watched, self._evaluators):
+                    if _cancels(fn, wide, narrow):
+                        return f"{part} cancels in float32"
+        return None
+
+    @cached_property
+    def _evaluators(self) -> tuple:
+        """The watched parts as the numpy backend evaluates them."""
+        from symnb.backends.numpy_ import _lambdify
+
+        args = tuple(param_symbol(k) for k in range(len(self.signs)))
+        return tuple(_lambdify(part, args) for part in self.watched)
+
+
+def _cancels(fn: Any, wide: list, narrow: list) -> bool:
+    """``constant_parts._cancels`` with the evaluator at hand: whether the part
+    computed in float32 is more than ``constant_parts.LOST`` from its float64
+    value, or not a number where that is one float32 holds."""
+    try:
+        exact, got = fn(*wide), fn(*narrow)
+        if np.ndim(exact) or np.iscomplexobj(exact) or np.iscomplexobj(got):
+            return False
+        exact, got = float(exact), float(got)
+    except Exception:  # noqa: BLE001 - not computable: the part stays as it is
+        return False
+    if not math.isfinite(exact) or abs(exact) > constant_parts._F32_MAX:
+        return False
+    if not math.isfinite(got):
+        return True
+    limit = constant_parts.LOST * max(abs(exact), constant_parts._F32_TINY)
+    return abs(got - exact) > limit
+
+
+def of(forms: tuple, lowered: tuple, dtype: str) -> Assumptions:
+    """The assumptions of a program of one form: ``forms[0]`` as given (its
+    constants), ``lowered`` the forms compiled (hoisted and analysed)."""
+    form = forms[0]
+    n = len(form.params)
+    signs = tuple(int(s) for s in np.sign(np.asarray(form.param_values, float)))
+    watched: dict[sp.Expr, None] = {}
+    if dtype in constant_parts.DTYPES and n:
+        own = frozenset(form.params)
+        for low in lowered:
+            for e in (low.f, low.df, *low.dparams):
+                _watch(e, own, watched)
+    return Assumptions(signs, tuple(watched))
+
+
+def _watch(e: sp.Basic, own: frozenset, found: dict) -> None:
+    """The largest parts of ``e`` in the constants ``own`` alone that could
+    cancel in float32 (``constant_parts._sensitive``)."""
+    if (
+        isinstance(e, sp.Expr)
+        and not e.is_Atom
+        and constant_parts._constant_only(e, own)
+        and not (e.is_Pow and e.exp.is_Number and e.exp < 0)
+        and constant_parts._sensitive(e)
+    ):
+        found.setdefault(e, None)
+        return
+    for a in e.args:
+        if isinstance(a, sp.Basic):
+            _watch(a, own, found)
