@@ -24,7 +24,6 @@ side.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -72,9 +71,7 @@ class Assumptions:
 
 
 def _cancels(fn: Any, wide: list, narrow: list) -> bool:
-    """``constant_parts._cancels`` with the evaluator at hand: whether the part
-    computed in float32 is more than ``constant_parts.LOST`` from its float64
-    value, or not a number where that is one float32 holds."""
+    """``constant_parts._cancels`` with the evaluator at hand."""
     try:
         exact, got = fn(*wide), fn(*narrow)
         if np.ndim(exact) or np.iscomplexobj(exact) or np.iscomplexobj(got):
@@ -82,12 +79,7 @@ def _cancels(fn: Any, wide: list, narrow: list) -> bool:
         exact, got = float(exact), float(got)
     except Exception:  # noqa: BLE001 - not computable: the part stays as it is
         return False
-    if not math.isfinite(exact) or abs(exact) > constant_parts._F32_MAX:
-        return False
-    if not math.isfinite(got):
-        return True
-    limit = constant_parts.LOST * max(abs(exact), constant_parts._F32_TINY)
-    return abs(got - exact) > limit
+    return constant_parts.lost(exact, got)
 
 
 def of(forms: tuple, lowered: tuple, dtype: str) -> Assumptions:

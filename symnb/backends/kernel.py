@@ -370,7 +370,19 @@ class _Checked:
             )
             built.append(program)
         self._program = program
+        self.__dict__["_built_at"] = values if program is not built[0] else None
         self.__dict__.pop("_parts_cache", None)
+
+    def _lowered_forms(self) -> tuple[tuple, tuple]:
+        """(forms, ids) as the program running now was lowered from: code that
+        generates its own kernels from them (``nn.fused``) matches it."""
+        form = self._formulas_with_slots()[0][0].internal
+        at = self.__dict__.get("_built_at")
+        if at is not None:
+            from dataclasses import replace
+
+            form = replace(form, param_values=tuple(float(v) for v in at))
+        return (form,), (0,)
 
     def _given_constants(self) -> list[float]:
         """The constants as last given (float64) where ``params`` still holds their
@@ -847,7 +859,8 @@ class _SingleFormula(_Checked):
         return dict(zip(self._names, vals))
 
     def set_constants(self, **values: float) -> None:
-        """Change constants in place (no re-parse, no recompile)."""
+        """Change constants in place (no re-parse; no recompile unless the
+        program's forms do not hold for them: :meth:`_keep_assumptions`)."""
         owner = f"{self._owner_kind} {self._formula.name!r}"
         check_constants(owner, self._names, values, self.dtype)
         check_domain = getattr(self._formula, "check_domain", None)
@@ -1006,6 +1019,20 @@ class LayerKernel(_Checked):
             cached = (key, *self._layer_with_parts(parts))
             self.__dict__["_parts_cache"] = cached
         return ids, cached[1], cached[2]
+
+    def _lowered_forms(self) -> tuple[tuple, tuple]:
+        """(forms, ids) as the program running now was lowered from (one form per
+        neuron key, :mod:`symnb.backends.layer_assumptions`)."""
+        plan = self.__dict__.get("_plan")
+        if plan is None:
+            return tuple(self.forms), tuple(int(v) for v in self._ids_host)
+        from dataclasses import replace
+
+        forms = tuple(
+            replace(self.forms[key[0]], param_values=values)
+            for key, values in zip(plan.keys, plan.values)
+        )
+        return forms, tuple(int(v) for v in plan.run_ids)
 
     def _run_ids_host(self) -> np.ndarray:
         """Neuron j's form in the program (``ids`` unless its constants moved it:

@@ -185,3 +185,36 @@ def test_loss_constant_moved_to_zero(backend):
     t = np.zeros_like(p)
     assert kernel.value(p, t) == 0.0
     np.testing.assert_array_equal(kernel.gradient(p, t), np.zeros_like(p))
+
+
+@pytest.mark.parametrize("per", ["layer", "neuron"])
+def test_fused_training_step_follows_a_constant_across_zero(per):
+    """The cpp fused training step was generated once from the forms lowered at
+    the compiled constants: a learnable c moved from 1 to 0 gave a NaN loss at a
+    pre-activation of 1e160 (float64) where the generic path's is 0."""
+    from symnb import nn
+    from symnb.backends import status
+
+    if not status("cpp").usable:
+        pytest.skip(f"cpp backend: {status('cpp').reason}")
+    act = symnb.Activation("x*exp(-c*x**2)", c=symnb.learnable(1.0, per=per))
+    models = [
+        nn.MLP(
+            [1, 1, 1],
+            activation=act,
+            loss="mse",
+            backend="cpp",
+            dtype="float64",
+            seed=0,
+            fused=fused,
+        )
+        for fused in (True, False)
+    ]
+    X, y = np.array([[1e160]]), np.array([[1.0]])
+    for model in models:
+        flat = model.get_flat_parameters()
+        assert flat.size == 5
+        model.set_flat_parameters(np.array([1.0, 1e-160, 0.0, 0.0, 0.0]))
+    (lf, gf), (lg, gg) = (m.loss_and_gradient(X, y) for m in models)
+    assert lg == 0.0 and lf == 0.0
+    np.testing.assert_array_equal(gf, gg)
