@@ -985,8 +985,12 @@ class LayerKernel(_Checked):
         dtype: str,
         backend: str,
         device: int | None,
+        plan: Any = None,
     ) -> None:
         self._setup(program, dtype, backend, device)
+        if plan is not None:  # the program's forms per neuron key (compile_layer)
+            self.__dict__["_plan"] = plan
+            self.__dict__["_run_ids"] = self.xp.asarray(plan.run_ids)
         self.activations = list(activations)
         self.n = len(activations)
         self.forms = tuple(forms)  # distinct formulas; column j uses forms[ids[j]]
@@ -1026,13 +1030,9 @@ class LayerKernel(_Checked):
         plan = self.__dict__.get("_plan")
         if plan is None:
             return tuple(self.forms), tuple(int(v) for v in self._ids_host)
-        from dataclasses import replace
+        from symnb.backends import layer_assumptions as la
 
-        forms = tuple(
-            replace(self.forms[key[0]], param_values=values)
-            for key, values in zip(plan.keys, plan.values)
-        )
-        return forms, tuple(int(v) for v in plan.run_ids)
+        return la.run_forms(self.forms, plan), tuple(int(v) for v in plan.run_ids)
 
     def _run_ids_host(self) -> np.ndarray:
         """Neuron j's form in the program (``ids`` unless its constants moved it:
@@ -1067,16 +1067,15 @@ class LayerKernel(_Checked):
         ):
             program = self._program  # the neurons moved between its forms
         else:
-            from dataclasses import replace
-
             from symnb.backends import select
 
-            run = tuple(
-                replace(self.forms[key[0]], param_values=values)
-                for key, values in zip(new.keys, new.values)
-            )
             program = select._build(
-                run, "layer", self.backend, self.dtype.name, self.device, True
+                la.run_forms(self.forms, new),
+                "layer",
+                self.backend,
+                self.dtype.name,
+                self.device,
+                True,
             )[0]
         self.__dict__["_plan"] = new
         self.__dict__["_run_ids"] = self.xp.asarray(new.run_ids)

@@ -6,7 +6,8 @@ constants. The forms are only right for constants like those
 (:mod:`symnb.backends.constant_assumptions`): a neuron whose constant is 0 where
 the first neuron's is 1 (``x*exp(-c*x**2)``: NaN from |x| = 1e20 in float32), or
 whose float32 part ``1 - t`` cancels where the first neuron's does not, computed
-NaN. Here each neuron gets a key (formula, the signs of its constants, which of
+NaN. Here each neuron gets a key (formula, the signs and scales of its constants
+(``constant_assumptions.scale_class``), which of
 the formula's float32-sensitive constant parts cancel at them), and the program
 holds one form per key present, lowered at the first such neuron's constants
 (a :class:`Plan`). ``backends.kernel.LayerKernel`` checks each change of the
@@ -16,14 +17,14 @@ plan (and program, through the caches) only where a neuron left its key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import sympy as sp
 
-from symnb.backends.constant_assumptions import _watch
+from symnb.backends.constant_assumptions import _watch, scale_classes
 from symnb.codegen import constant_parts
 
 
@@ -31,7 +32,7 @@ from symnb.codegen import constant_parts
 class Plan:
     """``keys[r]`` and ``values[r]``: program form r's key and the constants it
     is lowered at (``forms[keys[r][0]]`` with them); ``run_ids[j]``: the program
-    form of neuron j; ``slot_signs``: the sign each entry of ``params`` had in its
+    form of neuron j; ``slot_signs``: the scale class each entry of ``params`` had in its
     neuron's key; ``flags[i]``: for formula i, the cancel flags its neurons had
     (rows in the order of its neurons), or None without sensitive parts;
     ``parts[i]``: formula i's float32-sensitive constant parts."""
@@ -95,7 +96,7 @@ def _columns(form: Any, cols: np.ndarray, offsets: np.ndarray, given: np.ndarray
 def holds(plan: Plan, forms: tuple, ids: np.ndarray, offsets, given) -> bool:
     """Whether every neuron still has the key of the form it runs (``given``:
     the constants as given, float64; without sensitive parts, as held)."""
-    if not np.array_equal(np.sign(given), plan.slot_signs):
+    if not np.array_equal(scale_classes(given), plan.slot_signs):
         return False
     for i, form in enumerate(forms):
         parts = plan.parts[i]
@@ -116,7 +117,7 @@ def plan(
     program form per key present; a key of ``old`` keeps its constants (so its
     lowering comes from the caches), a new one takes its first neuron's (the
     formula's own values where that is its first neuron: the compiled program)."""
-    signs = np.sign(given)
+    signs = scale_classes(given)
     keys: list = []
     values: list = []
     known = {} if old is None else dict(zip(old.keys, old.values))
@@ -146,4 +147,28 @@ def plan(
             run_ids[j] = keys.index(key)
     return Plan(
         tuple(keys), tuple(values), run_ids, signs.copy(), tuple(all_flags), all_parts
+    )
+
+
+def initial(activations: list, forms: tuple, ids: np.ndarray, dtype: str):
+    """(plan, forms to compile) of a layer about to be compiled: neuron j uses
+    ``activations[j]``, of formula ``forms[ids[j]]``, at its own constants."""
+    counts = [len(a.internal.param_names) for a in activations]
+    offsets = np.zeros(len(activations), dtype=np.int64)
+    if len(activations) > 1:
+        offsets[1:] = np.cumsum(counts[:-1])
+    given = np.array(
+        [float(v) for a in activations for v in a.internal.param_values], dtype=float
+    )
+    first = plan(tuple(forms), np.asarray(ids), offsets, given, dtype, None)
+    return first, run_forms(forms, first)
+
+
+def run_forms(forms: tuple, layer_plan: Plan) -> tuple:
+    """The program's forms of ``layer_plan``: formula ``key[0]`` at its values."""
+    return tuple(
+        replace(forms[key[0]], param_values=values)
+        if tuple(forms[key[0]].param_values) != values
+        else forms[key[0]]
+        for key, values in zip(layer_plan.keys, layer_plan.values)
     )

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from symnb import config
-from symnb.backends import constant_assumptions
+from symnb.backends import constant_assumptions, layer_assumptions
 from symnb.backends.base import BackendStatus
 from symnb.backends.kernel import Kernel, LayerKernel, LossKernel
 from symnb.checks import check_flag
@@ -500,9 +500,11 @@ def compile_layer(
             forms.append(a.internal)
         ids[j] = index[sig]
     name, dtype, dev = _prepare(backend, device, dtype, strict)
-    prog, used = _build(tuple(forms), "layer", name, dtype, dev, strict)
+    # one program form per formula and sign/scale of its neurons' constants
+    plan, run = layer_assumptions.initial(acts, tuple(forms), ids, dtype)
+    prog, used = _build(run, "layer", name, dtype, dev, strict)
     return LayerKernel(
-        acts, forms, ids, prog, dtype, used, dev if used == "cuda" else None
+        acts, forms, ids, prog, dtype, used, dev if used == "cuda" else None, plan
     )
 
 

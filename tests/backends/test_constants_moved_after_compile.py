@@ -218,3 +218,29 @@ def test_fused_training_step_follows_a_constant_across_zero(per):
     (lf, gf), (lg, gg) = (m.loss_and_gradient(X, y) for m in models)
     assert lg == 0.0 and lf == 0.0
     np.testing.assert_array_equal(gf, gg)
+
+
+# (text, constant, compiled at, moved to): a constant moved by orders of magnitude
+FAR = [
+    # 0 at x = 0 (float32) where it is 1 - 1/e: the form lowered at lambda = 2
+    ("1 - (1 + lambd*exp(x))**(-1/lambd)", "lambd", 2.0, 1e-8),
+    # inf at x = 3e38 where it is 107
+    ("log(1 + beta*max(0, x))", "beta", 1.0, 1e8),
+]
+
+
+@pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.parametrize("case", FAR, ids=[c[0] for c in FAR])
+def test_a_constant_moved_by_orders_of_magnitude(case, backend):
+    text, name, compiled, moved = case
+    kernel = _quiet_compile(text, backend, "float32", **{name: compiled})
+    kernel.set_constants(**{name: moved})
+    x = np.array([0.0, 0.5, -3.0, 30.0, 1e20, 3e38], dtype=np.float32)
+    mpmath.mp.dps = 60
+    c = mpmath.mpf(moved)
+    f = {
+        FAR[0][0]: lambda v: 1 - (1 + c * mpmath.exp(v)) ** (-1 / c),
+        FAR[1][0]: lambda v: mpmath.log(1 + c * max(0, v)),
+    }[text]
+    ref = np.array([float(f(mpmath.mpf(float(v)))) for v in x])
+    np.testing.assert_allclose(kernel.forward(x), ref, rtol=2e-5, atol=1e-6)
