@@ -195,12 +195,6 @@ class NativeElementwise:
             )
         if not key:
             return self._params_address
-        if self._assumptions is not None and self._assumptions.broken(key):
-            with self._buffers_lock:
-                while len(self._buffers) >= CONSTANT_BUFFERS:
-                    del self._buffers[next(iter(self._buffers))]
-                self._buffers[key] = (None, None)
-            return None
         stored = array.array(self._typecode, key)
         for s, v in zip(stored, key):
             if not math.isfinite(s) or (s == 0.0 and v != 0.0):
@@ -210,6 +204,8 @@ class NativeElementwise:
             held = np.frombuffer(stored, dtype=self.kernel.dtype).astype(np.float64)
             self.kernel._check_domain(held, "params")
         address = stored.buffer_info()[0]
+        if self._assumptions is not None and self._assumptions.broken(key):
+            stored, address = None, None  # (checked: refused values raised above)
         with self._buffers_lock:
             while len(self._buffers) >= CONSTANT_BUFFERS:
                 del self._buffers[next(iter(self._buffers))]
