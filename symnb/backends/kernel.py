@@ -143,6 +143,7 @@ class _Checked:
         else:
             current[...] = self.xp.asarray(host)
         self._remember_given(None, value)
+        self._keep_assumptions()
 
     def write_params(
         self, values: Any, positions: Any = None, *, domain: bool = True
@@ -189,6 +190,7 @@ class _Checked:
         else:
             self._params[positions] = stored
         self._remember_given(positions, vals)
+        self._keep_assumptions()
         if not domain and xp is np:  # finite, checked above: no check at the call
             self.__dict__["_checked_bytes"] = self._params.tobytes()
 
@@ -305,6 +307,7 @@ class _Checked:
             key = params.tobytes()
             if key != self.__dict__.get("_checked_bytes"):
                 self._check_in_place(params)
+                self._keep_assumptions()
                 self.__dict__["_checked_bytes"] = key
         parts = getattr(self._program, "constant_parts", None)
         return self._with_parts(params, parts) if parts else params
@@ -314,9 +317,10 @@ class _Checked:
         parts of the formula that depend only on its constants are computed from
         them (``constant_parts``: 1 - t at t = 0.99999999 is 1e-8, not 1 - 1.0 = 0
         as a float32 ``params`` holds it). Only kernels with such parts keep them."""
-        program = self._program
-        if not (program.constant_parts or getattr(program, "layer_parts", None)):
-            return
+        if not self._params.size:
+            return  # (kept for every kernel with constants: a change may move it
+            # to a program with constant parts, which are computed from them)
+        self.__dict__["_given_key"] = self.__dict__.get("_given_key", 0) + 1
         self.__dict__.pop("_parts_cache", None)
         if type(values).__module__.startswith("cupy"):
             values = values.get()
@@ -331,11 +335,75 @@ class _Checked:
             positions = positions.get()
         given[np.asarray(positions).reshape(-1)] = vals
 
+    def _keep_assumptions(self) -> None:
+        """Run a program whose forms hold at the current constants: the forms
+        were lowered at the constants compiled, and some are wrong for others
+        (:mod:`symnb.backends.constant_assumptions`: a constant moved to 0 or
+        across it, a float32 part that now cancels). Where the current program's
+        assumptions break, one built before for this kernel that holds is taken,
+        else one is built at the current constants (``select.rebuild``, through the
+        caches); a change that keeps them costs a few microseconds."""
+        assumptions = getattr(self._program, "assumptions", None)
+        if assumptions is None:
+            return
+        held = self._host_params().tolist()
+        # (the setter checks, then the next call sees the bytes changed: once)
+        seen = (self._program, held, self.__dict__.get("_given_key"))
+        if seen == self.__dict__.get("_assumed_for"):
+            return
+        if assumptions.watched:  # float32 parts: judged at the values as given
+            values = self._given_constants()
+        else:  # sign and scale: of the values held (a nonzero never rounds to 0)
+            values = held
+        if assumptions.broken(values) is None:
+            self.__dict__["_assumed_for"] = seen
+            return
+        values = self._given_constants()
+        built = self.__dict__.setdefault("_programs_built", [self._program])
+        for program in built:
+            if program.assumptions.broken(values) is None:
+                break
+        else:
+            from symnb.backends import select
+
+            formula = self._formulas_with_slots()[0][0]
+            program = select.rebuild(
+                formula.internal,
+                values,
+                self._program.kind,
+                self.backend,
+                self.dtype.name,
+                self.device,
+            )
+            built.append(program)
+        self._program = program
+        self.__dict__["_built_at"] = values if program is not built[0] else None
+        self.__dict__.pop("_parts_cache", None)
+
+    def _lowered_forms(self) -> tuple[tuple, tuple]:
+        """(forms, ids) as the program running now was lowered from: code that
+        generates its own kernels from them (``nn.fused``) matches it."""
+        form = self._formulas_with_slots()[0][0].internal
+        at = self.__dict__.get("_built_at")
+        if at is not None:
+            from dataclasses import replace
+
+            form = replace(form, param_values=tuple(float(v) for v in at))
+        return (form,), (0,)
+
     def _given_constants(self) -> list[float]:
         """The constants as last given (float64) where ``params`` still holds their
         rounding, else as ``params`` holds them (changed in place)."""
-        held = np.asarray(self._host_params()).astype(np.float64)
+        host = self._host_params()
         given = self.__dict__.get("_given")
+        if given is not None and given.size == host.size <= 8:
+            # a few constants (a Kernel's): in Python, about 3x quicker
+            narrow = self.dtype.type
+            return [
+                g if float(narrow(g)) == h else h
+                for g, h in zip(given.tolist(), host.tolist())
+            ]
+        held = np.asarray(host).astype(np.float64)
         if given is None or given.shape != held.shape:
             return held.tolist()
         with np.errstate(over="ignore", under="ignore"):
@@ -806,7 +874,8 @@ class _SingleFormula(_Checked):
         return dict(zip(self._names, vals))
 
     def set_constants(self, **values: float) -> None:
-        """Change constants in place (no re-parse, no recompile)."""
+        """Change constants in place (no re-parse; no recompile unless the
+        program's forms do not hold for them: :meth:`_keep_assumptions`)."""
         owner = f"{self._owner_kind} {self._formula.name!r}"
         check_constants(owner, self._names, values, self.dtype)
         check_domain = getattr(self._formula, "check_domain", None)
@@ -851,7 +920,8 @@ class Kernel(_SingleFormula):
         x = self._input(x, "x")
         y = self._output(out, x.shape, "out", (x,))
         if x.size:
-            self._program.forward(x, y, self._call_params())
+            params = self._call_params()  # may change the program (assumptions)
+            self._program.forward(x, y, params)
         return y
 
     def backward(self, x: Any, grad: Any, out: Any = None) -> Any:
@@ -861,7 +931,8 @@ class Kernel(_SingleFormula):
         _check_grad_shape(grad, x)
         dx = self._output(out, x.shape, "out", (x, grad))
         if x.size:
-            self._program.backward(x, grad, dx, self._call_params())
+            params = self._call_params()
+            self._program.backward(x, grad, dx, params)
         return dx
 
     def forward_with_derivative(self, x: Any, out: Any = None) -> tuple[Any, Any]:
@@ -872,7 +943,8 @@ class Kernel(_SingleFormula):
         x = self._input(x, "x")
         y, dy = self._pair_outputs(out, x)
         if x.size:
-            self._program.forward_derivative(x, y, dy, self._call_params())
+            params = self._call_params()
+            self._program.forward_derivative(x, y, dy, params)
         return y, dy
 
     def forward_and_backward(
@@ -891,7 +963,8 @@ class Kernel(_SingleFormula):
         _check_grad_shape(grad, x)
         y, dx = self._forward_and_backward_outputs(out, x, grad)
         if x.size:
-            self._program.forward_backward(x, grad, y, dx, self._call_params())
+            params = self._call_params()
+            self._program.forward_backward(x, grad, y, dx, params)
         return y, dx
 
     def constant_gradient(self, x: Any, grad: Any) -> dict[str, float]:
@@ -903,7 +976,8 @@ class Kernel(_SingleFormula):
             return {}
         if x.size == 0:
             return {n: 0.0 for n in self._names}
-        out = self._program.constant_gradient(x, grad, self._call_params())
+        params = self._call_params()
+        out = self._program.constant_gradient(x, grad, params)
         out = out if isinstance(out, np.ndarray) else out.get()
         return dict(zip(self._names, (float(v) for v in out)))
 
@@ -926,8 +1000,12 @@ class LayerKernel(_Checked):
         dtype: str,
         backend: str,
         device: int | None,
+        plan: Any = None,
     ) -> None:
         self._setup(program, dtype, backend, device)
+        if plan is not None:  # the program's forms per neuron key (compile_layer)
+            self.__dict__["_plan"] = plan
+            self.__dict__["_run_ids"] = self.xp.asarray(plan.run_ids)
         self.activations = list(activations)
         self.n = len(activations)
         self.forms = tuple(forms)  # distinct formulas; column j uses forms[ids[j]]
@@ -949,21 +1027,88 @@ class LayerKernel(_Checked):
         """(ids, offsets, params) for a call into the program: with the forms'
         constant parts (``constant_parts``), each neuron's constants followed by
         its parts, computed in float64 from the constants as given."""
-        params = self._call_params()
+        params = self._call_params()  # may change the program (assumptions)
         parts = getattr(self._program, "layer_parts", None)
+        ids = self.__dict__.get("_run_ids", self.ids)
         if not parts:
-            return self.ids, self.offsets, params
+            return ids, self.offsets, params
         key = params.tobytes() if self.xp is np else None
         cached = self.__dict__.get("_parts_cache")
         if cached is None or cached[0] != key:
             cached = (key, *self._layer_with_parts(parts))
             self.__dict__["_parts_cache"] = cached
-        return self.ids, cached[1], cached[2]
+        return ids, cached[1], cached[2]
+
+    def _lowered_forms(self) -> tuple[tuple, tuple]:
+        """(forms, ids) as the program running now was lowered from (one form per
+        neuron key, :mod:`symnb.backends.layer_assumptions`)."""
+        plan = self.__dict__.get("_plan")
+        if plan is None:
+            return tuple(self.forms), tuple(int(v) for v in self._ids_host)
+        from symnb.backends import layer_assumptions as la
+
+        return la.run_forms(self.forms, plan), tuple(int(v) for v in plan.run_ids)
+
+    def _run_ids_host(self) -> np.ndarray:
+        """Neuron j's form in the program (``ids`` unless its constants moved it:
+        :mod:`symnb.backends.layer_assumptions`)."""
+        plan = self.__dict__.get("_plan")
+        return self._ids_host if plan is None else plan.run_ids
+
+    def _keep_assumptions(self) -> None:
+        """Run a program whose forms hold for every neuron's constants
+        (:mod:`symnb.backends.layer_assumptions`): where a neuron's constants
+        left the signs (or float32 cancellations) of the form it runs, the
+        program gets one form per such key, built through the caches; a change
+        that keeps them costs a few microseconds."""
+        if not self._params.size:
+            return
+        from symnb.backends import layer_assumptions as la
+
+        old = self.__dict__.get("_plan")
+        # (the setter checks, then the next call sees the bytes changed: once)
+        held_bytes = self._host_params().tobytes()
+        seen = (self._program, held_bytes, self.__dict__.get("_given_key"))
+        if seen == self.__dict__.get("_assumed_for"):
+            return
+        if old is not None and not any(old.parts):  # signs only: of the values held
+            held = self._host_params()
+            if la.holds(old, self.forms, self._ids_host, self._offsets_host, held):
+                self.__dict__["_assumed_for"] = seen
+                return
+        given = np.asarray(self._given_constants(), dtype=np.float64)
+        at = (self.forms, self._ids_host, self._offsets_host, given, self.dtype.name)
+        if old is not None and any(old.parts) and la.holds(old, *at[:4]):
+            self.__dict__["_assumed_for"] = seen
+            return
+        new = la.plan(*at, old)
+        compiled = tuple((i, f.param_values) for i, f in enumerate(self.forms))
+        if (old is not None and new.keys == old.keys) or (
+            old is None
+            and tuple((k[0], v) for k, v in zip(new.keys, new.values)) == compiled
+        ):
+            program = self._program  # the neurons moved between its forms
+        else:
+            from symnb.backends import select
+
+            program = select._build(
+                la.run_forms(self.forms, new),
+                "layer",
+                self.backend,
+                self.dtype.name,
+                self.device,
+                True,
+            )[0]
+        self.__dict__["_plan"] = new
+        self.__dict__["_run_ids"] = self.xp.asarray(new.run_ids)
+        self._program = program
+        for cached in ("_parts_cache", "_own_positions_cache"):
+            self.__dict__.pop(cached, None)
 
     def _layer_with_parts(self, parts: tuple) -> tuple[Any, Any]:
         """(offsets, params) of the program's layout: neuron j's constants at
         ``offsets[j]``, then the parts of its form (rounded to the dtype)."""
-        ids = self._ids_host
+        ids = self._run_ids_host()
         given = np.array(self._given_constants(), dtype=np.float64)
         counts = np.array([len(a.internal.param_names) for a in self.activations])
         extra = np.array([len(p.exprs) if p else 0 for p in parts])[ids]
@@ -992,7 +1137,9 @@ class LayerKernel(_Checked):
         if pos is None:
             parts = self._program.layer_parts
             counts = [len(a.internal.param_names) for a in self.activations]
-            extra = [len(parts[i].exprs) if parts[i] else 0 for i in self._ids_host]
+            extra = [
+                len(parts[i].exprs) if parts[i] else 0 for i in self._run_ids_host()
+            ]
             pos, at = [], 0
             for k, m in zip(counts, extra):
                 pos += range(at, at + k)
@@ -1194,7 +1341,8 @@ class LayerKernel(_Checked):
         x = self._input2d(x, "x")
         y = self._output(out, x.shape, "out", (x,))
         if x.size:
-            self._program.layer_forward(x, y, *self._layer_args())
+            args = self._layer_args()
+            self._program.layer_forward(x, y, *args)
         return y
 
     def backward(self, x: Any, grad: Any, out: Any = None, *, axis: Any = None) -> Any:
@@ -1206,7 +1354,8 @@ class LayerKernel(_Checked):
         _check_grad_shape(grad, x)
         dx = self._output(out, x.shape, "out", (x, grad))
         if x.size:
-            self._program.layer_backward(x, grad, dx, *self._layer_args())
+            args = self._layer_args()
+            self._program.layer_backward(x, grad, dx, *args)
         return dx
 
     def forward_with_derivative(
@@ -1225,9 +1374,8 @@ class LayerKernel(_Checked):
             last = ax == x.ndim - 1
             y_rows = y.reshape(-1, self.n) if last else self.xp.empty_like(rows)
             d_rows = dy.reshape(-1, self.n) if last else self.xp.empty_like(rows)
-            self._program.layer_forward_derivative(
-                rows, y_rows, d_rows, *self._layer_args()
-            )
+            args = self._layer_args()
+            self._program.layer_forward_derivative(rows, y_rows, d_rows, *args)
             self._unrows(y_rows, x, ax, y)
             self._unrows(d_rows, x, ax, dy)
         return y, dy
@@ -1262,7 +1410,8 @@ class LayerKernel(_Checked):
             # an output that is grad is written last: grad is read by the product
             y_t = xp.empty_like(x) if _overlaps(y, grad) else y
             d_t = xp.empty_like(x) if _overlaps(dx, grad) else dx
-            self._program.layer_forward_derivative(x, y_t, d_t, *self._layer_args())
+            args = self._layer_args()
+            self._program.layer_forward_derivative(x, y_t, d_t, *args)
             xp.multiply(d_t, grad, out=d_t)
             if d_t is not dx:
                 dx[...] = d_t
@@ -1280,7 +1429,8 @@ class LayerKernel(_Checked):
         _check_grad_shape(grad, x)
         if self.params.size == 0 or x.size == 0:
             return np.zeros(self.params.size, dtype=np.float64)
-        out = self._program.layer_constant_gradient(x, grad, *self._layer_args())
+        args = self._layer_args()
+        out = self._program.layer_constant_gradient(x, grad, *args)
         return self._own_slots(out if isinstance(out, np.ndarray) else out.get())
 
     __call__ = forward
@@ -1329,14 +1479,16 @@ class LossKernel(_SingleFormula):
         if p.size == 0:
             warnings.warn("loss of empty arrays is NaN", RuntimeWarning, stacklevel=2)
             return float("nan")
-        return self._program.loss_value(p, t, self._call_params()) / p.size
+        params = self._call_params()  # may change the program (assumptions)
+        return self._program.loss_value(p, t, params) / p.size
 
     def gradient(self, y_pred: Any, y_true: Any, out: Any = None) -> Any:
         """Gradient of the mean loss w.r.t. y_pred (as autograd gives it)."""
         p, t = self._pair(y_pred, y_true)
         g = self._output(out, p.shape, "out", (p, t))
         if p.size:
-            self._program.loss_gradient(p, t, g, self._call_params(), 1.0 / p.size)
+            params = self._call_params()
+            self._program.loss_gradient(p, t, g, params, 1.0 / p.size)
         return g
 
     __call__ = value

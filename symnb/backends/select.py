@@ -12,11 +12,13 @@ import importlib
 import threading
 import warnings
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from symnb import config
+from symnb.backends import constant_assumptions, layer_assumptions
 from symnb.backends.base import BackendStatus
 from symnb.backends.kernel import Kernel, LayerKernel, LossKernel
 from symnb.checks import check_flag
@@ -295,18 +297,34 @@ def _built(forms: tuple, kind: str, backend: str, dtype: str, device: int | None
     from symnb.robust import engine
 
     module = _module(backend)
+    given = forms
     # the parts that cancel in float32 are hoisted before the analysis, so the form
     # analysed is the one compiled (after it, the kernels' common subexpressions
     # changed from the analysed form's: the Charbonnier loss's f' overflowed)
     forms, parts = _hoisted(forms, kind, dtype)
     if kind != "elementwise" or backend not in _LAZY_GRADIENTS:
-        prog = module.build(engine.lower_all(forms, dtype), kind, dtype, device)
-        return _with_parts(prog, parts)
-    values = engine.lower_all(forms, dtype, gradients=False)
-    prog = module.build(
-        values, kind, dtype, device, whole=lambda: engine.lower_all(forms, dtype)
-    )
+        lowered = engine.lower_all(forms, dtype)
+        prog = module.build(lowered, kind, dtype, device)
+    else:
+        lowered = engine.lower_all(forms, dtype, gradients=False)
+        prog = module.build(
+            lowered, kind, dtype, device, whole=lambda: engine.lower_all(forms, dtype)
+        )
+    if kind != "layer" and given[0].params:
+        # what the forms assume of the constants: a kernel whose constants break
+        # it runs a program built for them (:func:`rebuild`)
+        prog.assumptions = constant_assumptions.of(given, lowered, dtype)
     return _with_parts(prog, parts)
+
+
+def rebuild(form: Any, values: Any, kind: str, backend: str, dtype: str, device: Any):
+    """The Program of ``form`` (one formula's internal form) lowered at the
+    constants ``values`` (float64, as given) on ``backend``, for a kernel whose
+    constants moved where its program's forms do not hold
+    (:mod:`symnb.backends.constant_assumptions`); from the in-process or disk
+    cache where built before."""
+    moved = replace(form, param_values=tuple(float(v) for v in values))
+    return _build((moved,), kind, backend, dtype, device, strict=True)[0]
 
 
 def _hoisted(forms: tuple, kind: str, dtype: str) -> tuple[tuple, Any]:
@@ -482,9 +500,11 @@ def compile_layer(
             forms.append(a.internal)
         ids[j] = index[sig]
     name, dtype, dev = _prepare(backend, device, dtype, strict)
-    prog, used = _build(tuple(forms), "layer", name, dtype, dev, strict)
+    # one program form per formula and sign/scale of its neurons' constants
+    plan, run = layer_assumptions.initial(acts, tuple(forms), ids, dtype)
+    prog, used = _build(run, "layer", name, dtype, dev, strict)
     return LayerKernel(
-        acts, forms, ids, prog, dtype, used, dev if used == "cuda" else None
+        acts, forms, ids, prog, dtype, used, dev if used == "cuda" else None, plan
     )
 
 

@@ -20,9 +20,10 @@ is; every other form is compiled as before. Not hoisted: reciprocals ``c**-n`` (
 bases are), parts whose float64 value overflows float32, and parts the float64
 evaluator cannot compute.
 
-Limits: the decision is made at the constants compiled (as the engine's analysis is):
-a kernel compiled at t = 0.5 and moved to 0.99999999 computes ``1 - t`` in float32.
-A layer decides per form at the constants of its first neuron of that form. The
+The decision is made at the constants compiled (as the engine's analysis is); the
+kernel objects watch the parts left in the kernel and run a program built for
+constants where one of them cancels (``backends.constant_assumptions``; a layer:
+per neuron, ``backends.layer_assumptions``). Limits: the
 fused training step (``codegen.train_step``), ``to_source`` headers and ``to_jax``
 compute the parts in the dtype; ``interop.native`` leaves such kernels to the Kernel
 API.
@@ -152,10 +153,15 @@ def _cancels(e: sp.Expr, values: tuple) -> bool:
     :data:`LOST` (relative) from its float64 value, or not a number where that is
     one float32 holds: 1 - t at t = 0.99999999 is 0 there, 1e-8 in float64."""
     exact = _value(e, values, np.float64)
-    if exact is None or not np.isfinite(exact) or abs(exact) > _F32_MAX:
-        return False
-    got = _value(e, values, np.float32)
-    if got is None:
+    got = None if exact is None else _value(e, values, np.float32)
+    return exact is not None and got is not None and lost(exact, got)
+
+
+def lost(exact: float, got: float) -> bool:
+    """Whether ``got`` (a part computed in float32) lost the part's float64 value
+    ``exact``: more than :data:`LOST` (relative) from it, or not a number where
+    ``exact`` is one float32 holds."""
+    if not np.isfinite(exact) or abs(exact) > _F32_MAX:
         return False
     if not np.isfinite(got):
         return True

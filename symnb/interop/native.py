@@ -68,6 +68,10 @@ class NativeElementwise:
         self._forward = _bind(self._lib, "symnb_forward", [_P, _P, _I64, _P])
         self._backward = _bind(self._lib, "symnb_backward", [_P, _P, _P, _I64, _P])
         self._params = kernel.params  # written in place by the checked setter
+        # what the library's forms assume of the constants (a sign, a float32
+        # part that does not cancel): vectors that break it go through the Kernel
+        # API, which runs a program built for them (constants_address gives None)
+        self._assumptions = getattr(kernel._program, "assumptions", None)
         self._params_address = self._params.__array_interface__["data"][0]
         # a library formula with domain tests on its constants (softplus's beta
         # != 0): every new vector is tested as the checked setter tests it (the
@@ -166,14 +170,16 @@ class NativeElementwise:
             self.kernel.params = values  # refuses non-finite / not representable
             self._last = listed
 
-    def constants_address(self, values: Sequence[float]) -> int:
+    def constants_address(self, values: Sequence[float]) -> int | None:
         """The address of ``values`` (one float per constant, in ``params`` order)
         stored in the kernel's dtype: the ``constants`` argument of the calls below.
 
         Checked like the ``params`` setter (a value that is not finite, not
         representable in the kernel's dtype or outside a library formula's domain
         is a ``FormulaError`` naming the constant, and ``params`` is left as it
-        was). Buffers are cached by value, so a
+        was). None where the library's forms do not hold at ``values``
+        (:mod:`symnb.backends.constant_assumptions`: a constant moved to 0 or
+        across it): call the ``Kernel`` API then. Buffers are cached by value, so a
         module's forward and backward check once; an address stays valid until
         :data:`CONSTANT_BUFFERS` other vectors have been asked for, and in any case
         until the calling thread asks for another vector."""
@@ -198,6 +204,8 @@ class NativeElementwise:
             held = np.frombuffer(stored, dtype=self.kernel.dtype).astype(np.float64)
             self.kernel._check_domain(held, "params")
         address = stored.buffer_info()[0]
+        if self._assumptions is not None and self._assumptions.broken(key):
+            stored, address = None, None  # (checked: refused values raised above)
         with self._buffers_lock:
             while len(self._buffers) >= CONSTANT_BUFFERS:
                 del self._buffers[next(iter(self._buffers))]

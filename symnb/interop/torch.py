@@ -304,8 +304,10 @@ def _forward_impl(x: Tensor, constants: Tensor, handle: int, dim: int) -> Tensor
     xc = _in_layout(x, y)
     if entry.kind == "elementwise" and x.is_cpu:
         native = entry.native(xc.dtype)
-        if native is not None:  # elementwise: memory order does not matter
-            pc = native.constants_address(constants.tolist())
+        # elementwise: memory order does not matter; no address where the native
+        # library's forms do not hold at these constants (the Kernel API then)
+        pc = None if native is None else native.constants_address(constants.tolist())
+        if pc is not None:
             if y.numel():
                 native.forward(xc.data_ptr(), y.data_ptr(), y.numel(), pc)
             return y if y.dtype == x.dtype else y.to(x.dtype)
@@ -344,7 +346,8 @@ def _backward_impl(
     gc = _in_layout(grad, dx)
     if entry.kind == "elementwise" and x.is_cpu:
         native = entry.native(xc.dtype)
-        if native is not None:
+        pc = None if native is None else native.constants_address(constants.tolist())
+        if pc is not None:
             return _native_backward(native, x, xc, gc, dx, constants, constants_grad)
     kernel = entry.kernel(xc.device, xc.dtype)
     # a layer's feature axis ``dim`` is read in place (C++: plane by plane)

@@ -34,6 +34,7 @@ from symnb.codegen.train_step import (
     StepSpec,
     render_train_step,
 )
+from symnb.errors import FormulaError
 
 from .losses import ElementwiseLoss, SoftmaxCrossEntropy
 
@@ -94,6 +95,23 @@ def unsupported_reason(model: Any) -> str | None:
     return None
 
 
+def _kernel_programs(model: Any) -> list:
+    """The programs the model's kernels run now, after following their constants
+    (changed in place by the step: ``Kernel._call_params``)."""
+    kernels = [layer.activation.kernel for layer in model.layers if layer.activation]
+    loss_kernel = getattr(model._loss, "kernel", None)
+    if loss_kernel is not None:
+        kernels.append(loss_kernel)
+    out = []
+    for kernel in kernels:
+        try:
+            kernel._call_params()
+        except FormulaError:  # not finite: fit reports the divergence itself
+            pass
+        out.append(kernel._program)
+    return out
+
+
 def build_spec(model: Any) -> StepSpec:
     """The :class:`StepSpec` of ``model`` (see :func:`unsupported_reason` first)."""
     from symnb.robust import lower_all  # the forms as the kernels compile them
@@ -108,14 +126,16 @@ def build_spec(model: Any) -> StepSpec:
         kw: dict[str, Any] = {}
         if la is not None:
             kernel = la.kernel
+            # the forms as the kernel's program now runs them: lowered for its
+            # constants' signs (backends.constant_assumptions); ``stale`` sees
+            # the kernel move to another program
+            forms, run_ids = kernel._lowered_forms()
             if la.elementwise:
-                forms = (kernel.activation.internal,)
                 ids = (0,) * fo
                 offsets = (0,) * fo
                 n_params = int(kernel.params.size)
             else:
-                forms = tuple(kernel.forms)
-                ids = tuple(int(v) for v in kernel.ids)
+                ids = run_ids
                 offsets = tuple(int(v) for v in kernel.offsets)
                 n_params = int(kernel.params.size)
             forms = lower_all(forms, model.dtype.name)  # numerical robustness
@@ -144,7 +164,8 @@ def build_spec(model: Any) -> StepSpec:
     if isinstance(loss, SoftmaxCrossEntropy):
         loss_kind, loss_form, eps = "softmax", None, loss.label_smoothing
     else:
-        loss_kind, loss_form, eps = "elementwise", loss.kernel.loss.internal, 0.0
+        loss_form = loss.kernel._lowered_forms()[0][0]
+        loss_kind, eps = "elementwise", 0.0
         loss_form = lower_all((loss_form,), model.dtype.name)[0]
     return StepSpec(
         chunk_rows=int(train_step.CHUNK_ROWS),
@@ -167,6 +188,7 @@ class FusedStep:
     def __init__(self, model: Any) -> None:
         from symnb.backends import cpp
 
+        self._programs = _kernel_programs(model)  # (before: follows the constants)
         self.spec = build_spec(model)
         self.source = render_train_step(self.spec)
         status = cpp.probe()
@@ -245,9 +267,14 @@ class FusedStep:
     def stale(self, model: Any) -> bool:
         """Whether something baked into the code changed since it was generated."""
         loss = model._loss
-        if isinstance(loss, SoftmaxCrossEntropy):
-            return loss.label_smoothing != self.spec.label_smoothing
-        return False
+        smoothing = getattr(loss, "label_smoothing", None)
+        if isinstance(loss, SoftmaxCrossEntropy) and smoothing != (
+            self.spec.label_smoothing
+        ):
+            return True
+        # a learnable constant that crossed 0 (or made a float32 part cancel)
+        # moved its kernel to forms lowered for it: the step follows
+        return _kernel_programs(model) != self._programs
 
     # -- set up ------------------------------------------------------------------
     def _ensure_rows(self, rows: int) -> None:
