@@ -360,7 +360,13 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
             label = {"symnb_f": "f", "symnb_df": "df"}.get(n, f"dconstants[{n[8:]}]")
             what = f"{label} of activation {activation.name!r}"
             _scalars_only(fn, what, names)
-            _keywords_by_name(fn, what, dict(zip(names, params)))
+            # bind()'s functions: x only
+            note = (
+                "; bind() fixed the constants"
+                if len(names) < len(form.params) + 1
+                else ""
+            )
+            _keywords_by_name(fn, what, dict(zip(names, params)), note)
     return NumbaActivation(
         f=fns["symnb_f"],
         df=fns["symnb_df"],
@@ -419,7 +425,7 @@ def _scalars_only(dispatcher: Any, what: str, names: tuple) -> None:
 _KEYWORDS_CHECKED: dict = {}
 
 
-def _keywords_by_name(dispatcher: Any, what: str, params: dict) -> None:
+def _keywords_by_name(dispatcher: Any, what: str, params: dict, note: str = "") -> None:
     """Keyword arguments from Python by the constants' names: numba folds keywords
     into positions in C and answered a misspelt one (or a constant whose parameter
     is c<k>, see parameter_names) with a bare "some keyword arguments unexpected".
@@ -431,22 +437,39 @@ def _keywords_by_name(dispatcher: Any, what: str, params: dict) -> None:
     if cls is None:
 
         def __call__(*args: Any, **kws: Any) -> Any:
-            # no named self: a constant may be called self
-            if kws:
-                kws = args[0]._symnb_keywords(kws)
+            # no named self: a constant may be called self; f(x) checks nothing
+            if kws or len(args) != 2:
+                kws = args[0]._symnb_keywords(len(args) - 1, kws)
             return base.__call__(*args, **kws)
 
         cls = type(base.__name__, (base,), {"__call__": __call__})
         _KEYWORDS_CHECKED[base] = cls
     accepted = {**params, **{p: p for p in params.values()}}
 
-    def rename(kws: dict) -> dict:
+    arguments = f"{', '.join(params)} (by position or by these names)"
+
+    def rename(positional: int, kws: dict) -> dict:
         unknown = [k for k in kws if k not in accepted]
         if unknown:
             raise TypeError(
                 f"{what}: unknown keyword argument {unknown[0]!r}; the arguments are "
-                f"{', '.join(params)} (by position or by these names)"
+                f"{arguments}"
             )
+        # numba's own words were "too many arguments: expected 2, got 3" and "not
+        # enough arguments: expected at least 1, got 0", naming no function
+        if positional > len(params):
+            raise TypeError(
+                f"{what} takes at most {len(params)} argument(s), got {positional} by "
+                f"position; the arguments are {arguments}{note}"
+            )
+        twice = [k for k in kws if accepted[k] in list(params.values())[:positional]]
+        if twice:  # numba's words: "some keyword arguments unexpected"
+            raise TypeError(
+                f"{what}: {twice[0]!r} was given by position and by name; the "
+                f"arguments are {arguments}"
+            )
+        if positional == 0 and "x" not in kws:
+            raise TypeError(f"{what}: x is missing; the arguments are {arguments}")
         return {accepted[k]: v for k, v in kws.items()}
 
     dispatcher._symnb_keywords = rename

@@ -129,3 +129,48 @@ def test_first_derivatives_are_unchanged(x64):
     np.testing.assert_array_equal(
         np.asarray(jax.vmap(jax.grad(f))(xs)), np.asarray(f.derivative(xs))
     )
+
+
+# ---------------------------------------------------------------- to_numba calls
+
+
+@pytest.fixture(scope="module")
+def swish_numba():
+    pytest.importorskip("numba")
+    act = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.3)
+    return act.to_numba()
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        # numba's words: "too many arguments: expected 2, got 3"
+        (lambda fns: fns.f(0.7, 2.0, 3.0), r"f of activation 'swish' takes at most 2"),
+        (
+            lambda fns: fns.dconstants[0](0.7, 2.0, 3.0),
+            r"dconstants\[0\] of .*at most 2",
+        ),
+        # "not enough arguments: expected at least 1, got 0"
+        (lambda fns: fns.f(), r"f of activation 'swish': x is missing; .*x, beta"),
+        (lambda fns: fns.df(beta=2.0), r"df of activation 'swish': x is missing"),
+        # "some keyword arguments unexpected"
+        (lambda fns: fns.f(0.7, x=0.5), r"'x' was given by position and by name"),
+        (lambda fns: fns.f(0.7, 2.0, beta=2.0), r"'beta' was given by position"),
+        # "too many arguments: expected 1, got 2"
+        (lambda fns: fns.bind(beta=2.0).f(0.7, 3.0), r"at most 1 .*bind\(\) fixed"),
+    ],
+)
+def test_numba_wrong_argument_counts_name_the_function(swish_numba, call, message):
+    with pytest.raises(TypeError, match=message):
+        call(swish_numba)
+
+
+def test_numba_right_calls_still_compute(swish_numba):
+    def ref(x, beta=1.3):
+        return x / (1.0 + np.exp(-beta * x))
+
+    fns = swish_numba
+    assert fns.f(0.7) == pytest.approx(ref(0.7), rel=1e-14)
+    assert fns.f(0.7, 2.0) == pytest.approx(ref(0.7, 2.0), rel=1e-14)
+    assert fns.f(x=0.7, beta=2.0) == pytest.approx(ref(0.7, 2.0), rel=1e-14)
+    assert fns.bind(beta=2.0).f(x=0.7) == pytest.approx(ref(0.7, 2.0), rel=1e-14)
