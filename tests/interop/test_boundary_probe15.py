@@ -174,3 +174,38 @@ def test_numba_right_calls_still_compute(swish_numba):
     assert fns.f(0.7, 2.0) == pytest.approx(ref(0.7, 2.0), rel=1e-14)
     assert fns.f(x=0.7, beta=2.0) == pytest.approx(ref(0.7, 2.0), rel=1e-14)
     assert fns.bind(beta=2.0).f(x=0.7) == pytest.approx(ref(0.7, 2.0), rel=1e-14)
+
+
+def test_numba_constants_passed_from_python_are_checked_as_bind_checks():
+    # before: softplus f(0.5, beta=0) was inf, hardtanh with min_val > max_val
+    # -2.0, a NaN constant NaN, without a word (bind() and the kernels refuse them)
+    pytest.importorskip("numba")
+    from symnb.errors import FormulaError
+
+    softplus = symnb.activation("softplus").to_numba()
+    with pytest.raises(FormulaError, match="beta must not be 0"):
+        softplus.f(0.5, beta=0.0)
+    with pytest.raises(FormulaError, match="beta must not be 0"):
+        softplus.df(0.5, 0.0)
+    with pytest.raises(FormulaError, match="beta must not be 0"):
+        softplus.dconstants[0](0.5, 0.0)
+    with pytest.raises(FormulaError, match="constant 'beta' must be finite"):
+        softplus.f(0.5, beta=float("nan"))
+    hardtanh = symnb.activation("hardtanh").to_numba()
+    with pytest.raises(FormulaError, match="min_val must not be greater"):
+        hardtanh.f(0.5, min_val=2.0, max_val=-2.0)
+    # PyTorch's Softplus(beta=2): log1p(exp(beta x)) / beta
+    assert softplus.f(0.5, beta=2.0) == pytest.approx(np.log1p(np.e) / 2, rel=1e-14)
+    assert hardtanh.f(3.0, -2.0, 2.0) == 2.0
+
+
+def test_numba_integer_beyond_64_bits_after_a_compiled_call(swish_numba):
+    # the first call's check named it; once a signature was compiled numba
+    # answered "int too big to convert"
+    fns = symnb.Activation("x*x").to_numba()
+    assert fns.f(3) == 9.0
+    with pytest.raises(TypeError, match="x is an integer beyond 64 bits"):
+        fns.f(2**70)
+    assert swish_numba.f(0.5, 2) == pytest.approx(0.5 / (1 + np.exp(-1.0)), rel=1e-14)
+    with pytest.raises(TypeError, match="beta is an integer beyond 64 bits"):
+        swish_numba.f(0.5, 2**70)
