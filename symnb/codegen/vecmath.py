@@ -414,9 +414,9 @@ EXP_NEG_HL
     const float f2 = f * f;
     const float p = PPOLY;
     /* log1p(f + fl) = log1p(f) + fl / (1 + f), the quotient to second order */
-    const float small = f2 * (f * p - 0.5F) + fl * (1.0F - f + f2);
+    const float lo_sum = f2 * (f * p - 0.5F) + fl * (1.0F - f + f2);
     const float ah = sg * (hi ? 0.693145751953125F + f : f);
-    const float al = sg * (hi ? small + 1.42860677e-6F : small);
+    const float al = sg * (hi ? lo_sum + 1.42860677e-6F : lo_sum);
     const float h = a + ah;
     const float bv = h - a;
     const float err = (a - (h - bv)) + (ah - bv);  /* a + ah = h + err */

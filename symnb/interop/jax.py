@@ -29,6 +29,7 @@ from symnb.codegen.printer import ProductsAsKernels
 from symnb.errors import FormulaError
 from symnb.interop import require
 from symnb.interop.jax_gamma import digamma, trigamma
+from symnb.interop.jax_second import derivative_faces, tangent
 from symnb.interop.jax_zero import FLIPPED, compare_zero, sign
 from symnb.interop.literals import big_integer
 from symnb.interop.wide import jax_wide, wide_factors
@@ -418,6 +419,36 @@ def to_jax(activation: Any) -> Any:
         # NaN in -> NaN out; also broadcasts constant results (e.g. f' = 1) to x
         return jnp.where(jnp.isnan(x), x, r)
 
+    second: list = []  # derivative_faces(activation), built at the second order
+
+    def first(k: int) -> Any:
+        """f' (k = 0) or df/dc_(k-1) at (x, ok = where f is not NaN, *constants):
+        the lowering's value, differentiated by symnb (jax_second)."""
+
+        def lowered(x: Any, ok: Any, *c: Any) -> Any:
+            _, df_raw, dc_raw = raw(x.dtype)
+            return guard(x, (df_raw if k == 0 else dc_raw[k - 1])(x, *c, ok))
+
+        @jax.custom_jvp
+        def value(x: Any, ok: Any, *c: Any) -> Any:
+            return lowered(x, ok, *c)
+
+        @value.defjvp
+        def value_jvp(primals: tuple, tangents: tuple) -> tuple:
+            x, ok, *c = primals
+            tx, _, *tc = tangents
+            if not second:
+                second.append(derivative_faces(activation))
+            if isinstance(second[0], str):  # not a formula: JAX's autodiff
+                return jax.jvp(lambda x, *c: lowered(x, ok, *c), (x, *c), (tx, *tc))
+            y = value(x, ok, *c)
+            face, idx = second[0][k]
+            return y, tangent(face, idx, (x, *c), (tx, *tc), y)
+
+        return value
+
+    firsts = [first(k) for k in range(len(names) + 1)]
+
     @jax.custom_jvp
     def core(x: Any, *c: Any) -> Any:
         return guard(x, raw(x.dtype)[0](x, *c))
@@ -426,12 +457,11 @@ def to_jax(activation: Any) -> Any:
     def core_jvp(primals: tuple, tangents: tuple) -> tuple:
         x, *c = primals
         tx, *tc = tangents
-        _, df_raw, dc_raw = raw(x.dtype)
         y = core(x, *c)
         ok = ~jnp.isnan(y)
-        t = guard(x, df_raw(x, *c, ok)) * tx
-        for dck, tck in zip(dc_raw, tc):
-            t = t + guard(x, dck(x, *c, ok)) * tck
+        t = firsts[0](x, ok, *c) * tx
+        for dck, tck in zip(firsts[1:], tc):
+            t = t + dck(x, ok, *c) * tck
         return y, t
 
     def _args(x: Any, constants: dict) -> tuple:
@@ -488,9 +518,8 @@ def to_jax(activation: Any) -> Any:
 
     def derivative(x: Any, **constants: Any) -> Any:
         x, cs, out = _args(x, constants)
-        f_raw, df_raw, _ = raw(x.dtype)
-        ok = ~jnp.isnan(guard(x, f_raw(x, *cs)))
-        return guard(x, df_raw(x, *cs, ok)).astype(out)
+        ok = ~jnp.isnan(guard(x, raw(x.dtype)[0](x, *cs)))
+        return firsts[0](x, ok, *cs).astype(out)
 
     name = activation.name if activation.name.isidentifier() else "f"
     doc = f"symnb activation {activation.name!r}: {activation.text}"
@@ -499,6 +528,7 @@ def to_jax(activation: Any) -> Any:
         derivative, activation, "derivative", f"{name}_derivative", f"f' of {doc}"
     )
     face.constant_names = names
+    face.core = core  # core(x, *constants in order) in the compute dtype
     return face
 
 

@@ -360,7 +360,14 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
             label = {"symnb_f": "f", "symnb_df": "df"}.get(n, f"dconstants[{n[8:]}]")
             what = f"{label} of activation {activation.name!r}"
             _scalars_only(fn, what, names)
-            _keywords_by_name(fn, what, dict(zip(names, params)))
+            # bind()'s functions: x only
+            note = (
+                "; bind() fixed the constants"
+                if len(names) < len(form.params) + 1
+                else ""
+            )
+            check = None if bound is not None else _constant_check(activation)
+            _keywords_by_name(fn, what, dict(zip(names, params)), note, check)
     return NumbaActivation(
         f=fns["symnb_f"],
         df=fns["symnb_df"],
@@ -373,6 +380,33 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
         source=source,
         _activation=activation,
     )
+
+
+def _constant_check(activation: Any) -> Any:
+    """``check(values)`` for constants passed to the functions from Python: the
+    checks of ``bind`` (finite, softplus's beta != 0, hardtanh's min_val <=
+    max_val, ...): ``f(0.5, beta=0.0)`` was softplus inf and ``f(0.5,
+    min_val=2.0, max_val=-2.0)`` hardtanh -2.0 without a word, where ``bind``
+    and the kernels refuse them. Values other than plain real numbers are left
+    to :func:`_scalars_only`'s message; calls inside ``njit`` code are not
+    checked (numba compiles them without this hook)."""
+    owner = f"activation {activation.name!r}"
+    names = tuple(activation.internal.param_names)
+
+    def plain(v: Any) -> bool:
+        if isinstance(v, (bool, np.bool_)):
+            return False
+        if isinstance(v, (int, np.integer)):
+            return -(2**63) <= int(v) < 2**64  # beyond: _scalars_only names it
+        return isinstance(v, (float, np.floating)) and not isinstance(v, np.float16)
+
+    def check(values: dict) -> None:
+        numbers = {k: v for k, v in values.items() if plain(v)}
+        if numbers:
+            check_constants(owner, names, numbers, np.dtype(np.float64))
+            activation.check_domain(numbers)
+
+    return check
 
 
 def _scalars_only(dispatcher: Any, what: str, names: tuple) -> None:
@@ -419,37 +453,85 @@ def _scalars_only(dispatcher: Any, what: str, names: tuple) -> None:
 _KEYWORDS_CHECKED: dict = {}
 
 
-def _keywords_by_name(dispatcher: Any, what: str, params: dict) -> None:
+def _keywords_by_name(
+    dispatcher: Any,
+    what: str,
+    params: dict,
+    note: str = "",
+    check: Any = None,
+) -> None:
     """Keyword arguments from Python by the constants' names: numba folds keywords
     into positions in C and answered a misspelt one (or a constant whose parameter
     is c<k>, see parameter_names) with a bare "some keyword arguments unexpected".
     The dispatcher becomes an instance of a subclass whose ``__call__`` renames the
     keywords or names the unknown one and the known ones; numba types it as its
-    base class inside ``njit`` code."""
+    base class inside ``njit`` code. ``check(values)``: called with the constants
+    a Python call passes (by their names), to refuse what the kernels refuse."""
     base = type(dispatcher)
     cls = _KEYWORDS_CHECKED.get(base)
     if cls is None:
 
         def __call__(*args: Any, **kws: Any) -> Any:
-            # no named self: a constant may be called self
-            if kws:
-                kws = args[0]._symnb_keywords(kws)
-            return base.__call__(*args, **kws)
+            # no named self: a constant may be called self; f(x) checks nothing
+            if kws or len(args) != 2:
+                kws = args[0]._symnb_keywords(args[1:], kws)
+            try:
+                return base.__call__(*args, **kws)
+            except OverflowError:
+                # an int beyond 64 bits once a signature was compiled: numba's
+                # bare "int too big to convert" (the first call: _scalars_only)
+                args[0]._symnb_too_big(args[1:], kws)
+                raise
 
         cls = type(base.__name__, (base,), {"__call__": __call__})
         _KEYWORDS_CHECKED[base] = cls
     accepted = {**params, **{p: p for p in params.values()}}
 
-    def rename(kws: dict) -> dict:
+    arguments = f"{', '.join(params)} (by position or by these names)"
+
+    user = {p: n for n, p in params.items()}  # parameter -> constant name
+
+    def rename(args: tuple, kws: dict) -> dict:
+        positional = len(args)
         unknown = [k for k in kws if k not in accepted]
         if unknown:
             raise TypeError(
                 f"{what}: unknown keyword argument {unknown[0]!r}; the arguments are "
-                f"{', '.join(params)} (by position or by these names)"
+                f"{arguments}"
             )
-        return {accepted[k]: v for k, v in kws.items()}
+        # numba's own words were "too many arguments: expected 2, got 3" and "not
+        # enough arguments: expected at least 1, got 0", naming no function
+        if positional > len(params):
+            raise TypeError(
+                f"{what} takes at most {len(params)} argument(s), got {positional} by "
+                f"position; the arguments are {arguments}{note}"
+            )
+        twice = [k for k in kws if accepted[k] in list(params.values())[:positional]]
+        if twice:  # numba's words: "some keyword arguments unexpected"
+            raise TypeError(
+                f"{what}: {twice[0]!r} was given by position and by name; the "
+                f"arguments are {arguments}"
+            )
+        if positional == 0 and "x" not in kws:
+            raise TypeError(f"{what}: x is missing; the arguments are {arguments}")
+        kws = {accepted[k]: v for k, v in kws.items()}
+        if check is not None:
+            given = {**dict(zip(params.values(), args)), **kws}
+            given.pop("x", None)
+            check({user[p]: v for p, v in given.items()})
+        return kws
+
+    def too_big(args: tuple, kws: dict) -> None:
+        given = {**dict(zip(params.values(), args)), **kws}
+        for p, v in given.items():
+            if isinstance(v, int) and not -(2**63) <= v < 2**64:
+                raise TypeError(
+                    f"{what}: {user[p]} is an integer beyond 64 bits ({v:.3e}); "
+                    f"pass it as a float, e.g. float({user[p]})"
+                ) from None
 
     dispatcher._symnb_keywords = rename
+    dispatcher._symnb_too_big = too_big
     dispatcher.__class__ = cls
 
 
