@@ -665,9 +665,9 @@ def vanishing_term_candidates(
         if len(keep) == len(terms):
             inner = _inner_sum_without_nan(branch, pts)
             return inner if inner is not None else _dominant_terms(terms, pts)
-        if not keep:
-            # every term NaN: a sum inside them may be what goes (a chain rule's
-            # factor), else the value 0
+        if not keep and not ok_at(sp.Integer(0), pts).all():
+            # every term NaN and the value is not 0 there: a sum inside them may be
+            # what goes (a chain rule's factor)
             inner = _inner_sum_without_nan(branch, pts)
             if inner is not None:
                 return inner
@@ -704,7 +704,9 @@ def vanishing_term_candidates(
                     "the terms of an inner sum that vanish there are left out (each "
                     "is inf*0 or inf/inf before the result overflows)"
                 )
-                return branch.xreplace({node: sp.Add(*keep)}), note
+                alt = branch.xreplace({node: sp.Add(*keep)})
+                if _nan_free(alt, pts):
+                    return alt, note
         return None
 
     def _dominant_terms(terms, pts):
@@ -726,7 +728,14 @@ def vanishing_term_candidates(
             "the terms negligible there are left out (below 2**-80 of the largest; "
             "they overflowed with the opposite sign, inf - inf)"
         )
-        return sp.Add(*keep), note
+        alt = sp.Add(*keep)
+        return (alt, note) if _nan_free(alt, pts) else None
+
+    def _nan_free(alt, pts):
+        # the reduced form must at least be a number at every failing point (2*x*c
+        # for 2*x*c/(c*x**2 + 1) at c = 0 is inf*0 at x = 3e38 in float32)
+        got = measure.evaluate(alt, (var,), params, values, [pts], dtype)
+        return got is not None and not np.isnan(got).any()
 
     tail = (expr, var, params, values, x, bad, ok_at, deadline, ok_at_samples)
     return _tail_candidates("vanishing_terms", make, *tail)
