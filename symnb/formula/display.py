@@ -139,8 +139,13 @@ def _agree(
             try:
                 if cond.subs(at) != sp.true:
                     continue
-                va = _bounded_value(a.subs(at))
-                vb = _bounded_value(b.subs(at))
+                # substituted unevaluated, then evaluated bottom-up with screening:
+                # subs itself evaluates log1p of a Float exactly (Rational(arg)),
+                # 45 s for log1p(-exp(c*...)) at c = 1e30, a LaTeX taking 13 s
+                with sp.evaluate(False):
+                    sa, sb = a.subs(at), b.subs(at)
+                va = _bounded_value(sa)
+                vb = _bounded_value(sb)
             except (TypeError, ValueError, ZeroDivisionError, OverflowError):
                 return False
             if va is None or vb is None:
