@@ -635,6 +635,12 @@ def _log_one_minus(a: sp.Expr, note) -> sp.Expr | None:
     if isinstance(m, sp.exp):
         note("rewrote log(1 - exp(u)) as log(-expm1(u)) (exp(u) rounds to 1)")
         return sp.log(-expm1(m.args[0]))
+    k, core = a.as_coeff_Mul()
+    if abs(k) == 1 and isinstance(core, sp.tanh):
+        # log1p(tanh(x)) typed as such was -inf from x = -9 in float32 (-19 in
+        # float64) where it is about 2x + log 2: 1 +- tanh(u) = 2*sigmoid(+-2u)
+        note("rewrote log(1 +- tanh(u)) as log(2) + logsigmoid(+-2u) (no rounding)")
+        return sp.log(2) + logsigmoid(2 * k * core.args[0])
     if isinstance(m, sigmoid):
         # the log-odds log(p) - log1p(-p) at p = sigmoid(x) was inf from x = 20 in
         # float32 (40 in float64) where it is x: sigmoid(x) rounds to 1

@@ -12,14 +12,22 @@ against SymPy + mpmath references at the corpus sample points
 - the Kumaraswamy CDF of a sigmoid 1 - (1 - sigmoid(x)**a)**b with b = 1e8: 0 for
   0.186 at x = -10 in float32, 1e-8 relative off in float64
   (``symnb/formula/complement_power.py``);
+- ``log1p(tanh(x))`` typed as such: -inf from x = -20 where it is about 2x + log 2
+  (``_log_one_minus`` in ``symnb/formula/stability.py``);
 - acos(x) and the expanded ArcFace margin x cos m - sqrt(1 - x**2) sin m: f' -0.0 (and
   cos m) where x**2 overflows, NaN in C and in the reference: NumPy's power of -inf
-  (``real_power`` in ``symnb/backends/numpy_.py``).
+  (``real_power`` in ``symnb/backends/numpy_.py``);
+- the LaTeX of ``log_ndtr(s*x)`` at s = 1e8: past 250 s (SymPy's log1p of a tiny Float
+  through an exact Rational while branches were compared; ``symnb/formula/display.py``).
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -68,6 +76,20 @@ CASES = (
         "1 - (1 - sigmoid(x)**a)**b",
         {"a": 2.0, "b": 1e8},
         _NEGATIVE,
+    ),
+    _case(
+        "log1p_tanh",
+        "torch.log1p(torch.tanh(x))",
+        {},
+        _NEGATIVE + (-50.0, -100.0),
+        "log(2/(1 + exp(-2*x)))",  # 1 + tanh(x), which mpmath loses at -100
+    ),
+    _case(
+        "log1p_minus_tanh",
+        "np.log1p(-np.tanh(x))",
+        {},
+        tuple(-v for v in _NEGATIVE) + (50.0, 100.0),
+        "log(2/(1 + exp(2*x)))",
     ),
     _case(
         "kumaraswamy_sigmoid_a_half_b_big",
@@ -145,3 +167,30 @@ def test_a_large_exponent_renders_quickly():
     act = symnb.Activation("1 - (1 - sigmoid(x)**a)**b", a=2.0, b=1e8)
     assert act.latex and act.derivative_latex
     assert time.thread_time() - start < 4.0
+
+
+def test_log_ndtr_of_a_scaled_input_renders():
+    """The LaTeX of log_ndtr(s*x) with s = 1e8 (its four guarded branches compared at
+    sample points) ran past 250 s; in a child process with a 90 s limit."""
+    code = (
+        "import symnb; a = symnb.Activation('torch.special.log_ndtr(s*x)', s=1e8); "
+        "assert a.latex and a.derivative_latex; print('ok')"
+    )
+    # the child imports this symnb (the tree under test), not another installed one
+    root = str(Path(symnb.__file__).resolve().parents[1])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]),
+    }
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", code],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=90,
+            env=env,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the LaTeX of log_ndtr(s*x), s = 1e8, took over 90 s")
+    assert run.returncode == 0 and "ok" in run.stdout, run.stderr[-2000:]
