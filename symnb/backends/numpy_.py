@@ -184,6 +184,16 @@ def _ierfcx(u: Any) -> Any:
     return out.astype(np.result_type(u, np.float32), copy=False)
 
 
+def _real_power(b: Any, q: float) -> Any:
+    """b**q for a non-integer number q: NaN for every b < 0, -inf included. NumPy's
+    power follows IEEE pow, which gives +0 or +inf at b = -inf (acos(x)' =
+    -(1 - x**2)**-0.5 was -0.0 for |x| > 1.8e19 in float32 where x**2 overflows,
+    NaN below; the C kernels' roots were NaN there)."""
+    with np.errstate(invalid="ignore"):
+        r = np.power(b, q)
+    return np.where(np.less(b, 0), np.nan, r).astype(r.dtype, copy=False)
+
+
 # SymPy class name -> NumPy ufunc computed wide for float32 (one rounding)
 _WIDE = {
     "exp": np.exp,
@@ -205,6 +215,7 @@ NAMESPACE: dict[str, Any] = {
     "logsigmoid": _widened(_logsigmoid),
     **{f"wide_{name}": _widened(fn) for name, fn in _WIDE.items()},
     "heaviside0": _heaviside,
+    "real_power": _real_power,
     "heaviside": _heaviside,
     "erf": _ERF,
     "erfc": _ERFC,
@@ -264,6 +275,13 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, NumPyPrinter):
         if h0 == 0:
             return f"heaviside0({u})"
         return f"heaviside({u}, {self._print(h0)})"
+
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:
+        q = expr.exp
+        if q.is_Number and not q.is_Integer and q != sp.S.Half and q.is_finite:
+            # a non-integer power of a negative base (-inf included) is NaN
+            return f"real_power({self._print(expr.base)}, {self._print(q)})"
+        return super()._print_Pow(expr, rational=rational)
 
     def _print_sigmoid(self, expr: sp.Expr) -> str:
         return f"sigmoid({self._print(expr.args[0])})"

@@ -17,6 +17,8 @@ import random
 import mpmath
 import sympy as sp
 
+from symnb.formula.functions import expm1, log1p
+
 #: Sample magnitudes (both signs and 0) at which branches are compared.
 _SAMPLES = (0.0, 0.37, 0.9, 1.3, 2.7, 5.5, 11.0, 47.0, 130.0, 1e3, 3.3e4)
 _MIN_POINTS = 3
@@ -25,6 +27,8 @@ _MULTI_POINTS = 64
 _DIGITS = 30
 #: Largest decimal exponent of a value evaluated on the way (larger: the point is skipped).
 _MAX_EXPONENT = 10_000
+#: Functions evaluated by mpmath at a Float argument (SymPy's go through a Rational).
+_BY_MPMATH = ((log1p, mpmath.log1p), (expm1, mpmath.expm1))
 #: Functions whose value grows like exp of their argument.
 _EXP_LIKE = (sp.exp, sp.sinh, sp.cosh)
 
@@ -139,8 +143,13 @@ def _agree(
             try:
                 if cond.subs(at) != sp.true:
                     continue
-                va = _bounded_value(a.subs(at))
-                vb = _bounded_value(b.subs(at))
+                # substituted unevaluated, then evaluated bottom-up with screening:
+                # subs itself evaluates log1p of a Float exactly (Rational(arg)),
+                # 45 s for log1p(-exp(c*...)) at c = 1e30, a LaTeX taking 13 s
+                with sp.evaluate(False):
+                    sa, sb = a.subs(at), b.subs(at)
+                va = _bounded_value(sa)
+                vb = _bounded_value(sb)
             except (TypeError, ValueError, ZeroDivisionError, OverflowError):
                 return False
             if va is None or vb is None:
@@ -183,7 +192,14 @@ def _bounded_value(e: sp.Expr) -> sp.Expr | None:
             return None
     elif isinstance(e, _EXP_LIKE) and abs(sp.re(values[0])) > limit:
         return None
-    value = sp.N(e.func(*values), _DIGITS)
+    mp_fn = next((f for cls, f in _BY_MPMATH if isinstance(e, cls)), None)
+    if mp_fn is not None and values[0].is_Float:
+        # SymPy's log1p of a Float converts it to an exact Rational first: a value of
+        # 1e-400000 (log_ndtr(s*x) at s = 1e8) took its LaTeX past 250 s
+        with mpmath.workdps(_DIGITS):
+            value = sp.Float(mp_fn(mpmath.mpf(values[0]._mpf_)), _DIGITS)
+    else:
+        value = sp.N(e.func(*values), _DIGITS)
     return None if _too_large(value) else value
 
 
