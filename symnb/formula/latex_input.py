@@ -1304,6 +1304,7 @@ class _Reader:
                 "\\begin{cases} has one case with a condition and no value "
                 "elsewhere: add the other case (0 & \\text{otherwise})"
             )
+        _refuse_uncovered([_condition(_comma_joined(raw)) for _, raw in rows])
         out = [("func", "Piecewise"), ("(", "(")]
         for k, (value, raw) in enumerate(rows):
             while value and value[-1] == ("op", ","):  # "x, & x > 0"
@@ -1321,6 +1322,45 @@ class _Reader:
             if not last:
                 out.append(("op", ","))
         return [*out, (")", ")")]
+
+
+def _refuse_uncovered(conditions: list) -> None:
+    """A ``LatexProblem`` where every case has a condition in x and together they
+    leave an interval of x to no case: the last case is read as the otherwise, so
+    ``x & x > 1 \\\\ -x & x < -1`` gave -x on (-1, 1] without a word. A single point
+    left out (``x > 0`` and ``x < 0``, papers' usual sloppiness at a kink) and
+    conditions with constants or functions that SymPy cannot solve are not checked."""
+    import sympy as sp
+
+    from symnb.formula.parse import parse_formula
+
+    if not conditions or conditions[-1] is None or any(c is None for c in conditions):
+        return
+    try:
+        conds = []
+        for c in conditions:  # each alone: Piecewise drops conditions others imply
+            pw = parse_formula(f"Piecewise((1, {_joined(c)}), (0, True))")
+            cond = pw.args[0].cond if isinstance(pw, sp.Piecewise) else sp.true
+            if cond is sp.true or pw == 1:
+                return  # one case takes every x
+            conds.append(cond)
+        if any(c.free_symbols - {_x_of(c)} for c in conds):
+            return
+        gap = sp.Complement(sp.Reals, sp.Union(*(c.as_set() for c in conds)))
+    except Exception:  # noqa: BLE001 - not decidable here: read as before
+        return
+    if gap is sp.EmptySet or isinstance(gap, sp.FiniteSet):
+        return
+    raise LatexProblem(
+        f"\\begin{{cases}}: no case takes x in {sp.sstr(gap)} (every case has a "
+        "condition, and the last one does not cover what the others leave): add a "
+        "case for it, or make the last case \\text{otherwise}"
+    )
+
+
+def _x_of(condition) -> object:
+    """The symbol x of a condition (None where it has no x)."""
+    return next((s for s in condition.free_symbols if s.name == "x"), None)
 
 
 _WORDS = ("if", "for", "when", "where")
