@@ -29,7 +29,6 @@ side.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -87,10 +86,7 @@ def scale_class(value: float) -> int:
     """0 for 0, else the sign of ``value`` times its decade band (1 + the number
     of bands of :data:`_SCALE_DECADES` decades above 1e-330): constants in one
     class share the forms lowered at any of them."""
-    if value == 0:
-        return 0
-    band = math.floor((math.log10(abs(value)) + _SCALE_OFFSET) / _SCALE_DECADES)
-    return (band + 200) if value > 0 else -(band + 200)
+    return int(scale_classes(np.array([value], dtype=np.float64))[0])
 
 
 def scale_classes(values: np.ndarray) -> np.ndarray:

@@ -78,12 +78,7 @@ def _cancel_flags(parts: tuple, args: tuple, columns: list[np.ndarray]) -> np.nd
                 )
         except Exception:  # noqa: BLE001, S112 - not computable: as constant_parts
             continue
-        with np.errstate(all="ignore"):
-            lost = np.abs(got - exact) > constant_parts.LOST * np.maximum(
-                np.abs(exact), constant_parts._F32_TINY
-            )
-        ok = np.isfinite(exact) & (np.abs(exact) <= constant_parts._F32_MAX)
-        out[:, k] = ok & (~np.isfinite(got) | lost)
+        out[:, k] = constant_parts.lost(exact, got)
     return out
 
 

@@ -157,15 +157,18 @@ def _cancels(e: sp.Expr, values: tuple) -> bool:
     return exact is not None and got is not None and lost(exact, got)
 
 
-def lost(exact: float, got: float) -> bool:
+def lost(exact: Any, got: Any) -> Any:
     """Whether ``got`` (a part computed in float32) lost the part's float64 value
     ``exact``: more than :data:`LOST` (relative) from it, or not a number where
-    ``exact`` is one float32 holds."""
-    if not np.isfinite(exact) or abs(exact) > _F32_MAX:
-        return False
-    if not np.isfinite(got):
-        return True
-    return abs(got - exact) > LOST * max(abs(exact), _F32_TINY)
+    ``exact`` is one float32 holds. Elementwise for arrays (a layer's neurons), a
+    bool for numbers."""
+    exact = np.asarray(exact, dtype=np.float64)
+    got = np.asarray(got, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        holds = np.isfinite(exact) & (np.abs(exact) <= _F32_MAX)
+        off = np.abs(got - exact) > LOST * np.maximum(np.abs(exact), _F32_TINY)
+        out = holds & (~np.isfinite(got) | off)
+    return bool(out) if out.ndim == 0 else out
 
 
 def _collect(e: sp.Basic, params: frozenset, values: tuple, found: dict) -> None:
