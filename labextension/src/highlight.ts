@@ -14,7 +14,7 @@ import {
   ViewUpdate
 } from '@codemirror/view';
 
-import { ISymactToken, isSymactCell, tokenizeSymact } from './tokenizer';
+import { definedNames, ISymactToken, isSymactCell, tokenizeSymact } from './tokenizer';
 
 /** Cells longer than this are not decorated (formulas are short). */
 const MAX_SOURCE_LENGTH = 100_000;
@@ -25,6 +25,14 @@ export function tokenClass(type: ISymactToken['type']): string {
 }
 
 const markCache = new Map<string, Decoration>();
+
+/**
+ * Names defined by the `%%symact` cells decorated so far: a cell may call a
+ * definition of another cell once that cell has run, so such a call is not
+ * marked as unknown. Bounded, as the mark cache.
+ */
+const seenDefinitions = new Set<string>();
+const MAX_SEEN_DEFINITIONS = 10_000;
 
 function markFor(token: ISymactToken): Decoration {
   const key = `${token.type}\u0000${token.hint ?? ''}`;
@@ -59,7 +67,12 @@ export function symactDecorations(doc: Text): DecorationSet {
     return Decoration.none;
   }
   const builder = new RangeSetBuilder<Decoration>();
-  const tokens = tokenizeSymact(source);
+  for (const name of definedNames(source)) {
+    if (seenDefinitions.size < MAX_SEEN_DEFINITIONS) {
+      seenDefinitions.add(name);
+    }
+  }
+  const tokens = tokenizeSymact(source, seenDefinitions);
   // Line decorations must be added in order with the marks: walk lines and
   // tokens together.
   let next = 0;

@@ -451,11 +451,54 @@ interface IScope {
  *   anything not worth colouring are left out); an empty list when the
  *   source is not a `%%symact` cell.
  */
-export function tokenizeSymact(source: string): ISymactToken[] {
+export function tokenizeSymact(
+  source: string,
+  elsewhere: Iterable<string> = []
+): ISymactToken[] {
   const tokens: ISymactToken[] = [];
   if (!isSymactCell(source)) {
     return tokens;
   }
+  // A formula may call the cell's other definitions, above or below it (symnb
+  // builds them in call order), and those of cells run before.
+  callable = new Set([...definedNames(source), ...elsewhere]);
+  try {
+    tokenizeCell(source, tokens);
+  } finally {
+    callable = new Set();
+  }
+  return tokens;
+}
+
+/** The names the cell being tokenized defines, and those defined elsewhere. */
+let callable: ReadonlySet<string> = new Set();
+
+/**
+ * The names a `%%symact` cell defines: formula heads (`swish(x; beta=1) =`),
+ * pasted functions (`def swish(x):`) and classes (`class PSwish(nn.Module):`).
+ *
+ * @param source The whole cell source.
+ * @returns The names, in order; none when the source is not a `%%symact` cell.
+ */
+export function definedNames(source: string): string[] {
+  if (!isSymactCell(source)) {
+    return [];
+  }
+  const names: string[] = [];
+  for (const line of source.split('\n').slice(1)) {
+    const found =
+      CLASS_RE.exec(line)?.[2] ??
+      DEF_RE.exec(line)?.[1] ??
+      (PYTHON_LINE_RE.test(line) ? undefined : findHead(line)?.name);
+    if (found) {
+      names.push(found);
+    }
+  }
+  return names;
+}
+
+/** Tokenize the lines of a `%%symact` cell into `tokens`. */
+function tokenizeCell(source: string, tokens: ISymactToken[]): void {
   // Before any head, `x` is the variable (as in `%%symact` one-liners).
   let scope: IScope = { variables: new Set(['x']), constants: new Set() };
   let lineStart = 0;
@@ -500,7 +543,6 @@ export function tokenizeSymact(source: string): ISymactToken[] {
     }
     lineStart = lineEnd + 1;
   }
-  return tokens;
 }
 
 /**
@@ -1003,7 +1045,7 @@ function classifyName(name: string, from: number, scope: IScope): ISymactToken {
   if (scope.variables.has(name)) {
     return { from, to, type: 'variable' };
   }
-  if (KNOWN_FUNCTIONS.has(name) || foldedFunction(name)) {
+  if (KNOWN_FUNCTIONS.has(name) || foldedFunction(name) || callable.has(name)) {
     return { from, to, type: 'function' };
   }
   if (KNOWN_CONSTANTS.has(name)) {
@@ -1013,7 +1055,7 @@ function classifyName(name: string, from: number, scope: IScope): ISymactToken {
     from,
     to,
     type: 'unknown',
-    hint: `'${name}' is not a variable, constant or known function`
+    hint: `'${name}' is not a variable, constant, known function or symact definition`
   };
 }
 

@@ -302,6 +302,12 @@ PASTED_CELLS = [
         "        gate = torch.sigmoid(self.a * x)\n"
         "        return torch.tanh(x) * gate"
     ),
+    (
+        "%%symact --range -4:4 --no-plot\n"
+        "# a definition may call one below it, or one of an earlier cell\n"
+        "gated2(x) = base2(x)*swish2(x)\n"
+        "base2(x; k=2.0) = sigmoid(k*x)"
+    ),
 ]
 
 
@@ -312,7 +318,7 @@ def test_pasted_code_and_latex_cells(page, lab):
     _write_notebook(lab.root / "pasted.ipynb", PASTED_CELLS)
     _open_notebook(page, lab, "pasted.ipynb")
     page.wait_for_selector(".jp-Cell .symnb-tok-magic")
-    for index in (1, 2, 3):
+    for index in (1, 2, 3, 4):
         tokens = _cell_tokens(page, index)
         flagged = [
             t for t in tokens if t[1] in ("symnb-tok-unknown", "symnb-tok-invalid")
@@ -327,6 +333,10 @@ def test_pasted_code_and_latex_cells(page, lab):
     assert ["GatedTanh", "symnb-tok-definition"] in _cell_tokens(page, 3)
     text = page.locator(".jp-Cell").nth(3).locator(".jp-OutputArea").inner_text()
     assert "GatedTanh" in text
+    assert ["base2", "symnb-tok-function"] in _cell_tokens(page, 4)
+    assert ["swish2", "symnb-tok-function"] in _cell_tokens(page, 4)
+    text = page.locator(".jp-Cell").nth(4).locator(".jp-OutputArea").inner_text()
+    assert "gated2" in text
     _scroll_to_cell(page, index=2)
     _shot(page, "20-pasted-code-and-latex")
     _scroll_to_cell(page, index=3)

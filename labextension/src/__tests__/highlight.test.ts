@@ -55,6 +55,15 @@ describe('symactDecorations', () => {
     assert.equal(titles.length, 1);
     assert.match(titles[0], /\*\*2/);
   });
+  it('knows the definitions of cells decorated before', () => {
+    // a cell may call what an earlier %%symact cell of the notebook defined
+    const call = '%%symact\nlater(x) = xcell_base(x) + 1';
+    const before = decorations(call).find(([t]) => t === 'xcell_base');
+    assert.equal(before?.[1], 'symnb-tok-unknown');
+    decorations('%%symact\nxcell_base(x; k=1) = k*x');
+    const after = decorations(call).find(([t]) => t === 'xcell_base');
+    assert.equal(after?.[1], 'symnb-tok-function');
+  });
   it('skips huge documents', () => {
     const doc = Text.of(['%%symact', 'x'.repeat(200_000)]);
     assert.equal(symactDecorations(doc).size, 0);

@@ -5,6 +5,7 @@ import { EXAMPLE_CELL } from '../example';
 import {
   ISymactToken,
   KNOWN_FUNCTIONS,
+  definedNames,
   isSymactCell,
   tokenizeSymact
 } from '../tokenizer';
@@ -149,6 +150,45 @@ describe('definition heads', () => {
     assert.equal(typeOf(s, 'k', 1), 'constant');
     assert.equal(typeOf(s, 'k', 2), 'unknown');
     assert.equal(typeOf(s, 'z', 1), 'variable');
+  });
+});
+
+describe('calls between definitions', () => {
+  // symnb builds a cell's definitions in call order (symnb/notebook/magics.py
+  // _in_build_order), so a call to a definition below its caller is valid
+  it('marks a call to a definition above or below as a function', () => {
+    for (const s of [
+      '%%symact\nf(x) = x*sigmoid(x)\ng(x) = f(x) + 1',
+      '%%symact\ng(x) = f(x) + 1\nf(x) = x*sigmoid(x)',
+      '%%symact\ndef g(x):\n    return f(x) + 1\ndef f(x):\n    return x*sigmoid(x)'
+    ]) {
+      assert.ok(pairs(s).some(([t, type]) => t === 'f' && type === 'definition'), s);
+      const call = tokenizeSymact(s).find(
+        t => s.slice(t.from, t.to) === 'f' && s[t.to] === '(' && s.slice(t.to, t.to + 6) === '(x) + '
+      );
+      assert.equal(call?.type, 'function', s);
+      assert.equal(call?.hint, undefined);
+    }
+  });
+  it('still marks a name that no cell defines', () => {
+    const s = '%%symact\ng(x) = f2(x) + 1\nf(x) = x';
+    assert.equal(typeOf(s, 'f2'), 'unknown');
+  });
+  it('accepts definitions of other cells when given', () => {
+    const s = '%%symact\ng(x) = base(x) + 1';
+    assert.equal(typeOf(s, 'base'), 'unknown');
+    const token = tokenizeSymact(s, ['base']).find(t => s.slice(t.from, t.to) === 'base');
+    assert.equal(token?.type, 'function');
+    // and forgets them for the next cell tokenized without them
+    assert.equal(typeOf(s, 'base'), 'unknown');
+  });
+  it('lists the names a cell defines', () => {
+    const s =
+      '%%symact --backend cpp\nswish(x; beta=1.0) = x*sigmoid(beta*x)\n' +
+      'f(x) == 1\ndef mish(x):\n    return x*tanh(softplus(x))\n' +
+      'class PSwish(nn.Module):\n    def forward(self, x):\n        return x';
+    assert.deepEqual(definedNames(s), ['swish', 'mish', 'PSwish']);
+    assert.deepEqual(definedNames('f(x) = x'), []);
   });
 });
 
