@@ -71,7 +71,14 @@ _MAX_FACTORIAL = 20
 
 
 class LatexProblem(ValueError):
-    """LaTeX that has no formula reading here; the message names the command."""
+    """LaTeX that has no formula reading here; the message names the command.
+
+    ``suggestion`` is the fix where the LaTeX itself should change (a case to add);
+    without one, the error suggests typing that part as code."""
+
+    def __init__(self, message: str, suggestion: str | None = None) -> None:
+        super().__init__(message)
+        self.suggestion = suggestion
 
 
 #: Greek letters -> the constant names they read as (``\lambda``: PyTorch's lambd).
@@ -1314,7 +1321,8 @@ class _Reader:
             if not last and not condition:
                 raise LatexProblem(
                     f"case {k + 1} of {len(rows)} has no condition (only the last "
-                    "case may be the otherwise): give it one, or put it last"
+                    "case may be the otherwise)",
+                    suggestion=f"give case {k + 1} a condition, or put it last",
                 )
             if last:  # the last case is the otherwise
                 condition = [("name", "True")]
@@ -1352,9 +1360,25 @@ def _refuse_uncovered(conditions: list) -> None:
     if gap is sp.EmptySet or isinstance(gap, sp.FiniteSet):
         return
     raise LatexProblem(
-        f"\\begin{{cases}}: no case takes x in {sp.sstr(gap)} (every case has a "
-        "condition, and the last one does not cover what the others leave): add a "
-        "case for it, or make the last case \\text{otherwise}"
+        f"\\begin{{cases}}: no case takes x in {_set_text(gap)} (every case has a "
+        "condition, and the last one does not cover what the others leave)",
+        suggestion="add a case for those x, or make the last case \\text{otherwise}",
+    )
+
+
+def _set_text(part) -> str:
+    """A set of reals as a reader writes it: ``[-1, 1]``, ``(-inf, 0) U (2, 3]``."""
+    import sympy as sp
+
+    def end(v) -> str:
+        return "inf" if v is sp.oo else "-inf" if v is -sp.oo else sp.sstr(v)
+
+    pieces = part.args if isinstance(part, sp.Union) else (part,)
+    if not all(isinstance(p, sp.Interval) for p in pieces):
+        return sp.sstr(part)
+    return " U ".join(
+        f"{'(' if p.left_open else '['}{end(p.start)}, {end(p.end)}{')' if p.right_open else ']'}"
+        for p in pieces
     )
 
 
@@ -1832,7 +1856,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     except IndexError:  # a construct cut off at the end of the text
         raise LatexProblem("the LaTeX ends in the middle of a construct") from None
     except LatexProblem as problem:
-        raise LatexProblem(f"{problem}{reader.where()}") from None
+        raise LatexProblem(f"{problem}{reader.where()}", problem.suggestion) from None
     if not items:
         raise LatexProblem("the LaTeX has no formula")
     return _joined(_conditional(items))

@@ -652,7 +652,8 @@ class _Parser:
             m = _LATEX_COMMAND.search(code)
             raise self.error(
                 f"LaTeX is read here, but {problem}",
-                suggestion="type that part as code: \\frac{a}{b} as (a)/(b), e^{-x} "
+                suggestion=problem.suggestion
+                or "type that part as code: \\frac{a}{b} as (a)/(b), e^{-x} "
                 "as exp(-x), \\sigma(x) as sigmoid(x)"
                 + (f" (first command: {m.group()})" if m else ""),
             ) from None

@@ -16,11 +16,14 @@ import pytest
 import symnb
 
 GAPS = [
-    (r"\begin{cases} x & x > 1 \\ -x & x < -1 \end{cases}", "Interval(-1, 1)"),
-    (r"\begin{cases} 1 & 0 < x < 1 \\ 0 & x > 2 \end{cases}", "Interval(1, 2)"),
+    (r"\begin{cases} x & x > 1 \\ -x & x < -1 \end{cases}", "x in [-1, 1] ("),
+    (
+        r"\begin{cases} 1 & 0 < x < 1 \\ 0 & x > 2 \end{cases}",
+        "x in (-inf, 0] U [1, 2] (",
+    ),
     (
         r"\begin{cases} x^2 & x \ge 3 \\ 0 & x \le -3 \end{cases}",
-        "Interval.open(-3, 3)",
+        "x in (-3, 3) (",
     ),
 ]
 
@@ -31,7 +34,24 @@ def test_cases_leaving_an_interval_are_refused(text, gap):
         symnb.Activation(text)
     message = str(err.value)
     assert "no case takes x" in message and gap in message
-    assert "otherwise" in message
+    # the fix is to the cases, not the generic "type that part as code"
+    assert "hint: add a case for those x, or make the last case" in message
+    assert "as code" not in message
+
+
+def test_a_case_without_condition_before_the_last_names_the_fix():
+    with pytest.raises(symnb.FormulaError) as err:
+        symnb.Activation(r"\begin{cases} x \\ 0 & x < 0 \\ -x & x > 1 \end{cases}")
+    message = str(err.value)
+    assert "case 1 of 3 has no condition" in message
+    assert "hint: give case 1 a condition, or put it last" in message
+    assert "as code" not in message
+
+
+def test_an_unknown_command_still_suggests_code():
+    with pytest.raises(symnb.FormulaError) as err:
+        symnb.Activation(r"\frobnicate{x}")
+    assert "as code" in str(err.value) and "\\frobnicate" in str(err.value)
 
 
 X = np.array([-5.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 5.0])
