@@ -46,7 +46,7 @@ from symnb.formula.functions import (
     softplus,
 )
 from symnb.formula.internal import InternalForm, P, T, X, param_symbol
-from symnb.formula.latex import formula_latex
+from symnb.formula.latex import formula_latex, operator_name
 from symnb.formula.log_edges import log_edge_points
 from symnb.formula.parse import adopt_sympy, check_length
 from symnb.formula.powers import power_limits_at_zero
@@ -982,9 +982,7 @@ class _Formula:
         return self._latex_cache["df"]
 
     def _head(self) -> str:
-        name = self.name if self.name.isidentifier() else "f"
-        name = name.replace("_", r"\_")
-        return rf"\operatorname{{{name}}}"
+        return operator_name(self.name if self.name.isidentifier() else "f")
 
     def _repr_latex_(self) -> str:
         args = ", ".join(self.variables)

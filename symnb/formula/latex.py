@@ -7,7 +7,8 @@ edits of printed strings):
   shown as a subscript, ``H_{1/2}(u)``;
 - ``log1p(u)`` prints as ``log(1 + u)`` and ``expm1(u)`` as ``e^u - 1`` (bracketed as a sum): the stable
   functions are how the kernels compute, not what the formula means;
-- activations called by name in a formula print as ``\operatorname{name}(u)``;
+- activations called by name in a formula print as ``\operatorname{name}(u)``
+  (``\operatorname{\mathrm{name2}}(u)`` with digits or underscores, for MathJax);
 - every power of these and of ``sigmoid``, ``softplus``, ``logsigmoid`` prints (SymPy
   passes ``exp=`` when it prints a power of a function call);
 - ``sigmoid`` prints as ``\sigma(u)``, or as ``\operatorname{sigmoid}(u)`` when a symbol
@@ -32,6 +33,16 @@ from sympy.printing.latex import LatexPrinter
 
 #: The most digits a whole number prints with (10**20 prints as 10^{20}).
 _MAX_DIGITS = 16
+
+
+def operator_name(name: str) -> str:
+    """``\\operatorname{gelu}``; a name with digits or underscores inside
+    ``\\mathrm`` (``\\operatorname{\\mathrm{my\\_act2}}``), which MathJax 3 (JupyterLab's)
+    otherwise sets as ``my _ act 2``, the digits and the underscore spaced apart."""
+    escaped = name.replace("_", r"\_")
+    if any(ch.isdigit() or ch == "_" for ch in name):
+        return rf"\operatorname{{\mathrm{{{escaped}}}}}"
+    return rf"\operatorname{{{escaped}}}"
 
 
 class FormulaLatexPrinter(LatexPrinter):
@@ -82,10 +93,9 @@ class FormulaLatexPrinter(LatexPrinter):
         if not isinstance(expr, AppliedUndef):
             return super()._print_Function(expr, exp)
         # a named activation called in a formula: its name as written (gelu, leaky_relu)
-        name = type(expr).__name__.replace("_", r"\_")
         power = "" if exp is None else f"^{{{exp}}}"
         args = ", ".join(self._print(a) for a in expr.args)
-        return rf"\operatorname{{{name}}}{power}\left({args}\right)"
+        return rf"{operator_name(type(expr).__name__)}{power}\left({args}\right)"
 
     def _print_log1p(self, expr, exp=None):
         inner = self._print(sp.Add(sp.S.One, expr.args[0], evaluate=False))

@@ -763,6 +763,9 @@ class _Reader:
                 self.take()  # \operatorname*{max}: its limits go below, nothing else
             # \text{otherwise.}, \text{if }: a sentence's punctuation is no name
             raw = self.group_text()
+            if raw[1:] in _WORD_COMMANDS and self.peek() == "{":
+                raw = self.group_text()  # \operatorname{\mathrm{my\_act2}}: symnb's own
+            raw = _NESTED_WORD.sub(r"\1", raw).replace("\\_", "_")  # my\_act2: my_act2
             word = re.sub(r"[\s.,;:]+", "", raw)
             if not word:  # \text{,} after a case's condition: a separator, or space
                 return [("op", ",")] if re.search("[,;]", raw) else []
@@ -1388,6 +1391,8 @@ def _x_of(condition) -> object:
 
 
 _WORDS = ("if", "for", "when", "where")
+#: A word command inside another's group (``\operatorname{\mathrm{swish2}}``).
+_NESTED_WORD = re.compile(r"\\(?:mathrm|text|textrm|mathit|rm)\s*\{([^{}]*)\}")
 #: Commands that set a space of a length typed after them (``\\mkern 2mu``).
 _KERNS = frozenset({"kern", "mkern", "hskip", "mskip"})
 _UNITS = frozenset({"pt", "em", "ex", "mm", "cm", "in", "mu", "bp", "pc", "dd", "sp"})

@@ -341,6 +341,8 @@ def test_pasted_code_and_latex_cells(page, lab):
     _shot(page, "20-pasted-code-and-latex")
     _scroll_to_cell(page, index=3)
     _shot(page, "20-pasted-module-class")
+    _scroll_to_cell(page, index=4)
+    _shot(page, "20-calls-between-definitions")
 
 
 def test_quickstart_notebook(page, lab):

@@ -241,7 +241,7 @@ def test_composed_activation_pickles_and_prints_its_powers():
     back = pickle.loads(pickle.dumps(act))
     assert back.expr == act.expr and back.derivative == act.derivative
     assert back.latex == (
-        r"\operatorname{gelu}\left(x\right) + \operatorname{leaky\_relu}^{2}"
+        r"\operatorname{gelu}\left(x\right) + \operatorname{\mathrm{leaky\_relu}}^{2}"
         r"\left(2 x\right)"
     )
 
