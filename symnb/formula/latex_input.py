@@ -16,8 +16,9 @@ import math
 import re
 from collections.abc import Container
 
-from symnb.formula import latex_sums, spellings
+from symnb.formula import latex_macros, latex_sums, spellings
 from symnb.formula.functions import ALLOWED_FUNCTIONS
+from symnb.formula.latex_numbers import NumberProblem, joined_number
 from symnb.formula.library import ACTIVATIONS
 
 #: Commands whose ``{word}`` is a function's or a constant's name (``\\text{if}``
@@ -34,6 +35,9 @@ _WORD_COMMANDS = frozenset(
         "mathsf",
         "mathbf",
         "boldsymbol",
+        "bm",  # \bm{x}, \vec{x}: the input x as a paper's vector (elementwise here)
+        "pmb",
+        "vec",
         "mbox",
         "rm",
     }
@@ -140,6 +144,7 @@ _FUNCTIONS = {
     "erf": "erf",
     "Phi": "ndtr",
     "sgn": "sign",
+    "sign": "sign",
 }
 #: The inverse hyperbolic functions as ISO 80000 names them (``\\operatorname{arsinh}``).
 _AREA_FUNCTIONS = {"arsinh": "asinh", "arcosh": "acosh", "artanh": "atanh"}
@@ -198,12 +203,20 @@ _IGNORED = frozenset(
         "Bigr",
         "biggl",
         "biggr",
+        "Biggl",
+        "Biggr",
+        "bigm",
+        "Bigm",
+        "biggm",
+        "Biggm",
         "big",
         "Big",
         "bigg",
         "Bigg",
         "displaystyle",
         "textstyle",
+        "scriptstyle",
+        "scriptscriptstyle",
         "quad",
         "qquad",
         "thinspace",
@@ -232,7 +245,7 @@ _SPACING |= {"\\thinspace", "\\medspace", "\\thickspace", "\\enspace", "~"}
 _INDICATOR_FONTS = frozenset({"mathbb", "mathbf", "mathds", "mathbbm", "mathrm"})
 
 _TOKEN = re.compile(
-    r"\\(?:[A-Za-z]+|[,;:! |\\{}])|[A-Za-z]|\d+(?:\.\d*)?|\.\d+|<=|>=|!=|\S"
+    r"\\(?:[A-Za-z]+|[,;:! |\\{}%])|[A-Za-z]|\d+(?:\.\d*)?|\.\d+|<=|>=|!=|\S"
 )
 
 
@@ -280,6 +293,7 @@ class _Reader:
         self.i = 0
         self.declared = declared
         self.written = 0  # the terms of sums written out so far
+        self.argument = False  # reading an unbraced argument (x^2, \\frac 1 2)
 
     def where(self) -> str:
         """Where the reading stopped: `` (at '...\\approx 0.5x')``, the text around the
@@ -538,7 +552,11 @@ class _Reader:
         if tok.isalpha():  # one letter, as in TeX: e^x y is e^{x} y, \frac ab is a/b
             self.take()
             return [("(", "("), ("name", tok), (")", ")")]
-        return [("(", "("), *self.item(), (")", ")")]
+        self.argument = tok[0].isdigit() or tok[0] == "."  # x^2 3 is x^{2} 3
+        try:
+            return [("(", "("), *self.item(), (")", ")")]
+        finally:
+            self.argument = False
 
     def skip_spacing(self) -> None:
         while self.peek() in _SPACING:
@@ -602,12 +620,20 @@ class _Reader:
                         f"{_MAX_FACTORIAL}: type its value"
                     )
                 return [("num", str(math.factorial(int(tok))))]
-            after = self.tokens[self.i : self.i + 4]
-            digits = after[3] if len(after) == 4 else ""
-            point = after[:3] in (["{", ",", "}"], ["{", ".", "}"])
-            if tok.isdigit() and point and digits.isdigit():
-                self.i += 4  # 0{,}5, 1{.}0507: a decimal mark, as TeX sets it
-                tok = f"{tok}.{digits}"
+            if not self.argument:  # 1\,000, 0{,}5, 1.\!702: one number, as TeX sets it
+                try:
+                    tok, self.i = joined_number(self.tokens, self.i, tok)
+                except NumberProblem as problem:
+                    raise LatexProblem(str(problem)) from None
+            if self.peek() == "\\%":  # 50\%: per cent
+                self.take()
+                return [
+                    ("(", "("),
+                    ("num", tok),
+                    ("op", "/"),
+                    ("num", "100"),
+                    (")", ")"),
+                ]
             return [("num", tok + self.exponent())]
         if tok.isalpha():
             return self.letters(tok)
@@ -1807,6 +1833,10 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     dropped; a trailing '.' or ',' of a sentence too). ``declared``: the constant
     names the formula declares (``\\varepsilon`` reads as a declared varepsilon).
     Raises :class:`LatexProblem`."""
+    try:  # a Markdown fence, % comments, \newcommand macros: what TeX reads
+        text = latex_macros.expanded(latex_macros.unwrapped(text))
+    except latex_macros.MacroProblem as problem:
+        raise LatexProblem(str(problem)) from None
     body = re.sub(r"(\$|\\\]|\\\))\s*[.,;]\s*$", r"\1", text.strip())  # $x$.
     body = body.strip("$").strip()
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()

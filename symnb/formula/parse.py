@@ -155,7 +155,7 @@ _COMPLEX_NAMES = {"I", "j", "J"}
 
 _COMMENT = re.compile(r"#[^\n\r]*")
 # \, \; \| too: no code has them
-_LATEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:!|])")
+_LATEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:!|%\\])")
 # f'(x), f' = ...: a prime after a name (no code has one: a string opens after '=', '(')
 _PRIME = re.compile(r"(?<![\w'\"])[A-Za-z]\w*'+\s*(?:[(=]|$)")
 # (x)_+, x^+ (and x^-, the negative part, refused as LaTeX: no code types x**(-+x))
