@@ -18,7 +18,7 @@ from collections.abc import Container
 
 from symnb.formula import latex_macros, latex_sums, spellings
 from symnb.formula.functions import ALLOWED_FUNCTIONS
-from symnb.formula.latex_numbers import NumberProblem, joined_number
+from symnb.formula.latex_numbers import SEPARATORS, NumberProblem, joined_number
 from symnb.formula.library import ACTIVATIONS
 
 #: Commands whose ``{word}`` is a function's or a constant's name (``\\text{if}``
@@ -167,6 +167,11 @@ _ACCENTS = {
     "tilde": "tilde",
     "widetilde": "tilde",
 }
+#: Fonts of a paper's vectors and matrices: the name typed in them (``\\bm{x}`` is x).
+_BOLD = frozenset({"mathbf", "boldsymbol", "bm", "pmb", "vec", "mathit", "mathsf"})
+_BOLD_WORD = re.compile(
+    r"\\(?:" + "|".join(sorted(_BOLD)) + r")(?:\{([^{}]*)\}|([A-Za-z]))"
+)
 #: Brackets that round: the opener -> (the function, the closer).
 _FLOORS = {"lfloor": ("floor", "rfloor"), "lceil": ("ceiling", "rceil")}
 _OPERATORS = {
@@ -625,8 +630,11 @@ class _Reader:
                     tok, self.i = joined_number(self.tokens, self.i, tok)
                 except NumberProblem as problem:
                     raise LatexProblem(str(problem)) from None
-            if self.peek() == "\\%":  # 50\%: per cent
-                self.take()
+            j = self.i
+            while self.peek(j - self.i) in SEPARATORS:  # 5\,\%
+                j += 1
+            if self.peek(j - self.i) == "\\%":  # 50\%: per cent
+                self.i = j + 1
                 return [
                     ("(", "("),
                     ("num", tok),
@@ -777,6 +785,8 @@ class _Reader:
         ):
             self.i += 3
             return self.indicator()
+        if name in _BOLD and self.peek() == "{" and (self.peek(1) or "")[:1] == "\\":
+            return []  # \boldsymbol{\beta}, \bm{\hat y}: the font only, its group follows
         if name in _WORD_COMMANDS:
             if name == "operatorname" and self.peek() == "*":
                 self.take()  # \operatorname*{max}: its limits go below, nothing else
@@ -824,6 +834,7 @@ class _Reader:
             return self.cases()
         if name in _ACCENTS:  # \hat{y}: the prediction (y_hat); \bar{a}: a_bar
             word = re.sub(r"\s+", "", self.group_text())
+            word = _BOLD_WORD.sub(lambda m: m.group(1) or m.group(2), word)  # y_hat
             if word[1:] in _GREEK or word[1:] in ("sigma", "phi"):  # \bar{\alpha}
                 word = self.greek(word[1:])
             if not re.fullmatch(r"[A-Za-z]\w*", word):

@@ -98,11 +98,16 @@ def expanded(text: str) -> str:
     formula = "".join(out)
     use = re.compile(r"\\(" + "|".join(map(re.escape, macros)) + r")(?![A-Za-z])")
     for _ in range(_MAX_ROUNDS):
-        formula, count = use.subn(lambda u: _written(macros[u.group(1)]), formula)
-        if not count:
+        uses = list(use.finditer(formula))
+        if not uses:
             return formula
-        if len(formula) > _MAX_LENGTH:
-            break
+        grown = sum(len(macros[u.group(1)]) + 1 - len(u.group()) for u in uses)
+        if len(formula) + grown > _MAX_LENGTH:
+            raise MacroProblem(
+                f"the macros written out are longer than {_MAX_LENGTH} characters: "
+                "type the formula with the macros written out"
+            )
+        formula = use.sub(lambda u: _written(macros[u.group(1)]), formula)
     raise MacroProblem(
         "the macros expand without end (a macro that uses itself): type the "
         "formula with the macros written out"
