@@ -406,6 +406,8 @@ class _Reader:
             depth -= kind == "("
             if depth < 0 or (depth == 0 and (kind in ("cmp", "logic") or text == ",")):
                 break
+            if depth == 0 and kind == "name" and text in (*_WORDS, "else"):
+                break  # a \text{ if } x \in (0, 1) \text{ else } b: from the word on
             start -= 1
         for word in _WORDS:  # "if x \\in ...": the word is no part of the operand
             for spelled in ([("name", word)], [("name", ch) for ch in word]):
@@ -1724,6 +1726,12 @@ _DOMAIN = re.compile(
 )
 
 
+#: An interval after the formula, ``\\sigma(x) = ... \\in (0, 1)``: its range stated.
+_RANGE = re.compile(
+    r"\\in\s*(?:\\left\s*)?[(\[][^()\[\]]*?(?:\\right\s*)?[)\]]\s*[.,]?\s*$"
+)
+
+
 #: Plain TeX's binomial coefficient ``{n \\choose k}``, read as ``\\binom{n}{k}``.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*?)\}")
 #: What typesets a display, not the formula: its environment, label, tag.
@@ -1733,9 +1741,56 @@ _DISPLAY = re.compile(
     r"|\\(?:label|tag\*?)\s*\{[^{}]*\}|\\(?:nonumber|notag)(?![A-Za-z])"
 )
 #: An equation's number after a space: ``x\\sigma(x) \\qquad (2)`` (not a factor 2).
+#: An equation's number at the end: ``(2)``, ``(2.1)``, ``(A.3)``, ``(3a)``, ``[2]``.
+_NUMBER_MARK = re.compile(
+    r"(?:\(\s*(?:[A-Z]\.)?\d+(?:\.\d+)*[a-z]?\s*\)|\[\s*\d+(?:\.\d+)*\s*\])"
+    r"\s*[.,]?\s*$"
+)
+#: Spacing a number may follow, widest first (``\hspace{..}`` is found apart).
+_WIDE_SPACES = ("\\qquad", "\\quad", "\\hfill")
+_SMALL_SPACES = ("\\,", "\\;", "\\:", "\\!", "~")
+
+
+def _without_equation_number(body: str) -> str:
+    """``body`` without an equation number set apart at its end by a wide space
+    (``x\\sigma(x) \\qquad (2.1)``, ``\\;\\;(3)``, ``\\hspace{1cm}(4)``); one
+    small space before it (``x\\,(2)``) is a number or a factor, refused. Scans
+    back from the end: linear in the text."""
+    mark = _NUMBER_MARK.search(body)
+    if not mark:
+        return body
+    end = mark.start()
+    wide, small = False, 0
+    while True:
+        head = body[:end].rstrip()
+        if len(head) < end and head.endswith("\\") and not head.endswith("\\\\"):
+            small, end = small + 1, len(head) - 1  # a control space "\ "
+            continue
+        end = len(head)
+        at = head.rfind("\\hspace") if head.endswith("}") else -1
+        if at >= 0 and re.fullmatch(r"\\hspace\*?\s*\{[^{}]*\}", head[at:]):
+            wide, end = True, at
+            continue
+        space = next(
+            (t for t in _WIDE_SPACES + _SMALL_SPACES if head.endswith(t)), None
+        )
+        if space is None or (space == "~" and head.endswith("\\~")):
+            break
+        wide = wide or space in _WIDE_SPACES
+        small += space in _SMALL_SPACES
+        end -= len(space)
+    if wide or small >= 2:
+        return body[:end]
+    if small == 1:
+        raise LatexProblem(
+            f"'{body[end:].strip()}' at the end is an equation number or a factor: "
+            "drop the number, or type \\cdot before a factor"
+        )
+    return body
+
+
 _EQUATION_NUMBER = re.compile(
-    r"\\q?quad\s*\(\s*\d+[a-z]?\s*\)\s*[.,]?\s*$"
-    r"|\\l?eqno(?![A-Za-z]).*$"  # plain TeX's \eqno(3): the rest is the number
+    r"\\l?eqno(?![A-Za-z]).*$"  # plain TeX's \eqno(3): the rest is the number
 )
 
 
@@ -1855,10 +1910,17 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = re.sub(r"\\text\s*\{\s*[.,;]?\s*\}\s*$", "", body)  # \text{, } at the end
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body)  # not the spacing \, or \;
     body = re.sub(r"\\\\\s*$", "", _DISPLAY.sub(" ", body).strip())  # a line's end
-    body = _EQUATION_NUMBER.sub("", body)
+    body = _without_equation_number(_EQUATION_NUMBER.sub("", body))
     body = _ROW_SPACE.sub(r"\\\\\\\\", body)
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body).strip()
     body = _DOMAIN.sub("", body)
+    stated = _RANGE.search(body)
+    if stated:
+        raise LatexProblem(
+            f"'{stated.group().strip()}' at the end states the formula's range (a "
+            "condition is no value): type the formula alone, or \\mathbb{1}[x \\in "
+            "(a, b)] for an indicator"
+        )
     body = _BRACED_WORD.sub(r"\1", body)
     body = _CHOOSE.sub(r"\\binom{\1}{\2}", body)  # {4 \choose 2}
     # \left\{ \begin{array}{ll} ... \end{array} \right.: the classic piecewise

@@ -636,6 +636,7 @@ class _Parser:
             _LATEX_COMMAND.search(code)
             or "^{" in code
             or "_{" in code
+            or "}^" in code  # {e^x}^2: a braced base
             or _POSITIVE_PART.search(code)  # (x)_+, [x]_+: the positive part, x^-
             or (_PRIME.search(code) and not _PYTHON_CODE.search(code))
             or (_STAR_OR_COMMA.search(code) and not _PYTHON_CODE.search(code))

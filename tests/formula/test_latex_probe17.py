@@ -67,6 +67,20 @@ CASES = [
     ("```latex\nx\\tanh(x)\n```", {}, lambda x: x * np.tanh(x)),
     ("% Swish\nx\\sigma(x) % the SiLU", {}, lambda x: x * sigmoid(x)),
     (r"x^2 \\", {}, lambda x: x * x),  # was read as code: a syntax error
+    (r"{e^x}^2 - x", {}, lambda x: np.exp(2 * x) - x),  # was "sets are not allowed"
+    # an equation number after a wide space (was a factor: 2 times the formula)
+    (r"x\sigma(x)\;\;(2)", {}, lambda x: x * sigmoid(x)),
+    (r"x\sigma(x)~~(2)", {}, lambda x: x * sigmoid(x)),
+    (r"x\sigma(x)\hspace{1cm}(2)", {}, lambda x: x * sigmoid(x)),
+    (r"x\sigma(x) \quad (2.1).", {}, lambda x: x * sigmoid(x)),
+    (r"\tanh(x) \qquad [3]", {}, np.tanh),
+    (r"\sigma(x)\,(1 - \sigma(x))", {}, lambda x: sigmoid(x) * sigmoid(-x)),  # a factor
+    # an interval in a condition with if/else (was "'else' ... has no reading")
+    (
+        r"x^2 \text{ if } x \in [0, 1.1) \text{ else } -x",
+        {},
+        lambda x: np.where((x >= 0) & (x < 1.1), x * x, -x),
+    ),
 ]
 
 
@@ -103,6 +117,10 @@ def test_bold_prediction_is_the_prediction():
         (r"\newcommand{\b}{\b} x\b", "expand without end"),
         # a comment that reads as the rest of a formula: a remainder typed as code
         (r"x\sigma(x) % 2", r"'2' reads as the formula's rest: type \\bmod"),
+        # one small space before a number in brackets: a number or a factor (was x*2)
+        (r"x\sigma(x)\,(2)", r"is an equation number or a factor"),
+        # the range stated after the formula (was "operator '&' is not allowed")
+        (r"\sigma(x) = \frac{1}{1+e^{-x}} \in (0, 1)", r"states the formula's range"),
     ],
 )
 def test_latex_without_one_reading_is_refused_naming_the_part(latex, message):
