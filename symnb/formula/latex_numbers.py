@@ -69,8 +69,9 @@ def _joins(tok: str, nxt: str, grouped: bool) -> bool:
         return True
     whole, _, part = tok.partition(".")
     if "." in tok:  # 0.000\,001: the decimal part in threes
-        return len(part) % 3 == 0 and len(nxt) <= 3
-    return len(nxt) == 3 and (grouped or len(whole) <= 3)  # 1\,000\,000
+        return nxt.isdigit() and len(part) % 3 == 0 and len(nxt) <= 3
+    head = nxt.partition(".")[0]  # 1\,000\,000, 1\,000.5
+    return len(head) == 3 and head.isdigit() and (grouped or len(whole) <= 3)
 
 
 def joined_number(tokens: list[str], i: int, tok: str) -> tuple[str, int]:
@@ -91,6 +92,10 @@ def joined_number(tokens: list[str], i: int, tok: str) -> tuple[str, int]:
         while j < len(tokens) and tokens[j] in SEPARATORS:
             j += 1
         nxt = tokens[j] if j < len(tokens) else None
+        groups, k = _comma_groups(tokens, i)
+        if grouped and "." not in tok and len(groups) == 1:  # 1\,000{,}5
+            tok, i = f"{tok}.{groups[0]}", k
+            continue
         if nxt == "." and "." not in tok:  # 1\!.\!5: a spaced decimal point
             k = j + 1
             while k < len(tokens) and tokens[k] in SEPARATORS:

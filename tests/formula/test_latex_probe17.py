@@ -38,6 +38,8 @@ CASES = [
     (r"x\sigma(1.\!702 x)", {}, lambda x: x * sigmoid(1.702 * x)),
     (r"1\!.\!5 x", {}, lambda x: 1.5 * x),
     (r"0.044\,715 x^3 + x", {}, lambda x: 0.044715 * x**3 + x),
+    (r"\frac{x}{1\,000.5}", {}, lambda x: x / 1000.5),
+    (r"1\,000{,}5\,x", {}, lambda x: 1000.5 * x),  # SI grouping, a decimal comma
     (r"\tanh(x) + 1 000", {}, lambda x: np.tanh(x) + 1000),  # TeX drops the space
     (r"\frac{x}{1{,}000{,}000}", {}, lambda x: x / 1e6),  # was "tuples are not allowed"
     # per cent (was a syntax error)
