@@ -1632,6 +1632,54 @@ def _without_empty_groups(items: list) -> list:
     return out
 
 
+def _operand_end(items: list, k: int) -> int:
+    """The index after the operand that starts at ``items[k]`` (a number, a name, a
+    bracket, a function and its bracket), with its powers (``2^{k}``, ``\\sigma^2``)."""
+    if k >= len(items):
+        return k
+    if items[k][0] == "func":
+        k += 1
+    if k < len(items) and items[k][0] == "(":
+        depth = 0
+        while k < len(items):
+            depth += items[k][0] == "("
+            depth -= items[k][0] == ")"
+            k += 1
+            if depth == 0:
+                break
+    elif k < len(items) and items[k][0] in ("num", "name"):
+        k += 1
+    while k + 1 < len(items) and items[k] == ("op", "**"):
+        k += 1
+        while k < len(items) and items[k] in (("op", "-"), ("op", "+")):
+            k += 1
+        k = _operand_end(items, k)
+    return k
+
+
+def _refuse_product_after_slash(items: list) -> None:
+    """``x^2/2\\sigma^2``, ``1/2x``: a factor juxtaposed after a slash's divisor is
+    x^2/(2 sigma^2) to most papers and (x^2/2) sigma^2 to Python's order; neither
+    reading is safe, so it is refused naming the part (``\\frac`` says which)."""
+    for k, item in enumerate(items):
+        if item != ("op", "/"):
+            continue
+        start = k + 1
+        while start < len(items) and items[start] in (("op", "-"), ("op", "+")):
+            start += 1  # x/-2y
+        end = _operand_end(items, start)
+        if end == start or end >= len(items):
+            continue
+        if items[end][0] in ("num", "name", "func", "("):
+            divisor = _joined(items[k + 1 : end])
+            shown = _joined(items[k + 1 : _operand_end(items, end)])
+            raise LatexProblem(
+                f"'/{shown}' divides by {divisor} and multiplies by what follows "
+                f"(Python's order), or divides by all of {shown} (most papers): "
+                f"type \\frac{{...}}{{{shown}}}, or \\cdot before the factor"
+            )
+
+
 def _joined(items: list[tuple[str, str]]) -> str:
     """Formula text, with '*' where LaTeX multiplies by juxtaposition."""
     out: list[str] = []
@@ -1938,6 +1986,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
         raise LatexProblem(f"{problem}{reader.where()}") from None
     if not items:
         raise LatexProblem("the LaTeX has no formula")
+    _refuse_product_after_slash(items)
     return _joined(_conditional(items))
 
 

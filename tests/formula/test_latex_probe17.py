@@ -77,6 +77,12 @@ CASES = [
     (r"x\sigma(x) \quad (2.1).", {}, lambda x: x * sigmoid(x)),
     (r"\tanh(x) \qquad [3]", {}, np.tanh),
     (r"\sigma(x)\,(1 - \sigma(x))", {}, lambda x: sigmoid(x) * sigmoid(-x)),  # a factor
+    # a slash's divisor with its power, then an operator: no product after it
+    (
+        r"\sqrt{2/\pi}\,x + x/2^{3} \cdot x",
+        {},
+        lambda x: np.sqrt(2 / np.pi) * x + x * x / 8,
+    ),
     # an interval in a condition with if/else (was "'else' ... has no reading")
     (
         r"x^2 \text{ if } x \in [0, 1.1) \text{ else } -x",
@@ -121,6 +127,11 @@ def test_bold_prediction_is_the_prediction():
         (r"x\sigma(x) % 2", r"'2' reads as the formula's rest: type \\bmod"),
         # one small space before a number in brackets: a number or a factor (was x*2)
         (r"x\sigma(x)\,(2)", r"is an equation number or a factor"),
+        # a factor juxtaposed after a slash's divisor: 1/(2 sigma^2) to papers, was
+        # (x^2/2) sigma^2 (Python's order), silently
+        (r"\exp(-x^2/2\sigma^2)", r"'/2\*sigma\*\*\(2\)' divides by 2 and multiplies"),
+        (r"1/2\,x", r"divides by all of 2\*x \(most papers\)"),
+        (r"x/-2\,\sigma(x)", r"type \\frac\{...\}\{-2\*sigmoid\(x\)\}"),
         # the range stated after the formula (was "operator '&' is not allowed")
         (r"\sigma(x) = \frac{1}{1+e^{-x}} \in (0, 1)", r"states the formula's range"),
     ],
