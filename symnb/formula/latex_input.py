@@ -1769,11 +1769,17 @@ _ARRAY_CLOSE = re.compile(r"\\end\{(?:array|matrix)\}(?:\s*\\right\s*\.)?")
 #: A trailing domain, as papers state it: ``\\text{ for } x \\in \\mathbb{R}``,
 #: ``\\quad (x \\in \\mathbb{R})``: no part of the formula.
 _DOMAIN = re.compile(
-    r"(?:\s|,|\\[,;:!]|\\q?quad|\\text\{\s*(?:for|where)\s*\})*"
+    r"(?:\s|,|\\[,;:! ]|\\q?quad|\\text\{\s*(?:for|where)\s*\})*"
     r"\(?\s*x\s*\\in\s*\\(?:mathbb|mathbf)\s*\{\s*R\s*\}\s*\)?\s*[.,]?\s*$"
 )
 
 
+#: "for all x" after the formula (``\\quad \\forall x \\in \\mathbb{R}``,
+#: ``\\text{ for all } x``): the domain stated, as _DOMAIN.
+_FOR_ALL = re.compile(
+    r"(?:\s|,|\\[,;:! ]|\\q?quad)*(?:\\forall|\\text\s*\{\s*for\s+(?:all|every|any)\s*\})"
+    r"\s*x\s*(?:\\in\s*\\(?:mathbb|mathbf)\s*\{\s*R\s*\})?\s*[.,]?\s*$"
+)
 #: An interval after the formula, ``\\sigma(x) = ... \\in (0, 1)``: its range stated.
 _RANGE = re.compile(
     r"\\in\s*(?:\\left\s*)?[(\[][^()\[\]]*?(?:\\right\s*)?[)\]]\s*[.,]?\s*$"
@@ -1961,7 +1967,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = _without_equation_number(_EQUATION_NUMBER.sub("", body))
     body = _ROW_SPACE.sub(r"\\\\\\\\", body)
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body).strip()
-    body = _DOMAIN.sub("", body)
+    body = _DOMAIN.sub("", _FOR_ALL.sub("", body))
     stated = _RANGE.search(body)
     if stated:
         raise LatexProblem(

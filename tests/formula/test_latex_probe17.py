@@ -70,6 +70,9 @@ CASES = [
     ("% Swish\nx\\sigma(x) % the SiLU", {}, lambda x: x * sigmoid(x)),
     (r"x^2 \\", {}, lambda x: x * x),  # was read as code: a syntax error
     (r"{e^x}^2 - x", {}, lambda x: np.exp(2 * x) - x),  # was "sets are not allowed"
+    # "for all x" after the formula states its domain (were refused)
+    (r"f(x) = x^2 \text{ for all } x \in \mathbb{R}", {}, lambda x: x * x),
+    (r"x\tanh(x),\ \forall x.", {}, lambda x: x * np.tanh(x)),
     # an equation number after a wide space (was a factor: 2 times the formula)
     (r"x\sigma(x)\;\;(2)", {}, lambda x: x * sigmoid(x)),
     (r"x\sigma(x)~~(2)", {}, lambda x: x * sigmoid(x)),
