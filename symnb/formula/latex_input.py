@@ -1993,6 +1993,11 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     if not items:
         raise LatexProblem("the LaTeX has no formula")
     _refuse_product_after_slash(items)
+    if any(k == "logic" for k, _ in items) and not any(k == "cmp" for k, _ in items):
+        raise LatexProblem(
+            "\\vee/\\wedge (or 'and'/'or') join values here, not conditions: type "
+            "\\max(a, b) for a \\vee b, \\min(a, b) for a \\wedge b"
+        )
     return _joined(_conditional(items))
 
 

@@ -135,6 +135,8 @@ def test_bold_prediction_is_the_prediction():
         (r"\exp(-x^2/2\sigma^2)", r"'/2\*sigma\*\*\(2\)' divides by 2 and multiplies"),
         (r"1/2\,x", r"divides by all of 2\*x \(most papers\)"),
         (r"x/-2\,\sigma(x)", r"type \\frac\{...\}\{-2\*sigmoid\(x\)\}"),
+        # a lattice max/min between values (was "operator '|' is not allowed")
+        (r"\log(x \vee 10^{-12})", r"join values here, not conditions: type \\max"),
         # the range stated after the formula (was "operator '&' is not allowed")
         (r"\sigma(x) = \frac{1}{1+e^{-x}} \in (0, 1)", r"states the formula's range"),
     ],
