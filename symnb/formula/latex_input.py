@@ -16,8 +16,9 @@ import math
 import re
 from collections.abc import Container
 
-from symnb.formula import latex_sums, spellings
+from symnb.formula import latex_macros, latex_sums, spellings
 from symnb.formula.functions import ALLOWED_FUNCTIONS
+from symnb.formula.latex_numbers import SEPARATORS, NumberProblem, joined_number
 from symnb.formula.library import ACTIVATIONS
 
 #: Commands whose ``{word}`` is a function's or a constant's name (``\\text{if}``
@@ -34,6 +35,9 @@ _WORD_COMMANDS = frozenset(
         "mathsf",
         "mathbf",
         "boldsymbol",
+        "bm",  # \bm{x}, \vec{x}: the input x as a paper's vector (elementwise here)
+        "pmb",
+        "vec",
         "mbox",
         "rm",
     }
@@ -147,6 +151,7 @@ _FUNCTIONS = {
     "erf": "erf",
     "Phi": "ndtr",
     "sgn": "sign",
+    "sign": "sign",
 }
 #: The inverse hyperbolic functions as ISO 80000 names them (``\\operatorname{arsinh}``).
 _AREA_FUNCTIONS = {"arsinh": "asinh", "arcosh": "acosh", "artanh": "atanh"}
@@ -169,6 +174,11 @@ _ACCENTS = {
     "tilde": "tilde",
     "widetilde": "tilde",
 }
+#: Fonts of a paper's vectors and matrices: the name typed in them (``\\bm{x}`` is x).
+_BOLD = frozenset({"mathbf", "boldsymbol", "bm", "pmb", "vec", "mathit", "mathsf"})
+_BOLD_WORD = re.compile(
+    r"\\(?:" + "|".join(sorted(_BOLD)) + r")(?:\{([^{}]*)\}|([A-Za-z]))"
+)
 #: Brackets that round: the opener -> (the function, the closer).
 _FLOORS = {"lfloor": ("floor", "rfloor"), "lceil": ("ceiling", "rceil")}
 _OPERATORS = {
@@ -205,12 +215,20 @@ _IGNORED = frozenset(
         "Bigr",
         "biggl",
         "biggr",
+        "Biggl",
+        "Biggr",
+        "bigm",
+        "Bigm",
+        "biggm",
+        "Biggm",
         "big",
         "Big",
         "bigg",
         "Bigg",
         "displaystyle",
         "textstyle",
+        "scriptstyle",
+        "scriptscriptstyle",
         "quad",
         "qquad",
         "thinspace",
@@ -239,7 +257,7 @@ _SPACING |= {"\\thinspace", "\\medspace", "\\thickspace", "\\enspace", "~"}
 _INDICATOR_FONTS = frozenset({"mathbb", "mathbf", "mathds", "mathbbm", "mathrm"})
 
 _TOKEN = re.compile(
-    r"\\(?:[A-Za-z]+|[,;:! |\\{}])|[A-Za-z]|\d+(?:\.\d*)?|\.\d+|<=|>=|!=|\S"
+    r"\\(?:[A-Za-z]+|[,;:! |\\{}%])|[A-Za-z]|\d+(?:\.\d*)?|\.\d+|<=|>=|!=|\S"
 )
 
 
@@ -287,6 +305,7 @@ class _Reader:
         self.i = 0
         self.declared = declared
         self.written = 0  # the terms of sums written out so far
+        self.argument = False  # reading an unbraced argument (x^2, \\frac 1 2)
 
     def where(self) -> str:
         """Where the reading stopped: `` (at '...\\approx 0.5x')``, the text around the
@@ -394,6 +413,8 @@ class _Reader:
             depth -= kind == "("
             if depth < 0 or (depth == 0 and (kind in ("cmp", "logic") or text == ",")):
                 break
+            if depth == 0 and kind == "name" and text in (*_WORDS, "else"):
+                break  # a \text{ if } x \in (0, 1) \text{ else } b: from the word on
             start -= 1
         for word in _WORDS:  # "if x \\in ...": the word is no part of the operand
             for spelled in ([("name", word)], [("name", ch) for ch in word]):
@@ -545,7 +566,11 @@ class _Reader:
         if tok.isalpha():  # one letter, as in TeX: e^x y is e^{x} y, \frac ab is a/b
             self.take()
             return [("(", "("), ("name", tok), (")", ")")]
-        return [("(", "("), *self.item(), (")", ")")]
+        self.argument = tok[0].isdigit() or tok[0] == "."  # x^2 3 is x^{2} 3
+        try:
+            return [("(", "("), *self.item(), (")", ")")]
+        finally:
+            self.argument = False
 
     def skip_spacing(self) -> None:
         while self.peek() in _SPACING:
@@ -609,12 +634,23 @@ class _Reader:
                         f"{_MAX_FACTORIAL}: type its value"
                     )
                 return [("num", str(math.factorial(int(tok))))]
-            after = self.tokens[self.i : self.i + 4]
-            digits = after[3] if len(after) == 4 else ""
-            point = after[:3] in (["{", ",", "}"], ["{", ".", "}"])
-            if tok.isdigit() and point and digits.isdigit():
-                self.i += 4  # 0{,}5, 1{.}0507: a decimal mark, as TeX sets it
-                tok = f"{tok}.{digits}"
+            if not self.argument:  # 1\,000, 0{,}5, 1.\!702: one number, as TeX sets it
+                try:
+                    tok, self.i = joined_number(self.tokens, self.i, tok)
+                except NumberProblem as problem:
+                    raise LatexProblem(str(problem)) from None
+            j = self.i
+            while self.peek(j - self.i) in SEPARATORS:  # 5\,\%
+                j += 1
+            if self.peek(j - self.i) == "\\%":  # 50\%: per cent
+                self.i = j + 1
+                return [
+                    ("(", "("),
+                    ("num", tok),
+                    ("op", "/"),
+                    ("num", "100"),
+                    (")", ")"),
+                ]
             return [("num", tok + self.exponent())]
         if tok.isalpha():
             return self.letters(tok)
@@ -758,6 +794,8 @@ class _Reader:
         ):
             self.i += 3
             return self.indicator()
+        if name in _BOLD and self.peek() == "{" and (self.peek(1) or "")[:1] == "\\":
+            return []  # \boldsymbol{\beta}, \bm{\hat y}: the font only, its group follows
         if name in _WORD_COMMANDS:
             if name == "operatorname" and self.peek() == "*":
                 self.take()  # \operatorname*{max}: its limits go below, nothing else
@@ -808,6 +846,7 @@ class _Reader:
             return self.cases()
         if name in _ACCENTS:  # \hat{y}: the prediction (y_hat); \bar{a}: a_bar
             word = re.sub(r"\s+", "", self.group_text())
+            word = _BOLD_WORD.sub(lambda m: m.group(1) or m.group(2), word)  # y_hat
             if word[1:] in _GREEK or word[1:] in ("sigma", "phi"):  # \bar{\alpha}
                 word = self.greek(word[1:])
             if not re.fullmatch(r"[A-Za-z]\w*", word):
@@ -1622,6 +1661,54 @@ def _without_empty_groups(items: list) -> list:
     return out
 
 
+def _operand_end(items: list, k: int) -> int:
+    """The index after the operand that starts at ``items[k]`` (a number, a name, a
+    bracket, a function and its bracket), with its powers (``2^{k}``, ``\\sigma^2``)."""
+    if k >= len(items):
+        return k
+    if items[k][0] == "func":
+        k += 1
+    if k < len(items) and items[k][0] == "(":
+        depth = 0
+        while k < len(items):
+            depth += items[k][0] == "("
+            depth -= items[k][0] == ")"
+            k += 1
+            if depth == 0:
+                break
+    elif k < len(items) and items[k][0] in ("num", "name"):
+        k += 1
+    while k + 1 < len(items) and items[k] == ("op", "**"):
+        k += 1
+        while k < len(items) and items[k] in (("op", "-"), ("op", "+")):
+            k += 1
+        k = _operand_end(items, k)
+    return k
+
+
+def _refuse_product_after_slash(items: list) -> None:
+    """``x^2/2\\sigma^2``, ``1/2x``: a factor juxtaposed after a slash's divisor is
+    x^2/(2 sigma^2) to most papers and (x^2/2) sigma^2 to Python's order; neither
+    reading is safe, so it is refused naming the part (``\\frac`` says which)."""
+    for k, item in enumerate(items):
+        if item != ("op", "/"):
+            continue
+        start = k + 1
+        while start < len(items) and items[start] in (("op", "-"), ("op", "+")):
+            start += 1  # x/-2y
+        end = _operand_end(items, start)
+        if end == start or end >= len(items):
+            continue
+        if items[end][0] in ("num", "name", "func", "("):
+            divisor = _joined(items[k + 1 : end])
+            shown = _joined(items[k + 1 : _operand_end(items, end)])
+            raise LatexProblem(
+                f"'/{shown}' divides by {divisor} and multiplies by what follows "
+                f"(Python's order), or divides by all of {shown} (most papers): "
+                f"type \\frac{{...}}{{{shown}}}, or \\cdot before the factor"
+            )
+
+
 def _joined(items: list[tuple[str, str]]) -> str:
     """Formula text, with '*' where LaTeX multiplies by juxtaposition."""
     out: list[str] = []
@@ -1711,8 +1798,20 @@ _ARRAY_CLOSE = re.compile(r"\\end\{(?:array|matrix)\}(?:\s*\\right\s*\.)?")
 #: A trailing domain, as papers state it: ``\\text{ for } x \\in \\mathbb{R}``,
 #: ``\\quad (x \\in \\mathbb{R})``: no part of the formula.
 _DOMAIN = re.compile(
-    r"(?:\s|,|\\[,;:!]|\\q?quad|\\text\{\s*(?:for|where)\s*\})*"
+    r"(?:\s|,|\\[,;:! ]|\\q?quad|\\text\{\s*(?:for|where)\s*\})*"
     r"\(?\s*x\s*\\in\s*\\(?:mathbb|mathbf)\s*\{\s*R\s*\}\s*\)?\s*[.,]?\s*$"
+)
+
+
+#: "for all x" after the formula (``\\quad \\forall x \\in \\mathbb{R}``,
+#: ``\\text{ for all } x``): the domain stated, as _DOMAIN.
+_FOR_ALL = re.compile(
+    r"(?:\s|,|\\[,;:! ]|\\q?quad)*(?:\\forall|\\text\s*\{\s*for\s+(?:all|every|any)\s*\})"
+    r"\s*x\s*(?:\\in\s*\\(?:mathbb|mathbf)\s*\{\s*R\s*\})?\s*[.,]?\s*$"
+)
+#: An interval after the formula, ``\\sigma(x) = ... \\in (0, 1)``: its range stated.
+_RANGE = re.compile(
+    r"\\in\s*(?:\\left\s*)?[(\[][^()\[\]]*?(?:\\right\s*)?[)\]]\s*[.,]?\s*$"
 )
 
 
@@ -1725,9 +1824,56 @@ _DISPLAY = re.compile(
     r"|\\(?:label|tag\*?)\s*\{[^{}]*\}|\\(?:nonumber|notag)(?![A-Za-z])"
 )
 #: An equation's number after a space: ``x\\sigma(x) \\qquad (2)`` (not a factor 2).
+#: An equation's number at the end: ``(2)``, ``(2.1)``, ``(A.3)``, ``(3a)``, ``[2]``.
+_NUMBER_MARK = re.compile(
+    r"(?:\(\s*(?:[A-Z]\.)?\d+(?:\.\d+)*[a-z]?\s*\)|\[\s*\d+(?:\.\d+)*\s*\])"
+    r"\s*[.,]?\s*$"
+)
+#: Spacing a number may follow, widest first (``\hspace{..}`` is found apart).
+_WIDE_SPACES = ("\\qquad", "\\quad", "\\hfill")
+_SMALL_SPACES = ("\\,", "\\;", "\\:", "\\!", "~")
+
+
+def _without_equation_number(body: str) -> str:
+    """``body`` without an equation number set apart at its end by a wide space
+    (``x\\sigma(x) \\qquad (2.1)``, ``\\;\\;(3)``, ``\\hspace{1cm}(4)``); one
+    small space before it (``x\\,(2)``) is a number or a factor, refused. Scans
+    back from the end: linear in the text."""
+    mark = _NUMBER_MARK.search(body)
+    if not mark:
+        return body
+    end = mark.start()
+    wide, small = False, 0
+    while True:
+        head = body[:end].rstrip()
+        if len(head) < end and head.endswith("\\") and not head.endswith("\\\\"):
+            small, end = small + 1, len(head) - 1  # a control space "\ "
+            continue
+        end = len(head)
+        at = head.rfind("\\hspace") if head.endswith("}") else -1
+        if at >= 0 and re.fullmatch(r"\\hspace\*?\s*\{[^{}]*\}", head[at:]):
+            wide, end = True, at
+            continue
+        space = next(
+            (t for t in _WIDE_SPACES + _SMALL_SPACES if head.endswith(t)), None
+        )
+        if space is None or (space == "~" and head.endswith("\\~")):
+            break
+        wide = wide or space in _WIDE_SPACES
+        small += space in _SMALL_SPACES
+        end -= len(space)
+    if wide or small >= 2:
+        return body[:end]
+    if small == 1:
+        raise LatexProblem(
+            f"'{body[end:].strip()}' at the end is an equation number or a factor: "
+            "drop the number, or type \\cdot before a factor"
+        )
+    return body
+
+
 _EQUATION_NUMBER = re.compile(
-    r"\\q?quad\s*\(\s*\d+[a-z]?\s*\)\s*[.,]?\s*$"
-    r"|\\l?eqno(?![A-Za-z]).*$"  # plain TeX's \eqno(3): the rest is the number
+    r"\\l?eqno(?![A-Za-z]).*$"  # plain TeX's \eqno(3): the rest is the number
 )
 
 
@@ -1836,6 +1982,10 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     dropped; a trailing '.' or ',' of a sentence too). ``declared``: the constant
     names the formula declares (``\\varepsilon`` reads as a declared varepsilon).
     Raises :class:`LatexProblem`."""
+    try:  # a Markdown fence, % comments, \newcommand macros: what TeX reads
+        text = latex_macros.expanded(latex_macros.unwrapped(text))
+    except latex_macros.MacroProblem as problem:
+        raise LatexProblem(str(problem)) from None
     body = re.sub(r"(\$|\\\]|\\\))\s*[.,;]\s*$", r"\1", text.strip())  # $x$.
     body = body.strip("$").strip()
     body = re.sub(r"^\\\[|\\\]$|^\\\(|\\\)$", "", body).strip()
@@ -1843,10 +1993,17 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = re.sub(r"\\text\s*\{\s*[.,;]?\s*\}\s*$", "", body)  # \text{, } at the end
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body)  # not the spacing \, or \;
     body = re.sub(r"\\\\\s*$", "", _DISPLAY.sub(" ", body).strip())  # a line's end
-    body = _EQUATION_NUMBER.sub("", body)
+    body = _without_equation_number(_EQUATION_NUMBER.sub("", body))
     body = _ROW_SPACE.sub(r"\\\\\\\\", body)
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body).strip()
-    body = _DOMAIN.sub("", body)
+    body = _DOMAIN.sub("", _FOR_ALL.sub("", body))
+    stated = _RANGE.search(body)
+    if stated:
+        raise LatexProblem(
+            f"'{stated.group().strip()}' at the end states the formula's range (a "
+            "condition is no value): type the formula alone, or \\mathbb{1}[x \\in "
+            "(a, b)] for an indicator"
+        )
     body = _BRACED_WORD.sub(r"\1", body)
     body = _CHOOSE.sub(r"\\binom{\1}{\2}", body)  # {4 \choose 2}
     # \left\{ \begin{array}{ll} ... \end{array} \right.: the classic piecewise
@@ -1864,6 +2021,12 @@ def translate(text: str, declared: Container[str] = ()) -> str:
         raise LatexProblem(f"{problem}{reader.where()}", problem.suggestion) from None
     if not items:
         raise LatexProblem("the LaTeX has no formula")
+    _refuse_product_after_slash(items)
+    if any(k == "logic" for k, _ in items) and not any(k == "cmp" for k, _ in items):
+        raise LatexProblem(
+            "\\vee/\\wedge (or 'and'/'or') join values here, not conditions: type "
+            "\\max(a, b) for a \\vee b, \\min(a, b) for a \\wedge b"
+        )
     return _joined(_conditional(items))
 
 

@@ -155,7 +155,7 @@ _COMPLEX_NAMES = {"I", "j", "J"}
 
 _COMMENT = re.compile(r"#[^\n\r]*")
 # \, \; \| too: no code has them
-_LATEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:!|])")
+_LATEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:!|%\\])")
 # f'(x), f' = ...: a prime after a name (no code has one: a string opens after '=', '(')
 _PRIME = re.compile(r"(?<![\w'\"])[A-Za-z]\w*'+\s*(?:[(=]|$)")
 # (x)_+, x^+ (and x^-, the negative part, refused as LaTeX: no code types x**(-+x))
@@ -636,6 +636,7 @@ class _Parser:
             _LATEX_COMMAND.search(code)
             or "^{" in code
             or "_{" in code
+            or "}^" in code  # {e^x}^2: a braced base
             or _POSITIVE_PART.search(code)  # (x)_+, [x]_+: the positive part, x^-
             or (_PRIME.search(code) and not _PYTHON_CODE.search(code))
             or (_STAR_OR_COMMA.search(code) and not _PYTHON_CODE.search(code))
