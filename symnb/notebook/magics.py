@@ -415,7 +415,7 @@ class SymnbMagics(Magics):
         errors: list[str] = []
         calls = _cell_calls(definitions)
         failed: set[str] = set()
-        for d in _in_build_order(definitions):
+        for d in _in_build_order(definitions, calls):
             broken = [n for n in calls[d.name] if n in failed]
             if broken:  # not "unknown function": the callee's own error says why
                 failed.add(d.name)
@@ -621,14 +621,17 @@ def _cell_calls(definitions: list[Any]) -> dict[str, list[str]]:
     }
 
 
-def _in_build_order(definitions: list[Any]) -> list[Any]:
+def _in_build_order(
+    definitions: list[Any], calls: dict[str, list[str]] | None = None
+) -> list[Any]:
     """The cell's definitions ordered so that each comes after those of the cell it
     calls (``n1(x) = n2(x) + 1`` above ``n2(x) = x*x`` failed with "unknown function
     'n2'" and a list of sixty allowed functions). A definition calling its own name
     means the earlier one of the notebook (``h(x) = h(x)*2``), as before. Definitions
-    that call each other in a circle are a ``UsageError`` naming them."""
+    that call each other in a circle are a ``UsageError`` naming them. ``calls`` is
+    :func:`_cell_calls` of the definitions, where the caller has it already."""
     index = {d.name: i for i, d in enumerate(definitions)}
-    calls = _cell_calls(definitions)
+    calls = _cell_calls(definitions) if calls is None else calls
     ordered: list[Any] = []
     done: set[str] = set()
     for d in definitions:  # depth first, without recursion (a long chain)
