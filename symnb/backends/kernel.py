@@ -1091,14 +1091,13 @@ class LayerKernel(_Checked):
         else:
             from symnb.backends import select
 
-            program = select._build(
+            program = select.rebuild_forms(
                 la.run_forms(self.forms, new),
                 "layer",
                 self.backend,
                 self.dtype.name,
                 self.device,
-                True,
-            )[0]
+            )
         self.__dict__["_plan"] = new
         self.__dict__["_run_ids"] = self.xp.asarray(new.run_ids)
         self._program = program

@@ -324,7 +324,14 @@ def rebuild(form: Any, values: Any, kind: str, backend: str, dtype: str, device:
     (:mod:`symnb.backends.constant_assumptions`); from the in-process or disk
     cache where built before."""
     moved = replace(form, param_values=tuple(float(v) for v in values))
-    return _build((moved,), kind, backend, dtype, device, strict=True)[0]
+    return rebuild_forms((moved,), kind, backend, dtype, device)
+
+
+def rebuild_forms(forms: tuple, kind: str, backend: str, dtype: str, device: Any):
+    """The Program of ``forms`` already moved to their new constants (a layer's
+    forms, one per group of neurons), on ``backend`` with no fallback; from the
+    in-process or disk cache where built before."""
+    return _build(forms, kind, backend, dtype, device, strict=True)[0]
 
 
 def _hoisted(forms: tuple, kind: str, dtype: str) -> tuple[tuple, Any]:
