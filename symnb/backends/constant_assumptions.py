@@ -42,21 +42,22 @@ from symnb.formula.internal import param_symbol
 
 @dataclass(frozen=True)
 class Assumptions:
-    """``signs[k]``: the :func:`scale_class` of constant k the forms were lowered at;
+    """``classes[k]``: the :func:`scale_class` (sign and decade band) of constant k
+    the forms were lowered at;
     ``watched``: constant-only parts computed in the kernel's dtype that did not
     cancel there (they are hoisted, into float64, where they cancel)."""
 
-    signs: tuple[int, ...]
+    classes: tuple[int, ...]
     watched: tuple[sp.Expr, ...] = ()
 
     def broken(self, values: Any) -> str | None:
         """Why the forms do not hold at ``values`` (the formula's constants as
         given, float64), or None where they do (about 2 us, plus about 10 us per
         watched part)."""
-        vals = [float(v) for v in values[: len(self.signs)]]
-        signs = tuple(scale_class(v) for v in vals)
-        if signs != self.signs:
-            return f"constant sign or scale {self.signs} -> {signs}"
+        vals = [float(v) for v in values[: len(self.classes)]]
+        classes = tuple(scale_class(v) for v in vals)
+        if classes != self.classes:
+            return f"constant sign or scale {self.classes} -> {classes}"
         if self.watched:
             wide = [np.float64(v) for v in vals]
             narrow = [np.float32(v) for v in vals]
@@ -71,7 +72,7 @@ class Assumptions:
         """The watched parts as the numpy backend evaluates them."""
         from symnb.backends.numpy_ import _lambdify
 
-        args = tuple(param_symbol(k) for k in range(len(self.signs)))
+        args = tuple(param_symbol(k) for k in range(len(self.classes)))
         return tuple(_lambdify(part, args) for part in self.watched)
 
 
@@ -116,14 +117,14 @@ def of(forms: tuple, lowered: tuple, dtype: str) -> Assumptions:
     constants), ``lowered`` the forms compiled (hoisted and analysed)."""
     form = forms[0]
     n = len(form.params)
-    signs = tuple(scale_class(float(v)) for v in form.param_values)
+    classes = tuple(scale_class(float(v)) for v in form.param_values)
     watched: dict[sp.Expr, None] = {}
     if dtype in constant_parts.DTYPES and n:
         own = frozenset(form.params)
         for low in lowered:
             for e in (low.f, low.df, *low.dparams):
                 _watch(e, own, watched)
-    return Assumptions(signs, tuple(watched))
+    return Assumptions(classes, tuple(watched))
 
 
 def _watch(e: sp.Basic, own: frozenset, found: dict) -> None:
