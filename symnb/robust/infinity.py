@@ -31,6 +31,7 @@ from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.internal import InternalForm
 from symnb.robust import measure, regimes
 from symnb.robust.deadline import OutOfTime, time_limit
+from symnb.robust.limit_parts import limit_by_parts
 
 #: CPU seconds SymPy may take for one limit (f or f', one side; the wall-clock backstop
 #: is 4 times as long, and 1 s lost sinc's limit at +inf on a loaded machine).
@@ -217,7 +218,9 @@ def _limit(expr, var, side, params, values) -> float | None:
     try:
         with time_limit(LIMIT_SECONDS, "find the limit at infinity"):
             e = e.subs(var, side * t)
-            lim = sp.limit(e, t, sp.oo)
+            lim = limit_by_parts(e, t)  # a product of many sigmoids: fast
+            if lim is None:
+                lim = sp.limit(e, t, sp.oo)
     except OutOfTime:
         raise
     except Exception:  # noqa: BLE001 - SymPy found no limit: the form stays as it is
