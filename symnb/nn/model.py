@@ -1268,7 +1268,10 @@ class MLP:
         """The training loss on (X, y) and its gradient with respect to every parameter
         (a NumPy array in the flat layout of :meth:`get_flat_parameters`), without
         updating anything: what one step would use. For checking gradients and for
-        research."""
+        research. The loss is the data loss alone (as ``fit`` reports it); the
+        gradient includes the penalties' ``l1*sign(w) + l2*w``, so a finite-difference
+        check of it with ``l1``/``l2`` adds ``l1*sum|w| + l2/2*sum w**2`` (weights
+        only, not biases) to the loss first."""
         # unchecked, l1=nan gave an all-NaN gradient and l1=-1 a wrong one, while
         # train_step and train_epoch refused them
         l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)
