@@ -1917,7 +1917,11 @@ def refuse_wrapped(given: Any, array: np.ndarray, name: str, shape: str) -> None
 
 
 def check_file_path(path: Any, what: str) -> str:
-    """``path`` (str, bytes or path-like) as a str; TypeError naming ``what``."""
+    """``path`` (str, bytes or path-like) as a str; TypeError naming ``what``.
+
+    A leading ``~`` is the home folder, as ``RunStore``, the kernel cache, pandas and
+    the shell read it (``save('~/model.npz')`` looked for a folder named '~' in the
+    working directory)."""
     try:
         path = os.fspath(path)
     except TypeError:
@@ -1928,7 +1932,7 @@ def check_file_path(path: Any, what: str) -> str:
     if not path:
         raise ValueError(f"{what}: path is empty; give a file name such as 'model.npz'")
     check_no_nul(path, f"{what}: path")
-    return path
+    return os.path.expanduser(path)
 
 
 #: What to do about an OSError of a path (by errno), for path_error.
