@@ -375,6 +375,11 @@ def _strata(
     return classes.reshape(-1), counts
 
 
+def _array_keeping_mask(a: Any) -> np.ndarray:
+    """``a`` as an array; a ``numpy.ma.MaskedArray`` stays one (with its mask)."""
+    return a if isinstance(a, np.ma.MaskedArray) else np.asarray(a)
+
+
 def train_test_split(
     X: np.ndarray,
     y: np.ndarray,
@@ -391,8 +396,10 @@ def train_test_split(
     class, as scikit-learn's ``stratify=y``, and refuses continuous targets.
     ``stratify=False``: a plain random split.
     """
-    X = np.asarray(X)
-    y = np.asarray(y)
+    # a masked array keeps its mask in both parts (np.asarray would drop it and turn
+    # the hidden values of missing entries into data, as scikit-learn's split does not)
+    X = _array_keeping_mask(X)
+    y = _array_keeping_mask(y)
     for name, a in (("X", X), ("y", y)):
         if a.ndim == 0:
             raise ValueError(

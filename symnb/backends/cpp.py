@@ -276,9 +276,25 @@ def configure_openmp() -> None:
             _libgomp = ctypes.CDLL(name)
         except OSError:  # pragma: no cover - broken installation; kernels will say so
             _libgomp = None
+    if _libgomp is not None and hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_serial_after_fork)
 
 
 _libgomp: ctypes.CDLL | None = None
+
+
+def _serial_after_fork() -> None:
+    """Run the forking thread's kernels on one thread in a forked child.
+
+    libgomp's thread pool does not survive ``fork``: the child holds the parent's pool
+    of the forking thread without its threads, and the first parallel region there
+    waits for them forever (a kernel compiled and run above ``PARALLEL_MIN`` elements,
+    then ``multiprocessing``'s default fork on Linux, hung in the child's first large
+    forward). One thread per region never touches that pool; threads the child starts
+    itself get pools of their own and stay parallel.
+    """
+    if _libgomp is not None:
+        _libgomp.omp_set_num_threads(1)
 
 
 # ------------------------------------------------------------------------------------

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -710,16 +712,44 @@ def _real_array(xp: Any, a: Any, name: str, numbers_only: bool = False) -> Any:
     if arr.dtype.kind == "O" and isinstance(arr, np.ndarray):
         _refuse_huge_integers(arr, name)
     if arr.dtype.kind not in "fiub":
-        fix = (
-            "pass the real part (.real) or the magnitude (abs)"
-            if arr.dtype.kind == "c"
-            else "convert it to numbers first (e.g. .astype(float))"
-        )
+        if arr.dtype.kind == "c":
+            fix = "pass the real part (.real) or the magnitude (abs)"
+        elif arr.dtype.kind == "O" and isinstance(arr, np.ndarray):
+            fix = _object_fix(a, arr, name)
+        else:
+            fix = "convert it to numbers first (e.g. .astype(float))"
         kinds = "int or float" if numbers_only else "bool, int or float"
         raise TypeError(
             f"{name} has dtype {arr.dtype}; it must hold real numbers ({kinds}): {fix}"
         )
     return arr
+
+
+def _object_fix(a: Any, arr: np.ndarray, name: str) -> str:
+    """What to do about input NumPy could only hold as Python objects: an iterator
+    (a generator became one object, refused as "dtype object ... .astype(float)",
+    which an iterator does not have), a missing value, or an entry of another type."""
+    if isinstance(a, Iterator):
+        return (
+            f"it is a {type(a).__name__}, which NumPy keeps as one object; pass "
+            f"list({name}) or np.fromiter({name}, dtype=float)"
+        )
+    for at, v in enumerate(arr.ravel()):
+        real = not isinstance(v, (complex, np.complexfloating))
+        if real and isinstance(v, (numbers.Number, np.number)):
+            continue  # Fraction, Decimal: float() converts them
+        where = tuple(int(i) for i in np.unravel_index(at, arr.shape))
+        where = where if arr.ndim > 1 else at
+        if v is None:
+            return (
+                f"it holds None at index {where} (a missing value): replace it by "
+                "a number, or np.nan to mark it"
+            )
+        return (
+            f"it holds a {type(v).__name__} at index {where} ({v!r:.40}); pass "
+            "numbers only"
+        )
+    return f"convert it to floats first, e.g. np.asarray({name}, dtype=float)"
 
 
 def _refuse_huge_integers(arr: np.ndarray, name: str) -> None:

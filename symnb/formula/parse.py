@@ -2551,6 +2551,7 @@ def adopt_sympy(
                 if guess
                 else declare,
             )
+        _refuse_narrowed_symbol(s, what)
         mapping[s] = sp.Symbol(s.name, real=True)
     adopted = expr.xreplace(mapping)
     if found.calls:
@@ -2560,6 +2561,52 @@ def adopt_sympy(
         )
         _validate(adopted, None, functions, f"the {what}", limits=True)
     return adopted
+
+
+#: SymPy assumptions that narrow a symbol to part of the real line (or off it). SymPy
+#: simplifies with them as the expression is built (``Abs(x)`` is ``x`` for a positive
+#: ``x``, ``sqrt(b**2)`` is ``b``), so the expression handed over may already be wrong
+#: for the values a kernel takes (every real ``x``, constants set to any sign).
+_NARROWING_ASSUMPTIONS = (
+    "positive",
+    "negative",
+    "nonnegative",
+    "nonpositive",
+    "zero",
+    "nonzero",
+    "integer",
+    "rational",
+    "irrational",
+    "even",
+    "odd",
+    "prime",
+    "composite",
+    "noninteger",
+    "imaginary",
+    "extended_positive",
+    "extended_negative",
+    "extended_nonnegative",
+    "extended_nonpositive",
+    "extended_nonzero",
+)
+
+
+def _refuse_narrowed_symbol(symbol: sp.Symbol, what: str) -> None:
+    """FormulaError for a symbol declared on part of the real line (see above)."""
+    facts = symbol.assumptions0
+    narrowing = [k for k in _NARROWING_ASSUMPTIONS if facts.get(k) is True]
+    if facts.get("real") is False:
+        narrowing.append("real=False")
+    if narrowing:
+        # the first is the strongest (positive implies nonnegative, nonzero, ...)
+        declared = narrowing[0] if "=" in narrowing[0] else f"{narrowing[0]}=True"
+        raise FormulaError(
+            f"symbol {symbol.name!r} in the {what} is declared with {declared}; "
+            "SymPy may already have simplified with it (Abs(x) -> x for a positive "
+            f"x), which is wrong for the other real values {symbol.name} takes",
+            suggestion=f"declare it as sympy.Symbol({symbol.name!r}) or "
+            f"sympy.Symbol({symbol.name!r}, real=True) and build the expression again",
+        )
 
 
 def _call(name: str, functions: Mapping[str, Any], args: tuple, what: str) -> Any:

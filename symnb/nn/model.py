@@ -1268,7 +1268,10 @@ class MLP:
         """The training loss on (X, y) and its gradient with respect to every parameter
         (a NumPy array in the flat layout of :meth:`get_flat_parameters`), without
         updating anything: what one step would use. For checking gradients and for
-        research."""
+        research. The loss is the data loss alone (as ``fit`` reports it); the
+        gradient includes the penalties' ``l1*sign(w) + l2*w``, so a finite-difference
+        check of it with ``l1``/``l2`` adds ``l1*sum|w| + l2/2*sum w**2`` (weights
+        only, not biases) to the loss first."""
         # unchecked, l1=nan gave an all-NaN gradient and l1=-1 a wrong one, while
         # train_step and train_epoch refused them
         l1, l2 = check_penalty("l1", l1), check_penalty("l2", l2)
@@ -1914,7 +1917,11 @@ def refuse_wrapped(given: Any, array: np.ndarray, name: str, shape: str) -> None
 
 
 def check_file_path(path: Any, what: str) -> str:
-    """``path`` (str, bytes or path-like) as a str; TypeError naming ``what``."""
+    """``path`` (str, bytes or path-like) as a str; TypeError naming ``what``.
+
+    A leading ``~`` is the home folder, as ``RunStore``, the kernel cache, pandas and
+    the shell read it (``save('~/model.npz')`` looked for a folder named '~' in the
+    working directory)."""
     try:
         path = os.fspath(path)
     except TypeError:
@@ -1925,7 +1932,7 @@ def check_file_path(path: Any, what: str) -> str:
     if not path:
         raise ValueError(f"{what}: path is empty; give a file name such as 'model.npz'")
     check_no_nul(path, f"{what}: path")
-    return path
+    return os.path.expanduser(path)
 
 
 #: What to do about an OSError of a path (by errno), for path_error.
