@@ -103,11 +103,14 @@ def real_value(value: Any) -> float | None:
     """``value`` as a float when it is one real number: an int, a float, a NumPy
     integer or floating scalar, a ``fractions.Fraction`` (any ``numbers.Real``) or a
     ``decimal.Decimal``; None for bools, complex numbers, text, arrays and the rest.
+    A 0-d array of ints or floats (``np.array(2.0)``) is its number, as in NumPy.
     The float may be inf or NaN (a huge integer or Decimal overflows to inf): the
     caller decides on finiteness. Decimal is no ``numbers.Real`` in Python, so a
     constant ``beta=Decimal("1.5")`` was refused as "not a finite real number"."""
     if isinstance(value, (bool, np.bool_)):
         return None
+    if getattr(value, "shape", None) == () and hasattr(value, "dtype"):
+        value = _zero_d(value)
     if not isinstance(value, (numbers.Real, decimal.Decimal)):
         return None
     try:
@@ -116,6 +119,20 @@ def real_value(value: Any) -> float | None:
         return math.inf if value > 0 else -math.inf
     except (TypeError, ValueError):  # Decimal('sNaN')
         return math.nan
+
+
+def _zero_d(value: Any) -> Any:
+    """The number of a 0-d array (NumPy's ``np.array(2.0)``, a 0-d JAX array or
+    CPU tensor without grad), as ``float(value)`` reads it; ``value`` itself for a
+    bool, complex or other dtype, or an array NumPy cannot read without a copy from a
+    device (then refused as before)."""
+    try:
+        arr = np.asarray(value)
+    except Exception:  # noqa: BLE001 - a tensor that needs grad, on a GPU, ...
+        return value
+    if arr.shape == () and arr.dtype.kind in "iuf":
+        return arr[()]
+    return value
 
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
