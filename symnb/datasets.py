@@ -394,7 +394,8 @@ def train_test_split(
     values, labels seen once) get a plain random split. ``stratify=True`` requires
     class labels (integers, or floats holding whole numbers) with at least 2 rows per
     class, as scikit-learn's ``stratify=y``, and refuses continuous targets.
-    ``stratify=False``: a plain random split.
+    ``stratify=False``: a plain random split. ``test_size`` is a fraction of the rows
+    (a float) or their number (an int), as in scikit-learn.
     """
     # a masked array keeps its mask in both parts (np.asarray would drop it and turn
     # the hidden values of missing entries into data, as scikit-learn's split does not)
@@ -418,10 +419,21 @@ def train_test_split(
         test_size, (int, float, np.integer, np.floating)
     ):
         raise TypeError(
-            f"test_size must be a fraction between 0 and 1, got {test_size!r}"
+            f"test_size must be a fraction between 0 and 1 or a number of rows, "
+            f"got {test_size!r}"
         )
+    if isinstance(test_size, (int, np.integer)):  # a number of rows, as scikit-learn
+        if not 0 < test_size < len(X):
+            raise ValueError(
+                f"test_size={test_size!r} rows: X has {len(X)} rows, so give 1 to "
+                f"{len(X) - 1} test rows, or a fraction between 0 and 1"
+            )
+        test_size = int(test_size) / len(X)
     if not 0 < test_size < 1:
-        raise ValueError(f"test_size must be between 0 and 1, got {test_size!r}")
+        raise ValueError(
+            f"test_size must be between 0 and 1 (a fraction) or a whole number of "
+            f"rows, got {test_size!r}"
+        )
     rng = rng_from_seed(seed)
     strata = _strata(y, stratify)
     if strata is not None:
