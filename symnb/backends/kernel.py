@@ -816,9 +816,13 @@ def check_constants(
         if k not in names:
             raise FormulaError.unknown_constant(owner, k, names)
         if real_value(v) is None:  # Fraction and Decimal are numbers too
+            one = getattr(v, "shape", None) == () and hasattr(v, "item")
             raise FormulaError(
                 f"constant {k!r} must be a number, got {v!r:.60} ({type(v).__name__})",
-                suggestion=f"pass a finite real number, e.g. {k}=1.0",
+                # a tensor that needs grad or lives on a GPU: its number is .item()
+                suggestion=f"pass its number, {k}=value.item()"
+                if one
+                else f"pass a finite real number, e.g. {k}=1.0",
             )
         _check_fits(f"constant {k!r}", v, dtype)
 
