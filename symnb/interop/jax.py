@@ -17,7 +17,7 @@ takes its side's branch; what XLA computes from a subnormal x stays as at 0 (log
 from __future__ import annotations
 
 import functools
-import math
+import sys
 from typing import Any
 
 import sympy as sp
@@ -129,6 +129,7 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
     #: non-NaN x and f is not NaN there, a threshold regime's branch is taken
     _fallback = False
     _binades = 52
+    _largest = sys.float_info.max  # the dtype's largest finite float
 
     def _print_Piecewise(self, expr: sp.Piecewise) -> str:
         text = super()._print_Piecewise(expr)
@@ -145,10 +146,15 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, JaxPrinter):
             # (an exponent's or a power's flushed range); x**x's f' is NaN at
             # x = -3 (log(-3)), not the 0 of its x < -3.4e38 regime
             lo, hi = sorted((t * 2.0**-self._binades, t * 2.0**self._binades))
+            # a bound beyond the dtype's largest float is an infinity: t*2**52
+            # is inf near the float64 limit, and a float32 bound like -2.9e45
+            # made NumPy warn "overflow encountered in cast" at every trace
             lo, hi = (
-                repr(b) if math.isfinite(b) else self._print(sp.oo if b > 0 else -sp.oo)
+                repr(b)
+                if abs(b) <= self._largest
+                else self._print(sp.oo if b > 0 else -sp.oo)
                 for b in (lo, hi)
-            )  # a threshold near the float64 limit: t*2**52 is inf
+            )
             near = f"({u} >= {lo}) & ({u} <= {hi})"
             text = (
                 f"{where}({isnan}({text}) & {near} & {FOK}, "
@@ -193,6 +199,7 @@ class _FlushedRegimes32(_FlushedRegimes):
     """_FlushedRegimes for float32: 23 binades of subnormals."""
 
     _binades = 23
+    _largest = float.fromhex("0x1.fffffep127")  # FLT_MAX
 
 
 #: the printer of f (None) and of the derivatives by dtype name

@@ -448,6 +448,29 @@ def _scalars_only(dispatcher: Any, what: str, names: tuple) -> None:
         return compile_for_args(*args, **kws)
 
     dispatcher._compile_for_args = check_then_compile
+    dispatcher._symnb_check_types = _typing_check(what, names)
+
+
+def _typing_check(what: str, names: tuple) -> Any:
+    """``check(args, kws)`` on the numba types of a call inside ``njit`` code: an
+    array argument failed deep in the function's body with numba's "No
+    implementation of function abs(array(float64, 1d, C))"; named here instead
+    (the dispatcher's ``get_call_template``, see :func:`_keywords_by_name`)."""
+    types = require("numba.core.types")
+    errors = require("numba.core.errors")
+
+    def check(args: tuple, kws: dict) -> None:
+        given = [*zip(names, args), *kws.items()]
+        for name, kind in given:
+            if isinstance(kind, (types.Array, types.BaseTuple, types.List)):
+                raise errors.TypingError(
+                    f"{what}: {name} is {kind} inside numba code, but to_numba's "
+                    "functions take one real number per argument; call them per "
+                    "element (for i in range(x.size): out[i] = f(x[i])), or wrap "
+                    "them in numba.vectorize"
+                )
+
+    return check
 
 
 _KEYWORDS_CHECKED: dict = {}
@@ -483,7 +506,17 @@ def _keywords_by_name(
                 args[0]._symnb_too_big(args[1:], kws)
                 raise
 
-        cls = type(base.__name__, (base,), {"__call__": __call__})
+        def get_call_template(self: Any, args: tuple, kws: dict) -> Any:
+            # a call from njit code: its argument types, before numba compiles
+            # the body for them (_typing_check)
+            self._symnb_check_types(args, kws)
+            return base.get_call_template(self, args, kws)
+
+        cls = type(
+            base.__name__,
+            (base,),
+            {"__call__": __call__, "get_call_template": get_call_template},
+        )
         _KEYWORDS_CHECKED[base] = cls
     accepted = {**params, **{p: p for p in params.values()}}
 

@@ -18,6 +18,9 @@ each). User text never reaches the source: constants are ``c0, c1, ...`` and the
 different activations with the same name (e.g. both the default ``f``) share the
 namespace: give each its own ``name=`` to include both (the include guard holds a
 hash of the content, so they clash at compile time rather than one being skipped).
+A host compiler's ``-ffast-math`` (``__FAST_MATH__``, ``__ASSOCIATIVE_MATH__``) is
+refused with an ``#error`` naming the fix: its reassociation changes the values
+(``SYMNB_ALLOW_FAST_MATH`` accepts that).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ _HEADER = string.Template(
 #ifndef ${guard}
 #define ${guard}
 ${includes}
+${fast_math}
 #undef SYMNB_FN
 #undef SYMNB_RESTRICT
 #undef SYMNB_NAN
@@ -70,6 +74,16 @@ ${api}
 #endif  // ${guard}
 """
 )
+
+#: host compilers only (nvcc's --use_fast_math changes the intrinsics, not the order
+#: of operations): -ffast-math's reassociation folds the error-free steps of the
+#: helpers (the 1.5*2^23 round-to-integer of exp, TwoSum) away, a silent 10% error
+#: (x*sigmoid(1.5*x) at x = -1 was -0.2, not -0.1824), so the header refuses it
+_FAST_MATH_GUARD = """#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && \\
+    !defined(SYMNB_ALLOW_FAST_MATH) && \\
+    (defined(__FAST_MATH__) || defined(__ASSOCIATIVE_MATH__))
+#error "symnb header ${title}: -ffast-math (or -funsafe-math-optimizations, -fassociative-math) reorders its exp, log and sigmoid steps and changes f and df (10% off); compile this file with -fno-fast-math, or define SYMNB_ALLOW_FAST_MATH before including it to accept wrong values"
+#endif"""
 
 _CPP_MACROS = """#define SYMNB_FN inline
 #define SYMNB_RESTRICT __restrict__
@@ -201,6 +215,7 @@ def to_source(activation: Any, dialect: str = "cpp", dtype: str = "float32") -> 
         signature=signature,
         guard=f"SYMNB_{name.upper()}_{dialect.upper()}_{dtype.upper()}_{digest}_H",
         includes="#include <math.h>" if dialect == "cpp" else _CUDA_INCLUDES,
+        fast_math=string.Template(_FAST_MATH_GUARD).substitute(title=name),
         macros=string.Template(macros).substitute(_CONSTANTS[dtype]),
         namespace=f"symnb_{name}" + ("" if dtype == "float32" else "_f64"),
         ctype="float" if dtype == "float32" else "double",

@@ -685,7 +685,7 @@ class CompareResult:
         pd = require("pandas", "CompareResult.to_pandas")
 
         wide = check_flag(wide, "wide")  # "no" was truthy: the wide table
-        frame = pd.DataFrame(self.rows)
+        frame = _numbers_as_floats(pd.DataFrame(self.rows))
         if not self.multi:
             return frame.set_index("activation")
         frame = frame.set_index(["activation", "dataset"])
@@ -704,8 +704,10 @@ class CompareResult:
         pd = require("pandas", "CompareResult.runs_to_pandas")
 
         skip = ("history", "model")
-        return pd.DataFrame(
-            [{k: v for k, v in run.items() if k not in skip} for run in self.runs]
+        return _numbers_as_floats(
+            pd.DataFrame(
+                [{k: v for k, v in run.items() if k not in skip} for run in self.runs]
+            )
         )
 
     def plot_spread(self, metric: str | None = None, **options: Any) -> Any:
@@ -801,6 +803,32 @@ class CompareResult:
             f"<table><thead><tr>{top}</tr><tr>{sub}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>"
         )
+
+
+#: the columns of CompareResult's tables that hold text (or None), not numbers
+_TEXT_COLUMNS = frozenset(
+    ("activation", "formula", "dataset", "status", "stop_reason", "error")
+)
+
+
+def _numbers_as_floats(frame: Any) -> Any:
+    """``frame`` with its number columns that hold None (epochs_to_target of a run
+    that never reached the target) as float64, None as NaN: such a column was
+    ``object`` when no run reached the target and float64 otherwise, so two results'
+    frames concatenated, ``.mean()`` and ``.plot()`` depended on the outcome."""
+    for column in frame.columns:
+        if column in _TEXT_COLUMNS or frame[column].dtype != object:
+            continue
+        values = frame[column].tolist()
+        if all(
+            v is None
+            or (isinstance(v, (int, float, np.number)) and not isinstance(v, bool))
+            for v in values
+        ):
+            frame[column] = np.array(
+                [np.nan if v is None else float(v) for v in values], dtype=np.float64
+            )
+    return frame
 
 
 def _status_cell(row: dict[str, Any]) -> str:
