@@ -129,9 +129,10 @@ def _watch() -> None:
         now = time.monotonic()
         with _lock:
             for budget in list(_active.values()):
-                if now >= budget._next_interrupt or (
-                    not budget._fired and _cpu_used(budget) >= budget.seconds
-                ):
+                cpu_out = not budget._fired and _cpu_used(budget) >= budget.seconds
+                if now >= budget._next_interrupt or cpu_out:
+                    if not budget._fired:
+                        budget._by_wall = not cpu_out
                     budget._fired = True
                     _set_async_exc(budget._thread_id, budget._exc)
                     budget._next_interrupt = now + _REPEAT_SECONDS
@@ -159,6 +160,21 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+_wall_expiries = 0
+
+
+def _count_wall_expiry() -> None:
+    global _wall_expiries
+    _wall_expiries += 1
+
+
+def wall_expiries() -> int:
+    """How many budgets of this process ran out on the wall-clock backstop before
+    their CPU time: a busy machine, not the formula, cut that work short (the
+    analysis cache does not keep a result made while one did)."""
+    return _wall_expiries
+
+
 class Budget:
     """``with Budget("differentiate f"):`` -- a deadline that really interrupts.
 
@@ -174,6 +190,7 @@ class Budget:
         self.seconds = float(seconds)
         self._exc = type("SymbolicDeadline", (_Deadline,), {})
         self._fired = False
+        self._by_wall = False  # fired by the wall-clock backstop, not the CPU budget
         self._thread_id = 0
         self._clock: int | None = None
         self._cpu0 = 0.0
@@ -221,6 +238,8 @@ class Budget:
         if other is not None:
             raise other
         if exc_type is not None and issubclass(exc_type, self._exc):
+            if self._by_wall:
+                _count_wall_expiry()
             raise FormulaError(
                 f"could not {self.what}: the symbolic stage took longer than "
                 f"{self.seconds:g} s",

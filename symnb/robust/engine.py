@@ -33,7 +33,7 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
-from symnb.formula.budget import bounded_expand
+from symnb.formula.budget import bounded_expand, wall_expiries
 from symnb.formula.internal import InternalForm, X
 from symnb.robust import (
     codec,
@@ -1069,10 +1069,15 @@ def _cached(form: InternalForm, key_parts: dict, make, keep: bool | None):
 
     def build(tmp_path) -> None:
         nonlocal result
+        expiries = wall_expiries()
         result = make()
         store = keep
         if store is None:
             store = result[1].analysed and result[1].reason != STOPPED
+        if wall_expiries() != expiries:
+            # a step cut short by the wall clock on a busy machine (a limit at
+            # infinity not found): another process may do better, so it is not kept
+            store = False
         if not store:
             raise _NotStored(result)
         tmp_path.write_bytes(_store(form, *result))
