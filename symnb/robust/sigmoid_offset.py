@@ -9,7 +9,8 @@ A sigmoid rescaled to a range, ``lo + (hi - lo)*sigmoid(u)`` (a soft clamp, or
 
 and the constant c + k/2 is expanded over the constants (c0/2 + c1/2 for the range
 above), so a symmetric range leaves no constant to cancel against: the rule then
-holds for every x, and the sum still crosses 0 elsewhere for any other range.
+holds for every x, and the sum still crosses 0 elsewhere for any other range. Sums
+of numbers that cannot cross 0 (``1 + sigmoid(u)``) are left as they are.
 """
 
 from __future__ import annotations
@@ -42,8 +43,12 @@ def _offset(e: sp.Expr, var: sp.Symbol) -> sp.Expr:
     if not constants or len(scaled) != 1:
         return e
     (term, (k, u)) = scaled[0]
+    c = sp.Add(*constants)
+    if c.is_number and k.is_number and not 0 < -c / k < 1:
+        # numbers that never cross 0 (1 + sigmoid(u) in Logish): nothing cancels
+        return e
     rest = [t for t, _ in terms if t is not term]
-    middle = sp.expand(sp.Add(*constants) + k / 2)
+    middle = sp.expand(c + k / 2)
     return sp.Add(middle, k / 2 * sp.tanh(u / 2), *rest)
 
 
