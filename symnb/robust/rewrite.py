@@ -38,12 +38,14 @@ from symnb.robust.half_angle import cosine_as_half_angle
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
 from symnb.robust.log1p_cancellation import log1p_difference, reciprocal_complement
+from symnb.robust.log_mean_of_exps import log_mean_of_exps
 from symnb.robust.power_and_complement import power_and_complement
 from symnb.robust.power_of_one_plus import power_of_one_plus
 from symnb.robust.scaled_powers import log_of_power, split_scaled_power
 from symnb.robust.scaled_rational import scaled_rational_products
 from symnb.robust.scaled_variable import scale_by_constant
 from symnb.robust.sigmoid_difference import sigmoid_difference
+from symnb.robust.sigmoid_offset import sigmoid_offset
 from symnb.robust.small_number_last import small_number_factors_last
 from symnb.robust.softplus_difference import softplus_difference
 from symnb.robust.square_over_root import square_over_root
@@ -69,6 +71,10 @@ def _one_plus_exp(e: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     return None
 
 
+#: the most exponentials a sum may have for its log to be folded as a log-sum-exp
+_MOST_EXP_TERMS = 8
+
+
 def _exp_terms(e: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]] | None:
     """[(c_i, u_i)] when e = sum c_i exp(u_i) (c_i positive numbers; exp(0) for numbers)."""
     if not isinstance(e, sp.Add):
@@ -82,6 +88,10 @@ def _exp_terms(e: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]] | None:
             out.append((coeff, sp.Integer(0)))
         elif _is_exp(rest):
             out.append((coeff, rest.args[0]))
+        elif isinstance(rest, sp.cosh):
+            # the front end folds exp(u) + exp(-u) into 2 cosh(u): unfolded, a sum of
+            # three exponentials (a smooth max of affine pieces) is a log-sum-exp
+            out += [(coeff / 2, rest.args[0]), (coeff / 2, -rest.args[0])]
         else:
             return None
     return out
@@ -111,10 +121,15 @@ def log_of(f: sp.Expr) -> sp.Expr | None:
         c, u = cu
         return sp.log(c) + softplus(u - sp.log(c))
     terms = _exp_terms(f)
-    if terms is not None and len(terms) == 2:
-        (c1, u1), (c2, u2) = terms
-        return sp.log(c2) + u2 + softplus(u1 - u2 + sp.log(c1 / c2))
-    return None
+    if terms is None or len(terms) < 2 or len(terms) > _MOST_EXP_TERMS:
+        return None
+    # log-sum-exp folded a term at a time: log(e^L + c e^u) = L + softplus(u + log c
+    # - L), each step bounded by the larger of its two terms
+    (c1, u1), *more = terms
+    out = u1 + sp.log(c1)
+    for c, u in more:
+        out = out + softplus(u + sp.log(c) - out)
+    return out
 
 
 # ------------------------------------------------------------------ the rewrites
@@ -1165,6 +1180,15 @@ EXACT_REWRITES = (
         lambda e, v: steps_to_branches(e),
     ),
     (
+        "log_mean_of_exps",
+        (
+            "the log of a weighted mean of exponentials is computed as log1p of a "
+            "weighted sum of expm1 where the exponents are small, so it does not "
+            "cancel to its rounding error near 0"
+        ),
+        log_mean_of_exps,
+    ),
+    (
         "log_forms",
         (
             "logarithms of products and of sums of exponentials are evaluated as sums of "
@@ -1505,6 +1529,15 @@ EXACT_REWRITES = (
         ),
         softplus_difference,
     ),
+    (
+        "sigmoid_offset",
+        (
+            "a constant plus a multiple of a sigmoid is computed as its midpoint plus a "
+            "multiple of tanh, so a range symmetric about 0 does not cancel near its "
+            "middle"
+        ),
+        sigmoid_offset,
+    ),
 )
 
 #: Exact rewrites tried only on a form that already meets the accuracy rule (see
@@ -1542,6 +1575,7 @@ __all__ = [
     "horner_reciprocal",
     "log1p_difference",
     "log_forms",
+    "log_mean_of_exps",
     "log_of",
     "log_of_polynomial",
     "log_of_power",
@@ -1560,6 +1594,7 @@ __all__ = [
     "scaled_linear_in_log",
     "scaled_rational_products",
     "sigmoid_difference",
+    "sigmoid_offset",
     "single_exponential",
     "small_number_factors_last",
     "softplus_difference",

@@ -1,0 +1,45 @@
+"""The seventeenth corpus (``tests/robust/corpus17.py``: a tanh rescaled to [-1e8,
+1e8], a smooth max of three affine pieces and mellowmax at 1e-8, soft clipping, the
+soft root sign, SQNL, symlog, erfcx, log-sum-exp, Tukey's biweight, Student-t and
+generalized cross entropy losses, removable quotients, cubed and squared ReLU, Hard-
+Mish, Barron's loss, Serf and a tanh staircase, typed in the spellings users paste,
+constants from 1e-8 to 1e8), compiled by symnb, against independent mpmath references
+under issue 8's rule, by the shared judge (``tests/robust/corpus_judge.py``).
+"""
+
+from __future__ import annotations
+
+from tests.robust.corpus import ALL
+from tests.robust.corpus6 import ALL6
+from tests.robust.corpus7 import CORPUS7
+from tests.robust.corpus8 import CORPUS8
+from tests.robust.corpus9 import CORPUS9
+from tests.robust.corpus10 import CORPUS10
+from tests.robust.corpus11 import CORPUS11
+from tests.robust.corpus12 import CORPUS12
+from tests.robust.corpus13 import CORPUS13
+from tests.robust.corpus14 import CORPUS14
+from tests.robust.corpus15 import CORPUS15
+from tests.robust.corpus16 import CORPUS16
+from tests.robust.corpus17 import CORPUS17, REFERENCE_TEXT
+from tests.robust.corpus_judge import CorpusJudge, names_of
+
+
+class TestCorpus17(CorpusJudge):
+    ENTRIES = tuple(CORPUS17)
+    REFERENCE_TEXT = REFERENCE_TEXT
+    MIN_SIZE = 24
+    EARLIER = names_of(
+        ALL,
+        ALL6,
+        CORPUS7,
+        CORPUS8,
+        CORPUS9,
+        CORPUS10,
+        CORPUS11,
+        CORPUS12,
+        CORPUS13,
+        CORPUS14,
+        CORPUS15,
+        CORPUS16,
+    )
