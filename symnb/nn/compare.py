@@ -675,7 +675,16 @@ class CompareResult:
         higher = "loss" not in by and "time" not in by and "epochs" not in by
         vals = [(v, n) for n, v in scores.items() if not math.isnan(v)]
         if not vals:
-            raise ValueError(f"no values of {by!r} to rank")
+            diverged = sum(r.get("diverged") or 0 for r in self.rows)
+            failed = sum(r.get("failed") or 0 for r in self.rows)
+            why = (
+                f": every run diverged or failed ({diverged} diverged, {failed} "
+                "failed; see the 'diverged / failed' column and the errors); try a "
+                "smaller lr, other activations, or fix the errors named"
+                if diverged or failed
+                else ""
+            )
+            raise ValueError(f"no values of {by!r} to rank{why}")
         return (max if higher else min)(vals)[1]
 
     def to_pandas(self, wide: bool = True):
