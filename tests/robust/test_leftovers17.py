@@ -1,0 +1,65 @@
+"""Formula defects the seventeenth probe found, judged as the corpora are.
+
+Each formula is compiled (NumPy and C++ backends, both dtypes) and held to issue 8's
+rule against SymPy + mpmath references (``corpus_reference.reference``) at the
+corpus sample points plus the points where the probe saw it fail:
+
+- a product of a vanishing and a growing factor, ``log(1 + exp(1e-6 x))*cosh(x)``:
+  NaN (0*inf) from x = -1e8 in float32 where it is -inf..inf (it overflows), f and f';
+  and a quotient of overflowed powers, ``log1p((x/(1 + (c x - x - d)**2))**2)``: NaN
+  from |x| = 1.8e19 in float32 where it is 1e-40 and less (tends to 0). The lowered
+  form now takes the limit at infinity from where it first computes NaN and mpmath
+  agrees with the limit (``symnb/robust/infinity.py``), also for a form whose search
+  ran out of time (``engine._analyse_values``);
+- a difference quotient typed as such, ``(erf(x + d) - erf(x))/d`` at d = 1e-8: 0 in
+  float32 wherever x + d rounds to x (0 for 0.415 at x = 1), 8 digits lost in float64
+  (0 at x = -5 for 1.6e-11); now its Taylor series in d
+  (``symnb/robust/shift_difference.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symnb
+from tests.conftest import backend_params
+from tests.robust.corpus import Published
+from tests.robust.corpus_reference import reference, sample_points
+from tests.robust.test_corpus import rule_problems
+
+_FAR = (-3.4e38, -1e31, -1e30, -1e20, -1e8, -100.0, 100.0, 1e20, 1e30, 1e31, 3.4e38)
+_FAR64 = (-1.7e308, -1e300, -1e200, -1e155, 1e155, 1e200, 1e300, 1.7e308)
+_MIDDLE = (-9.0, -5.0, -3.0, -2.0, -1.9, -1.0, -0.3, 0.3, 1.0, 2.0, 3.0, 5.0)
+
+CASES = (
+    ("softplus_times_cosh", "log(1 + exp(1e-6*x))*cosh(x)", {}, _FAR + _FAR64),
+    (
+        "log1p_of_square_over_quartic",
+        "log1p((x/(1 + (c*x - x - d)**2))**2)",
+        {"c": 2.0, "d": 0.5},
+        _FAR + _FAR64,
+    ),
+    ("erf_difference_quotient", "(erf(x + d) - erf(x))/d", {"d": 1e-8}, _MIDDLE),
+)
+
+
+def _points(entry: Published, extra, dtype: str) -> np.ndarray:
+    xs, _ = sample_points(entry, dtype)
+    with np.errstate(all="ignore"):
+        more = np.array(extra, dtype=dtype)
+    return np.unique(np.concatenate([xs, more[np.isfinite(more)]]))
+
+
+@pytest.mark.parametrize("backend", backend_params()[:2])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,text,constants,extra", CASES, ids=[c[0] for c in CASES])
+def test_meets_the_rule_where_the_probe_failed(
+    name, text, constants, extra, dtype, backend
+):
+    entry = Published(name, text, "leftovers 17", constants)
+    xs = _points(entry, extra, dtype)
+    ref = reference(entry, xs.astype(np.float64))
+    kernel = symnb.Activation(text, **constants).compile(backend=backend, dtype=dtype)
+    problems = rule_problems(kernel, xs, np.ones(xs.shape, bool), ref, dtype)
+    assert not problems, f"{name} {backend} {dtype}:\n" + "\n".join(problems)
