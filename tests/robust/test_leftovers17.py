@@ -63,3 +63,33 @@ def test_meets_the_rule_where_the_probe_failed(
     kernel = symnb.Activation(text, **constants).compile(backend=backend, dtype=dtype)
     problems = rule_problems(kernel, xs, np.ones(xs.shape, bool), ref, dtype)
     assert not problems, f"{name} {backend} {dtype}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "text,constants",
+    [
+        ("(tanh(c*x + x + d) - tanh(c*x + x))/d", {"c": 0.1, "d": 1e-8}),
+        ("(sigmoid(x + d) - sigmoid(x - d))/(2*d)", {"d": 1e-6}),
+        ("x*(erf(x + d) - erf(x))/d", {"d": -1e-7}),
+    ],
+    ids=["inner_argument", "central", "backward_times_x"],
+)
+def test_shifted_differences_become_their_series(text, constants):
+    """The candidate of ``shift_difference`` (a difference of terms whose argument
+    differs by a small constant, the argument any subexpression of x) computes the
+    difference quotient in float32 within the rule's relative error of mpmath's
+    value, where the typed form gives 0 (x + d rounds to x)."""
+    from symnb.robust import measure, shift_difference
+
+    form = symnb.Activation(text, **constants).internal
+    (name, _, cand), *_ = shift_difference.candidates(
+        form.f, form.inputs[0], form.params, form.param_values, "float32"
+    )
+    xs = np.array([-6.0, -3.0, -1.0, -0.25, 0.5, 2.0, 4.0])
+    entry = Published(name, text, "leftovers 17", constants)
+    ref = reference(entry, xs).f
+    args = (form.inputs, form.params, form.param_values, (xs,))
+    got = measure.evaluate(cand, *args, "float32")
+    typed = measure.evaluate(form.f, *args, "float32")
+    assert np.allclose(got, ref, rtol=2e-5, atol=1e-30), (got, ref)
+    assert not np.allclose(typed, ref, rtol=2e-5, atol=1e-30)  # what it mends
