@@ -93,3 +93,23 @@ def test_shifted_differences_become_their_series(text, constants):
     typed = measure.evaluate(form.f, *args, "float32")
     assert np.allclose(got, ref, rtol=2e-5, atol=1e-30), (got, ref)
     assert not np.allclose(typed, ref, rtol=2e-5, atol=1e-30)  # what it mends
+
+
+@pytest.mark.parametrize("backend", backend_params()[:2])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("text", ["cos(4*acos(x))", "cos(2*asin(x))", "cos(3*acos(x))"])
+def test_chebyshev_forms_are_undefined_outside_acos_domain(text, dtype, backend):
+    """cos(k*acos(x)) is written as the Chebyshev polynomial T_k(x) (finite f' at
+    x = +-1); outside [-1, 1] acos is undefined (NaN in NumPy, C and PyTorch), and
+    T_4 gave 23.5 at x = -1.5: f and f' NaN there, the typed values inside."""
+    kernel = symnb.Activation(text).compile(backend=backend, dtype=dtype)
+    out = np.array([-3e38, -2.0, -1.5, 1.0001, 1.5, 2.0, 3e38], dtype=dtype)
+    with np.errstate(all="ignore"):
+        y, dy = kernel.forward_with_derivative(out)
+    assert np.isnan(y).all() and np.isnan(dy).all(), (y, dy)
+    inside = np.array([-0.9, -0.3, 0.2, 0.7], dtype=dtype)
+    y = kernel.forward_with_derivative(inside)[0]
+    k = int(text[4])
+    t = np.float64(inside)
+    want = np.cos(k * (np.arccos(t) if "acos" in text else np.arcsin(t)))
+    assert np.allclose(y, want, rtol=1e-5, atol=1e-6), (y, want)
