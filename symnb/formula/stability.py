@@ -724,15 +724,19 @@ def stabilize(expr: sp.Expr) -> tuple[sp.Expr, list[str]]:
         # cos(k*acos(u)) -> T_k(u), the Chebyshev polynomial (and cos(k*asin(u)) for
         # even k, (-1)**(k/2) T_k(u)): acos' is infinite at u = +-1, where the
         # composition's derivative is finite (SphereFace's cos(2 acos(p)) had f' NaN or
-        # inf at p = +-1 instead of +-4); the polynomial is also finite for |u| > 1
+        # inf at p = +-1 instead of +-4)
         if isinstance(e, sp.cos):
             chebyshev = _chebyshev(e.args[0])
             if chebyshev is not None:
                 note(
                     "rewrote cos(k*acos(u)) as its Chebyshev polynomial T_k(u) (acos' "
-                    "is infinite at u = +-1, the composition's derivative is not)"
+                    "is infinite at u = +-1, the composition's derivative is not); "
+                    "NaN for |u| > 1 as acos there"
                 )
-                return chebyshev
+                # only on acos's domain: outside, the typed form is NaN in NumPy, C
+                # and PyTorch, and T_k(u) gave 23.5 for cos(4 acos(-1.5))
+                u = e.args[0].as_coeff_Mul()[1].args[0]
+                return sp.Piecewise((chebyshev, sp.Abs(u) <= 1), (e, True))
         # acosh(1 + t) -> 2 asinh(sqrt(t/2)) (cosh(2a) = 1 + 2 sinh(a)^2; NaN for t < 0
         # as before): 1 + t rounds to 1 for small t (acosh(1 + x^2) was 0 instead of
         # 1.4e-6 at x = 1e-6 in float32) and overflows with x^2 (inf from x = 1e20)

@@ -43,12 +43,13 @@ from symnb.robust import (
     regimes,
     rewrite,
     scaled_argument,
+    shift_difference,
 )
 from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "119"
+ENGINE_VERSION = "120"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -389,7 +390,10 @@ def _improve(
                     # first: it holds for every value of the constants (training
                     # moves them), the branches in x only for the analysed ones
                     more = _scaled_taylor(start, expr, var, params, dtype)
-                    cands = [*more, *cands]
+                    shifted = shift_difference.candidates(
+                        start, var, params, values, dtype
+                    )
+                    cands = [*shifted, *more, *cands]
             else:
                 tail = (start, var, params, values, problem.x, cm.bad, probe.ok_at)
                 samples = lambda e: _ok_or_undefined(problem.measure(e, dtype))
@@ -568,7 +572,9 @@ def _analyse_values(
             seconds=time.perf_counter() - t0,
             targets=[TargetReport("f", dtype, False), TargetReport("df", dtype, False)],
         )
-        return form, report
+        # the limits at infinity still (their own time limit): a form whose search
+        # ran out of time was NaN from |x| = 1.8e19 in float32 where it tends to 0
+        return _with_limits_at_infinity(form, form, report, dtype)
     return _with_limits_at_infinity(form, *result, dtype)
 
 

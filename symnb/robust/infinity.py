@@ -392,33 +392,209 @@ def _with_loss_limits(
     return out, notes
 
 
+#: far points tried per binary octave (x = +-2**(k/STEPS)) for where the lowered form
+#: turns NaN before infinity, and how many of them mpmath checks against the limit
+_STEPS = 2
+_CHECKED = 16
+
+#: the far points reach in to 2**-_INNERMOST
+_INNERMOST = 40
+
+#: mpmath evaluations that may place the branch's start between two far points
+_BISECTIONS = 24
+
+
+def _far_points(dtype: str, side: int) -> np.ndarray:
+    """side * 2**(k/_STEPS) from 2**-_INNERMOST to the dtype's maximum, outermost
+    first (x exp(x (x + 1e8)) / (1 + |x exp(...)|) is inf/inf from x = 1e-6)."""
+    top = np.finfo(dtype).maxexp * _STEPS
+    with np.errstate(over="ignore"):
+        xs = side * np.exp2(
+            np.arange(top, -_INNERMOST * _STEPS - 1, -1) / _STEPS
+        ).astype(dtype)
+    return xs[np.isfinite(xs)]
+
+
+def _nan_run(form: InternalForm, expr: sp.Expr, side: int, dtype: str) -> np.ndarray:
+    """The far points (outermost first) from the dtype's maximum inward at which the
+    lowered form computes NaN in either order, up to the first point where both
+    orders give a number: where a vanishing factor underflowed to 0 against an
+    overflowed one (softplus(1e-6 x)*cosh(x) from x = -1e8 in float32), or a
+    difference of two overflowed terms, before x itself reaches infinity."""
+    xs = _far_points(dtype, side)
+    args = (form.inputs, form.params, form.param_values, (xs,), dtype)
+    nan = np.zeros(xs.shape, bool)
+    for order in ("numpy", "cse"):
+        got = measure.evaluate(expr, *args, order=order)
+        if got is not None:
+            nan |= np.isnan(np.asarray(got, dtype=np.float64))
+    stop = np.flatnonzero(~nan)
+    return xs[: stop[0] if stop.size else xs.size]
+
+
+def _limit_reach(
+    form: InternalForm,
+    lowered: sp.Expr,
+    original: sp.Expr,
+    run: np.ndarray,
+    want: float,
+    dtype: str,
+) -> float | None:
+    """The smallest |x| of ``run`` (outermost first) from which mpmath's ``original``
+    meets the accuracy rule with the limit at every point checked (up to
+    :data:`_CHECKED`, spread over the run, outermost first), moved in to where the
+    lowered form first computes NaN when the run reaches its inner end; None where
+    the limit misses at the outermost point."""
+    pick = np.unique(np.linspace(0, run.size - 1, _CHECKED).round().astype(int))
+    pick = np.unique(np.append(pick, run.size - 1))
+    reach = None
+    for i in pick:
+        if not _limit_meets_rule(form, original, float(run[i]), want, dtype):
+            return reach
+        reach = abs(float(run[i]))
+    onset = _nan_onset(form, lowered, float(run[-1]), dtype)
+    if onset is None:
+        return reach
+    if _limit_meets_rule(form, original, onset, want, dtype):
+        return abs(onset)
+    # NaN from the onset, the limit only from farther out (cosh(x)*softplus(1e-6 x)'
+    # is -2.6e38 at the onset -89.42 in float32 and overflows from -89.5): bisected
+    t = np.dtype(dtype).type
+    near, far = onset, float(run[-1])
+    for _ in range(_BISECTIONS):
+        mid = float(t((near + far) / 2))
+        if mid in (near, far):
+            break
+        if _limit_meets_rule(form, original, mid, want, dtype):
+            far = mid
+        else:
+            near = mid
+    return abs(far)
+
+
+def _nan_onset(
+    form: InternalForm, lowered: sp.Expr, outer: float, dtype: str
+) -> float | None:
+    """The x nearest 0 between ``outer`` (NaN there) and ``outer/2**(1/_STEPS)`` (the
+    next far point in, a number there) where the lowered form computes NaN, by
+    bisection (cosh(x)*softplus(1e-6 x) turns NaN at x = -89.4 in float32, between
+    the far points -90.5 and -64)."""
+    t = np.dtype(dtype).type
+    args = (form.inputs, form.params, form.param_values)
+
+    def nan_at(x: float) -> bool:
+        cols = (np.array([x], dtype=dtype),)
+        return any(
+            got is not None and np.isnan(got).any()
+            for got in (
+                measure.evaluate(lowered, *args, cols, dtype, order=order)
+                for order in ("numpy", "cse")
+            )
+        )
+
+    hi, lo = float(t(outer)), float(t(outer / 2 ** (1 / _STEPS)))
+    if not nan_at(hi) or nan_at(lo):
+        return None
+    for _ in range(60):
+        mid = float(t((hi + lo) / 2))
+        if mid in (hi, lo):
+            break
+        hi, lo = (mid, lo) if nan_at(mid) else (hi, mid)
+    return hi
+
+
+def _limit_meets_rule(
+    form: InternalForm, original: sp.Expr, x: float, want: float, dtype: str
+) -> bool:
+    """Whether the limit ``want`` meets the accuracy rule for mpmath's ``original``
+    at ``x``: its overflow to the same infinity, or within the rule's tolerance
+    with the scale's lower bound max(1, |x|) (1e-312 at x = 1e104 for the limit 0)."""
+    got = measure.reference_values(
+        original, form.inputs, form.params, form.param_values, (np.array([x]),)
+    )
+    if not got:
+        return False
+    try:
+        if mpmath.im(got[0]) != 0:
+            return False
+        v = float(mpmath.re(got[0]))
+    except (TypeError, ValueError, OverflowError):
+        return False
+    big = float(np.finfo(dtype).max)
+    if np.isinf(want):
+        return abs(v) > big and np.sign(v) == np.sign(want)
+    if np.isnan(v) or abs(v) > big:
+        return False
+    rel, ab = measure.RULE[dtype]
+    return abs(v - want) <= rel * abs(v) + ab * max(1.0, abs(x))
+
+
+def _far_value_of(
+    want: float, var: sp.Symbol, side: int, dtype: str, finite_start: bool
+) -> sp.Expr:
+    """The branch's value: :func:`_branch_value`, except that an infinite limit from a
+    finite start is +-max*|x| (|x| >= 2 there: it overflows to +-inf; +-x would give
+    the finite x itself)."""
+    value = _branch_value(want, var, side, dtype)
+    if not finite_start or value.is_number:
+        return value
+    big = sp.Float(float(np.finfo(dtype).max), 17)
+    return big * value
+
+
 def with_limits(
     form: InternalForm, lowered: sp.Expr, original: sp.Expr, dtype: str
 ) -> tuple[sp.Expr, list[str]]:
     """``lowered`` with branches at +-inf where it misses ``original``'s limit there,
     and a note for each branch added (none: ``lowered`` itself is returned); for a
-    loss, at y_pred = +-inf, for every target (:func:`_with_loss_limits`)."""
+    loss, at y_pred = +-inf, for every target (:func:`_with_loss_limits`).
+
+    Where the lowered form already computes NaN at finite far points (the outer run
+    of :func:`_nan_run`) and mpmath's values there round to the limit in ``dtype``
+    (an overflow to +-inf, an underflow to 0), the branch starts at the run's
+    innermost point instead of the dtype's maximum."""
     if form.kind == "loss" and len(form.inputs) == 2:
         return _with_loss_limits(form, lowered, original, dtype)
     if len(form.inputs) != 1 or not lowered.has(form.inputs[0]):
         return lowered, []
     var = form.inputs[0]
     computed = _computed(form, lowered, dtype)
-    big = sp.Float(float(np.finfo(dtype).max), 17)
+    big = float(np.finfo(dtype).max)
     branches, notes = [], []
-    for i, (side, cond) in enumerate(((1, var > big), (-1, var < -big))):
-        if not any(np.isnan(c[i]) for c in computed):
+    for i, side in enumerate((1, -1)):
+        run = _nan_run(form, lowered, side, dtype)
+        at_inf = any(np.isnan(c[i]) for c in computed)
+        if not (at_inf or run.size):
             continue  # IEEE arithmetic gave a number there: its own limit, as a rule
         want = limit_at_infinity(original, var, side, form.params, form.param_values)
         if want is None:
             continue
         want_dtype = float(np.dtype(dtype).type(want))
-        if all(_agrees(float(c[i]), want_dtype, dtype) for c in computed):
+        start = big
+        reach = (
+            _limit_reach(form, lowered, original, run, want_dtype, dtype)
+            if run.size
+            else None
+        )
+        if reach is not None:
+            # an infinite limit is max*|x|, which overflows from |x| = 2 only
+            start = max(reach, 2.0) if np.isinf(want_dtype) else reach
+        elif all(_agrees(float(c[i]), want_dtype, dtype) for c in computed):
             continue
-        got = ", ".join(f"{float(c[i]):g}" for c in computed)
         where = "inf" if side > 0 else "-inf"
-        notes.append(f"at x = {where} the limit {want_dtype:g} (computed: {got})")
-        branches.append((_branch_value(want, var, side, dtype), cond))
+        if start < big:
+            notes.append(
+                f"from |x| = {start:g} toward {where} the limit {want_dtype:g} "
+                "(computed: NaN)"
+            )
+            bound = sp.Float(start, 17)
+            cond = var >= bound if side > 0 else var <= -bound
+        else:
+            got = ", ".join(f"{float(c[i]):g}" for c in computed)
+            notes.append(f"at x = {where} the limit {want_dtype:g} (computed: {got})")
+            bound = sp.Float(big, 17)
+            cond = var > bound if side > 0 else var < -bound
+        branches.append((_far_value_of(want, var, side, dtype, start < big), cond))
     out = lowered
     for value, cond in reversed(branches):
         # the limit was taken at the analysed constants: while they hold (as the
