@@ -85,6 +85,14 @@ class LatexProblem(ValueError):
         self.suggestion = suggestion
 
 
+class UnreadCommand(LatexProblem):
+    """A command or character symnb has no reading of, and no fix of its own to
+    name (``\\frobnicate``, ``\\begin{pmatrix}``): the error suggests typing that
+    part as code. Every other problem names its fix in its message or suggestion,
+    and the generic advice beside it contradicted it (a cases display without an
+    otherwise, a number TeX sets as one)."""
+
+
 #: Greek letters -> the constant names they read as (``\lambda``: PyTorch's lambd).
 _GREEK = {
     **{
@@ -668,7 +676,7 @@ class _Reader:
             raise LatexProblem(
                 _DERIVATIVE.replace("a derivative", "a prime ' (a derivative)")
             )
-        raise LatexProblem(f"'{tok}' has no formula reading")
+        raise UnreadCommand(f"'{tok}' has no formula reading")
 
     def exponent(self) -> str:
         """A number's decimal exponent written as code, ``1e-8``, ``2.5E3`` (taken;
@@ -830,11 +838,11 @@ class _Reader:
                 return [("func", word)]
             if re.fullmatch(r"[A-Za-z]\w*", word):
                 return [("name", self.subscript(word))]
-            raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
+            raise UnreadCommand(f"\\{name}{{{word}}} has no formula reading")
         if name == "begin":
             env = self.group_text()
             if env not in ("cases", "dcases", "cases*", "dcases*"):
-                raise LatexProblem(
+                raise UnreadCommand(
                     f"\\begin{{{env}}} has no formula reading (cases do)"
                 )
             if env.endswith("*"):  # mathtools: conditions in text, "if $x > 0$"
@@ -850,7 +858,7 @@ class _Reader:
             if word[1:] in _GREEK or word[1:] in ("sigma", "phi"):  # \bar{\alpha}
                 word = self.greek(word[1:])
             if not re.fullmatch(r"[A-Za-z]\w*", word):
-                raise LatexProblem(f"\\{name}{{{word}}} has no formula reading")
+                raise UnreadCommand(f"\\{name}{{{word}}} has no formula reading")
             suffix = _ACCENTS[name]
             if (
                 f"{word}{suffix}" in self.declared
@@ -971,7 +979,7 @@ class _Reader:
             raise LatexProblem(
                 "\\over has no formula reading; type {a \\over b} as \\frac{a}{b}"
             )
-        raise LatexProblem(f"LaTeX command \\{name} has no formula reading")
+        raise UnreadCommand(f"LaTeX command \\{name} has no formula reading")
 
     def finite(self, name: str) -> list[tuple[str, str]]:
         """``\\sum_{k=1}^{3} x^k``, ``\\prod_{k=1}^{3}(1 + x/k)``: with whole-number
@@ -2018,7 +2026,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     except IndexError:  # a construct cut off at the end of the text
         raise LatexProblem("the LaTeX ends in the middle of a construct") from None
     except LatexProblem as problem:
-        raise LatexProblem(f"{problem}{reader.where()}", problem.suggestion) from None
+        raise type(problem)(f"{problem}{reader.where()}", problem.suggestion) from None
     if not items:
         raise LatexProblem("the LaTeX has no formula")
     _refuse_product_after_slash(items)

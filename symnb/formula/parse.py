@@ -605,7 +605,7 @@ class _Parser:
         except latex_input.LatexProblem as problem:
             raise self.error(
                 f"|...| is read as an absolute value here, but {problem}",
-                suggestion="write abs(...) for an absolute value",
+                suggestion=problem.suggestion or "write abs(...) for an absolute value",
             ) from None
         return self.read_as(translated, "in the formula read with |...| as abs(...)")
 
@@ -654,9 +654,13 @@ class _Parser:
             raise self.error(
                 f"LaTeX is read here, but {problem}",
                 suggestion=problem.suggestion
-                or "type that part as code: \\frac{a}{b} as (a)/(b), e^{-x} "
-                "as exp(-x), \\sigma(x) as sigmoid(x)"
-                + (f" (first command: {m.group()})" if m else ""),
+                or (
+                    "type that part as code: \\frac{a}{b} as (a)/(b), e^{-x} "
+                    "as exp(-x), \\sigma(x) as sigmoid(x)"
+                    + (f" (first command: {m.group()})" if m else "")
+                    if isinstance(problem, latex_input.UnreadCommand)
+                    else None  # the message names its own fix
+                ),
             ) from None
 
     def check_nesting(self) -> None:
