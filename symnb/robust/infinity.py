@@ -404,7 +404,7 @@ _INNERMOST = 40
 _BISECTIONS = 24
 
 
-def _far_points(dtype: str, side: int) -> np.ndarray:
+def far_points(dtype: str, side: int) -> np.ndarray:
     """side * 2**(k/_STEPS) from 2**-_INNERMOST to the dtype's maximum, outermost
     first (x exp(x (x + 1e8)) / (1 + |x exp(...)|) is inf/inf from x = 1e-6)."""
     top = np.finfo(dtype).maxexp * _STEPS
@@ -421,7 +421,7 @@ def _nan_run(form: InternalForm, expr: sp.Expr, side: int, dtype: str) -> np.nda
     orders give a number: where a vanishing factor underflowed to 0 against an
     overflowed one (softplus(1e-6 x)*cosh(x) from x = -1e8 in float32), or a
     difference of two overflowed terms, before x itself reaches infinity."""
-    xs = _far_points(dtype, side)
+    xs = far_points(dtype, side)
     args = (form.inputs, form.params, form.param_values, (xs,), dtype)
     nan = np.zeros(xs.shape, bool)
     for order in ("numpy", "cse"):

@@ -26,6 +26,7 @@ import numpy as np
 import sympy as sp
 
 from symnb.robust import measure
+from symnb.robust.infinity import far_points
 
 #: Largest |h| for which the series replaces the difference.
 MAX_SHIFT = 1e-3
@@ -110,10 +111,8 @@ def _reach(
     """The smallest |x| (of +-2**(k/2)) where the series is not finite in ``dtype``
     while ``expr`` is (erf's series x**3*exp(-x**2) is inf*0 from |x| = 6.6e12 in
     float32, where the difference is 0); None where it is finite everywhere."""
-    top = np.finfo(dtype).maxexp * 2
-    with np.errstate(over="ignore"):
-        mags = np.exp2(np.arange(0, top) / 2).astype(dtype)
-    mags = mags[np.isfinite(mags)]
+    mags = far_points(dtype, 1)
+    mags = mags[mags >= 1]
     xs = np.concatenate([mags, -mags])
     got = [
         measure.evaluate(e, (var,), params, values, (xs,), dtype)
