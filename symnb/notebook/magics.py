@@ -531,6 +531,9 @@ class SymnbMagics(Magics):
         %symnb cache         the kernel cache: directory, entries, size
         %symnb cache clear   delete every cached kernel
         %symnb library       the named activations and losses of symnb
+        %symnb names         the names you defined that formulas can call
+        %symnb forget NAME.. formulas stop calling NAME (they are kept for the whole
+                             kernel session, even after `del NAME`)
         """
         args = _parse_options(self.symnb, line, "%symnb")
         if args.help:
@@ -577,10 +580,15 @@ class SymnbMagics(Magics):
 
             print("activations: " + ", ".join(symnb.library_activations()))
             print("losses:      " + ", ".join(symnb.library_losses()))
+        elif command == "names":
+            self._expect(values, 0, "names")
+            print(names_text())
+        elif command == "forget":
+            print(forget_text(values))
         else:
             raise UsageError(
                 f"%symnb: unknown command {args.command!r}; use info, backend, device, "
-                "cache, library or --help"
+                "cache, library, names, forget or --help"
             )
 
     def _show_or_set(
@@ -709,6 +717,47 @@ def _cuda_device_count() -> int | None:
         if isinstance(value, (list, tuple)):
             return len(value)
     return None
+
+
+def names_text() -> str:
+    """``%symnb names``: the user definitions later formulas can call, by name."""
+    from symnb.formula import compose
+
+    names = sorted(compose.registered())
+    if not names:
+        return "no names defined: formulas call only the library's functions"
+    return (
+        "formulas can call: "
+        + ", ".join(names)
+        + "\n(kept until redefined or `%symnb forget NAME`, even after `del NAME`)"
+    )
+
+
+def forget_text(names: list[str]) -> str:
+    """``%symnb forget NAME...``: later formulas stop calling these definitions; a
+    name that was never defined is refused, naming what can be forgotten."""
+    from symnb.formula import compose
+
+    if not names:
+        raise UsageError(
+            "%symnb forget: name the definitions to forget, e.g. %symnb forget bump "
+            "(%symnb names lists them)"
+        )
+    known = compose.registered()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        listed = ", ".join(sorted(known)) or "none"
+        raise UsageError(
+            f"%symnb forget: {', '.join(map(repr, unknown))} is not a name formulas "
+            f"call (defined names: {listed}); nothing was forgotten"
+        )
+    for n in names:
+        compose.unregister(n)
+    return (
+        f"forgot {', '.join(names)}: later formulas no longer call "
+        f"{'it' if len(names) == 1 else 'them'} (notebook variables are kept; a "
+        "library activation of the same name is called again)"
+    )
 
 
 def info_text() -> str:
