@@ -44,3 +44,16 @@ def test_numba_object_attributes_inside_njit():
     np.testing.assert_allclose([f, df, dbeta], ref, rtol=1e-14)
     np.testing.assert_allclose(f_half, _swish64(0.7, 0.5)[0], rtol=1e-14)
     np.testing.assert_allclose(bound, _swish64(-0.4, 3.0)[1], rtol=1e-14)
+
+
+def test_cuda_float32_header_warns_of_use_fast_math():
+    """Use: nvcc --use_fast_math on a file including to_source("cuda"). nvcc
+    defines no macro for it (CUDA 13.0: only cicc's -ftz/-prec-div/-prec-sqrt/
+    -fast-math differ), so no #error can refuse it as the host -ffast-math guard
+    does. Before: the header said nothing; after: its comment names the flags and
+    the fix (float32 only; float64 is unaffected)."""
+    act = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.5)
+    text = act.to_source("cuda", "float32")
+    head = text[: text.index("*/")]
+    assert "--use_fast_math" in head and "without those flags" in head
+    assert "--use_fast_math" not in act.to_source("cpp", "float32")
