@@ -1,0 +1,88 @@
+"""Eighteenth boundary probe of the core API (helper h123).
+
+A process forked while another of its threads holds one of symnb's locks (a
+compile in a background thread) must not hang in the child.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from symnb.backends import select
+from symnb.backends.cache import KernelCache
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+
+#: the child's limit: before the fix it waited for ever (killed by SIGALRM)
+CHILD_SECONDS = 10
+
+
+def _in_child(work) -> int:
+    """Run ``work()`` in a forked child; its exit status (0: done, else killed)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        signal.alarm(CHILD_SECONDS)
+        try:
+            work()
+        except BaseException:  # noqa: BLE001
+            os._exit(3)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    return status
+
+
+def test_fork_while_a_thread_builds_a_cache_entry(tmp_path):
+    """Use: a thread building a cache entry (a g++ compile) while the main thread
+    forks (multiprocessing's fork start method); the child then compiles. Before:
+    the child waited for ever on the cache's lock (SIGALRM after 10 s); after:
+    it builds its own entry."""
+    cache = KernelCache(tmp_path / "cache")
+    started, release = threading.Event(), threading.Event()
+
+    def slow(tmp):
+        started.set()
+        release.wait(30)
+        tmp.write_bytes(b"parent")
+
+    stamp = str(time.time_ns())
+    worker = threading.Thread(
+        target=cache.get_or_build, args=({"parent": stamp}, ".bin", slow)
+    )
+    worker.start()
+    started.wait(30)
+    try:
+        status = _in_child(
+            lambda: cache.get_or_build(
+                {"child": stamp}, ".bin", lambda tmp: tmp.write_bytes(b"child")
+            )
+        )
+    finally:
+        release.set()
+        worker.join()
+    assert status == 0
+
+
+def test_fork_while_a_thread_holds_the_backend_selection_lock():
+    """The same for the lock a compile holds while it picks its backend
+    (``select.status``, where a cpp compile's forked child hung)."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with select._lock:
+            held.set()
+            release.wait(30)
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    held.wait(30)
+    try:
+        status = _in_child(lambda: select.status("numpy"))
+    finally:
+        release.set()
+        worker.join()
+    assert status == 0
