@@ -11,6 +11,7 @@ import signal
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from symnb.backends import select
@@ -86,3 +87,16 @@ def test_fork_while_a_thread_holds_the_backend_selection_lock():
         release.set()
         worker.join()
     assert status == 0
+
+
+@pytest.mark.parametrize(
+    "make", [np.random.default_rng, np.random.RandomState, np.random.SeedSequence]
+)
+def test_a_numpy_generator_as_seed_names_the_fix(make):
+    """Use: MLP(..., seed=np.random.default_rng(0)). Before: "seed must be a
+    non-negative integer or None, got Generator(PCG64) at 0x..." with no way
+    forward; after: the message says to draw an integer from it."""
+    from symnb.nn import MLP
+
+    with pytest.raises(TypeError, match=r"seed=int\(rng\.integers"):
+        MLP([2, 3, 1], "tanh", backend="numpy", seed=make(0))
