@@ -417,12 +417,16 @@ def _early_stopping_setting(name: str, value: Any) -> Any:
 class EarlyStopping(Callback):
     """Stop when ``monitor`` has not improved by ``min_delta`` for ``patience`` epochs,
     or when it reaches ``target`` (if given). ``restore_best`` puts back, when fit
-    ends, the parameters the best value was measured at: for ``val_*`` and the
-    training metrics other than ``loss``, those at the end of the best epoch; for
-    ``loss`` (the mean of the epoch's minibatch losses, each measured before its
-    step), those at the start of the best epoch, the ones a full-batch epoch's loss
-    is exactly the loss of. The end-of-epoch ones gave a model whose loss was not
-    ``best``: full-batch SGD whose loss rose from 0.692 restored weights at 0.724."""
+    ends (stopped early or not), the parameters at the end of the epoch with the
+    best value (Keras's ``restore_best_weights``). For ``val_*`` and the training
+    metrics other than ``loss``, measured at each epoch's end, the restored model
+    scores exactly ``best``. fit's ``loss`` is the mean of the epoch's minibatch
+    losses, each taken before its step, so the restored model's training loss
+    differs from ``best`` (full batch: it is the next epoch's logged loss; full-batch
+    SGD whose loss rose from 0.692 restores weights at 0.724); monitor
+    ``val_loss`` (``validation_data=(X, y)``, the training set itself works) for
+    weights whose loss is ``best``. Restoring the epoch's start instead would lose
+    the last epoch's progress when the loss still falls."""
 
     def __init__(
         self,
@@ -444,7 +448,6 @@ class EarlyStopping(Callback):
         self.stopped_epoch: int | None = None
         self._wait = 0
         self._best_params: Any = None
-        self._epoch_start: Any = None
 
     def __setattr__(self, name: str, value: Any) -> None:
         # settings assigned after construction skipped the constructor's checks:
@@ -466,15 +469,9 @@ class EarlyStopping(Callback):
             check_reachable_target(self.monitor, self.target, "EarlyStopping")
         # the best parameters too: kept from an earlier fit (of this or another
         # model), a fit that ended before its first epoch's end got them back
-        self.best = self.best_epoch = self._best_params = self._epoch_start = None
+        self.best = self.best_epoch = self._best_params = None
         self._wait = 0
         self.stopped_epoch = None
-
-    def on_epoch_begin(self, epoch, logs):
-        # the parameters fit's "loss" of this epoch starts from (see the class
-        # docstring); the other metrics are measured at the epoch's end
-        if self.restore_best and self.monitor == "loss" and self.model is not None:
-            self._epoch_start = self.model.get_flat_parameters()
 
     def on_epoch_end(self, epoch, logs):
         if self.monitor not in logs:
@@ -487,10 +484,7 @@ class EarlyStopping(Callback):
         if self.best is None or sign * (value - self.best) > self.min_delta:
             self.best, self.best_epoch, self._wait = value, epoch, 0
             if self.restore_best and self.model is not None:
-                start = self._epoch_start if self.monitor == "loss" else None
-                self._best_params = (
-                    start if start is not None else self.model.get_flat_parameters()
-                )
+                self._best_params = self.model.get_flat_parameters()
         else:
             self._wait += 1
         reached = self.target is not None and sign * (value - self.target) >= 0

