@@ -65,34 +65,16 @@ def test_fork_while_a_thread_registers_a_torch_activation():
     main thread forks (a DataLoader's fork workers); the child then builds one.
     Before: the child waited for ever on the inherited lock (SIGALRM after 10 s);
     after: it builds and computes swish as the float64 reference."""
-    import os
-    import signal
-    import threading
-
     pytest.importorskip("torch")
     import torch
 
     from symnb.interop import torch as face
+    from tests.fork_helpers import fork_while_held
 
-    held, release = threading.Event(), threading.Event()
+    def child():
+        act = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.5)
+        y = act.to_torch(backend="numpy")(torch.tensor([0.7], dtype=torch.float64))
+        return abs(float(y[0]) - _swish64(0.7, 1.5)[0]) < 1e-14
 
-    def hold():
-        with face._LOCK:
-            held.set()
-            release.wait(30)
-
-    worker = threading.Thread(target=hold)
-    worker.start()
-    held.wait(30)
-    try:
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child
-            signal.alarm(10)
-            act = symnb.Activation("x*sigmoid(beta*x)", name="swish", beta=1.5)
-            y = act.to_torch(backend="numpy")(torch.tensor([0.7], dtype=torch.float64))
-            os._exit(0 if abs(float(y[0]) - _swish64(0.7, 1.5)[0]) < 1e-14 else 3)
-        _, status = os.waitpid(pid, 0)
-    finally:
-        release.set()
-        worker.join()
+    status = fork_while_held(face._LOCK, child)
     assert status == 0

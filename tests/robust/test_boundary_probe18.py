@@ -7,7 +7,6 @@ compile in a background thread) must not hang in the child.
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
 
@@ -16,25 +15,9 @@ import pytest
 
 from symnb.backends import select
 from symnb.backends.cache import KernelCache
+from tests.fork_helpers import fork_while_held, in_child
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-
-#: the child's limit: before the fix it waited for ever (killed by SIGALRM)
-CHILD_SECONDS = 10
-
-
-def _in_child(work) -> int:
-    """Run ``work()`` in a forked child; its exit status (0: done, else killed)."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        signal.alarm(CHILD_SECONDS)
-        try:
-            work()
-        except BaseException:  # noqa: BLE001
-            os._exit(3)
-        os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    return status
 
 
 def test_fork_while_a_thread_builds_a_cache_entry(tmp_path):
@@ -57,7 +40,7 @@ def test_fork_while_a_thread_builds_a_cache_entry(tmp_path):
     worker.start()
     started.wait(30)
     try:
-        status = _in_child(
+        status = in_child(
             lambda: cache.get_or_build(
                 {"child": stamp}, ".bin", lambda tmp: tmp.write_bytes(b"child")
             )
@@ -71,22 +54,7 @@ def test_fork_while_a_thread_builds_a_cache_entry(tmp_path):
 def test_fork_while_a_thread_holds_the_backend_selection_lock():
     """The same for the lock a compile holds while it picks its backend
     (``select.status``, where a cpp compile's forked child hung)."""
-    held, release = threading.Event(), threading.Event()
-
-    def hold():
-        with select._lock:
-            held.set()
-            release.wait(30)
-
-    worker = threading.Thread(target=hold)
-    worker.start()
-    held.wait(30)
-    try:
-        status = _in_child(lambda: select.status("numpy"))
-    finally:
-        release.set()
-        worker.join()
-    assert status == 0
+    assert fork_while_held(select._lock, lambda: select.status("numpy")) == 0
 
 
 @pytest.mark.parametrize(
