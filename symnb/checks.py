@@ -53,11 +53,18 @@ def check_seed(seed: Any, what: str = "seed") -> int | None:
                 f"{what} must be a non-negative integer or None, got {seed!r}"
             )
         return int(seed)
-    hint = (
-        " (a bool: pass 1 for True, 0 for False)"
-        if isinstance(seed, (bool, np.bool_))
-        else ""
-    )
+    hint = ""
+    if isinstance(seed, (bool, np.bool_)):
+        hint = " (a bool: pass 1 for True, 0 for False)"
+    elif isinstance(
+        seed, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)
+    ):
+        # a NumPy generator named no way to use it (symnb stores the seed: save,
+        # pickling and compare's run keys need an integer)
+        hint = (
+            "; symnb keeps the seed as an integer (saved with the model and in "
+            f"run keys): draw one from it, e.g. {what}=int(rng.integers(2**32))"
+        )
     raise TypeError(
         f"{what} must be a non-negative integer or None, got {seed!r:.60}{hint}"
     )

@@ -51,6 +51,7 @@ import filelock
 import symnb
 from symnb import config
 from symnb.errors import SymnbError
+from symnb.forksafe import instance_lock, module_lock
 
 #: Bumped whenever the layout of entries or the meaning of a key changes.
 CACHE_VERSION = "1"
@@ -320,7 +321,7 @@ class KernelCache:
         self.fallback = fallback
         self.last_hit = False
         self.fallback_reason: str | None = None
-        self._lock = threading.RLock()
+        self._lock = instance_lock(self, "_lock", threading.RLock)  # forksafe
         reason = _ensure_private_dir(self.root) or probe_writable(self.root)
         if reason is not None:
             self._fall_back(reason)
@@ -691,7 +692,7 @@ class _RootUnusable(Exception):
 
 
 _default: KernelCache | None = None
-_default_lock = threading.Lock()
+_default_lock = module_lock(globals(), "_default_lock", threading.Lock)
 
 
 def default_cache() -> KernelCache:

@@ -54,6 +54,7 @@ from symnb.backends import prelude
 from symnb.backends.base import BackendStatus, Program
 from symnb.codegen.kernels import PLANE_ENTRY_POINTS, KernelSource, render_program
 from symnb.errors import BackendUnavailable, CompileError
+from symnb.forksafe import instance_lock, module_lock
 
 NAME = "cpp"
 
@@ -301,7 +302,7 @@ def _serial_after_fork() -> None:
 # Probe
 # ------------------------------------------------------------------------------------
 
-_probe_lock = threading.Lock()
+_probe_lock = module_lock(globals(), "_probe_lock", threading.Lock)  # forksafe
 _probe_cache: dict[str, BackendStatus] = {}
 
 
@@ -543,7 +544,7 @@ class _Library:
         self.users = 0
 
 
-_libs_lock = threading.Lock()
+_libs_lock = module_lock(globals(), "_libs_lock", threading.Lock)  # forksafe
 _libs: dict[str, _Library] = {}
 _idle: OrderedDict[str, _Library] = OrderedDict()
 
@@ -696,7 +697,7 @@ class CppProgram(Program):
         self._finalizer = weakref.finalize(self, _release, str(self.library_path))
         self._ptr = _PointerCache()
         #: the whole library, once a constant's gradient was asked for (forward_text)
-        self._whole_lock = threading.Lock()
+        self._whole_lock = instance_lock(self, "_whole_lock", threading.Lock)
         self._whole_path: Path | None = None
         self._c_constant_gradient = None  # bound from the whole library if lazy
         later = ("constant_gradient",) if kernel_source.forward_text else ()

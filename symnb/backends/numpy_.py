@@ -26,6 +26,7 @@ from symnb.backends import numpy_gamma
 from symnb.backends.base import BackendStatus, Program
 from symnb.codegen.printer import KEEP_ARGUMENT, ProductsAsKernels
 from symnb.codegen.rare import rare_condition, split_rare
+from symnb.forksafe import instance_lock
 from symnb.formula.internal import InternalForm
 
 # ------------------------------------------------------------------ stable helpers
@@ -417,7 +418,7 @@ class _Compiled:
         self.guard_df = _needs_nan_guard(form.df, self._ins)
         self._whole, self._index = whole, index
         self._dc: tuple[list, list] | None = None
-        self._dc_lock = threading.Lock()
+        self._dc_lock = instance_lock(self, "_dc_lock", threading.Lock)  # forksafe
 
     @property
     def gradient_form(self) -> InternalForm:

@@ -24,6 +24,7 @@ from symnb.backends.kernel import Kernel, LayerKernel, LossKernel
 from symnb.checks import check_flag
 from symnb.codegen import constant_parts
 from symnb.errors import BackendUnavailable, CompileError, FormulaError
+from symnb.forksafe import module_lock
 
 _MODULES = {
     "numpy": "symnb.backends.numpy_",
@@ -36,7 +37,7 @@ _DTYPES = ("float32", "float64")
 _status: dict[str, BackendStatus] = {}
 _programs: OrderedDict = OrderedDict()
 _MAX_PROGRAMS = 256
-_lock = threading.RLock()
+_lock = module_lock(globals(), "_lock", threading.RLock)  # see symnb.forksafe
 
 
 class FallbackWarning(UserWarning):

@@ -36,6 +36,7 @@ from sympy.core.evalf import prec_to_dps
 
 from symnb.checks import is_formula_name
 from symnb.errors import FormulaError
+from symnb.forksafe import module_lock
 from symnb.formula import library
 from symnb.formula.functions import ALLOWED_CONSTANTS, ALLOWED_FUNCTIONS
 from symnb.formula.internal import X
@@ -44,7 +45,7 @@ _STEPS = (sp.sign, sp.Heaviside, sp.floor, sp.ceiling, sp.frac)
 #: Points where a user definition is compared with the library function of its name.
 _PROBES = (-3.7, -1.3, -0.4, 0.0, 0.3, 0.9, 1.7, 2.9, 5.3)
 
-_lock = threading.Lock()
+_lock = module_lock(globals(), "_lock", threading.Lock)  # see symnb.forksafe
 _user: dict[str, Any] = {}  # name -> Activation, in definition order
 _library_cache: dict[str, Any] = {}
 # activation -> its caller; weak, so the (unpicklable) generated classes stay out of the

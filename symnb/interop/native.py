@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from symnb.codegen.kernels import FUSED_BACKWARD, FUSED_BACKWARD_JOINT
+from symnb.forksafe import instance_lock
 
 _P = ctypes.c_void_p
 _I64 = ctypes.c_int64
@@ -83,14 +84,14 @@ class NativeElementwise:
         # the cache is shared by threads: changed under a lock, and each thread
         # holds the last vector it asked for, so that another thread's new vectors
         # cannot evict (free) it before this thread's call has read it
-        self._buffers_lock = threading.Lock()
+        self._buffers_lock = instance_lock(self, "_buffers_lock", threading.Lock)
         self._held = threading.local()
         #: held while ``params`` is written and read by one call (the fallback of
         #: add_backward_with_constants, _refused)
-        self._params_lock = threading.Lock()
+        self._params_lock = instance_lock(self, "_params_lock", threading.Lock)
         # the fused backward lives in the whole library, built on first use (a
         # kernel with constants is built first without the constants' gradients)
-        self._fused_lock = threading.Lock()
+        self._fused_lock = instance_lock(self, "_fused_lock", threading.Lock)
         self._fused_loaded = not self.n_constants
         self._variants: tuple = ()
         self._fused = None

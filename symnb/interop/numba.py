@@ -14,7 +14,8 @@ order of ``constant_names``, defaulting to the activation's values (``f(x)`` and
 ``f(x, beta=2.0)`` work too, from Python and inside ``njit`` code); a constant whose
 name would shadow what the functions use (``x``, ``math``, a builtin such as ``float``,
 ``symnb_*``) is the parameter ``c<k>`` instead. ``bind(**values)`` gives
-``f(x)``/``df(x)`` with other values baked in.
+``f(x)``/``df(x)`` with other values baked in. The object itself can be used in
+``njit`` code (``r.df(x)``, ``r.dconstants[0](x)``; ``symnb.interop.numba_typing``).
 """
 
 from __future__ import annotations
@@ -332,6 +333,10 @@ def _build(activation: Any, target: str, bound: dict | None) -> NumbaActivation:
         # error_model "python" raised ZeroDivisionError (inverse_softplus at 0);
         # numba-cuda compiles with "numpy" unless debug
         decorate = numba.njit(cache=False, error_model="numpy")
+        # r.f(x), r.df(x) inside njit code (symnb.interop.numba_typing)
+        from symnb.interop.numba_typing import register
+
+        register(NumbaActivation)
     else:
         cuda = require("numba.cuda")
         decorate = cuda.jit(device=True)

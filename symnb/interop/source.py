@@ -20,7 +20,9 @@ namespace: give each its own ``name=`` to include both (the include guard holds 
 hash of the content, so they clash at compile time rather than one being skipped).
 A host compiler's ``-ffast-math`` (``__FAST_MATH__``, ``__ASSOCIATIVE_MATH__``) is
 refused with an ``#error`` naming the fix: its reassociation changes the values
-(``SYMNB_ALLOW_FAST_MATH`` accepts that).
+(``SYMNB_ALLOW_FAST_MATH`` accepts that). nvcc's ``--use_fast_math`` sets no macro
+to test: the float32 CUDA header says in its comment that it must be compiled
+without it.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ _HEADER = string.Template(
    ${signature}
    f(x, ...) is the activation, df(x, ...) its derivative (symnb's kink conventions
    and surrogate gradients), fdf computes both, dconstants the derivatives w.r.t.
-   the constants. */
+   the constants.${notes} */
 #ifndef ${guard}
 #define ${guard}
 ${includes}
@@ -84,6 +86,15 @@ _FAST_MATH_GUARD = """#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__) && \\
     (defined(__FAST_MATH__) || defined(__ASSOCIATIVE_MATH__))
 #error "symnb header ${title}: -ffast-math (or -funsafe-math-optimizations, -fassociative-math) reorders its exp, log and sigmoid steps and changes f and df (10% off); compile this file with -fno-fast-math, or define SYMNB_ALLOW_FAST_MATH before including it to accept wrong values"
 #endif"""
+
+#: nvcc's --use_fast_math defines no macro the header could test (CUDA 13.0: its
+#: --dryrun differs only in cicc's -ftz=1 -prec_div=0 -prec_sqrt=0 -fast-math), so
+#: the float32 CUDA header cannot refuse it as the host guard does; it says so
+_CUDA_FAST_MATH_NOTE = """
+   nvcc --use_fast_math (or -ftz=true, -prec-div=false, -prec-sqrt=false) changes
+   float32 results: approximate division, square root and intrinsics, subnormals
+   flushed to zero; no macro reveals it to this header, so compile the file that
+   includes it without those flags (float64 is unaffected)."""
 
 _CPP_MACROS = """#define SYMNB_FN inline
 #define SYMNB_RESTRICT __restrict__
@@ -213,6 +224,7 @@ def to_source(activation: Any, dialect: str = "cpp", dtype: str = "float32") -> 
         dialect=dialect,
         dtype=dtype,
         signature=signature,
+        notes=_CUDA_FAST_MATH_NOTE if dialect == "cuda" and dtype == "float32" else "",
         guard=f"SYMNB_{name.upper()}_{dialect.upper()}_{dtype.upper()}_{digest}_H",
         includes="#include <math.h>" if dialect == "cpp" else _CUDA_INCLUDES,
         fast_math=string.Template(_FAST_MATH_GUARD).substitute(title=name),

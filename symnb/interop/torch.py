@@ -41,6 +41,7 @@ import numpy as np
 from symnb.backends.select import check_backend, per_neuron_activations
 from symnb.checks import refuse_constant_attribute, warn_caller
 from symnb.errors import FormulaError
+from symnb.forksafe import instance_lock, module_lock
 from symnb.interop import require
 from symnb.interop.native import NativeElementwise
 
@@ -48,7 +49,7 @@ torch = require("torch")
 from torch import Tensor, nn
 from torch.autograd import forward_ad as _forward_ad
 
-_LOCK = threading.Lock()
+_LOCK = module_lock(globals(), "_LOCK", threading.Lock)  # see symnb.forksafe
 _CPU = torch.device("cpu")
 _ENTRIES: list[_Entry] = []
 #: the constants of an activation without any
@@ -74,7 +75,7 @@ class _Entry:
         #: kernels, and another thread's constants written in between gave this
         #: module's output with them (the direct CPU calls pass constants by
         #: address and need no lock)
-        self.call_lock = threading.Lock()
+        self.call_lock = instance_lock(self, "call_lock", threading.Lock)
         #: f' and df/dc as handles of their own (create_graph); False: not built yet
         self.second: Any = False
         #: a layer's features as elementwise handles (torch.func); None: not built

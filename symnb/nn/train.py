@@ -416,8 +416,17 @@ def _early_stopping_setting(name: str, value: Any) -> Any:
 
 class EarlyStopping(Callback):
     """Stop when ``monitor`` has not improved by ``min_delta`` for ``patience`` epochs,
-    or when it reaches ``target`` (if given). ``restore_best`` puts back the best
-    parameters."""
+    or when it reaches ``target`` (if given). ``restore_best`` puts back, when fit
+    ends (stopped early or not), the parameters at the end of the epoch with the
+    best value (Keras's ``restore_best_weights``). For ``val_*`` and the training
+    metrics other than ``loss``, measured at each epoch's end, the restored model
+    scores exactly ``best``. fit's ``loss`` is the mean of the epoch's minibatch
+    losses, each taken before its step, so the restored model's training loss
+    differs from ``best`` (full batch: it is the next epoch's logged loss; full-batch
+    SGD whose loss rose from 0.692 restores weights at 0.724); monitor
+    ``val_loss`` (``validation_data=(X, y)``, the training set itself works) for
+    weights whose loss is ``best``. Restoring the epoch's start instead would lose
+    the last epoch's progress when the loss still falls."""
 
     def __init__(
         self,

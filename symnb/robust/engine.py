@@ -33,6 +33,7 @@ from dataclasses import replace
 import numpy as np
 import sympy as sp
 
+from symnb.forksafe import module_lock
 from symnb.formula.budget import bounded_expand, wall_expiries
 from symnb.formula.internal import InternalForm, X
 from symnb.robust import (
@@ -70,7 +71,7 @@ _memo: dict[tuple[str, bool], tuple[InternalForm, FormReport]] = {}
 # lowered forms by identity: lowering one again needs no key (its srepr is slow)
 _lowered: dict[tuple[int, str, bool], tuple[InternalForm, FormReport]] = {}
 _problems: dict[str, tuple] = {}
-_lock = threading.RLock()
+_lock = module_lock(globals(), "_lock", threading.RLock)  # see symnb.forksafe
 
 
 _OutOfTime = OutOfTime
