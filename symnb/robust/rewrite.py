@@ -35,6 +35,7 @@ from symnb.formula.stability import stabilize
 from symnb.robust.constant_into_power import constant_into_power
 from symnb.robust.digamma_far import digamma_far
 from symnb.robust.factored_polynomial import factored_polynomials
+from symnb.robust.gamma_differences import gamma_differences
 from symnb.robust.half_angle import cosine_as_half_angle
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
@@ -1319,6 +1320,14 @@ EXACT_REWRITES = (
             "is large, so x^n does not overflow where the value is finite"
         ),
         log_of_polynomial,
+    ),
+    (
+        "gamma_differences",
+        (
+            "lgamma(z + d) - lgamma(z) (and digamma's) is d log z plus its asymptotic "
+            "series where z is large, so the pair neither cancels nor gives inf - inf"
+        ),
+        lambda e, v: gamma_differences(e, v, log_of_polynomial),
     ),
     (
         "digamma_far",
