@@ -48,16 +48,19 @@ def _assert_rule(got, want, scale, xs, dtype, what):
     )
 
 
+def _run(text: str, backend: str, dtype: str):
+    """(points, f, f', the points as mpmath numbers) of ``text``'s kernel."""
+    xs = _points(dtype)
+    kernel = symnb.Activation(text).compile(backend=backend, dtype=dtype)
+    with np.errstate(all="ignore"):
+        f, df = kernel.forward_with_derivative(xs)
+    return xs, f, df, [mpmath.mpf(float(x)) for x in xs]
+
+
 @pytest.mark.parametrize("backend", backend_params())
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_digamma_of_a_square_is_finite_where_the_square_overflows(backend, dtype):
-    xs = _points(dtype)
-    kernel = symnb.Activation("torch.digamma(x**2 + 1)").compile(
-        backend=backend, dtype=dtype
-    )
-    with np.errstate(all="ignore"):
-        f, df = kernel.forward_with_derivative(xs)
-    mx = [mpmath.mpf(float(x)) for x in xs]
+    xs, f, df, mx = _run("torch.digamma(x**2 + 1)", backend, dtype)
     _assert_rule(
         f, [_psi(x**2 + 1) for x in mx], np.maximum(1, np.abs(xs)), xs, dtype, "f"
     )
@@ -69,13 +72,7 @@ def test_digamma_of_a_square_is_finite_where_the_square_overflows(backend, dtype
 @pytest.mark.parametrize("backend", backend_params())
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_lgamma_derivative_is_finite_where_the_square_overflows(backend, dtype):
-    xs = _points(dtype)
-    kernel = symnb.Activation("torch.lgamma(x**2 + 0.5)").compile(
-        backend=backend, dtype=dtype
-    )
-    with np.errstate(all="ignore"):
-        _, df = kernel.forward_with_derivative(xs)
-    mx = [mpmath.mpf(float(x)) for x in xs]
+    xs, _, df, mx = _run("torch.lgamma(x**2 + 0.5)", backend, dtype)
     want = [2 * x * _psi(x**2 + mpmath.mpf(1) / 2) for x in mx]
     big = float(np.finfo(dtype).max)
     want = [w if abs(w) <= big else mpmath.sign(w) * mpmath.inf for w in want]
