@@ -1434,6 +1434,16 @@ class _Parser:
             )
         if called and name in spellings.AMBIGUOUS:
             raise self.node_error(node, *spellings.AMBIGUOUS[name])
+        if called and name == "sum":
+            # sum(w*exp(-((x - c)/h)**2) for c, w in ...): a KAN-style basis pasted
+            # from Python; the generic "not allowed" listed every function instead
+            raise self.node_error(
+                node,
+                "sum(...) over terms is not supported: a formula is one elementwise "
+                "expression, not a reduction",
+                "write the terms out with +, e.g. exp(-(x - 0)**2) + exp(-(x - 1)**2) "
+                "+ exp(-(x - 2)**2)",
+            )
         if called:
             guess = _suggest(name, self.functions, PREFERRED_FUNCTIONS)
             if name in dir(builtins) or name in ("exec", "eval", "open", "getattr"):

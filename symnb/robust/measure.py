@@ -303,11 +303,16 @@ def _scaled_exp_edges(
                 continue
             c, rest = node.as_independent(var, as_Add=False)
             c = c.xreplace(values)
-            if not c.is_number or c == 0 or abs(c) > 0.5:
+            if not c.is_number:
+                continue
+            # a constant at 0.0 (a mixing weight a*exp(x) + (1 - a)*x at a = 0): Float
+            # 0.0 == 0 is False in SymPy, and log(0) failed the whole analysis
+            size = abs(float(c))
+            if size == 0 or not size <= 0.5:
                 continue
             for f in sp.Mul.make_args(rest):
                 if isinstance(f, sp.exp) and var in f.args[0].free_symbols:
-                    gap = -math.log(abs(float(c)))
+                    gap = -math.log(size)
                     for top in _LOG_MAX:
                         found.add((f.args[0], sp.Float(top + gap / 2, 17)))
     return found

@@ -33,7 +33,9 @@ from symnb.formula.budget import bounded_expand
 from symnb.formula.functions import expm1, log1p, logsigmoid, sigmoid, softplus
 from symnb.formula.stability import stabilize
 from symnb.robust.constant_into_power import constant_into_power
+from symnb.robust.digamma_far import digamma_far
 from symnb.robust.factored_polynomial import factored_polynomials
+from symnb.robust.gamma_differences import gamma_differences
 from symnb.robust.half_angle import cosine_as_half_angle
 from symnb.robust.hypot import root_of_squares_as_hypot
 from symnb.robust.literals import scale_out_of_range_literals
@@ -1318,6 +1320,23 @@ EXACT_REWRITES = (
             "is large, so x^n does not overflow where the value is finite"
         ),
         log_of_polynomial,
+    ),
+    (
+        "gamma_differences",
+        (
+            "lgamma(z + d) - lgamma(z) (and digamma's) is d log z plus its asymptotic "
+            "series where z is large, so the pair neither cancels nor gives inf - inf"
+        ),
+        lambda e, v: gamma_differences(e, v, log_of_polynomial),
+    ),
+    (
+        "digamma_far",
+        (
+            "digamma(u) is its asymptotic series log(u) - 1/(2u) - ... where u > 100, "
+            "the log of a polynomial u with its leading power taken out, so u "
+            "overflowing does not make the value inf"
+        ),
+        lambda e, v: digamma_far(e, v, log_of_polynomial),
     ),
     (
         "log_of_power",

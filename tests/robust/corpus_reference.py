@@ -85,6 +85,12 @@ NAMESPACE = {
     "log1p": lambda u: sp.log(1 + u),
     "relu": lambda u: sp.Max(0, u),
     "pi": sp.pi,
+    # the gamma family (real arguments > 0 here: log Gamma is real there)
+    "lgamma": sp.loggamma,
+    "gammaln": sp.loggamma,
+    "digamma": sp.digamma,
+    "tgamma": sp.gamma,
+    "erfcx": lambda u: sp.exp(u**2) * sp.erfc(u),
     # library activations (torch.nn docs)
     "gelu": lambda u: u / 2 * (1 + sp.erf(u / sp.sqrt(2))),
     "silu": lambda u: u * _sigmoid(u),
