@@ -1091,6 +1091,11 @@ class Activation(_Formula):
     Steps (``sign``, ``heaviside``) get the surrogate gradient only where f jumps; where
     the factor multiplying the step vanishes there, f is continuous and its exact
     derivative is used (see ``symnb.formula.steps``).
+
+    ``==`` and ``hash`` are by identity, as for ``torch.nn.Module``: two activations of
+    the same formula stay two (their learnable constants are separate, and ``name`` may
+    change while one is a dict key); compare ``a.expr == b.expr`` and ``a.constants``
+    for the same function.
     """
 
     kernel = None  # the last kernel compiled by a notebook face (magic, editor)
