@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Container
 
-from symnb.formula import latex_macros, latex_sums, spellings
+from symnb.formula import latex_lattice, latex_macros, latex_sums, spellings
 from symnb.formula.functions import ALLOWED_FUNCTIONS
 from symnb.formula.latex_numbers import SEPARATORS, NumberProblem, joined_number
 from symnb.formula.library import ACTIVATIONS
@@ -186,6 +186,14 @@ _ACCENTS = {
 _BOLD = frozenset({"mathbf", "boldsymbol", "bm", "pmb", "vec", "mathit", "mathsf"})
 _BOLD_WORD = re.compile(
     r"\\(?:" + "|".join(sorted(_BOLD)) + r")(?:\{([^{}]*)\}|([A-Za-z]))"
+)
+#: The environments of cases (mathtools' rcases sets its brace on the right; each row
+#: is still a value and its condition).
+_CASES = frozenset(
+    f"{size}{side}cases{star}"
+    for size in ("", "d")
+    for side in ("", "r")
+    for star in ("", "*")
 )
 #: Brackets that round: the opener -> (the function, the closer).
 _FLOORS = {"lfloor": ("floor", "rfloor"), "lceil": ("ceiling", "rceil")}
@@ -613,6 +621,8 @@ class _Reader:
             if tok == "{" and len(inner) == 1 and inner[0][0] in ("op", "cmp"):
                 return inner  # x{\cdot}y, {=}: braces only space an operator
             group = [("(", "("), *inner, (")", ")")]
+            if tok == "[" and _top_parts(inner, lambda item: item[0] == "cmp")[1]:
+                return _iverson(inner)  # [x > 0]: 1 where it holds, else 0
             if tok in ("(", "[") and self.positive_part():
                 return _maximum_with_zero(group)
             return group
@@ -822,6 +832,8 @@ class _Reader:
                 return self.function(_AREA_FUNCTIONS[word])
             if word in _WORDS:  # \text{ where }: a condition's word, not where()
                 return [("name", word)]
+            if name in _TEXT_COMMANDS and word in _TRANSLATED:  # \text{falls}
+                return [("name", _TRANSLATED[word])]
             self.skip_empty_limits()  # \operatorname*{max}_{}(0, x)
             if _known_function(word) and self.peek() == "_":  # \mathrm{ELU}_\alpha
                 return self.parametrised(_function_name(word), f"\\{name}{{{word}}}")
@@ -841,7 +853,7 @@ class _Reader:
             raise UnreadCommand(f"\\{name}{{{word}}} has no formula reading")
         if name == "begin":
             env = self.group_text()
-            if env not in ("cases", "dcases", "cases*", "dcases*"):
+            if env not in _CASES:
                 raise UnreadCommand(
                     f"\\begin{{{env}}} has no formula reading (cases do)"
                 )
@@ -1212,18 +1224,11 @@ class _Reader:
             while self.peek() in _SIZES:  # \mathbf{1}\left[x > 0\right]
                 self.take()
             condition = self.item()
+            if condition[:1] == [("func", "where")]:
+                return condition  # \mathbf{1}[x > 0]: the bracket is the indicator
         else:
             raise LatexProblem("an indicator \\mathbb{1} needs its condition")
-        return [
-            ("func", "where"),
-            ("(", "("),
-            *_connected(condition),
-            ("op", ","),
-            ("num", "1"),
-            ("op", ","),
-            ("num", "0"),
-            (")", ")"),
-        ]
+        return _iverson(condition)
 
     def braced_condition(self) -> list[tuple[str, str]]:
         """A ``\\{...\\}`` condition (the opening brace next)."""
@@ -1469,10 +1474,26 @@ _NAMED_REFUSALS = {
         "is a composition (f \\circ g) or an elementwise product: type f(g(x)), or "
         "\\cdot for the product"
     ),
+    "middle": (
+        "(a bar between sized brackets: a conditional p(a \\middle| b) or a set "
+        "\\{x \\middle| x > 0\\}) has no formula reading: type the formula of x "
+        "alone; for an absolute value type \\left| x \\right|"
+    ),
     "pmod": "states a congruence, not a value: type the remainder as x \\bmod m",
     "choose": "has a reading only as {n \\choose k} of whole numbers: type \\binom{n}{k}",
 }
 _OTHERWISE = ("otherwise", "else")
+#: Commands that set words of a sentence (not a function's name, \operatorname{Si}).
+_TEXT_COMMANDS = frozenset({"text", "textrm", "textit", "textnormal", "mbox"})
+#: A case's words in the languages papers and lecture notes are written in, by the
+#: English word read: German, French, Spanish, Italian, Dutch, Portuguese.
+_TRANSLATED = {
+    **dict.fromkeys(("falls", "wenn", "si", "se", "als", "für", "pour", "para"), "if"),
+    **dict.fromkeys(
+        ("sonst", "andernfalls", "sinon", "sino", "altrimenti", "anders", "senão"),
+        "otherwise",
+    ),
+}
 
 
 def _ends_operand(tok: str | None) -> bool:
@@ -1532,6 +1553,21 @@ def _normal_density(
         ("name", "pi"),
         *times_variance,
         (")", ")"),
+        (")", ")"),
+    ]
+
+
+def _iverson(condition: list) -> list[tuple[str, str]]:
+    """Iverson's bracket ``[x > 0]`` (Knuth's notation, as papers write an
+    indicator) and ``\\mathbb{1}_{x > 0}``: 1 where the condition holds, else 0."""
+    return [
+        ("func", "where"),
+        ("(", "("),
+        *_connected(condition),
+        ("op", ","),
+        ("num", "1"),
+        ("op", ","),
+        ("num", "0"),
         (")", ")"),
     ]
 
@@ -1893,17 +1929,22 @@ _CONTINUED = re.compile(
 )
 
 
-def _top_level(pattern: str, body: str):
+def _top_level(pattern: str, body: str, brackets: bool = False):
     """The matches of ``pattern`` in ``body`` outside groups ``{...}`` and
-    environments ``\\begin ... \\end``."""
-    depth = 0
-    for m in re.finditer(r"[{}]|\\begin|\\end|" + pattern, body):
+    environments ``\\begin ... \\end`` (and with ``brackets``, outside ``(...)``
+    and ``[...]``: ``x[x = 0]`` holds no definition; an unpaired closer of an
+    interval, ``[0, 1)``, pairs with either)."""
+    depth, round_ = 0, 0
+    opened = r"|[(\[\])]" if brackets else ""
+    for m in re.finditer(r"[{}]|\\begin|\\end|" + pattern + opened, body):
         text = m.group()
-        if text in ("{", "}"):
+        if text in ("(", "[", ")", "]"):
+            round_ = max(0, round_ + (1 if text in "([" else -1))
+        elif text in ("{", "}"):
             depth += 1 if text == "{" else -1
         elif text in ("\\begin", "\\end"):
             depth += 100 if text == "\\begin" else -100
-        elif depth == 0:
+        elif depth == 0 and round_ == 0:
             yield m
 
 
@@ -1946,7 +1987,7 @@ def _right_side(body: str) -> str:
     """The formula of ``sigma(x) = frac{1}{1 + e^{-x}}``: what follows the last
     definition sign outside groups and cases (a leading ``f(x) =``, ``doteq``)."""
     cut, signs = None, []
-    for m in _top_level(_DEFINES, body):
+    for m in _top_level(_DEFINES, body, brackets=True):
         cut = m.end()
         signs.append(m)
     if signs:
@@ -2031,27 +2072,46 @@ def translate(text: str, declared: Container[str] = ()) -> str:
         raise LatexProblem("the LaTeX has no formula")
     _refuse_product_after_slash(items)
     if any(k == "logic" for k, _ in items) and not any(k == "cmp" for k, _ in items):
-        raise LatexProblem(
-            "\\vee/\\wedge (or 'and'/'or') join values here, not conditions: type "
-            "\\max(a, b) for a \\vee b, \\min(a, b) for a \\wedge b"
-        )
+        try:  # between values: x \vee 0 is max(x, 0), x \wedge 1 is min(x, 1)
+            items = latex_lattice.joined(items)
+        except latex_lattice.LatticeProblem as problem:
+            raise LatexProblem(str(problem)) from None
     return _joined(_conditional(items))
+
+
+def _depth(items: list) -> int:
+    """How many brackets ``items`` leave open."""
+    return sum((kind == "(") - (kind == ")") for kind, _ in items)
 
 
 def _conditional(items: list) -> list:
     """``a \\text{ if } c \\text{ else } b`` (Python's order, as some papers write
-    it) as Piecewise((a, c), (b, True)); a trailing ``\\text{for } x > 0`` without
+    it; ``otherwise`` for else, or ``a \\text{ if } c, b \\text{ otherwise}``) as
+    Piecewise((a, c), (b, True)); a trailing ``\\text{for } x > 0`` without
     an else has no value elsewhere, so it is refused."""
     depth, marks = 0, {}
     for k, (kind, text) in enumerate(items):
         depth += kind == "("
         depth -= kind == ")"
-        if depth == 0 and kind == "name" and text in (*_WORDS, "else"):
-            marks.setdefault(text, k)
+        if depth == 0 and kind == "name" and text in (*_WORDS, *_OTHERWISE):
+            marks.setdefault("else" if text in _OTHERWISE else text, k)
     if not marks:
         return items
     word, at = min(marks.items(), key=lambda mark: mark[1])
     otherwise = marks.get("else")
+    if word == "if" and otherwise == len(items) - 1:  # a if c, b otherwise
+        commas = [
+            k
+            for k in range(at + 1, otherwise)
+            if items[k] == ("op", ",") and _depth(items[:k]) == 0
+        ]
+        if not commas:
+            raise LatexProblem(
+                "a \\text{ if } c, b \\text{ otherwise} has no comma between the "
+                "condition c and the other value b: type a comma after c"
+            )
+        items = [*items[: commas[-1]], ("name", "else"), *items[commas[-1] + 1 : -1]]
+        otherwise = commas[-1]
     if word != "if" or otherwise is None or otherwise < at:
         raise LatexProblem(
             f"'{word}' outside \\begin{{cases}} has no reading: give every case a "

@@ -1,0 +1,163 @@
+"""LaTeX as researchers paste it (probe 18): each text reads as the formula it typesets.
+
+Each case failed before: refusals of LaTeX with one reading (Iverson's bracket
+``[x > 0]`` typed without a command, which read as code's indexing; ``x \\vee 0``, the
+lattice max; ``\\begin{rcases}``; macros with arguments; HTML's ``&gt;`` from a web
+page's source; ``a \\text{ if } c, b \\text{ otherwise}``; German and French case
+words), and a definition sign inside Iverson's bracket, ``x[x = 0] + x``, cut as the
+formula's ``=``. The compiled f is judged in float64 against the published formula
+written in NumPy, and f' against a central difference.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import scipy.special
+
+import symnb
+from symnb.errors import FormulaError
+from tests.formula.latex_judge import assert_reads_as
+
+XS = np.array([-2.3, -1.0, -0.7, -0.1, 0.0, 0.35, 0.5, 1.2, 2.0, 3.1])
+sigmoid = scipy.special.expit
+
+
+def relu(x):
+    return np.maximum(x, 0.0)
+
+
+def leaky(x):
+    return np.where(x > 0, x, 0.1 * x)
+
+
+#: (LaTeX, constants, reference in NumPy)
+CASES = [
+    # Iverson's bracket, 1 where its condition holds (Knuth's notation): typed
+    # without a command it read as code, "indexing is not allowed"
+    (r"x[x > 0]", {}, relu),
+    (r"x[x>0] + 0.1x[x<=0]", {}, leaky),
+    (r"[x > 0] + x", {}, lambda x: (x > 0) + x),  # alone: "comparisons not allowed"
+    (r"x [x = 0] + x", {}, lambda x: x),  # its '=' was cut as the definition sign
+    (r"f(x) = x\,[x \ge 0 \land x < 1.5]", {}, lambda x: x * ((x >= 0) & (x < 1.5))),
+    # the lattice operations between values: max and min (were refused)
+    (r"x \vee 0", {}, relu),
+    (r"(x \vee 0) \wedge 1.5", {}, lambda x: np.clip(x, 0, 1.5)),
+    (r"\log(1 + (x \vee 0))", {}, lambda x: np.log1p(relu(x))),
+    (r"2x \vee -x", {}, lambda x: np.maximum(2 * x, -x)),
+    # mathtools' rcases: each row a value and its condition, as cases (was refused)
+    (r"f(x) = \begin{rcases} x & x > 0 \\ 0.1x & x \le 0 \end{rcases}", {}, leaky),
+    (r"\begin{drcases} x & x > 0 \\ 0 & \text{otherwise} \end{drcases}", {}, relu),
+    # macros with arguments, written out as TeX puts the arguments in (were refused)
+    (r"\newcommand{\sq}[1]{#1^2} \sq{x} + \sq x", {}, lambda x: 2 * x * x),
+    (r"\newcommand{\f}[2]{\frac{#1}{#2}} \f{x}{2} + \f x4", {}, lambda x: 0.75 * x),
+    (r"\newcommand{\sq}[1]{\left(#1\right)^2} \sq{x+1}", {}, lambda x: (x + 1) ** 2),
+    (r"\newcommand{\abs}[1]{\lvert#1\rvert} \abs{x - 1}", {}, lambda x: np.abs(x - 1)),
+    (r"\def\g#1#2{#1\sigma(#2)} \g{x}{1.5x}", {}, lambda x: x * sigmoid(1.5 * x)),
+    (
+        r"\newcommand{\s}[2][1]{\sigma(#1 #2)} x\s{x} + \s[2]{x}",
+        {},
+        lambda x: x * sigmoid(x) + sigmoid(2 * x),
+    ),  # an optional first argument and its default
+    (r"\newcommand{\n}[1]{#1\tanh(#1)} \n{-x}", {}, lambda x: -x * np.tanh(-x)),
+    # HTML escapes of LaTeX copied from a web page's source (were refused)
+    (
+        r"\begin{cases} x &amp; x &gt; 0 \\ 0 &amp; \text{otherwise} \end{cases}",
+        {},
+        relu,
+    ),
+    (r"x\,[x &gt;= 0]", {}, relu),
+    # "a if c, b otherwise" and "otherwise" for else, as sentences say it (were
+    # "'if' outside \begin{cases} has no reading")
+    (r"x \quad \text{if } x > 0, \quad 0.1x \quad \text{otherwise}", {}, leaky),
+    (r"x \text{ if } x > 0 \text{ otherwise } 0.1x", {}, leaky),
+    (
+        r"x \text{ if } x \in [0, 1.5), 0 \text{ otherwise}",
+        {},
+        lambda x: x * ((x >= 0) & (x < 1.5)),
+    ),
+    # case words in German and French (were unknown symbols, or non-ASCII refused)
+    (
+        r"\begin{cases} x & \text{falls } x > 0 \\ 0 & \text{sonst} \end{cases}",
+        {},
+        relu,
+    ),
+    (
+        r"\begin{cases} x & \text{si } x > 0 \\ 0.1x & \text{sinon} \end{cases}",
+        {},
+        leaky,
+    ),
+    (
+        r"\begin{cases} x & \text{für } x > 0 \\ 0.1x & \text{für } x \le 0 \end{cases}",
+        {},
+        leaky,
+    ),
+]
+
+
+@pytest.mark.parametrize(("latex", "constants", "reference"), CASES)
+def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
+    """f is the reference; f' its central difference (off the kinks at 0)."""
+    assert_reads_as(latex, constants, reference, XS)
+
+
+@pytest.mark.parametrize(
+    ("latex", "message"),
+    [
+        # an argument that TeX puts in without brackets next to a power or a factor:
+        # TeX sets x+1^2 (what the paper shows, rarely what its author meant)
+        (
+            r"\newcommand{\sq}[1]{#1^2} \sq{x+1}",
+            r"is set as 'x\+1\^2'.*\\sq\{\(x\+1\)\}",
+        ),
+        (r"\newcommand{\t}[1]{2#1} \t{x-1}", r"is set as '2x-1'"),
+        (r"\newcommand{\sq}[1]{#1^2} \sq{-x}", r"is set as '-x\^2'"),
+        (
+            r"\newcommand{\sq}[1]{#1^2} \sq",
+            r"ends before an argument of the macro \\sq",
+        ),
+        (r"\newcommand{\d}[1]{\d{#1}\d{#1}} \d{x}", "longer than 20000 characters"),
+        # join and meet whose order with + or each other is unstated
+        (r"x \vee 0 + 1", r"a side of \\vee holds a sum"),
+        (r"x \vee 0 \wedge 1", r"\\vee and \\wedge meet without brackets"),
+        (r"x \vee", r"\\vee lacks a side"),
+        # \middle| sets a conditional or a set's bar (was "\middle has no formula
+        # reading" with the generic advice to type the part as code)
+        (r"\left( x \middle| y \right)", r"a conditional p\(a \\middle\| b\) or a set"),
+        # a sentence's "if" without the comma before the other value
+        (r"x \text{ if } x > 0 \text{ otherwise}", "type a comma after c"),
+    ],
+)
+def test_latex_without_one_reading_is_refused_naming_the_part(latex, message):
+    with pytest.raises(FormulaError, match=message):
+        symnb.Activation(latex)
+
+
+def test_function_named_like_a_case_word_is_no_case_word():
+    """\\operatorname{Si} is no French "si" (only \\text words are translated)."""
+    with pytest.raises(FormulaError, match="unknown function 'Si'"):
+        symnb.Activation(r"\operatorname{Si}(x)")
+
+
+def test_macro_arguments_that_double_are_refused_quickly():
+    """A macro that doubles its argument, nested 15 deep: 2**15 copies."""
+    latex = r"\newcommand{\a}[1]{#1#1} " + r"\a{" * 15 + "x" + "}" * 15
+    start = time.perf_counter()
+    with pytest.raises(FormulaError, match="longer than 20000 characters"):
+        symnb.Activation(latex)
+    assert time.perf_counter() - start < 3.0
+
+
+def test_accepted_formulas_render():
+    """f and f' of formulas read from an Iverson bracket, a lattice max and a macro
+    with arguments render as LaTeX of bounded length."""
+    for latex in (
+        r"x[x > 0] + 0.1x[x \le 0]",
+        r"(x \vee 0) \wedge 6",
+        r"\newcommand{\sq}[1]{#1^2} \sq{\tanh(x)}",
+    ):
+        act = symnb.Activation(latex)
+        assert 0 < len(act.latex) < 300, latex
+        assert 0 < len(act.derivative_latex) < 400, latex
