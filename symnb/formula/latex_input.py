@@ -285,6 +285,8 @@ _BRACKET_NAMES = {
     "\\rbrack": "]",
     "\\lparen": "(",
     "\\rparen": ")",
+    "\\llbracket": "[",  # stmaryrd's Iverson bracket [\![x > 0]\!]
+    "\\rrbracket": "]",
 }
 #: A row's end with extra space (``\\\\[2pt]``, ``\\\\[0.5em]`` in cases): the end.
 _ROW_SPACE = re.compile(
@@ -2071,12 +2073,10 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     if not items:
         raise LatexProblem("the LaTeX has no formula")
     _refuse_product_after_slash(items)
-    if any(k == "logic" for k, _ in items) and not any(k == "cmp" for k, _ in items):
-        try:  # between values: x \vee 0 is max(x, 0), x \wedge 1 is min(x, 1)
-            items = latex_lattice.joined(items)
-        except latex_lattice.LatticeProblem as problem:
-            raise LatexProblem(str(problem)) from None
-    return _joined(_conditional(items))
+    try:  # between values: x \vee 0 is max(x, 0), x \wedge 1 is min(x, 1)
+        return _joined(latex_lattice.joined(_conditional(items)))
+    except latex_lattice.LatticeProblem as problem:
+        raise LatexProblem(str(problem)) from None
 
 
 def _depth(items: list) -> int:

@@ -1,12 +1,13 @@
 """The lattice operations of papers, ``x \\vee 0`` (max) and ``x \\wedge 1`` (min).
 
 Order theory and probability papers write the positive part as ``x \\vee 0`` and a
-clip as ``(x \\vee 0) \\wedge 1``. Between values (no comparison in the formula) the
-LaTeX reader's connectives ``|`` and ``&`` are these operations: :func:`joined` writes
-them as ``max(a, b)`` and ``min(a, b)``, within each bracket and each argument of a
-call. Where a side holds a sum (``x \\vee 0 + 1``), papers differ on which binds first,
-and where \\vee and \\wedge meet unbracketed the order is unstated: both are refused,
-naming the part, rather than read one way silently.
+clip as ``(x \\vee 0) \\wedge 1``. Between values (no comparison in the same bracket or
+argument, nested ones counted) the LaTeX reader's connectives ``|`` and ``&`` are these
+operations: :func:`joined` writes them as ``max(a, b)`` and ``min(a, b)``, within each
+bracket and each argument of a call. Where a side holds a sum (``x \\vee 0 + 1``),
+papers differ on which binds first, and where \\vee and \\wedge meet unbracketed the
+order is unstated: both are refused, naming the part, rather than read one way
+silently.
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ def _closing(items: list, at: int) -> int:
 def _values(segment: list) -> list:
     """One bracket's or argument's items, its joins written as max/min."""
     marks = [k for k, item in enumerate(segment) if item[0] == "logic"]
-    if not marks:
-        return segment
+    if not marks or any(kind == "cmp" for kind, _ in segment):
+        return segment  # x > 0 \lor x < -1: conditions joined, not values
     kinds = {segment[k][1] for k in marks}
     if len(kinds) > 1:
         raise LatticeProblem(

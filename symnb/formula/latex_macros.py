@@ -97,7 +97,7 @@ def _entity(m: re.Match) -> str:
 
 #: The arguments of a definition: ``[2]``, ``[2][default]`` (\\newcommand), ``#1#2``
 #: (\\def, undelimited).
-_COUNT = re.compile(r"\[\s*([1-9])\s*\]\s*")
+_COUNT = re.compile(r"\[\s*([0-9])\s*\]\s*")
 _DEF_PARAMETERS = re.compile(r"(?:#[1-9])+")
 _PARAMETER = re.compile(r"#([1-9])")
 
@@ -138,7 +138,7 @@ def _definition(text: str, m: re.Match) -> tuple[_Macro, int]:
     elif kind != "DeclareMathOperator" and text.startswith("[", end):
         raise MacroProblem(
             f"the macro \\{name}'s arguments ({text[end : end + 8]}...) have no "
-            "count 1 to 9: type the formula with the macro written out"
+            "count 0 to 9: type the formula with the macro written out"
         )
     if not text.startswith("{", end):
         raise MacroProblem(
@@ -197,14 +197,19 @@ def _use(text: str, at: int, name: str, macro: _Macro) -> tuple[str, int]:
     for k, arg in enumerate(args, 1):
         if re.search(r"[-+]", _outside_groups(arg)):
             _refuse_bound_sum(name, arg, k, macro.body)
+    beyond = [k for k in _PARAMETER.findall(macro.body) if int(k) > macro.count]
+    if beyond:
+        raise MacroProblem(
+            f"the macro \\{name} uses #{beyond[0]} but takes {macro.count} "
+            f"argument(s): give its definition [{beyond[0]}] arguments"
+        )
     return _written(_PARAMETER.sub(lambda p: _put_in(p, args), macro.body)), at
 
 
 def _put_in(p: re.Match, args: list[str]) -> str:
     """The argument for ``#k`` at ``p``, a space before it after a control word
     (``\\lvert#1`` with x: ``\\lvert x``, as TeX read the body's tokens)."""
-    k = int(p.group(1))
-    arg = args[k - 1] if k <= len(args) else ""
+    arg = args[int(p.group(1)) - 1]
     if re.search(r"\\[A-Za-z]+$", p.string[: p.start()]):
         return " " + arg
     return arg

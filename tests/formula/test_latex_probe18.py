@@ -42,11 +42,17 @@ CASES = [
     (r"[x > 0] + x", {}, lambda x: (x > 0) + x),  # alone: "comparisons not allowed"
     (r"x [x = 0] + x", {}, lambda x: x),  # its '=' was cut as the definition sign
     (r"f(x) = x\,[x \ge 0 \land x < 1.5]", {}, lambda x: x * ((x >= 0) & (x < 1.5))),
+    (r"x \llbracket x > 0 \rrbracket", {}, relu),  # stmaryrd's bracket
     # the lattice operations between values: max and min (were refused)
     (r"x \vee 0", {}, relu),
     (r"(x \vee 0) \wedge 1.5", {}, lambda x: np.clip(x, 0, 1.5)),
     (r"\log(1 + (x \vee 0))", {}, lambda x: np.log1p(relu(x))),
     (r"2x \vee -x", {}, lambda x: np.maximum(2 * x, -x)),
+    (  # a case's value beside comparisons (was "operator '|' is not allowed")
+        r"\begin{cases} x \vee 0.25 & x > -1.5 \\ 0 & \text{otherwise} \end{cases}",
+        {},
+        lambda x: np.where(x > -1.5, np.maximum(x, 0.25), 0),
+    ),
     # mathtools' rcases: each row a value and its condition, as cases (was refused)
     (r"f(x) = \begin{rcases} x & x > 0 \\ 0.1x & x \le 0 \end{rcases}", {}, leaky),
     (r"\begin{drcases} x & x > 0 \\ 0 & \text{otherwise} \end{drcases}", {}, relu),
@@ -62,6 +68,7 @@ CASES = [
         lambda x: x * sigmoid(x) + sigmoid(2 * x),
     ),  # an optional first argument and its default
     (r"\newcommand{\n}[1]{#1\tanh(#1)} \n{-x}", {}, lambda x: -x * np.tanh(-x)),
+    (r"\newcommand{\e}[0]{e^{x}} \e - 1", {}, np.expm1),  # [0]: none, as LaTeX
     # HTML escapes of LaTeX copied from a web page's source (were refused)
     (
         r"\begin{cases} x &amp; x &gt; 0 \\ 0 &amp; \text{otherwise} \end{cases}",
@@ -119,6 +126,7 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
             r"ends before an argument of the macro \\sq",
         ),
         (r"\newcommand{\d}[1]{\d{#1}\d{#1}} \d{x}", "longer than 20000 characters"),
+        (r"\newcommand{\a}[1]{#2} \a{x}", r"uses #2 but takes 1 argument"),
         # join and meet whose order with + or each other is unstated
         (r"x \vee 0 + 1", r"a side of \\vee holds a sum"),
         (r"x \vee 0 \wedge 1", r"\\vee and \\wedge meet without brackets"),
