@@ -195,6 +195,10 @@ _CASES = frozenset(
     for side in ("", "r")
     for star in ("", "*")
 )
+#: Commands that highlight their group, ``\\boxed{x\\tanh(x)}``: the group.
+_DECORATIONS = frozenset({"boxed", "fbox", "textcolor", "colorbox"})
+#: Braces over or under a group with a label, by the label's mark.
+_BRACES = {"underbrace": "_", "overbrace": "^"}
 #: Brackets that round: the opener -> (the function, the closer).
 _FLOORS = {"lfloor": ("floor", "rfloor"), "lceil": ("ceiling", "rceil")}
 _OPERATORS = {
@@ -756,6 +760,21 @@ class _Reader:
         if name in ("hspace", "mspace"):  # \hspace{1em}, \hspace*{2pt}: a space
             if self.peek() == "*":
                 self.take()
+            self.group_text()
+            return []
+        if name in _DECORATIONS:  # \boxed{x}, \textcolor{red}{x}: x, highlighted
+            if name in ("textcolor", "colorbox"):
+                self.group_text()  # the colour's name
+            return self.braced()
+        if name in _BRACES:  # \underbrace{x}_{\text{input}}: x, its label dropped
+            body = self.braced()
+            if self.peek() == _BRACES[name]:
+                self.take()
+                if (self.peek() or "").startswith("\\") and self.peek(1) == "{":
+                    self.take()  # _\text{input}: the braces around it were dropped
+                self.group_text()
+            return body
+        if name == "color":  # \color{red} x: a switch of colour, no value
             self.group_text()
             return []
         if name in ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"):
@@ -1778,8 +1797,10 @@ _DEFINES = (
 #: A constant's value stated after its formula: ``, \\beta = 1.702``, ``\\text{ where }
 #: a = 2`` (the text before the last ``=``, ending in the constant's name).
 _STATED_CONSTANT = re.compile(
-    r"(?:,|\\text\s*\{[\s,]*(?:where|with)\s*\})\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
-    r"(\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?)\s*$"
+    r"(?:,|\\text\s*\{[\s,]*(?:where|with|and)\s*\})\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
+    r"(\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?)"
+    # or a function the formula uses, defined after it: , \sigma(x) = ...
+    r"(\s*(?:\\left\s*)?\(\s*[A-Za-z]\s*(?:\\right\s*)?\))?\s*$"
 )
 #: A definition's head, ``\\operatorname{GELU}(x)``, ``f(x)``, ``\\mathrm{ELU}_\\alpha(x)``.
 _DEFINED_HEAD = re.compile(
@@ -2012,6 +2033,14 @@ def _refuse_two_readings(body: str, signs: list) -> None:
     stated = _STATED_CONSTANT.search(before)
     if stated and before[: stated.start()].strip():
         name = stated.group(1).lstrip("\\")
+        if stated.group(2):
+            raise LatexProblem(
+                f"'{body[stated.start(1) :].strip()}' after the formula defines a "
+                "function the formula uses (the last '=' is no formula's start): "
+                "type the formula alone, with that definition put in"
+            )
+        if name == "x" and last.group() == "\\mapsto":
+            return  # f: \mathbb{R} \to \mathbb{R}, x \mapsto x^2: the map's value
         raise LatexProblem(
             f"'{body[stated.start(1) :].strip()}' after the formula states a "
             f"constant's value: declare the constant ({_GREEK.get(name, name)}=...) "

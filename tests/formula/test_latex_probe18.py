@@ -76,6 +76,25 @@ CASES = [
         relu,
     ),
     (r"x\,[x &gt;= 0]", {}, relu),
+    # a highlighted or labelled part: the part (were refused)
+    (
+        r"\begin{equation} \boxed{x\tanh(x)} \end{equation}",
+        {},
+        lambda x: x * np.tanh(x),
+    ),
+    (r"\underbrace{x}_{\text{input}}\,\sigma(x)", {}, lambda x: x * sigmoid(x)),
+    (r"\overbrace{x\sigma(x)}^{\text{Swish}} + 1", {}, lambda x: x * sigmoid(x) + 1),
+    (
+        r"\textcolor{red}{x}\sigma(x) + {\color{blue} x}",
+        {},
+        lambda x: x * sigmoid(x) + x,
+    ),
+    # a map's value after "x \mapsto" (was "states a constant's value: declare x")
+    (
+        r"f: \mathbb{R} \to \mathbb{R},\ x \mapsto x\tanh(x)",
+        {},
+        lambda x: x * np.tanh(x),
+    ),
     # "a if c, b otherwise" and "otherwise" for else, as sentences say it (were
     # "'if' outside \begin{cases} has no reading")
     (r"x \quad \text{if } x > 0, \quad 0.1x \quad \text{otherwise}", {}, leaky),
@@ -134,6 +153,16 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
         # \middle| sets a conditional or a set's bar (was "\middle has no formula
         # reading" with the generic advice to type the part as code)
         (r"\left( x \middle| y \right)", r"a conditional p\(a \\middle\| b\) or a set"),
+        # a function the formula uses, defined after it: the last '=' started the
+        # formula, read silently as the sigmoid alone (x\sigma(x) was lost)
+        (
+            r"x\sigma(x), \quad \text{with } \sigma(x) = \frac{1}{1+e^{-x}}",
+            r"after the formula defines a function the formula uses",
+        ),
+        (
+            r"\mathrm{GELU}(x) = x\Phi(x) \text{ where } \Phi(x) = \frac12[1+x]",
+            r"'\\Phi\(x\) = .*' after the formula defines a function",
+        ),
         # a sentence's "if" without the comma before the other value
         (r"x \text{ if } x > 0 \text{ otherwise}", "type a comma after c"),
     ],
