@@ -1797,7 +1797,8 @@ _DEFINES = (
 #: A constant's value stated after its formula: ``, \\beta = 1.702``, ``\\text{ where }
 #: a = 2`` (the text before the last ``=``, ending in the constant's name).
 _STATED_CONSTANT = re.compile(
-    r"(?:,|\\text\s*\{[\s,]*(?:where|with|and)\s*\})\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
+    r"(?:,|\(|\\text\s*\{[\s,]*(?:where|with|and)\s*\})"
+    r"\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
     r"(\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?)"
     # or a function the formula uses, defined after it: , \sigma(x) = ...
     r"(\s*(?:\\left\s*)?\(\s*[A-Za-z]\s*(?:\\right\s*)?\))?\s*$"
@@ -1954,20 +1955,26 @@ _CONTINUED = re.compile(
 
 def _top_level(pattern: str, body: str, brackets: bool = False):
     """The matches of ``pattern`` in ``body`` outside groups ``{...}`` and
-    environments ``\\begin ... \\end`` (and with ``brackets``, outside ``(...)``
-    and ``[...]``: ``x[x = 0]`` holds no definition; an unpaired closer of an
-    interval, ``[0, 1)``, pairs with either)."""
-    depth, round_ = 0, 0
+    environments ``\\begin ... \\end`` (and with ``brackets``, outside Iverson's
+    ``[...]``: ``x[x = 0]`` holds no definition; round brackets are counted only to
+    pair an interval's closers, ``[0, 1)``; ``(\\beta = 1)`` is a stated value)."""
+    depth, square, round_ = 0, 0, 0
     opened = r"|[(\[\])]" if brackets else ""
     for m in re.finditer(r"[{}]|\\begin|\\end|" + pattern + opened, body):
         text = m.group()
-        if text in ("(", "[", ")", "]"):
-            round_ = max(0, round_ + (1 if text in "([" else -1))
+        if text in ("(", "["):
+            square += text == "["
+            round_ += text == "("
+        elif text in (")", "]"):  # an interval's closer ends either: [0, 1)
+            if (text == "]" and square) or not round_:
+                square = max(0, square - 1)
+            else:
+                round_ -= 1
         elif text in ("{", "}"):
             depth += 1 if text == "{" else -1
         elif text in ("\\begin", "\\end"):
             depth += 100 if text == "\\begin" else -100
-        elif depth == 0 and round_ == 0:
+        elif depth == 0 and square == 0:
             yield m
 
 

@@ -163,6 +163,12 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
             r"\mathrm{GELU}(x) = x\Phi(x) \text{ where } \Phi(x) = \frac12[1+x]",
             r"'\\Phi\(x\) = .*' after the formula defines a function",
         ),
+        # a constant's value in brackets after the formula (was "a ')' closes
+        # nothing"; no indicator [beta = 1.702] of round brackets)
+        (
+            r"x\sigma(\beta x) \quad (\beta = 1.702)",
+            r"'\\beta = 1.702\)' after the formula states a constant's value",
+        ),
         # a sentence's "if" without the comma before the other value
         (r"x \text{ if } x > 0 \text{ otherwise}", "type a comma after c"),
     ],
