@@ -2122,8 +2122,8 @@ def _depth(items: list) -> int:
 
 def _conditional(items: list) -> list:
     """``a \\text{ if } c \\text{ else } b`` (Python's order, as some papers write
-    it; ``otherwise`` for else, or ``a \\text{ if } c, b \\text{ otherwise}``) as
-    Piecewise((a, c), (b, True)); a trailing ``\\text{for } x > 0`` without
+    it; ``otherwise`` for else, or ``a \\text{ if } c, b \\text{ otherwise}``, with
+    more cases ``b \\text{ if } d,`` between) as Piecewise((a, c), (b, True)); a trailing ``\\text{for } x > 0`` without
     an else has no value elsewhere, so it is refused."""
     depth, marks = 0, {}
     for k, (kind, text) in enumerate(items):
@@ -2146,8 +2146,22 @@ def _conditional(items: list) -> list:
                 "a \\text{ if } c, b \\text{ otherwise} has no comma between the "
                 "condition c and the other value b: type a comma after c"
             )
-        items = [*items[: commas[-1]], ("name", "else"), *items[commas[-1] + 1 : -1]]
-        otherwise = commas[-1]
+        rest = items[commas[0] + 1 :]  # b otherwise; or b if d, ..., z otherwise
+        chained = any(
+            item == ("name", "if") and _depth(rest[:k]) == 0
+            for k, item in enumerate(rest)
+        )
+        items = [
+            *items[: commas[0]],
+            ("name", "else"),
+            *(rest if chained else rest[:-1]),
+        ]
+        if not chained and len(commas) > 1:
+            raise LatexProblem(
+                "a \\text{ if } c, b \\text{ otherwise} has more than one comma after "
+                "'if': join a condition's parts by \\land (x > 0 \\land x < 1)"
+            )
+        otherwise = commas[0]
     if word != "if" or otherwise is None or otherwise < at:
         raise LatexProblem(
             f"'{word}' outside \\begin{{cases}} has no reading: give every case a "

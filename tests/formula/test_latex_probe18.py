@@ -104,6 +104,11 @@ CASES = [
         {},
         lambda x: x * ((x >= 0) & (x < 1.5)),
     ),
+    (
+        r"x \text{ if } x > 1,\ 0.5x \text{ if } x > 0,\ 0.1x \text{ otherwise}",
+        {},
+        lambda x: np.where(x > 1, x, np.where(x > 0, 0.5 * x, 0.1 * x)),
+    ),
     # case words in German and French (were unknown symbols, or non-ASCII refused)
     (
         r"\begin{cases} x & \text{falls } x > 0 \\ 0 & \text{sonst} \end{cases}",
@@ -171,6 +176,7 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
         ),
         # a sentence's "if" without the comma before the other value
         (r"x \text{ if } x > 0 \text{ otherwise}", "type a comma after c"),
+        (r"x \text{ if } x > 0, x < 1, 0 \text{ otherwise}", r"join .* by \\land"),
     ],
 )
 def test_latex_without_one_reading_is_refused_naming_the_part(latex, message):
