@@ -1883,6 +1883,13 @@ _RANGE = re.compile(
 )
 
 
+#: A name in brackets after the formula, ``x\\sigma(x) \\quad \\text{(Swish)}``: a label.
+_NAME_LABEL = re.compile(
+    r"(?:\\q?quad|\\[,;:]|~|\s)+\\text\s*\{\s*\([^{}()]*\)\s*\}\s*[.,]?\s*$"
+)
+#: An empty subscript, ``x^{2}_{}``: TeX sets nothing (an empty power is refused: an
+#: exponent forgotten).
+_EMPTY_SCRIPT = re.compile(r"(?<!\\)_\s*\{\s*\}")
 #: Plain TeX's binomial coefficient ``{n \\choose k}``, read as ``\\binom{n}{k}``.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*?)\}")
 #: What typesets a display, not the formula: its environment, label, tag.
@@ -2084,6 +2091,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = _ROW_SPACE.sub(r"\\\\\\\\", body)
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body).strip()
     body = _DOMAIN.sub("", _FOR_ALL.sub("", body))
+    body = _EMPTY_SCRIPT.sub("", _NAME_LABEL.sub("", body))
     stated = _RANGE.search(body)
     if stated:
         raise LatexProblem(

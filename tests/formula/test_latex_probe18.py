@@ -89,6 +89,8 @@ CASES = [
         {},
         lambda x: x * sigmoid(x) + x,
     ),
+    (r"x\sigma(x) \quad \text{(Swish)}", {}, lambda x: x * sigmoid(x)),  # its name
+    (r"x^{2}_{} + x", {}, lambda x: x * x + x),  # an empty subscript sets nothing
     # a map's value after "x \mapsto" (was "states a constant's value: declare x")
     (
         r"f: \mathbb{R} \to \mathbb{R},\ x \mapsto x\tanh(x)",
