@@ -860,8 +860,8 @@ class _Reader:
                 return self.parametrised(_function_name(word), f"\\{name}{{{word}}}")
             if _known_function(word):
                 return self.function(_function_name(word))
-            if word in ("and", "or"):  # \text{ and } between conditions
-                return [("logic", _LOGIC[word])]
+            if word in ("and", "or"):  # \text{ and } between conditions (spaced:
+                return [("logic", f" {_LOGIC[word]} ")]  # no lattice max/min of words)
             if (
                 len(word) > 1
                 and word not in self.declared
@@ -2118,9 +2118,15 @@ def translate(text: str, declared: Container[str] = ()) -> str:
         raise LatexProblem("the LaTeX has no formula")
     _refuse_product_after_slash(items)
     try:  # between values: x \vee 0 is max(x, 0), x \wedge 1 is min(x, 1)
-        return _joined(latex_lattice.joined(_conditional(items)))
+        items = latex_lattice.joined(_conditional(items))
     except latex_lattice.LatticeProblem as problem:
         raise LatexProblem(str(problem)) from None
+    if any(k == "logic" for k, _ in items) and not any(k == "cmp" for k, _ in items):
+        raise LatexProblem(  # x \text{ or } x^2: prose between two formulas
+            "'and'/'or' join conditions here, not values: type the one formula "
+            "meant (\\max(a, b) for the larger of two)"
+        )
+    return _joined(items)
 
 
 def _depth(items: list) -> int:

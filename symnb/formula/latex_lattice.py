@@ -15,6 +15,9 @@ from __future__ import annotations
 #: The connective's formula text -> the function it is between values.
 _FUNCTIONS = {"|": "max", "&": "min"}
 _NAMES = {"|": "\\vee", "&": "\\wedge"}
+#: The reader's items of \\vee and \\wedge (the words 'or', 'and' come spaced, " | ":
+#: prose between two formulas is no max).
+_MARKS = frozenset({("logic", "|"), ("logic", "&")})
 
 
 class LatticeProblem(ValueError):
@@ -55,7 +58,7 @@ def _closing(items: list, at: int) -> int:
 
 def _values(segment: list) -> list:
     """One bracket's or argument's items, its joins written as max/min."""
-    marks = [k for k, item in enumerate(segment) if item[0] == "logic"]
+    marks = [k for k, item in enumerate(segment) if item in _MARKS]
     if not marks or any(kind == "cmp" for kind, _ in segment):
         return segment  # x > 0 \lor x < -1: conditions joined, not values
     kinds = {segment[k][1] for k in marks}

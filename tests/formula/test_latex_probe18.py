@@ -157,6 +157,8 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
         (r"x \vee 0 + 1", r"a side of \\vee holds a sum"),
         (r"x \vee 0 \wedge 1", r"\\vee and \\wedge meet without brackets"),
         (r"x \vee", r"\\vee lacks a side"),
+        # prose "or" between two formulas is no max (only \vee, \lor are)
+        (r"x\sigma(x) \text{ or } x\tanh(x)", r"'and'/'or' join conditions here"),
         # \middle| sets a conditional or a set's bar (was "\middle has no formula
         # reading" with the generic advice to type the part as code)
         (r"\left( x \middle| y \right)", r"a conditional p\(a \\middle\| b\) or a set"),
