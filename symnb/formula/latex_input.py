@@ -12,11 +12,18 @@ is the otherwise). A command without a reading raises :class:`LatexProblem` nami
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Container
 
-from symnb.formula import latex_lattice, latex_macros, latex_sums, spellings
+from symnb.formula import (
+    latex_chain,
+    latex_lattice,
+    latex_macros,
+    latex_sums,
+    spellings,
+)
 from symnb.formula.functions import ALLOWED_FUNCTIONS
 from symnb.formula.latex_numbers import SEPARATORS, NumberProblem, joined_number
 from symnb.formula.library import ACTIVATIONS
@@ -1808,6 +1815,8 @@ _DEFINED_HEAD = re.compile(
     r"(?:\\(?:operatorname|mathrm|text|textrm|mathit)\s*\{\s*\w+\s*\}|\\?[A-Za-z]+)"
     r"(?:_\{?\\?\w+\}?)?\s*(?:\\left\s*)?\(\s*[A-Za-z]\s*(?:\\right\s*)?\)"
 )
+#: A definition's head without its argument: ``y``, ``\\sigma``, ``f_{\\beta}``.
+_NAMED_HEAD = re.compile(r"\\?[A-Za-z]+(?:_\{?\\?\w+\}?)?(?:\^\{?\*\}?)?")
 #: A ``\\text{...}`` (or ``\\operatorname``, ``\\mathrm``) alone in braces, as
 #: Wikipedia writes them: ``{\\text{erf}}(x)``, ``{\\text{if }}``.
 _BRACED_WORD = re.compile(
@@ -2020,7 +2029,7 @@ def _aligned_rows(body: str) -> str:
     return "".join(out)
 
 
-def _right_side(body: str) -> str:
+def _right_side(body: str, declared: Container[str] = ()) -> str:
     """The formula of ``sigma(x) = frac{1}{1 + e^{-x}}``: what follows the last
     definition sign outside groups and cases (a leading ``f(x) =``, ``doteq``)."""
     cut, signs = None, []
@@ -2029,6 +2038,17 @@ def _right_side(body: str) -> str:
         signs.append(m)
     if signs:
         _refuse_two_readings(body, signs)
+    if signs and all(m.group() in ("=", ":=") for m in signs):
+        # f(x) = a = b, a = b: equal forms, or an approximation typed with '='
+        sides = [body[m.end() : n.start()] for m, n in itertools.pairwise(signs)]
+        head = body[: signs[0].start()].strip()
+        if head and not (_DEFINED_HEAD.fullmatch(head) or _NAMED_HEAD.fullmatch(head)):
+            sides.insert(0, head)
+        try:
+            declared = tuple(declared)
+            latex_chain.refuse_unequal([*sides, body[cut:]], declared, translate)
+        except latex_chain.UnequalSides as problem:
+            raise LatexProblem(str(problem)) from None
     if cut is not None and "'" in body[:cut]:  # f'(x) = ...: a derivative's formula
         raise LatexProblem(
             f"the left side '{body[:cut].strip()}' defines a derivative (a prime): "
@@ -2104,7 +2124,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     # \left\{ \begin{array}{ll} ... \end{array} \right.: the classic piecewise
     body = _ARRAY_OPEN.sub(r"\\begin{cases}", body)
     body = _ARRAY_CLOSE.sub(r"\\end{cases}", body)
-    body = _right_side(_aligned_rows(body))
+    body = _right_side(_aligned_rows(body), declared)
     body = _BATCH_MEAN.sub(r"\1", body)  # -\frac{1}{N}\sum: the minus stays
     body = _without_expectation(body)
     reader = _Reader(body, declared)

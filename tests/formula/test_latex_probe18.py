@@ -4,8 +4,10 @@ Each case failed before: refusals of LaTeX with one reading (Iverson's bracket
 ``[x > 0]`` typed without a command, which read as code's indexing; ``x \\vee 0``, the
 lattice max; ``\\begin{rcases}``; macros with arguments; HTML's ``&gt;`` from a web
 page's source; ``a \\text{ if } c, b \\text{ otherwise}``; German and French case
-words), and a definition sign inside Iverson's bracket, ``x[x = 0] + x``, cut as the
-formula's ``=``. The compiled f is judged in float64 against the published formula
+words), and silent misreadings: a definition sign inside Iverson's bracket,
+``x[x = 0] + x``, cut as the formula's ``=``; a function defined after the formula
+(``x\\sigma(x), \\text{with } \\sigma(x) = ...``) and an approximation typed with '='
+(``x\\Phi(x) = 0.5x(1 + \\tanh ...)``), each read as the last side alone. The compiled f is judged in float64 against the published formula
 written in NumPy, and f' against a central difference.
 """
 
@@ -76,6 +78,9 @@ CASES = [
         relu,
     ),
     (r"x\,[x &gt;= 0]", {}, relu),
+    # a chain of equal forms: one function (each side compared, the last read)
+    (r"f(x) = \max(0, x) = \frac{x + |x|}{2}", {}, relu),
+    (r"f(x) = \ln(1+e^x) = x + \ln(1 + e^{-x})", {}, lambda x: np.logaddexp(0, x)),
     # a highlighted or labelled part: the part (were refused)
     (
         r"\begin{equation} \boxed{x\tanh(x)} \end{equation}",
@@ -177,6 +182,12 @@ def test_latex_reads_as_the_typeset_formula(latex, constants, reference):
         (
             r"x\sigma(\beta x) \quad (\beta = 1.702)",
             r"'\\beta = 1.702\)' after the formula states a constant's value",
+        ),
+        # an approximation written with '=' in a chain of equal forms: the last side
+        # was read silently (the tanh GELU for x Phi(x))
+        (
+            r"x\Phi(x) = 0.5x(1+\tanh[\sqrt{2/\pi}(x+0.044715x^3)])",
+            r"the sides 'x\\Phi\(x\)' and .* of '=' differ",
         ),
         # a sentence's "if" without the comma before the other value
         (r"x \text{ if } x > 0 \text{ otherwise}", "type a comma after c"),
