@@ -1804,7 +1804,7 @@ _DEFINES = (
 #: A constant's value stated after its formula: ``, \\beta = 1.702``, ``\\text{ where }
 #: a = 2`` (the text before the last ``=``, ending in the constant's name).
 _STATED_CONSTANT = re.compile(
-    r"(?:,|\(|\\text\s*\{[\s,]*(?:where|with|and)\s*\})"
+    r"(?:(?<!\\),|\(|\\text\s*\{[\s,]*(?:where|with|and)\s*\})"  # not \, (space)
     r"\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
     r"(\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?)"
     # or a function the formula uses, defined after it: , \sigma(x) = ...

@@ -81,6 +81,11 @@ CASES = [
     # a chain of equal forms: one function (each side compared, the last read)
     (r"f(x) = \max(0, x) = \frac{x + |x|}{2}", {}, relu),
     (r"f(x) = \ln(1+e^x) = x + \ln(1 + e^{-x})", {}, lambda x: np.logaddexp(0, x)),
+    (  # a thin space \, before \sigma(x) is no comma of a definition after it
+        "$$\\begin{align}\nf(x) &= x\\,\\sigma(x) \\\\\n&= \\frac{x}{1+e^{-x}}\\end{align}$$",
+        {},
+        lambda x: x * sigmoid(x),
+    ),
     # a highlighted or labelled part: the part (were refused)
     (
         r"\begin{equation} \boxed{x\tanh(x)} \end{equation}",
