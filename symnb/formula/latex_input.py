@@ -12,11 +12,18 @@ is the otherwise). A command without a reading raises :class:`LatexProblem` nami
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Container
 
-from symnb.formula import latex_macros, latex_sums, spellings
+from symnb.formula import (
+    latex_chain,
+    latex_lattice,
+    latex_macros,
+    latex_sums,
+    spellings,
+)
 from symnb.formula.functions import ALLOWED_FUNCTIONS
 from symnb.formula.latex_numbers import SEPARATORS, NumberProblem, joined_number
 from symnb.formula.library import ACTIVATIONS
@@ -187,6 +194,18 @@ _BOLD = frozenset({"mathbf", "boldsymbol", "bm", "pmb", "vec", "mathit", "mathsf
 _BOLD_WORD = re.compile(
     r"\\(?:" + "|".join(sorted(_BOLD)) + r")(?:\{([^{}]*)\}|([A-Za-z]))"
 )
+#: The environments of cases (mathtools' rcases sets its brace on the right; each row
+#: is still a value and its condition).
+_CASES = frozenset(
+    f"{size}{side}cases{star}"
+    for size in ("", "d")
+    for side in ("", "r")
+    for star in ("", "*")
+)
+#: Commands that highlight their group, ``\\boxed{x\\tanh(x)}``: the group.
+_DECORATIONS = frozenset({"boxed", "fbox", "textcolor", "colorbox"})
+#: Braces over or under a group with a label, by the label's mark.
+_BRACES = {"underbrace": "_", "overbrace": "^"}
 #: Brackets that round: the opener -> (the function, the closer).
 _FLOORS = {"lfloor": ("floor", "rfloor"), "lceil": ("ceiling", "rceil")}
 _OPERATORS = {
@@ -277,6 +296,8 @@ _BRACKET_NAMES = {
     "\\rbrack": "]",
     "\\lparen": "(",
     "\\rparen": ")",
+    "\\llbracket": "[",  # stmaryrd's Iverson bracket [\![x > 0]\!]
+    "\\rrbracket": "]",
 }
 #: A row's end with extra space (``\\\\[2pt]``, ``\\\\[0.5em]`` in cases): the end.
 _ROW_SPACE = re.compile(
@@ -613,6 +634,8 @@ class _Reader:
             if tok == "{" and len(inner) == 1 and inner[0][0] in ("op", "cmp"):
                 return inner  # x{\cdot}y, {=}: braces only space an operator
             group = [("(", "("), *inner, (")", ")")]
+            if tok == "[" and _top_parts(inner, lambda item: item[0] == "cmp")[1]:
+                return _iverson(inner)  # [x > 0]: 1 where it holds, else 0
             if tok in ("(", "[") and self.positive_part():
                 return _maximum_with_zero(group)
             return group
@@ -746,6 +769,21 @@ class _Reader:
                 self.take()
             self.group_text()
             return []
+        if name in _DECORATIONS:  # \boxed{x}, \textcolor{red}{x}: x, highlighted
+            if name in ("textcolor", "colorbox"):
+                self.group_text()  # the colour's name
+            return self.braced()
+        if name in _BRACES:  # \underbrace{x}_{\text{input}}: x, its label dropped
+            body = self.braced()
+            if self.peek() == _BRACES[name]:
+                self.take()
+                if (self.peek() or "").startswith("\\") and self.peek(1) == "{":
+                    self.take()  # _\text{input}: the braces around it were dropped
+                self.group_text()
+            return body
+        if name == "color":  # \color{red} x: a switch of colour, no value
+            self.group_text()
+            return []
         if name in ("frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"):
             top, bottom = self.braced(digit=True), self.braced(digit=True)
             d = ("name", "d")
@@ -822,13 +860,15 @@ class _Reader:
                 return self.function(_AREA_FUNCTIONS[word])
             if word in _WORDS:  # \text{ where }: a condition's word, not where()
                 return [("name", word)]
+            if name in _TEXT_COMMANDS and word in _TRANSLATED:  # \text{falls}
+                return [("name", _TRANSLATED[word])]
             self.skip_empty_limits()  # \operatorname*{max}_{}(0, x)
             if _known_function(word) and self.peek() == "_":  # \mathrm{ELU}_\alpha
                 return self.parametrised(_function_name(word), f"\\{name}{{{word}}}")
             if _known_function(word):
                 return self.function(_function_name(word))
-            if word in ("and", "or"):  # \text{ and } between conditions
-                return [("logic", _LOGIC[word])]
+            if word in ("and", "or"):  # \text{ and } between conditions (spaced:
+                return [("logic", f" {_LOGIC[word]} ")]  # no lattice max/min of words)
             if (
                 len(word) > 1
                 and word not in self.declared
@@ -841,7 +881,7 @@ class _Reader:
             raise UnreadCommand(f"\\{name}{{{word}}} has no formula reading")
         if name == "begin":
             env = self.group_text()
-            if env not in ("cases", "dcases", "cases*", "dcases*"):
+            if env not in _CASES:
                 raise UnreadCommand(
                     f"\\begin{{{env}}} has no formula reading (cases do)"
                 )
@@ -1212,18 +1252,11 @@ class _Reader:
             while self.peek() in _SIZES:  # \mathbf{1}\left[x > 0\right]
                 self.take()
             condition = self.item()
+            if condition[:1] == [("func", "where")]:
+                return condition  # \mathbf{1}[x > 0]: the bracket is the indicator
         else:
             raise LatexProblem("an indicator \\mathbb{1} needs its condition")
-        return [
-            ("func", "where"),
-            ("(", "("),
-            *_connected(condition),
-            ("op", ","),
-            ("num", "1"),
-            ("op", ","),
-            ("num", "0"),
-            (")", ")"),
-        ]
+        return _iverson(condition)
 
     def braced_condition(self) -> list[tuple[str, str]]:
         """A ``\\{...\\}`` condition (the opening brace next)."""
@@ -1469,10 +1502,26 @@ _NAMED_REFUSALS = {
         "is a composition (f \\circ g) or an elementwise product: type f(g(x)), or "
         "\\cdot for the product"
     ),
+    "middle": (
+        "(a bar between sized brackets: a conditional p(a \\middle| b) or a set "
+        "\\{x \\middle| x > 0\\}) has no formula reading: type the formula of x "
+        "alone; for an absolute value type \\left| x \\right|"
+    ),
     "pmod": "states a congruence, not a value: type the remainder as x \\bmod m",
     "choose": "has a reading only as {n \\choose k} of whole numbers: type \\binom{n}{k}",
 }
 _OTHERWISE = ("otherwise", "else")
+#: Commands that set words of a sentence (not a function's name, \operatorname{Si}).
+_TEXT_COMMANDS = frozenset({"text", "textrm", "textit", "textnormal", "mbox"})
+#: A case's words in the languages papers and lecture notes are written in, by the
+#: English word read: German, French, Spanish, Italian, Dutch, Portuguese.
+_TRANSLATED = {
+    **dict.fromkeys(("falls", "wenn", "si", "se", "als", "für", "pour", "para"), "if"),
+    **dict.fromkeys(
+        ("sonst", "andernfalls", "sinon", "sino", "altrimenti", "anders", "senão"),
+        "otherwise",
+    ),
+}
 
 
 def _ends_operand(tok: str | None) -> bool:
@@ -1532,6 +1581,21 @@ def _normal_density(
         ("name", "pi"),
         *times_variance,
         (")", ")"),
+        (")", ")"),
+    ]
+
+
+def _iverson(condition: list) -> list[tuple[str, str]]:
+    """Iverson's bracket ``[x > 0]`` (Knuth's notation, as papers write an
+    indicator) and ``\\mathbb{1}_{x > 0}``: 1 where the condition holds, else 0."""
+    return [
+        ("func", "where"),
+        ("(", "("),
+        *_connected(condition),
+        ("op", ","),
+        ("num", "1"),
+        ("op", ","),
+        ("num", "0"),
         (")", ")"),
     ]
 
@@ -1740,14 +1804,19 @@ _DEFINES = (
 #: A constant's value stated after its formula: ``, \\beta = 1.702``, ``\\text{ where }
 #: a = 2`` (the text before the last ``=``, ending in the constant's name).
 _STATED_CONSTANT = re.compile(
-    r"(?:,|\\text\s*\{[\s,]*(?:where|with)\s*\})\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
-    r"(\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?)\s*$"
+    r"(?:(?<!\\),|\(|\\text\s*\{[\s,]*(?:where|with|and)\s*\})"  # not \, (space)
+    r"\s*(?:\\[,;:! ]|\\q?quad\b|\s)*"
+    r"(\\?[A-Za-z]+(?:_\{?[A-Za-z0-9]+\}?)?)"
+    # or a function the formula uses, defined after it: , \sigma(x) = ...
+    r"(\s*(?:\\left\s*)?\(\s*[A-Za-z]\s*(?:\\right\s*)?\))?\s*$"
 )
 #: A definition's head, ``\\operatorname{GELU}(x)``, ``f(x)``, ``\\mathrm{ELU}_\\alpha(x)``.
 _DEFINED_HEAD = re.compile(
     r"(?:\\(?:operatorname|mathrm|text|textrm|mathit)\s*\{\s*\w+\s*\}|\\?[A-Za-z]+)"
     r"(?:_\{?\\?\w+\}?)?\s*(?:\\left\s*)?\(\s*[A-Za-z]\s*(?:\\right\s*)?\)"
 )
+#: A definition's head without its argument: ``y``, ``\\sigma``, ``f_{\\beta}``.
+_NAMED_HEAD = re.compile(r"\\?[A-Za-z]+(?:_\{?\\?\w+\}?)?(?:\^\{?\*\}?)?")
 #: A ``\\text{...}`` (or ``\\operatorname``, ``\\mathrm``) alone in braces, as
 #: Wikipedia writes them: ``{\\text{erf}}(x)``, ``{\\text{if }}``.
 _BRACED_WORD = re.compile(
@@ -1823,6 +1892,13 @@ _RANGE = re.compile(
 )
 
 
+#: A name in brackets after the formula, ``x\\sigma(x) \\quad \\text{(Swish)}``: a label.
+_NAME_LABEL = re.compile(
+    r"(?:\\q?quad|\\[,;:]|~|\s)+\\text\s*\{\s*\([^{}()]*\)\s*\}\s*[.,]?\s*$"
+)
+#: An empty subscript, ``x^{2}_{}``: TeX sets nothing (an empty power is refused: an
+#: exponent forgotten).
+_EMPTY_SCRIPT = re.compile(r"(?<!\\)_\s*\{\s*\}")
 #: Plain TeX's binomial coefficient ``{n \\choose k}``, read as ``\\binom{n}{k}``.
 _CHOOSE = re.compile(r"\{([^{}]*?)\\choose(?![A-Za-z])([^{}]*?)\}")
 #: What typesets a display, not the formula: its environment, label, tag.
@@ -1893,17 +1969,28 @@ _CONTINUED = re.compile(
 )
 
 
-def _top_level(pattern: str, body: str):
+def _top_level(pattern: str, body: str, brackets: bool = False):
     """The matches of ``pattern`` in ``body`` outside groups ``{...}`` and
-    environments ``\\begin ... \\end``."""
-    depth = 0
-    for m in re.finditer(r"[{}]|\\begin|\\end|" + pattern, body):
+    environments ``\\begin ... \\end`` (and with ``brackets``, outside Iverson's
+    ``[...]``: ``x[x = 0]`` holds no definition; round brackets are counted only to
+    pair an interval's closers, ``[0, 1)``; ``(\\beta = 1)`` is a stated value)."""
+    depth, square, round_ = 0, 0, 0
+    opened = r"|[(\[\])]" if brackets else ""
+    for m in re.finditer(r"[{}]|\\begin|\\end|" + pattern + opened, body):
         text = m.group()
-        if text in ("{", "}"):
+        if text in ("(", "["):
+            square += text == "["
+            round_ += text == "("
+        elif text in (")", "]"):  # an interval's closer ends either: [0, 1)
+            if (text == "]" and square) or not round_:
+                square = max(0, square - 1)
+            else:
+                round_ -= 1
+        elif text in ("{", "}"):
             depth += 1 if text == "{" else -1
         elif text in ("\\begin", "\\end"):
             depth += 100 if text == "\\begin" else -100
-        elif depth == 0:
+        elif depth == 0 and square == 0:
             yield m
 
 
@@ -1942,15 +2029,26 @@ def _aligned_rows(body: str) -> str:
     return "".join(out)
 
 
-def _right_side(body: str) -> str:
+def _right_side(body: str, declared: Container[str] = ()) -> str:
     """The formula of ``sigma(x) = frac{1}{1 + e^{-x}}``: what follows the last
     definition sign outside groups and cases (a leading ``f(x) =``, ``doteq``)."""
     cut, signs = None, []
-    for m in _top_level(_DEFINES, body):
+    for m in _top_level(_DEFINES, body, brackets=True):
         cut = m.end()
         signs.append(m)
     if signs:
         _refuse_two_readings(body, signs)
+    if signs and all(m.group() in ("=", ":=") for m in signs):
+        # f(x) = a = b, a = b: equal forms, or an approximation typed with '='
+        sides = [body[m.end() : n.start()] for m, n in itertools.pairwise(signs)]
+        head = body[: signs[0].start()].strip()
+        if head and not (_DEFINED_HEAD.fullmatch(head) or _NAMED_HEAD.fullmatch(head)):
+            sides.insert(0, head)
+        try:
+            declared = tuple(declared)
+            latex_chain.refuse_unequal([*sides, body[cut:]], declared, translate)
+        except latex_chain.UnequalSides as problem:
+            raise LatexProblem(str(problem)) from None
     if cut is not None and "'" in body[:cut]:  # f'(x) = ...: a derivative's formula
         raise LatexProblem(
             f"the left side '{body[:cut].strip()}' defines a derivative (a prime): "
@@ -1969,6 +2067,14 @@ def _refuse_two_readings(body: str, signs: list) -> None:
     stated = _STATED_CONSTANT.search(before)
     if stated and before[: stated.start()].strip():
         name = stated.group(1).lstrip("\\")
+        if stated.group(2):
+            raise LatexProblem(
+                f"'{body[stated.start(1) :].strip()}' after the formula defines a "
+                "function the formula uses (the last '=' is no formula's start): "
+                "type the formula alone, with that definition put in"
+            )
+        if name == "x" and last.group() == "\\mapsto":
+            return  # f: \mathbb{R} \to \mathbb{R}, x \mapsto x^2: the map's value
         raise LatexProblem(
             f"'{body[stated.start(1) :].strip()}' after the formula states a "
             f"constant's value: declare the constant ({_GREEK.get(name, name)}=...) "
@@ -2005,6 +2111,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     body = _ROW_SPACE.sub(r"\\\\\\\\", body)
     body = re.sub(r"(?<!\\)[.,;]\s*$", "", body).strip()
     body = _DOMAIN.sub("", _FOR_ALL.sub("", body))
+    body = _EMPTY_SCRIPT.sub("", _NAME_LABEL.sub("", body))
     stated = _RANGE.search(body)
     if stated:
         raise LatexProblem(
@@ -2017,7 +2124,7 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     # \left\{ \begin{array}{ll} ... \end{array} \right.: the classic piecewise
     body = _ARRAY_OPEN.sub(r"\\begin{cases}", body)
     body = _ARRAY_CLOSE.sub(r"\\end{cases}", body)
-    body = _right_side(_aligned_rows(body))
+    body = _right_side(_aligned_rows(body), declared)
     body = _BATCH_MEAN.sub(r"\1", body)  # -\frac{1}{N}\sum: the minus stays
     body = _without_expectation(body)
     reader = _Reader(body, declared)
@@ -2030,28 +2137,65 @@ def translate(text: str, declared: Container[str] = ()) -> str:
     if not items:
         raise LatexProblem("the LaTeX has no formula")
     _refuse_product_after_slash(items)
+    try:  # between values: x \vee 0 is max(x, 0), x \wedge 1 is min(x, 1)
+        items = latex_lattice.joined(_conditional(items))
+    except latex_lattice.LatticeProblem as problem:
+        raise LatexProblem(str(problem)) from None
     if any(k == "logic" for k, _ in items) and not any(k == "cmp" for k, _ in items):
-        raise LatexProblem(
-            "\\vee/\\wedge (or 'and'/'or') join values here, not conditions: type "
-            "\\max(a, b) for a \\vee b, \\min(a, b) for a \\wedge b"
+        raise LatexProblem(  # x \text{ or } x^2: prose between two formulas
+            "'and'/'or' join conditions here, not values: type the one formula "
+            "meant (\\max(a, b) for the larger of two)"
         )
-    return _joined(_conditional(items))
+    return _joined(items)
+
+
+def _depth(items: list) -> int:
+    """How many brackets ``items`` leave open."""
+    return sum((kind == "(") - (kind == ")") for kind, _ in items)
 
 
 def _conditional(items: list) -> list:
     """``a \\text{ if } c \\text{ else } b`` (Python's order, as some papers write
-    it) as Piecewise((a, c), (b, True)); a trailing ``\\text{for } x > 0`` without
+    it; ``otherwise`` for else, or ``a \\text{ if } c, b \\text{ otherwise}``, with
+    more cases ``b \\text{ if } d,`` between) as Piecewise((a, c), (b, True)); a trailing ``\\text{for } x > 0`` without
     an else has no value elsewhere, so it is refused."""
     depth, marks = 0, {}
     for k, (kind, text) in enumerate(items):
         depth += kind == "("
         depth -= kind == ")"
-        if depth == 0 and kind == "name" and text in (*_WORDS, "else"):
-            marks.setdefault(text, k)
+        if depth == 0 and kind == "name" and text in (*_WORDS, *_OTHERWISE):
+            marks.setdefault("else" if text in _OTHERWISE else text, k)
     if not marks:
         return items
     word, at = min(marks.items(), key=lambda mark: mark[1])
     otherwise = marks.get("else")
+    if word == "if" and otherwise == len(items) - 1:  # a if c, b otherwise
+        commas = [
+            k
+            for k in range(at + 1, otherwise)
+            if items[k] == ("op", ",") and _depth(items[:k]) == 0
+        ]
+        if not commas:
+            raise LatexProblem(
+                "a \\text{ if } c, b \\text{ otherwise} has no comma between the "
+                "condition c and the other value b: type a comma after c"
+            )
+        rest = items[commas[0] + 1 :]  # b otherwise; or b if d, ..., z otherwise
+        chained = any(
+            item == ("name", "if") and _depth(rest[:k]) == 0
+            for k, item in enumerate(rest)
+        )
+        items = [
+            *items[: commas[0]],
+            ("name", "else"),
+            *(rest if chained else rest[:-1]),
+        ]
+        if not chained and len(commas) > 1:
+            raise LatexProblem(
+                "a \\text{ if } c, b \\text{ otherwise} has more than one comma after "
+                "'if': join a condition's parts by \\land (x > 0 \\land x < 1)"
+            )
+        otherwise = commas[0]
     if word != "if" or otherwise is None or otherwise < at:
         raise LatexProblem(
             f"'{word}' outside \\begin{{cases}} has no reading: give every case a "

@@ -154,6 +154,11 @@ _NOT_FINITE_NAMES = {"inf", "infinity", "Infinity", "oo", "nan", "NaN", "zoo"}
 _COMPLEX_NAMES = {"I", "j", "J"}
 
 _COMMENT = re.compile(r"#[^\n\r]*")
+# LaTeX's words in text (\text{für } x > 0): letters of any language
+_TEXT_WORD = re.compile(r"\\(?:text|textrm|textit|textnormal|mbox)\s*\{([^{}]*)\}")
+# where a LaTeX macro is defined (\newcommand{\sq}[1]{#1^2}), #1 is its argument
+_MACRO = re.compile(r"\\(?:newcommand|renewcommand|providecommand|def)(?![A-Za-z])")
+_MACRO_COMMENT = re.compile(r"#(?![1-9])[^\n\r]*")
 # \, \; \| too: no code has them
 _LATEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|[,;:!|%\\])")
 # f'(x), f' = ...: a prime after a name (no code has one: a string opens after '=', '(')
@@ -167,6 +172,11 @@ _POSITIVE_PART = re.compile(
 _PYTHON_CODE = re.compile(r"\"|\b(?:def|return|lambda|import)\b|(?:^|[\s=(,\[])'")
 # a^*, a^{*} (a_star), 0{,}5, 1{.}05 (a decimal mark): LaTeX, no code has them
 _STAR_OR_COMMA = re.compile(r"\^\s*\*|\{[,.]\}")
+# [x > 0], [x = 0]: Iverson's bracket, 1 where the condition holds (code has no
+# reading of a comparison in square brackets: a formula neither indexes nor lists)
+_IVERSON = re.compile(r"\[[^\[\]]*(?:<|>|=)[^\[\]]*\]")
+# &gt;, &amp;: LaTeX pasted from a web page's HTML source
+_HTML_ESCAPE = re.compile(r"&(?:lt|gt|amp|le|ge|ne|minus|times|sdot|nbsp|#\d+);")
 # 'f(x) =', 'y =' at the start (not '==')
 _DEFINITION = re.compile(r"\s*[A-Za-z_]\w*\s*(?:\([^()=]*\))?\s*=(?!=)")
 _SIGN_RUN = re.compile(rf"[-+~](?:\s*[-+~]){{{MAX_SIGN_RUN},}}")
@@ -547,10 +557,17 @@ class _Parser:
     def check_characters(self) -> None:
         for li, line in enumerate(self.lines):
             comment = False
+            words = {  # \text{für}: a sentence's letters in a case (LaTeX)
+                k
+                for m in _TEXT_WORD.finditer(line)
+                for k in range(m.start(1), m.end(1))
+            }
             for ci, ch in enumerate(line):
                 comment = comment or ch == "#"
                 if comment and ch.isprintable():
                     continue  # a comment may say anything (x*sigmoid(x)  # x·σ(x))
+                if ci in words and ch.isalpha():
+                    continue
                 if ch.isascii() and (ch.isprintable() or ch in "\t"):
                     continue
                 if ch == "\r":
@@ -631,7 +648,8 @@ class _Parser:
     def latex_text(self) -> str | None:
         """LaTeX pasted from a paper (``\\frac{1}{1 + e^{-x}}``, ``e^{-x}``): its
         formula text (:mod:`symnb.formula.latex_input`), else None for a formula."""
-        code = "\n".join(_COMMENT.sub("", line) for line in self.lines)
+        comment = _MACRO_COMMENT if _MACRO.search(self.text) else _COMMENT
+        code = "\n".join(comment.sub("", line) for line in self.lines)
         if not (
             _LATEX_COMMAND.search(code)
             or "^{" in code
@@ -640,6 +658,8 @@ class _Parser:
             or _POSITIVE_PART.search(code)  # (x)_+, [x]_+: the positive part, x^-
             or (_PRIME.search(code) and not _PYTHON_CODE.search(code))
             or (_STAR_OR_COMMA.search(code) and not _PYTHON_CODE.search(code))
+            or (_IVERSON.search(code) and not _PYTHON_CODE.search(code))
+            or _HTML_ESCAPE.search(code)
             or code.lstrip().startswith(("\\(", "\\["))  # \( ... \), \[ ... \]
         ):
             return None

@@ -18,8 +18,8 @@ OWN_FIX = [
     (r"3 2\,x", "group digits in threes"),
     (r"\exp(-x^2/2\sigma^2)", r"type \frac{...}"),
     (r"\frac{1}{1+e^{-x}} \in (0, 1)", "type the formula alone"),
-    (r"x \vee 0", r"type \max(a, b)"),
-    (r"\newcommand{\f}[1]{#1} \f{x}", "with the macro written out"),
+    (r"x \vee 0 + 1", r"type \max(a, b)"),
+    (r"\newcommand{\f}[1]{#1^2} \f{x+1}", "with the macro written out"),
     (r"\begin{cases} x & x > 1 \\ -x & x < -1 \end{cases}", "add a case for those x"),
 ]
 

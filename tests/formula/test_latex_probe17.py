@@ -123,7 +123,7 @@ def test_bold_prediction_is_the_prediction():
         (r"1{,}000 x", r"1\.000 with a decimal comma or 1000 with a thousands"),
         # a macro with arguments, one that calls itself (were "\newcommand has no
         # formula reading")
-        (r"\newcommand{\sq}[1]{#1^2} \sq{x}", r"the macro \\sq takes arguments"),
+        (r"\def\sq#1.{#1^2} \sq x.", r"the macro \\sq takes delimited arguments"),
         (r"\def\a{\a\a} \a x", "longer than 20000 characters"),
         (r"\newcommand{\b}{\b} x\b", "expand without end"),
         # a comment that reads as the rest of a formula: a remainder typed as code
@@ -136,7 +136,7 @@ def test_bold_prediction_is_the_prediction():
         (r"1/2\,x", r"divides by all of 2\*x \(most papers\)"),
         (r"x/-2\,\sigma(x)", r"type \\frac\{...\}\{-2\*sigmoid\(x\)\}"),
         # a lattice max/min between values (was "operator '|' is not allowed")
-        (r"\log(x \vee 10^{-12})", r"join values here, not conditions: type \\max"),
+        (r"\log(x \vee 10^{-12} + 1)", r"holds a sum .* type \\max"),
         # the range stated after the formula (was "operator '&' is not allowed")
         (r"\sigma(x) = \frac{1}{1+e^{-x}} \in (0, 1)", r"states the formula's range"),
     ],
