@@ -18,7 +18,12 @@ corpus sample points plus the points where the probe saw it fail:
   dropped (``measure._settled`` now gives no reference there);
 - a removable quotient of |x|, ``log1p(|x|)/|x|``: f' 0 for -0.5 at x = 1e-8 in
   float32, 5e-6 relative off at 1e-10 in float64 (a kink at 0: the Taylor series is
-  one polynomial per side, ``regimes._two_sided_series``).
+  one polynomial per side, ``regimes._two_sided_series``);
+- a removable quotient at a typed scale, ``expm1(1e8*x)/(1e8*x)``: f' 0 for 5e7 at
+  x = 1e-12 in float32 (the series in x has 1e8**k coefficients; now in u = 1e8*x,
+  ``literal_scale``), 2.5e-4 relative off at x = 1e-20 in float64 (the analysis'
+  reference read the folded 1e-8 as the double next to it, 13 digits cancel there:
+  ``measure._decimal_numbers``).
 """
 
 from __future__ import annotations
@@ -58,6 +63,14 @@ CASES = (
         (0.0,),
     ),
     ("log1p_abs_over_abs", "log1p(abs(x))/abs(x)", None, {}, _SMALL, (0.0,)),
+    (
+        "removable_at_a_typed_scale",
+        "expm1(1e8*x)/(1e8*x)",
+        None,
+        {},
+        (1e-20, 1e-12, 1e-10, 1e-9, -1e-9, 1e-8, -1e-8, 1e-6, 1e-3),
+        (0.0,),
+    ),
 )
 
 
