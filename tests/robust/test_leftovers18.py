@@ -23,7 +23,12 @@ corpus sample points plus the points where the probe saw it fail:
   x = 1e-12 in float32 (the series in x has 1e8**k coefficients; now in u = 1e8*x,
   ``literal_scale``), 2.5e-4 relative off at x = 1e-20 in float64 (the analysis'
   reference read the folded 1e-8 as the double next to it, 13 digits cancel there:
-  ``measure._decimal_numbers``).
+  ``measure._decimal_numbers``);
+- a shifted cube less its constant, ``(u + 1e6)**3 - 1e18``: 3.0237e12 for 3.000003e12
+  in float32 with u = cosh(1e-8 x/(1 + x**2)) (``power_difference``);
+- a softplus pair of a logit, ``log(1 + exp(logit(p))) - log(1 + exp(-logit(p)))``
+  with p = sigmoid(x), read as log1p(sigmoid(x)/sigmoid(-x)) - ...: -0 for -0.00113 in
+  ``erf(x/(1 + (...)**2))`` at x = -1000 in float32 (``softplus_difference``).
 """
 
 from __future__ import annotations
@@ -70,6 +75,30 @@ CASES = (
         {},
         (1e-20, 1e-12, 1e-10, 1e-9, -1e-9, 1e-8, -1e-8, 1e-6, 1e-3),
         (0.0,),
+    ),
+    (
+        "shifted_cube_less_its_constant",
+        "(cosh(c*x/(1 + x**2)) + 1e6)**3 - 1e18",
+        None,
+        {"c": 1e-8},
+        (-1e15, -1e11, -1.0, 0.5, 3.0, 1e6),
+        (),
+    ),
+    (
+        "sigmoid_times_shifted_cube",
+        "sigmoid(x)*((x + 1e6)**3 - 1e18 + 2*x)",
+        None,
+        {},
+        (-30.0, -21.5, -20.0, -1.0, 1e-3, 2.0, 1e6),
+        (),
+    ),
+    (
+        "softplus_pair_of_a_logit",
+        "erf(x/(1 + (log(1 + exp(logit(sigmoid(x)))) - log(1 + exp(-logit(sigmoid(x)))))**2))",
+        "erf(x/(1 + x**2))",  # log(1 + e^u) - log(1 + e^-u) = u, logit(sigmoid(x)) = x
+        {},
+        (-1000.0, -750.0, -745.0, -30.0, 2.0, 100.0, 1e6),
+        (),
     ),
 )
 
