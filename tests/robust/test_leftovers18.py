@@ -160,3 +160,28 @@ def test_an_unsettled_reference_is_no_reference():
     hi, _ = measure.reference(d, (x,), (), (), (np.array([1e-320, 1e-100]),))
     assert np.isnan(hi[0]), hi
     assert hi[1] == pytest.approx(-1e-100 / 360, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(x + 1000000)**3 - 1000000000000000000",
+        "2*(cosh(x) - 300)**4 - 16200000000 + x",
+        "(sin(x) + 1000)**5 - 999999999999999",
+    ],
+)
+def test_power_difference_is_exact(text):
+    """(u + A)**n - A**n rewritten as u times a polynomial in u equals the typed sum
+    for every x (exact integers here, so SymPy can tell), and has no A**n left."""
+    import sympy as sp
+
+    from symnb.robust.power_difference import power_difference
+
+    x = sp.Symbol("x", real=True)
+    typed = sp.sympify(text, locals={"x": x})
+    got = power_difference(typed, x)
+    assert got != typed
+    assert sp.expand(got - typed) == 0, got
+    assert not any(
+        isinstance(a, sp.Pow) and a.exp > 1 for a in sp.preorder_traversal(got)
+    )
