@@ -947,8 +947,10 @@ def log2_magnitudes(
 
 
 #: Most working digits a reference value may take (x + sqrt(x**2 + 1) at x = -1e300
-#: cancels 600 digits).
-MAX_DIGITS = 1500
+#: cancels 600 digits; the f' of (cos(x) - 1 + x**2/2)/x**4 about 2,500 at x = 1e-320,
+#: where 1,500 gave 4e-101 for -2.8e-323 and the exact Taylor branch was measured as
+#: wrong and dropped: f' 8 digits off for |x| < 0.048 in float64).
+MAX_DIGITS = 3000
 
 
 def _value_at(fn, point: Sequence[float], consts: Sequence[float], dps: int):
@@ -977,25 +979,20 @@ def _settled(fn, point: Sequence[float], consts: Sequence[float], digits: int):
     x + sqrt(x**2 + 1) at x = -1e20 (log of it -inf), so the analysis read the
     expression there as exact and its derivative's tail as any line at all. Points of
     moderate size (1e-6 < |p| < 1e6) have ``digits - 12`` digits to spare and are
-    evaluated once. A value that has not settled at ``MAX_DIGITS`` is None (no
-    reference there), not the last evaluation: the derivative of
-    (cos(x) - 1 + x**2/2)/x**4 cancels about 2,500 digits at x = 1e-320, its value at
-    1,500 digits was 4e-101 for -2.8e-323, and the Taylor branch that is exact there
-    was measured as wrong and dropped (f' 8 digits off for |x| < 0.048 in float64).
+    evaluated once.
     """
     dps = _digits_for(point, digits)
     v = _value_at(fn, point, consts, dps)
     mags = [abs(p) for p in point if math.isfinite(p) and p != 0]
     if all(1e-6 < m < 1e6 for m in mags):
         return v
-    settled = dps >= MAX_DIGITS  # started at the most digits: nothing to compare with
     while dps < MAX_DIGITS:
         dps = min(2 * dps, MAX_DIGITS)
         w = _value_at(fn, point, consts, dps)
         if _agree(v, w, digits - 10):
             return w
         v = w
-    return v if settled else None
+    return v
 
 
 def _digits_for(point: Sequence[float], digits: int) -> int:
