@@ -185,14 +185,16 @@ def _ierfcx(u: Any) -> Any:
     return out.astype(np.result_type(u, np.float32), copy=False)
 
 
-def _real_power(b: Any, q: float) -> Any:
-    """b**q for a non-integer number q: NaN for every b < 0, -inf included. NumPy's
+def _real_power(b: Any, q: Any) -> Any:
+    """b**q for a non-integer q: NaN for every b < 0, -inf included. NumPy's
     power follows IEEE pow, which gives +0 or +inf at b = -inf (acos(x)' =
     -(1 - x**2)**-0.5 was -0.0 for |x| > 1.8e19 in float32 where x**2 overflows,
     NaN below; the C kernels' roots were NaN there)."""
     with np.errstate(invalid="ignore"):
         r = np.power(b, q)
-    return np.where(np.less(b, 0), np.nan, r).astype(r.dtype, copy=False)
+        # a constant's symbol may hold an integer (x**c at c = 2: +inf at -inf)
+        negative = np.less(b, 0) & (np.floor(q) != q)
+    return np.where(negative, np.nan, r).astype(r.dtype, copy=False)
 
 
 # SymPy class name -> NumPy ufunc computed wide for float32 (one rounding)
@@ -281,6 +283,10 @@ class _Printer(ProductsAsKernels, ConditionsAsWritten, NumPyPrinter):
         q = expr.exp
         if q.is_Number and not q.is_Integer and q != sp.S.Half and q.is_finite:
             # a non-integer power of a negative base (-inf included) is NaN
+            return f"real_power({self._print(expr.base)}, {self._print(q)})"
+        if not q.is_Number and expr.base.is_nonnegative is not True:
+            # a constant's symbol as the exponent: x**c at c = 0.5 was +inf at x = -inf
+            # here (IEEE pow) and NaN in the C kernels and at every other x < 0
             return f"real_power({self._print(expr.base)}, {self._print(q)})"
         return super()._print_Pow(expr, rational=rational)
 

@@ -301,6 +301,11 @@ class KernelPrinter(ProductsAsKernels, C99CodePrinter):
                 m = (abs(n) - 1) // 2
                 prod = "*".join([s] + [b] * m)
                 return f"({prod})" if n > 0 else f"({self.literal(1)}/({prod}))"
+        if e.is_Integer is not True and not (base.is_nonnegative is True):
+            # IEEE pow gives +inf or +0 at -inf for a non-integer power: NaN, as at
+            # every other negative base (and in the NumPy kernels' real_power):
+            # (x - 1)**1.5's f' was inf at x = -inf here and NaN in NumPy
+            return f"symnb_real_pow({self._print(base)}, {self._print(e)})"
         # any other exponent, including 1/3: pow() (NaN for negative bases, as NumPy)
         return f"pow{suffix}({self._print(base)}, {self._print(e)})"
 
@@ -1441,6 +1446,9 @@ _HELPERS = {
     "symnb_sign": """SYMNB_FN symnb_real symnb_sign(symnb_real u) {
     return u > ${ZERO} ? ${ONE} : (u < ${ZERO} ? -${ONE} : u);
 }""",
+    "symnb_real_pow": """SYMNB_FN symnb_real symnb_real_pow(symnb_real b, symnb_real q) {
+    return (b < ${ZERO} && ${FLOOR}(q) != q) ? SYMNB_NAN : ${POW}(b, q);
+}""",
     "symnb_heaviside": """SYMNB_FN symnb_real symnb_heaviside(symnb_real u, symnb_real h0) {
     return u > ${ZERO} ? ${ONE} : (u < ${ZERO} ? ${ZERO} : h0);
 }""",
@@ -1539,6 +1547,8 @@ def _helper_text(name: str, dtype: str) -> str:
         "EXP": "exp" + sfx,
         "FABS": "fabs" + sfx,
         "LOG1P": "log1p" + sfx,
+        "POW": "pow" + sfx,
+        "FLOOR": "floor" + sfx,
     }
     text = _HELPERS[name]
     if isinstance(text, dict):

@@ -39,6 +39,7 @@ from symnb.formula.internal import InternalForm, X
 from symnb.robust import (
     codec,
     infinity,
+    literal_scale,
     measure,
     prebuilt,
     regimes,
@@ -50,7 +51,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "121"
+ENGINE_VERSION = "123"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0
@@ -387,12 +388,14 @@ def _improve(
                     expr,
                     antiderivative,
                 )
-                if params and not out_of_time():
+                if not out_of_time():
                     # first: it holds for every value of the constants (training
                     # moves them), the branches in x only for the analysed ones
                     more = _scaled_taylor(start, expr, var, params, dtype)
-                    shifted = shift_difference.candidates(
-                        start, var, params, values, dtype
+                    shifted = (
+                        shift_difference.candidates(start, var, params, values, dtype)
+                        if params
+                        else []
                     )
                     cands = [*shifted, *more, *cands]
             else:
@@ -438,16 +441,26 @@ def _scaled_taylor(
     body = regimes._main_branch(expr)
     if body.has(sp.Piecewise):
         return []
-    try:
-        got = scaled_argument.branch_in_scaled_argument(
-            body, var, params, dtype, removable=True
+    # the constants' symbols first, then each number typed as x's scale (1e8*x) as one
+    # (``literal_scale``): the branch is the same, with the number put back
+    tries = [(body, params, {})] if params else []
+    for k in literal_scale.literal_scales(body, var):
+        c = sp.Symbol("symnb_literal_scale", positive=True)
+        tries.append((literal_scale.with_scale_symbol(body, k, c), (c,), {c: k}))
+    for form, scales, back in tries:
+        try:
+            got = scaled_argument.branch_in_scaled_argument(
+                form, var, scales, dtype, removable=True
+            )
+        except Exception:  # noqa: BLE001, S112 - no series this way: no candidate
+            continue
+        if got is None:
+            continue
+        branch, cond, note = (
+            part.xreplace(back) if isinstance(part, sp.Basic) else part for part in got
         )
-    except Exception:  # noqa: BLE001 - no series this way: no candidate
-        return []
-    if got is None:
-        return []
-    branch, cond, note = got
-    return [("taylor", note, sp.Piecewise((branch, cond), (start, True)))]
+        return [("taylor", note, sp.Piecewise((branch, cond), (start, True)))]
+    return []
 
 
 #: A re-derived f' with more than this many times the operations of f' as typed is

@@ -76,9 +76,16 @@ def _branch(
 def _main_branch(expr: sp.Expr) -> sp.Expr:
     """expr without Piecewise branches that hold at single points (Eq(x, x0) limits)."""
 
+    def at_a_point(cond) -> bool:
+        # Eq(x, 0) & (1/x > 0): a one-sided value at the point (the derivative of a
+        # function of |x| at a removable 0: log1p(|x|)/|x|)
+        if isinstance(cond, sp.And):
+            return any(isinstance(c, sp.Eq) for c in cond.args)
+        return isinstance(cond, sp.Eq)
+
     def pick(e):
         if isinstance(e, sp.Piecewise):
-            rest = [a for a in e.args if not isinstance(a.cond, sp.Eq)]
+            rest = [a for a in e.args if not at_a_point(a.cond)]
             if len(rest) == 1 and rest[0].cond == sp.true:
                 return rest[0].expr
         return e
@@ -136,7 +143,10 @@ def _two_sided_series(
     ``|x - x0|``; where the two one-sided series are one polynomial, that is the
     series (Polya's GELU ``0.5*x*(1 + sign(x)*sqrt(1 - exp(-2*x**2/pi)))``: its f'
     divides by ``expm1(-2*x**2/pi)``, 0/0 = NaN where x**2 underflows, and SymPy's
-    own series does not expand through ``sign``)."""
+    own series does not expand through ``sign``). Where they differ (a kink at x0: the
+    f' of ``log1p(|x|)/|x|`` is -1/2 + 2x/3 right of 0 and 1/2 + 2x/3 left of it, and
+    cancels to 0 in float32 for |x| < 1e-8) it is a Piecewise of the two polynomials,
+    split at x0 (:func:`series_pieces`)."""
     t = sp.Dummy("t", positive=True)
     sides = []
     for s in (1, -1):
@@ -153,8 +163,23 @@ def _two_sided_series(
         )
         gaps = [abs(float(c.xreplace(values))) for c in sp.Poly(gap, var).coeffs()]
         if not all(g <= 1e-12 * size for g in gaps):
-            return None
+            # the right side from +0 on, the left from -0 (1/(+0) = inf), as the
+            # derivative's own one-sided values at the point are chosen
+            return sp.Piecewise((sides[0], 1 / (var - x0) > 0), (sides[1], True))
     return sides[0]
+
+
+def series_pieces(ser: sp.Expr) -> list[sp.Expr]:
+    """The polynomials of a series: itself, or both sides of a two-sided one."""
+    if isinstance(ser, sp.Piecewise):
+        return [a.expr for a in ser.args]
+    return [ser]
+
+
+def _each_piece(ser: sp.Expr, fn: Callable[[sp.Expr], sp.Expr]) -> sp.Expr:
+    if isinstance(ser, sp.Piecewise):
+        return sp.Piecewise(*[(fn(a.expr), a.cond) for a in ser.args])
+    return fn(ser)
 
 
 def _series_of(
@@ -312,9 +337,11 @@ def taylor_candidates(
                 break
             if trial_ser.has(
                 sp.oo, -sp.oo, sp.zoo, sp.nan, sp.log, sp.Order
-            ) or not trial_ser.is_polynomial(var):
+            ) or not all(p.is_polynomial(var) for p in series_pieces(trial_ser)):
                 break
-            trial_ser = _in_powers_of_distance(trial_ser, var, x0)
+            trial_ser = _each_piece(
+                trial_ser, lambda p, x0=x0: _in_powers_of_distance(p, var, x0)
+            )
             taylor_ok = ok_at(trial_ser, pts)
             t_ok = taylor_ok[:n] & taylor_ok[n:]
             if t_ok[: last_bad + 2].all():

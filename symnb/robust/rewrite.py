@@ -42,6 +42,7 @@ from symnb.robust.literals import scale_out_of_range_literals
 from symnb.robust.log1p_cancellation import log1p_difference, reciprocal_complement
 from symnb.robust.log_mean_of_exps import log_mean_of_exps
 from symnb.robust.power_and_complement import power_and_complement
+from symnb.robust.power_difference import power_difference
 from symnb.robust.power_of_one_plus import power_of_one_plus
 from symnb.robust.scaled_powers import log_of_power, split_scaled_power
 from symnb.robust.scaled_rational import scaled_rational_products
@@ -1540,6 +1541,14 @@ EXACT_REWRITES = (
         sigmoid_difference,
     ),
     (
+        "power_difference",
+        (
+            "a power of a shifted argument less the shift's power, (u + A)^n - A^n, is "
+            "computed as u times a polynomial in u, so the two near A^n do not cancel"
+        ),
+        power_difference,
+    ),
+    (
         "softplus_difference",
         (
             "a difference of two softplus terms whose arguments differ by a constant "
@@ -1601,6 +1610,7 @@ __all__ = [
     "multiply_stepwise",
     "number_factors_last",
     "power_and_complement",
+    "power_difference",
     "power_of_one_plus",
     "power_over_variable",
     "rational_terms",
