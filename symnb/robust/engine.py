@@ -51,7 +51,7 @@ from symnb.robust.deadline import OutOfTime, cpu_clock, time_limit
 from symnb.robust.report import FormReport, TargetReport
 
 #: Bumped when the analysis changes meaning (invalidates cached analyses).
-ENGINE_VERSION = "123"
+ENGINE_VERSION = "124"
 
 #: Seconds one analysis (one form, one dtype) may take before it gives up.
 BUDGET_SECONDS = 4.0

@@ -307,7 +307,10 @@ def _scaled_exp_edges(
                 continue
             # a constant at 0.0 (a mixing weight a*exp(x) + (1 - a)*x at a = 0): Float
             # 0.0 == 0 is False in SymPy, and log(0) failed the whole analysis
-            size = abs(float(c))
+            try:
+                size = abs(float(c))
+            except (TypeError, ValueError):  # zoo (1/a at a = 0) or complex: no edge
+                continue
             if size == 0 or not size <= 0.5:
                 continue
             for f in sp.Mul.make_args(rest):

@@ -37,6 +37,7 @@ import numpy as np
 import pytest
 
 import symnb
+from symnb.robust import engine
 from tests.conftest import backend_params
 from tests.robust.corpus import Published
 from tests.robust.corpus_reference import reference, sample_points
@@ -103,6 +104,13 @@ CASES = (
 )
 
 
+#: Cases whose float32 analysis takes most of the 4 s budget on an idle machine
+#: (2.9 s CPU for the sigmoid's cube); under a full parallel test run it ran out and f'
+#: was NaN at x = 1e15 and 1e19 (a budget cut short is not stored on disk, so a later
+#: compile analyses again). Judged here with room, as the form is what they check.
+_NEAR_THE_BUDGET = {"sigmoid_times_shifted_cube"}
+
+
 def _points(entry: Published, extra, dtype: str) -> tuple[np.ndarray, np.ndarray]:
     xs, check = sample_points(entry, dtype)
     with np.errstate(all="ignore"):
@@ -118,8 +126,10 @@ def _points(entry: Published, extra, dtype: str) -> tuple[np.ndarray, np.ndarray
     "name,text,ref_text,constants,extra,kinks", CASES, ids=[c[0] for c in CASES]
 )
 def test_meets_the_rule_where_the_probe_failed(
-    name, text, ref_text, constants, extra, kinks, dtype, backend
+    name, text, ref_text, constants, extra, kinks, dtype, backend, monkeypatch
 ):
+    if name in _NEAR_THE_BUDGET:
+        monkeypatch.setattr(engine, "BUDGET_SECONDS", 30.0)
     entry = Published(
         name, ref_text or text, "leftovers 18", constants, kinks=kinks, removable=kinks
     )

@@ -53,3 +53,23 @@ def test_the_form_is_analysed(case):
     text, constants, _ = CASES[case]
     report = symnb.Activation(text, **constants).accuracy(dtypes=("float32",))
     assert "not analysed" not in str(report), str(report)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_constant_divisor_at_zero_does_not_stop_the_analysis(dtype):
+    """``(exp(a*x) - 1)/a`` at a = 0: the factor in front of ``exp`` is 1/a, SymPy's
+    complex infinity there, and taking its float ("Cannot convert complex to float")
+    stopped the whole analysis, so the constant's gradient lost its Taylor branch in
+    a*x and was NaN (0/0) where the limit is x**2/2."""
+    from symnb.robust import engine
+
+    act = symnb.Activation("(exp(a*x) - 1)/a", a=0.0)
+    _, report = engine.lower_with_report(act.internal, dtype)
+    assert report.analysed, report.reason
+    kernel = act.compile("numpy", dtype=dtype)
+    x = np.array([-3.0, 0.5, 2.0], dtype=dtype)
+    got = [
+        float(kernel.constant_gradient(x[i : i + 1], np.ones(1, dtype))["a"])
+        for i in range(3)
+    ]
+    np.testing.assert_allclose(got, x.astype(np.float64) ** 2 / 2, rtol=1e-6)
