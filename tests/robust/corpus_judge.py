@@ -60,6 +60,21 @@ def names_of(*corpora) -> set[str]:
     return {e.name for corpus in corpora for e in corpus}
 
 
+def names_before(n: int) -> set[str]:
+    """The entry names of every corpus before the n-th (``corpus.ALL`` holds the first
+    five, ``corpus6.ALL6`` the sixth, ``corpusK.CORPUSK`` each later one)."""
+    from importlib import import_module
+
+    from tests.robust.corpus import ALL
+    from tests.robust.corpus6 import ALL6
+
+    later = (
+        getattr(import_module(f"tests.robust.corpus{k}"), f"CORPUS{k}")
+        for k in range(7, n)
+    )
+    return names_of(ALL, ALL6, *later)
+
+
 class CorpusJudge:
     """Tests of one corpus: subclass as ``Test...`` with the class attributes set."""
 

@@ -9,37 +9,12 @@ under issue 8's rule, by the shared judge (``tests/robust/corpus_judge.py``).
 
 from __future__ import annotations
 
-from tests.robust.corpus import ALL
-from tests.robust.corpus6 import ALL6
-from tests.robust.corpus7 import CORPUS7
-from tests.robust.corpus8 import CORPUS8
-from tests.robust.corpus9 import CORPUS9
-from tests.robust.corpus10 import CORPUS10
-from tests.robust.corpus11 import CORPUS11
-from tests.robust.corpus12 import CORPUS12
-from tests.robust.corpus13 import CORPUS13
-from tests.robust.corpus14 import CORPUS14
-from tests.robust.corpus15 import CORPUS15
-from tests.robust.corpus16 import CORPUS16
 from tests.robust.corpus17 import CORPUS17, REFERENCE_TEXT
-from tests.robust.corpus_judge import CorpusJudge, names_of
+from tests.robust.corpus_judge import CorpusJudge, names_before
 
 
 class TestCorpus17(CorpusJudge):
     ENTRIES = tuple(CORPUS17)
     REFERENCE_TEXT = REFERENCE_TEXT
     MIN_SIZE = 24
-    EARLIER = names_of(
-        ALL,
-        ALL6,
-        CORPUS7,
-        CORPUS8,
-        CORPUS9,
-        CORPUS10,
-        CORPUS11,
-        CORPUS12,
-        CORPUS13,
-        CORPUS14,
-        CORPUS15,
-        CORPUS16,
-    )
+    EARLIER = names_before(17)
